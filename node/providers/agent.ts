@@ -1,0 +1,65 @@
+/**
+ * The Agent contract: one provider conversation and its status. Agents are driven by their
+ * Thread and report every change by dispatching an `AgentMsg`; the view reads their state.
+ */
+import type { History } from "./history.ts";
+import type { AssistantBlock, ToolResultBlock, UserBlock, Usage } from "./native.ts";
+
+export type StopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "stop_sequence"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded"
+  | "aborted";
+
+export type AgentStatus =
+  | { readonly type: "idle" }
+  | { readonly type: "streaming"; readonly startedAt: number; readonly attempt: number }
+  | { readonly type: "stopped"; readonly stopReason: StopReason }
+  | { readonly type: "error"; readonly message: string };
+
+/** The block still being streamed; mutable while it streams, never part of a clone. */
+export type InProgressBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "tool_use" | "server_tool_use"; id: string; name: string; inputJson: string }
+  | { type: "whole"; block: AssistantBlock };
+
+/** The assistant message being streamed. */
+export type OpenMessage = {
+  readonly finalized: readonly AssistantBlock[];
+  readonly inProgress: InProgressBlock | null;
+  readonly usage: Usage;
+};
+
+export type AgentMsg = { type: "stream-updated" } | { type: "status-changed"; status: AgentStatus };
+
+export type CloneOptions = {
+  /** Results of tools that already finished in the source; the clone gets them as they are. */
+  readonly knownResults?: ReadonlyMap<string, ToolResultBlock>;
+  /** Fork from an earlier point: keep entries 0..atMessage (inclusive) only. */
+  readonly atMessage?: number;
+};
+
+export interface Agent {
+  readonly status: AgentStatus;
+  /** Finalized, immutable entries; shared with forks. */
+  readonly history: History;
+  /** The message being streamed, or null when not streaming. */
+  readonly open: OpenMessage | null;
+
+  /** Adds a user turn (joining a trailing user message) and requests a response. */
+  send(blocks: UserBlock[]): void;
+  /** Aborts the stream or pending tool turn; the history is closed with `closeTurn`. */
+  abort(): void;
+  /**
+   * A new agent holding this one's conversation, in any state: finalized entries shared (not
+   * copied), the open message's finalized blocks kept and the block in progress left out, each
+   * unanswered tool_use given its known result or an error. The clone is `stopped`/`end_turn`
+   * and this agent is not touched: it keeps streaming and sends no extra request.
+   */
+  clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Agent;
+}

@@ -1,0 +1,306 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
+import { errorReply } from "../../test/mock-anthropic/server.ts";
+import { response, textReply } from "../../test/mock-anthropic/script.ts";
+import { AgentProbe, testConfig, withAgent } from "../../test/helpers/agent-harness.ts";
+import { readsCacheOf } from "../../test/helpers/cache-prefix.ts";
+import { FORKED_BEFORE_TOOL_RAN } from "./turn-cleanup.ts";
+import type { AnthropicAgent } from "./anthropic-agent.ts";
+
+const say = (text: string) => [{ type: "text" as const, text }];
+const messages = (a: AnthropicAgent) => a.history.messages();
+const streamingReached = (a: AnthropicAgent) => a.status.type === "streaming";
+/** The mock reaching a hold is not the client having read what came before it: await the agent. */
+const streamedUpTo = (probe: AgentProbe, a: AnthropicAgent, finalized: number, inProgress: string | null) =>
+  probe.until(() => a.open?.finalized.length === finalized && (a.open.inProgress?.type ?? null) === inProgress);
+
+describe("AnthropicAgent streaming", () => {
+  it("streams a reply and records stop reason and usage", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(textReply("Hello there, friend.", { usage: { cache_read_input_tokens: 7, output_tokens: 5 } }));
+      const done = probe.stopped();
+      agent.send(say("hi"));
+      await done;
+      assert.deepEqual(agent.status, { type: "stopped", stopReason: "end_turn" });
+      assert.deepEqual(messages(agent), [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        { role: "assistant", content: [{ type: "text", text: "Hello there, friend." }] },
+      ]);
+      const meta = agent.history.at(1).meta!;
+      assert.equal(meta.usage.cache_read_input_tokens, 7);
+      assert.equal(meta.usage.output_tokens, 5);
+      const body = mock.requests[0]!.body as any;
+      assert.equal(body.stream, true);
+      assert.deepEqual(body.system[0].cache_control, { type: "ephemeral" });
+      assert.deepEqual(body.tools.at(-1).cache_control, { type: "ephemeral" });
+      assert.deepEqual(body.messages.at(-1).content.at(-1).cache_control, { type: "ephemeral" });
+    });
+  });
+
+  it("keeps signed thinking (also with empty text) and redacted thinking, and sends them back", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([{ thinking: "let me think", signature: "sig1" }, { thinking: "", signature: "sig2" }, { redacted: "opaque" }, { text: "42" }]),
+        textReply("ok"),
+      );
+      let done = probe.stopped();
+      agent.send(say("q"));
+      await done;
+      assert.deepEqual(messages(agent)[1]!.content, [
+        { type: "thinking", thinking: "let me think", signature: "sig1" },
+        { type: "thinking", thinking: "", signature: "sig2" },
+        { type: "redacted_thinking", data: "opaque" },
+        { type: "text", text: "42" },
+      ]);
+      done = probe.stopped();
+      agent.send(say("next"));
+      await done;
+      assert.equal((mock.requests[1]!.body as any).messages[1].content.length, 4);
+    }, { ...testConfig, thinkingBudget: 1024 });
+  });
+
+  it("retries an overloaded error sent mid-stream, discarding the partial response", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ text: "partial" }, { error: { type: "overloaded_error", message: "Overloaded" } }]), textReply("whole"));
+      const done = probe.stopped();
+      agent.send(say("hi"));
+      await done;
+      assert.equal(mock.requests.length, 2);
+      assert.deepEqual(messages(agent)[1]!.content, [{ type: "text", text: "whole" }]);
+    });
+  });
+
+  it("retries HTTP 429 and 529 through the SDK", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        errorReply(429, "rate_limit_error", "slow down", { "retry-after-ms": "1" }),
+        errorReply(529, "overloaded_error", "Overloaded", { "retry-after-ms": "1" }),
+        textReply("finally"),
+      );
+      const done = probe.stopped();
+      agent.send(say("hi"));
+      await done;
+      assert.equal(mock.requests.length, 3);
+      assert.equal(agent.status.type, "stopped");
+    });
+  });
+
+  it("puts other errors in the error status and stays usable", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(errorReply(400, "invalid_request_error", "bad thing"), textReply("recovered"));
+      let done = probe.stopped();
+      agent.send(say("hi"));
+      await done;
+      assert.equal(agent.status.type, "error");
+      assert.match((agent.status as { message: string }).message, /invalid_request_error: bad thing/);
+      done = probe.stopped();
+      agent.send(say("again"));
+      await done;
+      assert.deepEqual(messages(agent), [
+        { role: "user", content: [{ type: "text", text: "hi" }, { type: "text", text: "again" }] },
+        { role: "assistant", content: [{ type: "text", text: "recovered" }] },
+      ]);
+    });
+  });
+
+  it("abort keeps finalized blocks, drops the block in progress and answers tool_use", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([
+          { text: "Checking." },
+          { toolUse: { id: "t1", name: "get_file", input: { path: "a" } } },
+          { text: "never finished", holdInside: { hold: "mid", afterDeltas: 1 } },
+        ]),
+      );
+      agent.send(say("hi"));
+      await mock.reached("mid");
+      await streamedUpTo(probe, agent, 2, "text");
+      agent.abort();
+      mock.release("mid");
+      assert.deepEqual(agent.status, { type: "stopped", stopReason: "aborted" });
+      const ms = messages(agent);
+      assert.deepEqual(ms[1]!.content, [{ type: "text", text: "Checking." }, { type: "tool_use", id: "t1", name: "get_file", input: { path: "a" } }]);
+      assert.equal(ms[2]!.role, "user");
+      assert.deepEqual(checkMessages(ms), []);
+      void probe;
+    });
+  });
+});
+
+describe("AnthropicAgent.clone", () => {
+  it("while streaming with a partial text block: the partial block is left out, the source goes on", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ text: "First block." }, { text: "Second block streams", holdInside: { hold: "mid", afterDeltas: 1 } }]));
+      const done = probe.stopped();
+      agent.send(say("hi"));
+      await mock.reached("mid");
+      await streamedUpTo(probe, agent, 1, "text");
+      assert.ok(streamingReached(agent));
+      const cloneProbe = new AgentProbe();
+      const clone = agent.clone(cloneProbe.dispatch);
+      assert.deepEqual(messages(clone), [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        { role: "assistant", content: [{ type: "text", text: "First block." }] },
+      ]);
+      assert.deepEqual(clone.status, { type: "stopped", stopReason: "end_turn" });
+      assert.ok(streamingReached(agent), "the source still streams");
+      mock.release("mid");
+      await done;
+      assert.deepEqual(messages(agent)[1]!.content, [
+        { type: "text", text: "First block." },
+        { type: "text", text: "Second block streams" },
+      ]);
+      assert.equal(mock.requests.length, 1, "the fork sent no request of its own");
+      assert.equal(clone.history.length, 2, "the clone is not touched by the source's stream");
+      assert.equal(cloneProbe.msgs.length, 0);
+    });
+  });
+
+  it("with finalized text and a tool_use still streaming: text kept, tool_use left out", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ text: "Let me look." }, { toolUse: { id: "t1", name: "get_file", input: { path: "README.md" } }, holdInside: { hold: "json", afterDeltas: 2 } }]));
+      agent.send(say("hi"));
+      await mock.reached("json");
+      await streamedUpTo(probe, agent, 1, "tool_use");
+      const clone = agent.clone(() => {});
+      assert.deepEqual(messages(clone)[1], { role: "assistant", content: [{ type: "text", text: "Let me look." }] });
+      assert.equal(clone.history.length, 2);
+      mock.release("json");
+    });
+  });
+
+  it("drops a server_tool_use awaiting its result and keeps a finished search pair", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([
+          { serverToolUse: { id: "s1", query: "neovim" } },
+          { searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } },
+          { text: "Found it." },
+          { serverToolUse: { id: "s2", query: "forks" } },
+          { hold: "searching" },
+        ]),
+      );
+      agent.send(say("search"));
+      await mock.reached("searching");
+      await streamedUpTo(probe, agent, 4, null);
+      const content = messages(agent.clone(() => {}))[1]!.content;
+      assert.deepEqual(content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text"]);
+      assert.deepEqual(checkMessages([...messages(agent.clone(() => {})), { role: "user", content: say("more") }]), []);
+      mock.release("searching");
+    }, { ...testConfig, webSearch: true });
+  });
+
+  it("thinking: in progress dropped, signed kept, signed empty kept, redacted kept", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([
+          { thinking: "signed", signature: "s1" },
+          { thinking: "", signature: "s2" },
+          { redacted: "r" },
+          { thinking: "still thinking", signature: "s3", holdInside: { hold: "think", afterDeltas: 1 } },
+        ]),
+      );
+      agent.send(say("q"));
+      await mock.reached("think");
+      await streamedUpTo(probe, agent, 3, "thinking");
+      assert.deepEqual(messages(agent.clone(() => {}))[1]!.content, [
+        { type: "thinking", thinking: "signed", signature: "s1" },
+        { type: "thinking", thinking: "", signature: "s2" },
+        { type: "redacted_thinking", data: "r" },
+      ]);
+      mock.release("think");
+    }, { ...testConfig, thinkingBudget: 1024 });
+  });
+
+  it("stopped on tool_use: error results, stopped/end_turn, source unchanged", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([
+          { toolUse: { id: "t1", name: "get_file", input: { path: "a" } } },
+          { toolUse: { id: "t2", name: "get_file", input: { path: "b" } } },
+        ]),
+      );
+      const done = probe.stopped();
+      agent.send(say("read"));
+      await done;
+      const before = messages(agent);
+      const clone = agent.clone(() => {});
+      assert.deepEqual(clone.status, { type: "stopped", stopReason: "end_turn" });
+      assert.deepEqual(messages(clone)[2], {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "t1", content: FORKED_BEFORE_TOOL_RAN, is_error: true },
+          { type: "tool_result", tool_use_id: "t2", content: FORKED_BEFORE_TOOL_RAN, is_error: true },
+        ],
+      });
+      assert.deepEqual(messages(agent), before);
+      assert.deepEqual(agent.status, { type: "stopped", stopReason: "tool_use" });
+      assert.strictEqual(clone.history.at(1).message, agent.history.at(1).message, "messages are shared, not copied");
+    });
+  });
+
+  it("with one tool finished and one pending: the finished result is kept", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([
+          { toolUse: { id: "t1", name: "get_file", input: { path: "a" } } },
+          { toolUse: { id: "t2", name: "get_file", input: { path: "b" } } },
+        ]),
+      );
+      const done = probe.stopped();
+      agent.send(say("read"));
+      await done;
+      const real = { type: "tool_result" as const, tool_use_id: "t1", content: "contents of a" };
+      const clone = agent.clone(() => {}, { knownResults: new Map([["t1", real]]) });
+      assert.deepEqual(messages(clone)[2]!.content, [
+        real,
+        { type: "tool_result", tool_use_id: "t2", content: FORKED_BEFORE_TOOL_RAN, is_error: true },
+      ]);
+    });
+  });
+
+  it("at an earlier message: history cut there, a tool call keeps its existing result", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ toolUse: { id: "t1", name: "get_file", input: { path: "a" } } }]), textReply("Read it."), textReply("Later."));
+      let done = probe.stopped();
+      agent.send(say("read"));
+      await done;
+      done = probe.stopped();
+      agent.continueWithToolResults([{ type: "tool_result", tool_use_id: "t1", content: "A" }]);
+      await done;
+      done = probe.stopped();
+      agent.send(say("more"));
+      await done;
+      assert.equal(agent.history.length, 6);
+      const clone = agent.clone(() => {}, { atMessage: 1 });
+      assert.deepEqual(messages(clone).slice(1), [
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "get_file", input: { path: "a" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "A" }] },
+      ]);
+      assert.equal(agent.history.length, 6);
+    });
+  });
+
+  it("the clone's first request repeats the source's last request up to its cache breakpoint", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(textReply("one"), response([{ text: "streaming", holdInside: { hold: "h", afterDeltas: 1 } }]), textReply("clone reply"));
+      let done = probe.stopped();
+      agent.send(say("first"));
+      await done;
+      agent.send(say("second"));
+      await mock.reached("h");
+      await streamedUpTo(probe, agent, 0, "text");
+      const cloneProbe = new AgentProbe();
+      const clone = agent.clone(cloneProbe.dispatch);
+      const cloneDone = cloneProbe.stopped();
+      clone.send(say("fork prompt"));
+      await cloneDone;
+      const source = mock.requests[1]!.body as any;
+      const forked = mock.requests[2]!.body as any;
+      assert.ok(readsCacheOf(forked, source), "the clone's request starts with the source's cached prefix");
+      assert.deepEqual(forked.messages.at(-1).content.at(-1), { type: "text", text: "fork prompt", cache_control: { type: "ephemeral" } });
+      mock.release("h");
+    });
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * An Agent over the Anthropic Messages API (streaming, tool use, thinking, prompt caching).
+ *
+ * While a response streams, the finalized blocks of the assistant message are kept apart from the
+ * block still in progress: the view appends deltas from the latter, and a fork copies the former.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import type { Agent, AgentMsg, AgentStatus, CloneOptions, InProgressBlock, OpenMessage, StopReason } from "./agent.ts";
+import { History } from "./history.ts";
+import { assistantMessage, entry, type AssistantBlock, type Usage, type UserBlock } from "./native.ts";
+import { buildRequest, type ProviderConfig } from "./request.ts";
+import {
+  ABORTED_BEFORE_TOOL_RAN,
+  appendUserTurn,
+  cleanAssistantBlocks,
+  closeTurn,
+  FORKED_BEFORE_TOOL_RAN,
+  resultsIn,
+} from "./turn-cleanup.ts";
+
+export type Connection = {
+  /** Null when ANTHROPIC_API_KEY is not set: requests then fail with a clear message. */
+  client: Anthropic | null;
+  /** Retries of mid-stream overloaded / rate-limit errors (HTTP-level ones are the SDK's). */
+  streamRetries: number;
+  retryDelayMs: number;
+};
+
+export function connect(options: { baseURL?: string; retryDelayMs?: number } = {}): Connection {
+  const apiKey = process.env["ANTHROPIC_API_KEY"];
+  const client = apiKey
+    ? new Anthropic({
+        apiKey,
+        baseURL: options.baseURL || process.env["ANTHROPIC_BASE_URL"] || undefined,
+        maxRetries: 3,
+      })
+    : null;
+  return { client, streamRetries: 3, retryDelayMs: options.retryDelayMs ?? 1000 };
+}
+
+export const MISSING_KEY_MESSAGE =
+  "ANTHROPIC_API_KEY is not set. Export it before starting Neovim and run :Tine restart " +
+  "(or try the offline demo with `npm run try`).";
+
+const zeroUsage = (): Usage => ({
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+});
+
+type Stream = {
+  readonly controller: AbortController;
+  finalized: AssistantBlock[];
+  inProgress: InProgressBlock | null;
+  usage: Usage;
+  stopReason: StopReason | null;
+};
+
+function isRetryable(error: unknown): boolean {
+  if (!(error instanceof Anthropic.APIError)) return false;
+  return (
+    error.status === 429 ||
+    error.status === 529 ||
+    error.type === "overloaded_error" ||
+    error.type === "rate_limit_error"
+  );
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Anthropic.APIError) {
+    const kind = error.type ?? (error.status ? `HTTP ${error.status}` : "error");
+    return `${kind}: ${error.apiMessage ?? error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export class AnthropicAgent implements Agent {
+  private stream: Stream | null = null;
+
+  constructor(
+    private readonly config: ProviderConfig,
+    private readonly connection: Connection,
+    private readonly dispatch: (msg: AgentMsg) => void,
+    public history: History = History.empty,
+    public status: AgentStatus = { type: "idle" },
+  ) {}
+
+  get open(): OpenMessage | null {
+    return this.stream;
+  }
+
+  send(blocks: UserBlock[]): void {
+    if (this.stream) throw new Error("the agent is streaming");
+    this.history = appendUserTurn(this.history, blocks);
+    void this.request();
+  }
+
+  abort(): void {
+    const stream = this.stream;
+    if (stream) {
+      this.stream = null;
+      stream.controller.abort();
+      this.history = closeTurn(this.history, stream, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
+    } else if (this.status.type === "stopped" && this.status.stopReason === "tool_use") {
+      this.history = closeTurn(this.history, null, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
+    } else {
+      return;
+    }
+    this.setStatus({ type: "stopped", stopReason: "aborted" });
+  }
+
+  clone(dispatch: (msg: AgentMsg) => void, options: CloneOptions = {}): AnthropicAgent {
+    let history = this.history.share();
+    let open: { finalized: readonly AssistantBlock[] } | null = this.stream
+      ? { finalized: this.stream.finalized.slice() }
+      : null;
+    let knownResults = options.knownResults;
+    if (options.atMessage !== undefined && options.atMessage < this.history.length - 1) {
+      // Branching from an earlier message: a tool call there keeps its result when it has one.
+      knownResults = resultsIn(history.at(options.atMessage + 1));
+      history = history.prefix(options.atMessage + 1);
+      open = null;
+    }
+    history = closeTurn(history, open, { knownResults, missingResultText: FORKED_BEFORE_TOOL_RAN });
+    return new AnthropicAgent(this.config, this.connection, dispatch, history, {
+      type: "stopped",
+      stopReason: "end_turn",
+    });
+  }
+
+  /** Sends the tool results of the last turn and continues the conversation. */
+  continueWithToolResults(results: UserBlock[]): void {
+    this.send(results);
+  }
+
+  private setStatus(status: AgentStatus): void {
+    this.status = status;
+    this.dispatch({ type: "status-changed", status });
+  }
+
+  private async request(): Promise<void> {
+    const client = this.connection.client;
+    if (!client) {
+      this.setStatus({ type: "error", message: MISSING_KEY_MESSAGE });
+      return;
+    }
+    const controller = new AbortController();
+    for (let attempt = 0; ; attempt++) {
+      const stream: Stream = { controller, finalized: [], inProgress: null, usage: zeroUsage(), stopReason: null };
+      this.stream = stream;
+      this.setStatus({ type: "streaming", startedAt: Date.now(), attempt });
+      try {
+        const events = await client.messages.create(buildRequest(this.config, this.history), {
+          signal: controller.signal,
+        });
+        for await (const event of events) {
+          if (this.stream !== stream) return;
+          this.onEvent(stream, event);
+        }
+        if (this.stream !== stream) return;
+        if (!stream.stopReason) throw new Error("the response ended before message_stop");
+        this.finish(stream);
+        return;
+      } catch (error) {
+        if (this.stream !== stream) return; // aborted: abort() already closed the turn
+        if (isRetryable(error) && attempt < this.connection.streamRetries) {
+          this.stream = { ...stream, finalized: [], inProgress: null };
+          this.dispatch({ type: "stream-updated" });
+          await sleep(this.connection.retryDelayMs * 2 ** attempt, controller.signal);
+          if (controller.signal.aborted) return;
+          continue;
+        }
+        this.stream = null;
+        this.history = closeTurn(this.history, stream, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
+        this.setStatus({ type: "error", message: describeError(error) });
+        return;
+      }
+    }
+  }
+
+  private finish(stream: Stream): void {
+    this.stream = null;
+    const stopReason = stream.stopReason!;
+    const meta = { stopReason, usage: stream.usage };
+    // A complete message can still hold blocks the API would refuse back (an empty text block).
+    const content = cleanAssistantBlocks(stream.finalized);
+    if (content.length) this.history = this.history.push(entry(assistantMessage(content), meta));
+    this.setStatus({ type: "stopped", stopReason });
+    if (stopReason === "pause_turn") {
+      // A server tool paused the turn: the API continues it from the assistant message as it is.
+      void this.request();
+    }
+  }
+
+  private onEvent(stream: Stream, event: Anthropic.Messages.RawMessageStreamEvent): void {
+    switch (event.type) {
+      case "message_start":
+        mergeUsage(stream.usage, event.message.usage);
+        return;
+      case "content_block_start":
+        stream.inProgress = startBlock(event.content_block);
+        break;
+      case "content_block_delta": {
+        const block = stream.inProgress;
+        const delta = event.delta;
+        if (!block) return;
+        if (delta.type === "text_delta" && block.type === "text") block.text += delta.text;
+        else if (delta.type === "thinking_delta" && block.type === "thinking") block.thinking += delta.thinking;
+        else if (delta.type === "signature_delta" && block.type === "thinking") block.signature += delta.signature;
+        else if (delta.type === "input_json_delta" && (block.type === "tool_use" || block.type === "server_tool_use"))
+          block.inputJson += delta.partial_json;
+        break;
+      }
+      case "content_block_stop": {
+        const done = finishBlock(stream);
+        if (done) stream.finalized.push(done);
+        stream.inProgress = null;
+        break;
+      }
+      case "message_delta":
+        stream.stopReason = (event.delta.stop_reason as StopReason | null) ?? stream.stopReason;
+        mergeUsage(stream.usage, event.usage);
+        break;
+      case "message_stop":
+        return;
+    }
+    this.dispatch({ type: "stream-updated" });
+  }
+}
+
+function startBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): InProgressBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature ?? "" };
+    case "tool_use":
+    case "server_tool_use": {
+      const given = block.input && Object.keys(block.input as object).length ? JSON.stringify(block.input) : "";
+      return { type: block.type, id: block.id, name: block.name, inputJson: given };
+    }
+    default:
+      // Blocks that arrive whole (redacted thinking, search results) still finish at their stop event.
+      return { type: "whole", block: wholeBlock(block) };
+  }
+}
+
+/** Only the fields the API defines for a request block. */
+function wholeBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): AssistantBlock {
+  if (block.type === "redacted_thinking") return Object.freeze({ type: "redacted_thinking", data: block.data });
+  if (block.type === "web_search_tool_result") {
+    return Object.freeze({
+      type: "web_search_tool_result",
+      tool_use_id: block.tool_use_id,
+      content: block.content as Anthropic.Messages.WebSearchToolResultBlockParam["content"],
+    });
+  }
+  throw new Error(`unsupported content block: ${block.type}`);
+}
+
+function finishBlock(stream: Stream): AssistantBlock | null {
+  const b = stream.inProgress;
+  if (!b) return null;
+  switch (b.type) {
+    case "text":
+      return Object.freeze({ type: "text", text: b.text });
+    case "thinking":
+      return Object.freeze({ type: "thinking", thinking: b.thinking, signature: b.signature });
+    case "tool_use":
+    case "server_tool_use": {
+      const input = b.inputJson ? JSON.parse(b.inputJson) : {};
+      return Object.freeze({ type: b.type, id: b.id, name: b.name, input } as AssistantBlock);
+    }
+    case "whole":
+      return b.block;
+  }
+}
+
+function mergeUsage(into: Usage, from: Partial<Record<keyof Usage, number | null>> | null | undefined): void {
+  if (!from) return;
+  for (const key of Object.keys(into) as (keyof Usage)[]) {
+    const v = from[key];
+    if (typeof v === "number") into[key] = v;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Builds the Messages API request for a history. Deterministic: the same config and history give
+ * the same request, which is what lets a fork's first request read its source's prompt cache.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { History } from "./history.ts";
+import type { Block, NativeMessage } from "./native.ts";
+
+export type ProviderConfig = {
+  model: string;
+  maxTokens: number;
+  /** 0 disables extended thinking. */
+  thinkingBudget: number;
+  webSearch: boolean;
+  system: string;
+  tools: readonly Anthropic.Messages.Tool[];
+};
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+function withCacheBreakpoint(message: NativeMessage): NativeMessage {
+  const content = message.content as readonly Block[];
+  const last = content[content.length - 1];
+  if (!last || last.type === "thinking" || last.type === "redacted_thinking") return message;
+  const marked = { ...last, cache_control: EPHEMERAL } as Block;
+  return { role: message.role, content: [...content.slice(0, -1), marked] } as NativeMessage;
+}
+
+export function buildRequest(
+  config: ProviderConfig,
+  history: History,
+): Anthropic.Messages.MessageCreateParamsStreaming {
+  const messages = history.messages();
+  // Breakpoint on the latest message; the next request finds this prefix in the cache.
+  if (messages.length) messages[messages.length - 1] = withCacheBreakpoint(messages[messages.length - 1]!);
+  const tools: Anthropic.Messages.ToolUnion[] = [...config.tools];
+  if (config.webSearch) tools.push({ type: "web_search_20250305", name: "web_search", max_uses: 5 });
+  // Breakpoint on system + tools: the part every request of every thread shares.
+  if (tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: EPHEMERAL };
+  const params: Anthropic.Messages.MessageCreateParamsStreaming = {
+    model: config.model,
+    max_tokens: config.maxTokens,
+    system: [{ type: "text", text: config.system, cache_control: EPHEMERAL }],
+    messages: messages as Anthropic.Messages.MessageParam[],
+    stream: true,
+  };
+  if (tools.length) params.tools = tools;
+  if (config.thinkingBudget > 0) params.thinking = { type: "enabled", budget_tokens: config.thinkingBudget };
+  return params;
+}
+
+/** The request without its cache_control markers: what `.messages()` shows. */
+export function withoutCacheMarkers<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (k, v) => (k === "cache_control" ? undefined : v)));
+}

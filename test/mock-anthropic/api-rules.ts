@@ -1,0 +1,104 @@
+/**
+ * The Messages API's rules for a request body, checked on every request the mock receives (and
+ * by the property tests on every history a clone or abort yields). Returns the violations found.
+ */
+
+type Json = Record<string, unknown>;
+
+const BLOCK_FIELDS: Record<string, { roles: string[]; fields: string[] }> = {
+  text: { roles: ["user", "assistant"], fields: ["type", "text", "cache_control", "citations"] },
+  image: { roles: ["user"], fields: ["type", "source", "cache_control"] },
+  thinking: { roles: ["assistant"], fields: ["type", "thinking", "signature"] },
+  redacted_thinking: { roles: ["assistant"], fields: ["type", "data"] },
+  tool_use: { roles: ["assistant"], fields: ["type", "id", "name", "input", "cache_control"] },
+  tool_result: { roles: ["user"], fields: ["type", "tool_use_id", "content", "is_error", "cache_control"] },
+  server_tool_use: { roles: ["assistant"], fields: ["type", "id", "name", "input", "cache_control"] },
+  web_search_tool_result: { roles: ["assistant"], fields: ["type", "tool_use_id", "content", "cache_control"] },
+};
+
+export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?: boolean } = {}): string[] {
+  const problems: string[] = [];
+  if (!Array.isArray(messages) || messages.length === 0) return ["messages must be a non-empty array"];
+  let previous: Json | null = null;
+  messages.forEach((raw, i) => {
+    const where = `messages[${i}]`;
+    const m = raw as Json;
+    for (const key of Object.keys(m)) if (key !== "role" && key !== "content") problems.push(`${where} has field ${key}`);
+    if (m["role"] !== "user" && m["role"] !== "assistant") problems.push(`${where} has role ${String(m["role"])}`);
+    if (i === 0 && m["role"] !== "user") problems.push("the first message must be a user message");
+    if (previous && previous["role"] === m["role"]) problems.push(`${where} repeats role ${String(m["role"])}`);
+    const content = typeof m["content"] === "string" ? [{ type: "text", text: m["content"] }] : m["content"];
+    if (!Array.isArray(content) || content.length === 0) {
+      problems.push(`${where} has no content`);
+      previous = m;
+      return;
+    }
+    const blocks = content as Json[];
+    blocks.forEach((b, j) => {
+      const spec = BLOCK_FIELDS[String(b["type"])];
+      const at = `${where}.content[${j}]`;
+      if (!spec) return problems.push(`${at} has unknown type ${String(b["type"])}`);
+      if (!spec.roles.includes(String(m["role"]))) problems.push(`${at}: ${String(b["type"])} in a ${String(m["role"])} message`);
+      for (const key of Object.keys(b)) if (!spec.fields.includes(key)) problems.push(`${at} (${String(b["type"])}) has field ${key}`);
+      if (b["type"] === "text" && (typeof b["text"] !== "string" || b["text"].trim() === ""))
+        problems.push(`${at} is an empty text block`);
+      if (b["type"] === "thinking" && (typeof b["signature"] !== "string" || b["signature"] === ""))
+        problems.push(`${at} is a thinking block without a signature`);
+    });
+    if (m["role"] === "assistant") {
+      const uses = new Set(blocks.filter((b) => b["type"] === "server_tool_use").map((b) => b["id"]));
+      const results = new Set(blocks.filter((b) => b["type"] === "web_search_tool_result").map((b) => b["tool_use_id"]));
+      for (const id of uses) if (!results.has(id)) problems.push(`${where}: server_tool_use ${String(id)} has no result`);
+      for (const id of results) if (!uses.has(id)) problems.push(`${where}: web_search_tool_result ${String(id)} has no server_tool_use`);
+    }
+    // Tool results answer exactly the previous assistant message's tool_use blocks, and come first.
+    const asked = previous?.["role"] === "assistant" ? toolUseIds(previous) : [];
+    if (m["role"] === "user") {
+      const answered = blocks.filter((b) => b["type"] === "tool_result").map((b) => String(b["tool_use_id"]));
+      const firstNonResult = blocks.findIndex((b) => b["type"] !== "tool_result");
+      if (firstNonResult !== -1 && blocks.slice(firstNonResult).some((b) => b["type"] === "tool_result"))
+        problems.push(`${where}: tool_result blocks must come first`);
+      for (const id of asked) if (!answered.includes(id)) problems.push(`${where}: tool_use ${id} is not answered`);
+      for (const id of answered) if (!asked.includes(id)) problems.push(`${where}: tool_result ${id} answers no tool_use`);
+      if (new Set(answered).size !== answered.length) problems.push(`${where}: duplicate tool_result`);
+    } else if (asked.length) {
+      problems.push(`${where}: tool_use blocks of the previous message are not answered`);
+    }
+    previous = m;
+  });
+  const last = messages[messages.length - 1] as Json;
+  if (last["role"] !== "user" && !opts.allowTrailingAssistant) problems.push("the last message must be a user message");
+  if (last["role"] === "assistant" && toolUseIds(last).length) problems.push("the last message has unanswered tool_use");
+  return problems;
+}
+
+function toolUseIds(m: Json): string[] {
+  const content = m["content"];
+  if (!Array.isArray(content)) return [];
+  return (content as Json[]).filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]));
+}
+
+/** Checks a whole request body. */
+export function checkRequest(body: unknown): string[] {
+  const b = body as Json;
+  const problems: string[] = [];
+  if (typeof b["model"] !== "string") problems.push("model is missing");
+  if (typeof b["max_tokens"] !== "number" || (b["max_tokens"] as number) < 1) problems.push("max_tokens is missing");
+  const messages = b["messages"] as Json[] | undefined;
+  // A turn paused by a server tool is continued by sending the assistant message back as it is.
+  const last = Array.isArray(messages) ? messages[messages.length - 1] : undefined;
+  const pausedServerTurn =
+    last?.["role"] === "assistant" &&
+    Array.isArray(last["content"]) &&
+    (last["content"] as Json[]).some((c) => c["type"] === "server_tool_use");
+  problems.push(...checkMessages(messages, { allowTrailingAssistant: pausedServerTurn }));
+  const thinking = b["thinking"] as Json | undefined;
+  if (thinking?.["type"] === "enabled") {
+    const budget = thinking["budget_tokens"] as number;
+    if (!(budget >= 1024)) problems.push("thinking.budget_tokens must be at least 1024");
+    if (!(budget < (b["max_tokens"] as number))) problems.push("thinking.budget_tokens must be below max_tokens");
+  }
+  const markers = JSON.stringify(body).split('"cache_control"').length - 1;
+  if (markers > 4) problems.push(`${markers} cache_control breakpoints (at most 4)`);
+  return problems;
+}
