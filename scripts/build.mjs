@@ -1,9 +1,9 @@
-// Bundles the Node host into one file that Neovim starts (dist/host.js), plus the offline demo
-// server used by `npm run try` (dist/mock-demo.js).
+// Bundles the Node host into one file that Neovim starts (dist/host.cjs), plus the offline demo
+// server used by `npm run try` (dist/mock-demo.cjs).
 import { build } from "esbuild";
 
 const common = { bundle: true, platform: "node", target: "node20", format: "cjs", sourcemap: "linked", logLevel: "warning" };
 await Promise.all([
-  build({ ...common, entryPoints: ["node/index.ts"], outfile: "dist/host.js" }),
-  build({ ...common, entryPoints: ["test/mock-anthropic/demo.ts"], outfile: "dist/mock-demo.js" }),
+  build({ ...common, entryPoints: ["node/index.ts"], outfile: "dist/host.cjs" }),
+  build({ ...common, entryPoints: ["test/mock-anthropic/demo.ts"], outfile: "dist/mock-demo.cjs" }),
 ]);

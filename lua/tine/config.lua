@@ -1,0 +1,48 @@
+-- Every option, its default and what it does, in one place. `require("tine").setup(opts)` merges
+-- the user's opts over these; the host receives the merged table.
+local M = {}
+
+---@class TineConfig
+M.defaults = {
+  -- Anthropic model and limits.
+  model = "claude-sonnet-5-5",
+  max_tokens = 8192,
+  -- Extended thinking budget in tokens; 0 disables thinking (else >= 1024 and < max_tokens).
+  thinking_budget = 0,
+  -- Let the model use Anthropic's server-side web search.
+  web_search = false,
+  -- Client tools that wait for your approval in the display buffer before they run.
+  tools_needing_approval = { "bash_command", "edit_file" },
+  system_prompt = "You are a coding assistant working inside Neovim. Be concise. "
+    .. "Use the tools to read and change files in the project when that helps.",
+  -- Points the SDK elsewhere; ANTHROPIC_BASE_URL in the environment does the same. The API key is
+  -- read only from the environment (ANTHROPIC_API_KEY), never from here.
+  base_url = nil,
+  -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
+  fork_open = "vsplit",
+  sidebar = { side = "right", width = 80, input_height = 8 },
+  -- First delay when a mid-stream overloaded/rate-limit error is retried (doubles each time).
+  retry_delay_ms = 1000,
+  -- The Node binary that runs the host.
+  node = "node",
+  keymaps = {
+    send = "<CR>", -- input buffer, normal mode
+    abort = "<C-c>", -- input and display buffers
+    toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results
+    approve = "a", -- display: approve the tool call under the cursor (or the first pending)
+    deny = "d",
+    fork_at_message = "F", -- display: fork here (visual: quote the selection in the fork)
+    go_to_parent = "gp", -- display of a fork: jump to where it branched
+    list_open = "<CR>", -- thread list
+    list_fork = "f",
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+function M.setup(opts)
+  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
+  return M.options
+end
+
+return M

@@ -1,0 +1,38 @@
+-- :checkhealth tine
+local M = {}
+
+function M.check()
+  local h = vim.health
+  local host = require("tine.host")
+  local config = require("tine.config").options
+  h.start("tine.nvim")
+  local v = vim.version()
+  if vim.fn.has("nvim-0.10") == 1 then
+    h.ok(("Neovim %d.%d.%d"):format(v.major, v.minor, v.patch))
+  else
+    h.error("Neovim 0.10 or newer is needed")
+  end
+  if vim.fn.executable(config.node) == 1 then
+    local out = vim.trim(vim.fn.system({ config.node, "--version" }))
+    local major = tonumber(out:match("^v(%d+)"))
+    if major and major >= 20 then h.ok("Node " .. out) else h.error("Node >= 20 is needed, found " .. out) end
+  else
+    h.error(("`%s` not found: install Node >= 20"):format(config.node))
+  end
+  if vim.fn.filereadable(host.script) == 1 then
+    h.ok("host built: " .. host.script)
+  else
+    h.error("host not built: run `npm ci && npm run build` in " .. host.root)
+  end
+  -- The key's presence only: its value is never shown or written anywhere.
+  if (vim.env.ANTHROPIC_API_KEY or "") ~= "" then
+    h.ok("ANTHROPIC_API_KEY is set")
+  else
+    h.warn("ANTHROPIC_API_KEY is not set: requests will fail (try the offline demo: `npm run try`)")
+  end
+  local base = config.base_url or vim.env.ANTHROPIC_BASE_URL
+  if base and base ~= "" then h.info("API base URL: " .. base) end
+  h.info("host log: " .. host.log_path())
+end
+
+return M

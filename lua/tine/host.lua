@@ -1,0 +1,122 @@
+-- Starts the Node host lazily, talks to it over msgpack-RPC, and reports its death. This is the
+-- only place that knows how the host runs (a jobstart child, or the classic remote-plugin host).
+local config = require("tine.config")
+
+local M = {}
+
+local chan = nil
+local starting = false
+local stderr_tail = {}
+
+local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+M.root = root
+M.script = root .. "/dist/host.cjs"
+
+function M.log_path()
+  return vim.fn.stdpath("log") .. "/tine.log"
+end
+
+local function log(lines)
+  local f = io.open(M.log_path(), "a")
+  if not f then return end
+  for _, l in ipairs(lines) do
+    if l ~= "" then f:write(os.date("%H:%M:%S "), l, "\n") end
+  end
+  f:close()
+end
+
+local function host_config()
+  local o = config.options
+  return {
+    model = o.model,
+    max_tokens = o.max_tokens,
+    thinking_budget = o.thinking_budget,
+    web_search = o.web_search,
+    tools_needing_approval = o.tools_needing_approval,
+    system_prompt = o.system_prompt,
+    base_url = o.base_url or vim.NIL,
+    fork_open = o.fork_open,
+    retry_delay_ms = o.retry_delay_ms,
+    cwd = vim.fn.getcwd(),
+  }
+end
+
+function M.running()
+  return chan ~= nil
+end
+
+local function start()
+  if vim.g.tine_rplugin == 1 then
+    chan = "rplugin"
+    vim.fn.TineRequest("init", { host_config() })
+    return
+  end
+  if vim.fn.filereadable(M.script) == 0 then
+    error(("tine: the host is not built: run `npm ci && npm run build` in %s"):format(root), 0)
+  end
+  if vim.fn.executable(config.options.node) == 0 then
+    error(("tine: `%s` (Node >= 20) was not found"):format(config.options.node), 0)
+  end
+  stderr_tail = {}
+  local id
+  id = vim.fn.jobstart({ config.options.node, M.script }, {
+    rpc = true,
+    on_stderr = function(_, data)
+      log(data)
+      for _, l in ipairs(data) do
+        if l ~= "" then table.insert(stderr_tail, l) end
+      end
+      while #stderr_tail > 20 do table.remove(stderr_tail, 1) end
+    end,
+    on_exit = function(_, code)
+      -- Only the current host's death matters; a stopped old one is expected.
+      if chan ~= id then return end
+      chan = nil
+      if code ~= 0 and vim.v.exiting == vim.NIL then
+        local last = stderr_tail[#stderr_tail] or ""
+        vim.schedule(function()
+          vim.notify(
+            ("tine: the host exited (code %d). %s\nLog: %s. Run :Tine restart to recover."):format(code, last, M.log_path()),
+            vim.log.levels.ERROR
+          )
+          require("tine.ui").host_died()
+        end)
+      end
+    end,
+  })
+  if id <= 0 then error("tine: could not start the host with " .. config.options.node, 0) end
+  chan = id
+  local ok, err = pcall(vim.rpcrequest, chan, "tine", "init", host_config())
+  if not ok then
+    M.stop()
+    error("tine: the host failed to start: " .. tostring(err), 0)
+  end
+end
+
+--- Calls the host; errors are raised as Lua errors with the host's message.
+function M.request(method, ...)
+  if not chan then
+    if starting then error("tine: the host is starting", 0) end
+    starting = true
+    local ok, err = pcall(start)
+    starting = false
+    if not ok then error(err, 0) end
+  end
+  if chan == "rplugin" then return vim.fn.TineRequest(method, { ... }) end
+  local result = vim.rpcrequest(chan, "tine", method, ...)
+  if result == vim.NIL then return nil end
+  return result
+end
+
+function M.stop()
+  local c = chan
+  chan = nil
+  if type(c) == "number" then pcall(vim.fn.jobstop, c) end
+end
+
+vim.api.nvim_create_autocmd("VimLeavePre", {
+  group = vim.api.nvim_create_augroup("tine.host", { clear = true }),
+  callback = function() M.stop() end,
+})
+
+return M

@@ -1,0 +1,91 @@
+-- What the host calls in Neovim (through nvim_exec_lua). Kept small: buffer writes and UI glue.
+local ui = require("tine.ui")
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace("tine")
+local busy_ns = vim.api.nvim_create_namespace("tine.busy")
+local spinners = {} -- buf -> { timer, started }
+local frames = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" }
+
+local function null(v)
+  return v == nil or v == vim.NIL
+end
+
+local function draw_spinner(buf)
+  local s = spinners[buf]
+  if not s or not vim.api.nvim_buf_is_valid(buf) then return end
+  local elapsed = (vim.uv.hrtime() - s.started) / 1e9
+  local frame = frames[math.floor(elapsed * 10) % #frames + 1]
+  local last = vim.api.nvim_buf_line_count(buf) - 1
+  s.mark = vim.api.nvim_buf_set_extmark(buf, busy_ns, last, 0, {
+    id = s.mark,
+    virt_lines = { { { ("%s streaming · %.1fs"):format(frame, elapsed), "Comment" } } },
+  })
+end
+
+local function set_busy(buf, busy)
+  local s = spinners[buf]
+  if busy and not s then
+    s = { started = vim.uv.hrtime(), timer = vim.uv.new_timer() }
+    spinners[buf] = s
+    s.timer:start(100, 100, vim.schedule_wrap(function() draw_spinner(buf) end))
+    draw_spinner(buf)
+  elseif not busy and s then
+    s.timer:stop()
+    s.timer:close()
+    spinners[buf] = nil
+    if vim.api.nvim_buf_is_valid(buf) then vim.api.nvim_buf_clear_namespace(buf, busy_ns, 0, -1) end
+  end
+end
+
+--- Applies the host's edits to a buffer; windows whose cursor was at the end follow the text.
+function M.apply(buf, p)
+  if not vim.api.nvim_buf_is_valid(buf) then return end
+  local last = vim.api.nvim_buf_line_count(buf)
+  local follow = {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if vim.api.nvim_win_get_cursor(win)[1] >= last - 1 then table.insert(follow, win) end
+  end
+  vim.bo[buf].modifiable = true
+  for _, e in ipairs(p.edits) do
+    vim.api.nvim_buf_set_lines(buf, e[1], e[2], false, e[3])
+  end
+  vim.bo[buf].modifiable = false
+  local count = vim.api.nvim_buf_line_count(buf)
+  for _, win in ipairs(follow) do
+    vim.api.nvim_win_set_cursor(win, { count, 0 })
+  end
+  if not null(p.marks) then
+    vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    for _, m in ipairs(p.marks) do
+      if m.line < count then
+        vim.api.nvim_buf_set_extmark(buf, ns, m.line, 0, { virt_text = { { m.text, "Special" } }, virt_text_pos = "eol" })
+      end
+    end
+  end
+  if not null(p.busy) then set_busy(buf, p.busy.since ~= false) end
+  if spinners[buf] then draw_spinner(buf) end
+end
+
+function M.notify(message, level)
+  vim.schedule(function()
+    vim.notify(message, level == "error" and vim.log.levels.ERROR or vim.log.levels.INFO)
+  end)
+  return true
+end
+
+function M.create_thread_buffers(id, title)
+  return ui.create_thread_buffers(id, title)
+end
+
+function M.open_fork(display, input, source_display, mode, prefill)
+  ui.open_fork(display, input, source_display, mode, prefill)
+  return true
+end
+
+function M.list_buffer()
+  return ui.create_list_buffer()
+end
+
+return M

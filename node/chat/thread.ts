@@ -1,0 +1,139 @@
+/**
+ * A Thread owns one Agent, the runs of the tools the agent asked for, and its view state.
+ */
+import type { Agent } from "../providers/agent.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import { runTool, type ToolOutcome } from "../tools/run.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
+import type { Dispatch, ThreadId, ThreadMsg } from "./msgs.ts";
+
+export type ToolRun = {
+  readonly use: ToolUseBlock;
+  readonly state: "awaiting-approval" | "running" | "done";
+  readonly outcome?: ToolOutcome;
+};
+
+export type ThreadStatus = "idle" | "streaming" | "waiting" | "error";
+
+export type ThreadContext = {
+  readonly dispatch: Dispatch;
+  readonly cwd: string;
+  readonly needsApproval: (toolName: string) => boolean;
+};
+
+export class Thread {
+  /** Tool runs of the last assistant message, in its tool_use order. Replaced, never mutated. */
+  toolRuns: readonly ToolRun[] = [];
+  private readonly controllers = new Map<string, AbortController>();
+  /** Keys (`message:block`) of details the user expanded in the display buffer. */
+  readonly expanded = new Set<string>();
+  /** Bumped on every change the view must show; lets the view skip unchanged threads. */
+  version = 0;
+
+  constructor(
+    readonly id: ThreadId,
+    public title: string,
+    readonly agent: Agent,
+    private readonly context: ThreadContext,
+  ) {}
+
+  get status(): ThreadStatus {
+    const s = this.agent.status;
+    if (s.type === "streaming") return "streaming";
+    if (this.toolRuns.length > 0) return "waiting";
+    if (s.type === "error") return "error";
+    return "idle";
+  }
+
+  /** Why a send would be refused now, or null. */
+  sendBlocker(): string | null {
+    const status = this.status;
+    if (status === "streaming") return `${this.title} is streaming: abort it first, or fork it with @fork`;
+    if (status === "waiting") return `${this.title} is waiting on tools: answer or abort them first, or fork it with @fork`;
+    return null;
+  }
+
+  /** Results of tools that have finished, for a fork taken while the others still run. */
+  finishedResults(): Map<string, ToolResultBlock> {
+    const out = new Map<string, ToolResultBlock>();
+    for (const run of this.toolRuns) if (run.outcome) out.set(run.use.id, toResult(run.use.id, run.outcome));
+    return out;
+  }
+
+  update(msg: ThreadMsg): void {
+    this.version++;
+    switch (msg.type) {
+      case "send":
+        this.agent.send([{ type: "text", text: msg.text }]);
+        return;
+      case "agent":
+        if (msg.msg.type === "status-changed" && msg.msg.status.type === "stopped" && msg.msg.status.stopReason === "tool_use") {
+          this.startTools();
+        }
+        return;
+      case "tool-decision": {
+        const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
+        if (!run || run.state !== "awaiting-approval") return;
+        if (msg.approved) this.start(run);
+        else this.finish(run.use.id, { text: "The user denied this tool call.", isError: true });
+        return;
+      }
+      case "tool-done":
+        this.finish(msg.toolUseId, msg.outcome);
+        return;
+      case "abort":
+        for (const c of this.controllers.values()) c.abort();
+        this.controllers.clear();
+        this.toolRuns = [];
+        this.agent.abort();
+        return;
+      case "toggle-detail":
+        if (!this.expanded.delete(msg.key)) this.expanded.add(msg.key);
+        return;
+      default:
+        assertUnreachable(msg);
+    }
+  }
+
+  private startTools(): void {
+    const last = this.agent.history.last()?.message;
+    if (last?.role !== "assistant") return;
+    const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
+    // Tools that need no approval start at once, all concurrently.
+    for (const run of this.toolRuns) if (!this.context.needsApproval(run.use.name)) this.start(run);
+  }
+
+  private start(run: ToolRun): void {
+    const controller = new AbortController();
+    this.controllers.set(run.use.id, controller);
+    this.replaceRun(run.use.id, { ...run, state: "running" });
+    const { dispatch, cwd } = this.context;
+    void runTool(run.use.name, run.use.input, cwd, controller.signal).then((outcome) => {
+      if (!controller.signal.aborted) dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
+    });
+  }
+
+  private finish(toolUseId: string, outcome: ToolOutcome): void {
+    const run = this.toolRuns.find((r) => r.use.id === toolUseId);
+    if (!run) return; // aborted meanwhile
+    this.controllers.delete(toolUseId);
+    this.replaceRun(toolUseId, { ...run, state: "done", outcome });
+    if (this.toolRuns.every((r) => r.state === "done")) {
+      const results = this.toolRuns.map((r) => toResult(r.use.id, r.outcome!));
+      this.toolRuns = [];
+      // All results go back in one user message.
+      this.agent.send(results);
+    }
+  }
+
+  private replaceRun(id: string, run: ToolRun): void {
+    this.toolRuns = this.toolRuns.map((r) => (r.use.id === id ? run : r));
+  }
+}
+
+function toResult(id: string, outcome: ToolOutcome): ToolResultBlock {
+  return outcome.isError
+    ? { type: "tool_result", tool_use_id: id, content: outcome.text || "(no output)", is_error: true }
+    : { type: "tool_result", tool_use_id: id, content: outcome.text || "(no output)" };
+}

@@ -1,0 +1,23 @@
+/**
+ * Entry of the host Neovim starts with `jobstart(..., { rpc = true })`: msgpack-RPC on stdio.
+ * Lua calls `rpcrequest(chan, "tine", method, ...args)`.
+ */
+import { attach } from "neovim";
+import { NvimBridge } from "./nvim/bridge.ts";
+import { Handlers } from "./rpc/handlers.ts";
+import { quietLogger } from "./nvim/logger.ts";
+
+const nvim = attach({ reader: process.stdin, writer: process.stdout, options: { logger: quietLogger } });
+const handlers = new Handlers(new NvimBridge(nvim));
+
+nvim.on("request", (name: string, args: unknown[], resp: { send(value: unknown, isError?: boolean): void }) => {
+  if (name !== "tine") return resp.send(`tine: unknown request ${name}`, true);
+  const [method, ...rest] = args as [string, ...unknown[]];
+  handlers.handle(method, rest).then(
+    (value) => resp.send(value ?? null),
+    (error: unknown) => resp.send(error instanceof Error ? error.message : String(error), true),
+  );
+});
+
+process.on("unhandledRejection", (reason) => process.stderr.write(`tine host: unhandled rejection: ${String(reason)}\n`));
+process.stdin.on("end", () => process.exit(0));

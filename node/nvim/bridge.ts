@@ -1,0 +1,28 @@
+/**
+ * The host's only way to touch Neovim: calls into the Lua side (`require("tine.host_api")`).
+ * Buffer writes are sent without waiting, in order, so streaming never waits on a round trip.
+ */
+import type { NeovimClient } from "neovim";
+import type { ViewUpdate } from "../view/thread-view.ts";
+
+export class NvimBridge {
+  constructor(private readonly nvim: NeovimClient) {}
+
+  /** Calls `require("tine.host_api")[fn](...args)` and returns its result. */
+  call(fn: string, args: unknown[]): Promise<unknown> {
+    return this.nvim.request("nvim_exec_lua", [`return require("tine.host_api").${fn}(...)`, args]);
+  }
+
+  applyView(buf: number, update: ViewUpdate): void {
+    const payload = { edits: update.edits, marks: update.marks ?? null, busy: update.busySince === undefined ? null : { since: update.busySince ?? false } };
+    this.call("apply", [buf, payload]).catch((e) => this.log(`apply failed: ${String(e)}`));
+  }
+
+  notifyError(message: string): void {
+    this.call("notify", [message, "error"]).catch(() => this.log(message));
+  }
+
+  log(message: string): void {
+    process.stderr.write(`${message}\n`);
+  }
+}

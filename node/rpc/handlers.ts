@@ -1,0 +1,65 @@
+/**
+ * The requests the Lua side may make, by name. Both entries (the jobstart host and the classic
+ * remote-plugin host) route through here.
+ */
+import { App } from "../app.ts";
+import { parseConfig } from "../config.ts";
+import type { NvimBridge } from "../nvim/bridge.ts";
+
+export class Handlers {
+  private app: App | null = null;
+
+  constructor(private readonly bridge: NvimBridge) {}
+
+  async handle(method: string, args: unknown[]): Promise<unknown> {
+    if (method === "init") {
+      this.app = new App(this.bridge, parseConfig(args[0]));
+      return true;
+    }
+    if (method === "ping") return true;
+    const app = this.app;
+    if (!app) throw new Error("tine: the host is not initialised");
+    const [a, b, c] = args as [any, any, any];
+    switch (method) {
+      case "send":
+        await app.send(a, String(b));
+        return true;
+      case "fork":
+        return await app.fork(a, String(b ?? ""), c ?? {});
+      case "abort":
+        app.abort(a);
+        return true;
+      case "new_thread":
+        return await app.newThread().then(({ id, display, input }) => ({ id, display, input }));
+      case "active_buffers":
+        return await app.activeBuffers();
+      case "select":
+        return await app.select(a);
+      case "threads":
+        return app.threads();
+      case "current":
+        return app.chat.activeId;
+      case "messages":
+        return app.messages(a);
+      case "lineage":
+        return app.lineageOf(a);
+      case "thread_for_buffer":
+        return app.threadForBuffer(a);
+      case "locate":
+        return app.locate(a, b);
+      case "locate_message":
+        return app.messageLine(a, b);
+      case "line_action":
+        app.lineAction(a, b, c);
+        return true;
+      case "thread_list":
+        return await app.threadList();
+      case "thread_at_list_line":
+        return app.threadAtListLine(a);
+      case "display_text":
+        return app.displayText(a);
+      default:
+        throw new Error(`tine: unknown request ${method}`);
+    }
+  }
+}

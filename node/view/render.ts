@@ -1,0 +1,130 @@
+/**
+ * Pure renderers: a history entry, or the message being streamed, to display lines. A rendered
+ * message also says where each block starts, so a key pressed on a line finds its block.
+ */
+import type { ToolRun } from "../chat/thread.ts";
+import type { InProgressBlock } from "../providers/agent.ts";
+import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
+
+export type Rendered = { readonly lines: string[]; readonly blockStarts: number[] };
+
+export type RenderContext = {
+  readonly index: number;
+  readonly expanded: ReadonlySet<string>;
+  /** Live tool runs, for the last assistant message. */
+  readonly toolRuns?: readonly ToolRun[];
+  /** Tool names by tool_use id, to title results (from the previous message). */
+  readonly toolNames?: ReadonlyMap<string, string>;
+};
+
+export const detailKey = (index: number, block: number) => `${index}:${block}`;
+export const HEADER = { user: "## You", results: "## Tool results", assistant: "## Claude" } as const;
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+export function headerFor(e: Entry): string {
+  if (e.message.role === "assistant") return HEADER.assistant;
+  return e.message.content.every((b) => b.type === "tool_result") ? HEADER.results : HEADER.user;
+}
+
+export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
+  const lines = [headerFor(e)];
+  const blockStarts: number[] = [];
+  e.message.content.forEach((block: Block, i) => {
+    blockStarts.push(lines.length);
+    lines.push(...renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx));
+  });
+  if (e.meta) lines.push(metaLine(e.meta));
+  lines.push("");
+  return { lines, blockStarts };
+}
+
+export function metaLine(meta: ResponseMeta): string {
+  const u = meta.usage;
+  return `── ${meta.stopReason} · in ${fmt(u.input_tokens)} · out ${fmt(u.output_tokens)} · cache read ${fmt(u.cache_read_input_tokens)} · cache write ${fmt(u.cache_creation_input_tokens)}`;
+}
+
+function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): string[] {
+  switch (block.type) {
+    case "text":
+      return block.text.split("\n");
+    case "thinking":
+      if (!expanded) return [`▸ Thinking (${fmt(block.thinking.length)} chars)`];
+      return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `> ${l}`)];
+    case "redacted_thinking":
+      return ["▸ Thinking (redacted)"];
+    case "tool_use":
+      return [...toolCallLines(block.name, block.input), ...toolRunLines(ctx.toolRuns?.find((r) => r.use.id === block.id))];
+    case "server_tool_use":
+      return [`🔎 ${block.name}: ${JSON.stringify((block.input as { query?: string })?.query ?? block.input)}`];
+    case "web_search_tool_result": {
+      const results = Array.isArray(block.content) ? block.content : [];
+      const head = `   → ${results.length} result${results.length === 1 ? "" : "s"}`;
+      return expanded ? [head, ...results.map((r) => `   - [${r.title}](${r.url})`)] : [head];
+    }
+    case "tool_result":
+      return toolResultLines(block, expanded, ctx.toolNames?.get(block.tool_use_id));
+  }
+}
+
+function toolCallLines(name: string, input: unknown): string[] {
+  const i = (input ?? {}) as Record<string, unknown>;
+  if (name === "bash_command") return [`🔧 bash_command: $ ${String(i["command"])}`];
+  if (name === "edit_file") {
+    const diff = [
+      ...String(i["find"] ?? "").split("\n").filter((l, n, a) => l !== "" || a.length > 1).map((l) => `- ${l}`),
+      ...String(i["replace"] ?? "").split("\n").map((l) => `+ ${l}`),
+    ];
+    return [`🔧 edit_file: ${String(i["path"])}`, "```diff", ...diff, "```"];
+  }
+  if (typeof i["path"] === "string" && Object.keys(i).length === 1) return [`🔧 ${name}: ${i["path"]}`];
+  return [`🔧 ${name}: ${JSON.stringify(input)}`];
+}
+
+function toolRunLines(run: ToolRun | undefined): string[] {
+  if (!run) return [];
+  switch (run.state) {
+    case "awaiting-approval":
+      return ["   ⏳ awaiting approval: [a]pprove / [d]eny"];
+    case "running":
+      return ["   ⋯ running"];
+    case "done":
+      return [run.outcome?.isError ? "   ✗ failed" : "   ✓ done"];
+  }
+}
+
+function resultText(block: ToolResultBlock): string {
+  if (typeof block.content === "string") return block.content;
+  return (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+}
+
+function toolResultLines(block: ToolResultBlock, expanded: boolean, name = "tool"): string[] {
+  const text = resultText(block);
+  const lines = text.split("\n");
+  const mark = block.is_error ? "✗" : "✓";
+  if (!expanded) {
+    const first = lines[0]!.slice(0, 80);
+    return [`${mark} ${name}: ${first}${lines.length > 1 ? ` … (${fmt(lines.length)} lines)` : ""}`];
+  }
+  return [`${mark} ${name}:`, "```", ...lines, "```"];
+}
+
+/** The finalized blocks of a streaming message, and the block in progress, separately. */
+export function renderOpenFinalized(finalized: readonly AssistantBlock[], ctx: RenderContext): Rendered {
+  return renderEntry({ message: { role: "assistant", content: finalized } }, ctx);
+}
+
+/** Lines of the block in progress; text blocks are appended to incrementally by the view. */
+export function renderInProgressSummary(block: InProgressBlock): string[] {
+  switch (block.type) {
+    case "text":
+      return block.text.split("\n");
+    case "thinking":
+      return [`▸ Thinking… (${fmt(block.thinking.length)} chars)`];
+    case "tool_use":
+    case "server_tool_use":
+      return [`🔧 ${block.name}… (${fmt(block.inputJson.length)} chars of input)`];
+    case "whole":
+      return [];
+  }
+}

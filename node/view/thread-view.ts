@@ -1,0 +1,199 @@
+/**
+ * Derives a thread's display buffer from its state and keeps the buffer in step with minimal
+ * edits. Layout: [header, entry 0 .. entry n-1, open message, footer].
+ *
+ * Cost model (what keeps streaming flat as threads grow):
+ * - a delta of the block in progress touches only the last line(s) of the open segment;
+ * - a history change re-renders only the entries after the common (shared) prefix;
+ * - entries whose look depends on view state (expanded details, live tool runs) are the only
+ *   ones revisited; everything else is rendered once (and cached per shared entry).
+ */
+import type { Thread } from "../chat/thread.ts";
+import type { InProgressBlock, OpenMessage } from "../providers/agent.ts";
+import type { History } from "../providers/history.ts";
+import type { Entry } from "../providers/native.ts";
+import { Document, type Edit } from "./document.ts";
+import { detailKey, renderEntry, renderInProgressSummary, renderOpenFinalized, type Rendered, type RenderContext } from "./render.ts";
+
+export type Mark = { line: number; text: string };
+export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
+
+/** Renders of entries that need no view state, shared by every thread holding the entry. */
+const plainRenders = new WeakMap<Entry, Rendered>();
+
+type EntrySeg = { entry: Entry; variant: string; blockStarts: number[] };
+
+export type ThreadViewInput = {
+  thread: Thread;
+  headerLines: string[];
+  forkMarks: { atMessage: number; text: string }[];
+};
+
+export class ThreadView {
+  private readonly doc = new Document([[], [], [""]]);
+  private history: History | null = null;
+  private entries: EntrySeg[] = [];
+  /** Entry indices rendered with a non-empty variant: revisited on every sync. */
+  private readonly varied = new Set<number>();
+  private open: { ref: OpenMessage; finalized: number; block: InProgressBlock | null; textLen: number; lastLine: number } | null = null;
+  private marksKey = "";
+  private busyKey: number | null = null;
+
+  sync(input: ThreadViewInput): ViewUpdate {
+    const { thread } = input;
+    this.syncSegment(0, input.headerLines);
+    this.syncHistory(thread);
+    this.syncOpen(thread);
+    this.syncSegment(this.doc.count - 1, footerLines(thread));
+    const update: ViewUpdate = { edits: this.doc.takeEdits() };
+    const marks = input.forkMarks
+      .filter((m) => m.atMessage < this.entries.length)
+      .map((m) => ({ line: this.doc.start(1 + m.atMessage), text: m.text }));
+    const key = JSON.stringify(marks);
+    if (key !== this.marksKey) (this.marksKey = key), (update.marks = marks);
+    const status = thread.agent.status;
+    const busy = status.type === "streaming" ? status.startedAt : null;
+    if (busy !== this.busyKey) (this.busyKey = busy), (update.busySince = busy);
+    return update;
+  }
+
+  text(): string[] {
+    return this.doc.text();
+  }
+
+  /** The history entry and block at a buffer line (0-based), if any. */
+  locate(line: number): { message: number; block: number | null } | null {
+    const at = this.doc.locate(line);
+    if (!at || at.segment === 0 || at.segment > this.entries.length) return null;
+    const message = at.segment - 1;
+    const starts = this.entries[message]!.blockStarts;
+    let block: number | null = null;
+    for (let b = 0; b < starts.length; b++) if (starts[b]! <= at.offset) block = b;
+    return { message, block };
+  }
+
+  /** First line of a message's segment. */
+  messageLine(index: number): number {
+    return this.doc.start(1 + index);
+  }
+
+  private syncSegment(i: number, lines: string[]): void {
+    const old = this.doc.lines(i);
+    if (old.length !== lines.length || old.some((l, j) => l !== lines[j])) this.doc.splice(i, 1, [lines]);
+  }
+
+  private renderAt(history: History, thread: Thread, index: number): EntrySeg & { lines: string[] } {
+    const entry = history.at(index);
+    const ctx = contextFor(thread, history, index);
+    const variant = variantOf(ctx);
+    let rendered = variant === "" ? plainRenders.get(entry) : undefined;
+    if (!rendered) {
+      rendered = renderEntry(entry, ctx);
+      if (variant === "") plainRenders.set(entry, rendered);
+    }
+    return { entry, variant, blockStarts: rendered.blockStarts, lines: rendered.lines };
+  }
+
+  private syncHistory(thread: Thread): void {
+    const history = thread.agent.history;
+    const n = history.length;
+    let k = 0;
+    if (this.history) {
+      // Histories only change at their tail: walk back to the shared prefix.
+      k = Math.min(this.entries.length, n);
+      while (k > 0 && this.entries[k - 1]!.entry !== history.at(k - 1)) k--;
+    }
+    // Entries whose view state may have changed: the last two (live tool runs) and expanded ones.
+    const revisit = new Set<number>([...this.varied, n - 1, n - 2]);
+    for (const key of thread.expanded) revisit.add(Number(key.split(":")[0]));
+    for (const i of revisit) {
+      if (i < 0 || i >= k) continue;
+      const seg = this.renderAt(history, thread, i);
+      if (seg.variant !== this.entries[i]!.variant) {
+        this.doc.splice(1 + i, 1, [seg.lines]);
+        this.entries[i] = seg;
+      }
+    }
+    if (k < this.entries.length || k < n) {
+      const fresh = [];
+      for (let i = k; i < n; i++) fresh.push(this.renderAt(history, thread, i));
+      // The open segment is replaced too: a finished stream becomes its entry (same lines: no write).
+      const removed = this.entries.length - k + 1;
+      const openLines = this.renderOpenLines(thread.agent.open, thread, n);
+      this.doc.splice(1 + k, removed, [...fresh.map((s) => s.lines), openLines]);
+      this.entries.splice(k, this.entries.length - k, ...fresh);
+    }
+    this.varied.clear();
+    this.entries.forEach((e, i) => e.variant !== "" && this.varied.add(i));
+    this.history = history;
+  }
+
+  private renderOpenLines(open: OpenMessage | null, thread: Thread, index: number): string[] {
+    this.open = null;
+    if (!open) return [];
+    const fin = renderOpenFinalized(open.finalized, { index, expanded: thread.expanded });
+    const lines = fin.lines.slice(0, -1); // no trailing blank while streaming
+    const block = open.inProgress;
+    const ip = block ? renderInProgressSummary(block) : [];
+    this.open = { ref: open, finalized: open.finalized.length, block, textLen: block?.type === "text" ? block.text.length : 0, lastLine: lines.length + ip.length - 1 };
+    return [...lines, ...ip];
+  }
+
+  private syncOpen(thread: Thread): void {
+    const open = thread.agent.open;
+    const i = 1 + this.entries.length;
+    const o = this.open;
+    if (o && open === o.ref && open.finalized.length === o.finalized && open.inProgress === o.block && o.block) {
+      const block = o.block;
+      if (block.type === "text") {
+        // Append only the new characters: the cost of a delta is the delta.
+        const added = block.text.slice(o.textLen);
+        if (!added) return;
+        const pieces = added.split("\n");
+        const last = this.doc.lines(i)[o.lastLine] ?? "";
+        pieces[0] = last + pieces[0];
+        this.doc.patchTail(i, o.lastLine, pieces);
+        o.textLen = block.text.length;
+        o.lastLine += pieces.length - 1;
+        return;
+      }
+      this.doc.patchTail(i, o.lastLine, renderInProgressSummary(block));
+      return;
+    }
+    const lines = this.renderOpenLines(open, thread, thread.agent.history.length);
+    this.syncSegment(i, lines);
+  }
+}
+
+function contextFor(thread: Thread, history: History, index: number): RenderContext {
+  const entry = history.at(index);
+  const isLastAssistant = index === history.length - 1 && entry.message.role === "assistant";
+  let toolNames: Map<string, string> | undefined;
+  if (entry.message.role === "user" && index > 0) {
+    const prev = history.at(index - 1).message;
+    toolNames = new Map(prev.content.flatMap((b) => (b.type === "tool_use" ? [[b.id, b.name] as [string, string]] : [])));
+  }
+  return {
+    index,
+    expanded: thread.expanded,
+    toolRuns: isLastAssistant && thread.toolRuns.length ? thread.toolRuns : undefined,
+    toolNames,
+  };
+}
+
+/** What, beyond the entry itself, its rendering depends on ("" = nothing). */
+function variantOf(ctx: RenderContext): string {
+  const parts: string[] = [];
+  const prefix = detailKey(ctx.index, 0).split(":")[0] + ":";
+  for (const key of ctx.expanded) if (key.startsWith(prefix)) parts.push(key);
+  if (ctx.toolRuns) parts.push(ctx.toolRuns.map((r) => `${r.use.id}=${r.state}${r.outcome?.isError ? "!" : ""}`).join(","));
+  return parts.sort().join(";");
+}
+
+function footerLines(thread: Thread): string[] {
+  const s = thread.agent.status;
+  if (s.type === "error") return [`⚠ Error: ${s.message}`, "  (the thread is usable: send again to retry)", ""];
+  if (s.type === "stopped" && s.stopReason === "aborted") return ["⏹ Aborted", ""];
+  if (s.type === "streaming" && s.attempt > 0) return [`↻ retrying (attempt ${s.attempt + 1})`, ""];
+  return [""];
+}

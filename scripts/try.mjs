@@ -1,0 +1,35 @@
+// `npm run try`: opens Neovim with tine loaded from this checkout. With ANTHROPIC_API_KEY set it
+// talks to Anthropic; without, it starts the bundled local mock so anyone can try it offline.
+// Installs what is missing first (npm packages, the host build, Neovim when none >= 0.10 exists).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findNvim } from "./nvim.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const run = (cmd, args) => {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+};
+
+if (!existsSync(join(root, "node_modules"))) run("npm", ["ci"]);
+run("node", ["scripts/build.mjs"]);
+const nvim = findNvim(root);
+
+const env = { ...process.env };
+let demo = null;
+if (!env.ANTHROPIC_API_KEY) {
+  demo = spawn(process.execPath, [join(root, "dist/mock-demo.cjs")], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve) => demo.stdout.once("data", (d) => resolve(String(d).trim())));
+  env.ANTHROPIC_BASE_URL = url;
+  // Not a key: the local mock accepts anything. Lives only in this Neovim's environment.
+  env.ANTHROPIC_API_KEY = "offline-demo";
+  console.log(`No ANTHROPIC_API_KEY: using the offline demo server at ${url}`);
+}
+const init = `set rtp^=${root} | runtime plugin/tine.lua | lua require("tine").setup({ retry_delay_ms = 200 })`;
+const child = spawn(nvim, ["--cmd", init, "+Tine"], { stdio: "inherit", env });
+child.on("exit", (code) => {
+  demo?.kill();
+  process.exit(code ?? 0);
+});
