@@ -23,6 +23,7 @@ export class Chat {
   readonly lineage = new Map<ThreadId, Lineage>();
   activeId: ThreadId | null = null;
   private lastId = 0;
+  private readonly seenStatus = new Map<ThreadId, string>();
   /** Bumped when threads, lineage or the active thread change (the thread list redraws). */
   version = 0;
 
@@ -49,9 +50,12 @@ export class Chat {
     if (msg.type === "thread-msg") {
       const thread = this.threads.get(msg.id);
       if (!thread) return;
-      const before = thread.status;
       thread.update(msg.msg);
-      if (thread.status !== before) this.version++;
+      // Agents change status before their message is handled: compare with what was last seen.
+      if (this.seenStatus.get(thread.id) !== thread.status) {
+        this.seenStatus.set(thread.id, thread.status);
+        this.version++;
+      }
       return;
     }
     this.version++;

@@ -1,0 +1,148 @@
+/**
+ * Drives a real headless Neovim with tine on its runtimepath, the host built from this checkout,
+ * and the SDK pointed at a fresh HTTP mock of the Messages API. One Neovim per test.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { attach, type NeovimClient } from "neovim";
+import { quietLogger } from "../../node/nvim/logger.ts";
+import { MockAnthropic } from "../mock-anthropic/server.ts";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+
+export type NvimBinary = { bin: string; version: string };
+
+/** The Neovims under test, as scripts/test.mjs found them. */
+export function nvims(): NvimBinary[] {
+  const raw = process.env["TINE_TEST_NVIMS"];
+  if (raw) return JSON.parse(raw) as NvimBinary[];
+  const bin = process.env["TINE_TEST_NVIM"];
+  if (!bin) throw new Error("run integration tests through `npm test` (or set TINE_TEST_NVIM)");
+  return [{ bin, version: bin }];
+}
+
+export type Session = {
+  nvim: NeovimClient;
+  mock: MockAnthropic;
+  /** The working directory Neovim (and the tools) run in. */
+  cwd: string;
+  lua<T = unknown>(code: string, ...args: unknown[]): Promise<T>;
+  /** Types keys as a user would (mappings apply), and waits until Neovim has handled them. */
+  keys(keys: string): Promise<void>;
+  cmd(command: string): Promise<void>;
+  lines(buf: number): Promise<string[]>;
+  threads(): Promise<ThreadInfo[]>;
+  display(id: number): Promise<string>;
+  /** Polls `check` (each poll is an RPC round trip) until it holds; fails with `what` on timeout. */
+  until(what: string, check: () => Promise<boolean>, timeoutMs?: number): Promise<void>;
+  waitForDisplay(id: number, text: string | RegExp): Promise<string>;
+  waitForStatus(id: number, status: string): Promise<void>;
+  /** Messages given to vim.notify, in order. */
+  notifications(): Promise<{ msg: string; level: number }[]>;
+};
+
+export type ThreadInfo = {
+  id: number;
+  parent_id: number | null;
+  title: string;
+  status: string;
+  stop_reason: string | null;
+  bufnr: number;
+  input_bufnr: number;
+};
+
+export type SessionOptions = { env?: Record<string, string | undefined>; setup?: Record<string, unknown>; rplugin?: boolean };
+
+export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise<void>, options: SessionOptions = {}): Promise<void> {
+  const mock = await MockAnthropic.start();
+  const cwd = mkdtempSync(join(tmpdir(), "tine-test-"));
+  writeFileSync(join(cwd, "hello.txt"), "hello from a fixture\n");
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({
+    ...process.env,
+    ANTHROPIC_API_KEY: "test-key",
+    ANTHROPIC_BASE_URL: mock.url,
+    XDG_STATE_HOME: join(cwd, ".state"),
+    XDG_CONFIG_HOME: join(cwd, ".config"),
+    XDG_DATA_HOME: join(cwd, ".data"),
+    ...options.env,
+  })) if (v !== undefined) env[k] = v;
+  delete env["NVIM"];
+  delete env["NVIM_LISTEN_ADDRESS"];
+  const setup = JSON.stringify({ retry_delay_ms: 5, ...options.setup });
+  const init = [
+    `set rtp^=${ROOT}`,
+    "set noswapfile shortmess+=I",
+    "runtime plugin/tine.lua",
+    `lua require("tine").setup(vim.json.decode([[${setup}]]))`,
+    // Record notifications so tests can assert on what the user was told.
+    `lua _G.tine_notes = {}; vim.notify = function(msg, level) table.insert(_G.tine_notes, { msg = msg, level = level or 2 }) end`,
+  ];
+  const proc: ChildProcess = spawn(binary.bin, ["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n", ...init.flatMap((c) => ["--cmd", c])], {
+    cwd,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const nvim = attach({ proc, options: { logger: quietLogger } });
+  const lua = <T,>(code: string, ...args: unknown[]) => nvim.lua(code, args as never) as Promise<T>;
+  const session: Session = {
+    nvim,
+    mock,
+    cwd,
+    lua,
+    async keys(keys) {
+      await lua(`vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., true, false, true), "mx", false)`, keys);
+    },
+    async cmd(command) {
+      await nvim.command(command);
+    },
+    lines: (buf) => lua<string[]>("return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf),
+    threads: () => lua<ThreadInfo[]>('return require("tine").threads()'),
+    async display(id) {
+      const t = (await session.threads()).find((t) => t.id === id);
+      if (!t) throw new Error(`no thread ${id}`);
+      return (await session.lines(t.bufnr)).join("\n");
+    },
+    async until(what, check, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (await check()) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    async waitForDisplay(id, text) {
+      let last = "";
+      try {
+        await session.until(`display of thread ${id} to show ${String(text)}`, async () => {
+          last = await session.display(id);
+          return typeof text === "string" ? last.includes(text) : text.test(last);
+        });
+      } catch (e) {
+        throw new Error(`${(e as Error).message}\n--- display was:\n${last}`);
+      }
+      return last;
+    },
+    async waitForStatus(id, status) {
+      await session.until(`thread ${id} to be ${status}`, async () => (await session.threads()).find((t) => t.id === id)?.status === status);
+    },
+    notifications: () => lua('return _G.tine_notes'),
+  };
+  try {
+    await fn(session);
+    const violations = mock.violations();
+    if (violations.length) throw new Error(`requests broke the Messages API's rules:\n${violations.join("\n")}`);
+  } catch (error) {
+    if (stderr) (error as Error).message += `\n--- nvim stderr:\n${stderr}`;
+    throw error;
+  } finally {
+    await nvim.lua('pcall(function() require("tine.host").stop() end)', []).catch(() => {});
+    proc.kill("SIGKILL");
+    await mock.close();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
