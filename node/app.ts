@@ -13,7 +13,8 @@ import { TOOL_SPECS } from "./tools/specs.ts";
 import { ThreadList } from "./view/thread-list.ts";
 import { ThreadView } from "./view/thread-view.ts";
 
-type Mounted = { view: ThreadView; display: number; input: number; renderedVersion: number };
+/** `rendered`: the thread and chat versions last drawn (lineage lives in the chat). */
+type Mounted = { view: ThreadView; display: number; input: number; rendered: [number, number] };
 
 export class App {
   readonly chat: Chat;
@@ -209,7 +210,7 @@ export class App {
   private mount(thread: Thread, how: { forkOf?: Thread; prefill?: string }): void {
     const promise = (async () => {
       const bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.title])) as { display: number; input: number };
-      const m: Mounted = { view: new ThreadView(), ...bufs, renderedVersion: -1 };
+      const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1] };
       this.mounted.set(thread.id, m);
       this.renderThread(thread, m);
       if (how.forkOf) {
@@ -230,14 +231,14 @@ export class App {
       this.renderScheduled = false;
       for (const [id, m] of this.mounted) {
         const thread = this.chat.threads.get(id);
-        if (thread && thread.version !== m.renderedVersion) this.renderThread(thread, m);
+        if (thread && (thread.version !== m.rendered[0] || this.chat.version !== m.rendered[1])) this.renderThread(thread, m);
       }
       void this.renderList();
     });
   }
 
   private renderThread(thread: Thread, m: Mounted): void {
-    m.renderedVersion = thread.version;
+    m.rendered = [thread.version, this.chat.version];
     const lineage = this.chat.lineage.get(thread.id);
     const parent = lineage && this.chat.threads.get(lineage.parentId);
     const headerLines = parent
