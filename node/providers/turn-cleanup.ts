@@ -40,7 +40,8 @@ export function cleanAssistantBlocks(blocks: readonly AssistantBlock[]): Assista
   return blocks.filter((b) => {
     switch (b.type) {
       case "text":
-        return b.text.length > 0;
+        // The API refuses empty and whitespace-only text blocks alike.
+        return b.text.trim().length > 0;
       case "thinking":
         // A signed block is valid even with empty text (omitted thinking display).
         return typeof b.signature === "string" && b.signature.length > 0;

@@ -1,0 +1,95 @@
+/**
+ * Property: for random responses cut at a random event, clone and abort always yield a history
+ * the Messages API accepts, and the source, left to finish, ends exactly as if never forked.
+ */
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import fc from "fast-check";
+import { AgentProbe, testConfig, testConnection } from "../../test/helpers/agent-harness.ts";
+import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
+import { MockAnthropic, type Step } from "../../test/mock-anthropic/server.ts";
+import { response, type Part } from "../../test/mock-anthropic/script.ts";
+import { AnthropicAgent } from "./anthropic-agent.ts";
+import { appendUserTurn } from "./turn-cleanup.ts";
+
+const word = fc.stringMatching(/^[a-z ]{0,12}$/);
+const part: fc.Arbitrary<Part[]> = fc.oneof(
+  word.map((text) => [{ text, chunk: 3 }]),
+  fc.tuple(word, fc.boolean()).map(([thinking, signed]) => [{ thinking, signature: signed ? "sig" : "", chunk: 3 }]),
+  fc.constant([{ redacted: "opaque" }]),
+  fc.integer({ min: 1, max: 1e6 }).map((n) => [{ toolUse: { id: `t${n}`, name: "get_file", input: { path: `f${n}` } }, chunk: 4 }]),
+  fc.integer({ min: 1, max: 1e6 }).map((n) => [
+    { serverToolUse: { id: `s${n}`, query: "q" } },
+    { searchResult: { toolUseId: `s${n}`, title: "t", url: "https://example.com" } },
+  ]),
+);
+
+/** What a complete message of `parts` holds once finished (the API's own rules applied). */
+function expectedFinal(parts: Part[]) {
+  const out: unknown[] = [];
+  for (const p of parts) {
+    if ("text" in p && p.text.trim() !== "") out.push({ type: "text", text: p.text });
+    if ("thinking" in p && p.signature) out.push({ type: "thinking", thinking: p.thinking, signature: p.signature });
+    if ("redacted" in p) out.push({ type: "redacted_thinking", data: p.redacted });
+    if ("toolUse" in p) out.push({ type: "tool_use", ...p.toolUse });
+    if ("serverToolUse" in p) out.push({ type: "server_tool_use", id: p.serverToolUse.id, name: "web_search", input: { query: "q" } });
+    if ("searchResult" in p) out.push({ type: "web_search_tool_result", tool_use_id: p.searchResult.toolUseId, content: [{ type: "web_search_result", title: "t", url: "https://example.com", encrypted_content: "enc", page_age: null }] });
+  }
+  return out;
+}
+
+const valid = (agent: AnthropicAgent) => {
+  const h = appendUserTurn(agent.history, [{ type: "text", text: "next" }]);
+  return checkMessages(h.messages());
+};
+
+it("clone and abort at any event yield valid histories and never change the source", async () => {
+  const mock = await MockAnthropic.start();
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 5 }), fc.nat(), async (nested, cutSeed) => {
+        const parts = nested.flat();
+        const reply = response(parts) as { kind: "stream"; steps: Step[] };
+        // Cut after message_start, anywhere up to just before message_delta.
+        const cut = 1 + (cutSeed % (reply.steps.length - 2));
+        const hold = `cut${mock.requests.length}`;
+        reply.steps.splice(cut, 0, { hold });
+        const updatesBeforeCut = cut - 1; // every event but message_start reports an update
+        mock.reply(reply);
+        const probe = new AgentProbe();
+        const agent = new AnthropicAgent(testConfig, testConnection(mock), probe.dispatch);
+        const done = probe.stopped();
+        agent.send([{ type: "text", text: "go" }]);
+        await mock.reached(hold);
+        await probe.until(() => probe.msgs.filter((m) => m.type === "stream-updated").length === updatesBeforeCut);
+
+        const clone = agent.clone(() => {});
+        assert.deepEqual(valid(clone), []);
+        assert.deepEqual(clone.status, { type: "stopped", stopReason: "end_turn" });
+
+        mock.release(hold);
+        await done;
+        const final = expectedFinal(parts);
+        // An empty response leaves no assistant message: the API would refuse one.
+        const got = agent.history.length > 1 ? agent.history.at(1).message.content : [];
+        assert.deepEqual(got, final, "the source finished as if never forked");
+        // A second agent streamed identically and aborted at the same point is valid too.
+        const again = response(parts) as { kind: "stream"; steps: Step[] };
+        again.steps.splice(cut, 0, { hold: `${hold}b` });
+        mock.reply(again);
+        const p2 = new AgentProbe();
+        const a2 = new AnthropicAgent(testConfig, testConnection(mock), p2.dispatch);
+        a2.send([{ type: "text", text: "go" }]);
+        await mock.reached(`${hold}b`);
+        await p2.until(() => p2.msgs.filter((m) => m.type === "stream-updated").length === updatesBeforeCut);
+        a2.abort();
+        mock.release(`${hold}b`);
+        assert.deepEqual(valid(a2), []);
+      }),
+      { numRuns: 60 },
+    );
+    assert.deepEqual(mock.violations(), []);
+  } finally {
+    await mock.close();
+  }
+});
