@@ -16,7 +16,7 @@ const word = fc.stringMatching(/^[a-z ]{0,12}$/);
 const part: fc.Arbitrary<Part[]> = fc.oneof(
   word.map((text) => [{ text, chunk: 3 }]),
   fc.tuple(word, fc.boolean()).map(([thinking, signed]) => [{ thinking, signature: signed ? "sig" : "", chunk: 3 }]),
-  fc.constant([{ redacted: "opaque" }]),
+  fc.constant<Part[]>([{ redacted: "opaque" }]),
   fc.integer({ min: 1, max: 1e6 }).map((n) => [{ toolUse: { id: `t${n}`, name: "get_file", input: { path: `f${n}` } }, chunk: 4 }]),
   fc.integer({ min: 1, max: 1e6 }).map((n) => [
     { serverToolUse: { id: `s${n}`, query: "q" } },

@@ -2,7 +2,7 @@
  * Drives a real headless Neovim with tine on its runtimepath, the host built from this checkout,
  * and the SDK pointed at a fresh HTTP mock of the Messages API. One Neovim per test.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -80,6 +80,13 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     // Record notifications so tests can assert on what the user was told.
     `lua _G.tine_notes = {}; vim.notify = function(msg, level) table.insert(_G.tine_notes, { msg = msg, level = level or 2 }) end`,
   ];
+  if (options.rplugin) {
+    // The classic path: register the plugin with the node remote-plugin host, as a user would.
+    const host = [`let g:node_host_prog = '${ROOT}/node_modules/neovim/bin/cli.js'`, `set rtp^=${ROOT}`, "runtime plugin/rplugin.vim"];
+    const r = spawnSync(binary.bin, ["--headless", "-u", "NONE", "-i", "NONE", ...host.flatMap((c) => ["--cmd", c]), "+UpdateRemotePlugins", "+qa"], { cwd, env, encoding: "utf8", timeout: 30_000 });
+    if (r.status !== 0) throw new Error(`:UpdateRemotePlugins failed: ${r.stderr}`);
+    init.unshift(...host, "let g:tine_rplugin = 1");
+  }
   const proc: ChildProcess = spawn(binary.bin, ["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n", ...init.flatMap((c) => ["--cmd", c])], {
     cwd,
     env,

@@ -257,6 +257,16 @@ for (const nv of nvims()) {
       });
     });
 
+    it("runs under the classic node remote-plugin host too (:UpdateRemotePlugins)", async () => {
+      await withNeovim(nv, async (s) => {
+        s.mock.reply(textReply("Via rplugin."));
+        const t = await openSidebar(s);
+        await typeAndSend(s, "classic");
+        await s.waitForDisplay(t.id, "Via rplugin.");
+        assert.equal(await s.lua("return require('tine.host').running() and vim.g.tine_rplugin"), 1);
+      }, { rplugin: true });
+    });
+
     it(":checkhealth tine reports Node, the build, the key's presence (not its value) and Neovim", async () => {
       await withNeovim(nv, async (s) => {
         await s.cmd("checkhealth tine");

@@ -1,0 +1,20 @@
+/**
+ * Entry for Neovim's classic node remote-plugin host (rplugin/node/tine): the same handlers as
+ * the jobstart host, reached through a `TineRequest(method, args)` function.
+ */
+import { NvimBridge } from "./nvim/bridge.ts";
+import { Handlers } from "./rpc/handlers.ts";
+
+type Plugin = {
+  nvim: ConstructorParameters<typeof NvimBridge>[0];
+  registerFunction(name: string, fn: (args: unknown[]) => unknown, options: { sync: boolean }): void;
+};
+
+export default function register(plugin: Plugin): void {
+  const handlers = new Handlers(new NvimBridge(plugin.nvim));
+  plugin.registerFunction(
+    "TineRequest",
+    async ([method, args]: unknown[]) => handlers.handle(String(method), (args as unknown[]) ?? []),
+    { sync: true },
+  );
+};
