@@ -7,6 +7,8 @@ import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { parseSend } from "./chat/send-command.ts";
 import type { Thread } from "./chat/thread.ts";
 import { AnthropicAgent, connect } from "./providers/anthropic-agent.ts";
+import { History } from "./providers/history.ts";
+import { assistantMessage, entry, userMessage, type Entry } from "./providers/native.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
@@ -43,7 +45,7 @@ export class App {
     };
     this.chat = new Chat(
       this.dispatch,
-      (dispatch) => new AnthropicAgent(providerConfig, connection, dispatch),
+      (dispatch, history) => new AnthropicAgent(providerConfig, connection, dispatch, history),
       { cwd: config.cwd, needsApproval: (name) => config.tools_needing_approval.includes(name) },
       { threadCreated: (thread, how) => this.mount(thread, how) },
     );
@@ -187,6 +189,19 @@ export class App {
 
   threadAtListLine(line: number): ThreadId | null {
     return this.list.idAt(line);
+  }
+
+  /** A new thread holding `n` messages of conversation (benchmarks). */
+  async seedThread(n: number): Promise<{ id: ThreadId; display: number; lines: number }> {
+    const entries: Entry[] = [];
+    for (let i = 0; i < n; i++) {
+      const text = `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(3).trim()}`;
+      entries.push(entry(i % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
+    }
+    const newId = this.chat.allocateId();
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, history: History.of(entries) } });
+    const m = await this.mounting.get(newId)!;
+    return { id: newId, display: m.display, lines: m.view.text().length };
   }
 
   /** Lines and status of a thread's display buffer as the host sees it (tests, :checkhealth). */

@@ -3,6 +3,7 @@
  * source agent is cloned (in whatever state it is) and never written to.
  */
 import type { Agent, AgentMsg } from "../providers/agent.ts";
+import type { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatMsg, Dispatch, ForkRequest, RootMsg, ThreadId } from "./msgs.ts";
 import { Thread, type ThreadContext } from "./thread.ts";
@@ -29,7 +30,7 @@ export class Chat {
 
   constructor(
     private readonly dispatch: Dispatch,
-    private readonly newAgent: (dispatch: (msg: AgentMsg) => void) => Agent,
+    private readonly newAgent: (dispatch: (msg: AgentMsg) => void, history?: History) => Agent,
     private readonly context: Omit<ThreadContext, "dispatch">,
     private readonly events: ChatEvents,
   ) {}
@@ -62,7 +63,7 @@ export class Chat {
     const m: ChatMsg = msg.msg;
     switch (m.type) {
       case "new-thread":
-        this.add(new Thread(m.newId, `Thread ${m.newId}`, this.newAgent(this.agentDispatch(m.newId)), this.threadContext()), {});
+        this.add(new Thread(m.newId, `Thread ${m.newId}`, this.newAgent(this.agentDispatch(m.newId), m.history), this.threadContext()), {});
         return;
       case "fork-thread":
         this.fork(m);

@@ -1,5 +1,6 @@
 /** The typed messages that drive every change, dispatched through the one loop in `App`. */
 import type { AgentMsg } from "../providers/agent.ts";
+import type { History } from "../providers/history.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 
 export type ThreadId = number;
@@ -24,7 +25,8 @@ export type ForkRequest = {
 };
 
 export type ChatMsg =
-  | { type: "new-thread"; newId: ThreadId }
+  /** `history`: a conversation to start from (benchmarks now; threads loaded from disk later). */
+  | { type: "new-thread"; newId: ThreadId; history?: History }
   | ({ type: "fork-thread" } & ForkRequest)
   | { type: "select-thread"; id: ThreadId };
 

@@ -58,8 +58,14 @@ export class Handlers {
         return app.threadAtListLine(a);
       case "display_text":
         return app.displayText(a);
-      default:
-        throw new Error(`tine: unknown request ${method}`);
+      // Benchmarks only (test/bench): never reachable unless the host was started for them.
+      case "bench_seed":
+        if (process.env["TINE_BENCH"] !== "1") break;
+        return await app.seedThread(Number(a));
+      case "bench_cpu":
+        if (process.env["TINE_BENCH"] !== "1") break;
+        return process.cpuUsage().user + process.cpuUsage().system;
     }
+    throw new Error(`tine: unknown request ${method}`);
   }
 }

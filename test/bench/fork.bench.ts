@@ -1,0 +1,71 @@
+/**
+ * Forking cost. For threads of 100, 1,000 and 10,000 messages: the time of `clone` alone, the
+ * heap added by 100 forks of the same thread against the heap of its messages (shared, not
+ * copied: the ratio should stay far below 1.5), and end to end in real Neovim, the time from
+ * sending `@fork hi` to the clone's buffer showing its full history.
+ * Run with --expose-gc (scripts/bench.mjs does).
+ */
+import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
+import { History } from "../../node/providers/history.ts";
+import { assistantMessage, entry, userMessage, type Entry } from "../../node/providers/native.ts";
+import { testConfig } from "../helpers/agent-harness.ts";
+import { nvims, withNeovim } from "../helpers/neovim.ts";
+import { textReply } from "../mock-anthropic/script.ts";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with node --expose-gc");
+const heap = () => (gc(), gc(), process.memoryUsage().heapUsed);
+const connection = { client: null, streamRetries: 0, retryDelayMs: 0 };
+
+function entries(n: number): Entry[] {
+  const out: Entry[] = [];
+  for (let i = 0; i < n; i++) {
+    const text = `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(3).trim()}`;
+    out.push(entry(i % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
+  }
+  return out;
+}
+
+const rows: string[] = [];
+for (const n of [100, 1000, 10000]) {
+  const base = heap();
+  const source = new AnthropicAgent(testConfig, connection, () => {}, History.of(entries(n)), { type: "stopped", stopReason: "end_turn" });
+  const messagesHeap = heap() - base;
+  for (let i = 0; i < 200; i++) source.clone(() => {}); // warm up
+  const runs = 2000;
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) source.clone(() => {});
+  const cloneUs = ((performance.now() - t0) / runs) * 1000;
+  const before = heap();
+  const forks = Array.from({ length: 100 }, () => source.clone(() => {}));
+  const added = heap() - before;
+  rows.push(
+    `${String(n).padStart(6)} messages: clone ${cloneUs.toFixed(2)} µs · heap of the messages ${(messagesHeap / 1024).toFixed(0)} KiB · added by 100 forks ${(added / 1024).toFixed(0)} KiB (ratio ${(added / messagesHeap).toFixed(3)})`,
+  );
+  void forks.length;
+}
+
+const nv = nvims().at(-1)!;
+await withNeovim(nv, async (s) => {
+  for (const n of [100, 1000, 10000]) {
+    const seeded = await s.lua<{ id: number; display: number; lines: number }>("return require('tine.host').request('bench_seed', ...)", n);
+    s.mock.reply(textReply("ok"));
+    const before = (await s.threads()).length;
+    const t0 = performance.now();
+    await s.lua("require('tine').send(...)", seeded.id, "@fork hi");
+    // The clone's history: the seeded messages plus the prompt, in its own buffer.
+    await s.until("the clone's full history", async () => {
+      const threads = await s.threads();
+      if (threads.length === before) return false;
+      const buf = threads.at(-1)!.bufnr;
+      const count = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", buf);
+      return count >= seeded.lines + 3 && (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)).includes("hi");
+    }, 60_000);
+    const ms = performance.now() - t0;
+    rows.push(`${String(n).padStart(6)} messages: @fork hi → clone buffer shows its full history ${ms.toFixed(1)} ms`);
+    await s.waitForStatus((await s.threads()).at(-1)!.id, "idle");
+  }
+}, { env: { TINE_BENCH: "1" } });
+
+console.log(`fork benchmark (${nv.version})`);
+for (const r of rows) console.log(`  ${r}`);
