@@ -104,6 +104,22 @@ describe("AnthropicAgent streaming", () => {
     });
   });
 
+  it("a connection dropped mid-stream leaves a valid history and an error, and the thread goes on", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ text: "Kept." }, { drop: true }]), textReply("Back."));
+      let done = probe.stopped();
+      agent.send(say("hi"));
+      await done;
+      assert.equal(agent.status.type, "error");
+      // Whether "Kept." arrived before the drop depends on the socket; either way the history is valid.
+      assert.deepEqual(checkMessages([...messages(agent), { role: "user", content: say("next") }].filter((m, i, all) => i === all.length - 1 || m.role === "assistant" || all[i + 1]?.role !== "user")), []);
+      done = probe.stopped();
+      agent.send(say("again"));
+      await done;
+      assert.deepEqual(messages(agent).at(-1), { role: "assistant", content: [{ type: "text", text: "Back." }] });
+    });
+  });
+
   it("abort keeps finalized blocks, drops the block in progress and answers tool_use", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(
