@@ -283,7 +283,7 @@ describe("AnthropicAgent.clone", () => {
       agent.send(say("read"));
       await done;
       done = probe.stopped();
-      agent.continueWithToolResults([{ type: "tool_result", tool_use_id: "t1", content: "A" }]);
+      agent.send([{ type: "tool_result", tool_use_id: "t1", content: "A" }]);
       await done;
       done = probe.stopped();
       agent.send(say("more"));

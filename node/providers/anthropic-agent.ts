@@ -135,11 +135,6 @@ export class AnthropicAgent implements Agent {
     });
   }
 
-  /** Sends the tool results of the last turn and continues the conversation. */
-  continueWithToolResults(results: UserBlock[]): void {
-    this.send(results);
-  }
-
   private setStatus(status: AgentStatus): void {
     this.status = status;
     this.dispatch({ type: "status-changed", status });

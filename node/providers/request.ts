@@ -48,8 +48,3 @@ export function buildRequest(
   if (config.thinkingBudget > 0) params.thinking = { type: "enabled", budget_tokens: config.thinkingBudget };
   return params;
 }
-
-/** The request without its cache_control markers: what `.messages()` shows. */
-export function withoutCacheMarkers<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (k, v) => (k === "cache_control" ? undefined : v)));
-}

@@ -13,7 +13,7 @@ import type { InProgressBlock, OpenMessage } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { Document, type Edit } from "./document.ts";
-import { detailKey, renderEntry, renderInProgressSummary, renderOpenFinalized, type Rendered, type RenderContext } from "./render.ts";
+import { renderEntry, renderInProgressSummary, renderOpenFinalized, type Rendered, type RenderContext } from "./render.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
@@ -184,7 +184,7 @@ function contextFor(thread: Thread, history: History, index: number): RenderCont
 /** What, beyond the entry itself, its rendering depends on ("" = nothing). */
 function variantOf(ctx: RenderContext): string {
   const parts: string[] = [];
-  const prefix = detailKey(ctx.index, 0).split(":")[0] + ":";
+  const prefix = `${ctx.index}:`;
   for (const key of ctx.expanded) if (key.startsWith(prefix)) parts.push(key);
   if (ctx.toolRuns) parts.push(ctx.toolRuns.map((r) => `${r.use.id}=${r.state}${r.outcome?.isError ? "!" : ""}`).join(","));
   return parts.sort().join(";");
