@@ -38,6 +38,6 @@ const only = process.argv.slice(2);
 step(
   "unit and integration tests",
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...(only.length ? only : files.sort())],
+  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", "--test-reporter=spec", ...(only.length ? only : files.sort())],
   { ...process.env, TINE_TEST_NVIMS: JSON.stringify(nvims) },
 );

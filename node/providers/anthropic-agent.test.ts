@@ -5,8 +5,8 @@ import { errorReply } from "../../test/mock-anthropic/server.ts";
 import { response, textReply } from "../../test/mock-anthropic/script.ts";
 import { AgentProbe, testConfig, withAgent } from "../../test/helpers/agent-harness.ts";
 import { readsCacheOf } from "../../test/helpers/cache-prefix.ts";
-import { FORKED_BEFORE_TOOL_RAN } from "./turn-cleanup.ts";
-import type { AnthropicAgent } from "./anthropic-agent.ts";
+import { FORKED_BEFORE_TOOL_RAN, stoppedBeforeToolRan } from "./turn-cleanup.ts";
+import { MAX_PAUSE_CONTINUATIONS, type AnthropicAgent } from "./anthropic-agent.ts";
 
 const say = (text: string) => [{ type: "text" as const, text }];
 const messages = (a: AnthropicAgent) => a.history.messages();
@@ -140,6 +140,138 @@ describe("AnthropicAgent streaming", () => {
       assert.equal(ms[2]!.role, "user");
       assert.deepEqual(checkMessages(ms), []);
       void probe;
+    });
+  });
+});
+
+describe("AnthropicAgent stop reasons", () => {
+  const search = (id: string, query: string) => ({ serverToolUse: { id, query } });
+  const found = (toolUseId: string) => ({ searchResult: { toolUseId, title: `Result ${toolUseId}`, url: `https://example.com/${toolUseId}` } });
+  const withSearch = { ...testConfig, webSearch: true };
+
+  it("pause_turn: sends the paused turn back as the last message and merges the continuation into it", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        // Paused while the second search still runs: its server_tool_use has no result yet.
+        response([search("s1", "neovim"), found("s1"), { text: "Searching more." }, search("s2", "forks")], {
+          stopReason: "pause_turn",
+          usage: { input_tokens: 100, output_tokens: 30 },
+        }),
+        response([found("s2"), { text: "Both found." }], { usage: { input_tokens: 150, output_tokens: 20 } }),
+        textReply("ok"),
+      );
+      let done = probe.stopped();
+      agent.send(say("search"));
+      await done;
+      assert.equal(mock.requests.length, 2);
+      const second = (mock.requests[1]!.body as any).messages;
+      assert.equal(second.length, 2);
+      assert.equal(second[1].role, "assistant");
+      assert.deepEqual(second[1].content.map((b: any) => b.type), ["server_tool_use", "web_search_tool_result", "text", "server_tool_use"]);
+      assert.equal(second[1].content[3].id, "s2");
+      // One assistant entry for the whole turn, with the usage of both responses.
+      assert.deepEqual(agent.status, { type: "stopped", stopReason: "end_turn" });
+      const ms = messages(agent);
+      assert.deepEqual(ms.map((m) => m.role), ["user", "assistant"]);
+      assert.deepEqual(ms[1]!.content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text", "server_tool_use", "web_search_tool_result", "text"]);
+      const meta = agent.history.at(1).meta!;
+      assert.equal(meta.stopReason, "end_turn");
+      assert.equal(meta.usage.input_tokens, 250);
+      assert.equal(meta.usage.output_tokens, 50);
+      done = probe.stopped();
+      agent.send(say("thanks"));
+      await done;
+      assert.deepEqual((mock.requests[2]!.body as any).messages.map((m: any) => m.role), ["user", "assistant", "user"]);
+    }, withSearch);
+  });
+
+  it("pause_turn: abort during the continuation closes the paused turn and its new blocks as one message", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([{ text: "Looking." }, search("s1", "neovim")], { stopReason: "pause_turn" }),
+        response([found("s1"), { text: "Half a sent", holdInside: { hold: "mid", afterDeltas: 1 } }]),
+      );
+      agent.send(say("search"));
+      await mock.reached("mid");
+      await streamedUpTo(probe, agent, 3, "text");
+      // The fork taken now and the abort below close the turn by the same rule.
+      const clone = agent.clone(() => {});
+      agent.abort();
+      mock.release("mid");
+      const expected = [
+        { role: "user", content: say("search") },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Looking." },
+            { type: "server_tool_use", id: "s1", name: "web_search", input: { query: "neovim" } },
+            { type: "web_search_tool_result", tool_use_id: "s1", content: [{ type: "web_search_result", title: "Result s1", url: "https://example.com/s1", encrypted_content: "enc", page_age: null }] },
+          ],
+        },
+      ];
+      assert.deepEqual(messages(agent), expected);
+      assert.deepEqual(messages(clone), expected);
+      assert.deepEqual(checkMessages([...messages(agent), { role: "user", content: say("next") }]), []);
+    }, withSearch);
+  });
+
+  it("pause_turn: after the last allowed continuation the turn stops, closed, and the next send is valid", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      const pauses = Array.from({ length: MAX_PAUSE_CONTINUATIONS + 1 }, (_, i) =>
+        response([found(`s${i}`), search(`s${i + 1}`, `q${i + 1}`)].slice(i === 0 ? 1 : 0), { stopReason: "pause_turn" }),
+      );
+      mock.reply(...pauses, textReply("resumed"));
+      let done = probe.stopped();
+      agent.send(say("search a lot"));
+      await done;
+      assert.equal(mock.requests.length, MAX_PAUSE_CONTINUATIONS + 1);
+      assert.deepEqual(agent.status, { type: "stopped", stopReason: "pause_turn" });
+      // The last search never got its result: it is dropped, the rest is kept.
+      const turn = messages(agent)[1]!.content;
+      assert.equal(turn.filter((b) => b.type === "server_tool_use").length, MAX_PAUSE_CONTINUATIONS);
+      done = probe.stopped();
+      agent.send(say("go on"));
+      await done;
+      assert.deepEqual(messages(agent).map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+    }, withSearch);
+  });
+
+  it("max_tokens: a tool call cut off is answered as never run, and the next send is valid", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([{ text: "Reading it." }, { toolUse: { id: "t1", name: "get_file", input: { path: "src/main.ts" } }, cutInputAt: 9 }], {
+          stopReason: "max_tokens",
+        }),
+        textReply("continued"),
+      );
+      let done = probe.stopped();
+      agent.send(say("read"));
+      await done;
+      assert.deepEqual(agent.status, { type: "stopped", stopReason: "max_tokens" });
+      const ms = messages(agent);
+      assert.deepEqual(ms.map((m) => m.role), ["user", "assistant", "user"]);
+      assert.deepEqual(ms[2]!.content, [{ type: "tool_result", tool_use_id: "t1", content: stoppedBeforeToolRan("max_tokens"), is_error: true }]);
+      assert.equal(agent.history.at(1).meta!.stopReason, "max_tokens");
+      done = probe.stopped();
+      agent.send(say("continue"));
+      await done;
+      const sent = (mock.requests[1]!.body as any).messages;
+      assert.deepEqual(sent[2].content.map((b: any) => b.type), ["tool_result", "text"]);
+    });
+  });
+
+  it("refusal: the stop reason is kept and the thread goes on", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ text: "I can't help with that." }], { stopReason: "refusal" }), textReply("Sure."));
+      let done = probe.stopped();
+      agent.send(say("something"));
+      await done;
+      assert.deepEqual(agent.status, { type: "stopped", stopReason: "refusal" });
+      assert.equal(agent.history.at(1).meta!.stopReason, "refusal");
+      done = probe.stopped();
+      agent.send(say("something else"));
+      await done;
+      assert.deepEqual(messages(agent).map((m) => m.role), ["user", "assistant", "user", "assistant"]);
     });
   });
 });

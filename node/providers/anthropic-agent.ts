@@ -15,7 +15,9 @@ import {
   cleanAssistantBlocks,
   closeTurn,
   FORKED_BEFORE_TOOL_RAN,
+  pausedTurnBlocks,
   resultsIn,
+  stoppedBeforeToolRan,
 } from "./turn-cleanup.ts";
 
 export type Connection = {
@@ -49,10 +51,28 @@ const zeroUsage = (): Usage => ({
   cache_creation_input_tokens: 0,
 });
 
+/**
+ * A turn a server tool paused (`pause_turn`). It stays the open message: its blocks are sent back
+ * as the last (assistant) message and the continuation's blocks are appended to them, so abort,
+ * fork and errors close it like any half-streamed message, and it ends as one history entry.
+ */
+type PausedTurn = {
+  readonly blocks: readonly AssistantBlock[];
+  /** Usage summed over the responses so far: each was billed. */
+  readonly usage: Usage;
+  readonly continuations: number;
+  readonly startedAt: number;
+};
+
+/** Continuations of one turn before it is stopped and left to the user (each is billed). */
+export const MAX_PAUSE_CONTINUATIONS = 8;
+
 type Stream = {
   readonly controller: AbortController;
+  readonly paused: PausedTurn | null;
   finalized: AssistantBlock[];
   inProgress: InProgressBlock | null;
+  /** This response's usage; the turn's is this plus `paused.usage`. */
   usage: Usage;
   stopReason: StopReason | null;
 };
@@ -140,19 +160,28 @@ export class AnthropicAgent implements Agent {
     this.dispatch({ type: "status-changed", status });
   }
 
-  private async request(): Promise<void> {
+  private async request(paused: PausedTurn | null = null): Promise<void> {
     const client = this.connection.client;
     if (!client) {
       this.setStatus({ type: "error", message: MISSING_KEY_MESSAGE });
       return;
     }
     const controller = new AbortController();
+    const startedAt = paused?.startedAt ?? Date.now();
+    const fresh = (): Stream => ({
+      controller,
+      paused,
+      finalized: paused ? paused.blocks.slice() : [],
+      inProgress: null,
+      usage: zeroUsage(),
+      stopReason: null,
+    });
     for (let attempt = 0; ; attempt++) {
-      const stream: Stream = { controller, finalized: [], inProgress: null, usage: zeroUsage(), stopReason: null };
+      const stream = fresh();
       this.stream = stream;
-      this.setStatus({ type: "streaming", startedAt: Date.now(), attempt });
+      this.setStatus({ type: "streaming", startedAt, attempt });
       try {
-        const events = await client.messages.create(buildRequest(this.config, this.history), {
+        const events = await client.messages.create(buildRequest(this.config, this.history, paused?.blocks), {
           signal: controller.signal,
         });
         for await (const event of events) {
@@ -166,7 +195,7 @@ export class AnthropicAgent implements Agent {
       } catch (error) {
         if (this.stream !== stream) return; // aborted: abort() already closed the turn
         if (isRetryable(error) && attempt < this.connection.streamRetries) {
-          this.stream = { ...stream, finalized: [], inProgress: null };
+          this.stream = fresh();
           this.dispatch({ type: "stream-updated" });
           await sleep(this.connection.retryDelayMs * 2 ** attempt, controller.signal);
           if (controller.signal.aborted) return;
@@ -181,17 +210,27 @@ export class AnthropicAgent implements Agent {
   }
 
   private finish(stream: Stream): void {
-    this.stream = null;
     const stopReason = stream.stopReason!;
-    const meta = { stopReason, usage: stream.usage };
+    const usage = stream.paused ? addUsage(stream.paused.usage, stream.usage) : stream.usage;
+    const continuations = stream.paused?.continuations ?? 0;
+    if (stopReason === "pause_turn" && continuations < MAX_PAUSE_CONTINUATIONS) {
+      // A server tool paused the turn: the API goes on from the paused message sent back as it is.
+      const blocks = pausedTurnBlocks(stream.finalized);
+      if (blocks.length) {
+        void this.request({ blocks, usage, continuations: continuations + 1, startedAt: stream.paused?.startedAt ?? Date.now() });
+        return;
+      }
+    }
+    this.stream = null;
     // A complete message can still hold blocks the API would refuse back (an empty text block).
     const content = cleanAssistantBlocks(stream.finalized);
-    if (content.length) this.history = this.history.push(entry(assistantMessage(content), meta));
-    this.setStatus({ type: "stopped", stopReason });
-    if (stopReason === "pause_turn") {
-      // A server tool paused the turn: the API continues it from the assistant message as it is.
-      void this.request();
+    if (content.length) this.history = this.history.push(entry(assistantMessage(content), { stopReason, usage }));
+    if (stopReason !== "tool_use") {
+      // A tool call cut off by max_tokens (or any stop but tool_use) never runs: answer it now so
+      // the next send is valid.
+      this.history = closeTurn(this.history, null, { missingResultText: stoppedBeforeToolRan(stopReason) });
     }
+    this.setStatus({ type: "stopped", stopReason });
   }
 
   private onEvent(stream: Stream, event: Anthropic.Messages.RawMessageStreamEvent): void {
@@ -270,12 +309,28 @@ function finishBlock(stream: Stream): AssistantBlock | null {
       return Object.freeze({ type: "thinking", thinking: b.thinking, signature: b.signature });
     case "tool_use":
     case "server_tool_use": {
-      const input = b.inputJson ? JSON.parse(b.inputJson) : {};
+      // Input cut off by max_tokens is not JSON; the call is then answered as never run.
+      const input = parseInput(b.inputJson);
       return Object.freeze({ type: b.type, id: b.id, name: b.name, input } as AssistantBlock);
     }
     case "whole":
       return b.block;
   }
+}
+
+function parseInput(json: string): unknown {
+  if (!json) return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    return {};
+  }
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  const out = zeroUsage();
+  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
+  return out;
 }
 
 function mergeUsage(into: Usage, from: Partial<Record<keyof Usage, number | null>> | null | undefined): void {

@@ -1,6 +1,7 @@
 /**
  * Property: for random responses cut at a random event, clone and abort always yield a history
  * the Messages API accepts, and the source, left to finish, ends exactly as if never forked.
+ * Some responses continue a turn a server tool paused, so the cut falls in the continuation.
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
@@ -12,6 +13,7 @@ import { response, type Part } from "../../test/mock-anthropic/script.ts";
 import { AnthropicAgent } from "./anthropic-agent.ts";
 import { appendUserTurn } from "./turn-cleanup.ts";
 
+const webSearchConfig = { ...testConfig, webSearch: true };
 const word = fc.stringMatching(/^[a-z ]{0,12}$/);
 const part: fc.Arbitrary<Part[]> = fc.oneof(
   word.map((text) => [{ text, chunk: 3 }]),
@@ -38,6 +40,29 @@ function expectedFinal(parts: Part[]) {
   return out;
 }
 
+/** A paused response (no client tool calls: those stop on tool_use) ending in a search still running. */
+const pausedTurn: fc.Arbitrary<Part[] | null> = fc.option(
+  fc.array(part.filter((ps) => !ps.some((p) => "toolUse" in p)), { maxLength: 3 }).map((nested) => [
+    ...nested.flat(),
+    { serverToolUse: { id: "sp", query: "q" } },
+  ]),
+);
+const PAUSED_RESULT: Part = { searchResult: { toolUseId: "sp", title: "t", url: "https://example.com" } };
+
+/** Scripts the replies (the paused one first, if any) with a hold at `cut`; returns the update count before it. */
+function script(mock: MockAnthropic, paused: Part[] | null, parts: Part[], cut: number, hold: string): number {
+  let updates = cut - 1; // every event but message_start reports an update
+  if (paused) {
+    const first = response(paused, { stopReason: "pause_turn" }) as { kind: "stream"; steps: Step[] };
+    updates += first.steps.length - 2; // neither message_start nor message_stop does
+    mock.reply(first);
+  }
+  const reply = response(paused ? [PAUSED_RESULT, ...parts] : parts) as { kind: "stream"; steps: Step[] };
+  reply.steps.splice(cut, 0, { hold });
+  mock.reply(reply);
+  return updates;
+}
+
 const valid = (agent: AnthropicAgent) => {
   const h = appendUserTurn(agent.history, [{ type: "text", text: "next" }]);
   return checkMessages(h.messages());
@@ -47,17 +72,15 @@ it("clone and abort at any event yield valid histories and never change the sour
   const mock = await MockAnthropic.start();
   try {
     await fc.assert(
-      fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 5 }), fc.nat(), async (nested, cutSeed) => {
+      fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 5 }), pausedTurn, fc.nat(), async (nested, paused, cutSeed) => {
         const parts = nested.flat();
-        const reply = response(parts) as { kind: "stream"; steps: Step[] };
+        const eventCount = (response(paused ? [PAUSED_RESULT, ...parts] : parts) as { steps: Step[] }).steps.length;
         // Cut after message_start, anywhere up to just before message_delta.
-        const cut = 1 + (cutSeed % (reply.steps.length - 2));
+        const cut = 1 + (cutSeed % (eventCount - 2));
         const hold = `cut${mock.requests.length}`;
-        reply.steps.splice(cut, 0, { hold });
-        const updatesBeforeCut = cut - 1; // every event but message_start reports an update
-        mock.reply(reply);
+        const updatesBeforeCut = script(mock, paused, parts, cut, hold);
         const probe = new AgentProbe();
-        const agent = new AnthropicAgent(testConfig, testConnection(mock), probe.dispatch);
+        const agent = new AnthropicAgent(webSearchConfig, testConnection(mock), probe.dispatch);
         const done = probe.stopped();
         agent.send([{ type: "text", text: "go" }]);
         await mock.reached(hold);
@@ -69,16 +92,15 @@ it("clone and abort at any event yield valid histories and never change the sour
 
         mock.release(hold);
         await done;
-        const final = expectedFinal(parts);
+        const final = expectedFinal([...(paused ? [...paused, PAUSED_RESULT] : []), ...parts]);
         // An empty response leaves no assistant message: the API would refuse one.
         const got = agent.history.length > 1 ? agent.history.at(1).message.content : [];
         assert.deepEqual(got, final, "the source finished as if never forked");
+        assert.deepEqual(agent.history.messages().map((m) => m.role), final.length ? ["user", "assistant"] : ["user"], "one message for the turn");
         // A second agent streamed identically and aborted at the same point is valid too.
-        const again = response(parts) as { kind: "stream"; steps: Step[] };
-        again.steps.splice(cut, 0, { hold: `${hold}b` });
-        mock.reply(again);
+        script(mock, paused, parts, cut, `${hold}b`);
         const p2 = new AgentProbe();
-        const a2 = new AnthropicAgent(testConfig, testConnection(mock), p2.dispatch);
+        const a2 = new AnthropicAgent(webSearchConfig, testConnection(mock), p2.dispatch);
         a2.send([{ type: "text", text: "go" }]);
         await mock.reached(`${hold}b`);
         await p2.until(() => p2.msgs.filter((m) => m.type === "stream-updated").length === updatesBeforeCut);

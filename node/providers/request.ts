@@ -4,7 +4,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { History } from "./history.ts";
-import type { Block, NativeMessage } from "./native.ts";
+import { assistantMessage, type AssistantBlock, type Block, type NativeMessage } from "./native.ts";
 
 export type ProviderConfig = {
   model: string;
@@ -26,11 +26,14 @@ function withCacheBreakpoint(message: NativeMessage): NativeMessage {
   return { role: message.role, content: [...content.slice(0, -1), marked] } as NativeMessage;
 }
 
+/** `pausedTurn`: the blocks of a turn a server tool paused, sent back last so the API continues it. */
 export function buildRequest(
   config: ProviderConfig,
   history: History,
+  pausedTurn?: readonly AssistantBlock[],
 ): Anthropic.Messages.MessageCreateParamsStreaming {
   const messages = history.messages();
+  if (pausedTurn?.length) messages.push(assistantMessage(pausedTurn.slice()));
   // Breakpoint on the latest message; the next request finds this prefix in the cache.
   if (messages.length) messages[messages.length - 1] = withCacheBreakpoint(messages[messages.length - 1]!);
   const tools: Anthropic.Messages.ToolUnion[] = [...config.tools];

@@ -16,6 +16,8 @@ import {
 
 export const FORKED_BEFORE_TOOL_RAN = "The thread was forked before the tool could execute.";
 export const ABORTED_BEFORE_TOOL_RAN = "The user aborted before the tool could execute.";
+export const stoppedBeforeToolRan = (stopReason: string) =>
+  `The response stopped (${stopReason}) before the tool call was complete; it did not run.`;
 
 export type OpenTurn = {
   /** Blocks of the assistant message being streamed that have finished; never the one in progress. */
@@ -31,6 +33,19 @@ export type CloseTurnOptions = {
 
 /** Keeps the blocks of an assistant message that the API accepts on their own. */
 export function cleanAssistantBlocks(blocks: readonly AssistantBlock[]): AssistantBlock[] {
+  return keepValidBlocks(blocks, false);
+}
+
+/**
+ * The blocks of a turn paused by a server tool, to send back as the request's last message. A
+ * `server_tool_use` still waiting on its result stays: the API continues from it (and accepts it
+ * only there, as the last message).
+ */
+export function pausedTurnBlocks(blocks: readonly AssistantBlock[]): AssistantBlock[] {
+  return keepValidBlocks(blocks, true);
+}
+
+function keepValidBlocks(blocks: readonly AssistantBlock[], keepPendingServerTools: boolean): AssistantBlock[] {
   const searchUses = new Set<string>();
   const searchResults = new Set<string>();
   for (const b of blocks) {
@@ -50,7 +65,7 @@ export function cleanAssistantBlocks(blocks: readonly AssistantBlock[]): Assista
       case "tool_use":
         return true;
       case "server_tool_use":
-        return searchResults.has(b.id);
+        return keepPendingServerTools || searchResults.has(b.id);
       case "web_search_tool_result":
         return searchUses.has(b.tool_use_id);
     }

@@ -9,7 +9,7 @@
  *   ones revisited; everything else is rendered once (and cached per shared entry).
  */
 import type { Thread } from "../chat/thread.ts";
-import type { InProgressBlock, OpenMessage } from "../providers/agent.ts";
+import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { Document, type Edit } from "./document.ts";
@@ -190,10 +190,22 @@ function variantOf(ctx: RenderContext): string {
   return parts.sort().join(";");
 }
 
+/** What a stop other than a plain end means for the user, and what to do next. */
+const STOP_NOTES: Partial<Record<StopReason, string>> = {
+  aborted: "⏹ Aborted",
+  max_tokens: "⚠ Stopped at the max_tokens limit: send (e.g. “continue”) to go on, or raise max_tokens in setup()",
+  refusal: "⚠ The model declined to respond: rephrase and send again, or fork from an earlier message (F)",
+  pause_turn: "⏸ The server paused this turn several times: send (e.g. “continue”) to resume it",
+  model_context_window_exceeded: "⚠ The conversation filled the model's context window: fork from an earlier message (F)",
+};
+
 function footerLines(thread: Thread): string[] {
   const s = thread.agent.status;
   if (s.type === "error") return [`⚠ Error: ${s.message}`, "  (the thread is usable: send again to retry)", ""];
-  if (s.type === "stopped" && s.stopReason === "aborted") return ["⏹ Aborted", ""];
+  if (s.type === "stopped") {
+    const note = STOP_NOTES[s.stopReason];
+    if (note) return [note, ""];
+  }
   if (s.type === "streaming" && s.attempt > 0) return [`↻ retrying (attempt ${s.attempt + 1})`, ""];
   return [""];
 }

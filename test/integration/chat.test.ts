@@ -221,6 +221,49 @@ for (const nv of nvims()) {
       }, { setup: { web_search: true } });
     });
 
+    it("a turn paused by the server continues by itself and shows as one reply", async () => {
+      await withNeovim(nv, async (s) => {
+        s.mock.reply(
+          response([{ text: "Looking it up." }, { serverToolUse: { id: "s1", query: "neovim" } }], {
+            stopReason: "pause_turn",
+            usage: { input_tokens: 100, output_tokens: 7 },
+          }),
+          response([{ searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found it." }], {
+            usage: { input_tokens: 120, output_tokens: 5 },
+          }),
+        );
+        const t = await openSidebar(s);
+        await typeAndSend(s, "search");
+        const shown = await s.waitForDisplay(t.id, "── end_turn");
+        assert.match(shown, /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n   → 1 result\nFound it\.\n── end_turn · in 220 · out 12/);
+        assert.equal(shown.match(/## Claude/g)!.length, 1, "one reply, not two");
+        assert.equal(bodies(s)[1].messages.at(-1).role, "assistant", "the paused turn is sent back last");
+      }, { setup: { web_search: true } });
+    });
+
+    it("max_tokens and refusal say what happened and what to do; the thread goes on", async () => {
+      await withNeovim(nv, async (s) => {
+        s.mock.reply(
+          response([{ text: "Reading." }, { toolUse: { id: "t1", name: "get_file", input: { path: "a.txt" } }, cutInputAt: 5 }], {
+            stopReason: "max_tokens",
+          }),
+          response([{ text: "No." }], { stopReason: "refusal" }),
+          textReply("Fine."),
+        );
+        const t = await openSidebar(s);
+        await typeAndSend(s, "read a.txt");
+        let shown = await s.waitForDisplay(t.id, "⚠ Stopped at the max_tokens limit");
+        assert.match(shown, /🔧 get_file: \{\}\n── max_tokens[^\n]*\n\n## Tool results\n✗ get_file: The response stopped \(max_tokens\)/, "the cut-off call is shown as not run");
+        await typeAndSend(s, "continue");
+        shown = await s.waitForDisplay(t.id, "⚠ The model declined to respond");
+        assert.doesNotMatch(shown, /max_tokens limit/, "the note is about the latest stop only");
+        await typeAndSend(s, "please");
+        shown = await s.waitForDisplay(t.id, "Fine.\n── end_turn");
+        assert.doesNotMatch(shown, /declined/);
+        assert.deepEqual(bodies(s)[1].messages[2].content.map((b: any) => b.type), ["tool_result", "text"]);
+      });
+    });
+
     it(":Tine threads lists threads with live status; <CR> opens one", async () => {
       await withNeovim(nv, async (s) => {
         s.mock.reply(response([{ text: "slow", holdInside: { hold: "h", afterDeltas: 1 } }]));

@@ -48,7 +48,10 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
     if (m["role"] === "assistant") {
       const uses = new Set(blocks.filter((b) => b["type"] === "server_tool_use").map((b) => b["id"]));
       const results = new Set(blocks.filter((b) => b["type"] === "web_search_tool_result").map((b) => b["tool_use_id"]));
-      for (const id of uses) if (!results.has(id)) problems.push(`${where}: server_tool_use ${String(id)} has no result`);
+      // A paused turn sent back last may still wait on a server tool: the API continues from it.
+      const continuesPausedTurn = opts.allowTrailingAssistant && i === messages.length - 1;
+      if (!continuesPausedTurn)
+        for (const id of uses) if (!results.has(id)) problems.push(`${where}: server_tool_use ${String(id)} has no result`);
       for (const id of results) if (!uses.has(id)) problems.push(`${where}: web_search_tool_result ${String(id)} has no server_tool_use`);
     }
     // Tool results answer exactly the previous assistant message's tool_use blocks, and come first.

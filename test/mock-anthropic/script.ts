@@ -14,7 +14,8 @@ export type Part =
   | ({ text: string } & Inside)
   | ({ thinking: string; signature: string } & Inside)
   | { redacted: string }
-  | ({ toolUse: { id: string; name: string; input: unknown } } & Inside)
+  /** `cutInputAt`: the input JSON stops after that many characters, as when max_tokens cuts a call. */
+  | ({ toolUse: { id: string; name: string; input: unknown }; cutInputAt?: number } & Inside)
   | { serverToolUse: { id: string; query: string } }
   | { searchResult: { toolUseId: string; title: string; url: string } }
   /** Stop the stream here, between blocks, until the test releases `hold`. */
@@ -113,7 +114,7 @@ function plainBlockSteps(part: Part, index: number): Step[] {
   }
   if ("redacted" in part) return [start({ type: "redacted_thinking", data: part.redacted }), stop];
   if ("toolUse" in part) {
-    const json = JSON.stringify(part.toolUse.input);
+    const json = JSON.stringify(part.toolUse.input).slice(0, part.cutInputAt);
     return [
       start({ type: "tool_use", id: part.toolUse.id, name: part.toolUse.name, input: {} }),
       ...chunks(json, part.chunk ?? 7).map((j) => delta({ type: "input_json_delta", partial_json: j })),
