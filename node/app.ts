@@ -38,7 +38,8 @@ export class App {
     const providerConfig = {
       model: config.model,
       maxTokens: config.max_tokens,
-      thinkingBudget: config.thinking_budget,
+      thinking: config.thinking,
+      effort: config.effort,
       webSearch: config.web_search,
       system: config.system_prompt,
       tools: TOOL_SPECS,

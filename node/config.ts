@@ -2,10 +2,17 @@
  * The host's configuration. Defaults and documentation live in one place, lua/tine/config.lua;
  * the Lua side sends the merged table when it starts the host.
  */
+import type Anthropic from "@anthropic-ai/sdk";
+
+export type Effort = NonNullable<Anthropic.Messages.OutputConfig["effort"]>;
+
 export type HostConfig = {
   model: string;
   max_tokens: number;
-  thinking_budget: number;
+  /** Sent as the request's `thinking`; null leaves thinking to the model's default. */
+  thinking: Anthropic.Messages.ThinkingConfigParam | null;
+  /** Sent as `output_config.effort`; null leaves it to the model's default. */
+  effort: Effort | null;
   web_search: boolean;
   tools_needing_approval: string[];
   system_prompt: string;
@@ -25,7 +32,8 @@ export function parseConfig(raw: unknown): HostConfig {
   const config: HostConfig = {
     model: need("model", "string"),
     max_tokens: need("max_tokens", "number"),
-    thinking_budget: need("thinking_budget", "number"),
+    thinking: null,
+    effort: parseEffort((c as Record<string, unknown>)["effort"]),
     web_search: need("web_search", "boolean"),
     tools_needing_approval: Array.isArray(c.tools_needing_approval) ? c.tools_needing_approval.map(String) : [],
     system_prompt: need("system_prompt", "string"),
@@ -34,8 +42,42 @@ export function parseConfig(raw: unknown): HostConfig {
     retry_delay_ms: typeof c.retry_delay_ms === "number" ? c.retry_delay_ms : 1000,
     cwd: need("cwd", "string"),
   };
-  if (config.thinking_budget > 0 && (config.thinking_budget < 1024 || config.thinking_budget >= config.max_tokens)) {
-    throw new Error("tine: thinking_budget must be 0, or at least 1024 and below max_tokens");
-  }
+  config.thinking = parseThinking((c as Record<string, unknown>)["thinking"], config.max_tokens);
   return config;
+}
+
+const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
+
+function parseEffort(v: unknown): Effort | null {
+  if (v === undefined || v === null || v === false) return null;
+  if (!EFFORTS.includes(v as Effort)) throw new Error(`tine: config.effort must be one of ${EFFORTS.join(", ")} (or nil)`);
+  return v as Effort;
+}
+
+/** Only the fields the API defines, checked here so a typo is reported at setup, not as an HTTP 400. */
+function parseThinking(v: unknown, maxTokens: number): Anthropic.Messages.ThinkingConfigParam | null {
+  if (v === undefined || v === null || v === false) return null;
+  const t = v as Record<string, unknown>;
+  const display = (): { display?: "summarized" | "omitted" } => {
+    if (t["display"] === undefined || t["display"] === null) return {};
+    if (t["display"] !== "summarized" && t["display"] !== "omitted")
+      throw new Error('tine: config.thinking.display must be "summarized" or "omitted"');
+    return { display: t["display"] };
+  };
+  switch (t["type"]) {
+    case "adaptive":
+      return { type: "adaptive", ...display() };
+    case "between_tools":
+      return { type: "between_tools" };
+    case "disabled":
+      return { type: "disabled" };
+    case "enabled": {
+      const budget = t["budget_tokens"];
+      if (typeof budget !== "number" || budget < 1024 || budget >= maxTokens)
+        throw new Error("tine: config.thinking.budget_tokens must be at least 1024 and below max_tokens");
+      return { type: "enabled", budget_tokens: budget, ...display() };
+    }
+    default:
+      throw new Error('tine: config.thinking.type must be "adaptive", "between_tools", "enabled" or "disabled" (or set thinking = false)');
+  }
 }

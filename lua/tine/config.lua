@@ -7,8 +7,13 @@ M.defaults = {
   -- Anthropic model and limits.
   model = "claude-sonnet-5-5",
   max_tokens = 8192,
-  -- Extended thinking budget in tokens; 0 disables thinking (else >= 1024 and < max_tokens).
-  thinking_budget = 0,
+  -- Sent as the request's `thinking`. Adaptive thinking (Claude 4.6 and later) with "summarized"
+  -- display, so you can read it (collapsed under a `▸ Thinking` line). Others: { type =
+  -- "between_tools" } (Sonnet 5.5: no thinking before the first tool call), { type = "enabled",
+  -- budget_tokens = 4096 } (models before 4.6), or false to send none (the model's default).
+  thinking = { type = "adaptive", display = "summarized" },
+  -- "low" | "medium" | "high" | "xhigh" | "max" (sent as output_config.effort); nil: the model's default.
+  effort = nil,
   -- Let the model use Anthropic's server-side web search.
   web_search = false,
   -- Client tools that wait for your approval in the display buffer before they run.
@@ -41,7 +46,10 @@ M.defaults = {
 M.options = vim.deepcopy(M.defaults)
 
 function M.setup(opts)
-  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
+  opts = opts or {}
+  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+  -- `thinking` is one API value, not a set of options: the user's replaces the default whole.
+  if opts.thinking ~= nil then M.options.thinking = opts.thinking end
   return M.options
 end
 

@@ -30,7 +30,8 @@ local function host_config()
   return {
     model = o.model,
     max_tokens = o.max_tokens,
-    thinking_budget = o.thinking_budget,
+    thinking = o.thinking or vim.NIL,
+    effort = o.effort or vim.NIL,
     web_search = o.web_search,
     tools_needing_approval = o.tools_needing_approval,
     system_prompt = o.system_prompt,

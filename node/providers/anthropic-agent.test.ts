@@ -57,7 +57,7 @@ describe("AnthropicAgent streaming", () => {
       agent.send(say("next"));
       await done;
       assert.equal((mock.requests[1]!.body as any).messages[1].content.length, 4);
-    }, { ...testConfig, thinkingBudget: 1024 });
+    }, { ...testConfig, thinking: { type: "adaptive", display: "summarized" } });
   });
 
   it("retries an overloaded error sent mid-stream, discarding the partial response", async () => {
@@ -358,7 +358,7 @@ describe("AnthropicAgent.clone", () => {
         { type: "redacted_thinking", data: "r" },
       ]);
       mock.release("think");
-    }, { ...testConfig, thinkingBudget: 1024 });
+    }, { ...testConfig, thinking: { type: "adaptive", display: "summarized" } });
   });
 
   it("stopped on tool_use: error results, stopped/end_turn, source unchanged", async () => {

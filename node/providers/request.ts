@@ -9,8 +9,10 @@ import { assistantMessage, type AssistantBlock, type Block, type NativeMessage }
 export type ProviderConfig = {
   model: string;
   maxTokens: number;
-  /** 0 disables extended thinking. */
-  thinkingBudget: number;
+  /** The request's `thinking`, as configured; null sends none (the model's default). */
+  thinking: Anthropic.Messages.ThinkingConfigParam | null;
+  /** `output_config.effort`; null sends none. */
+  effort: NonNullable<Anthropic.Messages.OutputConfig["effort"]> | null;
   webSearch: boolean;
   system: string;
   tools: readonly Anthropic.Messages.Tool[];
@@ -48,6 +50,7 @@ export function buildRequest(
     stream: true,
   };
   if (tools.length) params.tools = tools;
-  if (config.thinkingBudget > 0) params.thinking = { type: "enabled", budget_tokens: config.thinkingBudget };
+  if (config.thinking) params.thinking = config.thinking;
+  if (config.effort) params.output_config = { effort: config.effort };
   return params;
 }

@@ -8,7 +8,8 @@ import { MockAnthropic } from "../mock-anthropic/server.ts";
 export const testConfig: ProviderConfig = {
   model: "claude-test",
   maxTokens: 4096,
-  thinkingBudget: 0,
+  thinking: null,
+  effort: null,
   webSearch: false,
   system: "You are a test assistant.",
   tools: [{ name: "get_file", description: "Reads a file", input_schema: { type: "object", properties: { path: { type: "string" } } } }],

@@ -77,7 +77,21 @@ for (const nv of nvims()) {
         await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("▸ Thinking (26 chars)") + 1);
         await s.keys("<Tab>");
         await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines\nAnswer.");
-      }, { setup: { thinking_budget: 1024 } });
+        // By default thinking is adaptive and summarized, so there is something to read.
+        assert.deepEqual(bodies(s)[0].thinking, { type: "adaptive", display: "summarized" });
+        assert.equal(bodies(s)[0].output_config, undefined);
+      });
+    });
+
+    it("thinking and effort from setup() reach the request", async () => {
+      await withNeovim(nv, async (s) => {
+        s.mock.reply(textReply("one"));
+        const t = await openSidebar(s);
+        await typeAndSend(s, "go");
+        await s.waitForDisplay(t.id, "one\n── end_turn");
+        assert.deepEqual(bodies(s)[0].thinking, { type: "enabled", budget_tokens: 2048 });
+        assert.deepEqual(bodies(s)[0].output_config, { effort: "low" });
+      }, { setup: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } });
     });
 
     it("bash_command waits for approval; `a` runs it and the result goes back", async () => {

@@ -72,6 +72,10 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
   const last = messages[messages.length - 1] as Json;
   if (last["role"] !== "user" && !opts.allowTrailingAssistant) problems.push("the last message must be a user message");
   if (last["role"] === "assistant" && toolUseIds(last).length) problems.push("the last message has unanswered tool_use");
+  const lastBlocks = Array.isArray(last["content"]) ? (last["content"] as Json[]) : [];
+  const finalType = String(lastBlocks[lastBlocks.length - 1]?.["type"]);
+  if (last["role"] === "assistant" && (finalType === "thinking" || finalType === "redacted_thinking"))
+    problems.push("the final block of a trailing assistant message cannot be thinking");
   return problems;
 }
 
@@ -96,6 +100,13 @@ export function checkRequest(body: unknown): string[] {
     (last["content"] as Json[]).some((c) => c["type"] === "server_tool_use");
   problems.push(...checkMessages(messages, { allowTrailingAssistant: pausedServerTurn }));
   const thinking = b["thinking"] as Json | undefined;
+  if (thinking && !["adaptive", "between_tools", "enabled", "disabled"].includes(String(thinking["type"])))
+    problems.push(`thinking.type ${String(thinking["type"])} is not a thinking type`);
+  if (thinking?.["display"] !== undefined && !["summarized", "omitted"].includes(String(thinking["display"])))
+    problems.push(`thinking.display ${String(thinking["display"])} is not a display`);
+  const effort = (b["output_config"] as Json | undefined)?.["effort"];
+  if (effort !== undefined && !["low", "medium", "high", "xhigh", "max"].includes(String(effort)))
+    problems.push(`output_config.effort ${String(effort)} is not an effort level`);
   if (thinking?.["type"] === "enabled") {
     const budget = thinking["budget_tokens"] as number;
     if (!(budget >= 1024)) problems.push("thinking.budget_tokens must be at least 1024");
