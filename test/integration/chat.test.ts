@@ -278,6 +278,38 @@ for (const nv of nvims()) {
       });
     });
 
+    it(":Tine toggles the sidebar; :Tine send and :Tine abort work; unsent input survives switching", async () => {
+      await withNeovim(nv, async (s) => {
+        s.mock.reply(response([{ text: "Done. And then more", holdInside: { hold: "h", afterDeltas: 1 } }]));
+        const sidebarWins = () => s.lua<number>(`
+          local n = 0
+          for _, w in ipairs(vim.api.nvim_list_wins()) do
+            if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match("^tine://") then n = n + 1 end
+          end
+          return n`);
+        const t1 = await openSidebar(s);
+        assert.equal(await sidebarWins(), 2);
+        await s.cmd("Tine");
+        assert.equal(await sidebarWins(), 0, ":Tine closes an open sidebar");
+        await s.cmd("Tine");
+        assert.equal(await sidebarWins(), 2, "and opens it again");
+        await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'draft for one' })", t1.input_bufnr);
+        await s.cmd("Tine new");
+        const t2 = (await s.threads()).find((t) => t.id !== t1.id)!;
+        await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'from the command' })", t2.input_bufnr);
+        await s.cmd("Tine send");
+        await s.waitForDisplay(t2.id, /## Claude\nDone\./);
+        await s.cmd("Tine abort");
+        await s.waitForDisplay(t2.id, "⏹ Aborted");
+        assert.equal(bodies(s)[0].messages[0].content[0].text, "from the command");
+        await s.cmd("Tine threads");
+        await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
+        await s.keys("<CR>");
+        assert.deepEqual(await s.lines(t1.input_bufnr), ["draft for one"], "thread 1's unsent input is still there");
+        s.mock.release("h");
+      });
+    });
+
     it(":Tine threads lists threads with live status; <CR> opens one", async () => {
       await withNeovim(nv, async (s) => {
         s.mock.reply(response([{ text: "slow", holdInside: { hold: "h", afterDeltas: 1 } }]));
