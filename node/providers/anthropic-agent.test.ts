@@ -215,6 +215,27 @@ describe("AnthropicAgent stop reasons", () => {
     }, withSearch);
   });
 
+  it("pause_turn: a continuation retried after an overloaded error keeps the paused blocks once", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([{ text: "Looking." }, search("s1", "neovim")], { stopReason: "pause_turn" }),
+        response([found("s1"), { text: "partial" }, { error: { type: "overloaded_error", message: "Overloaded" } }]),
+        response([found("s1"), { text: "Whole." }]),
+      );
+      const done = probe.stopped();
+      agent.send(say("search"));
+      await done;
+      assert.equal(mock.requests.length, 3);
+      assert.deepEqual((mock.requests[2]!.body as any).messages.at(-1).content.map((b: any) => b.type), ["text", "server_tool_use"]);
+      assert.deepEqual(messages(agent)[1]!.content.map((b) => (b.type === "text" ? b.text : b.type)), [
+        "Looking.",
+        "server_tool_use",
+        "web_search_tool_result",
+        "Whole.",
+      ]);
+    }, withSearch);
+  });
+
   it("pause_turn: after the last allowed continuation the turn stops, closed, and the next send is valid", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       const pauses = Array.from({ length: MAX_PAUSE_CONTINUATIONS + 1 }, (_, i) =>
