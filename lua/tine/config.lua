@@ -6,7 +6,8 @@ local M = {}
 M.defaults = {
   -- Anthropic model and limits.
   model = "claude-sonnet-5-5",
-  max_tokens = 8192,
+  -- Thinking counts toward max_tokens: leave room for it (Sonnet 5.5 allows up to 128K).
+  max_tokens = 32000,
   -- Sent as the request's `thinking`. Adaptive thinking (Claude 4.6 and later) with "summarized"
   -- display, so you can read it (collapsed under a `▸ Thinking` line). Others: { type =
   -- "between_tools" } (Sonnet 5.5: no thinking before the first tool call), { type = "enabled",
