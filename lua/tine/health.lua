@@ -30,6 +30,9 @@ function M.check()
   else
     h.warn("ANTHROPIC_API_KEY is not set: requests will fail (try the offline demo: `npm run try`)")
   end
+  local thinking = type(config.thinking) == "table" and config.thinking.type or "model default"
+  h.info(("model %s · max_tokens %d · thinking %s · effort %s"):format(
+    config.model, config.max_tokens, thinking, config.effort or "model default"))
   local base = config.base_url or vim.env.ANTHROPIC_BASE_URL
   if base and base ~= "" then h.info("API base URL: " .. base) end
   h.info("host log: " .. host.log_path())

@@ -364,6 +364,7 @@ for (const nv of nvims()) {
         assert.match(text, /Node v\d+/);
         assert.match(text, /host built/);
         assert.match(text, /ANTHROPIC_API_KEY is set/);
+        assert.match(text, /model claude-sonnet-5-5 · max_tokens 32000 · thinking adaptive · effort model default/);
         assert.ok(!text.includes("secret-value-123"));
       }, { env: { ANTHROPIC_API_KEY: "secret-value-123" } });
     });
