@@ -29,11 +29,12 @@ export function parseConfig(raw: unknown): HostConfig {
     if (typeof v !== type) throw new Error(`tine: config.${key} must be a ${type}`);
     return v as HostConfig[K];
   };
-  const config: HostConfig = {
+  const maxTokens = need("max_tokens", "number");
+  return {
     model: need("model", "string"),
-    max_tokens: need("max_tokens", "number"),
-    thinking: null,
-    effort: parseEffort((c as Record<string, unknown>)["effort"]),
+    max_tokens: maxTokens,
+    thinking: parseThinking(c.thinking, maxTokens),
+    effort: parseEffort(c.effort),
     web_search: need("web_search", "boolean"),
     tools_needing_approval: Array.isArray(c.tools_needing_approval) ? c.tools_needing_approval.map(String) : [],
     system_prompt: need("system_prompt", "string"),
@@ -42,8 +43,6 @@ export function parseConfig(raw: unknown): HostConfig {
     retry_delay_ms: typeof c.retry_delay_ms === "number" ? c.retry_delay_ms : 1000,
     cwd: need("cwd", "string"),
   };
-  config.thinking = parseThinking((c as Record<string, unknown>)["thinking"], config.max_tokens);
-  return config;
 }
 
 const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
