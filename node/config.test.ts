@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it } from "vitest";
 import { parseConfig } from "./config.ts";
 
 const base = { model: "m", max_tokens: 8192, web_search: false, system_prompt: "s", cwd: "/" };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { it } from "node:test";
+import { it } from "vitest";
 import { parseSend } from "./send-command.ts";
 
 it("recognises @fork with and without a prompt, only at the start", () => {

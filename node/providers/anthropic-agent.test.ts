@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it } from "vitest";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
 import { errorReply } from "../../test/mock-anthropic/server.ts";
 import { response, textReply } from "../../test/mock-anthropic/script.ts";

@@ -4,7 +4,7 @@
  * Some responses continue a turn a server tool paused, so the cut falls in the continuation.
  */
 import assert from "node:assert/strict";
-import { it } from "node:test";
+import { it } from "vitest";
 import fc from "fast-check";
 import { AgentProbe, testConfig, testConnection } from "../../test/helpers/agent-harness.ts";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";

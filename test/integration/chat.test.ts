@@ -2,10 +2,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { describe, inject, it } from "vitest";
 import { errorReply } from "../mock-anthropic/server.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
-import { nvims, withNeovim, type Session } from "../helpers/neovim.ts";
+import { withNeovim, type Session } from "../helpers/neovim.ts";
 
 /** Opens the sidebar and types `text` + <CR> in the input buffer, as a user would. */
 async function typeAndSend(s: Session, text: string) {
@@ -23,350 +23,350 @@ async function openSidebar(s: Session) {
 
 const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
 
-for (const nv of nvims()) {
-  describe(`chat (${nv.version})`, () => {
-    it(":Tine opens display above input; <CR> sends; the reply streams in with usage", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ text: "Hello!\nSecond line." }], { usage: { cache_read_input_tokens: 1234, output_tokens: 9 } }));
-        const t = await openSidebar(s);
-        const layout = await s.lua<{ display: string; input: string; above: boolean; ft: string }>(`
-          local input_win = vim.api.nvim_get_current_win()
-          vim.cmd("wincmd k")
-          local display_win = vim.api.nvim_get_current_win()
-          local r = { input = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(input_win)),
-            display = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(display_win)),
-            above = vim.api.nvim_win_get_position(display_win)[1] < vim.api.nvim_win_get_position(input_win)[1],
-            ft = vim.bo[vim.api.nvim_win_get_buf(display_win)].filetype }
-          vim.api.nvim_set_current_win(input_win)
-          return r`);
-        assert.match(layout.display, /^tine:\/\/1\//);
-        assert.match(layout.input, /input$/);
-        assert.ok(layout.above);
-        assert.equal(layout.ft, "markdown");
-        await typeAndSend(s, "hi there");
-        const shown = await s.waitForDisplay(t.id, "cache read 1,234");
-        assert.match(shown, /## You\nhi there\n\n## Claude\nHello!\nSecond line.\n── end_turn · in 10 · out 9 · cache read 1,234/);
-        assert.deepEqual(await s.lines(t.input_bufnr), [""], "the input is cleared after a send");
-        assert.deepEqual(bodies(s)[0].messages, [{ role: "user", content: [{ type: "text", text: "hi there", cache_control: { type: "ephemeral" } }] }]);
-      });
-    });
+const nv = inject("nvim");
 
-    it("shows a live indicator while streaming and appends deltas in place", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ text: "Streaming slowly and then done.", holdInside: { hold: "mid", afterDeltas: 2 } }]));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "go");
-        await s.waitForDisplay(t.id, /## Claude\nStreaming slowly$/m);
-        const spinner = () =>
-          s.lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, t.bufnr);
-        await s.until("the spinner", async () => (await spinner()) === 1);
-        assert.equal((await s.threads())[0]!.status, "streaming");
-        s.mock.release("mid");
-        await s.waitForDisplay(t.id, "Streaming slowly and then done.\n── end_turn");
-        await s.until("the spinner to go", async () => (await spinner()) === 0);
-      });
-    });
-
-    it("thinking is collapsed to a summary line and <Tab> expands it", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ thinking: "deep thoughts\nin two lines", signature: "sig" }, { text: "Answer." }]));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "think");
-        await s.waitForDisplay(t.id, "▸ Thinking (26 chars)\nAnswer.");
-        const lines = await s.lines(t.bufnr);
-        await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("▸ Thinking (26 chars)") + 1);
-        await s.keys("<Tab>");
-        await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines\nAnswer.");
-        // By default thinking is adaptive and summarized, so there is something to read.
-        assert.deepEqual(bodies(s)[0].thinking, { type: "adaptive", display: "summarized" });
-        assert.equal(bodies(s)[0].output_config, undefined);
-      });
-    });
-
-    it("thinking and effort from setup() reach the request", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(textReply("one"));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "go");
-        await s.waitForDisplay(t.id, "one\n── end_turn");
-        assert.deepEqual(bodies(s)[0].thinking, { type: "enabled", budget_tokens: 2048 });
-        assert.deepEqual(bodies(s)[0].output_config, { effort: "low" });
-      }, { setup: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } });
-    });
-
-    it("bash_command waits for approval; `a` runs it and the result goes back", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          response([{ text: "Listing." }, { toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]),
-          textReply("Done listing."),
-        );
-        const t = await openSidebar(s);
-        await typeAndSend(s, "list");
-        const shown = await s.waitForDisplay(t.id, "awaiting approval");
-        assert.match(shown, /🔧 bash_command: \$ cat hello.txt\n   ⏳ awaiting approval/);
-        assert.equal((await s.threads())[0]!.status, "waiting");
-        assert.equal(s.mock.requests.length, 1, "nothing runs before approval");
-        const line = shown.split("\n").indexOf("🔧 bash_command: $ cat hello.txt");
-        await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, line + 1);
-        await s.keys("a");
-        await s.waitForDisplay(t.id, "Done listing.");
-        const results = bodies(s)[1].messages[2].content;
-        assert.equal(results[0].type, "tool_result");
-        assert.equal(results[0].tool_use_id, "t1");
-        assert.equal(results[0].content, "hello from a fixture\n");
-      });
-    });
-
-    it("denying a tool sends an error result", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "rm -rf /tmp/nothing" } } }]), textReply("Understood."));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "clean");
-        await s.waitForDisplay(t.id, "awaiting approval");
-        await s.lua(`vim.cmd("wincmd k")`);
-        await s.keys("d");
-        await s.waitForDisplay(t.id, "Understood.");
-        assert.deepEqual(bodies(s)[1].messages[2].content[0], {
-          type: "tool_result", tool_use_id: "t1", content: "The user denied this tool call.", is_error: true, cache_control: { type: "ephemeral" },
-        });
-      });
-    });
-
-    it("tools needing no approval run concurrently and answer in one user message", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          response([
-            { toolUse: { id: "a", name: "get_file", input: { path: "hello.txt" } } },
-            { toolUse: { id: "b", name: "list_directory", input: { path: "." } } },
-          ]),
-          textReply("Both read."),
-        );
-        const t = await openSidebar(s);
-        await typeAndSend(s, "read");
-        await s.waitForDisplay(t.id, "Both read.");
-        const content = bodies(s)[1].messages[2].content;
-        assert.deepEqual(content.map((b: any) => b.tool_use_id), ["a", "b"]);
-        assert.equal(content[0].content, "hello from a fixture\n");
-        assert.match(content[1].content, /hello\.txt/);
-      });
-    });
-
-    it("edit_file shows a diff and edits the file once approved", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          response([{ toolUse: { id: "e1", name: "edit_file", input: { path: "hello.txt", find: "hello", replace: "goodbye" } } }]),
-          textReply("Edited."),
-        );
-        const t = await openSidebar(s);
-        await typeAndSend(s, "edit");
-        const shown = await s.waitForDisplay(t.id, "awaiting approval");
-        assert.match(shown, /🔧 edit_file: hello.txt\n```diff\n- hello\n\+ goodbye\n```/);
-        await s.lua(`vim.cmd("wincmd k")`);
-        await s.keys("a");
-        await s.waitForDisplay(t.id, "Edited.");
-        assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "goodbye from a fixture\n");
-      });
-    });
-
-    it("<C-c> aborts a stream: finished blocks stay, the next request is valid", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ text: "Kept block." }, { text: "cut off here", holdInside: { hold: "mid", afterDeltas: 1 } }]), textReply("After abort."));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "start");
-        await s.waitForDisplay(t.id, "cut off");
-        await s.keys("<C-c>");
-        await s.waitForDisplay(t.id, "⏹ Aborted");
-        assert.equal((await s.threads())[0]!.stop_reason, "aborted");
-        s.mock.release("mid");
-        await typeAndSend(s, "continue");
-        await s.waitForDisplay(t.id, "After abort.");
-        assert.deepEqual(bodies(s)[1].messages[1], { role: "assistant", content: [{ type: "text", text: "Kept block." }] });
-      });
-    });
-
-    it("an API error is shown in the thread, which stays usable", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(errorReply(400, "invalid_request_error", "prompt is too long"), textReply("Works again."));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "first");
-        await s.waitForDisplay(t.id, "⚠ Error: invalid_request_error: prompt is too long");
-        assert.equal((await s.threads())[0]!.status, "error");
-        await typeAndSend(s, "second");
-        await s.waitForDisplay(t.id, "Works again.");
-      });
-    });
-
-    it("a send refused while streaming keeps the input and says why", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ text: "busy", holdInside: { hold: "h", afterDeltas: 1 } }]));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "one");
-        await s.waitForStatus(t.id, "streaming");
-        await typeAndSend(s, "two, not lost");
-        assert.deepEqual(await s.lines(t.input_bufnr), ["two, not lost"]);
-        const notes = await s.notifications();
-        assert.match(notes.at(-1)!.msg, /is streaming: abort it first, or fork it with @fork/);
-        s.mock.release("h");
-      });
-    });
-
-    it("without ANTHROPIC_API_KEY the thread says so clearly", async () => {
-      await withNeovim(nv, async (s) => {
-        const t = await openSidebar(s);
-        await typeAndSend(s, "hello?");
-        await s.waitForDisplay(t.id, "⚠ Error: ANTHROPIC_API_KEY is not set");
-        assert.equal(s.mock.requests.length, 0);
-      }, { env: { ANTHROPIC_API_KEY: undefined } });
-    });
-
-    it("web search blocks are shown and sent back as a pair", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          response([{ serverToolUse: { id: "s1", query: "neovim" } }, { searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found." }]),
-          textReply("ok"),
-        );
-        const t = await openSidebar(s);
-        await typeAndSend(s, "search");
-        await s.waitForDisplay(t.id, '🔎 web_search: "neovim"\n   → 1 result\nFound.');
-        await typeAndSend(s, "thanks");
-        await s.waitForDisplay(t.id, "ok");
-        assert.ok(bodies(s)[0].tools.some((tool: any) => tool.type === "web_search_20250305"));
-        assert.deepEqual(bodies(s)[1].messages[1].content.map((b: any) => b.type), ["server_tool_use", "web_search_tool_result", "text"]);
-      }, { setup: { web_search: true } });
-    });
-
-    it("a turn paused by the server continues by itself and shows as one reply", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          response([{ text: "Looking it up." }, { serverToolUse: { id: "s1", query: "neovim" } }], {
-            stopReason: "pause_turn",
-            usage: { input_tokens: 100, output_tokens: 7 },
-          }),
-          response([{ searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found it." }], {
-            usage: { input_tokens: 120, output_tokens: 5 },
-          }),
-        );
-        const t = await openSidebar(s);
-        await typeAndSend(s, "search");
-        const shown = await s.waitForDisplay(t.id, "── end_turn");
-        assert.match(shown, /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n   → 1 result\nFound it\.\n── end_turn · in 220 · out 12/);
-        assert.equal(shown.match(/## Claude/g)!.length, 1, "one reply, not two");
-        assert.equal(bodies(s)[1].messages.at(-1).role, "assistant", "the paused turn is sent back last");
-      }, { setup: { web_search: true } });
-    });
-
-    it("max_tokens and refusal say what happened and what to do; the thread goes on", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          response([{ text: "Reading." }, { toolUse: { id: "t1", name: "get_file", input: { path: "a.txt" } }, cutInputAt: 5 }], {
-            stopReason: "max_tokens",
-          }),
-          response([{ text: "No." }], { stopReason: "refusal" }),
-          textReply("Fine."),
-        );
-        const t = await openSidebar(s);
-        await typeAndSend(s, "read a.txt");
-        let shown = await s.waitForDisplay(t.id, "⚠ Stopped at the max_tokens limit");
-        assert.match(shown, /🔧 get_file: \{\}\n── max_tokens[^\n]*\n\n## Tool results\n✗ get_file: The response stopped \(max_tokens\)/, "the cut-off call is shown as not run");
-        await typeAndSend(s, "continue");
-        shown = await s.waitForDisplay(t.id, "⚠ The model declined to respond");
-        assert.doesNotMatch(shown, /max_tokens limit/, "the note is about the latest stop only");
-        await typeAndSend(s, "please");
-        shown = await s.waitForDisplay(t.id, "Fine.\n── end_turn");
-        assert.doesNotMatch(shown, /declined/);
-        assert.deepEqual(bodies(s)[1].messages[2].content.map((b: any) => b.type), ["tool_result", "text"]);
-      });
-    });
-
-    it(":Tine toggles the sidebar; :Tine send and :Tine abort work; unsent input survives switching", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ text: "Done. And then more", holdInside: { hold: "h", afterDeltas: 1 } }]));
-        const sidebarWins = () => s.lua<number>(`
-          local n = 0
-          for _, w in ipairs(vim.api.nvim_list_wins()) do
-            if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match("^tine://") then n = n + 1 end
-          end
-          return n`);
-        const t1 = await openSidebar(s);
-        assert.equal(await sidebarWins(), 2);
-        await s.cmd("Tine");
-        assert.equal(await sidebarWins(), 0, ":Tine closes an open sidebar");
-        await s.cmd("Tine");
-        assert.equal(await sidebarWins(), 2, "and opens it again");
-        await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'draft for one' })", t1.input_bufnr);
-        await s.cmd("Tine new");
-        const t2 = (await s.threads()).find((t) => t.id !== t1.id)!;
-        await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'from the command' })", t2.input_bufnr);
-        await s.cmd("Tine send");
-        await s.waitForDisplay(t2.id, /## Claude\nDone\./);
-        await s.cmd("Tine abort");
-        await s.waitForDisplay(t2.id, "⏹ Aborted");
-        assert.equal(bodies(s)[0].messages[0].content[0].text, "from the command");
-        await s.cmd("Tine threads");
-        await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
-        await s.keys("<CR>");
-        assert.deepEqual(await s.lines(t1.input_bufnr), ["draft for one"], "thread 1's unsent input is still there");
-        s.mock.release("h");
-      });
-    });
-
-    it(":Tine threads lists threads with live status; <CR> opens one", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ text: "slow", holdInside: { hold: "h", afterDeltas: 1 } }]));
-        await openSidebar(s);
-        await typeAndSend(s, "one");
-        await s.cmd("Tine new");
-        await s.cmd("Tine threads");
-        const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-        await s.until("the list", async () => (await s.lines(list)).join("\n").includes("Thread 1  ⋯ streaming"));
-        assert.match((await s.lines(list)).join("\n"), /▶ Thread 2  · idle/);
-        s.mock.release("h");
-        await s.until("live status", async () => (await s.lines(list))[0]!.includes("Thread 1  · idle"));
-        await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
-        await s.keys("<CR>");
-        assert.equal(await s.lua("return require('tine').current()"), 1);
-        const shownBuf = await s.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar.display))");
-        assert.match(shownBuf, /^tine:\/\/1\//);
-      });
-    });
-
-    it("a crashed host is reported and :Tine restart recovers", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(textReply("after restart"));
-        await openSidebar(s);
-        await s.lua(`
-          for _, chan in ipairs(vim.api.nvim_list_chans()) do
-            if chan.mode == "rpc" and chan.stream == "job" then vim.fn.jobpid(chan.id) vim.uv.kill(vim.fn.jobpid(chan.id), "sigkill") end
-          end`);
-        await s.until("the crash report", async () => (await s.notifications()).some((n) => /the host exited .*:Tine restart/s.test(n.msg)));
-        await s.cmd("Tine restart");
-        const t = (await s.threads())[0]!;
-        await typeAndSend(s, "again");
-        await s.waitForDisplay(t.id, "after restart");
-      });
-    });
-
-    it("runs under the classic node remote-plugin host too (:UpdateRemotePlugins)", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(textReply("Via rplugin."));
-        const t = await openSidebar(s);
-        await typeAndSend(s, "classic");
-        await s.waitForDisplay(t.id, "Via rplugin.");
-        assert.equal(await s.lua("return require('tine.host').running() and vim.g.tine_rplugin"), 1);
-      }, { rplugin: true });
-    });
-
-    it(":checkhealth tine reports Node, the build, the key's presence (not its value) and Neovim", async () => {
-      await withNeovim(nv, async (s) => {
-        await s.cmd("checkhealth tine");
-        const text = (await s.lines(0)).join("\n");
-        assert.match(text, /Neovim 0\.\d+/);
-        assert.match(text, /Node v\d+/);
-        assert.match(text, /host built/);
-        assert.match(text, /ANTHROPIC_API_KEY is set/);
-        assert.match(text, /model claude-sonnet-5-5 · max_tokens 32000 · thinking adaptive · effort model default/);
-        assert.ok(!text.includes("secret-value-123"));
-      }, { env: { ANTHROPIC_API_KEY: "secret-value-123" } });
+describe(`chat (${nv.version})`, () => {
+  it(":Tine opens display above input; <CR> sends; the reply streams in with usage", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Hello!\nSecond line." }], { usage: { cache_read_input_tokens: 1234, output_tokens: 9 } }));
+      const t = await openSidebar(s);
+      const layout = await s.lua<{ display: string; input: string; above: boolean; ft: string }>(`
+        local input_win = vim.api.nvim_get_current_win()
+        vim.cmd("wincmd k")
+        local display_win = vim.api.nvim_get_current_win()
+        local r = { input = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(input_win)),
+          display = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(display_win)),
+          above = vim.api.nvim_win_get_position(display_win)[1] < vim.api.nvim_win_get_position(input_win)[1],
+          ft = vim.bo[vim.api.nvim_win_get_buf(display_win)].filetype }
+        vim.api.nvim_set_current_win(input_win)
+        return r`);
+      assert.match(layout.display, /^tine:\/\/1\//);
+      assert.match(layout.input, /input$/);
+      assert.ok(layout.above);
+      assert.equal(layout.ft, "markdown");
+      await typeAndSend(s, "hi there");
+      const shown = await s.waitForDisplay(t.id, "cache read 1,234");
+      assert.match(shown, /## You\nhi there\n\n## Claude\nHello!\nSecond line.\n── end_turn · in 10 · out 9 · cache read 1,234/);
+      assert.deepEqual(await s.lines(t.input_bufnr), [""], "the input is cleared after a send");
+      assert.deepEqual(bodies(s)[0].messages, [{ role: "user", content: [{ type: "text", text: "hi there", cache_control: { type: "ephemeral" } }] }]);
     });
   });
-}
+
+  it("shows a live indicator while streaming and appends deltas in place", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Streaming slowly and then done.", holdInside: { hold: "mid", afterDeltas: 2 } }]));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "go");
+      await s.waitForDisplay(t.id, /## Claude\nStreaming slowly$/m);
+      const spinner = () =>
+        s.lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, t.bufnr);
+      await s.until("the spinner", async () => (await spinner()) === 1);
+      assert.equal((await s.threads())[0]!.status, "streaming");
+      s.mock.release("mid");
+      await s.waitForDisplay(t.id, "Streaming slowly and then done.\n── end_turn");
+      await s.until("the spinner to go", async () => (await spinner()) === 0);
+    });
+  });
+
+  it("thinking is collapsed to a summary line and <Tab> expands it", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ thinking: "deep thoughts\nin two lines", signature: "sig" }, { text: "Answer." }]));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "think");
+      await s.waitForDisplay(t.id, "▸ Thinking (26 chars)\nAnswer.");
+      const lines = await s.lines(t.bufnr);
+      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("▸ Thinking (26 chars)") + 1);
+      await s.keys("<Tab>");
+      await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines\nAnswer.");
+      // By default thinking is adaptive and summarized, so there is something to read.
+      assert.deepEqual(bodies(s)[0].thinking, { type: "adaptive", display: "summarized" });
+      assert.equal(bodies(s)[0].output_config, undefined);
+    });
+  });
+
+  it("thinking and effort from setup() reach the request", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("one"));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "go");
+      await s.waitForDisplay(t.id, "one\n── end_turn");
+      assert.deepEqual(bodies(s)[0].thinking, { type: "enabled", budget_tokens: 2048 });
+      assert.deepEqual(bodies(s)[0].output_config, { effort: "low" });
+    }, { setup: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } });
+  });
+
+  it("bash_command waits for approval; `a` runs it and the result goes back", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ text: "Listing." }, { toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]),
+        textReply("Done listing."),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "list");
+      const shown = await s.waitForDisplay(t.id, "awaiting approval");
+      assert.match(shown, /🔧 bash_command: \$ cat hello.txt\n   ⏳ awaiting approval/);
+      assert.equal((await s.threads())[0]!.status, "waiting");
+      assert.equal(s.mock.requests.length, 1, "nothing runs before approval");
+      const line = shown.split("\n").indexOf("🔧 bash_command: $ cat hello.txt");
+      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, line + 1);
+      await s.keys("a");
+      await s.waitForDisplay(t.id, "Done listing.");
+      const results = bodies(s)[1].messages[2].content;
+      assert.equal(results[0].type, "tool_result");
+      assert.equal(results[0].tool_use_id, "t1");
+      assert.equal(results[0].content, "hello from a fixture\n");
+    });
+  });
+
+  it("denying a tool sends an error result", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "rm -rf /tmp/nothing" } } }]), textReply("Understood."));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "clean");
+      await s.waitForDisplay(t.id, "awaiting approval");
+      await s.lua(`vim.cmd("wincmd k")`);
+      await s.keys("d");
+      await s.waitForDisplay(t.id, "Understood.");
+      assert.deepEqual(bodies(s)[1].messages[2].content[0], {
+        type: "tool_result", tool_use_id: "t1", content: "The user denied this tool call.", is_error: true, cache_control: { type: "ephemeral" },
+      });
+    });
+  });
+
+  it("tools needing no approval run concurrently and answer in one user message", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([
+          { toolUse: { id: "a", name: "get_file", input: { path: "hello.txt" } } },
+          { toolUse: { id: "b", name: "list_directory", input: { path: "." } } },
+        ]),
+        textReply("Both read."),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "read");
+      await s.waitForDisplay(t.id, "Both read.");
+      const content = bodies(s)[1].messages[2].content;
+      assert.deepEqual(content.map((b: any) => b.tool_use_id), ["a", "b"]);
+      assert.equal(content[0].content, "hello from a fixture\n");
+      assert.match(content[1].content, /hello\.txt/);
+    });
+  });
+
+  it("edit_file shows a diff and edits the file once approved", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ toolUse: { id: "e1", name: "edit_file", input: { path: "hello.txt", find: "hello", replace: "goodbye" } } }]),
+        textReply("Edited."),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "edit");
+      const shown = await s.waitForDisplay(t.id, "awaiting approval");
+      assert.match(shown, /🔧 edit_file: hello.txt\n```diff\n- hello\n\+ goodbye\n```/);
+      await s.lua(`vim.cmd("wincmd k")`);
+      await s.keys("a");
+      await s.waitForDisplay(t.id, "Edited.");
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "goodbye from a fixture\n");
+    });
+  });
+
+  it("<C-c> aborts a stream: finished blocks stay, the next request is valid", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Kept block." }, { text: "cut off here", holdInside: { hold: "mid", afterDeltas: 1 } }]), textReply("After abort."));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "start");
+      await s.waitForDisplay(t.id, "cut off");
+      await s.keys("<C-c>");
+      await s.waitForDisplay(t.id, "⏹ Aborted");
+      assert.equal((await s.threads())[0]!.stop_reason, "aborted");
+      s.mock.release("mid");
+      await typeAndSend(s, "continue");
+      await s.waitForDisplay(t.id, "After abort.");
+      assert.deepEqual(bodies(s)[1].messages[1], { role: "assistant", content: [{ type: "text", text: "Kept block." }] });
+    });
+  });
+
+  it("an API error is shown in the thread, which stays usable", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(errorReply(400, "invalid_request_error", "prompt is too long"), textReply("Works again."));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "first");
+      await s.waitForDisplay(t.id, "⚠ Error: invalid_request_error: prompt is too long");
+      assert.equal((await s.threads())[0]!.status, "error");
+      await typeAndSend(s, "second");
+      await s.waitForDisplay(t.id, "Works again.");
+    });
+  });
+
+  it("a send refused while streaming keeps the input and says why", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "busy", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "one");
+      await s.waitForStatus(t.id, "streaming");
+      await typeAndSend(s, "two, not lost");
+      assert.deepEqual(await s.lines(t.input_bufnr), ["two, not lost"]);
+      const notes = await s.notifications();
+      assert.match(notes.at(-1)!.msg, /is streaming: abort it first, or fork it with @fork/);
+      s.mock.release("h");
+    });
+  });
+
+  it("without ANTHROPIC_API_KEY the thread says so clearly", async () => {
+    await withNeovim(nv, async (s) => {
+      const t = await openSidebar(s);
+      await typeAndSend(s, "hello?");
+      await s.waitForDisplay(t.id, "⚠ Error: ANTHROPIC_API_KEY is not set");
+      assert.equal(s.mock.requests.length, 0);
+    }, { env: { ANTHROPIC_API_KEY: undefined } });
+  });
+
+  it("web search blocks are shown and sent back as a pair", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ serverToolUse: { id: "s1", query: "neovim" } }, { searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found." }]),
+        textReply("ok"),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "search");
+      await s.waitForDisplay(t.id, '🔎 web_search: "neovim"\n   → 1 result\nFound.');
+      await typeAndSend(s, "thanks");
+      await s.waitForDisplay(t.id, "ok");
+      assert.ok(bodies(s)[0].tools.some((tool: any) => tool.type === "web_search_20250305"));
+      assert.deepEqual(bodies(s)[1].messages[1].content.map((b: any) => b.type), ["server_tool_use", "web_search_tool_result", "text"]);
+    }, { setup: { web_search: true } });
+  });
+
+  it("a turn paused by the server continues by itself and shows as one reply", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ text: "Looking it up." }, { serverToolUse: { id: "s1", query: "neovim" } }], {
+          stopReason: "pause_turn",
+          usage: { input_tokens: 100, output_tokens: 7 },
+        }),
+        response([{ searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found it." }], {
+          usage: { input_tokens: 120, output_tokens: 5 },
+        }),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "search");
+      const shown = await s.waitForDisplay(t.id, "── end_turn");
+      assert.match(shown, /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n   → 1 result\nFound it\.\n── end_turn · in 220 · out 12/);
+      assert.equal(shown.match(/## Claude/g)!.length, 1, "one reply, not two");
+      assert.equal(bodies(s)[1].messages.at(-1).role, "assistant", "the paused turn is sent back last");
+    }, { setup: { web_search: true } });
+  });
+
+  it("max_tokens and refusal say what happened and what to do; the thread goes on", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ text: "Reading." }, { toolUse: { id: "t1", name: "get_file", input: { path: "a.txt" } }, cutInputAt: 5 }], {
+          stopReason: "max_tokens",
+        }),
+        response([{ text: "No." }], { stopReason: "refusal" }),
+        textReply("Fine."),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "read a.txt");
+      let shown = await s.waitForDisplay(t.id, "⚠ Stopped at the max_tokens limit");
+      assert.match(shown, /🔧 get_file: \{\}\n── max_tokens[^\n]*\n\n## Tool results\n✗ get_file: The response stopped \(max_tokens\)/, "the cut-off call is shown as not run");
+      await typeAndSend(s, "continue");
+      shown = await s.waitForDisplay(t.id, "⚠ The model declined to respond");
+      assert.doesNotMatch(shown, /max_tokens limit/, "the note is about the latest stop only");
+      await typeAndSend(s, "please");
+      shown = await s.waitForDisplay(t.id, "Fine.\n── end_turn");
+      assert.doesNotMatch(shown, /declined/);
+      assert.deepEqual(bodies(s)[1].messages[2].content.map((b: any) => b.type), ["tool_result", "text"]);
+    });
+  });
+
+  it(":Tine toggles the sidebar; :Tine send and :Tine abort work; unsent input survives switching", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Done. And then more", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      const sidebarWins = () => s.lua<number>(`
+        local n = 0
+        for _, w in ipairs(vim.api.nvim_list_wins()) do
+          if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match("^tine://") then n = n + 1 end
+        end
+        return n`);
+      const t1 = await openSidebar(s);
+      assert.equal(await sidebarWins(), 2);
+      await s.cmd("Tine");
+      assert.equal(await sidebarWins(), 0, ":Tine closes an open sidebar");
+      await s.cmd("Tine");
+      assert.equal(await sidebarWins(), 2, "and opens it again");
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'draft for one' })", t1.input_bufnr);
+      await s.cmd("Tine new");
+      const t2 = (await s.threads()).find((t) => t.id !== t1.id)!;
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'from the command' })", t2.input_bufnr);
+      await s.cmd("Tine send");
+      await s.waitForDisplay(t2.id, /## Claude\nDone\./);
+      await s.cmd("Tine abort");
+      await s.waitForDisplay(t2.id, "⏹ Aborted");
+      assert.equal(bodies(s)[0].messages[0].content[0].text, "from the command");
+      await s.cmd("Tine threads");
+      await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
+      await s.keys("<CR>");
+      assert.deepEqual(await s.lines(t1.input_bufnr), ["draft for one"], "thread 1's unsent input is still there");
+      s.mock.release("h");
+    });
+  });
+
+  it(":Tine threads lists threads with live status; <CR> opens one", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "slow", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      await openSidebar(s);
+      await typeAndSend(s, "one");
+      await s.cmd("Tine new");
+      await s.cmd("Tine threads");
+      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      await s.until("the list", async () => (await s.lines(list)).join("\n").includes("Thread 1  ⋯ streaming"));
+      assert.match((await s.lines(list)).join("\n"), /▶ Thread 2  · idle/);
+      s.mock.release("h");
+      await s.until("live status", async () => (await s.lines(list))[0]!.includes("Thread 1  · idle"));
+      await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
+      await s.keys("<CR>");
+      assert.equal(await s.lua("return require('tine').current()"), 1);
+      const shownBuf = await s.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar.display))");
+      assert.match(shownBuf, /^tine:\/\/1\//);
+    });
+  });
+
+  it("a crashed host is reported and :Tine restart recovers", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("after restart"));
+      await openSidebar(s);
+      await s.lua(`
+        for _, chan in ipairs(vim.api.nvim_list_chans()) do
+          if chan.mode == "rpc" and chan.stream == "job" then vim.fn.jobpid(chan.id) vim.uv.kill(vim.fn.jobpid(chan.id), "sigkill") end
+        end`);
+      await s.until("the crash report", async () => (await s.notifications()).some((n) => /the host exited .*:Tine restart/s.test(n.msg)));
+      await s.cmd("Tine restart");
+      const t = (await s.threads())[0]!;
+      await typeAndSend(s, "again");
+      await s.waitForDisplay(t.id, "after restart");
+    });
+  });
+
+  it("runs under the classic node remote-plugin host too (:UpdateRemotePlugins)", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("Via rplugin."));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "classic");
+      await s.waitForDisplay(t.id, "Via rplugin.");
+      assert.equal(await s.lua("return require('tine.host').running() and vim.g.tine_rplugin"), 1);
+    }, { rplugin: true });
+  });
+
+  it(":checkhealth tine reports Node, the build, the key's presence (not its value) and Neovim", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("checkhealth tine");
+      const text = (await s.lines(0)).join("\n");
+      assert.match(text, /Neovim 0\.\d+/);
+      assert.match(text, /Node v\d+/);
+      assert.match(text, /host built/);
+      assert.match(text, /ANTHROPIC_API_KEY is set/);
+      assert.match(text, /model claude-sonnet-5-5 · max_tokens 32000 · thinking adaptive · effort model default/);
+      assert.ok(!text.includes("secret-value-123"));
+    }, { env: { ANTHROPIC_API_KEY: "secret-value-123" } });
+  });
+});

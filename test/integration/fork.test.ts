@@ -1,9 +1,9 @@
 /** Forking as a user does it: @fork, :ForkThread[!], the thread list's `f`, visual `F`. */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, inject, it } from "vitest";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { nvims, withNeovim, type Session } from "../helpers/neovim.ts";
+import { withNeovim, type Session } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 async function typeAndSend(s: Session, text: string) {
@@ -28,180 +28,180 @@ async function twoExchanges(s: Session) {
   return id;
 }
 
-for (const nv of nvims()) {
-  describe(`fork (${nv.version})`, () => {
-    it("@fork while a block streams: the source finishes untouched, the clone sends finalized blocks + prompt", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          textReply("Earlier answer."),
-          response([{ text: "Finished block." }, { text: "Half of a block and its end.", holdInside: { hold: "mid", afterDeltas: 1 } }]),
-          textReply("Clone answer."),
-        );
-        await s.cmd("Tine");
-        await typeAndSend(s, "warm up");
-        await s.waitForDisplay(1, "Earlier answer.");
-        await s.waitForStatus(1, "idle");
-        await typeAndSend(s, "explain");
-        await s.waitForDisplay(1, "Half of");
-        await typeAndSend(s, "@fork what about the other way?");
-        await s.waitForDisplay(2, "Clone answer.");
-        const threads = await s.threads();
-        assert.equal(threads[0]!.status, "streaming", "the source still streams");
-        assert.equal(threads[1]!.parent_id, 1);
-        const clone = bodies(s)[2];
-        assert.deepEqual(clone.messages.slice(3), [
-          { role: "assistant", content: [{ type: "text", text: "Finished block." }] },
-          { role: "user", content: [{ type: "text", text: "what about the other way?", cache_control: { type: "ephemeral" } }] },
-        ]);
-        assert.ok(readsCacheOf(clone, bodies(s)[1]), "the clone's request reads the source's cached prefix");
-        s.mock.release("mid");
-        await s.waitForDisplay(1, "Finished block.\nHalf of a block and its end.\n── end_turn");
-        assert.equal(s.mock.requests.length, 3, "the source sent no extra request");
-        const source = await s.lua<any[]>("return require('tine').messages(1)");
-        assert.deepEqual(source[3].content, [{ type: "text", text: "Finished block." }, { type: "text", text: "Half of a block and its end." }]);
-        assert.ok(!(await s.display(1)).includes("Clone answer."));
-      });
-    });
+const nv = inject("nvim");
 
-    it("@fork while bash_command waits for approval: the source keeps waiting; the clone answers with an error result and the prompt", async () => {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(
-          response([{ text: "I will run it." }, { toolUse: { id: "b1", name: "bash_command", input: { command: "echo hi" } } }]),
-          textReply("Forked reply."),
-        );
-        await s.cmd("Tine");
-        await typeAndSend(s, "run it");
-        await s.waitForDisplay(1, "awaiting approval");
-        await typeAndSend(s, "@fork skip the command");
-        await s.waitForDisplay(2, "Forked reply.");
-        assert.equal((await s.threads())[0]!.status, "waiting", "the source still waits for approval");
-        assert.match(await s.display(1), /awaiting approval/);
-        assert.deepEqual(bodies(s)[1].messages.at(-1), {
-          role: "user",
-          content: [
-            { type: "tool_result", tool_use_id: "b1", content: FORKED_BEFORE_TOOL_RAN, is_error: true },
-            { type: "text", text: "skip the command", cache_control: { type: "ephemeral" } },
-          ],
-        });
-        assert.doesNotMatch(await s.display(2), /awaiting approval/, "approvals are not shared");
-      });
-    });
-
-    it("@fork without a prompt opens the clone ready for input and sends nothing", async () => {
-      await withNeovim(nv, async (s) => {
-        const id = await twoExchanges(s);
-        await typeAndSend(s, "@fork");
-        await s.until("the clone", async () => (await s.threads()).length === 2);
-        const clone = (await s.threads())[1]!;
-        await s.waitForDisplay(clone.id, "Second answer.");
-        assert.equal(s.mock.requests.length, 2);
-        assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), clone.input_bufnr, "focus is in the clone's input");
-        assert.match(await s.display(clone.id), /^⑂ Forked from "Thread 1" at message 4 · gp: go to parent/);
-        void id;
-      });
-    });
-
-    it(":ForkThread opens the clone in a new window beside the source (vsplit), titled after it", async () => {
-      await withNeovim(nv, async (s) => {
-        await twoExchanges(s);
-        const before = (await windows(s)).length;
-        s.mock.reply(textReply("Branch reply."));
-        await s.cmd("ForkThread a different angle");
-        await s.waitForDisplay(2, "Branch reply.");
-        const wins = await windows(s);
-        assert.equal(wins.length, before + 2, "a display and an input window for the clone");
-        assert.ok(wins.some((n) => /^tine:\/\/2\/Thread 1 ⑂1$/.test(n)));
-        assert.ok(wins.some((n) => /^tine:\/\/1\//.test(n)), "the source stays open");
-        const marks = await s.lua<any[]>(`return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`);
-        assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
-        assert.equal(marks[0][3].virt_text[0][0], "⑂ Thread 1 ⑂1");
-      });
-    });
-
-    it(":ForkThread without a prompt asks with vim.ui.input; an empty answer forks without sending", async () => {
-      await withNeovim(nv, async (s) => {
-        await twoExchanges(s);
-        await s.lua(`vim.ui.input = function(opts, cb) _G.asked = opts.prompt; cb("") end`);
-        await s.cmd("ForkThread");
-        await s.until("the clone", async () => (await s.threads()).length === 2);
-        assert.match(await s.lua<string>("return _G.asked"), /Fork prompt/);
-        assert.equal(s.mock.requests.length, 2);
-      });
-    });
-
-    it("the thread list's `f` forks the thread under the cursor and the tree shows it", async () => {
-      await withNeovim(nv, async (s) => {
-        await twoExchanges(s);
-        s.mock.reply(textReply("From the list."));
-        await s.cmd("Tine threads");
-        const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-        await s.lua(`vim.ui.input = function(opts, cb) cb("list prompt") end; vim.api.nvim_win_set_cursor(0, {1, 0})`);
-        await s.keys("f");
-        await s.waitForDisplay(2, "From the list.");
-        await s.until("the tree", async () => (await s.lines(list)).join("\n").includes("  ⑂ Thread 1 ⑂1"));
-        assert.equal(bodies(s)[2].messages.at(-1).content[0].text, "list prompt");
-        assert.ok((await windows(s)).some((n) => n.startsWith("tine://2/")), "the clone opened in a window");
-      });
-    });
-
-    it(":ForkThread! forks from the message under the cursor; `gp` goes back to the parent", async () => {
-      await withNeovim(nv, async (s) => {
-        await twoExchanges(s);
-        s.mock.reply(textReply("Alternative first answer."));
-        const lines = await s.lines((await s.threads())[0]!.bufnr);
-        await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("First answer.") + 1);
-        await s.cmd("ForkThread! try again");
-        await s.waitForDisplay(2, "Alternative first answer.");
-        assert.deepEqual(bodies(s)[2].messages.map((m: any) => m.content[0].text), ["first question", "First answer.", "try again"]);
-        assert.equal((await s.lua<any>("return require('tine').messages(1)")).length, 4, "the source is unchanged");
-        await s.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('tine').threads()[2].bufnr)[1])`);
-        await s.keys("gp");
-        const at = await s.lua<[number, string]>(`return { vim.api.nvim_win_get_cursor(0)[1], vim.api.nvim_buf_get_name(0) }`);
-        assert.match(at[1], /^tine:\/\/1\//);
-        assert.equal(lines[at[0] - 1], "## Claude", "the cursor is on the message the fork branched from");
-      });
-    });
-
-    it("visual F forks at the selection's last message with the selection quoted in the input", async () => {
-      await withNeovim(nv, async (s) => {
-        await twoExchanges(s);
-        const lines = await s.lines((await s.threads())[0]!.bufnr);
-        await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("first question") + 1);
-        await s.keys("VjF");
-        await s.until("the clone", async () => (await s.threads()).length === 2);
-        const clone = (await s.threads())[1]!;
-        assert.deepEqual(await s.lines(clone.input_bufnr), ["> first question", "> ", ""]);
-        assert.equal((await s.lua<any[]>(`return require('tine').messages(${clone.id})`)).length, 1);
-        assert.equal(s.mock.requests.length, 2, "nothing is sent");
-      });
-    });
-
-    it(":ForkThread outside a thread buffer gives a clear error and changes nothing", async () => {
-      await withNeovim(nv, async (s) => {
-        await twoExchanges(s);
-        await s.cmd("tabnew");
-        const winsBefore = await s.lua<number>("return #vim.api.nvim_list_wins()");
-        await s.cmd("ForkThread some prompt");
-        const notes = await s.notifications();
-        assert.match(notes.at(-1)!.msg, /:ForkThread works in a thread's display or input buffer/);
-        assert.equal((await s.threads()).length, 1);
-        assert.equal(await s.lua<number>("return #vim.api.nvim_list_wins()"), winsBefore);
-        assert.equal(s.mock.requests.length, 2);
-      });
-    });
-
-    it("require('tine').fork returns the new id; send(id, '@fork …') takes the same path", async () => {
-      await withNeovim(nv, async (s) => {
-        await twoExchanges(s);
-        s.mock.reply(textReply("api fork"), textReply("send fork"));
-        const id = await s.lua<number>("return require('tine').fork(1, 'via api', { at_message = 1 })");
-        assert.equal(id, 2);
-        await s.waitForDisplay(2, "api fork");
-        await s.lua("require('tine').send(1, '@fork via send')");
-        await s.waitForDisplay(3, "send fork");
-        assert.deepEqual((await s.threads()).map((t) => t.parent_id), [null, 1, 1]);
-        assert.equal(bodies(s)[3].messages.at(-1).content[0].text, "via send");
-      });
+describe(`fork (${nv.version})`, () => {
+  it("@fork while a block streams: the source finishes untouched, the clone sends finalized blocks + prompt", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        textReply("Earlier answer."),
+        response([{ text: "Finished block." }, { text: "Half of a block and its end.", holdInside: { hold: "mid", afterDeltas: 1 } }]),
+        textReply("Clone answer."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "warm up");
+      await s.waitForDisplay(1, "Earlier answer.");
+      await s.waitForStatus(1, "idle");
+      await typeAndSend(s, "explain");
+      await s.waitForDisplay(1, "Half of");
+      await typeAndSend(s, "@fork what about the other way?");
+      await s.waitForDisplay(2, "Clone answer.");
+      const threads = await s.threads();
+      assert.equal(threads[0]!.status, "streaming", "the source still streams");
+      assert.equal(threads[1]!.parent_id, 1);
+      const clone = bodies(s)[2];
+      assert.deepEqual(clone.messages.slice(3), [
+        { role: "assistant", content: [{ type: "text", text: "Finished block." }] },
+        { role: "user", content: [{ type: "text", text: "what about the other way?", cache_control: { type: "ephemeral" } }] },
+      ]);
+      assert.ok(readsCacheOf(clone, bodies(s)[1]), "the clone's request reads the source's cached prefix");
+      s.mock.release("mid");
+      await s.waitForDisplay(1, "Finished block.\nHalf of a block and its end.\n── end_turn");
+      assert.equal(s.mock.requests.length, 3, "the source sent no extra request");
+      const source = await s.lua<any[]>("return require('tine').messages(1)");
+      assert.deepEqual(source[3].content, [{ type: "text", text: "Finished block." }, { type: "text", text: "Half of a block and its end." }]);
+      assert.ok(!(await s.display(1)).includes("Clone answer."));
     });
   });
-}
+
+  it("@fork while bash_command waits for approval: the source keeps waiting; the clone answers with an error result and the prompt", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ text: "I will run it." }, { toolUse: { id: "b1", name: "bash_command", input: { command: "echo hi" } } }]),
+        textReply("Forked reply."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "run it");
+      await s.waitForDisplay(1, "awaiting approval");
+      await typeAndSend(s, "@fork skip the command");
+      await s.waitForDisplay(2, "Forked reply.");
+      assert.equal((await s.threads())[0]!.status, "waiting", "the source still waits for approval");
+      assert.match(await s.display(1), /awaiting approval/);
+      assert.deepEqual(bodies(s)[1].messages.at(-1), {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "b1", content: FORKED_BEFORE_TOOL_RAN, is_error: true },
+          { type: "text", text: "skip the command", cache_control: { type: "ephemeral" } },
+        ],
+      });
+      assert.doesNotMatch(await s.display(2), /awaiting approval/, "approvals are not shared");
+    });
+  });
+
+  it("@fork without a prompt opens the clone ready for input and sends nothing", async () => {
+    await withNeovim(nv, async (s) => {
+      const id = await twoExchanges(s);
+      await typeAndSend(s, "@fork");
+      await s.until("the clone", async () => (await s.threads()).length === 2);
+      const clone = (await s.threads())[1]!;
+      await s.waitForDisplay(clone.id, "Second answer.");
+      assert.equal(s.mock.requests.length, 2);
+      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), clone.input_bufnr, "focus is in the clone's input");
+      assert.match(await s.display(clone.id), /^⑂ Forked from "Thread 1" at message 4 · gp: go to parent/);
+      void id;
+    });
+  });
+
+  it(":ForkThread opens the clone in a new window beside the source (vsplit), titled after it", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      const before = (await windows(s)).length;
+      s.mock.reply(textReply("Branch reply."));
+      await s.cmd("ForkThread a different angle");
+      await s.waitForDisplay(2, "Branch reply.");
+      const wins = await windows(s);
+      assert.equal(wins.length, before + 2, "a display and an input window for the clone");
+      assert.ok(wins.some((n) => /^tine:\/\/2\/Thread 1 ⑂1$/.test(n)));
+      assert.ok(wins.some((n) => /^tine:\/\/1\//.test(n)), "the source stays open");
+      const marks = await s.lua<any[]>(`return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`);
+      assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
+      assert.equal(marks[0][3].virt_text[0][0], "⑂ Thread 1 ⑂1");
+    });
+  });
+
+  it(":ForkThread without a prompt asks with vim.ui.input; an empty answer forks without sending", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      await s.lua(`vim.ui.input = function(opts, cb) _G.asked = opts.prompt; cb("") end`);
+      await s.cmd("ForkThread");
+      await s.until("the clone", async () => (await s.threads()).length === 2);
+      assert.match(await s.lua<string>("return _G.asked"), /Fork prompt/);
+      assert.equal(s.mock.requests.length, 2);
+    });
+  });
+
+  it("the thread list's `f` forks the thread under the cursor and the tree shows it", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      s.mock.reply(textReply("From the list."));
+      await s.cmd("Tine threads");
+      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      await s.lua(`vim.ui.input = function(opts, cb) cb("list prompt") end; vim.api.nvim_win_set_cursor(0, {1, 0})`);
+      await s.keys("f");
+      await s.waitForDisplay(2, "From the list.");
+      await s.until("the tree", async () => (await s.lines(list)).join("\n").includes("  ⑂ Thread 1 ⑂1"));
+      assert.equal(bodies(s)[2].messages.at(-1).content[0].text, "list prompt");
+      assert.ok((await windows(s)).some((n) => n.startsWith("tine://2/")), "the clone opened in a window");
+    });
+  });
+
+  it(":ForkThread! forks from the message under the cursor; `gp` goes back to the parent", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      s.mock.reply(textReply("Alternative first answer."));
+      const lines = await s.lines((await s.threads())[0]!.bufnr);
+      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("First answer.") + 1);
+      await s.cmd("ForkThread! try again");
+      await s.waitForDisplay(2, "Alternative first answer.");
+      assert.deepEqual(bodies(s)[2].messages.map((m: any) => m.content[0].text), ["first question", "First answer.", "try again"]);
+      assert.equal((await s.lua<any>("return require('tine').messages(1)")).length, 4, "the source is unchanged");
+      await s.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('tine').threads()[2].bufnr)[1])`);
+      await s.keys("gp");
+      const at = await s.lua<[number, string]>(`return { vim.api.nvim_win_get_cursor(0)[1], vim.api.nvim_buf_get_name(0) }`);
+      assert.match(at[1], /^tine:\/\/1\//);
+      assert.equal(lines[at[0] - 1], "## Claude", "the cursor is on the message the fork branched from");
+    });
+  });
+
+  it("visual F forks at the selection's last message with the selection quoted in the input", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      const lines = await s.lines((await s.threads())[0]!.bufnr);
+      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("first question") + 1);
+      await s.keys("VjF");
+      await s.until("the clone", async () => (await s.threads()).length === 2);
+      const clone = (await s.threads())[1]!;
+      assert.deepEqual(await s.lines(clone.input_bufnr), ["> first question", "> ", ""]);
+      assert.equal((await s.lua<any[]>(`return require('tine').messages(${clone.id})`)).length, 1);
+      assert.equal(s.mock.requests.length, 2, "nothing is sent");
+    });
+  });
+
+  it(":ForkThread outside a thread buffer gives a clear error and changes nothing", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      await s.cmd("tabnew");
+      const winsBefore = await s.lua<number>("return #vim.api.nvim_list_wins()");
+      await s.cmd("ForkThread some prompt");
+      const notes = await s.notifications();
+      assert.match(notes.at(-1)!.msg, /:ForkThread works in a thread's display or input buffer/);
+      assert.equal((await s.threads()).length, 1);
+      assert.equal(await s.lua<number>("return #vim.api.nvim_list_wins()"), winsBefore);
+      assert.equal(s.mock.requests.length, 2);
+    });
+  });
+
+  it("require('tine').fork returns the new id; send(id, '@fork …') takes the same path", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      s.mock.reply(textReply("api fork"), textReply("send fork"));
+      const id = await s.lua<number>("return require('tine').fork(1, 'via api', { at_message = 1 })");
+      assert.equal(id, 2);
+      await s.waitForDisplay(2, "api fork");
+      await s.lua("require('tine').send(1, '@fork via send')");
+      await s.waitForDisplay(3, "send fork");
+      assert.deepEqual((await s.threads()).map((t) => t.parent_id), [null, 1, 1]);
+      assert.equal(bodies(s)[3].messages.at(-1).content[0].text, "via send");
+    });
+  });
+});

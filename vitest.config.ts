@@ -1,0 +1,57 @@
+/**
+ * The whole suite on vitest: one project for the unit tests beside the code, and one project of
+ * integration tests per Neovim under test (real headless Neovim, the HTTP mock), so the version
+ * is in every test's name and both run in one `npm test`.
+ */
+import { defineConfig } from "vitest/config";
+import type { NvimBinary } from "./test/helpers/neovim.ts";
+import { testNvims } from "./scripts/nvim.mjs";
+
+const root = import.meta.dirname;
+
+/** scripts/test.mjs has already found (or fetched) them; a bare `vitest` finds them itself. */
+function nvimsUnderTest(): NvimBinary[] {
+  const raw = process.env["TINE_TEST_NVIMS"];
+  return raw ? (JSON.parse(raw) as NvimBinary[]) : testNvims(root);
+}
+
+/** `NVIM v0.10.4` -> `nvim-0.10`. */
+const projectName = (n: NvimBinary) => `nvim-${/v(\d+\.\d+)/.exec(n.version)?.[1] ?? n.version}`;
+
+const unitOnly = process.env["TINE_UNIT_ONLY"] === "1";
+
+export default defineConfig({
+  test: {
+    // Each file in its own child process; two at a time on the 2-core machines. Integration tests
+    // spend most of their time waiting on Neovim and the host, so two never starve each other.
+    pool: "forks",
+    maxWorkers: 2,
+    retry: 0,
+    reporters: ["default", "./test/vitest/summary-reporter.ts"],
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["node/**/*.test.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      ...(unitOnly ? [] : nvimsUnderTest()).map((nvim) => ({
+        test: {
+          name: projectName(nvim),
+          include: ["test/integration/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          provide: { nvim },
+        },
+      })),
+    ],
+  },
+});
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The Neovim this project's integration tests run in. */
+    nvim: NvimBinary;
+  }
+}
