@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "vitest";
 import { parseConfig } from "./config.ts";
 
-const base = { model: "m", max_tokens: 8192, web_search: false, system_prompt: "s", cwd: "/" };
+const base = { model: "m", max_tokens: 8192, web_search: false, system_prompt: "s", cwd: "/", data_dir: "/tmp/tine-data" };
 
 describe("parseConfig: thinking and effort", () => {
   it("passes the API's own thinking values through, with only the fields it defines", () => {

@@ -19,6 +19,14 @@ export type HostConfig = {
   base_url: string | null;
   fork_open: "split" | "vsplit" | "tab" | "replace";
   retry_delay_ms: number;
+  /** Seconds a bash_command may run. */
+  bash_timeout: number;
+  /** Variables removed from tool processes' environment, besides ANTHROPIC_API_KEY. */
+  tool_env_deny: string[];
+  /** Root of the stored threads (one folder per project inside). */
+  data_dir: string;
+  /** False: nothing is written to disk. */
+  persist: boolean;
   cwd: string;
 };
 
@@ -41,8 +49,24 @@ export function parseConfig(raw: unknown): HostConfig {
     base_url: typeof c.base_url === "string" && c.base_url ? c.base_url : null,
     fork_open: ["split", "vsplit", "tab", "replace"].includes(String(c.fork_open)) ? (c.fork_open as HostConfig["fork_open"]) : "vsplit",
     retry_delay_ms: typeof c.retry_delay_ms === "number" ? c.retry_delay_ms : 1000,
+    bash_timeout: positive(c.bash_timeout, "bash_timeout", 120),
+    tool_env_deny: stringList(c.tool_env_deny, "tool_env_deny"),
+    data_dir: need("data_dir", "string"),
+    persist: c.persist === undefined ? true : need("persist", "boolean"),
     cwd: need("cwd", "string"),
   };
+}
+
+function positive(v: unknown, name: string, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== "number" || !(v > 0)) throw new Error(`tine: config.${name} must be a number above 0`);
+  return v;
+}
+
+function stringList(v: unknown, name: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new Error(`tine: config.${name} must be a list of strings`);
+  return v;
 }
 
 const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];

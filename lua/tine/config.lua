@@ -24,6 +24,15 @@ M.defaults = {
   -- Points the SDK elsewhere; ANTHROPIC_BASE_URL in the environment does the same. The API key is
   -- read only from the environment (ANTHROPIC_API_KEY), never from here.
   base_url = nil,
+  -- Seconds a bash_command may run before it is stopped (the model is told).
+  bash_timeout = 120,
+  -- Environment variables kept from every tool process, besides ANTHROPIC_API_KEY (always removed).
+  tool_env_deny = {},
+  -- Threads are written here as they happen (one JSONL transcript per thread, per project).
+  -- nil: stdpath("data") .. "/tine".
+  data_dir = nil,
+  -- false: threads live only in memory and nothing is written to disk.
+  persist = true,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
   sidebar = { side = "right", width = 80, input_height = 8 },

@@ -38,6 +38,10 @@ local function host_config()
     base_url = o.base_url or vim.NIL,
     fork_open = o.fork_open,
     retry_delay_ms = o.retry_delay_ms,
+    bash_timeout = o.bash_timeout,
+    tool_env_deny = o.tool_env_deny,
+    data_dir = o.data_dir or (vim.fn.stdpath("data") .. "/tine"),
+    persist = o.persist,
     cwd = vim.fn.getcwd(),
   }
 end
