@@ -1,0 +1,97 @@
+/**
+ * The transcript format: one JSON record per line, appended, never rewritten. A header first,
+ * then one record per change to the thread's history. Messages are stored exactly as the Messages
+ * API takes them; view state never goes in. `t` comes first in every record, so a reader that only
+ * needs counts can tell an `append` line from its first bytes without parsing the message.
+ */
+import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
+
+export const FORMAT_VERSION = 1;
+
+/** Where a fork branched: the parent's log up to `records` (header excluded) is its start. */
+export type ParentPointer = {
+  readonly id: string;
+  readonly records: number;
+  /** The last parent message the fork shares, for the tree (the fork's own view is in its log). */
+  readonly atMessage: number;
+};
+
+export type Header = {
+  readonly t: "header";
+  readonly v: number;
+  readonly id: string;
+  /** A short number for display (buffer names); unique per project only in practice. */
+  readonly num: number;
+  readonly title: string;
+  readonly created: number;
+  readonly cwd: string;
+  readonly model: string;
+  readonly parent: ParentPointer | null;
+};
+
+export type ChangeRecord =
+  /** An entry appended to the history. Ends the open turn (its blocks are in the entry). */
+  | { readonly t: "append"; readonly m: NativeMessage; readonly meta?: ResponseMeta }
+  /** The history cut to its first `n` entries (a clean-up replaced the tail). Ends the open turn. */
+  | { readonly t: "truncate"; readonly n: number }
+  /** A finished block of the assistant turn being streamed. */
+  | { readonly t: "block"; readonly b: AssistantBlock }
+  /** The open turn's blocks cut to `n` (a retried or continued response). */
+  | { readonly t: "open"; readonly n: number }
+  /** A tool that finished while others of the same turn had not: its result, kept for a crash. */
+  | { readonly t: "result"; readonly r: ToolResultBlock }
+  | { readonly t: "title"; readonly title: string }
+  /** Deleted by the user; the log stays while forks point into it. */
+  | { readonly t: "deleted" };
+
+export type StoredRecord = Header | ChangeRecord;
+
+const CHANGE_TYPES = new Set(["append", "truncate", "block", "open", "result", "title", "deleted"]);
+
+export function encode(record: StoredRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+export type Decoded = { ok: true; record: StoredRecord } | { ok: false; error: string };
+
+/** Checks the shape a replay relies on; a record that passes cannot make the replay throw. */
+export function decode(line: string): Decoded {
+  let r: Record<string, unknown>;
+  try {
+    r = JSON.parse(line) as Record<string, unknown>;
+  } catch (error) {
+    return { ok: false, error: `not JSON (${(error as Error).message})` };
+  }
+  if (!r || typeof r !== "object" || Array.isArray(r)) return { ok: false, error: "not an object" };
+  const bad = (what: string): Decoded => ({ ok: false, error: `${String(r["t"])} record: ${what}` });
+  switch (r["t"]) {
+    case "header":
+      if (typeof r["id"] !== "string" || typeof r["title"] !== "string" || typeof r["cwd"] !== "string") return bad("id, title or cwd missing");
+      if (r["v"] !== FORMAT_VERSION) return bad(`format version ${String(r["v"])} is not ${FORMAT_VERSION}`);
+      return { ok: true, record: r as Header };
+    case "append": {
+      const m = r["m"] as Record<string, unknown> | undefined;
+      if (!m || (m["role"] !== "user" && m["role"] !== "assistant") || !Array.isArray(m["content"])) return bad("no message");
+      return { ok: true, record: r as ChangeRecord };
+    }
+    case "truncate":
+    case "open":
+      if (typeof r["n"] !== "number" || r["n"] < 0) return bad("n missing");
+      return { ok: true, record: r as ChangeRecord };
+    case "block":
+      if (!r["b"] || typeof r["b"] !== "object") return bad("no block");
+      return { ok: true, record: r as ChangeRecord };
+    case "result":
+      if (!r["r"] || typeof (r["r"] as Record<string, unknown>)["tool_use_id"] !== "string") return bad("no result");
+      return { ok: true, record: r as ChangeRecord };
+    case "title":
+      if (typeof r["title"] !== "string") return bad("no title");
+      return { ok: true, record: r as ChangeRecord };
+    case "deleted":
+      return { ok: true, record: r as ChangeRecord };
+    default:
+      return { ok: false, error: `unknown record type ${String(r["t"])}` };
+  }
+}
+
+export const isChange = (r: StoredRecord): r is ChangeRecord => CHANGE_TYPES.has(r.t);

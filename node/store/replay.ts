@@ -1,0 +1,122 @@
+/**
+ * Reading a transcript back: its lines parsed (a truncated last line tolerated, any other bad line
+ * reported), and its change records replayed onto a History. Pure but for `readLog`.
+ */
+import { readFileSync } from "node:fs";
+import { History } from "../providers/history.ts";
+import { entry, freezeMessage, type AssistantBlock, type ToolResultBlock } from "../providers/native.ts";
+import { closeTurn } from "../providers/turn-cleanup.ts";
+import { decode, isChange, type ChangeRecord, type Header } from "./records.ts";
+
+/** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
+export const SESSION_ENDED_BEFORE_TOOL_RAN = "The session ended before the tool ran.";
+
+/** A thread as its log leaves it, before the interrupted turn (if any) is closed. */
+export type LogState = {
+  readonly history: History;
+  /** Finished blocks of a turn that was streaming when the log ends. */
+  readonly open: readonly AssistantBlock[];
+  /** Results of tools that finished while others of their turn had not. */
+  readonly results: ReadonlyMap<string, ToolResultBlock>;
+  readonly title: string;
+  readonly deleted: boolean;
+};
+
+export const emptyState = (title: string): LogState => ({ history: History.empty, open: [], results: new Map(), title, deleted: false });
+
+/** The state after one record; throws on a record that does not fit the state (then it is reported and skipped). */
+export function applyRecord(state: LogState, record: ChangeRecord): LogState {
+  switch (record.t) {
+    case "append":
+      return { ...state, history: state.history.push(entry(freezeMessage(record.m), record.meta)), open: [], results: new Map() };
+    case "truncate":
+      if (record.n > state.history.length) throw new Error(`truncate to ${record.n} of ${state.history.length} messages`);
+      return { ...state, history: state.history.prefix(record.n), open: [], results: new Map() };
+    case "block":
+      return { ...state, open: [...state.open, Object.freeze(record.b)] };
+    case "open":
+      if (record.n > state.open.length) throw new Error(`open turn cut to ${record.n} of ${state.open.length} blocks`);
+      return { ...state, open: state.open.slice(0, record.n) };
+    case "result":
+      return { ...state, results: new Map(state.results).set(record.r.tool_use_id, Object.freeze(record.r)) };
+    case "title":
+      return { ...state, title: record.title };
+    case "deleted":
+      return { ...state, deleted: true };
+  }
+}
+
+/**
+ * The history to continue from: a turn the log ends in the middle of is closed by the same rule
+ * as an abort, so the next send is valid (finished blocks kept, tools without a result answered).
+ */
+export function recoverHistory(state: LogState): History {
+  return closeTurn(state.history, state.open.length ? { finalized: state.open } : null, {
+    knownResults: state.results,
+    missingResultText: SESSION_ENDED_BEFORE_TOOL_RAN,
+  });
+}
+
+export type LogProblem = { readonly line: number; readonly error: string };
+
+export type ParsedLog = {
+  readonly header: Header;
+  /** Change records in order; a fork's pointer counts these. */
+  readonly records: readonly ChangeRecord[];
+  /** The line each record came from, for reports. */
+  readonly lines: readonly number[];
+  readonly problems: readonly LogProblem[];
+};
+
+/** Parses a transcript's text. Throws only when there is no usable header. */
+export function parseLog(text: string, path: string): ParsedLog {
+  const lines = text.split("\n");
+  // A file that ends without a newline was cut mid-write (kill -9): its last line may be partial.
+  const partial = lines.pop();
+  const problems: LogProblem[] = [];
+  const records: ChangeRecord[] = [];
+  const recordLines: number[] = [];
+  let header: Header | null = null;
+  const take = (line: string, number: number, lastAndPartial: boolean) => {
+    if (line.trim() === "") return;
+    const d = decode(line);
+    if (!d.ok) {
+      if (!lastAndPartial) problems.push({ line: number, error: d.error });
+      return;
+    }
+    if (d.record.t === "header") {
+      if (header) problems.push({ line: number, error: "a second header" });
+      else if (number !== 1) problems.push({ line: number, error: "the header is not the first line" });
+      else header = d.record;
+      return;
+    }
+    if (isChange(d.record)) {
+      records.push(d.record);
+      recordLines.push(number);
+    }
+  };
+  lines.forEach((line, i) => take(line, i + 1, false));
+  if (partial) take(partial, lines.length + 1, true);
+  if (!header) throw new Error(`${path}: no valid header on line 1${problems[0] ? ` (${problems[0].error})` : ""}`);
+  return { header, records, lines: recordLines, problems };
+}
+
+export function readLog(path: string): ParsedLog {
+  return parseLog(readFileSync(path, "utf8"), path);
+}
+
+/**
+ * Replays a log's records onto `base`, recording a record that does not fit as a problem instead
+ * of stopping: the rest still loads.
+ */
+export function replay(base: LogState, log: ParsedLog, from: number, upTo: number, problems?: LogProblem[]): LogState {
+  let state = base;
+  for (let i = from; i < upTo; i++) {
+    try {
+      state = applyRecord(state, log.records[i]!);
+    } catch (error) {
+      problems?.push({ line: log.lines[i]!, error: (error as Error).message });
+    }
+  }
+  return state;
+}

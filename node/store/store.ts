@@ -1,0 +1,301 @@
+/**
+ * The one module that touches stored threads. Layout:
+ *
+ *   <data_dir>/projects/<name>-<hash of cwd>/<thread id>.jsonl   one transcript per thread (0600)
+ *                                            <thread id>.lock    pid of the host writing it
+ *                                            index.json          cache of the list's summaries
+ *
+ * A fork's transcript starts with a pointer into its parent's (id and record count), never a copy.
+ * Loading replays the parent's log up to that count, recursively; parsed logs and the states at
+ * fork points are cached, so forks loaded together share their prefix in memory.
+ */
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { basename, join } from "node:path";
+import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
+import { encode, FORMAT_VERSION, type ChangeRecord, type Header, type ParentPointer } from "./records.ts";
+import { emptyState, readLog, recoverHistory, replay, type LogProblem, type LogState, type ParsedLog } from "./replay.ts";
+import { scanLog, type ScanState, type ThreadSummary } from "./summary.ts";
+import type { History } from "../providers/history.ts";
+
+export type NewThread = {
+  readonly id: string;
+  readonly num: number;
+  readonly title: string;
+  readonly model: string;
+  readonly parent: ParentPointer | null;
+};
+
+/** A transcript open for appending. Writes are synchronous: a kill -9 loses no finished record. */
+export class LogWriter {
+  private closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly fd: number,
+    /** Change records in the log so far: what a fork taken now points at. */
+    public records: number,
+    private readonly onClose: () => void,
+  ) {}
+
+  append(records: readonly ChangeRecord[]): void {
+    if (this.closed || records.length === 0) return;
+    writeSync(this.fd, records.map(encode).join(""));
+    this.records += records.length;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+    this.onClose();
+  }
+}
+
+export type LoadedThread = {
+  readonly header: Header;
+  /** The state as the log leaves it (a recorder continues from here). */
+  readonly raw: LogState;
+  /** `raw` with an interrupted turn closed: what the thread continues from. */
+  readonly history: History;
+  readonly records: number;
+  readonly problems: readonly LogProblem[];
+};
+
+export type ProjectThreads = { readonly cwd: string; readonly threads: readonly ThreadSummary[]; readonly unreadable: readonly Unreadable[] };
+export type Unreadable = { readonly path: string; readonly error: string };
+
+type Cached = { readonly size: number; readonly log: ParsedLog; readonly states: Map<number, LogState>; problems: LogProblem[] };
+
+export function projectKey(cwd: string): string {
+  const name = basename(cwd).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "root";
+  return `${name}-${createHash("sha256").update(cwd).digest("hex").slice(0, 12)}`;
+}
+
+export class ThreadStore {
+  readonly dir: string;
+  private readonly writers = new Map<string, LogWriter>();
+  private readonly parsed = new Map<string, Cached>();
+
+  constructor(
+    readonly dataDir: string,
+    readonly cwd: string,
+    private readonly pid = process.pid,
+  ) {
+    this.dir = join(dataDir, "projects", projectKey(cwd));
+  }
+
+  private path(id: string, dir = this.dir): string {
+    if (!/^[A-Za-z0-9-]+$/.test(id)) throw new Error(`tine: not a thread id: ${id}`);
+    return join(dir, `${id}.jsonl`);
+  }
+
+  private lockPath(id: string): string {
+    return join(this.dir, `${id}.lock`);
+  }
+
+  private ensureDir(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  /** Creates a thread's transcript with its header and opens it for writing (locked). */
+  create(thread: NewThread): LogWriter {
+    this.ensureDir();
+    const header: Header = { t: "header", v: FORMAT_VERSION, ...thread, created: Date.now(), cwd: this.cwd };
+    const lock = acquireLock(this.lockPath(thread.id), this.pid);
+    if (!lock.ok) throw new Error(`tine: thread ${thread.id} is locked by pid ${lock.pid}`);
+    const fd = openSync(this.path(thread.id), "wx", 0o600);
+    writeSync(fd, encode(header));
+    return this.track(thread.id, fd, 0);
+  }
+
+  /** The live process writing `id` in another instance, or null. */
+  lockedBy(id: string): number | null {
+    if (this.writers.has(id)) return null;
+    return lockHolder(this.lockPath(id), this.pid);
+  }
+
+  /**
+   * Opens a stored thread for writing, or returns who holds it. A partial last line (the host was
+   * killed mid-write) is cut first: it never became a record, and appending after it would
+   * corrupt the next one.
+   */
+  openWriter(id: string, records: number): LogWriter | { busy: number } {
+    const existing = this.writers.get(id);
+    if (existing) return existing;
+    const lock = acquireLock(this.lockPath(id), this.pid);
+    if (!lock.ok) return { busy: lock.pid };
+    const bytes = readFileSync(this.path(id));
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end !== bytes.length) truncateSync(this.path(id), end);
+    return this.track(id, openSync(this.path(id), "a", 0o600), records);
+  }
+
+  private track(id: string, fd: number, records: number): LogWriter {
+    const writer = new LogWriter(id, fd, records, () => {
+      this.writers.delete(id);
+      releaseLock(this.lockPath(id), this.pid);
+    });
+    this.writers.set(id, writer);
+    return writer;
+  }
+
+  /** Closes every writer and releases their locks (the host is going away). */
+  close(): void {
+    for (const w of [...this.writers.values()]) w.close();
+  }
+
+  private parse(id: string, dir = this.dir): Cached {
+    const path = this.path(id, dir);
+    const size = statSync(path).size;
+    const hit = this.parsed.get(path);
+    if (hit && hit.size === size) return hit;
+    const log = readLog(path);
+    const cached: Cached = { size, log, states: new Map(), problems: [...log.problems] };
+    this.parsed.set(path, cached);
+    return cached;
+  }
+
+  /**
+   * The state of `id`'s log after its first `upTo` change records, its parent's prefix replayed
+   * first. States at fork points are kept, so loading several forks replays the parent once.
+   */
+  stateAt(id: string, upTo?: number, seen: ReadonlySet<string> = new Set()): LogState {
+    if (seen.has(id)) throw new Error(`tine: the fork pointers of thread ${id} form a cycle`);
+    const cached = this.parse(id);
+    const end = Math.min(upTo ?? cached.log.records.length, cached.log.records.length);
+    const hit = cached.states.get(end);
+    if (hit) return hit;
+    const { header } = cached.log;
+    let start = 0;
+    let state: LogState;
+    const below = [...cached.states.keys()].filter((k) => k <= end).sort((a, b) => b - a)[0];
+    if (below !== undefined) {
+      start = below;
+      state = cached.states.get(below)!;
+    } else if (header.parent) {
+      const parent = this.stateAt(header.parent.id, header.parent.records, new Set([...seen, id]));
+      // A fork starts from its parent's history only: a turn streaming in the parent is not its own.
+      state = { ...emptyState(header.title), history: parent.history };
+    } else {
+      state = emptyState(header.title);
+    }
+    state = replay(state, cached.log, start, end, cached.problems);
+    cached.states.set(end, state);
+    return state;
+  }
+
+  /** Reads a stored thread: its header, its state, and the history to continue from. */
+  load(id: string): LoadedThread {
+    const cached = this.parse(id);
+    const raw = this.stateAt(id);
+    return { header: cached.log.header, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
+  }
+
+  /** This project's threads (and transcripts that could not be read), from headers and the index. */
+  list(): ProjectThreads {
+    return this.listDir(this.dir, this.cwd);
+  }
+
+  /** Every project's threads, grouped by project. */
+  listAll(): ProjectThreads[] {
+    const root = join(this.dataDir, "projects");
+    if (!existsSync(root)) return [];
+    return readdirSync(root)
+      .map((name) => this.listDir(join(root, name), null))
+      .filter((p) => p.threads.length || p.unreadable.length);
+  }
+
+  private listDir(dir: string, knownCwd: string | null): ProjectThreads {
+    if (!existsSync(dir)) return { cwd: knownCwd ?? dir, threads: [], unreadable: [] };
+    const indexPath = join(dir, "index.json");
+    let index: Record<string, ScanState> = {};
+    try {
+      const parsed = JSON.parse(readFileSync(indexPath, "utf8")) as { v?: number; files?: Record<string, ScanState> };
+      if (parsed.v === FORMAT_VERSION && parsed.files) index = parsed.files;
+    } catch {
+      // No index yet, or a damaged one: it is only a cache, rebuilt below.
+    }
+    const next: Record<string, ScanState> = {};
+    const threads: ThreadSummary[] = [];
+    const unreadable: Unreadable[] = [];
+    let changed = false;
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith(".jsonl")) continue;
+      const path = join(dir, name);
+      try {
+        const before = index[name] ?? null;
+        const state = scanLog(path, statSync(path), before);
+        next[name] = state;
+        if (state !== before) changed = true;
+        if (state.summary) threads.push(state.summary);
+        else unreadable.push({ path, error: state.error ?? "unreadable" });
+      } catch (error) {
+        unreadable.push({ path, error: (error as Error).message });
+      }
+    }
+    if (changed || Object.keys(index).length !== Object.keys(next).length) {
+      try {
+        const tmp = `${indexPath}.${this.pid}.tmp`;
+        writeFileSync(tmp, JSON.stringify({ v: FORMAT_VERSION, files: next }), { mode: 0o600 });
+        renameSync(tmp, indexPath);
+      } catch {
+        // A read-only data dir still lists; the next list scans again.
+      }
+    }
+    threads.sort((a, b) => a.created - b.created);
+    return { cwd: knownCwd ?? threads[0]?.cwd ?? dir, threads, unreadable };
+  }
+
+  /**
+   * Deletes a thread. Forks point into their parent's log, so a log with forks is kept (marked
+   * deleted, hidden from the list) until its last fork is deleted; then it goes too.
+   */
+  delete(id: string): void {
+    const holder = this.lockedBy(id);
+    if (holder !== null) throw new Error(`tine: the thread is open in another Neovim (pid ${holder})`);
+    const all = this.list().threads;
+    const hasForks = (tid: string) => all.some((t) => t.parent?.id === tid && existsSync(this.path(t.id)));
+    if (hasForks(id)) {
+      const own = this.writers.get(id);
+      if (own) own.append([{ t: "deleted" }]);
+      else {
+        const fd = openSync(this.path(id), "a", 0o600);
+        writeSync(fd, encode({ t: "deleted" }));
+        closeSync(fd);
+      }
+      return;
+    }
+    this.writers.get(id)?.close();
+    this.remove(id);
+    // A deleted parent kept only for this fork can go now.
+    let parent = all.find((t) => t.id === id)?.parent?.id;
+    while (parent) {
+      const p = all.find((t) => t.id === parent);
+      if (!p || !p.deleted || hasForks(p.id)) break;
+      this.remove(p.id);
+      parent = p.parent?.id;
+    }
+  }
+
+  private remove(id: string): void {
+    unlinkSync(this.path(id));
+    this.parsed.delete(this.path(id));
+    try {
+      unlinkSync(this.lockPath(id));
+    } catch {}
+  }
+}

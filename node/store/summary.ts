@@ -1,0 +1,93 @@
+/**
+ * What the thread list needs of a transcript (title, tree position, message count, time), read
+ * incrementally: logs only grow, so a cached scan is continued from the byte it stopped at, and
+ * an unchanged file (same size and mtime) is not opened at all. `append` lines are counted from
+ * their first bytes, never parsed.
+ */
+import { closeSync, openSync, readSync, type Stats } from "node:fs";
+import { decode, type ParentPointer } from "./records.ts";
+import type { LogProblem } from "./replay.ts";
+
+export type ThreadSummary = {
+  readonly id: string;
+  readonly num: number;
+  readonly title: string;
+  readonly cwd: string;
+  readonly model: string;
+  readonly created: number;
+  readonly parent: ParentPointer | null;
+  /** Last change (the file's mtime). */
+  readonly updated: number;
+  readonly messages: number;
+  readonly deleted: boolean;
+  readonly problems: readonly LogProblem[];
+};
+
+export type ScanState = {
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Bytes scanned: the end of the last complete line. */
+  readonly offset: number;
+  readonly lines: number;
+  /** Null when the file has no valid header (then `error` says why). */
+  readonly summary: ThreadSummary | null;
+  readonly error?: string;
+};
+
+const APPEND_PREFIX = '{"t":"append"';
+
+export function scanLog(path: string, stat: Stats, previous: ScanState | null): ScanState {
+  if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) return previous;
+  // A file that shrank was replaced: start over.
+  const from = previous && previous.offset <= stat.size ? previous : null;
+  const offset = from?.offset ?? 0;
+  const length = stat.size - offset;
+  const buf = Buffer.alloc(Math.max(0, length));
+  const fd = openSync(path, "r");
+  try {
+    let read = 0;
+    while (read < length) {
+      const n = readSync(fd, buf, read, length - read, offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const end = buf.lastIndexOf(0x0a);
+  const text = end < 0 ? "" : buf.subarray(0, end).toString("utf8");
+  let summary = from?.summary ?? null;
+  let error = from?.error;
+  let lines = from?.lines ?? 0;
+  let messages = summary?.messages ?? 0;
+  const problems = [...(summary?.problems ?? [])];
+  let title = summary?.title ?? "";
+  let deleted = summary?.deleted ?? false;
+  for (const line of end < 0 ? [] : text.split("\n")) {
+    lines++;
+    if (line.startsWith(APPEND_PREFIX)) {
+      messages++;
+      continue;
+    }
+    if (line.trim() === "") continue;
+    const d = decode(line);
+    if (!d.ok) {
+      if (lines === 1) error = d.error;
+      else problems.push({ line: lines, error: d.error });
+      continue;
+    }
+    const r = d.record;
+    if (r.t === "header") {
+      if (lines !== 1) problems.push({ line: lines, error: "a second header" });
+      else {
+        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, problems: [] };
+        title = r.title;
+      }
+    } else if (r.t === "truncate") messages = r.n;
+    else if (r.t === "title") title = r.title;
+    else if (r.t === "deleted") deleted = true;
+  }
+  if (summary) summary = { ...summary, title, messages, deleted, problems, updated: stat.mtimeMs };
+  else if (!error) error = lines === 0 ? "empty file" : "no header";
+  return { size: stat.size, mtimeMs: stat.mtimeMs, offset: offset + end + 1, lines, summary, ...(error && !summary ? { error } : {}) };
+}

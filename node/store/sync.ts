@@ -1,0 +1,80 @@
+/**
+ * Keeps a thread's transcript in step with its state. After each batch of dispatched messages
+ * the host hands every changed thread's state here; the difference from what was last written
+ * becomes records. Histories are immutable and share their entries, so the difference is found
+ * by identity, walking back from the end: a streamed delta costs two comparisons and writes
+ * nothing; a finished block is one record.
+ */
+import type { History } from "../providers/history.ts";
+import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
+import type { ChangeRecord } from "./records.ts";
+import type { LogWriter } from "./store.ts";
+
+/** What of a thread goes to disk. */
+export type Snapshot = {
+  readonly history: History;
+  /** Finished blocks of the turn being streamed. */
+  readonly open: readonly AssistantBlock[];
+  /** Results of tools that finished while others of their turn run. */
+  readonly results: ReadonlyMap<string, ToolResultBlock>;
+  readonly title: string;
+};
+
+/** The records that turn `written` into `now`. */
+export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
+  const out: ChangeRecord[] = [];
+  let open = written.open;
+  let results: ReadonlySet<string> = new Set(written.results.keys());
+  if (now.history !== written.history) {
+    let common = Math.min(written.history.length, now.history.length);
+    while (common > 0 && written.history.at(common - 1) !== now.history.at(common - 1)) common--;
+    if (common < written.history.length) out.push({ t: "truncate", n: common });
+    for (const e of now.history.entries(common)) out.push(e.message.role === "assistant" && e.meta ? { t: "append", m: e.message, meta: e.meta } : { t: "append", m: e.message });
+    if (out.length) {
+      open = [];
+      results = new Set();
+    }
+  }
+  let common = Math.min(open.length, now.open.length);
+  for (let i = 0; i < common; i++) if (open[i] !== now.open[i]) common = i;
+  if (common < open.length) out.push({ t: "open", n: common });
+  for (const b of now.open.slice(common)) out.push({ t: "block", b });
+  for (const [id, r] of now.results) if (!results.has(id)) out.push({ t: "result", r });
+  if (now.title !== written.title) out.push({ t: "title", title: now.title });
+  return out;
+}
+
+/** One thread's writer and what it has written. */
+export class ThreadRecorder {
+  constructor(
+    private readonly log: LogWriter,
+    private written: Snapshot,
+  ) {}
+
+  get records(): number {
+    return this.log.records;
+  }
+
+  /** The history on disk: a fork taken now starts from it. */
+  get writtenHistory(): History {
+    return this.written.history;
+  }
+
+  /** `now.open` may be the agent's live array: it is copied when written. */
+  sync(now: Snapshot): void {
+    const w = this.written;
+    const same =
+      now.history === w.history &&
+      now.open.length === w.open.length &&
+      now.open.at(-1) === w.open.at(-1) &&
+      now.results.size === w.results.size &&
+      now.title === w.title;
+    if (same) return;
+    this.log.append(diff(w, now));
+    this.written = { ...now, open: now.open.slice() };
+  }
+
+  close(): void {
+    this.log.close();
+  }
+}
