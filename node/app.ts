@@ -1,34 +1,45 @@
 /**
- * The root: one dispatch loop for every message, the RPC entry points the Lua side calls, and
- * the derivation of buffers from state after each batch of messages.
+ * The root: one dispatch loop for every message and the RPC entry points the Lua side calls.
+ * After each batch of messages, the store writes what changed (`Persistence`) and the buffers
+ * are derived from state (`Buffers`).
  */
+import { randomUUID } from "node:crypto";
 import { Chat } from "./chat/chat.ts";
 import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { parseSend } from "./chat/send-command.ts";
 import type { Thread } from "./chat/thread.ts";
+import type { HostConfig } from "./config.ts";
+import type { NvimBridge } from "./nvim/bridge.ts";
 import { AnthropicAgent, connect } from "./providers/anthropic-agent.ts";
 import { History } from "./providers/history.ts";
 import { assistantMessage, entry, userMessage, type Entry } from "./providers/native.ts";
-import type { HostConfig } from "./config.ts";
-import type { NvimBridge } from "./nvim/bridge.ts";
+import { Persistence } from "./store/persistence.ts";
+import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
-import { ThreadList } from "./view/thread-list.ts";
-import { ThreadView } from "./view/thread-view.ts";
+import { Buffers } from "./view/buffers.ts";
+import type { ListScope, OtherProject } from "./view/thread-list.ts";
 
-/** `rendered`: the thread and chat versions last drawn (lineage lives in the chat). */
-type Mounted = { view: ThreadView; display: number; input: number; rendered: [number, number] };
+export type ThreadInfo = {
+  id: ThreadId;
+  num: number;
+  parent_id: ThreadId | null;
+  title: string;
+  status: string;
+  stop_reason: string | null;
+  messages: number;
+  updated: number | null;
+  bufnr: number | null;
+  input_bufnr: number | null;
+};
 
 export class App {
   readonly chat: Chat;
-  private readonly mounted = new Map<ThreadId, Mounted>();
-  /** Buffers being created: rendering and RPC replies wait for them. */
-  private readonly mounting = new Map<ThreadId, Promise<Mounted>>();
+  private readonly buffers: Buffers;
+  /** Null with `persist = false`: nothing is written. */
+  private readonly persistence: Persistence | null;
+  private unreadable: readonly Unreadable[] = [];
   private readonly queue: RootMsg[] = [];
   private draining = false;
-  private renderScheduled = false;
-  private readonly list = new ThreadList();
-  private listBuf: number | null = null;
-  private listVersion = -1;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -44,12 +55,36 @@ export class App {
       system: config.system_prompt,
       tools: TOOL_SPECS,
     };
+    this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.chat = new Chat(
       this.dispatch,
       (dispatch, history) => new AnthropicAgent(providerConfig, connection, dispatch, history),
       { cwd: config.cwd, needsApproval: (name) => config.tools_needing_approval.includes(name) },
-      { threadCreated: (thread, how) => this.mount(thread, how) },
+      {
+        threadCreated: (thread, how) => {
+          this.persistence?.created(thread, this.chat, how.forkOf);
+          this.buffers.mount(thread, how);
+        },
+        threadDeleted: (id) => this.buffers.unmount(id),
+      },
     );
+    this.buffers = new Buffers(nvim, this.chat, config.fork_open, {
+      updated: (id) => this.persistence?.updated.get(id),
+      unreadable: () => this.unreadable,
+    });
+    this.rescan();
+  }
+
+  /** Reads what the store holds for this project into the chat (threads stay unloaded). */
+  private rescan(): void {
+    if (!this.persistence) return;
+    try {
+      const { threads, unreadable } = this.persistence.scan();
+      this.unreadable = unreadable;
+      this.dispatch({ type: "chat-msg", msg: { type: "stored-found", threads } });
+    } catch (error) {
+      this.nvim.notifyError(`tine: could not list stored threads: ${(error as Error).message}`);
+    }
   }
 
   dispatch: Dispatch = (msg) => {
@@ -68,14 +103,24 @@ export class App {
     } finally {
       this.draining = false;
     }
-    this.scheduleRender();
+    try {
+      this.persistence?.sync(this.chat);
+    } catch (error) {
+      this.nvim.notifyError(`tine: could not store a thread: ${(error as Error).message}`);
+    }
+    this.buffers.scheduleRender();
   };
+
+  /** Releases the store's locks; the host is going away. */
+  close(): void {
+    this.persistence?.close();
+  }
 
   // ---- RPC entry points (each answers one Lua request) ----
 
   /** The one entry for user input: `@`-commands are routed here, before any Thread sees them. */
   async send(id: ThreadId, text: string): Promise<void> {
-    const thread = this.thread(id);
+    const thread = this.live(id);
     const command = parseSend(text);
     if (command.type === "fork") {
       await this.fork(id, command.prompt);
@@ -87,61 +132,98 @@ export class App {
     this.dispatch({ type: "thread-msg", id, msg: { type: "send", text: command.text } });
   }
 
-  async fork(sourceId: ThreadId, prompt: string, opts: { at_message?: number; prefill?: string; open?: string } = {}): Promise<ThreadId> {
-    const source = this.thread(sourceId);
-    if (opts.at_message !== undefined && (opts.at_message < 0 || opts.at_message >= source.agent.history.length)) {
-      throw new Error(`${source.title} has no message ${opts.at_message}`);
+  /** Forks a live or stored thread (a stored one is read, not loaded: no buffers of its own). */
+  async fork(sourceId: ThreadId, prompt: string, opts: { at_message?: number; prefill?: string } = {}): Promise<ThreadId> {
+    const live = this.chat.threads.get(sourceId);
+    if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
+    const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
+    const length = live ? live.agent.history.length : storedSource!.length;
+    if (opts.at_message !== undefined && (opts.at_message < 0 || opts.at_message >= length)) {
+      throw new Error(`${this.chat.titleOf(sourceId)} has no message ${opts.at_message}`);
     }
-    const newId = this.chat.allocateId();
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, prompt, atMessage: opts.at_message, prefill: opts.prefill } });
-    await this.mounting.get(newId);
+    const newId = randomUUID();
+    const num = this.chat.maxNum() + 1;
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num, prompt, atMessage: opts.at_message, prefill: opts.prefill, storedSource } });
+    await this.buffers.of(newId);
     return newId;
   }
 
-  async newThread(): Promise<Mounted & { id: ThreadId }> {
-    const newId = this.chat.allocateId();
-    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId } });
-    return { id: newId, ...(await this.mounting.get(newId)!) };
+  async newThread(): Promise<{ id: ThreadId; display: number; input: number }> {
+    const newId = randomUUID();
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1 } });
+    const m = await this.buffers.of(newId);
+    return { id: newId, display: m.display, input: m.input };
   }
 
   /** The active thread's buffers, creating a first thread when there is none. */
   async activeBuffers(): Promise<{ id: ThreadId; display: number; input: number }> {
     const active = this.chat.active;
     if (!active) return this.newThread();
-    const m = await this.mountedOf(active.id);
+    const m = await this.buffers.of(active.id);
     return { id: active.id, display: m.display, input: m.input };
   }
 
-  async select(id: ThreadId): Promise<{ id: ThreadId; display: number; input: number }> {
-    this.thread(id);
+  /** Makes a thread the active one, loading it from disk first when it is stored. */
+  async select(id: ThreadId): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null }> {
+    if (!this.chat.threads.has(id)) this.load(id);
     this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
-    const m = await this.mountedOf(id);
-    return { id, display: m.display, input: m.input };
+    const m = await this.buffers.of(id);
+    return { id, display: m.display, input: m.input, read_only_by: this.live(id).readOnlyBy };
+  }
+
+  private load(id: ThreadId): void {
+    if (!this.chat.stored.has(id) || !this.persistence) throw new Error(`tine: no thread ${id}`);
+    const { loaded, readOnlyBy } = this.persistence.open(id);
+    if (loaded.problems.length) {
+      const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
+      this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
+    }
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, history: loaded.history, readOnlyBy } });
   }
 
   abort(id: ThreadId): void {
-    this.thread(id);
+    this.live(id);
     this.dispatch({ type: "thread-msg", id, msg: { type: "abort" } });
   }
 
+  rename(id: ThreadId, title: string): void {
+    const clean = title.trim().replace(/\s+/g, " ");
+    if (!clean) throw new Error("tine: a title cannot be empty");
+    if (this.chat.threads.has(id)) {
+      this.dispatch({ type: "thread-msg", id, msg: { type: "rename", title: clean } });
+      return;
+    }
+    if (!this.chat.stored.has(id)) throw new Error(`tine: no thread ${id}`);
+    this.persistence?.renameStored(id, clean);
+    this.dispatch({ type: "chat-msg", msg: { type: "rename-stored", id, title: clean } });
+  }
+
+  /** Deletes a thread; its forks keep their whole history (see Persistence / ThreadStore.delete). */
+  delete(id: ThreadId): void {
+    if (!this.chat.has(id)) throw new Error(`tine: no thread ${id}`);
+    const thread = this.chat.threads.get(id);
+    if (thread?.readOnlyBy != null) throw new Error(`tine: ${thread.title} is open in another Neovim (pid ${thread.readOnlyBy})`);
+    this.persistence?.delete(id);
+    this.dispatch({ type: "chat-msg", msg: { type: "delete-thread", id } });
+  }
+
   threadForBuffer(buf: number): ThreadId | null {
-    for (const [id, m] of this.mounted) if (m.display === buf || m.input === buf) return id;
-    return null;
+    return this.buffers.threadForBuffer(buf);
   }
 
   /** What is at a display-buffer line: the message index and block. */
   locate(id: ThreadId, line: number) {
-    return this.mounted.get(id)?.view.locate(line) ?? null;
+    return this.buffers.get(id)?.view.locate(line) ?? null;
   }
 
   messageLine(id: ThreadId, index: number): number | null {
-    const m = this.mounted.get(id);
-    return m && index < this.thread(id).agent.history.length ? m.view.messageLine(index) : null;
+    const m = this.buffers.get(id);
+    return m && index < this.live(id).agent.history.length ? m.view.messageLine(index) : null;
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
   lineAction(id: ThreadId, line: number, action: "toggle" | "approve" | "deny"): void {
-    const thread = this.thread(id);
+    const thread = this.live(id);
     const at = this.locate(id, line);
     if (action === "toggle") {
       if (at?.block == null) return;
@@ -156,23 +238,38 @@ export class App {
     this.dispatch({ type: "thread-msg", id, msg: { type: "tool-decision", toolUseId: run.use.id, approved: action === "approve" } });
   }
 
-  threads() {
-    return [...this.chat.threads.values()].map((t) => {
+  /** Every thread of this project, live and stored, oldest first. */
+  threads(): ThreadInfo[] {
+    const live = [...this.chat.threads.values()].map((t): ThreadInfo => {
       const s = t.agent.status;
+      const m = this.buffers.get(t.id);
       return {
         id: t.id,
+        num: t.num,
         parent_id: this.chat.lineage.get(t.id)?.parentId ?? null,
         title: t.title,
         status: t.status,
         stop_reason: s.type === "stopped" ? s.stopReason : null,
-        bufnr: this.mounted.get(t.id)?.display ?? null,
-        input_bufnr: this.mounted.get(t.id)?.input ?? null,
+        messages: t.agent.history.length,
+        updated: this.persistence?.updated.get(t.id) ?? null,
+        bufnr: m?.display ?? null,
+        input_bufnr: m?.input ?? null,
       };
     });
+    const stored = [...this.chat.stored.values()].map(
+      (t): ThreadInfo => ({ id: t.id, num: t.num, parent_id: t.parentId, title: t.title, status: "stored", stop_reason: null, messages: t.messages, updated: t.updated, bufnr: null, input_bufnr: null }),
+    );
+    const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
+    return [...live, ...stored].sort((a, b) => created(a.id) - created(b.id));
+  }
+
+  /** Threads for `:Tine resume`: most recent first. */
+  recent(): ThreadInfo[] {
+    return this.threads().sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
   }
 
   messages(id: ThreadId) {
-    return this.thread(id).agent.history.messages();
+    return this.live(id).agent.history.messages();
   }
 
   lineageOf(id: ThreadId) {
@@ -180,16 +277,34 @@ export class App {
     return l ? { parent_id: l.parentId, at_message: l.atMessage } : null;
   }
 
-  /** The thread-list buffer (created on first use) and the thread id on each line. */
-  async threadList(): Promise<{ bufnr: number }> {
-    if (this.listBuf === null) this.listBuf = (await this.nvim.call("list_buffer", [])) as number;
-    this.listVersion = -1;
-    await this.renderList();
-    return { bufnr: this.listBuf };
+  /** The thread-list buffer; `all`: every project's threads, grouped by project. */
+  async threadList(all = false): Promise<{ bufnr: number }> {
+    this.rescan();
+    let scope: ListScope = { type: "project" };
+    if (all && this.persistence) {
+      const others: OtherProject[] = this.persistence.store
+        .listAll()
+        .filter((p) => p.cwd !== this.config.cwd)
+        .map((p) => ({
+          cwd: p.cwd,
+          threads: p.threads.filter((t) => !t.deleted).map((t) => ({ id: t.id, title: t.title, parentId: t.parent?.id ?? null, messages: t.messages, updated: t.updated })),
+        }));
+      scope = { type: "all", others };
+    }
+    return { bufnr: await this.buffers.showList(scope) };
   }
 
   threadAtListLine(line: number): ThreadId | null {
-    return this.list.idAt(line);
+    return this.buffers.list.idAt(line);
+  }
+
+  /** What `:checkhealth tine` reports of the store. */
+  storeHealth() {
+    if (!this.persistence) return { persist: false, dir: null, threads: 0, unreadable: [], problems: [] };
+    const { threads, unreadable, summaries } = this.persistence.scan();
+    this.unreadable = unreadable;
+    const problems = summaries.flatMap((s) => s.problems.map((p) => `${s.title} (${s.id}.jsonl) line ${p.line}: ${p.error}`));
+    return { persist: true, dir: this.persistence.store.dir, threads: threads.length, unreadable: unreadable.map((u) => `${u.path}: ${u.error}`), problems };
   }
 
   /** A new thread holding `n` messages of conversation (benchmarks). */
@@ -199,78 +314,20 @@ export class App {
       const text = `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(3).trim()}`;
       entries.push(entry(i % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
     }
-    const newId = this.chat.allocateId();
-    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, history: History.of(entries) } });
-    const m = await this.mounting.get(newId)!;
+    const newId = randomUUID();
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, history: History.of(entries) } });
+    const m = await this.buffers.of(newId);
     return { id: newId, display: m.display, lines: m.view.text().length };
   }
 
-  /** Lines and status of a thread's display buffer as the host sees it (tests, :checkhealth). */
+  /** Lines of a thread's display buffer as the host sees it (tests, :checkhealth). */
   displayText(id: ThreadId): string[] {
-    return this.mounted.get(id)?.view.text() ?? [];
+    return this.buffers.get(id)?.view.text() ?? [];
   }
 
-  // ---- view ----
-
-  private thread(id: ThreadId): Thread {
+  private live(id: ThreadId): Thread {
     const t = this.chat.threads.get(id);
-    if (!t) throw new Error(`no thread ${id}`);
+    if (!t) throw new Error(this.chat.stored.has(id) ? `tine: thread ${id} is stored and not open: open it first` : `no thread ${id}`);
     return t;
-  }
-
-  private mountedOf(id: ThreadId): Promise<Mounted> {
-    const m = this.mounted.get(id);
-    return m ? Promise.resolve(m) : this.mounting.get(id)!;
-  }
-
-  private mount(thread: Thread, how: { forkOf?: Thread; prefill?: string }): void {
-    const promise = (async () => {
-      const bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.title])) as { display: number; input: number };
-      const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1] };
-      this.mounted.set(thread.id, m);
-      this.renderThread(thread, m);
-      if (how.forkOf) {
-        const source = this.mounted.get(how.forkOf.id);
-        await this.nvim.call("open_fork", [bufs.display, bufs.input, source?.display ?? -1, this.config.fork_open, how.prefill ?? ""]);
-      }
-      return m;
-    })();
-    this.mounting.set(thread.id, promise);
-    promise.catch((error) => this.nvim.notifyError(`tine: could not open a thread buffer: ${String(error)}`));
-  }
-
-  private scheduleRender(): void {
-    if (this.renderScheduled) return;
-    this.renderScheduled = true;
-    // Deltas arrive in bursts: one render per event-loop turn coalesces them.
-    setImmediate(() => {
-      this.renderScheduled = false;
-      for (const [id, m] of this.mounted) {
-        const thread = this.chat.threads.get(id);
-        if (thread && (thread.version !== m.rendered[0] || this.chat.version !== m.rendered[1])) this.renderThread(thread, m);
-      }
-      void this.renderList();
-    });
-  }
-
-  private renderThread(thread: Thread, m: Mounted): void {
-    m.rendered = [thread.version, this.chat.version];
-    const lineage = this.chat.lineage.get(thread.id);
-    const parent = lineage && this.chat.threads.get(lineage.parentId);
-    const headerLines = parent
-      ? [`⑂ Forked from "${parent.title}" at message ${lineage.atMessage + 1} · gp: go to parent`, ""]
-      : [];
-    const forkMarks = this.chat.childrenOf(thread.id).map((child) => ({
-      atMessage: this.chat.lineage.get(child)!.atMessage,
-      text: `⑂ ${this.chat.threads.get(child)!.title}`,
-    }));
-    const update = m.view.sync({ thread, headerLines, forkMarks });
-    if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
-  }
-
-  private async renderList(): Promise<void> {
-    if (this.listBuf === null || this.listVersion === this.chat.version) return;
-    this.listVersion = this.chat.version;
-    this.nvim.applyView(this.listBuf, { edits: [[0, -1, this.list.render(this.chat)]] });
   }
 }

@@ -20,4 +20,8 @@ nvim.on("request", (name: string, args: unknown[], resp: { send(value: unknown, 
 });
 
 process.on("unhandledRejection", (reason) => process.stderr.write(`tine host: unhandled rejection: ${String(reason)}\n`));
+// Locks on stored threads are released on every way out that runs code (a kill -9 leaves them
+// stale, and the next host takes them over).
+process.on("exit", () => handlers.close());
+process.on("SIGTERM", () => process.exit(0));
 process.stdin.on("end", () => process.exit(0));

@@ -3,9 +3,14 @@ if vim.g.loaded_tine then return end
 vim.g.loaded_tine = true
 
 vim.api.nvim_create_user_command("Tine", function(args) require("tine").command(args) end, {
-  nargs = "?",
-  complete = function() return { "new", "send", "abort", "threads", "restart" } end,
-  desc = "tine: toggle the chat sidebar (new, send, abort, threads, restart)",
+  nargs = "*",
+  bang = true,
+  complete = function(lead, line)
+    if line:match("^%S+%s+%S+%s") then return {} end
+    return vim.tbl_filter(function(c) return c:find(lead, 1, true) == 1 end,
+      { "new", "send", "abort", "threads", "resume", "rename", "restart" })
+  end,
+  desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, restart)",
 })
 
 vim.api.nvim_create_user_command("ForkThread", function(args) require("tine").fork_command(args) end, {

@@ -50,6 +50,8 @@ M.defaults = {
     go_to_parent = "gp", -- display of a fork: jump to where it branched
     list_open = "<CR>", -- thread list
     list_fork = "f",
+    list_rename = "r",
+    list_delete = "D", -- asks for confirmation
   },
 }
 

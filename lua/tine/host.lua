@@ -50,6 +50,13 @@ function M.running()
   return chan ~= nil
 end
 
+--- The host process's pid (nil when it is not running or runs in the remote-plugin host).
+function M.pid()
+  if type(chan) ~= "number" then return nil end
+  local ok, pid = pcall(vim.fn.jobpid, chan)
+  return ok and pid or nil
+end
+
 local function start()
   if vim.g.tine_rplugin == 1 then
     chan = "rplugin"

@@ -75,8 +75,18 @@ function M.notify(message, level)
   return true
 end
 
-function M.create_thread_buffers(id, title)
-  return ui.create_thread_buffers(id, title)
+function M.create_thread_buffers(id, num, title)
+  return ui.create_thread_buffers(id, num, title)
+end
+
+function M.set_title(display, num, title)
+  ui.set_title(display, num, title)
+  return true
+end
+
+function M.close_thread_buffers(display, input)
+  vim.schedule(function() ui.close_thread_buffers(display, input) end)
+  return true
 end
 
 function M.open_fork(display, input, source_display, mode, prefill)

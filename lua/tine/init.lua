@@ -45,9 +45,29 @@ function M.abort(id)
   return guarded(host.request, "abort", id)
 end
 
---- Forks thread `id`; returns the new thread's id. opts: { at_message = n (0-based) }.
+--- Forks thread `id` (live or stored); returns the new thread's id. opts: { at_message = n (0-based) }.
 function M.fork(id, prompt, opts)
   return host.request("fork", id, prompt or "", opts or vim.empty_dict())
+end
+
+--- Shows thread `id` in the sidebar, loading it from disk when it is stored.
+function M.open(id)
+  local t = host.request("open", id)
+  if t.read_only_by ~= nil and t.read_only_by ~= vim.NIL then
+    vim.notify(("tine: this thread is open for writing in another Neovim (pid %d): it is read-only here; fork it to continue")
+      :format(t.read_only_by), vim.log.levels.WARN)
+  end
+  ui.show(t.display, t.input)
+  return t.id
+end
+
+function M.rename(id, title)
+  return host.request("rename", id, title)
+end
+
+--- Deletes thread `id` (no confirmation: the list's `D` asks). Its forks keep their history.
+function M.delete(id)
+  return host.request("delete", id)
 end
 
 -- ---- commands and keymaps ----
@@ -148,8 +168,8 @@ function M.go_to_parent(id)
   if at then vim.api.nvim_win_set_cursor(0, { at + 1, 0 }) end
 end
 
-function M.open_list()
-  local ok, list = guarded(host.request, "thread_list")
+function M.open_list(all)
+  local ok, list = guarded(host.request, "thread_list", all == true)
   if not ok then return end
   local wins = vim.fn.win_findbuf(list.bufnr)
   if #wins > 0 then return vim.api.nvim_set_current_win(wins[1]) end
@@ -165,9 +185,7 @@ end
 
 function M.open_from_list()
   local ok, id = guarded(list_thread)
-  if not ok then return end
-  local t = host.request("select", id)
-  ui.show(t.display, t.input)
+  if ok then guarded(M.open, id) end
 end
 
 function M.fork_from_list()
@@ -175,7 +193,56 @@ function M.fork_from_list()
   if ok then ask_and_fork(id, vim.empty_dict()) end
 end
 
+local function title_of(id)
+  for _, t in ipairs(M.threads()) do
+    if t.id == id then return t.title end
+  end
+  return id
+end
+
+function M.rename_from_list()
+  local ok, id = guarded(list_thread)
+  if not ok then return end
+  vim.ui.input({ prompt = "Rename thread: ", default = title_of(id) }, function(answer)
+    if answer and vim.trim(answer) ~= "" then guarded(M.rename, id, answer) end
+  end)
+end
+
+function M.delete_from_list()
+  local ok, id = guarded(list_thread)
+  if not ok then return end
+  local choice = vim.fn.confirm(('Delete "%s"? Its forks keep their history.'):format(title_of(id)), "&Delete\n&Cancel", 2)
+  if choice == 1 then guarded(M.delete, id) end
+end
+
+--- :Tine resume: pick one of this project's threads, most recent first, and open it.
+function M.resume()
+  local ok, recent = guarded(host.request, "recent")
+  if not ok then return end
+  if #recent == 0 then return vim.notify("tine: no threads in this project yet (:Tine new)", vim.log.levels.INFO) end
+  vim.ui.select(recent, {
+    prompt = "Resume thread",
+    format_item = function(t)
+      local when = t.updated ~= vim.NIL and t.updated and os.date("%Y-%m-%d %H:%M", math.floor(t.updated / 1000)) or "now"
+      return ("%s  (%d msgs, %s, %s)"):format(t.title, t.messages, t.status, when)
+    end,
+  }, function(t)
+    if t then guarded(M.open, t.id) end
+  end)
+end
+
+--- :Tine rename <title>: renames the thread in the current buffer (or the active one).
+function M.rename_current(title)
+  local id = vim.b.tine_thread or M.current()
+  if not id then return err("tine: no thread to rename") end
+  if vim.trim(title) == "" then return err("tine: :Tine rename needs a title") end
+  guarded(M.rename, id, title)
+end
+
+--- Starts a new host. Stored threads come back; the one that was in the sidebar is reopened.
 function M.restart()
+  local shown = ui.sidebar.display and vim.api.nvim_win_is_valid(ui.sidebar.display)
+    and vim.b[vim.api.nvim_win_get_buf(ui.sidebar.display)].tine_thread
   host.stop()
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.b[buf].tine_thread or vim.api.nvim_buf_get_name(buf) == "tine://threads" then
@@ -183,19 +250,22 @@ function M.restart()
     end
   end
   ui.sidebar = { display = nil, input = nil }
+  if shown and pcall(M.open, shown) then return end
   M.toggle()
 end
 
---- :Tine [new|send|abort|threads|restart]
+--- :Tine [new|send|abort|threads[!]|resume|rename <title>|restart]
 function M.command(args)
   local sub = args.fargs[1]
   if sub == nil then return M.toggle() end
   if sub == "new" then return M.new_thread() end
   if sub == "send" then return M.send_current() end
   if sub == "abort" then return M.abort_current() end
-  if sub == "threads" then return M.open_list() end
+  if sub == "threads" then return M.open_list(args.bang) end
+  if sub == "resume" then return M.resume() end
+  if sub == "rename" then return M.rename_current(table.concat(vim.list_slice(args.fargs, 2), " ")) end
   if sub == "restart" then return M.restart() end
-  err("tine: unknown subcommand " .. sub .. " (new, send, abort, threads, restart)")
+  err("tine: unknown subcommand " .. sub .. " (new, send, abort, threads, resume, rename, restart)")
 end
 
 return M

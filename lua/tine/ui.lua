@@ -28,11 +28,11 @@ local function tine()
   return require("tine")
 end
 
-function M.create_thread_buffers(id, title)
+function M.create_thread_buffers(id, num, title)
   local km = config.options.keymaps
-  local display = scratch(("tine://%d/%s"):format(id, title), "markdown")
+  local display = scratch(("tine://%d/%s"):format(num, title), "markdown")
   vim.bo[display].modifiable = false
-  local input = scratch(("tine://%d/input"):format(id), "markdown")
+  local input = scratch(("tine://%d/input"):format(num), "markdown")
   vim.b[display].tine_thread = id
   vim.b[input].tine_thread = id
   vim.b[display].tine_input = input
@@ -129,12 +129,35 @@ function M.open_fork(display, input, source_display, mode, prefill)
   for _, w in ipairs(vim.fn.win_findbuf(input)) do vim.api.nvim_set_current_win(w) end
 end
 
+--- The display buffer's name follows the thread's title.
+function M.set_title(display, num, title)
+  if vim.api.nvim_buf_is_valid(display) then pcall(vim.api.nvim_buf_set_name, display, ("tine://%d/%s"):format(num, title)) end
+end
+
+--- A deleted thread's buffers go; windows showing them keep their place with another buffer.
+function M.close_thread_buffers(display, input)
+  for _, buf in ipairs({ input, display }) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+        if #vim.api.nvim_list_wins() > 1 then
+          pcall(vim.api.nvim_win_close, win, true)
+        else
+          vim.api.nvim_win_set_buf(win, vim.api.nvim_create_buf(true, false))
+        end
+      end
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
+end
+
 function M.create_list_buffer()
   local km = config.options.keymaps
   local buf = scratch("tine://threads", "tine-threads")
   vim.bo[buf].modifiable = false
   map(buf, "n", km.list_open, function() tine().open_from_list() end, "open thread")
   map(buf, "n", km.list_fork, function() tine().fork_from_list() end, "fork thread")
+  map(buf, "n", km.list_rename, function() tine().rename_from_list() end, "rename thread")
+  map(buf, "n", km.list_delete, function() tine().delete_from_list() end, "delete thread")
   return buf
 end
 

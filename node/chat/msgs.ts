@@ -3,7 +3,8 @@ import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 
-export type ThreadId = number;
+/** Unique across processes and machines (a UUID); stays the same when the thread is stored. */
+export type ThreadId = string;
 
 export type ThreadMsg =
   | { type: "send"; text: string }
@@ -11,24 +12,48 @@ export type ThreadMsg =
   | { type: "tool-decision"; toolUseId: string; approved: boolean }
   | { type: "tool-done"; toolUseId: string; outcome: ToolOutcome }
   | { type: "abort" }
-  | { type: "toggle-detail"; key: string };
+  | { type: "toggle-detail"; key: string }
+  | { type: "rename"; title: string };
+
+/** A thread known from disk and not loaded: what the list shows of it. */
+export type StoredThread = {
+  readonly id: ThreadId;
+  readonly num: number;
+  readonly title: string;
+  readonly parentId: ThreadId | null;
+  readonly atMessage: number;
+  readonly created: number;
+  readonly updated: number;
+  readonly messages: number;
+  /** Lines of its transcript that could not be read. */
+  readonly problems: number;
+};
 
 export type ForkRequest = {
   sourceId: ThreadId;
   newId: ThreadId;
+  num: number;
   /** Sent as the clone's next user turn; empty: the clone opens ready for input. */
   prompt: string;
   /** Fork the history up to and including this message. */
   atMessage?: number;
   /** Text put in the clone's input buffer (a quoted selection). */
   prefill?: string;
+  /** The source's history when it is stored and not loaded: the fork is cloned from it. */
+  storedSource?: History;
 };
 
 export type ChatMsg =
-  /** `history`: a conversation to start from (benchmarks now; threads loaded from disk later). */
-  | { type: "new-thread"; newId: ThreadId; history?: History }
+  /** `history`: a conversation to start from (benchmarks). */
+  | { type: "new-thread"; newId: ThreadId; num: number; history?: History }
   | ({ type: "fork-thread" } & ForkRequest)
-  | { type: "select-thread"; id: ThreadId };
+  | { type: "select-thread"; id: ThreadId }
+  /** Threads found on disk (at start, or after another instance wrote). */
+  | { type: "stored-found"; threads: readonly StoredThread[] }
+  /** A stored thread opened: it becomes live with this history. `readOnlyBy`: another writer's pid. */
+  | { type: "load-thread"; id: ThreadId; history: History; readOnlyBy: number | null }
+  | { type: "rename-stored"; id: ThreadId; title: string }
+  | { type: "delete-thread"; id: ThreadId };
 
 export type RootMsg = { type: "chat-msg"; msg: ChatMsg } | { type: "thread-msg"; id: ThreadId; msg: ThreadMsg };
 

@@ -13,7 +13,14 @@ export type ToolRun = {
   readonly outcome?: ToolOutcome;
 };
 
-export type ThreadStatus = "idle" | "streaming" | "waiting" | "error";
+/** `busy`: open for writing in another Neovim; this one shows it read-only. */
+export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy";
+
+/** A title from the first user message: its first line, shortened. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split("\n")[0]!.trim().replace(/\s+/g, " ");
+  return line.length > 40 ? `${line.slice(0, 39).trimEnd()}…` : line || "Untitled";
+}
 
 export type ThreadContext = {
   readonly dispatch: Dispatch;
@@ -30,14 +37,29 @@ export class Thread {
   /** Bumped on every change the view must show; lets the view skip unchanged threads. */
   version = 0;
 
+  /** Titled from the first message until the user names it. */
+  private autoTitle: boolean;
+  /** The pid of the other Neovim's host that writes this thread, or null. */
+  readonly readOnlyBy: number | null;
+  /** When the thread was first made (ms), kept across restarts; orders the list. */
+  readonly created: number;
+
   constructor(
     readonly id: ThreadId,
+    /** Short number for display (buffer names). */
+    readonly num: number,
     public title: string,
     readonly agent: Agent,
     private readonly context: ThreadContext,
-  ) {}
+    opts: { autoTitle: boolean; readOnlyBy?: number | null; created?: number },
+  ) {
+    this.created = opts.created ?? Date.now();
+    this.autoTitle = opts.autoTitle;
+    this.readOnlyBy = opts.readOnlyBy ?? null;
+  }
 
   get status(): ThreadStatus {
+    if (this.readOnlyBy !== null) return "busy";
     const s = this.agent.status;
     if (s.type === "streaming") return "streaming";
     if (this.toolRuns.length > 0) return "waiting";
@@ -48,13 +70,16 @@ export class Thread {
   /** Why a send would be refused now, or null. */
   sendBlocker(): string | null {
     const status = this.status;
+    if (status === "busy")
+      return `${this.title} is open for writing in another Neovim (pid ${this.readOnlyBy}): it is read-only here; fork it to continue`;
     if (status === "streaming") return `${this.title} is streaming: abort it first, or fork it with @fork`;
     if (status === "waiting") return `${this.title} is waiting on tools: answer or abort them first, or fork it with @fork`;
     return null;
   }
 
   /** Results of tools that have finished, for a fork taken while the others still run. */
-  finishedResults(): Map<string, ToolResultBlock> {
+  finishedResults(): ReadonlyMap<string, ToolResultBlock> {
+    if (this.toolRuns.length === 0) return NO_RESULTS;
     const out = new Map<string, ToolResultBlock>();
     for (const run of this.toolRuns) if (run.outcome) out.set(run.use.id, toResult(run.use.id, run.outcome));
     return out;
@@ -64,7 +89,14 @@ export class Thread {
     this.version++;
     switch (msg.type) {
       case "send":
+        if (this.readOnlyBy !== null) return;
+        if (this.autoTitle && this.agent.history.length === 0) this.title = titleFrom(msg.text);
+        this.autoTitle = false;
         this.agent.send([{ type: "text", text: msg.text }]);
+        return;
+      case "rename":
+        this.title = msg.title;
+        this.autoTitle = false;
         return;
       case "agent":
         if (msg.msg.type === "status-changed" && msg.msg.status.type === "stopped" && msg.msg.status.stopReason === "tool_use") {
@@ -131,6 +163,8 @@ export class Thread {
     this.toolRuns = this.toolRuns.map((r) => (r.use.id === id ? run : r));
   }
 }
+
+const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
 
 function toResult(id: string, outcome: ToolOutcome): ToolResultBlock {
   return outcome.isError

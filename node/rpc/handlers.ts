@@ -11,8 +11,14 @@ export class Handlers {
 
   constructor(private readonly bridge: NvimBridge) {}
 
+  /** The host is exiting: release what the store holds (locks). */
+  close(): void {
+    this.app?.close();
+  }
+
   async handle(method: string, args: unknown[]): Promise<unknown> {
     if (method === "init") {
+      this.app?.close();
       this.app = new App(this.bridge, parseConfig(args[0]));
       return true;
     }
@@ -34,7 +40,18 @@ export class Handlers {
       case "active_buffers":
         return await app.activeBuffers();
       case "select":
-        return await app.select(a);
+      case "open":
+        return await app.select(String(a));
+      case "rename":
+        app.rename(String(a), String(b ?? ""));
+        return true;
+      case "delete":
+        app.delete(String(a));
+        return true;
+      case "recent":
+        return app.recent();
+      case "store_health":
+        return app.storeHealth();
       case "threads":
         return app.threads();
       case "current":
@@ -53,7 +70,7 @@ export class Handlers {
         app.lineAction(a, b, c);
         return true;
       case "thread_list":
-        return await app.threadList();
+        return await app.threadList(a === true);
       case "thread_at_list_line":
         return app.threadAtListLine(a);
       case "display_text":

@@ -1,24 +1,85 @@
-/** The thread list: one line per thread, forks indented under their parent, status kept live. */
+/**
+ * The thread list: one line per thread, forks indented under their parent at the message they
+ * branched from, live status, message count and last activity. Stored threads that are not
+ * loaded show as `stored`. With every project (`:Tine threads!`), other projects' threads follow,
+ * grouped under their working directory.
+ */
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
+import type { ThreadStatus } from "../chat/thread.ts";
 
-const STATUS_ICON = { idle: "·", streaming: "⋯", waiting: "⏳", error: "⚠" } as const;
+const STATUS_ICON: Record<ThreadStatus | "stored", string> = { idle: "·", streaming: "⋯", waiting: "⏳", error: "⚠", busy: "🔒", stored: "○" };
+
+/** Another project's thread, as listed from disk. */
+export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
+export type OtherProject = { cwd: string; threads: OtherThread[] };
+
+export type ListScope = { type: "project" } | { type: "all"; others: OtherProject[] };
+
+export type ListExtras = {
+  /** Last activity of a live thread, when known. */
+  updated(id: ThreadId): number | undefined;
+  /** Transcripts of this project that could not be read. */
+  unreadable(): readonly { path: string; error: string }[];
+};
+
+/** A time as the list shows it: the clock today, the date before. */
+export function when(ms: number, now = Date.now()): string {
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return new Date(now).toDateString() === d.toDateString() ? clock : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${clock}`;
+}
 
 export class ThreadList {
-  private ids: ThreadId[] = [];
+  private ids: (ThreadId | null)[] = [];
 
-  render(chat: Chat): string[] {
+  render(chat: Chat, scope: ListScope, extras: ListExtras): string[] {
     const lines: string[] = [];
     this.ids = [];
+    const known = (id: ThreadId) => chat.has(id);
     const visit = (id: ThreadId, depth: number) => {
-      const t = chat.threads.get(id)!;
+      const live = chat.threads.get(id);
+      const stored = chat.stored.get(id);
+      const title = live?.title ?? stored?.title ?? "?";
+      const status = live ? live.status : "stored";
+      const statusText = live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status;
+      const count = live ? live.agent.history.length : (stored?.messages ?? 0);
+      const at = (live && extras.updated(id)) ?? stored?.updated;
+      const details = [`${count} msg${count === 1 ? "" : "s"}`, ...(at ? [when(at)] : []), ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : [])];
       const active = chat.activeId === id ? "▶" : " ";
-      lines.push(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${t.title}  ${STATUS_ICON[t.status]} ${t.status}`);
+      lines.push(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`);
       this.ids.push(id);
       for (const child of chat.childrenOf(id)) visit(child, depth + 1);
     };
-    for (const id of chat.threads.keys()) if (!chat.lineage.has(id)) visit(id, 0);
-    return lines.length ? lines : ["(no threads yet: :Tine new)"];
+    const all = [...chat.threads.keys(), ...chat.stored.keys()];
+    const created = (id: ThreadId) => chat.threads.get(id)?.created ?? chat.stored.get(id)?.created ?? 0;
+    // Roots (and forks whose parent was deleted) in creation order.
+    const roots = all.filter((id) => {
+      const parent = chat.lineage.get(id)?.parentId;
+      return parent === undefined || !known(parent);
+    });
+    roots.sort((a, b) => created(a) - created(b));
+    for (const id of roots) visit(id, 0);
+    if (!lines.length) lines.push("(no threads yet: :Tine new)"), this.ids.push(null);
+    for (const u of extras.unreadable()) {
+      lines.push(`⚠ unreadable transcript ${u.path}: ${u.error}`);
+      this.ids.push(null);
+    }
+    if (scope.type === "all") {
+      for (const project of scope.others) {
+        lines.push("", `── ${project.cwd} (another project: :cd there to open its threads)`);
+        this.ids.push(null, null);
+        const inProject = new Set(project.threads.map((t) => t.id));
+        const visitOther = (t: OtherThread, depth: number) => {
+          lines.push(`  ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${t.title}  ○ stored · ${t.messages} msgs · ${when(t.updated)}`);
+          this.ids.push(null);
+          for (const c of project.threads.filter((c) => c.parentId === t.id)) visitOther(c, depth + 1);
+        };
+        for (const t of project.threads.filter((t) => !t.parentId || !inProject.has(t.parentId))) visitOther(t, 0);
+      }
+    }
+    return lines;
   }
 
   idAt(line: number): ThreadId | null {

@@ -34,24 +34,33 @@ export type Session = {
   cmd(command: string): Promise<void>;
   lines(buf: number): Promise<string[]>;
   threads(): Promise<ThreadInfo[]>;
-  display(id: number): Promise<string>;
+  /** A thread by id, or by its display number (`tine://N/...`). */
+  thread(ref: ThreadRef): Promise<ThreadInfo>;
+  /** The thread's messages as the host holds them. */
+  messages(ref: ThreadRef): Promise<any[]>;
+  display(ref: ThreadRef): Promise<string>;
   /** Polls `check` (each poll is an RPC round trip) until it holds; fails with `what` on timeout. */
   until(what: string, check: () => Promise<boolean>, timeoutMs?: number): Promise<void>;
-  waitForDisplay(id: number, text: string | RegExp): Promise<string>;
-  waitForStatus(id: number, status: string): Promise<void>;
+  waitForDisplay(ref: ThreadRef, text: string | RegExp): Promise<string>;
+  waitForStatus(ref: ThreadRef, status: string): Promise<void>;
   /** Messages given to vim.notify, in order. */
   notifications(): Promise<{ msg: string; level: number }[]>;
 };
 
 export type ThreadInfo = {
-  id: number;
-  parent_id: number | null;
+  id: string;
+  num: number;
+  parent_id: string | null;
   title: string;
   status: string;
   stop_reason: string | null;
+  messages: number;
   bufnr: number;
   input_bufnr: number;
 };
+
+/** A thread id, or a display number. */
+export type ThreadRef = string | number;
 
 export type SessionOptions = { env?: Record<string, string | undefined>; setup?: Record<string, unknown>; rplugin?: boolean };
 
@@ -109,10 +118,14 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     },
     lines: (buf) => lua<string[]>("return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf),
     threads: () => lua<ThreadInfo[]>('return require("tine").threads()'),
-    async display(id) {
-      const t = (await session.threads()).find((t) => t.id === id);
-      if (!t) throw new Error(`no thread ${id}`);
-      return (await session.lines(t.bufnr)).join("\n");
+    async thread(ref) {
+      const t = (await session.threads()).find((t) => (typeof ref === "number" ? t.num === ref : t.id === ref));
+      if (!t) throw new Error(`no thread ${ref}`);
+      return t;
+    },
+    messages: async (ref) => lua<any[]>("return require('tine').messages(...)", (await session.thread(ref)).id),
+    async display(ref) {
+      return (await session.lines((await session.thread(ref)).bufnr)).join("\n");
     },
     async until(what, check, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
@@ -134,8 +147,8 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
       }
       return last;
     },
-    async waitForStatus(id, status) {
-      await session.until(`thread ${id} to be ${status}`, async () => (await session.threads()).find((t) => t.id === id)?.status === status);
+    async waitForStatus(ref, status) {
+      await session.until(`thread ${ref} to be ${status}`, async () => (await session.thread(ref).catch(() => null))?.status === status);
     },
     notifications: () => lua('return _G.tine_notes'),
   };

@@ -319,13 +319,14 @@ describe(`chat (${nv.version})`, () => {
       await s.cmd("Tine new");
       await s.cmd("Tine threads");
       const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-      await s.until("the list", async () => (await s.lines(list)).join("\n").includes("Thread 1  ⋯ streaming"));
-      assert.match((await s.lines(list)).join("\n"), /▶ Thread 2  · idle/);
+      // The first thread is titled from its first message; the new one waits for its own.
+      await s.until("the list", async () => (await s.lines(list)).join("\n").includes("  one  ⋯ streaming · 1 msg"));
+      assert.match((await s.lines(list)).join("\n"), /▶ Thread 2  · idle · 0 msgs/);
       s.mock.release("h");
-      await s.until("live status", async () => (await s.lines(list))[0]!.includes("Thread 1  · idle"));
+      await s.until("live status", async () => (await s.lines(list))[0]!.includes("one  · idle · 2 msgs"));
       await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
       await s.keys("<CR>");
-      assert.equal(await s.lua("return require('tine').current()"), 1);
+      assert.equal(await s.lua("return require('tine').current()"), (await s.thread(1)).id);
       const shownBuf = await s.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar.display))");
       assert.match(shownBuf, /^tine:\/\/1\//);
     });

@@ -48,7 +48,7 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(2, "Clone answer.");
       const threads = await s.threads();
       assert.equal(threads[0]!.status, "streaming", "the source still streams");
-      assert.equal(threads[1]!.parent_id, 1);
+      assert.equal(threads[1]!.parent_id, threads[0]!.id);
       const clone = bodies(s)[2];
       assert.deepEqual(clone.messages.slice(3), [
         { role: "assistant", content: [{ type: "text", text: "Finished block." }] },
@@ -58,7 +58,7 @@ describe(`fork (${nv.version})`, () => {
       s.mock.release("mid");
       await s.waitForDisplay(1, "Finished block.\nHalf of a block and its end.\n── end_turn");
       assert.equal(s.mock.requests.length, 3, "the source sent no extra request");
-      const source = await s.lua<any[]>("return require('tine').messages(1)");
+      const source = await s.messages(1);
       assert.deepEqual(source[3].content, [{ type: "text", text: "Finished block." }, { type: "text", text: "Half of a block and its end." }]);
       assert.ok(!(await s.display(1)).includes("Clone answer."));
     });
@@ -97,7 +97,7 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(clone.id, "Second answer.");
       assert.equal(s.mock.requests.length, 2);
       assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), clone.input_bufnr, "focus is in the clone's input");
-      assert.match(await s.display(clone.id), /^⑂ Forked from "Thread 1" at message 4 · gp: go to parent/);
+      assert.match(await s.display(clone.id), /^⑂ Forked from "first question" at message 4 · gp: go to parent/);
       void id;
     });
   });
@@ -111,11 +111,11 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(2, "Branch reply.");
       const wins = await windows(s);
       assert.equal(wins.length, before + 2, "a display and an input window for the clone");
-      assert.ok(wins.some((n) => /^tine:\/\/2\/Thread 1 ⑂1$/.test(n)));
+      assert.ok(wins.some((n) => /^tine:\/\/2\/first question ⑂1$/.test(n)));
       assert.ok(wins.some((n) => /^tine:\/\/1\//.test(n)), "the source stays open");
       const marks = await s.lua<any[]>(`return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`);
       assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
-      assert.equal(marks[0][3].virt_text[0][0], "⑂ Thread 1 ⑂1");
+      assert.equal(marks[0][3].virt_text[0][0], "⑂ first question ⑂1");
     });
   });
 
@@ -139,7 +139,7 @@ describe(`fork (${nv.version})`, () => {
       await s.lua(`vim.ui.input = function(opts, cb) cb("list prompt") end; vim.api.nvim_win_set_cursor(0, {1, 0})`);
       await s.keys("f");
       await s.waitForDisplay(2, "From the list.");
-      await s.until("the tree", async () => (await s.lines(list)).join("\n").includes("  ⑂ Thread 1 ⑂1"));
+      await s.until("the tree", async () => (await s.lines(list)).join("\n").includes("  ⑂ first question ⑂1"));
       assert.equal(bodies(s)[2].messages.at(-1).content[0].text, "list prompt");
       assert.ok((await windows(s)).some((n) => n.startsWith("tine://2/")), "the clone opened in a window");
     });
@@ -154,7 +154,7 @@ describe(`fork (${nv.version})`, () => {
       await s.cmd("ForkThread! try again");
       await s.waitForDisplay(2, "Alternative first answer.");
       assert.deepEqual(bodies(s)[2].messages.map((m: any) => m.content[0].text), ["first question", "First answer.", "try again"]);
-      assert.equal((await s.lua<any>("return require('tine').messages(1)")).length, 4, "the source is unchanged");
+      assert.equal((await s.messages(1)).length, 4, "the source is unchanged");
       await s.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('tine').threads()[2].bufnr)[1])`);
       await s.keys("gp");
       const at = await s.lua<[number, string]>(`return { vim.api.nvim_win_get_cursor(0)[1], vim.api.nvim_buf_get_name(0) }`);
@@ -172,7 +172,7 @@ describe(`fork (${nv.version})`, () => {
       await s.until("the clone", async () => (await s.threads()).length === 2);
       const clone = (await s.threads())[1]!;
       assert.deepEqual(await s.lines(clone.input_bufnr), ["> first question", "> ", ""]);
-      assert.equal((await s.lua<any[]>(`return require('tine').messages(${clone.id})`)).length, 1);
+      assert.equal((await s.messages(clone.id)).length, 1);
       assert.equal(s.mock.requests.length, 2, "nothing is sent");
     });
   });
@@ -195,12 +195,13 @@ describe(`fork (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
       s.mock.reply(textReply("api fork"), textReply("send fork"));
-      const id = await s.lua<number>("return require('tine').fork(1, 'via api', { at_message = 1 })");
-      assert.equal(id, 2);
-      await s.waitForDisplay(2, "api fork");
-      await s.lua("require('tine').send(1, '@fork via send')");
+      const source = (await s.thread(1)).id;
+      const id = await s.lua<string>("return require('tine').fork(..., 'via api', { at_message = 1 })", source);
+      assert.equal(id, (await s.thread(2)).id, "the id of the new thread, shown as tine://2/");
+      await s.waitForDisplay(id, "api fork");
+      await s.lua("require('tine').send(..., '@fork via send')", source);
       await s.waitForDisplay(3, "send fork");
-      assert.deepEqual((await s.threads()).map((t) => t.parent_id), [null, 1, 1]);
+      assert.deepEqual((await s.threads()).map((t) => t.parent_id), [null, source, source]);
       assert.equal(bodies(s)[3].messages.at(-1).content[0].text, "via send");
     });
   });

@@ -1,0 +1,152 @@
+/**
+ * Between the live threads and the store: which thread writes to which transcript, where a fork
+ * points, and the sync after each batch of dispatched messages. The chat never calls this; the
+ * host does, at the edges (a thread created, opened, deleted; a batch handled; exit).
+ */
+import type { Chat } from "../chat/chat.ts";
+import type { StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { Thread } from "../chat/thread.ts";
+import { History } from "../providers/history.ts";
+import type { ParentPointer } from "./records.ts";
+import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
+import type { ThreadSummary } from "./summary.ts";
+import { ThreadRecorder, type Snapshot } from "./sync.ts";
+
+/** Where a fork taken now would point, and the history that position holds. */
+type Anchor = { readonly records: number; readonly history: History };
+
+const NOTHING_OPEN: readonly never[] = [];
+
+export function toStoredThread(s: ThreadSummary): StoredThread {
+  return {
+    id: s.id,
+    num: s.num,
+    title: s.title,
+    parentId: s.parent?.id ?? null,
+    atMessage: s.parent?.atMessage ?? 0,
+    created: s.created,
+    updated: s.updated,
+    messages: s.messages,
+    problems: s.problems.length,
+  };
+}
+
+export class Persistence {
+  private readonly recorders = new Map<ThreadId, ThreadRecorder>();
+  /** Threads not written by us (read-only here, or stored): what their log held when read. */
+  private readonly anchors = new Map<ThreadId, Anchor>();
+  /** Root threads with nothing to store yet: their file is created on their first change. */
+  private readonly pending = new Set<ThreadId>();
+  private readonly synced = new Map<ThreadId, number>();
+  /** Last change per live thread, for the list. */
+  readonly updated = new Map<ThreadId, number>();
+
+  constructor(
+    readonly store: ThreadStore,
+    private readonly model: string,
+  ) {}
+
+  /** What is on disk for this project, as the chat takes it. */
+  scan(): { threads: StoredThread[]; unreadable: readonly Unreadable[]; summaries: readonly ThreadSummary[] } {
+    const { threads, unreadable } = this.store.list();
+    const visible = threads.filter((t) => !t.deleted);
+    return { threads: visible.map(toStoredThread), unreadable, summaries: visible };
+  }
+
+  /** Reads a stored thread for opening: with a writer, or read-only when another instance writes it. */
+  open(id: ThreadId): { loaded: LoadedThread; readOnlyBy: number | null } {
+    const loaded = this.store.load(id);
+    const writer = this.store.openWriter(id, loaded.records);
+    if ("busy" in writer) {
+      this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
+      return { loaded, readOnlyBy: writer.busy };
+    }
+    this.recorders.set(id, new ThreadRecorder(writer, { history: loaded.raw.history, open: loaded.raw.open, results: loaded.raw.results, title: loaded.raw.title }));
+    return { loaded, readOnlyBy: null };
+  }
+
+  /** The history of a stored thread that is not loaded, for a fork taken from it. */
+  storedSource(id: ThreadId): History {
+    const loaded = this.store.load(id);
+    this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
+    return loaded.history;
+  }
+
+  /** A thread appeared in the chat: a new root waits for content, a fork is written at once. */
+  created(thread: Thread, chat: Chat, forkOf: ThreadId | undefined): void {
+    if (this.recorders.has(thread.id)) return; // opened from disk
+    if (forkOf === undefined) {
+      this.pending.add(thread.id);
+      return;
+    }
+    const anchor = this.anchorOf(forkOf, chat);
+    const lineage = chat.lineage.get(thread.id);
+    const parent: ParentPointer | null = anchor ? { id: forkOf, records: anchor.records, atMessage: lineage?.atMessage ?? 0 } : null;
+    const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent });
+    // Without a parent log (nothing of the source was stored), the fork's file holds all of it.
+    const base: Snapshot = { history: anchor?.history ?? History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title };
+    this.recorders.set(thread.id, new ThreadRecorder(log, base));
+  }
+
+  /** Where a fork of `id` taken now points: its log as written so far (synced first). */
+  private anchorOf(id: ThreadId, chat: Chat): Anchor | null {
+    const live = chat.threads.get(id);
+    if (live && (this.recorders.has(id) || this.pending.has(id))) {
+      this.syncOne(live, true);
+      const rec = this.recorders.get(id)!;
+      return { records: rec.records, history: rec.writtenHistory };
+    }
+    return this.anchors.get(id) ?? null;
+  }
+
+  /** Writes what changed in each live thread since the last sync. */
+  sync(chat: Chat): void {
+    for (const thread of chat.threads.values()) {
+      if (this.synced.get(thread.id) === thread.version) continue;
+      this.synced.set(thread.id, thread.version);
+      this.syncOne(thread, false);
+    }
+  }
+
+  private syncOne(thread: Thread, force: boolean): void {
+    if (this.pending.has(thread.id)) {
+      if (!force && thread.agent.history.length === 0 && !thread.agent.open) return;
+      this.pending.delete(thread.id);
+      const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent: null });
+      this.recorders.set(thread.id, new ThreadRecorder(log, { history: History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title }));
+    }
+    const rec = this.recorders.get(thread.id);
+    if (!rec) return;
+    const before = rec.records;
+    rec.sync({ history: thread.agent.history, open: thread.agent.open?.finalized ?? NOTHING_OPEN, results: thread.finishedResults(), title: thread.title });
+    if (rec.records !== before) this.updated.set(thread.id, Date.now());
+  }
+
+  /** Renames a stored thread that is not loaded (a live one is renamed through its recorder). */
+  renameStored(id: ThreadId, title: string): void {
+    if (this.recorders.has(id)) throw new Error(`tine: thread ${id} is loaded`);
+    const writer = this.store.openWriter(id, 0);
+    if ("busy" in writer) throw new Error(`tine: the thread is open in another Neovim (pid ${writer.busy})`);
+    writer.append([{ t: "title", title }]);
+    writer.close();
+  }
+
+  delete(id: ThreadId): void {
+    this.pending.delete(id);
+    this.recorders.get(id)?.close();
+    this.recorders.delete(id);
+    this.anchors.delete(id);
+    try {
+      this.store.delete(id);
+    } catch (error) {
+      // Never written (an empty thread): nothing on disk to delete.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+
+  /** Releases every lock (the host is exiting). */
+  close(): void {
+    for (const rec of this.recorders.values()) rec.close();
+    this.recorders.clear();
+  }
+}

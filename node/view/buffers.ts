@@ -1,0 +1,124 @@
+/**
+ * The Neovim buffers of live threads and of the thread list, kept in step with the chat: each
+ * thread's display buffer is derived from its state after every batch of messages (one render
+ * per event-loop turn), the list from the chat's tree.
+ */
+import type { Chat } from "../chat/chat.ts";
+import type { ThreadId } from "../chat/msgs.ts";
+import type { Thread } from "../chat/thread.ts";
+import type { NvimBridge } from "../nvim/bridge.ts";
+import { ThreadList, type ListExtras, type ListScope } from "./thread-list.ts";
+import { ThreadView } from "./thread-view.ts";
+
+/** `rendered`: the thread and chat versions last drawn (lineage lives in the chat). */
+export type Mounted = { view: ThreadView; display: number; input: number; rendered: [number, number]; title: string };
+
+export type ForkOpen = "split" | "vsplit" | "tab" | "replace";
+
+export class Buffers {
+  private readonly mounted = new Map<ThreadId, Mounted>();
+  /** Buffers being created: rendering and RPC replies wait for them. */
+  private readonly mounting = new Map<ThreadId, Promise<Mounted>>();
+  private renderScheduled = false;
+  readonly list = new ThreadList();
+  private listBuf: number | null = null;
+  private listVersion = -1;
+  private listScope: ListScope = { type: "project" };
+
+  constructor(
+    private readonly nvim: NvimBridge,
+    private readonly chat: Chat,
+    private readonly forkOpen: ForkOpen,
+    private readonly listExtras: ListExtras,
+  ) {}
+
+  get(id: ThreadId): Mounted | undefined {
+    return this.mounted.get(id);
+  }
+
+  /** The thread's buffers, once created. */
+  of(id: ThreadId): Promise<Mounted> {
+    const m = this.mounted.get(id) ?? this.mounting.get(id);
+    if (!m) throw new Error(`tine: thread ${id} has no buffers`);
+    return Promise.resolve(m);
+  }
+
+  threadForBuffer(buf: number): ThreadId | null {
+    for (const [id, m] of this.mounted) if (m.display === buf || m.input === buf) return id;
+    return null;
+  }
+
+  mount(thread: Thread, how: { forkOf?: ThreadId; prefill?: string }): void {
+    const promise = (async () => {
+      const bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title])) as { display: number; input: number };
+      const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1], title: thread.title };
+      this.mounted.set(thread.id, m);
+      this.mounting.delete(thread.id);
+      this.renderThread(thread, m);
+      if (how.forkOf !== undefined) {
+        const source = this.mounted.get(how.forkOf);
+        await this.nvim.call("open_fork", [bufs.display, bufs.input, source?.display ?? -1, this.forkOpen, how.prefill ?? ""]);
+      }
+      return m;
+    })();
+    this.mounting.set(thread.id, promise);
+    promise.catch((error) => this.nvim.notifyError(`tine: could not open a thread buffer: ${String(error)}`));
+  }
+
+  /** A thread was deleted: its buffers go. */
+  unmount(id: ThreadId): void {
+    const m = this.mounted.get(id);
+    this.mounted.delete(id);
+    if (m) this.nvim.call("close_thread_buffers", [m.display, m.input]).catch((e) => this.nvim.log(`close failed: ${String(e)}`));
+  }
+
+  scheduleRender(): void {
+    if (this.renderScheduled) return;
+    this.renderScheduled = true;
+    // Deltas arrive in bursts: one render per event-loop turn coalesces them.
+    setImmediate(() => {
+      this.renderScheduled = false;
+      for (const [id, m] of this.mounted) {
+        const thread = this.chat.threads.get(id);
+        if (thread && (thread.version !== m.rendered[0] || this.chat.version !== m.rendered[1])) this.renderThread(thread, m);
+      }
+      this.renderList();
+    });
+  }
+
+  private renderThread(thread: Thread, m: Mounted): void {
+    m.rendered = [thread.version, this.chat.version];
+    if (m.title !== thread.title) {
+      m.title = thread.title;
+      this.nvim.call("set_title", [m.display, thread.num, thread.title]).catch((e) => this.nvim.log(`set_title failed: ${String(e)}`));
+    }
+    const lineage = this.chat.lineage.get(thread.id);
+    const parentTitle = lineage && this.chat.titleOf(lineage.parentId);
+    const headerLines =
+      lineage && parentTitle !== undefined
+        ? [`⑂ Forked from "${parentTitle}" at message ${lineage.atMessage + 1} · gp: go to parent`, ""]
+        : [];
+    if (thread.readOnlyBy !== null) headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
+    const forkMarks = this.chat.childrenOf(thread.id).map((child) => ({
+      atMessage: this.chat.lineage.get(child)!.atMessage,
+      text: `⑂ ${this.chat.titleOf(child)}`,
+    }));
+    const update = m.view.sync({ thread, headerLines, forkMarks });
+    if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
+  }
+
+  /** The thread-list buffer (created on first use), showing `scope`. */
+  async showList(scope: ListScope): Promise<number> {
+    if (this.listBuf === null) this.listBuf = (await this.nvim.call("list_buffer", [])) as number;
+    this.listScope = scope;
+    this.listVersion = -1;
+    this.renderList();
+    return this.listBuf;
+  }
+
+  private renderList(): void {
+    if (this.listBuf === null || this.listVersion === this.chat.version) return;
+    this.listVersion = this.chat.version;
+    this.nvim.applyView(this.listBuf, { edits: [[0, -1, this.list.render(this.chat, this.listScope, this.listExtras)]] });
+  }
+}
