@@ -62,7 +62,7 @@ export class App {
       { cwd: config.cwd, needsApproval: (name) => config.tools_needing_approval.includes(name) },
       {
         threadCreated: (thread, how) => {
-          this.persistence?.created(thread, this.chat, how.forkOf);
+          this.persistence?.created(thread, this.chat, how);
           this.buffers.mount(thread, how);
         },
         threadDeleted: (id) => this.buffers.unmount(id),

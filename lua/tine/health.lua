@@ -36,6 +36,20 @@ function M.check()
   local base = config.base_url or vim.env.ANTHROPIC_BASE_URL
   if base and base ~= "" then h.info("API base URL: " .. base) end
   h.info("host log: " .. host.log_path())
+
+  h.start("tine.nvim: stored threads")
+  if not config.persist then
+    h.info("persist = false: threads are not stored")
+  else
+    local ok, store = pcall(host.request, "store_health")
+    if not ok then
+      h.error("the host could not report on the store: " .. tostring(store))
+    else
+      h.ok(("%d thread(s) of this project in %s"):format(store.threads, store.dir))
+      for _, u in ipairs(store.unreadable) do h.error("unreadable transcript " .. u) end
+      for _, p in ipairs(store.problems) do h.warn("skipped when loading: " .. p) end
+    end
+  end
 end
 
 return M

@@ -261,7 +261,8 @@ function M.command(args)
   if sub == "new" then return M.new_thread() end
   if sub == "send" then return M.send_current() end
   if sub == "abort" then return M.abort_current() end
-  if sub == "threads" then return M.open_list(args.bang) end
+  -- `:Tine threads!` reads as the bang of the list (`:Tine! threads` works too).
+  if sub == "threads" or sub == "threads!" then return M.open_list(args.bang or sub == "threads!") end
   if sub == "resume" then return M.resume() end
   if sub == "rename" then return M.rename_current(table.concat(vim.list_slice(args.fargs, 2), " ")) end
   if sub == "restart" then return M.restart() end

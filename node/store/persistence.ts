@@ -73,15 +73,19 @@ export class Persistence {
   }
 
   /** A thread appeared in the chat: a new root waits for content, a fork is written at once. */
-  created(thread: Thread, chat: Chat, forkOf: ThreadId | undefined): void {
-    if (this.recorders.has(thread.id)) return; // opened from disk
+  created(thread: Thread, chat: Chat, how: { forkOf?: ThreadId; loaded?: boolean }): void {
+    // Opened from disk: its writer (if this instance may write it) was set up by `open`.
+    if (how.loaded) return;
+    const forkOf = how.forkOf;
     if (forkOf === undefined) {
       this.pending.add(thread.id);
       return;
     }
     const anchor = this.anchorOf(forkOf, chat);
     const lineage = chat.lineage.get(thread.id);
-    const parent: ParentPointer | null = anchor ? { id: forkOf, records: anchor.records, atMessage: lineage?.atMessage ?? 0 } : null;
+    const parent: ParentPointer | null = anchor
+      ? { id: forkOf, records: anchor.records, atMessage: lineage?.atMessage ?? 0, messages: anchor.history.length }
+      : null;
     const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent });
     // Without a parent log (nothing of the source was stored), the fork's file holds all of it.
     const base: Snapshot = { history: anchor?.history ?? History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title };

@@ -14,6 +14,8 @@ export type ParentPointer = {
   readonly records: number;
   /** The last parent message the fork shares, for the tree (the fork's own view is in its log). */
   readonly atMessage: number;
+  /** Messages in the parent's history at `records`: the list counts a fork's without reading its parent. */
+  readonly messages: number;
 };
 
 export type Header = {

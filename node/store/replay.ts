@@ -71,17 +71,18 @@ export type ParsedLog = {
 /** Parses a transcript's text. Throws only when there is no usable header. */
 export function parseLog(text: string, path: string): ParsedLog {
   const lines = text.split("\n");
-  // A file that ends without a newline was cut mid-write (kill -9): its last line may be partial.
-  const partial = lines.pop();
+  // A record is written as one line with its newline; a last line without one was cut mid-write
+  // (kill -9) and is not a record, even when what remains happens to parse. The writer cuts it.
+  lines.pop();
   const problems: LogProblem[] = [];
   const records: ChangeRecord[] = [];
   const recordLines: number[] = [];
   let header: Header | null = null;
-  const take = (line: string, number: number, lastAndPartial: boolean) => {
+  const take = (line: string, number: number) => {
     if (line.trim() === "") return;
     const d = decode(line);
     if (!d.ok) {
-      if (!lastAndPartial) problems.push({ line: number, error: d.error });
+      problems.push({ line: number, error: d.error });
       return;
     }
     if (d.record.t === "header") {
@@ -95,8 +96,7 @@ export function parseLog(text: string, path: string): ParsedLog {
       recordLines.push(number);
     }
   };
-  lines.forEach((line, i) => take(line, i + 1, false));
-  if (partial) take(partial, lines.length + 1, true);
+  lines.forEach((line, i) => take(line, i + 1));
   if (!header) throw new Error(`${path}: no valid header on line 1${problems[0] ? ` (${problems[0].error})` : ""}`);
   return { header, records, lines: recordLines, problems };
 }

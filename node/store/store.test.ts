@@ -83,7 +83,7 @@ describe("ThreadStore", () => {
     // Fork b at message 1 (clone semantics: a prefix), c from b after more turns, d from c.
     const fork = (parent: { id: string; rec: ThreadRecorder }, atMessage: number, base: History) => {
       const id = newId();
-      const log = store.create({ id, num: 2, title: "F", model: "m", parent: { id: parent.id, records: parent.rec.records, atMessage } });
+      const log = store.create({ id, num: 2, title: "F", model: "m", parent: { id: parent.id, records: parent.rec.records, atMessage, messages: parent.rec.writtenHistory.length } });
       return { id, rec: new ThreadRecorder(log, snap(parent.rec.writtenHistory, { title: "F" })), base };
     };
     const b = fork(a, 1, ha);
@@ -210,7 +210,7 @@ describe("ThreadStore", () => {
     const h = History.empty.push(user("a1"), reply("a2"));
     a.rec.sync(snap(h));
     const bId = newId();
-    const b = new ThreadRecorder(store.create({ id: bId, num: 2, title: "F", model: "m", parent: { id: a.id, records: a.rec.records, atMessage: 1 } }), snap(h, { title: "F" }));
+    const b = new ThreadRecorder(store.create({ id: bId, num: 2, title: "F", model: "m", parent: { id: a.id, records: a.rec.records, atMessage: 1, messages: 2 } }), snap(h, { title: "F" }));
     b.sync(snap(h.share().push(user("b3")), { title: "F" }));
     a.rec.close();
     store.delete(a.id);

@@ -82,6 +82,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
       else {
         summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, problems: [] };
         title = r.title;
+        messages = r.parent?.messages ?? 0;
       }
     } else if (r.t === "truncate") messages = r.n;
     else if (r.t === "title") title = r.title;

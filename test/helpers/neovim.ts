@@ -62,12 +62,24 @@ export type ThreadInfo = {
 /** A thread id, or a display number. */
 export type ThreadRef = string | number;
 
-export type SessionOptions = { env?: Record<string, string | undefined>; setup?: Record<string, unknown>; rplugin?: boolean };
+export type SessionOptions = {
+  env?: Record<string, string | undefined>;
+  setup?: Record<string, unknown>;
+  rplugin?: boolean;
+  /** A project folder to reuse (a later session of the same project); the caller removes it. */
+  cwd?: string;
+};
+
+/** A project folder (with its XDG data inside) for sessions that share it; remove it when done. */
+export function projectDir(): string {
+  const cwd = mkdtempSync(join(tmpdir(), "tine-test-"));
+  writeFileSync(join(cwd, "hello.txt"), "hello from a fixture\n");
+  return cwd;
+}
 
 export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise<void>, options: SessionOptions = {}): Promise<void> {
   const mock = await MockAnthropic.start();
-  const cwd = mkdtempSync(join(tmpdir(), "tine-test-"));
-  writeFileSync(join(cwd, "hello.txt"), "hello from a fixture\n");
+  const cwd = options.cwd ?? projectDir();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({
     ...process.env,
@@ -163,6 +175,6 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     await nvim.lua('pcall(function() require("tine.host").stop() end)', []).catch(() => {});
     proc.kill("SIGKILL");
     await mock.close();
-    rmSync(cwd, { recursive: true, force: true });
+    if (!options.cwd) rmSync(cwd, { recursive: true, force: true });
   }
 }
