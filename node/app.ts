@@ -132,10 +132,15 @@ export class App {
     this.dispatch({ type: "thread-msg", id, msg: { type: "send", text: command.text } });
   }
 
-  /** Forks a live or stored thread (a stored one is read, not loaded: no buffers of its own). */
-  async fork(sourceId: ThreadId, prompt: string, opts: { at_message?: number; prefill?: string } = {}): Promise<ThreadId> {
+  /**
+   * Forks a live or stored thread (a stored one is read, not loaded: no buffers of its own).
+   * `wait`: the fork is taken once the source is at rest; the id is returned at once. A fork
+   * request on a source that already has a waiting fork cancels that one instead (null).
+   */
+  async fork(sourceId: ThreadId, prompt: string, opts: { at_message?: number; prefill?: string; wait?: boolean } = {}): Promise<ThreadId | null> {
     const live = this.chat.threads.get(sourceId);
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
+    if (this.cancelWaitingFork(sourceId)) return null;
     const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
     const length = live ? live.agent.history.length : storedSource!.length;
     if (opts.at_message !== undefined && (opts.at_message < 0 || opts.at_message >= length)) {
@@ -143,8 +148,9 @@ export class App {
     }
     const newId = randomUUID();
     const num = this.chat.maxNum() + 1;
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num, prompt, atMessage: opts.at_message, prefill: opts.prefill, storedSource } });
-    await this.buffers.of(newId);
+    const wait = opts.wait === true;
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num, prompt, atMessage: opts.at_message, prefill: opts.prefill, storedSource, wait } });
+    if (!this.chat.waitingForks.has(sourceId)) await this.buffers.of(newId);
     return newId;
   }
 
@@ -184,6 +190,14 @@ export class App {
   abort(id: ThreadId): void {
     this.live(id);
     this.dispatch({ type: "thread-msg", id, msg: { type: "abort" } });
+  }
+
+  /** Cancels the fork waiting for `sourceId` to come to rest, if any, and says so. */
+  cancelWaitingFork(sourceId: ThreadId): boolean {
+    if (!this.chat.waitingForks.has(sourceId)) return false;
+    this.dispatch({ type: "chat-msg", msg: { type: "cancel-waiting-fork", sourceId } });
+    this.nvim.notifyInfo(`tine: the fork waiting for "${this.chat.titleOf(sourceId)}" is cancelled`);
+    return true;
   }
 
   rename(id: ThreadId, title: string): void {
@@ -296,6 +310,10 @@ export class App {
 
   threadAtListLine(line: number): ThreadId | null {
     return this.buffers.list.idAt(line);
+  }
+
+  listItem(line: number) {
+    return this.buffers.list.itemAt(line);
   }
 
   /** What `:checkhealth tine` reports of the store. */

@@ -128,15 +128,25 @@ local function ask_and_fork(id, opts)
   end)
 end
 
---- :ForkThread[!] [prompt]. With a bang (or `F`), forks at the message under the cursor.
+--- :ForkThread[!] [--wait] [prompt]. With a bang (or `F`), forks at the message under the cursor;
+--- with --wait, once the thread's reply has finished and its tools are answered.
 function M.fork_command(cmd)
   local ok, id = guarded(current_thread)
   if not ok then return end
+  -- A second :ForkThread on a thread with a waiting fork cancels that one.
+  local cancelled_ok, cancelled = guarded(host.request, "cancel_waiting_fork", id)
+  if not cancelled_ok or cancelled then return end
   local opts = vim.empty_dict()
+  local args = cmd.args or ""
+  if args:match("^%-%-wait%f[%s%z]") then
+    opts = { wait = true }
+    args = vim.trim(args:sub(7))
+  end
+  cmd = { bang = cmd.bang, args = args }
   if cmd.bang then
     local at = host.request("locate", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
     if not at then return err("tine: the cursor is not on a message") end
-    opts = { at_message = at.message }
+    opts = vim.tbl_extend("force", opts, { at_message = at.message })
   end
   if cmd.args and cmd.args ~= "" then return guarded(M.fork, id, cmd.args, opts) end
   ask_and_fork(id, opts)
@@ -191,6 +201,17 @@ end
 function M.fork_from_list()
   local ok, id = guarded(list_thread)
   if ok then ask_and_fork(id, vim.empty_dict()) end
+end
+
+--- <C-c> in the list: cancels a waiting fork, or aborts the thread on the line.
+function M.cancel_from_list()
+  local ok, item = guarded(host.request, "list_item", vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if not ok or not item then return end
+  if item.type == "waiting-fork" then
+    guarded(host.request, "cancel_waiting_fork", item.sourceId)
+  else
+    M.abort(item.id)
+  end
 end
 
 local function title_of(id)

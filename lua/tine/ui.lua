@@ -158,6 +158,7 @@ function M.create_list_buffer()
   map(buf, "n", km.list_fork, function() tine().fork_from_list() end, "fork thread")
   map(buf, "n", km.list_rename, function() tine().rename_from_list() end, "rename thread")
   map(buf, "n", km.list_delete, function() tine().delete_from_list() end, "delete thread")
+  map(buf, "n", km.abort, function() tine().cancel_from_list() end, "cancel a waiting fork / abort")
   return buf
 end
 

@@ -28,6 +28,8 @@ export class Chat {
   readonly stored = new Map<ThreadId, StoredThread>();
   /** Parents of forks, live or stored. */
   readonly lineage = new Map<ThreadId, Lineage>();
+  /** Forks waiting for their source (the key) to come to rest; at most one per source. */
+  readonly waitingForks = new Map<ThreadId, ForkRequest>();
   activeId: ThreadId | null = null;
   private readonly seenStatus = new Map<ThreadId, string>();
   /** Bumped when threads, lineage or the active thread change (the thread list redraws). */
@@ -62,6 +64,7 @@ export class Chat {
     let max = 0;
     for (const t of this.threads.values()) max = Math.max(max, t.num);
     for (const t of this.stored.values()) max = Math.max(max, t.num);
+    for (const f of this.waitingForks.values()) max = Math.max(max, f.num);
     return max;
   }
 
@@ -76,6 +79,12 @@ export class Chat {
         this.seenStatus.set(thread.id, thread.status);
         this.version++;
       }
+      const waiting = this.waitingForks.get(thread.id);
+      if (waiting && thread.atRest) {
+        this.waitingForks.delete(thread.id);
+        this.version++;
+        this.fork(waiting);
+      }
       return;
     }
     this.version++;
@@ -87,7 +96,11 @@ export class Chat {
         return;
       }
       case "fork-thread":
-        this.fork(m);
+        if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, m);
+        else this.fork(m);
+        return;
+      case "cancel-waiting-fork":
+        this.waitingForks.delete(m.sourceId);
         return;
       case "select-thread":
         if (this.threads.has(m.id)) this.activeId = m.id;
@@ -117,6 +130,7 @@ export class Chat {
         this.threads.get(m.id)?.update({ type: "abort" });
         this.threads.delete(m.id);
         this.stored.delete(m.id);
+        this.waitingForks.delete(m.id);
         if (this.activeId === m.id) this.activeId = null;
         this.events.threadDeleted(m.id);
         return;

@@ -41,6 +41,8 @@ export type ForkRequest = {
   prefill?: string;
   /** The source's history when it is stored and not loaded: the fork is cloned from it. */
   storedSource?: History;
+  /** Wait until the source is at rest (reply finished, tools answered), then fork. */
+  wait?: boolean;
 };
 
 export type ChatMsg =
@@ -48,6 +50,8 @@ export type ChatMsg =
   | { type: "new-thread"; newId: ThreadId; num: number; history?: History }
   | ({ type: "fork-thread" } & ForkRequest)
   | { type: "select-thread"; id: ThreadId }
+  /** Drops a fork still waiting for its source to come to rest. */
+  | { type: "cancel-waiting-fork"; sourceId: ThreadId }
   /** Threads found on disk (at start, or after another instance wrote). */
   | { type: "stored-found"; threads: readonly StoredThread[] }
   /** A stored thread opened: it becomes live with this history. `readOnlyBy`: another writer's pid. */

@@ -67,6 +67,12 @@ export class Thread {
     return "idle";
   }
 
+  /** Its reply finished and its tools answered: a fork taken now holds the whole turn. */
+  get atRest(): boolean {
+    const status = this.status;
+    return status === "idle" || status === "error" || status === "busy";
+  }
+
   /** Why a send would be refused now, or null. */
   sendBlocker(): string | null {
     const status = this.status;

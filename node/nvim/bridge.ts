@@ -18,6 +18,10 @@ export class NvimBridge {
     this.call("apply", [buf, payload]).catch((e) => this.log(`apply failed: ${String(e)}`));
   }
 
+  notifyInfo(message: string): void {
+    this.call("notify", [message, "info"]).catch(() => this.log(message));
+  }
+
   notifyError(message: string): void {
     this.call("notify", [message, "error"]).catch(() => this.log(message));
   }

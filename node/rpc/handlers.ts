@@ -35,6 +35,8 @@ export class Handlers {
       case "abort":
         app.abort(a);
         return true;
+      case "cancel_waiting_fork":
+        return app.cancelWaitingFork(String(a));
       case "new_thread":
         return await app.newThread().then(({ id, display, input }) => ({ id, display, input }));
       case "active_buffers":
@@ -73,6 +75,8 @@ export class Handlers {
         return await app.threadList(a === true);
       case "thread_at_list_line":
         return app.threadAtListLine(a);
+      case "list_item":
+        return app.listItem(a);
       case "display_text":
         return app.displayText(a);
       // Benchmarks only (test/bench): never reachable unless the host was started for them.

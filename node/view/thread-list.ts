@@ -31,12 +31,19 @@ export function when(ms: number, now = Date.now()): string {
   return new Date(now).toDateString() === d.toDateString() ? clock : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${clock}`;
 }
 
+/** What a list line stands for. */
+export type ListItem = { type: "thread"; id: ThreadId } | { type: "waiting-fork"; sourceId: ThreadId } | null;
+
 export class ThreadList {
-  private ids: (ThreadId | null)[] = [];
+  private items: ListItem[] = [];
 
   render(chat: Chat, scope: ListScope, extras: ListExtras): string[] {
     const lines: string[] = [];
-    this.ids = [];
+    this.items = [];
+    const add = (line: string, item: ListItem) => {
+      lines.push(line);
+      this.items.push(item);
+    };
     const known = (id: ThreadId) => chat.has(id);
     const visit = (id: ThreadId, depth: number) => {
       const live = chat.threads.get(id);
@@ -48,9 +55,13 @@ export class ThreadList {
       const at = (live && extras.updated(id)) ?? stored?.updated;
       const details = [`${count} msg${count === 1 ? "" : "s"}`, ...(at ? [when(at)] : []), ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : [])];
       const active = chat.activeId === id ? "▶" : " ";
-      lines.push(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`);
-      this.ids.push(id);
+      add(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`, { type: "thread", id });
       for (const child of chat.childrenOf(id)) visit(child, depth + 1);
+      const waiting = chat.waitingForks.get(id);
+      if (waiting) {
+        const prompt = waiting.prompt ? ` "${waiting.prompt.split("\n")[0]}"` : "";
+        add(`  ${"  ".repeat(depth + 1)}⑂ ⏸ fork${prompt} waits for this reply to finish (<C-c> cancels)`, { type: "waiting-fork", sourceId: id });
+      }
     };
     const all = [...chat.threads.keys(), ...chat.stored.keys()];
     const created = (id: ThreadId) => chat.threads.get(id)?.created ?? chat.stored.get(id)?.created ?? 0;
@@ -61,19 +72,15 @@ export class ThreadList {
     });
     roots.sort((a, b) => created(a) - created(b));
     for (const id of roots) visit(id, 0);
-    if (!lines.length) lines.push("(no threads yet: :Tine new)"), this.ids.push(null);
-    for (const u of extras.unreadable()) {
-      lines.push(`⚠ unreadable transcript ${u.path}: ${u.error}`);
-      this.ids.push(null);
-    }
+    if (!lines.length) add("(no threads yet: :Tine new)", null);
+    for (const u of extras.unreadable()) add(`⚠ unreadable transcript ${u.path}: ${u.error}`, null);
     if (scope.type === "all") {
       for (const project of scope.others) {
-        lines.push("", `── ${project.cwd} (another project: :cd there to open its threads)`);
-        this.ids.push(null, null);
+        add("", null);
+        add(`── ${project.cwd} (another project: :cd there to open its threads)`, null);
         const inProject = new Set(project.threads.map((t) => t.id));
         const visitOther = (t: OtherThread, depth: number) => {
-          lines.push(`  ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${t.title}  ○ stored · ${t.messages} msgs · ${when(t.updated)}`);
-          this.ids.push(null);
+          add(`  ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${t.title}  ○ stored · ${t.messages} msgs · ${when(t.updated)}`, null);
           for (const c of project.threads.filter((c) => c.parentId === t.id)) visitOther(c, depth + 1);
         };
         for (const t of project.threads.filter((t) => !t.parentId || !inProject.has(t.parentId))) visitOther(t, 0);
@@ -82,7 +89,12 @@ export class ThreadList {
     return lines;
   }
 
+  itemAt(line: number): ListItem {
+    return this.items[line] ?? null;
+  }
+
   idAt(line: number): ThreadId | null {
-    return this.ids[line] ?? null;
+    const item = this.itemAt(line);
+    return item?.type === "thread" ? item.id : null;
   }
 }

@@ -45,6 +45,8 @@ export type Session = {
   waitForStatus(ref: ThreadRef, status: string): Promise<void>;
   /** Messages given to vim.notify, in order. */
   notifications(): Promise<{ msg: string; level: number }[]>;
+  /** kill -9 of this Neovim (its host then sees its input end); resolves once it is gone. */
+  killNeovim(): Promise<void>;
 };
 
 export type ThreadInfo = {
@@ -115,6 +117,9 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
   });
   let stderr = "";
   proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  // Writing to a Neovim that was killed must not fail the run.
+  proc.stdin!.on("error", () => {});
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   const nvim = attach({ proc, options: { logger: quietLogger } });
   const lua = <T,>(code: string, ...args: unknown[]) => nvim.lua(code, args as never) as Promise<T>;
   const session: Session = {
@@ -137,7 +142,9 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     },
     messages: async (ref) => lua<any[]>("return require('tine').messages(...)", (await session.thread(ref)).id),
     async display(ref) {
-      return (await session.lines((await session.thread(ref)).bufnr)).join("\n");
+      const t = await session.thread(ref);
+      // A thread whose buffers are still being made shows nothing yet.
+      return t.bufnr == null ? "" : (await session.lines(t.bufnr)).join("\n");
     },
     async until(what, check, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
@@ -151,7 +158,8 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
       let last = "";
       try {
         await session.until(`display of thread ${id} to show ${String(text)}`, async () => {
-          last = await session.display(id);
+          // The thread may not exist yet (a fork about to be taken).
+          last = await session.display(id).catch(() => "");
           return typeof text === "string" ? last.includes(text) : text.test(last);
         });
       } catch (e) {
@@ -163,6 +171,10 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
       await session.until(`thread ${ref} to be ${status}`, async () => (await session.thread(ref).catch(() => null))?.status === status);
     },
     notifications: () => lua('return _G.tine_notes'),
+    async killNeovim() {
+      proc.kill("SIGKILL");
+      await exited;
+    },
   };
   try {
     await fn(session);
@@ -172,7 +184,9 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     if (stderr) (error as Error).message += `\n--- nvim stderr:\n${stderr}`;
     throw error;
   } finally {
-    await nvim.lua('pcall(function() require("tine.host").stop() end)', []).catch(() => {});
+    if (proc.exitCode === null && proc.signalCode === null) {
+      await nvim.lua('pcall(function() require("tine.host").stop() end)', []).catch(() => {});
+    }
     proc.kill("SIGKILL");
     await mock.close();
     if (!options.cwd) rmSync(cwd, { recursive: true, force: true });

@@ -32,6 +32,15 @@ async function listLine(s: Session, list: number, text: string): Promise<number>
   return lines.findIndex((l) => l.includes(text)) + 1;
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 let dirs: string[] = [];
 const project = () => {
   const d = projectDir();
@@ -112,6 +121,35 @@ describe(`storage (${nv.version})`, () => {
       assert.deepEqual(texts(bodies(s).at(-1).messages), ["go", "Finished block.|tool_use", "tool_result|continue"]);
       s.mock.release("h");
     });
+  });
+
+  it("kill -9 of Neovim while tools wait: the finished tool's result is kept, the other answered as never run", async () => {
+    const cwd = project();
+    let id = "";
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ toolUse: { id: "r1", name: "get_file", input: { path: "hello.txt" } } }, { toolUse: { id: "b1", name: "bash_command", input: { command: "echo never" } } }]));
+      await s.cmd("Tine");
+      await typeAndSend(s, "read and run");
+      await s.waitForDisplay(1, "awaiting approval");
+      id = (await s.thread(1)).id;
+      await s.waitForDisplay(1, "✓ done");
+      const hostPid = await s.lua<number>("return require('tine.host').pid()");
+      await s.killNeovim();
+      // Its host sees its input end and exits; until then it still holds the thread's lock.
+      await s.until("the host to exit", async () => !alive(hostPid));
+    }, { cwd });
+    await withNeovim(nv, async (s) => {
+      await s.lua("require('tine').open(...)", id);
+      await s.waitForDisplay(id, "read and run");
+      const last = (await s.messages(id)).at(-1);
+      assert.deepEqual(last.content, [
+        { type: "tool_result", tool_use_id: "r1", content: "hello from a fixture\n" },
+        { type: "tool_result", tool_use_id: "b1", content: SESSION_ENDED_BEFORE_TOOL_RAN, is_error: true },
+      ]);
+      s.mock.reply(textReply("Resumed."));
+      await typeAndSend(s, "go on");
+      await s.waitForDisplay(id, "Resumed.");
+    }, { cwd });
   });
 
   it("a second Neovim on the same project opens a thread the first is writing read-only, and can fork it", async () => {
@@ -283,6 +321,41 @@ describe(`storage (${nv.version})`, () => {
       assert.ok(shown.includes(`── ${two} (another project`));
       assert.match(shown, /\n  work in two  ○ stored · 2 msgs/);
     }, { cwd: one, env: { XDG_DATA_HOME: shared } });
+  });
+
+  it(":ForkThread --wait forks once the reply is complete; the list shows it waiting; a second :ForkThread or <C-c> cancels", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "The whole reply, to the end.", holdInside: { hold: "h", afterDeltas: 1 } }]), textReply("Forked after."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "go");
+      await s.waitForDisplay(1, "## Claude\nThe");
+      await s.cmd("ForkThread --wait look again");
+      assert.equal((await s.threads()).length, 1, "nothing is forked while the reply streams");
+      const list = await openList(s);
+      await listLine(s, list, '⑂ ⏸ fork "look again" waits for this reply to finish');
+      s.mock.release("h");
+      await s.waitForDisplay(2, "Forked after.");
+      assert.deepEqual(texts(bodies(s)[1].messages), ["go", "The whole reply, to the end.", "look again"]);
+      assert.ok(!(await s.lines(list)).join("\n").includes("⏸"));
+
+      // Cancelled twice: by a second :ForkThread in the thread, and by <C-c> on the list line.
+      s.mock.reply(response([{ text: "Another long one.", holdInside: { hold: "h2", afterDeltas: 1 } }]));
+      await s.lua("require('tine').open(...)", (await s.thread(1)).id);
+      await typeAndSend(s, "again");
+      await s.waitForDisplay(1, "## Claude\nAnother");
+      await s.cmd("ForkThread --wait not wanted");
+      await s.cmd("ForkThread");
+      assert.match((await s.notifications()).at(-1)!.msg, /the fork waiting for "go" is cancelled/);
+      await s.cmd("ForkThread --wait not wanted either");
+      await s.cmd("Tine threads");
+      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", await listLine(s, list, "⏸"));
+      await s.keys("<C-c>");
+      await s.until("the waiting fork to go", async () => !(await s.lines(list)).join("\n").includes("⏸"));
+      assert.equal((await s.thread(1)).status, "streaming", "<C-c> on the waiting fork does not abort its source");
+      s.mock.release("h2");
+      await s.waitForStatus(1, "idle");
+      assert.equal((await s.threads()).length, 2, "no fork was taken");
+    });
   });
 
   it("persist = false writes nothing", async () => {
