@@ -27,7 +27,9 @@ if (!env.ANTHROPIC_API_KEY) {
   env.ANTHROPIC_API_KEY = "offline-demo";
   console.log(`No ANTHROPIC_API_KEY: using the offline demo server at ${url}`);
 }
-const init = `set rtp^=${root} | runtime plugin/tine.lua | lua require("tine").setup({ retry_delay_ms = 200 })`;
+// The offline demo's threads are stored inside the checkout, not among your real ones.
+const dataDir = demo ? `data_dir = ${JSON.stringify(join(root, ".cache", "try-data"))}, ` : "";
+const init = `set rtp^=${root} | runtime plugin/tine.lua | lua require("tine").setup({ ${dataDir}retry_delay_ms = 200 })`;
 const child = spawn(nvim, ["--cmd", init, "+Tine"], { stdio: "inherit", env });
 child.on("exit", (code) => {
   demo?.kill();
