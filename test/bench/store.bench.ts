@@ -151,7 +151,7 @@ const cpu: Record<string, number[]> = { on: [], off: [] };
 // Alternate to spread machine noise over both.
 for (let round = 0; round < 5; round++) {
   for (const persist of [true, false]) {
-    await withNeovim(nv, async (s) => cpu[persist ? "on" : "off"]!.push(await cpuPerDelta(s)), { env: { TINE_BENCH: "1" }, setup: { persist } });
+    await withNeovim(nv, async (s) => void cpu[persist ? "on" : "off"]!.push(await cpuPerDelta(s)), { env: { TINE_BENCH: "1" }, setup: { persist } });
   }
 }
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
