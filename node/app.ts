@@ -59,7 +59,11 @@ export class App {
     this.chat = new Chat(
       this.dispatch,
       (dispatch, history) => new AnthropicAgent(providerConfig, connection, dispatch, history),
-      { cwd: config.cwd, needsApproval: (name) => config.tools_needing_approval.includes(name) },
+      {
+        cwd: config.cwd,
+        needsApproval: (name) => config.tools_needing_approval.includes(name),
+        fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
+      },
       {
         threadCreated: (thread, how) => {
           this.persistence?.created(thread, this.chat, how);
@@ -68,10 +72,13 @@ export class App {
         threadDeleted: (id) => this.buffers.unmount(id),
       },
     );
-    this.buffers = new Buffers(nvim, this.chat, config.fork_open, {
-      updated: (id) => this.persistence?.updated.get(id),
-      unreadable: () => this.unreadable,
-    });
+    this.buffers = new Buffers(
+      nvim,
+      this.chat,
+      config.fork_open,
+      { updated: (id) => this.persistence?.updated.get(id), unreadable: () => this.unreadable },
+      config.empty_hint,
+    );
     this.rescan();
   }
 
@@ -221,6 +228,11 @@ export class App {
     this.dispatch({ type: "chat-msg", msg: { type: "delete-thread", id } });
   }
 
+  /** The user deleted a thread's buffer (:bd, :bw): they are made again when next shown. */
+  buffersGone(id: ThreadId, draft: string[]): void {
+    this.buffers.gone(id, draft);
+  }
+
   threadForBuffer(buf: number): ThreadId | null {
     return this.buffers.threadForBuffer(buf);
   }
@@ -284,6 +296,16 @@ export class App {
 
   messages(id: ThreadId) {
     return this.live(id).agent.history.messages();
+  }
+
+  /** Forks taken at the message on a display line, in fork order. */
+  forksAt(id: ThreadId, line: number): { id: ThreadId; title: string }[] {
+    const at = this.locate(id, line);
+    if (!at) return [];
+    return this.chat
+      .childrenOf(id)
+      .filter((child) => this.chat.lineage.get(child)!.atMessage === at.message)
+      .map((child) => ({ id: child, title: this.chat.titleOf(child) ?? child }));
   }
 
   lineageOf(id: ThreadId) {

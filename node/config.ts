@@ -27,6 +27,8 @@ export type HostConfig = {
   data_dir: string;
   /** False: nothing is written to disk. */
   persist: boolean;
+  /** The line a thread with no messages shows (it names the user's keys). */
+  empty_hint: string;
   cwd: string;
 };
 
@@ -53,6 +55,7 @@ export function parseConfig(raw: unknown): HostConfig {
     tool_env_deny: stringList(c.tool_env_deny, "tool_env_deny"),
     data_dir: need("data_dir", "string"),
     persist: c.persist === undefined ? true : need("persist", "boolean"),
+    empty_hint: typeof c.empty_hint === "string" ? c.empty_hint : "Type below and send with <CR> · @fork <prompt> forks this thread · g? lists the keys",
     cwd: need("cwd", "string"),
   };
 }

@@ -42,12 +42,17 @@ M.defaults = {
   node = "node",
   keymaps = {
     send = "<CR>", -- input buffer, normal mode
+    send_any = "<C-s>", -- input buffer, Normal and Insert mode
+    help = "g?", -- display, input and list buffers: show the keys
     abort = "<C-c>", -- input and display buffers
     toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results
-    approve = "a", -- display: approve the tool call under the cursor (or the first pending)
+    -- display: approve the tool call under the cursor (or the first pending); input (Normal
+    -- mode): only while a tool waits for approval, else `a` and `d` do what they always do.
+    approve = "a",
     deny = "d",
     fork_at_message = "F", -- display: fork here (visual: quote the selection in the fork)
     go_to_parent = "gp", -- display of a fork: jump to where it branched
+    go_to_fork = "gb", -- display, on a message with a ⑂ mark: jump to that fork (the pair of gp)
     list_open = "<CR>", -- thread list
     list_fork = "f",
     list_rename = "r",
@@ -57,11 +62,87 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
+local function one_of(values)
+  return function(v)
+    return vim.tbl_contains(values, v), "one of " .. table.concat(vim.tbl_map(function(x) return ('"%s"'):format(x) end, values), ", ")
+  end
+end
+local function typed(t, opt)
+  return function(v)
+    return type(v) == t or (opt and v == nil), (opt and "a " .. t .. " or nil" or "a " .. t)
+  end
+end
+local function positive(v) return type(v) == "number" and v > 0, "a number above 0" end
+local function string_list(v)
+  return type(v) == "table" and vim.iter(v):all(function(x) return type(x) == "string" end), "a list of strings"
+end
+
+--- What each option must be: checked when setup() is called, so a typo is reported at once with
+--- the option's name instead of when the host starts.
+local checks = {
+  model = typed("string"),
+  max_tokens = positive,
+  thinking = function(v)
+    if v == false or v == nil then return true end
+    return type(v) == "table" and vim.tbl_contains({ "adaptive", "between_tools", "enabled", "disabled" }, v.type),
+      'false or a table whose type is "adaptive", "between_tools", "enabled" or "disabled"'
+  end,
+  effort = function(v) return v == nil or vim.tbl_contains({ "low", "medium", "high", "xhigh", "max" }, v), 'nil or one of "low", "medium", "high", "xhigh", "max"' end,
+  web_search = typed("boolean"),
+  tools_needing_approval = string_list,
+  system_prompt = typed("string"),
+  base_url = typed("string", true),
+  bash_timeout = positive,
+  tool_env_deny = string_list,
+  data_dir = typed("string", true),
+  persist = typed("boolean"),
+  fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
+  retry_delay_ms = function(v) return type(v) == "number" and v >= 0, "a number >= 0" end,
+  node = typed("string"),
+  sidebar = function(v)
+    return type(v) == "table" and vim.tbl_contains({ "left", "right" }, v.side) and type(v.width) == "number" and v.width > 0
+      and type(v.input_height) == "number" and v.input_height > 0, 'a table { side = "left"|"right", width = N, input_height = N }'
+  end,
+  keymaps = function(v)
+    if type(v) ~= "table" then return false, "a table" end
+    for name, lhs in pairs(v) do
+      if M.defaults.keymaps[name] == nil then return false, ("a table of known keys (no %q)"):format(name) end
+      if lhs ~= false and type(lhs) ~= "string" then return false, ("a table of keys; keymaps.%s is not a string or false"):format(name) end
+    end
+    return true
+  end,
+}
+
+--- The problems with `options`, one line each, naming the option.
+function M.problems(options, given)
+  local out = {}
+  for name in pairs(given or {}) do
+    if M.defaults[name] == nil and name ~= "thinking" and name ~= "effort" and name ~= "base_url" and name ~= "data_dir" then
+      table.insert(out, ("tine: setup: unknown option %q"):format(name))
+    end
+  end
+  for name, check in pairs(checks) do
+    local ok, what = check(options[name])
+    if not ok then table.insert(out, ("tine: setup: %s must be %s (got %s)"):format(name, what, vim.inspect(options[name]))) end
+  end
+  table.sort(out)
+  return out
+end
+
 function M.setup(opts)
   opts = opts or {}
-  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+  local options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
   -- `thinking` is one API value, not a set of options: the user's replaces the default whole.
-  if opts.thinking ~= nil then M.options.thinking = opts.thinking end
+  if opts.thinking ~= nil then options.thinking = opts.thinking end
+  local problems = M.problems(options, opts)
+  if #problems > 0 then
+    -- Reported now; the bad values fall back to their defaults so the rest still works.
+    vim.notify(table.concat(problems, "\n"), vim.log.levels.ERROR)
+    for name, check in pairs(checks) do
+      if not check(options[name]) then options[name] = vim.deepcopy(M.defaults[name]) end
+    end
+  end
+  M.options = options
   return M.options
 end
 

@@ -7,6 +7,9 @@ local M = {}
 local chan = nil
 local starting = false
 local stderr_tail = {}
+--- Set when the host died: commands then say so instead of quietly starting a host that knows
+--- none of the open buffers. :Tine restart clears it.
+local dead = nil
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
 M.root = root
@@ -42,12 +45,18 @@ local function host_config()
     tool_env_deny = o.tool_env_deny,
     data_dir = o.data_dir or (vim.fn.stdpath("data") .. "/tine"),
     persist = o.persist,
+    empty_hint = ("Type below and send with %s (or %s) · @fork <prompt> forks this thread · %s lists the keys")
+      :format(o.keymaps.send or "<CR>", o.keymaps.send_any or "<C-s>", o.keymaps.help or "g?"),
     cwd = vim.fn.getcwd(),
   }
 end
 
 function M.running()
   return chan ~= nil
+end
+
+function M.died()
+  return dead ~= nil
 end
 
 --- The host process's pid (nil when it is not running or runs in the remote-plugin host).
@@ -85,6 +94,7 @@ local function start()
       if chan ~= id then return end
       chan = nil
       if code ~= 0 and vim.v.exiting == vim.NIL then
+        dead = { code = code }
         local last = stderr_tail[#stderr_tail] or ""
         vim.schedule(function()
           vim.notify(
@@ -107,6 +117,10 @@ end
 
 --- Calls the host; errors are raised as Lua errors with the host's message.
 function M.request(method, ...)
+  if dead then
+    error(("tine: the host exited (code %d; log: %s). Run :Tine restart: your stored threads come back.")
+      :format(dead.code, M.log_path()), 0)
+  end
   if not chan then
     if starting then error("tine: the host is starting", 0) end
     starting = true
@@ -123,6 +137,7 @@ end
 function M.stop()
   local c = chan
   chan = nil
+  dead = nil
   if type(c) == "number" then pcall(vim.fn.jobstop, c) end
 end
 

@@ -68,6 +68,11 @@ function M.apply(buf, p)
   if spinners[buf] then draw_spinner(buf) end
 end
 
+--- The host is gone: no spinner may keep counting.
+function M.stop_spinners()
+  for buf in pairs(spinners) do set_busy(buf, false) end
+end
+
 function M.notify(message, level)
   vim.schedule(function()
     vim.notify(message, level == "error" and vim.log.levels.ERROR or vim.log.levels.INFO)
@@ -75,8 +80,18 @@ function M.notify(message, level)
   return true
 end
 
-function M.create_thread_buffers(id, num, title)
-  return ui.create_thread_buffers(id, num, title)
+function M.create_thread_buffers(id, num, title, draft)
+  return ui.create_thread_buffers(id, num, title, draft)
+end
+
+function M.set_pending(display, input, pending, title)
+  ui.set_pending(display, input, pending, title)
+  return true
+end
+
+function M.file_written(path)
+  vim.schedule(function() ui.file_written(path) end)
+  return true
 end
 
 function M.set_title(display, num, title)

@@ -167,15 +167,45 @@ function M.fork_selection()
   guarded(M.fork, id, "", { at_message = at.message, prefill = table.concat(quoted, "\n") })
 end
 
+--- The display buffer of the thread shown in the current window (display or input).
+local function current_display()
+  local buf = vim.api.nvim_get_current_buf()
+  return vim.b[buf].tine_display or buf
+end
+
+--- Shows thread `to` where the current thread is (display and input together), or jumps to it
+--- when it is already in a window of this tab; the cursor goes to message `at_message`.
+local function navigate(to, at_message)
+  local t = host.request("select", to)
+  local here = vim.tbl_filter(function(w) return vim.api.nvim_win_get_tabpage(w) == vim.api.nvim_get_current_tabpage() end,
+    vim.fn.win_findbuf(t.display))
+  if #here > 0 then
+    vim.api.nvim_set_current_win(here[1])
+  else
+    ui.switch(current_display(), t.display, t.input)
+  end
+  if at_message then
+    local at = host.request("locate_message", to, at_message)
+    if at then vim.api.nvim_win_set_cursor(0, { at + 1, 0 }) end
+  end
+end
+
 function M.go_to_parent(id)
   local ok, lineage = guarded(host.request, "lineage", id)
   if not ok then return end
   if not lineage then return err("tine: this thread is not a fork") end
-  local t = host.request("select", lineage.parent_id)
-  local wins = vim.fn.win_findbuf(t.display)
-  if #wins > 0 then vim.api.nvim_set_current_win(wins[1]) else vim.api.nvim_win_set_buf(0, t.display) end
-  local at = host.request("locate_message", lineage.parent_id, lineage.at_message)
-  if at then vim.api.nvim_win_set_cursor(0, { at + 1, 0 }) end
+  guarded(navigate, lineage.parent_id, lineage.at_message)
+end
+
+--- `gb` on a message with a ⑂ mark: jump to the fork taken there (a choice when several were).
+function M.go_to_fork(id)
+  local ok, forks = guarded(host.request, "forks_at", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if not ok then return end
+  if #forks == 0 then return err("tine: no fork was taken at this message (forks show as ⑂ marks)") end
+  if #forks == 1 then return guarded(navigate, forks[1].id) end
+  vim.ui.select(forks, { prompt = "Go to fork", format_item = function(f) return f.title end }, function(f)
+    if f then guarded(navigate, f.id) end
+  end)
 end
 
 function M.open_list(all)
@@ -262,15 +292,17 @@ end
 
 --- Starts a new host. Stored threads come back; the one that was in the sidebar is reopened.
 function M.restart()
-  local shown = ui.sidebar.display and vim.api.nvim_win_is_valid(ui.sidebar.display)
-    and vim.b[vim.api.nvim_win_get_buf(ui.sidebar.display)].tine_thread
+  local sb = ui.sidebar()
+  local shown = sb.display and vim.api.nvim_win_is_valid(sb.display)
+    and vim.b[vim.api.nvim_win_get_buf(sb.display)].tine_thread
   host.stop()
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.b[buf].tine_thread or vim.api.nvim_buf_get_name(buf) == "tine://threads" then
+      vim.b[buf].tine_closing = true
       pcall(vim.api.nvim_buf_delete, buf, { force = true })
     end
   end
-  ui.sidebar = { display = nil, input = nil }
+  ui.sidebars = {}
   if shown and pcall(M.open, shown) then return end
   M.toggle()
 end

@@ -1,6 +1,7 @@
 /**
  * A Thread owns one Agent, the runs of the tools the agent asked for, and its view state.
  */
+import { isAbsolute, resolve } from "node:path";
 import type { Agent } from "../providers/agent.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
@@ -26,6 +27,8 @@ export type ThreadContext = {
   readonly dispatch: Dispatch;
   readonly cwd: string;
   readonly needsApproval: (toolName: string) => boolean;
+  /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
+  readonly fileWritten: (path: string) => void;
 };
 
 export class Thread {
@@ -155,6 +158,10 @@ export class Thread {
   private finish(toolUseId: string, outcome: ToolOutcome): void {
     const run = this.toolRuns.find((r) => r.use.id === toolUseId);
     if (!run) return; // aborted meanwhile
+    const path = (run.use.input as { path?: unknown } | null)?.path;
+    if (run.use.name === "edit_file" && !outcome.isError && typeof path === "string") {
+      this.context.fileWritten(isAbsolute(path) ? path : resolve(this.context.cwd, path));
+    }
     this.controllers.delete(toolUseId);
     this.replaceRun(toolUseId, { ...run, state: "done", outcome });
     if (this.toolRuns.every((r) => r.state === "done")) {

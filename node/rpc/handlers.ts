@@ -62,6 +62,11 @@ export class Handlers {
         return app.messages(a);
       case "lineage":
         return app.lineageOf(a);
+      case "buffers_gone":
+        app.buffersGone(String(a), Array.isArray(b) ? b.map(String) : []);
+        return true;
+      case "forks_at":
+        return app.forksAt(String(a), Number(b));
       case "thread_for_buffer":
         return app.threadForBuffer(a);
       case "locate":

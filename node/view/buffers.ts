@@ -10,8 +10,11 @@ import type { NvimBridge } from "../nvim/bridge.ts";
 import { ThreadList, type ListExtras, type ListScope } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
 
-/** `rendered`: the thread and chat versions last drawn (lineage lives in the chat). */
-export type Mounted = { view: ThreadView; display: number; input: number; rendered: [number, number]; title: string };
+/**
+ * `rendered`: the thread and chat versions last drawn (lineage lives in the chat); `pending`:
+ * whether a tool waits for approval, as last told to Neovim.
+ */
+export type Mounted = { view: ThreadView; display: number; input: number; rendered: [number, number]; title: string; pending: boolean };
 
 export type ForkOpen = "split" | "vsplit" | "tab" | "replace";
 
@@ -24,23 +27,36 @@ export class Buffers {
   private listBuf: number | null = null;
   private listVersion = -1;
   private listScope: ListScope = { type: "project" };
+  /** Unsent input of threads whose buffers the user wiped, for the buffers made next. */
+  private readonly drafts = new Map<ThreadId, string[]>();
 
   constructor(
     private readonly nvim: NvimBridge,
     private readonly chat: Chat,
     private readonly forkOpen: ForkOpen,
     private readonly listExtras: ListExtras,
+    /** Shown in a thread with no messages yet. */
+    private readonly emptyHint: string,
   ) {}
 
   get(id: ThreadId): Mounted | undefined {
     return this.mounted.get(id);
   }
 
-  /** The thread's buffers, once created. */
+  /** The thread's buffers, once created; made anew when the user deleted them (:bd, :bw). */
   of(id: ThreadId): Promise<Mounted> {
     const m = this.mounted.get(id) ?? this.mounting.get(id);
-    if (!m) throw new Error(`tine: thread ${id} has no buffers`);
-    return Promise.resolve(m);
+    if (m) return Promise.resolve(m);
+    const thread = this.chat.threads.get(id);
+    if (!thread) throw new Error(`tine: thread ${id} has no buffers`);
+    this.mount(thread, {});
+    return this.mounting.get(id)!;
+  }
+
+  /** The user unloaded or wiped a thread's buffer (the Lua side closed both): made again when shown. */
+  gone(id: ThreadId, draft: string[]): void {
+    if (!this.mounted.delete(id)) return;
+    if (draft.some((l) => l !== "")) this.drafts.set(id, draft);
   }
 
   threadForBuffer(buf: number): ThreadId | null {
@@ -50,8 +66,10 @@ export class Buffers {
 
   mount(thread: Thread, how: { forkOf?: ThreadId; prefill?: string }): void {
     const promise = (async () => {
-      const bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title])) as { display: number; input: number };
-      const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1], title: thread.title };
+      const draft = this.drafts.get(thread.id) ?? [];
+      this.drafts.delete(thread.id);
+      const bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as { display: number; input: number };
+      const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1], title: thread.title, pending: false };
       this.mounted.set(thread.id, m);
       this.mounting.delete(thread.id);
       this.renderThread(thread, m);
@@ -98,11 +116,17 @@ export class Buffers {
       lineage && parentTitle !== undefined
         ? [`⑂ Forked from "${parentTitle}" at message ${lineage.atMessage + 1} · gp: go to parent`, ""]
         : [];
+    if (thread.agent.history.length === 0 && !thread.agent.open) headerLines.push(this.emptyHint, "");
     if (thread.readOnlyBy !== null) headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
     const forkMarks = this.chat.childrenOf(thread.id).map((child) => ({
       atMessage: this.chat.lineage.get(child)!.atMessage,
       text: `⑂ ${this.chat.titleOf(child)}`,
     }));
+    const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
+    if (pending !== m.pending) {
+      m.pending = pending;
+      this.nvim.call("set_pending", [m.display, m.input, pending, thread.title]).catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
+    }
     const update = m.view.sync({ thread, headerLines, forkMarks });
     if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
   }

@@ -46,9 +46,15 @@ export class ThreadView {
     this.syncOpen(thread);
     this.syncSegment(this.doc.count - 1, footerLines(thread));
     const update: ViewUpdate = { edits: this.doc.takeEdits() };
-    const marks = input.forkMarks
-      .filter((m) => m.atMessage < this.entries.length)
-      .map((m) => ({ line: this.doc.start(1 + m.atMessage), text: m.text }));
+    // Forks taken at the same message share one mark, in fork order (separate end-of-line
+    // marks on one line would be shown in an order of Neovim's own).
+    const byLine = new Map<number, string[]>();
+    for (const m of input.forkMarks) {
+      if (m.atMessage >= this.entries.length) continue;
+      const line = this.doc.start(1 + m.atMessage);
+      byLine.set(line, [...(byLine.get(line) ?? []), m.text]);
+    }
+    const marks = [...byLine].map(([line, texts]) => ({ line, text: texts.join("  ") }));
     const key = JSON.stringify(marks);
     if (key !== this.marksKey) (this.marksKey = key), (update.marks = marks);
     const status = thread.agent.status;

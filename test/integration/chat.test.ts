@@ -327,7 +327,7 @@ describe(`chat (${nv.version})`, () => {
       await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
       await s.keys("<CR>");
       assert.equal(await s.lua("return require('tine').current()"), (await s.thread(1)).id);
-      const shownBuf = await s.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar.display))");
+      const shownBuf = await s.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display))");
       assert.match(shownBuf, /^tine:\/\/1\//);
     });
   });

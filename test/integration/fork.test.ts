@@ -104,6 +104,7 @@ describe(`fork (${nv.version})`, () => {
 
   it(":ForkThread opens the clone in a new window beside the source (vsplit), titled after it", async () => {
     await withNeovim(nv, async (s) => {
+      await s.lua("vim.o.columns = 240");
       await twoExchanges(s);
       const before = (await windows(s)).length;
       s.mock.reply(textReply("Branch reply."));
@@ -116,6 +117,49 @@ describe(`fork (${nv.version})`, () => {
       const marks = await s.lua<any[]>(`return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`);
       assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
       assert.equal(marks[0][3].virt_text[0][0], "⑂ first question ⑂1");
+    }, { setup: { sidebar: { width: 120 } } });
+  });
+
+  it("forks never squeeze windows below a usable width: too narrow to split, the fork takes the source's windows", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.lua("vim.o.columns = 240");
+      await twoExchanges(s);
+      const wins = await windows(s);
+      for (let i = 1; i <= 12; i++) await s.lua("require('tine').fork(..., '')", (await s.thread(1)).id);
+      const widths = await s.lua<number[]>("return vim.tbl_map(vim.api.nvim_win_get_width, vim.api.nvim_tabpage_list_wins(0))");
+      assert.ok(Math.min(...widths) >= 40, `no window narrower than 40 columns: ${widths.join(", ")}`);
+      assert.ok((await windows(s)).length <= wins.length + 2, "the later forks replaced a window pair instead of splitting");
+      // Display and input of the last fork are shown together, and its cursor follows its reply.
+      const last = await s.thread(13);
+      const shown = await windows(s);
+      assert.ok(shown.some((n) => n.startsWith("tine://13/")) && shown.includes("tine://13/input"));
+      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), last.input_bufnr);
+    });
+  });
+
+  it("fork marks at one message are listed in fork order; gb on the message jumps to a fork, gp back", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      const source = (await s.thread(1)).id;
+      for (let i = 1; i <= 12; i++) await s.lua("require('tine').fork(..., '', { at_message = 1 })", source);
+      const src = await s.thread(1);
+      const marks = await s.lua<any[]>(`return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`, src.bufnr);
+      assert.equal(marks.length, 1);
+      const text: string = marks[0][3].virt_text[0][0];
+      assert.deepEqual(text.split("  ").map((t) => t.replace("⑂ first question ⑂", "")), ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]);
+      // From the mark, gb offers the forks taken there and opens the one picked, display and input together.
+      await s.lua("require('tine').open(...)", source);
+      await s.lua(`local buf, line = ...
+        vim.ui.select = function(items, opts, cb) cb(items[3]) end
+        vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1])
+        vim.api.nvim_win_set_cursor(0, { line + 1, 0 })`, src.bufnr, marks[0][1]);
+      await s.keys("gb");
+      const third = await s.thread(4);
+      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), third.bufnr);
+      assert.ok((await windows(s)).includes("tine://4/input"), "the fork's input replaced the source's");
+      await s.keys("gp");
+      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), src.bufnr);
+      assert.ok((await windows(s)).includes("tine://1/input"), "gp switches the input back too");
     });
   });
 

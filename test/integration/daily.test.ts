@@ -1,0 +1,197 @@
+/** Daily use without surprises: crashes, buffers and windows, keys, approvals, setup. */
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+
+async function typeAndSend(s: Session, text: string) {
+  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
+  await s.keys("<CR>");
+}
+const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
+const curBufName = (s: Session) => s.lua<string>("return vim.api.nvim_buf_get_name(0)");
+const tabWindows = (s: Session) =>
+  s.lua<string[]>(`return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`);
+const lastNote = async (s: Session) => (await s.notifications()).at(-1)?.msg ?? "";
+
+describe(`daily use (${nv.version})`, () => {
+  it("a host crash stops the spinner, says so in the thread and the list, and the next command offers :Tine restart", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Streaming when it dies", holdInside: { hold: "h", afterDeltas: 1 } }]), textReply("Back."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "hello");
+      await s.waitForDisplay(1, "## Claude\nS");
+      const t = await s.thread(1);
+      await s.cmd("Tine threads");
+      const spinner = () => s.lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, t.bufnr);
+      await s.until("the spinner", async () => (await spinner()) === 1);
+      process.kill(await s.lua<number>("return require('tine.host').pid()"), "SIGKILL");
+      await s.until("the crash report", async () => /the host exited .*:Tine restart/s.test(await lastNote(s)));
+      assert.equal(await spinner(), 0, "the spinner stops");
+      assert.match((await s.lines(t.bufnr)).join("\n"), /⚠ The tine host exited: :Tine restart/);
+      assert.match((await s.lines(await s.lua<number>("return vim.fn.bufnr('tine://threads')")))[0]!, /⚠ The tine host exited/);
+      // The next command does not quietly start an empty host.
+      await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", t.input_bufnr);
+      await typeAndSend(s, "are you there?");
+      assert.match(await lastNote(s), /the host exited \(code \d+; log: .*\)\. Run :Tine restart: your stored threads come back/);
+      assert.deepEqual(await s.lines(t.input_bufnr), ["are you there?"], "the text stays in the input");
+      assert.equal(await s.lua("return require('tine.host').running()"), false);
+      s.mock.release("h");
+      await s.cmd("Tine restart");
+      const again = await s.thread(t.id);
+      assert.equal(again.status, "idle");
+      assert.match(await s.display(t.id), /## You\nhello/);
+      await typeAndSend(s, "are you there?");
+      await s.waitForDisplay(t.id, "Back.");
+    });
+  });
+
+  it(":Tine in a second tab opens the sidebar there and leaves the first tab's alone", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      await s.cmd("tabnew");
+      await s.cmd("Tine");
+      assert.ok((await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)), "the sidebar opened in the second tab");
+      await s.cmd("tabprevious");
+      assert.ok((await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)), "the first tab's sidebar is still open");
+      await s.cmd("tabnext");
+      await s.cmd("Tine");
+      assert.ok(!(await tabWindows(s)).some((n) => n.startsWith("tine://")), ":Tine toggles the sidebar of the current tab");
+    });
+  });
+
+  it("<C-s> sends from Insert mode; an empty thread shows how to start; g? lists the keys", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("Got it."));
+      await s.cmd("Tine");
+      assert.match(await s.display(1), /^Type below and send with <CR> \(or <C-s>\) · @fork <prompt> forks this thread · g\? lists the keys/);
+      await s.keys("g?");
+      const keys = (await s.lines(0)).join("\n");
+      assert.match(keys, /n  <CR>\s+send/);
+      assert.match(keys, /i  <C-S>\s+send \(Insert mode too\)/);
+      await s.keys("q");
+      assert.match(await curBufName(s), /input$/);
+      await s.keys("iwritten in insert mode<C-s>");
+      await s.waitForDisplay(1, "Got it.");
+      assert.equal(bodies(s)[0].messages[0].content[0].text, "written in insert mode");
+      assert.doesNotMatch(await s.display(1), /Type below/, "the hint goes once there is a message");
+    });
+  });
+
+  it("a and d answer a pending approval from the input buffer, and are the usual keys otherwise", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "echo approved" } } }]), textReply("Ran it."));
+      await s.cmd("Tine");
+      await s.keys("ahello<Esc>");
+      assert.deepEqual(await s.lines(0), ["hello"], "`a` appends when nothing waits");
+      await s.keys("<CR>");
+      await s.waitForDisplay(1, "awaiting approval");
+      assert.match(await curBufName(s), /input$/);
+      await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
+      await s.keys("a");
+      await s.waitForDisplay(1, "Ran it.");
+      assert.equal(bodies(s)[1].messages[2].content[0].content, "approved\n");
+      assert.deepEqual(await s.lines(0), [""], "the key typed nothing");
+    });
+  });
+
+  it("a thread waiting for approval out of sight says so once", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Running.", holdInside: { hold: "h", afterDeltas: 0 } }, { toolUse: { id: "t1", name: "bash_command", input: { command: "true" } } }]));
+      await s.cmd("Tine");
+      await typeAndSend(s, "in the background");
+      await s.mock.reached("h");
+      await s.cmd("tabnew");
+      s.mock.release("h");
+      await s.waitForDisplay(1, "awaiting approval");
+      await s.until("the notice", async () => /in the background waits for your approval/.test(await lastNote(s)));
+      const count = (await s.notifications()).filter((n) => /waits for your approval/.test(n.msg)).length;
+      assert.equal(count, 1);
+    });
+  });
+
+  it("a thread's buffers survive :bd, :bw, :q and :only: :Tine shows them again, whole, with their keys and unsent input", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("First reply."), textReply("Second reply."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "one");
+      await s.waitForDisplay(1, "First reply.\n── end_turn");
+      for (const kill of ["bd!", "bw!", "q", "only"]) {
+        const t = await s.thread(1);
+        await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'draft ' .. select(2, ...) })", t.input_bufnr, kill);
+        await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", t.bufnr);
+        if (kill === "only") await s.cmd("vsplit | enew | only");
+        else await s.cmd(kill);
+        await s.until("the host to take note", async () => kill === "q" || kill === "only" || (await s.thread(1)).bufnr !== t.bufnr);
+        await s.cmd("Tine");
+        const wins = await tabWindows(s);
+        assert.ok(wins.includes("tine://1/one") && wins.includes("tine://1/input"), `:Tine shows display and input after :${kill}: ${wins}`);
+        const shown = await s.waitForDisplay(1, "First reply.\n── end_turn");
+        assert.match(shown, /## You\none\n\n## Claude\nFirst reply\./, `after :${kill}`);
+        const now = await s.thread(1);
+        assert.deepEqual(await s.lines(now.input_bufnr), [`draft ${kill}`], `unsent input kept after :${kill}`);
+      }
+      await s.lua("vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'two' })");
+      await s.keys("<CR>");
+      await s.waitForDisplay(1, "Second reply.\n── end_turn");
+      assert.equal((await s.display(1)).split("Second reply.").length, 2, "the reply is not garbled");
+      const names = await s.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())");
+      assert.deepEqual(names.filter((n) => n.startsWith("tine://")).sort(), ["tine://1/input", "tine://1/one"], "no buffer is left behind");
+    });
+  });
+
+  it("after edit_file, a buffer holding the file is reloaded; one with unsaved changes is left and the user told", async () => {
+    await withNeovim(nv, async (s) => {
+      writeFileSync(join(s.cwd, "other.txt"), "other original\n");
+      await s.cmd("edit hello.txt");
+      await s.cmd("split other.txt");
+      await s.lua("vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'my unsaved change' })");
+      s.mock.reply(
+        response([
+          { toolUse: { id: "e1", name: "edit_file", input: { path: "hello.txt", find: "hello", replace: "goodbye" } } },
+          { toolUse: { id: "e2", name: "edit_file", input: { path: "other.txt", find: "original", replace: "edited" } } },
+        ]),
+        textReply("Edited both."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "edit");
+      await s.waitForDisplay(1, "awaiting approval");
+      await s.lua("vim.cmd('wincmd k')");
+      for (let i = 0; i < 2; i++) {
+        await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(1)).bufnr);
+        await s.keys("a");
+      }
+      await s.waitForDisplay(1, "Edited both.");
+      await s.until("hello.txt reloaded", async () => (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('hello.txt'), 0, -1, false)"))[0] === "goodbye from a fixture");
+      assert.deepEqual(await s.lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('other.txt'), 0, -1, false)"), ["my unsaved change"]);
+      assert.equal(readFileSync(join(s.cwd, "other.txt"), "utf8"), "other edited\n");
+      assert.match((await s.notifications()).map((n) => n.msg).join("\n"), /other\.txt was changed by edit_file, but your buffer has unsaved changes/);
+    });
+  });
+
+  it("setup() reports a bad option at once, naming it, and keeps the default", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.lua("require('tine').setup({ fork_open = 'sideways', sidebar = { width = 'wide' }, bash_timout = 3 })");
+      const note = await lastNote(s);
+      assert.match(note, /setup: fork_open must be one of "vsplit", "split", "tab", "replace" \(got "sideways"\)/);
+      assert.match(note, /setup: sidebar must be/);
+      assert.match(note, /setup: unknown option "bash_timout"/);
+      assert.equal(await s.lua("return require('tine.config').options.fork_open"), "vsplit");
+      await s.cmd("Tine");
+      assert.ok((await tabWindows(s)).some((n) => n.endsWith("/input")), "the plugin still works");
+    });
+  });
+
+  it(":help tine lands on the top of the help", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd(`helptags ${join(process.cwd(), "doc")}`);
+      await s.cmd("help tine");
+      assert.match(await curBufName(s), /doc\/tine\.txt$/);
+      assert.equal(await s.lua("return vim.fn.line('.') <= 2"), true);
+    });
+  });
+});
