@@ -15,6 +15,7 @@ import { History } from "./providers/history.ts";
 import { assistantMessage, entry, userMessage, type Entry } from "./providers/native.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
+import { needsApproval } from "./tools/approval.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
 import { Buffers } from "./view/buffers.ts";
 import type { ListScope, OtherProject } from "./view/thread-list.ts";
@@ -61,7 +62,7 @@ export class App {
       (dispatch, history) => new AnthropicAgent(providerConfig, connection, dispatch, history),
       {
         cwd: config.cwd,
-        needsApproval: (name) => config.tools_needing_approval.includes(name),
+        needsApproval: (name, input) => needsApproval(name, input, config.cwd, config.tools_needing_approval),
         fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
       },
       {

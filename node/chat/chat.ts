@@ -147,7 +147,7 @@ export class Chat {
     const sourceTitle = live?.title ?? stored?.title;
     if (!source || sourceTitle === undefined) throw new Error(`no thread ${request.sourceId}`);
     const agent = source.clone(this.agentDispatch(request.newId), {
-      knownResults: live?.finishedResults(),
+      knownResults: live?.forkResults(),
       atMessage: request.atMessage,
     });
     // Every fork ever listed counts, so a deleted fork's number is not given again.

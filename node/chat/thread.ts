@@ -26,7 +26,7 @@ export function titleFrom(text: string): string {
 export type ThreadContext = {
   readonly dispatch: Dispatch;
   readonly cwd: string;
-  readonly needsApproval: (toolName: string) => boolean;
+  readonly needsApproval: (toolName: string, input: unknown) => boolean;
   /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
   readonly fileWritten: (path: string) => void;
 };
@@ -86,6 +86,20 @@ export class Thread {
     return null;
   }
 
+  /**
+   * What a fork taken now knows of this turn's tools: the results of those that finished, and for
+   * those still running (approved, not done) that they were running; the rest get the clean-up
+   * rule's "forked before the tool could execute".
+   */
+  forkResults(): ReadonlyMap<string, ToolResultBlock> {
+    if (this.toolRuns.length === 0) return NO_RESULTS;
+    const out = new Map(this.finishedResults());
+    for (const run of this.toolRuns) {
+      if (run.state === "running") out.set(run.use.id, { type: "tool_result", tool_use_id: run.use.id, content: STILL_RUNNING_WHEN_FORKED, is_error: true });
+    }
+    return out;
+  }
+
   /** Results of tools that have finished, for a fork taken while the others still run. */
   finishedResults(): ReadonlyMap<string, ToolResultBlock> {
     if (this.toolRuns.length === 0) return NO_RESULTS;
@@ -142,7 +156,7 @@ export class Thread {
     const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
     // Tools that need no approval start at once, all concurrently.
-    for (const run of this.toolRuns) if (!this.context.needsApproval(run.use.name)) this.start(run);
+    for (const run of this.toolRuns) if (!this.context.needsApproval(run.use.name, run.use.input)) this.start(run);
   }
 
   private start(run: ToolRun): void {
@@ -176,6 +190,9 @@ export class Thread {
     this.toolRuns = this.toolRuns.map((r) => (r.use.id === id ? run : r));
   }
 }
+
+export const STILL_RUNNING_WHEN_FORKED =
+  "The tool was still running in the thread this was forked from when the fork was taken; its result is not known here.";
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
 

@@ -173,6 +173,31 @@ describe(`daily use (${nv.version})`, () => {
     });
   });
 
+  it("get_file and list_directory outside the working directory wait for approval; inside they run at once", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([
+          { toolUse: { id: "in", name: "get_file", input: { path: "hello.txt" } } },
+          { toolUse: { id: "out", name: "get_file", input: { path: "/proc/self/environ" } } },
+          { toolUse: { id: "up", name: "list_directory", input: { path: ".." } } },
+        ]),
+        textReply("Understood."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "read around");
+      const shown = await s.waitForDisplay(1, "✓ done");
+      assert.equal(shown.match(/awaiting approval/g)?.length, 2, "the two reads outside wait");
+      await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(1)).bufnr);
+      await s.keys("d");
+      await s.keys("d");
+      await s.waitForDisplay(1, "Understood.");
+      const results = bodies(s)[1].messages.at(-1).content;
+      assert.equal(results[0].content, "hello from a fixture\n");
+      assert.equal(results[1].content, "The user denied this tool call.");
+      assert.ok(!JSON.stringify(bodies(s)[1]).includes("test-key"), "the environment was not read");
+    });
+  });
+
   it("setup() reports a bad option at once, naming it, and keeps the default", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("require('tine').setup({ fork_open = 'sideways', sidebar = { width = 'wide' }, bash_timout = 3 })");

@@ -1,6 +1,9 @@
 /** Forking as a user does it: @fork, :ForkThread[!], the thread list's `f`, visual `F`. */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/thread.ts";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { withNeovim, type Session } from "../helpers/neovim.ts";
@@ -85,6 +88,29 @@ describe(`fork (${nv.version})`, () => {
         ],
       });
       assert.doesNotMatch(await s.display(2), /awaiting approval/, "approvals are not shared");
+    });
+  });
+
+  it("@fork while an approved tool runs: the clone is told the tool was still running; the source gets its real result", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "while [ ! -f go ]; do sleep 0.02; done; echo finished" } } }]),
+        textReply("Forked reply."),
+        textReply("Source reply."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "run it");
+      await s.waitForDisplay(1, "awaiting approval");
+      await s.lua("vim.cmd('wincmd k')");
+      await s.keys("a");
+      await s.waitForDisplay(1, "⋯ running");
+      await s.lua("vim.cmd('wincmd j')");
+      await typeAndSend(s, "@fork meanwhile");
+      await s.waitForDisplay(2, "Forked reply.");
+      assert.deepEqual(bodies(s)[1].messages.at(-1).content[0], { type: "tool_result", tool_use_id: "b1", content: STILL_RUNNING_WHEN_FORKED, is_error: true });
+      writeFileSync(join(s.cwd, "go"), "");
+      await s.waitForDisplay(1, "Source reply.");
+      assert.equal(bodies(s)[2].messages.at(-1).content[0].content, "finished\n");
     });
   });
 
