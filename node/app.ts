@@ -18,6 +18,7 @@ import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
 import { Buffers } from "./view/buffers.ts";
+import { branchLines } from "./view/branch-diff.ts";
 import type { ListScope, OtherProject } from "./view/thread-list.ts";
 
 export type ThreadInfo = {
@@ -68,10 +69,19 @@ export class App {
       {
         threadCreated: (thread, how) => {
           this.persistence?.created(thread, this.chat, how);
-          this.buffers.mount(thread, how);
+          // A background fork (or a promote's branch) gets its buffers when it is opened.
+          if (!how.background) this.buffers.mount(thread, how);
         },
         threadDeleted: (id) => this.buffers.unmount(id),
+        forkEnded: (fork, how, into) => {
+          this.persistence?.ended(fork, fork.id, how, into);
+          this.buffers.unmount(fork.id);
+          const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
+          this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
+        },
+        reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
       },
+      { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
     );
     this.buffers = new Buffers(
       nvim,
@@ -79,6 +89,7 @@ export class App {
       config.fork_open,
       { updated: (id) => this.persistence?.updated.get(id), unreadable: () => this.unreadable },
       config.empty_hint,
+      config.fork_keys,
     );
     this.rescan();
   }
@@ -116,8 +127,26 @@ export class App {
     } catch (error) {
       this.nvim.notifyError(`tine: could not store a thread: ${(error as Error).message}`);
     }
+    this.armForkClock();
     this.buffers.scheduleRender();
   };
+
+  private forkTimer: { at: number; timer: NodeJS.Timeout } | null = null;
+
+  /** One timer, set for the next moment a fork's idle clock can run out. */
+  private armForkClock(): void {
+    const next = this.chat.forks.nextDeadline();
+    if (this.forkTimer?.at === next) return;
+    if (this.forkTimer) clearTimeout(this.forkTimer.timer);
+    this.forkTimer = null;
+    if (next === null) return;
+    const timer = setTimeout(() => {
+      this.forkTimer = null;
+      this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
+    }, Math.max(0, next - Date.now()));
+    timer.unref();
+    this.forkTimer = { at: next, timer };
+  }
 
   /** Releases the store's locks; the host is going away. */
   close(): void {
@@ -134,6 +163,11 @@ export class App {
       await this.fork(id, command.prompt);
       return;
     }
+    if (command.type === "background-fork") {
+      if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
+      await this.fork(id, command.prompt, { background: true });
+      return;
+    }
     if (!command.text) throw new Error("nothing to send");
     const blocker = thread.sendBlocker();
     if (blocker) throw new Error(blocker);
@@ -145,7 +179,7 @@ export class App {
    * `wait`: the fork is taken once the source is at rest; the id is returned at once. A fork
    * request on a source that already has a waiting fork cancels that one instead (null).
    */
-  async fork(sourceId: ThreadId, prompt: string, opts: { at_message?: number; prefill?: string; wait?: boolean } = {}): Promise<ThreadId | null> {
+  async fork(sourceId: ThreadId, prompt: string, opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean } = {}): Promise<ThreadId | null> {
     const live = this.chat.threads.get(sourceId);
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
     if (this.cancelWaitingFork(sourceId)) return null;
@@ -157,8 +191,10 @@ export class App {
     const newId = randomUUID();
     const num = this.chat.maxNum() + 1;
     const wait = opts.wait === true;
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num, prompt, atMessage: opts.at_message, prefill: opts.prefill, storedSource, wait } });
-    if (!this.chat.waitingForks.has(sourceId)) await this.buffers.of(newId);
+    const background = opts.background === true;
+    if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num, prompt, atMessage: opts.at_message, prefill: opts.prefill, storedSource, wait, background } });
+    if (!this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
     return newId;
   }
 
@@ -180,6 +216,7 @@ export class App {
   /** Makes a thread the active one, loading it from disk first when it is stored. */
   async select(id: ThreadId): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null }> {
     if (!this.chat.threads.has(id)) this.load(id);
+    if (this.chat.forks.get(id)?.background) this.dispatch({ type: "chat-msg", msg: { type: "fork-opened", id } });
     this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const m = await this.buffers.of(id);
     return { id, display: m.display, input: m.input, read_only_by: this.live(id).readOnlyBy };
@@ -192,7 +229,7 @@ export class App {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, history: loaded.history, readOnlyBy } });
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, history: loaded.history, readOnlyBy, reports: loaded.raw.reports } });
   }
 
   abort(id: ThreadId): void {
@@ -206,6 +243,33 @@ export class App {
     this.dispatch({ type: "chat-msg", msg: { type: "cancel-waiting-fork", sourceId } });
     this.nvim.notifyInfo(`tine: the fork waiting for "${this.chat.titleOf(sourceId)}" is cancelled`);
     return true;
+  }
+
+  // ---- forks that come back ----
+
+  discardFork(id: ThreadId): void {
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-discard", id } });
+  }
+
+  /** The parent (loaded first if stored) takes the fork's history. */
+  async promoteFork(id: ThreadId): Promise<ThreadId> {
+    const parentId = this.chat.lineage.get(id)?.parentId;
+    if (!parentId || !this.chat.threads.has(id)) throw new Error("tine: promote works on an open fork");
+    if (!this.chat.threads.has(parentId)) this.load(parentId);
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUUID(), siblingNum: this.chat.maxNum() + 1 } });
+    if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
+    return parentId;
+  }
+
+  reportFork(id: ThreadId, text?: string): void {
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-report", id, ...(text?.trim() ? { text } : {}) } });
+  }
+
+  /** A discarded or reported fork back in the tree (stored). */
+  restore(id: ThreadId): void {
+    if (!this.persistence) throw new Error("tine: nothing is stored (persist = false)");
+    this.persistence.restore(id);
+    this.rescan();
   }
 
   rename(id: ThreadId, title: string): void {
@@ -326,7 +390,8 @@ export class App {
           cwd: p.cwd,
           threads: p.threads.filter((t) => !t.deleted).map((t) => ({ id: t.id, title: t.title, parentId: t.parent?.id ?? null, messages: t.messages, updated: t.updated })),
         }));
-      scope = { type: "all", others };
+      const ended = this.persistence.scan().ended.map((t) => ({ id: t.id, title: t.title, messages: t.messages, updated: t.updated }));
+      scope = { type: "all", ended, others };
     }
     return { bufnr: await this.buffers.showList(scope) };
   }
@@ -337,6 +402,28 @@ export class App {
 
   listItem(line: number) {
     return this.buffers.list.itemAt(line);
+  }
+
+  /**
+   * Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent.
+   * Threads are given by id or by their display number.
+   */
+  diff(aRef: string, bRef?: string): { common: number; sides: { title: string; lines: string[] }[] } {
+    const resolve = (ref: string): ThreadId => {
+      const byNum = /^\d+$/.test(ref) ? this.threads().find((t) => t.num === Number(ref)) : undefined;
+      const id = byNum?.id ?? ref;
+      if (!this.chat.has(id)) throw new Error(`tine: no thread ${ref}`);
+      return id;
+    };
+    const a = resolve(aRef);
+    const b = bRef ? resolve(bRef) : this.chat.lineage.get(a)?.parentId;
+    if (!b || !this.chat.has(b)) throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
+    const historyOf = (id: ThreadId) => this.chat.threads.get(id)?.agent.history ?? this.persistence!.storedSource(id);
+    const [ha, hb] = [historyOf(a), historyOf(b)];
+    let common = 0;
+    while (common < ha.length && common < hb.length && (ha.at(common) === hb.at(common) || JSON.stringify(ha.at(common).message) === JSON.stringify(hb.at(common).message))) common++;
+    const side = (id: ThreadId, h: typeof ha) => ({ title: this.chat.titleOf(id) ?? id, lines: branchLines(h.messages().slice(common), common) });
+    return { common, sides: [side(a, ha), side(b, hb)] };
   }
 
   /** What `:checkhealth tine` reports of the store. */

@@ -27,6 +27,10 @@ export type HostConfig = {
   data_dir: string;
   /** False: nothing is written to disk. */
   persist: boolean;
+  /** The keys a fork's banner names. */
+  fork_keys: { report: string; promote: string; discard: string };
+  /** Minutes of idleness before a fork is asked to wrap up (fractions allowed). */
+  fork_idle_timeout: number;
   /** The line a thread with no messages shows (it names the user's keys). */
   empty_hint: string;
   cwd: string;
@@ -55,6 +59,8 @@ export function parseConfig(raw: unknown): HostConfig {
     tool_env_deny: stringList(c.tool_env_deny, "tool_env_deny"),
     data_dir: need("data_dir", "string"),
     persist: c.persist === undefined ? true : need("persist", "boolean"),
+    fork_idle_timeout: positive(c.fork_idle_timeout, "fork_idle_timeout", 10),
+    fork_keys: { report: "gR", promote: "gP", discard: "gD", ...(c.fork_keys as object | undefined) },
     empty_hint: typeof c.empty_hint === "string" ? c.empty_hint : "Type below and send with <CR> · @fork <prompt> forks this thread · g? lists the keys",
     cwd: need("cwd", "string"),
   };

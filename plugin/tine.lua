@@ -6,9 +6,12 @@ vim.api.nvim_create_user_command("Tine", function(args) require("tine").command(
   nargs = "*",
   bang = true,
   complete = function(lead, line)
+    if line:match("^%S+%s+fork%s+%S*$") then
+      return vim.tbl_filter(function(c) return c:find(lead, 1, true) == 1 end, { "discard", "promote", "report" })
+    end
     if line:match("^%S+%s+%S+%s") then return {} end
     return vim.tbl_filter(function(c) return c:find(lead, 1, true) == 1 end,
-      { "new", "send", "abort", "threads", "resume", "rename", "restart" })
+      { "new", "send", "abort", "threads", "resume", "rename", "fork", "diff", "restart" })
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, restart)",
 })

@@ -33,6 +33,9 @@ M.defaults = {
   data_dir = nil,
   -- false: threads live only in memory and nothing is written to disk.
   persist = true,
+  -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
+  -- you, it reports back to its parent and ends. Fractions allowed.
+  fork_idle_timeout = 10,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
   sidebar = { side = "right", width = 80, input_height = 8 },
@@ -53,6 +56,11 @@ M.defaults = {
     fork_at_message = "F", -- display: fork here (visual: quote the selection in the fork)
     go_to_parent = "gp", -- display of a fork: jump to where it branched
     go_to_fork = "gb", -- display, on a message with a ⑂ mark: jump to that fork (the pair of gp)
+    -- A fork's display and the thread list: how a fork ends (:help tine-fork-exits).
+    fork_report = "gR", -- a summary of the fork goes to its parent's next message
+    fork_promote = "gP", -- the parent takes the fork's history
+    fork_discard = "gD",
+    list_background = "b", -- thread list: a fork that runs without a window and reports back
     list_open = "<CR>", -- thread list
     list_fork = "f",
     list_rename = "r",
@@ -93,6 +101,7 @@ local checks = {
   system_prompt = typed("string"),
   base_url = typed("string", true),
   bash_timeout = positive,
+  fork_idle_timeout = positive,
   tool_env_deny = string_list,
   data_dir = typed("string", true),
   persist = typed("boolean"),

@@ -70,6 +70,60 @@ function M.delete(id)
   return host.request("delete", id)
 end
 
+--- Ends fork `id`: it is closed and leaves the tree (`:Tine threads!` restores it).
+function M.discard(id)
+  return host.request("fork_discard", id)
+end
+
+--- The parent of fork `id` takes over its history; the parent's own tail becomes a new fork.
+function M.promote(id)
+  local parent = host.request("fork_promote", id)
+  local t = host.request("select", parent)
+  ui.show(t.display, t.input)
+  return parent
+end
+
+--- A summary of fork `id` goes to its parent's next message, then the fork ends. Without `text`
+--- the fork is asked for the summary first.
+function M.report(id, text)
+  return host.request("fork_report", id, text or vim.NIL)
+end
+
+--- :Tine diff [a [b]]: two branches side by side from their common ancestor, in a new tab, in
+--- diff mode. Without threads: the current fork against its parent.
+function M.diff(a, b)
+  a = a or vim.b.tine_thread or M.current()
+  if not a then return err("tine: :Tine diff needs a fork here, or two thread numbers") end
+  local ok, d = guarded(host.request, "diff", a, b or vim.NIL)
+  if not ok then return end
+  vim.cmd("tabnew")
+  local first = true
+  for _, side in ipairs(d.sides) do
+    if not first then vim.cmd("rightbelow vnew") end
+    first = false
+    local buf = vim.api.nvim_get_current_buf()
+    vim.bo[buf].buftype = "nofile"
+    vim.bo[buf].bufhidden = "wipe"
+    vim.bo[buf].swapfile = false
+    local header = ("%s · after %d shared message%s"):format(side.title, d.common, d.common == 1 and "" or "s")
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.list_extend({ header, "" }, side.lines))
+    vim.bo[buf].modifiable = false
+    pcall(vim.api.nvim_buf_set_name, buf, ("tine-diff://%s"):format(side.title))
+    vim.wo.wrap = true
+    vim.cmd("diffthis")
+  end
+end
+
+--- :Tine fork discard|promote|report [text], and the fork keys: on the current thread (or `id`).
+function M.fork_end(action, id, text)
+  id = id or vim.b.tine_thread or M.current()
+  if not id then return err("tine: no fork here") end
+  if action == "discard" then return guarded(M.discard, id) end
+  if action == "promote" then return guarded(M.promote, id) end
+  if action == "report" then return guarded(M.report, id, text) end
+  err("tine: :Tine fork discard|promote|report [text]")
+end
+
 -- ---- commands and keymaps ----
 
 function M.toggle()
@@ -141,6 +195,10 @@ function M.fork_command(cmd)
   if args:match("^%-%-wait%f[%s%z]") then
     opts = { wait = true }
     args = vim.trim(args:sub(7))
+  elseif args:match("^%-%-bg%f[%s%z]") then
+    opts = { background = true }
+    args = vim.trim(args:sub(5))
+    if args == "" then return err("tine: :ForkThread --bg needs a prompt") end
   end
   cmd = { bang = cmd.bang, args = args }
   if cmd.bang then
@@ -224,6 +282,10 @@ local function list_thread()
 end
 
 function M.open_from_list()
+  local item = host.request("list_item", vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if item and item.type == "ended-fork" then
+    return guarded(host.request, "restore", item.id)
+  end
   local ok, id = guarded(list_thread)
   if ok then guarded(M.open, id) end
 end
@@ -231,6 +293,20 @@ end
 function M.fork_from_list()
   local ok, id = guarded(list_thread)
   if ok then ask_and_fork(id, vim.empty_dict()) end
+end
+
+function M.fork_end_from_list(action)
+  local ok, id = guarded(list_thread)
+  if ok then M.fork_end(action, id) end
+end
+
+--- `b` in the list: a background fork of the thread under the cursor.
+function M.background_from_list()
+  local ok, id = guarded(list_thread)
+  if not ok then return end
+  vim.ui.input({ prompt = "Background fork prompt: " }, function(answer)
+    if answer and vim.trim(answer) ~= "" then guarded(M.fork, id, answer, { background = true }) end
+  end)
 end
 
 --- <C-c> in the list: cancels a waiting fork, or aborts the thread on the line.
@@ -318,8 +394,13 @@ function M.command(args)
   if sub == "threads" or sub == "threads!" then return M.open_list(args.bang or sub == "threads!") end
   if sub == "resume" then return M.resume() end
   if sub == "rename" then return M.rename_current(table.concat(vim.list_slice(args.fargs, 2), " ")) end
+  if sub == "fork" then
+    local text = table.concat(vim.list_slice(args.fargs, 3), " ")
+    return M.fork_end(args.fargs[2], nil, text ~= "" and text or nil)
+  end
+  if sub == "diff" then return M.diff(args.fargs[2], args.fargs[3]) end
   if sub == "restart" then return M.restart() end
-  err("tine: unknown subcommand " .. sub .. " (new, send, abort, threads, resume, rename, restart)")
+  err("tine: unknown subcommand " .. sub .. " (new, send, abort, threads, resume, rename, fork, diff, restart)")
 end
 
 return M

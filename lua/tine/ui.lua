@@ -88,6 +88,9 @@ function M.create_thread_buffers(id, num, title, draft)
   map(display, "x", km.fork_at_message, function() tine().fork_selection() end, "fork quoting the selection")
   map(display, "n", km.go_to_parent, function() tine().go_to_parent(id) end, "go to parent thread")
   map(display, "n", km.go_to_fork, function() tine().go_to_fork(id) end, "go to the fork taken at this message")
+  map(display, "n", km.fork_report, function() tine().fork_end("report", id) end, "fork: report to the parent and end")
+  map(display, "n", km.fork_promote, function() tine().fork_end("promote", id) end, "fork: promote into the parent")
+  map(display, "n", km.fork_discard, function() tine().fork_end("discard", id) end, "fork: discard")
   return { display = display, input = input }
 end
 
@@ -315,6 +318,10 @@ function M.create_list_buffer()
   map(buf, "n", km.list_rename, function() tine().rename_from_list() end, "rename thread")
   map(buf, "n", km.list_delete, function() tine().delete_from_list() end, "delete thread")
   map(buf, "n", km.abort, function() tine().cancel_from_list() end, "cancel a waiting fork / abort")
+  map(buf, "n", km.list_background, function() tine().background_from_list() end, "background fork (reports back)")
+  map(buf, "n", km.fork_report, function() tine().fork_end_from_list("report") end, "fork: report to the parent and end")
+  map(buf, "n", km.fork_promote, function() tine().fork_end_from_list("promote") end, "fork: promote into the parent")
+  map(buf, "n", km.fork_discard, function() tine().fork_end_from_list("discard") end, "fork: discard")
   return buf
 end
 

@@ -7,8 +7,32 @@
 import type { Agent, AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { ChatMsg, Dispatch, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
-import { Thread, type ThreadContext } from "./thread.ts";
+import { ForkLives, type ForkEffect } from "./forks.ts";
+import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
+import { Thread, type QueuedReport, type ThreadContext } from "./thread.ts";
+
+/** Sent to a fork whose first idle period ran out. */
+export const wrapUpPrompt = (minutes: number) =>
+  `[tine] This fork has been idle for ${minutes} minute${minutes === 1 ? "" : "s"}. Wrap up: reply with a short ` +
+  "summary of what you found, for the thread this fork came from; the user can then report it, promote this fork " +
+  "or discard it. If the user stays away, your summary is reported back and the fork ends.";
+
+/** Sent to a fork that is asked for its summary before it reports to its parent. */
+export const SUMMARY_PROMPT =
+  "[tine] This fork is ending and reports back to the thread it came from. Reply with a concise summary of what " +
+  "you found or did here (conclusions, decisions, files changed), written for that thread. Nothing else.";
+
+/** The text of a thread's last assistant message: what a fork reports. */
+function lastReply(thread: Thread): string {
+  const history = thread.agent.history;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history.at(i).message;
+    if (m.role !== "assistant") continue;
+    const text = m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+    if (text) return text;
+  }
+  return "(the fork ended without a reply)";
+}
 
 export type Lineage = {
   readonly parentId: ThreadId;
@@ -16,10 +40,28 @@ export type Lineage = {
   readonly atMessage: number;
 };
 
-/** What the UI and the store do when a thread appears; Chat only says so. */
+export type CreatedHow = {
+  forkOf?: ThreadId;
+  prefill?: string;
+  loaded?: boolean;
+  /** No window: a background fork, or a branch made by a promote. */
+  background?: boolean;
+};
+
+/** What the UI and the store do when threads appear and go; Chat only says so. */
 export type ChatEvents = {
-  threadCreated(thread: Thread, how: { forkOf?: ThreadId; prefill?: string; loaded?: boolean }): void;
+  threadCreated(thread: Thread, how: CreatedHow): void;
   threadDeleted(id: ThreadId): void;
+  /** A fork ended (it is still whole here, then goes); `into`: the thread that took its history. */
+  forkEnded(fork: Thread, how: ForkEnd, into?: ThreadId): void;
+  /** A report for a parent that is stored and not loaded: it is written to the parent's log. */
+  reportToStored(parentId: ThreadId, report: QueuedReport): void;
+};
+
+export type ChatClock = {
+  now(): number;
+  /** Idle time before a fork is asked to wrap up (and again before it reports and ends). */
+  readonly forkIdleTimeoutMs: number;
 };
 
 export class Chat {
@@ -30,8 +72,13 @@ export class Chat {
   readonly lineage = new Map<ThreadId, Lineage>();
   /** Forks waiting for their source (the key) to come to rest; at most one per source. */
   readonly waitingForks = new Map<ThreadId, ForkRequest>();
+  /** Live forks' lifecycle: idle clocks, reports, background runs. */
+  readonly forks = new ForkLives();
+  /** Forks asked to report while busy: asked for their summary once at rest. */
+  private readonly summaryWhenAtRest = new Set<ThreadId>();
   activeId: ThreadId | null = null;
   private readonly seenStatus = new Map<ThreadId, string>();
+  private readonly seenAtRest = new Map<ThreadId, boolean>();
   /** Bumped when threads, lineage or the active thread change (the thread list redraws). */
   version = 0;
 
@@ -40,6 +87,7 @@ export class Chat {
     private readonly newAgent: (dispatch: (msg: AgentMsg) => void, history?: History) => Agent,
     private readonly context: Omit<ThreadContext, "dispatch">,
     private readonly events: ChatEvents,
+    private readonly clock: ChatClock = { now: () => Date.now(), forkIdleTimeoutMs: 10 * 60_000 },
   ) {}
 
   get active(): Thread | undefined {
@@ -74,16 +122,19 @@ export class Chat {
       if (!thread) return;
       const title = thread.title;
       thread.update(msg.msg);
+      if (this.forks.get(thread.id)) {
+        const inner = msg.msg;
+        const byUser = inner.type === "send" && !inner.auto;
+        if (byUser || inner.type === "agent") this.forks.update({ type: "activity", id: thread.id, by: byUser ? "user" : "agent", now: this.clock.now() });
+      }
+      // Compared with what was last seen, as agents change status before their message arrives.
+      const wasAtRest = this.seenAtRest.get(thread.id) ?? true;
+      this.seenAtRest.set(thread.id, thread.atRest);
+      if (!wasAtRest && thread.atRest) this.cameToRest(thread);
       // Agents change status before their message is handled: compare with what was last seen.
       if (this.seenStatus.get(thread.id) !== thread.status || title !== thread.title) {
         this.seenStatus.set(thread.id, thread.status);
         this.version++;
-      }
-      const waiting = this.waitingForks.get(thread.id);
-      if (waiting && thread.atRest) {
-        this.waitingForks.delete(thread.id);
-        this.version++;
-        this.fork(waiting);
       }
       return;
     }
@@ -118,6 +169,7 @@ export class Chat {
         this.stored.delete(m.id);
         const agent = this.newAgent(this.agentDispatch(m.id), m.history);
         const thread = new Thread(m.id, stored.num, stored.title, agent, this.threadContext(), { autoTitle: false, readOnlyBy: m.readOnlyBy, created: stored.created });
+        thread.reports = m.reports;
         this.add(thread, { loaded: true });
         return;
       }
@@ -126,17 +178,154 @@ export class Chat {
         if (stored) this.stored.set(m.id, { ...stored, title: m.title });
         return;
       }
+      case "fork-discard":
+        this.endFork(this.liveFork(m.id).id, "discarded");
+        return;
+      case "fork-promote":
+        this.promote(m.id, m.siblingId, m.siblingNum);
+        return;
+      case "fork-report":
+        this.report(m.id, m.text);
+        return;
+      case "fork-opened":
+        this.forks.update({ type: "opened", id: m.id });
+        return;
+      case "clock-tick":
+        this.applyForkEffects(this.forks.update({ type: "tick", now: m.now }));
+        return;
       case "delete-thread":
         this.threads.get(m.id)?.update({ type: "abort" });
         this.threads.delete(m.id);
         this.stored.delete(m.id);
         this.waitingForks.delete(m.id);
+        this.forks.update({ type: "ended", id: m.id });
         if (this.activeId === m.id) this.activeId = null;
         this.events.threadDeleted(m.id);
         return;
       default:
         assertUnreachable(m);
     }
+  }
+
+  /** A thread's reply finished and its tools are answered: what waited for that happens now. */
+  private cameToRest(thread: Thread): void {
+    const waiting = this.waitingForks.get(thread.id);
+    if (waiting) {
+      this.waitingForks.delete(thread.id);
+      this.version++;
+      this.fork(waiting);
+    }
+    if (this.summaryWhenAtRest.delete(thread.id)) {
+      this.askSummary(thread);
+      return;
+    }
+    if (this.forks.get(thread.id)) this.applyForkEffects(this.forks.update({ type: "turn-ended", id: thread.id, now: this.clock.now() }));
+  }
+
+  private liveFork(id: ThreadId): Thread {
+    const thread = this.threads.get(id);
+    if (!thread) throw new Error(`tine: thread ${id} is not open`);
+    if (!this.lineage.has(id)) throw new Error(`tine: ${thread.title} is not a fork`);
+    return thread;
+  }
+
+  private applyForkEffects(effects: ForkEffect[]): void {
+    for (const e of effects) {
+      const thread = this.threads.get(e.id);
+      if (!thread) continue;
+      this.version++;
+      switch (e.type) {
+        case "wrap-up":
+          // A fork waiting on an approval cannot take a prompt; its second period still runs.
+          if (thread.atRest) thread.update({ type: "send", text: wrapUpPrompt(Math.round((this.clock.forkIdleTimeoutMs / 60_000) * 100) / 100), auto: true });
+          break;
+        case "ask-summary":
+          if (thread.atRest) thread.update({ type: "send", text: SUMMARY_PROMPT, auto: true });
+          break;
+        case "report":
+          this.reportAndEnd(thread);
+          break;
+        default:
+          assertUnreachable(e);
+      }
+    }
+  }
+
+  /** Without text the fork is asked for its summary first (now, or once its turn ends). */
+  private report(id: ThreadId, text: string | undefined): void {
+    const fork = this.liveFork(id);
+    if (text !== undefined && text.trim()) {
+      this.queueReport(fork, text);
+      this.endFork(fork.id, "reported");
+      return;
+    }
+    if (fork.atRest) this.askSummary(fork);
+    else this.summaryWhenAtRest.add(fork.id);
+  }
+
+  private askSummary(fork: Thread): void {
+    this.forks.update({ type: "report-requested", id: fork.id, now: this.clock.now() });
+    fork.update({ type: "send", text: SUMMARY_PROMPT, auto: true });
+  }
+
+  private reportAndEnd(fork: Thread): void {
+    this.queueReport(fork, lastReply(fork));
+    this.endFork(fork.id, "reported");
+  }
+
+  private queueReport(fork: Thread, text: string): void {
+    const parentId = this.lineage.get(fork.id)!.parentId;
+    const report: QueuedReport = { from: fork.title, text };
+    const parent = this.threads.get(parentId);
+    if (parent) parent.update({ type: "queue-report", report });
+    else if (this.stored.has(parentId)) this.events.reportToStored(parentId, report);
+  }
+
+  /** The fork goes from the tree (its file stays, marked how it ended). */
+  private endFork(id: ThreadId, how: ForkEnd, into?: ThreadId): void {
+    const thread = this.threads.get(id);
+    if (!thread) return;
+    if (!thread.atRest) thread.update({ type: "abort" });
+    const parentId = this.lineage.get(id)?.parentId;
+    this.events.forkEnded(thread, how, into);
+    this.threads.delete(id);
+    this.waitingForks.delete(id);
+    this.summaryWhenAtRest.delete(id);
+    this.forks.update({ type: "ended", id });
+    if (this.activeId === id) this.activeId = into ?? (parentId && this.threads.has(parentId) ? parentId : null);
+    this.version++;
+  }
+
+  /**
+   * The parent takes over the fork's history; what the parent had after the fork point becomes a
+   * new fork of it at that point, so nothing is lost. The fork's own forks follow its history to
+   * the parent; the parent's forks taken after the fork point follow the old tail.
+   */
+  private promote(id: ThreadId, siblingId: ThreadId, siblingNum: number): void {
+    const fork = this.liveFork(id);
+    const lineage = this.lineage.get(id)!;
+    const parent = this.threads.get(lineage.parentId);
+    if (!parent) throw new Error("tine: open the parent thread before promoting into it");
+    if (!fork.atRest || !parent.atRest) throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    const oldTail = parent.agent.history;
+    let sibling: Thread | null = null;
+    if (oldTail.length > lineage.atMessage + 1) {
+      const k = [...this.lineage.values()].filter((l) => l.parentId === parent.id).length + 1;
+      sibling = new Thread(siblingId, siblingNum, `${parent.title} ⑂${k}`, this.newAgent(this.agentDispatch(siblingId), oldTail), this.threadContext(), { autoTitle: false });
+      this.lineage.set(siblingId, { parentId: parent.id, atMessage: lineage.atMessage });
+      // Made before the parent changes, so its stored pointer holds the parent as it was.
+      this.threads.set(siblingId, sibling);
+      this.events.threadCreated(sibling, { forkOf: parent.id, background: true });
+    }
+    for (const [child, l] of [...this.lineage]) {
+      if (child === id || child === siblingId) continue;
+      if (l.parentId === id) this.lineage.set(child, { parentId: parent.id, atMessage: l.atMessage });
+      else if (sibling && l.parentId === parent.id && l.atMessage > lineage.atMessage) this.lineage.set(child, { parentId: siblingId, atMessage: l.atMessage });
+    }
+    parent.agent = this.newAgent(this.agentDispatch(parent.id), fork.agent.history);
+    parent.version++;
+    this.endFork(id, "promoted", parent.id);
+    this.activeId = parent.id;
   }
 
   private fork(request: ForkRequest): void {
@@ -158,11 +347,20 @@ export class Chat {
       parentId: request.sourceId,
       atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
     });
-    this.add(thread, { forkOf: request.sourceId, prefill: request.prefill });
+    this.forks.update({
+      type: "started",
+      id: thread.id,
+      parentId: request.sourceId,
+      background: request.background === true,
+      idleTimeoutMs: this.clock.forkIdleTimeoutMs,
+      now: this.clock.now(),
+    });
+    this.add(thread, { forkOf: request.sourceId, prefill: request.prefill, background: request.background === true });
+    if (request.background) this.activeId = request.sourceId;
     if (request.prompt) thread.update({ type: "send", text: request.prompt });
   }
 
-  private add(thread: Thread, how: { forkOf?: ThreadId; prefill?: string; loaded?: boolean }): void {
+  private add(thread: Thread, how: CreatedHow): void {
     this.threads.set(thread.id, thread);
     this.activeId = thread.id;
     this.events.threadCreated(thread, how);

@@ -7,7 +7,9 @@ import type { ToolOutcome } from "../tools/run.ts";
 export type ThreadId = string;
 
 export type ThreadMsg =
-  | { type: "send"; text: string }
+  /** `auto`: sent by tine itself (a wrap-up or summary prompt), not typed by the user. */
+  | { type: "send"; text: string; auto?: boolean }
+  | { type: "queue-report"; report: { from: string; text: string } }
   | { type: "agent"; msg: AgentMsg }
   | { type: "tool-decision"; toolUseId: string; approved: boolean }
   | { type: "tool-done"; toolUseId: string; outcome: ToolOutcome }
@@ -43,7 +45,12 @@ export type ForkRequest = {
   storedSource?: History;
   /** Wait until the source is at rest (reply finished, tools answered), then fork. */
   wait?: boolean;
+  /** Run without a window; report back to the source when its turn ends. */
+  background?: boolean;
 };
+
+/** How a fork ended: its file stays, marked so (`:Tine threads!` shows and restores it). */
+export type ForkEnd = "discarded" | "reported" | "promoted";
 
 export type ChatMsg =
   /** `history`: a conversation to start from (benchmarks). */
@@ -55,8 +62,16 @@ export type ChatMsg =
   /** Threads found on disk (at start, or after another instance wrote). */
   | { type: "stored-found"; threads: readonly StoredThread[] }
   /** A stored thread opened: it becomes live with this history. `readOnlyBy`: another writer's pid. */
-  | { type: "load-thread"; id: ThreadId; history: History; readOnlyBy: number | null }
+  | { type: "load-thread"; id: ThreadId; history: History; readOnlyBy: number | null; reports: readonly { from: string; text: string }[] }
   | { type: "rename-stored"; id: ThreadId; title: string }
+  | { type: "fork-discard"; id: ThreadId }
+  /** The parent takes the fork's history; its own tail becomes `siblingId`, a fork at the fork point. */
+  | { type: "fork-promote"; id: ThreadId; siblingId: ThreadId; siblingNum: number }
+  /** With text: that is the summary. Without: the fork is asked for one, and reports after. */
+  | { type: "fork-report"; id: ThreadId; text?: string }
+  /** A background fork opened in a window becomes an interactive one. */
+  | { type: "fork-opened"; id: ThreadId }
+  | { type: "clock-tick"; now: number }
   | { type: "delete-thread"; id: ThreadId };
 
 export type RootMsg = { type: "chat-msg"; msg: ChatMsg } | { type: "thread-msg"; id: ThreadId; msg: ThreadMsg };

@@ -9,3 +9,8 @@ it("recognises @fork with and without a prompt, only at the start", () => {
   assert.deepEqual(parseSend("@forklift"), { type: "message", text: "@forklift" });
   assert.deepEqual(parseSend("please @fork this"), { type: "message", text: "please @fork this" });
 });
+
+it("recognises @bg with a prompt as a background fork", () => {
+  assert.deepEqual(parseSend("@bg look into the failing test"), { type: "background-fork", prompt: "look into the failing test" });
+  assert.deepEqual(parseSend("@bgx"), { type: "message", text: "@bgx" });
+});

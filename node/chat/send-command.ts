@@ -1,10 +1,15 @@
 /** What a `send` from the input buffer means: `@`-commands are recognised here, at the entry. */
-export type SendCommand = { type: "fork"; prompt: string } | { type: "message"; text: string };
+export type SendCommand =
+  | { type: "fork"; prompt: string }
+  /** `@bg <prompt>`: a fork that runs without a window and reports back when its turn ends. */
+  | { type: "background-fork"; prompt: string }
+  | { type: "message"; text: string };
 
-const FORK = /^\s*@fork(?=\s|$)\s*([\s\S]*)$/;
+const COMMAND = /^\s*@(fork|bg)(?=\s|$)\s*([\s\S]*)$/;
 
 export function parseSend(text: string): SendCommand {
-  const fork = FORK.exec(text);
-  if (fork) return { type: "fork", prompt: fork[1]!.trim() };
+  const command = COMMAND.exec(text);
+  if (command?.[1] === "fork") return { type: "fork", prompt: command[2]!.trim() };
+  if (command?.[1] === "bg") return { type: "background-fork", prompt: command[2]!.trim() };
   return { type: "message", text: text.trim() };
 }

@@ -31,6 +31,14 @@ export type ThreadContext = {
   readonly fileWritten: (path: string) => void;
 };
 
+/** A fork's findings waiting to go to this thread with its next user turn. */
+export type QueuedReport = { readonly from: string; readonly text: string };
+
+/** How a report travels in the parent's next user turn: a clearly marked block of its own. */
+export function reportBlock(r: QueuedReport): string {
+  return `<fork-report from="${r.from.replace(/"/g, "'")}">\n${r.text.trim()}\n</fork-report>`;
+}
+
 export class Thread {
   /** Tool runs of the last assistant message, in its tool_use order. Replaced, never mutated. */
   toolRuns: readonly ToolRun[] = [];
@@ -39,6 +47,8 @@ export class Thread {
   readonly expanded = new Set<string>();
   /** Bumped on every change the view must show; lets the view skip unchanged threads. */
   version = 0;
+  /** Reports of forks, shown at once and sent with the next user turn. Replaced, never mutated. */
+  reports: readonly QueuedReport[] = [];
 
   /** Titled from the first message until the user names it. */
   private autoTitle: boolean;
@@ -52,7 +62,8 @@ export class Thread {
     /** Short number for display (buffer names). */
     readonly num: number,
     public title: string,
-    readonly agent: Agent,
+    /** Replaced only when a fork is promoted into this thread. */
+    public agent: Agent,
     private readonly context: ThreadContext,
     opts: { autoTitle: boolean; readOnlyBy?: number | null; created?: number },
   ) {
@@ -111,11 +122,18 @@ export class Thread {
   update(msg: ThreadMsg): void {
     this.version++;
     switch (msg.type) {
-      case "send":
+      case "send": {
         if (this.readOnlyBy !== null) return;
         if (this.autoTitle && this.agent.history.length === 0) this.title = titleFrom(msg.text);
         this.autoTitle = false;
-        this.agent.send([{ type: "text", text: msg.text }]);
+        // Queued fork reports go first, each a block of its own, then what was typed.
+        const blocks = [...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })), { type: "text" as const, text: msg.text }];
+        this.reports = [];
+        this.agent.send(blocks);
+        return;
+      }
+      case "queue-report":
+        this.reports = [...this.reports, msg.report];
         return;
       case "rename":
         this.title = msg.title;

@@ -44,6 +44,19 @@ export class Handlers {
       case "select":
       case "open":
         return await app.select(String(a));
+      case "fork_discard":
+        app.discardFork(String(a));
+        return true;
+      case "fork_promote":
+        return await app.promoteFork(String(a));
+      case "fork_report":
+        app.reportFork(String(a), typeof b === "string" ? b : undefined);
+        return true;
+      case "diff":
+        return app.diff(String(a), b == null ? undefined : String(b));
+      case "restore":
+        app.restore(String(a));
+        return true;
       case "rename":
         app.rename(String(a), String(b ?? ""));
         return true;

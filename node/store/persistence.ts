@@ -4,10 +4,10 @@
  * host does, at the edges (a thread created, opened, deleted; a batch handled; exit).
  */
 import type { Chat } from "../chat/chat.ts";
-import type { StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
-import type { ParentPointer } from "./records.ts";
+import type { ChangeRecord, ParentPointer } from "./records.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
 import type { ThreadSummary } from "./summary.ts";
 import { ThreadRecorder, type Snapshot } from "./sync.ts";
@@ -16,6 +16,7 @@ import { ThreadRecorder, type Snapshot } from "./sync.ts";
 type Anchor = { readonly records: number; readonly history: History };
 
 const NOTHING_OPEN: readonly never[] = [];
+const NO_REPORTS: readonly never[] = [];
 
 export function toStoredThread(s: ThreadSummary): StoredThread {
   return {
@@ -46,11 +47,24 @@ export class Persistence {
     private readonly model: string,
   ) {}
 
-  /** What is on disk for this project, as the chat takes it. */
-  scan(): { threads: StoredThread[]; unreadable: readonly Unreadable[]; summaries: readonly ThreadSummary[] } {
+  /**
+   * What is on disk for this project, as the chat takes it: the tree of threads that are neither
+   * deleted nor ended, and (for `:Tine threads!`) the forks that ended. A fork of a fork that was
+   * promoted hangs under the thread that took its history.
+   */
+  scan(): { threads: StoredThread[]; ended: StoredThread[]; unreadable: readonly Unreadable[]; summaries: readonly ThreadSummary[] } {
     const { threads, unreadable } = this.store.list();
-    const visible = threads.filter((t) => !t.deleted);
-    return { threads: visible.map(toStoredThread), unreadable, summaries: visible };
+    const into = new Map<string, string>();
+    for (const t of threads) if (t.ended?.into) into.set(t.id, t.ended.into);
+    const parentOf = (id: string | undefined) => {
+      let p = id;
+      for (let hops = 0; p && into.has(p) && hops < 100; hops++) p = into.get(p);
+      return p;
+    };
+    const remapped = threads.map((t) => (t.parent && into.has(t.parent.id) ? { ...t, parent: { ...t.parent, id: parentOf(t.parent.id)! } } : t));
+    const visible = remapped.filter((t) => !t.deleted && !t.ended);
+    const ended = remapped.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted");
+    return { threads: visible.map(toStoredThread), ended: ended.map(toStoredThread), unreadable, summaries: visible };
   }
 
   /** Reads a stored thread for opening: with a writer, or read-only when another instance writes it. */
@@ -61,7 +75,7 @@ export class Persistence {
       this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
       return { loaded, readOnlyBy: writer.busy };
     }
-    this.recorders.set(id, new ThreadRecorder(writer, { history: loaded.raw.history, open: loaded.raw.open, results: loaded.raw.results, title: loaded.raw.title }));
+    this.recorders.set(id, new ThreadRecorder(writer, { history: loaded.raw.history, open: loaded.raw.open, results: loaded.raw.results, title: loaded.raw.title, reports: loaded.raw.reports }));
     return { loaded, readOnlyBy: null };
   }
 
@@ -88,7 +102,7 @@ export class Persistence {
       : null;
     const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent });
     // Without a parent log (nothing of the source was stored), the fork's file holds all of it.
-    const base: Snapshot = { history: anchor?.history ?? History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title };
+    const base: Snapshot = { history: anchor?.history ?? History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title, reports: NO_REPORTS };
     this.recorders.set(thread.id, new ThreadRecorder(log, base));
   }
 
@@ -117,22 +131,47 @@ export class Persistence {
       if (!force && thread.agent.history.length === 0 && !thread.agent.open) return;
       this.pending.delete(thread.id);
       const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent: null });
-      this.recorders.set(thread.id, new ThreadRecorder(log, { history: History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title }));
+      this.recorders.set(thread.id, new ThreadRecorder(log, { history: History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title, reports: NO_REPORTS }));
     }
     const rec = this.recorders.get(thread.id);
     if (!rec) return;
     const before = rec.records;
-    rec.sync({ history: thread.agent.history, open: thread.agent.open?.finalized ?? NOTHING_OPEN, results: thread.finishedResults(), title: thread.title });
+    rec.sync({ history: thread.agent.history, open: thread.agent.open?.finalized ?? NOTHING_OPEN, results: thread.finishedResults(), title: thread.title, reports: thread.reports });
     if (rec.records !== before) this.updated.set(thread.id, Date.now());
   }
 
-  /** Renames a stored thread that is not loaded (a live one is renamed through its recorder). */
-  renameStored(id: ThreadId, title: string): void {
+  /** Appends to a stored thread that is not loaded here (rename, a report, a restore). */
+  private appendStored(id: ThreadId, records: ChangeRecord[]): void {
     if (this.recorders.has(id)) throw new Error(`tine: thread ${id} is loaded`);
     const writer = this.store.openWriter(id, 0);
     if ("busy" in writer) throw new Error(`tine: the thread is open in another Neovim (pid ${writer.busy})`);
-    writer.append([{ t: "title", title }]);
+    writer.append(records);
     writer.close();
+  }
+
+  renameStored(id: ThreadId, title: string): void {
+    this.appendStored(id, [{ t: "title", title }]);
+  }
+
+  /** A fork reported to a parent that is not loaded: the report waits in the parent's log. */
+  reportToStored(id: ThreadId, report: { from: string; text: string }): void {
+    this.appendStored(id, [{ t: "report", from: report.from, text: report.text }]);
+  }
+
+  /** An ended fork comes back into the tree, as stored. */
+  restore(id: ThreadId): void {
+    this.appendStored(id, [{ t: "restored" }]);
+  }
+
+  /** A fork ended: marked in its log (kept, so `:Tine threads!` can restore it), writer closed. */
+  ended(thread: Thread | undefined, id: ThreadId, how: ForkEnd, into?: ThreadId): void {
+    if (thread) this.syncOne(thread, true);
+    const rec = this.recorders.get(id);
+    this.pending.delete(id);
+    if (!rec) return;
+    rec.append([into ? { t: "ended", how, into } : { t: "ended", how }]);
+    rec.close();
+    this.recorders.delete(id);
   }
 
   delete(id: ThreadId): void {

@@ -44,11 +44,18 @@ export type ChangeRecord =
   | { readonly t: "result"; readonly r: ToolResultBlock }
   | { readonly t: "title"; readonly title: string }
   /** Deleted by the user; the log stays while forks point into it. */
-  | { readonly t: "deleted" };
+  | { readonly t: "deleted" }
+  /** A fork's report queued for this thread's next user turn. */
+  | { readonly t: "report"; readonly from: string; readonly text: string }
+  /** The queued reports went out with a user turn. */
+  | { readonly t: "reports-sent" }
+  /** The fork ended (discarded, reported, or promoted `into` its parent); `:Tine threads!` can restore it. */
+  | { readonly t: "ended"; readonly how: "discarded" | "reported" | "promoted"; readonly into?: string }
+  | { readonly t: "restored" };
 
 export type StoredRecord = Header | ChangeRecord;
 
-const CHANGE_TYPES = new Set(["append", "truncate", "block", "open", "result", "title", "deleted"]);
+const CHANGE_TYPES = new Set(["append", "truncate", "block", "open", "result", "title", "deleted", "report", "reports-sent", "ended", "restored"]);
 
 export function encode(record: StoredRecord): string {
   return `${JSON.stringify(record)}\n`;
@@ -89,7 +96,15 @@ export function decode(line: string): Decoded {
     case "title":
       if (typeof r["title"] !== "string") return bad("no title");
       return { ok: true, record: r as ChangeRecord };
+    case "report":
+      if (typeof r["from"] !== "string" || typeof r["text"] !== "string") return bad("from or text missing");
+      return { ok: true, record: r as ChangeRecord };
+    case "ended":
+      if (!["discarded", "reported", "promoted"].includes(String(r["how"]))) return bad("how missing");
+      return { ok: true, record: r as ChangeRecord };
     case "deleted":
+    case "reports-sent":
+    case "restored":
       return { ok: true, record: r as ChangeRecord };
     default:
       return { ok: false, error: `unknown record type ${String(r["t"])}` };

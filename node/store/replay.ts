@@ -20,9 +20,13 @@ export type LogState = {
   readonly results: ReadonlyMap<string, ToolResultBlock>;
   readonly title: string;
   readonly deleted: boolean;
+  /** Fork reports waiting for the next user turn. */
+  readonly reports: readonly { readonly from: string; readonly text: string }[];
+  /** How the fork ended, or null while it is part of the tree. */
+  readonly ended: { readonly how: "discarded" | "reported" | "promoted"; readonly into?: string } | null;
 };
 
-export const emptyState = (title: string): LogState => ({ history: History.empty, open: [], results: new Map(), title, deleted: false });
+export const emptyState = (title: string): LogState => ({ history: History.empty, open: [], results: new Map(), title, deleted: false, reports: [], ended: null });
 
 /** The state after one record; throws on a record that does not fit the state (then it is reported and skipped). */
 export function applyRecord(state: LogState, record: ChangeRecord): LogState {
@@ -43,6 +47,14 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, title: record.title };
     case "deleted":
       return { ...state, deleted: true };
+    case "report":
+      return { ...state, reports: [...state.reports, { from: record.from, text: record.text }] };
+    case "reports-sent":
+      return { ...state, reports: [] };
+    case "ended":
+      return { ...state, ended: record.into ? { how: record.how, into: record.into } : { how: record.how } };
+    case "restored":
+      return { ...state, ended: null };
   }
 }
 

@@ -12,7 +12,7 @@ import { ThreadRecorder, type Snapshot } from "./sync.ts";
 const usage = { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 };
 const user = (text: string): Entry => entry(userMessage([{ type: "text", text }]));
 const reply = (text: string): Entry => entry(assistantMessage([{ type: "text", text }]), { stopReason: "end_turn", usage });
-const snap = (history: History, more: Partial<Snapshot> = {}): Snapshot => ({ history, open: [], results: new Map(), title: "T", ...more });
+const snap = (history: History, more: Partial<Snapshot> = {}): Snapshot => ({ history, open: [], results: new Map(), title: "T", reports: [], ...more });
 
 let dataDir: string;
 let n = 0;
@@ -48,6 +48,9 @@ describe("ThreadStore", () => {
     const withTools = h.push(entry(assistantMessage(partial), { stopReason: "tool_use", usage }));
     const r1 = { type: "tool_result" as const, tool_use_id: "t1", content: "A" };
     rec.sync(snap(withTools, { title: "Renamed", results: new Map([["t1", r1]]) }));
+    const queued = [{ from: "T ⑂1", text: "found it" }];
+    rec.sync(snap(withTools, { title: "Renamed", results: new Map([["t1", r1]]), reports: queued }));
+    rec.append([{ t: "ended", how: "reported" }]);
 
     const loaded = new ThreadStore(dataDir, "/project").load(id);
     expect(loaded.problems).toEqual([]);
@@ -55,6 +58,8 @@ describe("ThreadStore", () => {
     expect(loaded.raw.history.messages()).toEqual(withTools.messages());
     expect(loaded.raw.history.at(1).meta).toEqual({ stopReason: "end_turn", usage });
     expect([...loaded.raw.results.values()]).toEqual([r1]);
+    expect(loaded.raw.reports).toEqual(queued);
+    expect(loaded.raw.ended).toEqual({ how: "reported" });
     // The tool that had not finished when the log ends is answered; the finished one keeps its result.
     expect(loaded.history.messages().at(-1)).toEqual({
       role: "user",

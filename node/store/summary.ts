@@ -20,6 +20,8 @@ export type ThreadSummary = {
   readonly updated: number;
   readonly messages: number;
   readonly deleted: boolean;
+  /** How the fork ended, or null; `into`: the thread a promoted fork went into. */
+  readonly ended: { readonly how: string; readonly into?: string } | null;
   readonly problems: readonly LogProblem[];
 };
 
@@ -63,6 +65,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
   const problems = [...(summary?.problems ?? [])];
   let title = summary?.title ?? "";
   let deleted = summary?.deleted ?? false;
+  let ended = summary?.ended ?? null;
   for (const line of end < 0 ? [] : text.split("\n")) {
     lines++;
     if (line.startsWith(APPEND_PREFIX)) {
@@ -80,15 +83,17 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
     if (r.t === "header") {
       if (lines !== 1) problems.push({ line: lines, error: "a second header" });
       else {
-        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, problems: [] };
+        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, ended: null, problems: [] };
         title = r.title;
         messages = r.parent?.messages ?? 0;
       }
     } else if (r.t === "truncate") messages = r.n;
     else if (r.t === "title") title = r.title;
     else if (r.t === "deleted") deleted = true;
+    else if (r.t === "ended") ended = r.into ? { how: r.how, into: r.into } : { how: r.how };
+    else if (r.t === "restored") ended = null;
   }
-  if (summary) summary = { ...summary, title, messages, deleted, problems, updated: stat.mtimeMs };
+  if (summary) summary = { ...summary, title, messages, deleted, ended, problems, updated: stat.mtimeMs };
   else if (!error) error = lines === 0 ? "empty file" : "no header";
   return { size: stat.size, mtimeMs: stat.mtimeMs, offset: offset + end + 1, lines, summary, ...(error && !summary ? { error } : {}) };
 }

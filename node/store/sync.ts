@@ -18,6 +18,8 @@ export type Snapshot = {
   /** Results of tools that finished while others of their turn run. */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
   readonly title: string;
+  /** Fork reports queued for the next user turn. */
+  readonly reports: readonly { readonly from: string; readonly text: string }[];
 };
 
 /** The records that turn `written` into `now`. */
@@ -41,6 +43,12 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
   for (const b of now.open.slice(common)) out.push({ t: "block", b });
   for (const [id, r] of now.results) if (!results.has(id)) out.push({ t: "result", r });
   if (now.title !== written.title) out.push({ t: "title", title: now.title });
+  if (now.reports !== written.reports) {
+    // Queued reports only grow, until a user turn takes them all.
+    const kept = now.reports.length >= written.reports.length && written.reports.every((r, i) => now.reports[i] === r);
+    if (!kept) out.push({ t: "reports-sent" });
+    for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push({ t: "report", from: r.from, text: r.text });
+  }
   return out;
 }
 
@@ -53,6 +61,11 @@ export class ThreadRecorder {
 
   get records(): number {
     return this.log.records;
+  }
+
+  /** Writes records that are not a change of the thread's state (a fork's end). */
+  append(records: ChangeRecord[]): void {
+    this.log.append(records);
   }
 
   /** The history on disk: a fork taken now starts from it. */
@@ -68,7 +81,8 @@ export class ThreadRecorder {
       now.open.length === w.open.length &&
       now.open.at(-1) === w.open.at(-1) &&
       now.results.size === w.results.size &&
-      now.title === w.title;
+      now.title === w.title &&
+      now.reports === w.reports;
     if (same) return;
     this.log.append(diff(w, now));
     this.written = { ...now, open: now.open.slice() };

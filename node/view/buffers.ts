@@ -27,6 +27,8 @@ export class Buffers {
   private listBuf: number | null = null;
   private listVersion = -1;
   private listScope: ListScope = { type: "project" };
+  /** Threads with no buffers (background forks) whose waiting approval the user was told of. */
+  private readonly toldPending = new Set<ThreadId>();
   /** Unsent input of threads whose buffers the user wiped, for the buffers made next. */
   private readonly drafts = new Map<ThreadId, string[]>();
 
@@ -37,6 +39,8 @@ export class Buffers {
     private readonly listExtras: ListExtras,
     /** Shown in a thread with no messages yet. */
     private readonly emptyHint: string,
+    /** The keys a fork's banner names. */
+    private readonly keys: { report: string; promote: string; discard: string },
   ) {}
 
   get(id: ThreadId): Mounted | undefined {
@@ -100,6 +104,14 @@ export class Buffers {
         const thread = this.chat.threads.get(id);
         if (thread && (thread.version !== m.rendered[0] || this.chat.version !== m.rendered[1])) this.renderThread(thread, m);
       }
+      for (const thread of this.chat.threads.values()) {
+        if (this.mounted.has(thread.id)) continue;
+        const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
+        if (pending && !this.toldPending.has(thread.id)) {
+          this.toldPending.add(thread.id);
+          this.nvim.notifyInfo(`tine: ${thread.title} (in the background) waits for your approval of a tool call: open it from :Tine threads`);
+        } else if (!pending) this.toldPending.delete(thread.id);
+      }
       this.renderList();
     });
   }
@@ -112,9 +124,14 @@ export class Buffers {
     }
     const lineage = this.chat.lineage.get(thread.id);
     const parentTitle = lineage && this.chat.titleOf(lineage.parentId);
+    const life = this.chat.forks.get(thread.id);
     const headerLines =
       lineage && parentTitle !== undefined
-        ? [`⑂ Forked from "${parentTitle}" at message ${lineage.atMessage + 1} · gp: go to parent`, ""]
+        ? [
+            `⑂ Forked from "${parentTitle}" at message ${lineage.atMessage + 1} · gp: go to parent`,
+            ...(life ? [`  ends with: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard`] : []),
+            "",
+          ]
         : [];
     if (thread.agent.history.length === 0 && !thread.agent.open) headerLines.push(this.emptyHint, "");
     if (thread.readOnlyBy !== null) headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
@@ -127,7 +144,8 @@ export class Buffers {
       m.pending = pending;
       this.nvim.call("set_pending", [m.display, m.input, pending, thread.title]).catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
     }
-    const update = m.view.sync({ thread, headerLines, forkMarks });
+    const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
+    const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: reportLines });
     if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
   }
 

@@ -14,7 +14,10 @@ const STATUS_ICON: Record<ThreadStatus | "stored", string> = { idle: "·", strea
 export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
 export type OtherProject = { cwd: string; threads: OtherThread[] };
 
-export type ListScope = { type: "project" } | { type: "all"; others: OtherProject[] };
+/** A fork that ended (discarded or reported), kept on disk: `<CR>` on it restores it. */
+export type EndedFork = { id: ThreadId; title: string; messages: number; updated: number };
+
+export type ListScope = { type: "project" } | { type: "all"; ended: EndedFork[]; others: OtherProject[] };
 
 export type ListExtras = {
   /** Last activity of a live thread, when known. */
@@ -32,7 +35,11 @@ export function when(ms: number, now = Date.now()): string {
 }
 
 /** What a list line stands for. */
-export type ListItem = { type: "thread"; id: ThreadId } | { type: "waiting-fork"; sourceId: ThreadId } | null;
+export type ListItem =
+  | { type: "thread"; id: ThreadId }
+  | { type: "waiting-fork"; sourceId: ThreadId }
+  | { type: "ended-fork"; id: ThreadId }
+  | null;
 
 export class ThreadList {
   private items: ListItem[] = [];
@@ -50,7 +57,8 @@ export class ThreadList {
       const stored = chat.stored.get(id);
       const title = live?.title ?? stored?.title ?? "?";
       const status = live ? live.status : "stored";
-      const statusText = live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status;
+      const statusText =
+        (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) + (chat.forks.get(id)?.background ? " (background)" : "");
       const count = live ? live.agent.history.length : (stored?.messages ?? 0);
       const at = (live && extras.updated(id)) ?? stored?.updated;
       const details = [`${count} msg${count === 1 ? "" : "s"}`, ...(at ? [when(at)] : []), ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : [])];
@@ -75,6 +83,11 @@ export class ThreadList {
     if (!lines.length) add("(no threads yet: :Tine new)", null);
     for (const u of extras.unreadable()) add(`⚠ unreadable transcript ${u.path}: ${u.error}`, null);
     if (scope.type === "all") {
+      if (scope.ended.length) {
+        add("", null);
+        add("── ended forks of this project (<CR> restores one)", null);
+        for (const f of scope.ended) add(`  ${f.title}  ○ ended · ${f.messages} msgs · ${when(f.updated)}`, { type: "ended-fork", id: f.id });
+      }
       for (const project of scope.others) {
         add("", null);
         add(`── ${project.cwd} (another project: :cd there to open its threads)`, null);

@@ -27,6 +27,8 @@ export type ThreadViewInput = {
   thread: Thread;
   headerLines: string[];
   forkMarks: { atMessage: number; text: string }[];
+  /** Shown above the footer (fork reports waiting for the next message). */
+  noteLines?: string[];
 };
 
 export class ThreadView {
@@ -44,7 +46,7 @@ export class ThreadView {
     this.syncSegment(0, input.headerLines);
     this.syncHistory(thread);
     this.syncOpen(thread);
-    this.syncSegment(this.doc.count - 1, footerLines(thread));
+    this.syncSegment(this.doc.count - 1, [...(input.noteLines?.length ? [...input.noteLines, ""] : []), ...footerLines(thread)]);
     const update: ViewUpdate = { edits: this.doc.takeEdits() };
     // Forks taken at the same message share one mark, in fork order (separate end-of-line
     // marks on one line would be shown in an order of Neovim's own).

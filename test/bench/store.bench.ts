@@ -36,9 +36,9 @@ const uuid = () => `00000000-0000-4000-8000-${String(++nextId).padStart(12, "0")
 /** A stored root thread of `n` messages, written as the host writes one. */
 function storeThread(store: ThreadStore, n: number, title: string): { id: string; rec: ThreadRecorder; history: History } {
   const id = uuid();
-  const rec = new ThreadRecorder(store.create({ id, num: nextId, title, model: "m", parent: null }), { history: History.empty, open: [], results: new Map(), title });
+  const rec = new ThreadRecorder(store.create({ id, num: nextId, title, model: "m", parent: null }), { history: History.empty, open: [], results: new Map(), title, reports: [] });
   const history = History.of(entries(n, title));
-  rec.sync({ history, open: [], results: new Map(), title });
+  rec.sync({ history, open: [], results: new Map(), title, reports: [] });
   return { id, rec, history };
 }
 
@@ -63,7 +63,7 @@ function storeThread(store: ThreadStore, n: number, title: string): { id: string
     const grown = made[500]!;
     const writer = store.openWriter(grown.id, 1000);
     if ("busy" in writer) throw new Error("busy");
-    new ThreadRecorder(writer, { history: grown.history, open: [], results: new Map(), title: "thread 500" }).sync({ history: grown.history.push(...entries(2, "more")), open: [], results: new Map(), title: "thread 500" });
+    new ThreadRecorder(writer, { history: grown.history, open: [], results: new Map(), title: "thread 500", reports: [] }).sync({ history: grown.history.push(...entries(2, "more")), open: [], results: new Map(), title: "thread 500", reports: [] });
     t0 = performance.now();
     new ThreadStore(dataDir, "/bench/project").list();
     rows.push(`list 1,000 threads of 1,000 messages: one thread grew since ${ms(t0)}`);
@@ -88,8 +88,8 @@ for (const n of [1000, 10000]) {
       const base = forkStore.load(source.id);
       const id = uuid();
       const log = forkStore.create({ id, num: nextId, title: "big ⑂1", model: "m", parent: { id: source.id, records: base.records, atMessage: n - 1, messages: base.raw.history.length } });
-      const rec = new ThreadRecorder(log, { history: base.raw.history, open: [], results: new Map(), title: "big ⑂1" });
-      rec.sync({ history: base.history.share(), open: [], results: new Map(), title: "big ⑂1" });
+      const rec = new ThreadRecorder(log, { history: base.raw.history, open: [], results: new Map(), title: "big ⑂1", reports: [] });
+      rec.sync({ history: base.history.share(), open: [], results: new Map(), title: "big ⑂1", reports: [] });
       const took = performance.now() - t0;
       const bytes = statSync(join(store.dir, `${id}.jsonl`)).size;
       rows.push(`${String(n).padStart(6)} messages: fork of the stored thread writes ${bytes} B in ${took.toFixed(2)} ms (${when}: source log ${when === "cold" ? "read for it" : "already read"})`);

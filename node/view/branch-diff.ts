@@ -1,0 +1,39 @@
+/**
+ * A branch as plain text for `:Tine diff`: one section per message, headed by its number and
+ * role, so Neovim's diff mode lines the two branches up message by message.
+ */
+import type { NativeMessage } from "../providers/native.ts";
+
+export function branchLines(messages: readonly NativeMessage[], firstIndex: number): string[] {
+  const out: string[] = [];
+  messages.forEach((m, i) => {
+    out.push(`── message ${firstIndex + i + 1} · ${m.role === "user" ? "You" : "Claude"} ──`);
+    for (const b of m.content) {
+      switch (b.type) {
+        case "text":
+          out.push(...b.text.split("\n"));
+          break;
+        case "thinking":
+          out.push(`▸ Thinking (${b.thinking.length} chars)`);
+          break;
+        case "redacted_thinking":
+          out.push("▸ Thinking (redacted)");
+          break;
+        case "tool_use":
+        case "server_tool_use":
+          out.push(`🔧 ${b.name} ${JSON.stringify(b.input)}`);
+          break;
+        case "tool_result": {
+          const text = typeof b.content === "string" ? b.content : (b.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+          out.push(`→ ${b.is_error ? "error: " : ""}${text.split("\n")[0] ?? ""}${text.includes("\n") ? " …" : ""}`);
+          break;
+        }
+        case "web_search_tool_result":
+          out.push(`→ ${Array.isArray(b.content) ? b.content.length : 0} search results`);
+          break;
+      }
+    }
+    out.push("");
+  });
+  return out;
+}

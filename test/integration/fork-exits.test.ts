@@ -1,0 +1,168 @@
+/** Forks that come back: discard, promote, report; background forks; idle time-outs; branch diff. */
+import assert from "node:assert/strict";
+import { describe, inject, it } from "vitest";
+import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+
+async function typeAndSend(s: Session, text: string) {
+  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
+  await s.keys("<CR>");
+}
+const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
+const texts = (messages: any[]) => messages.map((m) => m.content.map((b: any) => b.text ?? b.type).join("|"));
+const lastNote = async (s: Session) => (await s.notifications()).at(-1)?.msg ?? "";
+
+/** A thread with one exchange and a fork of it that answered once; returns their ids. */
+async function parentAndFork(s: Session): Promise<{ parent: string; fork: string }> {
+  s.mock.reply(textReply("Parent answer."), textReply("Fork answer."));
+  await s.cmd("Tine");
+  await typeAndSend(s, "main question");
+  await s.waitForDisplay(1, "Parent answer.\n── end_turn");
+  await typeAndSend(s, "@fork explore a tangent");
+  await s.waitForDisplay(2, "Fork answer.\n── end_turn");
+  return { parent: (await s.thread(1)).id, fork: (await s.thread(2)).id };
+}
+
+describe(`forks that come back (${nv.version})`, () => {
+  it("a fork's banner names its exits; gD discards it; :Tine threads! shows it and <CR> restores it", async () => {
+    await withNeovim(nv, async (s) => {
+      const { fork } = await parentAndFork(s);
+      const shown = await s.display(fork);
+      assert.match(shown, /^⑂ Forked from "main question" at message 2 · gp: go to parent\n  ends with: gR report to it · gP promote into it · gD discard/);
+      await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(fork)).bufnr);
+      await s.keys("gD");
+      await s.until("the fork to go", async () => !(await s.threads()).some((t) => t.id === fork));
+      assert.match(await lastNote(s), /main question ⑂1 was discarded/);
+      assert.ok(!(await s.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())")).some((n) => n.startsWith("tine://2/")), "its buffers are gone");
+      await s.cmd("Tine threads!");
+      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      const lines = await s.lines(list);
+      const at = lines.findIndex((l) => l.includes("main question ⑂1  ○ ended"));
+      assert.ok(at > 0, lines.join("\n"));
+      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", at + 1);
+      await s.keys("<CR>");
+      await s.until("the fork back in the tree", async () => (await s.threads()).some((t) => t.id === fork && t.status === "stored"));
+    });
+  });
+
+  it("promote from the list: the parent shows and continues the fork's history; its old tail is a new branch", async () => {
+    await withNeovim(nv, async (s) => {
+      const { parent, fork } = await parentAndFork(s);
+      // The parent goes on after the fork point: that tail must not be lost.
+      s.mock.reply(textReply("Parent goes on."));
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "parent continues");
+      await s.waitForDisplay(parent, "Parent goes on.\n── end_turn");
+      await s.cmd("Tine threads");
+      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      const lines = await s.lines(list);
+      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", lines.findIndex((l) => l.includes("⑂ main question ⑂1")) + 1);
+      await s.keys("gP");
+      await s.until("the promote", async () => !(await s.threads()).some((t) => t.id === fork));
+      const shown = await s.waitForDisplay(parent, "Fork answer.");
+      assert.doesNotMatch(shown, /Parent goes on/);
+      const threads = await s.threads();
+      const branch = threads.find((t) => t.parent_id === parent)!;
+      assert.ok(branch, "the old tail is a fork of the parent");
+      assert.deepEqual(texts(await s.lua<any[]>("return require('tine').messages(...)", branch.id)), ["main question", "Parent answer.", "parent continues", "Parent goes on."]);
+      s.mock.reply(textReply("Continued from the fork."));
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "next");
+      await s.waitForDisplay(parent, "Continued from the fork.");
+      assert.deepEqual(texts(bodies(s).at(-1).messages), ["main question", "Parent answer.", "explore a tangent", "Fork answer.", "next"]);
+    });
+  });
+
+  it("report: with text (Lua) it is queued at once; without (:Tine fork report) the fork is asked first; both go with the parent's next message", async () => {
+    await withNeovim(nv, async (s) => {
+      const { parent, fork } = await parentAndFork(s);
+      s.mock.reply(textReply("Second fork answer."));
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "@fork another tangent");
+      await s.waitForDisplay(3, "Second fork answer.\n── end_turn");
+      const second = (await s.thread(3)).id;
+      await s.lua("require('tine').report(..., 'Tangent one: the cache is the bottleneck.')", fork);
+      await s.waitForDisplay(parent, '📨 Report from "main question ⑂1" goes with your next message: Tangent one: the cache is the bottleneck.');
+      s.mock.reply(textReply("Summary: tangent two found nothing new."));
+      await s.lua("require('tine').open(...)", second);
+      await s.cmd("Tine fork report");
+      await s.until("the second fork to report", async () => !(await s.threads()).some((t) => t.id === second));
+      assert.match(texts(bodies(s).at(-1).messages).at(-1)!, /reports back to the thread it came from/);
+      s.mock.reply(textReply("Thanks for both."));
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "what did the forks find?");
+      await s.waitForDisplay(parent, "Thanks for both.");
+      const last = bodies(s).at(-1).messages.at(-1).content.map((b: any) => b.text);
+      assert.deepEqual(last, [
+        '<fork-report from="main question ⑂1">\nTangent one: the cache is the bottleneck.\n</fork-report>',
+        '<fork-report from="main question ⑂2">\nSummary: tangent two found nothing new.\n</fork-report>',
+        "what did the forks find?",
+      ]);
+      assert.doesNotMatch(await s.display(parent), /📨/, "sent: no longer waiting");
+    });
+  });
+
+  it("@bg runs two forks at once without windows; both report into the parent's next request", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("Parent answer."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "main question");
+      await s.waitForDisplay(1, "Parent answer.\n── end_turn");
+      const parent = (await s.thread(1)).id;
+      s.mock.reply(
+        response([{ text: "Background A result.", holdInside: { hold: "a", afterDeltas: 1 } }]),
+        response([{ text: "Background B result.", holdInside: { hold: "b", afterDeltas: 1 } }]),
+      );
+      const windowsBefore = await s.lua<number>("return #vim.api.nvim_list_wins()");
+      await typeAndSend(s, "@bg look at A");
+      await typeAndSend(s, "@bg look at B");
+      await s.mock.reached("a");
+      await s.mock.reached("b");
+      assert.equal(await s.lua<number>("return #vim.api.nvim_list_wins()"), windowsBefore, "no window opened");
+      await s.cmd("Tine threads");
+      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      await s.until("both running in the list", async () => (await s.lines(list)).filter((l) => l.includes("streaming (background)")).length === 2);
+      assert.equal(await s.lua("return require('tine').current()"), parent, "the parent stays the active thread");
+      s.mock.release("b");
+      s.mock.release("a");
+      await s.until("both reported", async () => (await s.threads()).length === 1);
+      s.mock.reply(textReply("Got both."));
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "and?");
+      await s.waitForDisplay(parent, "Got both.");
+      const sent = bodies(s).at(-1).messages.at(-1).content.map((b: any) => b.text).join("\n");
+      assert.match(sent, /<fork-report from="main question ⑂\d">\nBackground A result\.\n<\/fork-report>/);
+      assert.match(sent, /<fork-report from="main question ⑂\d">\nBackground B result\.\n<\/fork-report>/);
+    });
+  });
+
+  it("a fork idle past fork_idle_timeout gets the wrap-up prompt in its next request", async () => {
+    await withNeovim(nv, async (s) => {
+      await parentAndFork(s);
+      s.mock.reply(textReply("Wrapping up: the tangent showed X."));
+      await s.until("the wrap-up request", async () => s.mock.requests.length === 3, 10_000);
+      const asked = texts(bodies(s)[2].messages).at(-1)!;
+      assert.match(asked, /^\[tine\] This fork has been idle for 0\.01 minutes\. Wrap up/);
+      await s.waitForDisplay(2, "Wrapping up: the tangent showed X.");
+    }, { setup: { fork_idle_timeout: 0.01 } });
+  });
+
+  it(":Tine diff in a fork opens both branches from their common ancestor side by side, in diff mode", async () => {
+    await withNeovim(nv, async (s) => {
+      await parentAndFork(s);
+      await s.lua("require('tine').open(...)", (await s.thread(2)).id);
+      await s.cmd("Tine diff");
+      const panes = await s.lua<{ name: string; diff: boolean; lines: string[] }[]>(`
+        return vim.tbl_map(function(w)
+          local b = vim.api.nvim_win_get_buf(w)
+          return { name = vim.api.nvim_buf_get_name(b), diff = vim.wo[w].diff, lines = vim.api.nvim_buf_get_lines(b, 0, -1, false) }
+        end, vim.api.nvim_tabpage_list_wins(0))`);
+      assert.equal(panes.length, 2);
+      assert.ok(panes.every((p) => p.diff));
+      assert.deepEqual(panes[0]!.lines.slice(0, 5), ["main question ⑂1 · after 2 shared messages", "", "── message 3 · You ──", "explore a tangent", ""]);
+      assert.deepEqual(panes[1]!.lines, ["main question · after 2 shared messages", ""]);
+    });
+  });
+});
