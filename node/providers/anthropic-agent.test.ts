@@ -15,6 +15,28 @@ const streamingReached = (a: AnthropicAgent) => a.status.type === "streaming";
 const streamedUpTo = (probe: AgentProbe, a: AnthropicAgent, finalized: number, inProgress: string | null) =>
   probe.until(() => a.open?.finalized.length === finalized && (a.open.inProgress?.type ?? null) === inProgress);
 
+describe("AnthropicAgent requests the API accepts", () => {
+  it("an empty system prompt sends no system block", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(textReply("ok"));
+      const done = probe.stopped();
+      agent.send(say("hi"));
+      await done;
+      assert.equal((mock.requests[0]!.body as any).system, undefined);
+    }, { ...testConfig, system: "  " });
+  });
+
+  it("tool input that is not a JSON object is stored as {} and never sent back as it came", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ toolUse: { id: "t1", name: "get_file", input: [1, 2] } }]));
+      const done = probe.stopped();
+      agent.send(say("go"));
+      await done;
+      assert.deepEqual(messages(agent)[1]!.content[0], { type: "tool_use", id: "t1", name: "get_file", input: {} });
+    });
+  });
+});
+
 describe("AnthropicAgent streaming", () => {
   it("streams a reply and records stop reason and usage", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
@@ -215,6 +237,16 @@ describe("AnthropicAgent stop reasons", () => {
     }, withSearch);
   });
 
+  it("pause_turn: the paused turn sent back does not end its last text block in whitespace", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ text: "Looking it up. \n" }, search("s1", "neovim")], { stopReason: "pause_turn" }), response([found("s1"), { text: "Done." }]));
+      const done = probe.stopped();
+      agent.send(say("search"));
+      await done;
+      assert.equal((mock.requests[1]!.body as any).messages.at(-1).content[0].text, "Looking it up.");
+    }, withSearch);
+  });
+
   it("pause_turn: a continuation retried after an overloaded error keeps the paused blocks once", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(
@@ -360,25 +392,64 @@ describe("AnthropicAgent.clone", () => {
     }, { ...testConfig, webSearch: true });
   });
 
-  it("thinking: in progress dropped, signed kept, signed empty kept, redacted kept", async () => {
+  // Changed with the trailing-thinking rule: the kept thinking is now followed by a text block,
+  // since thinking at the end of an assistant message is dropped (the API refuses it).
+  it("thinking: in progress dropped, signed kept, signed empty kept, redacted kept (before other blocks)", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(
         response([
           { thinking: "signed", signature: "s1" },
           { thinking: "", signature: "s2" },
           { redacted: "r" },
+          { text: "Visible." },
           { thinking: "still thinking", signature: "s3", holdInside: { hold: "think", afterDeltas: 1 } },
         ]),
       );
       agent.send(say("q"));
       await mock.reached("think");
-      await streamedUpTo(probe, agent, 3, "thinking");
+      await streamedUpTo(probe, agent, 4, "thinking");
       assert.deepEqual(messages(agent.clone(() => {}))[1]!.content, [
         { type: "thinking", thinking: "signed", signature: "s1" },
         { type: "thinking", thinking: "", signature: "s2" },
         { type: "redacted_thinking", data: "r" },
+        { type: "text", text: "Visible." },
       ]);
       mock.release("think");
+    }, { ...testConfig, thinking: { type: "adaptive", display: "summarized" } });
+  });
+
+  it("a turn cut after its thinking: abort and fork drop trailing thinking, so the next send is valid", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([{ thinking: "plan", signature: "s1" }, { text: "never seen", holdInside: { hold: "after-thinking", afterDeltas: 0 } }]),
+        response([
+          { thinking: "a", signature: "s2" },
+          { toolUse: { id: "t1", name: "get_file", input: { path: "x" } } },
+          { thinking: "b", signature: "s3" },
+          { toolUse: { id: "t2", name: "get_file", input: { path: "y" } }, holdInside: { hold: "second-tool", afterDeltas: 1 } },
+        ]),
+        textReply("fine"),
+      );
+      agent.send(say("q"));
+      await mock.reached("after-thinking");
+      await streamedUpTo(probe, agent, 1, "text");
+      assert.deepEqual(messages(agent.clone(() => {})).map((m) => m.role), ["user"], "a clone holds no thinking-only message");
+      agent.abort();
+      mock.release("after-thinking");
+      assert.deepEqual(messages(agent).map((m) => m.role), ["user"]);
+      let done = probe.stopped();
+      agent.send(say("again"));
+      await mock.reached("second-tool");
+      await streamedUpTo(probe, agent, 3, "tool_use");
+      const clone = agent.clone(() => {});
+      assert.deepEqual(messages(clone)[1]!.content.map((b) => b.type), ["thinking", "tool_use"]);
+      agent.abort();
+      mock.release("second-tool");
+      assert.deepEqual(messages(agent)[1]!.content.map((b) => b.type), ["thinking", "tool_use"]);
+      done = probe.stopped();
+      agent.send(say("go on"));
+      await done;
+      assert.deepEqual(checkMessages((mock.requests.at(-1)!.body as any).messages), []);
     }, { ...testConfig, thinking: { type: "adaptive", display: "summarized" } });
   });
 

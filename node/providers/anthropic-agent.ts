@@ -318,10 +318,12 @@ function finishBlock(stream: Stream): AssistantBlock | null {
   }
 }
 
-function parseInput(json: string): unknown {
+/** A tool's input must be a JSON object: anything else (cut off, or an array or a string) is stored as `{}`. */
+function parseInput(json: string): Record<string, unknown> {
   if (!json) return {};
   try {
-    return JSON.parse(json);
+    const value: unknown = JSON.parse(json);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }

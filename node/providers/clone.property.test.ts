@@ -20,6 +20,11 @@ const part: fc.Arbitrary<Part[]> = fc.oneof(
   fc.tuple(word, fc.boolean()).map(([thinking, signed]) => [{ thinking, signature: signed ? "sig" : "", chunk: 3 }]),
   fc.constant<Part[]>([{ redacted: "opaque" }]),
   fc.integer({ min: 1, max: 1e6 }).map((n) => [{ toolUse: { id: `t${n}`, name: "get_file", input: { path: `f${n}` } }, chunk: 4 }]),
+  // Thinking then a tool call: cuts fall after the thinking, before or inside the call.
+  fc.tuple(word, fc.integer({ min: 1, max: 1e6 })).map(([thinking, n]) => [
+    { thinking, signature: "sig", chunk: 3 },
+    { toolUse: { id: `tt${n}`, name: "get_file", input: { path: `f${n}` } }, chunk: 4 },
+  ]),
   fc.integer({ min: 1, max: 1e6 }).map((n) => [
     { serverToolUse: { id: `s${n}`, query: "q" } },
     { searchResult: { toolUseId: `s${n}`, title: "t", url: "https://example.com" } },
@@ -37,6 +42,8 @@ function expectedFinal(parts: Part[]) {
     if ("serverToolUse" in p) out.push({ type: "server_tool_use", id: p.serverToolUse.id, name: "web_search", input: { query: "q" } });
     if ("searchResult" in p) out.push({ type: "web_search_tool_result", tool_use_id: p.searchResult.toolUseId, content: [{ type: "web_search_result", title: "t", url: "https://example.com", encrypted_content: "enc", page_age: null }] });
   }
+  // An assistant message never ends in thinking.
+  while (out.length && ["thinking", "redacted_thinking"].includes((out.at(-1) as { type: string }).type)) out.pop();
   return out;
 }
 

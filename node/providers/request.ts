@@ -28,6 +28,15 @@ function withCacheBreakpoint(message: NativeMessage): NativeMessage {
   return { role: message.role, content: [...content.slice(0, -1), marked] } as NativeMessage;
 }
 
+/** A paused turn as sent back last: its last text block may not end in whitespace (the turn itself keeps it). */
+function sentBack(blocks: readonly AssistantBlock[]): AssistantBlock[] {
+  const out = blocks.slice();
+  const at = out.findLastIndex((b) => b.type === "text");
+  const last = out[at];
+  if (last?.type === "text" && last.text !== last.text.trimEnd()) out[at] = { ...last, text: last.text.trimEnd() };
+  return out;
+}
+
 /** `pausedTurn`: the blocks of a turn a server tool paused, sent back last so the API continues it. */
 export function buildRequest(
   config: ProviderConfig,
@@ -35,7 +44,7 @@ export function buildRequest(
   pausedTurn?: readonly AssistantBlock[],
 ): Anthropic.Messages.MessageCreateParamsStreaming {
   const messages = history.messages();
-  if (pausedTurn?.length) messages.push(assistantMessage(pausedTurn.slice()));
+  if (pausedTurn?.length) messages.push(assistantMessage(sentBack(pausedTurn)));
   // Breakpoint on the latest message; the next request finds this prefix in the cache.
   if (messages.length) messages[messages.length - 1] = withCacheBreakpoint(messages[messages.length - 1]!);
   const tools: Anthropic.Messages.ToolUnion[] = [...config.tools];
@@ -45,10 +54,11 @@ export function buildRequest(
   const params: Anthropic.Messages.MessageCreateParamsStreaming = {
     model: config.model,
     max_tokens: config.maxTokens,
-    system: [{ type: "text", text: config.system, cache_control: EPHEMERAL }],
     messages: messages as Anthropic.Messages.MessageParam[],
     stream: true,
   };
+  // The API refuses an empty system text block: an empty prompt sends none.
+  if (config.system.trim()) params.system = [{ type: "text", text: config.system, cache_control: EPHEMERAL }];
   if (tools.length) params.tools = tools;
   if (config.thinking) params.thinking = config.thinking;
   if (config.effort) params.output_config = { effort: config.effort };

@@ -52,7 +52,7 @@ function keepValidBlocks(blocks: readonly AssistantBlock[], keepPendingServerToo
     if (b.type === "server_tool_use") searchUses.add(b.id);
     if (b.type === "web_search_tool_result") searchResults.add(b.tool_use_id);
   }
-  return blocks.filter((b) => {
+  const kept = blocks.filter((b) => {
     switch (b.type) {
       case "text":
         // The API refuses empty and whitespace-only text blocks alike.
@@ -70,6 +70,11 @@ function keepValidBlocks(blocks: readonly AssistantBlock[], keepPendingServerToo
         return searchUses.has(b.tool_use_id);
     }
   });
+  // The API refuses an assistant message whose final block is thinking (a turn cut after its
+  // thinking, or while a later block streamed): trailing thinking goes, signed thinking before
+  // other blocks stays.
+  while (kept.length && (kept.at(-1)!.type === "thinking" || kept.at(-1)!.type === "redacted_thinking")) kept.pop();
+  return kept;
 }
 
 function pendingToolUses(blocks: readonly AssistantBlock[]) {

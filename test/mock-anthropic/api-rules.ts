@@ -46,6 +46,13 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
         problems.push(`${at} is a thinking block without a signature`);
     });
     if (m["role"] === "assistant") {
+      const finalType = String(blocks[blocks.length - 1]?.["type"]);
+      if (finalType === "thinking" || finalType === "redacted_thinking") problems.push(`${where}: an assistant message cannot end in a ${finalType} block`);
+      for (const b of blocks) {
+        if (b["type"] === "tool_use" && (!b["input"] || typeof b["input"] !== "object" || Array.isArray(b["input"])))
+          problems.push(`${where}: tool_use ${String(b["id"])} input is not an object`);
+        if (b["type"] === "web_search_tool_result") problems.push(...checkSearchResult(b["content"], `${where} web_search_tool_result`));
+      }
       const uses = new Set(blocks.filter((b) => b["type"] === "server_tool_use").map((b) => b["id"]));
       const results = new Set(blocks.filter((b) => b["type"] === "web_search_tool_result").map((b) => b["tool_use_id"]));
       // A paused turn sent back last may still wait on a server tool: the API continues from it.
@@ -73,10 +80,60 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
   if (last["role"] !== "user" && !opts.allowTrailingAssistant) problems.push("the last message must be a user message");
   if (last["role"] === "assistant" && toolUseIds(last).length) problems.push("the last message has unanswered tool_use");
   const lastBlocks = Array.isArray(last["content"]) ? (last["content"] as Json[]) : [];
-  const finalType = String(lastBlocks[lastBlocks.length - 1]?.["type"]);
-  if (last["role"] === "assistant" && (finalType === "thinking" || finalType === "redacted_thinking"))
-    problems.push("the final block of a trailing assistant message cannot be thinking");
+  const finalBlock = lastBlocks[lastBlocks.length - 1];
+  if (last["role"] === "assistant" && finalBlock?.["type"] === "text" && String(finalBlock["text"]) !== String(finalBlock["text"]).trimEnd())
+    problems.push("the final assistant message cannot end in whitespace");
+  // Tool and server tool ids: the API's pattern, and each id once in the whole conversation.
+  const seen = new Set<string>();
+  for (const m of messages as Json[]) {
+    for (const b of Array.isArray(m["content"]) ? (m["content"] as Json[]) : []) {
+      if (b["type"] !== "tool_use" && b["type"] !== "server_tool_use") continue;
+      const id = String(b["id"]);
+      if (!/^[A-Za-z0-9_-]+$/.test(id)) problems.push(`tool id ${id} does not match ^[A-Za-z0-9_-]+$`);
+      if (seen.has(id)) problems.push(`tool id ${id} is used twice`);
+      seen.add(id);
+    }
+  }
   return problems;
+}
+
+/** A web search result's content: a list of results, or one error. */
+function checkSearchResult(content: unknown, where: string): string[] {
+  if (Array.isArray(content)) {
+    return (content as Json[]).flatMap((r, i) => {
+      const out: string[] = [];
+      if (r["type"] !== "web_search_result") out.push(`${where}[${i}] is not a web_search_result`);
+      for (const key of Object.keys(r)) if (!["type", "url", "title", "encrypted_content", "page_age"].includes(key)) out.push(`${where}[${i}] has field ${key}`);
+      if (typeof r["url"] !== "string" || typeof r["title"] !== "string") out.push(`${where}[${i}] needs url and title`);
+      return out;
+    });
+  }
+  const e = content as Json | null;
+  if (e?.["type"] === "web_search_tool_result_error" && typeof e["error_code"] === "string") return [];
+  return [`${where}: content is neither a result list nor a web_search_tool_result_error`];
+}
+
+/** Counts `cache_control` markers by walking the value (never by matching text). */
+function countCacheControl(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countCacheControl(v), 0);
+  if (!value || typeof value !== "object") return 0;
+  let n = 0;
+  for (const [key, v] of Object.entries(value)) n += key === "cache_control" ? 1 : countCacheControl(v);
+  return n;
+}
+
+/** The `system` field: a string, or non-empty text blocks with only the fields the API defines. */
+function checkSystem(system: unknown): string[] {
+  if (system === undefined) return [];
+  if (typeof system === "string") return system.trim() ? [] : ["system is an empty string"];
+  if (!Array.isArray(system)) return ["system is neither a string nor a list of blocks"];
+  return (system as Json[]).flatMap((b, i) => {
+    const out: string[] = [];
+    if (b["type"] !== "text") out.push(`system[${i}] is not a text block`);
+    if (typeof b["text"] !== "string" || !b["text"].trim()) out.push(`system[${i}] is an empty text block`);
+    for (const key of Object.keys(b)) if (!["type", "text", "cache_control", "citations"].includes(key)) out.push(`system[${i}] has field ${key}`);
+    return out;
+  });
 }
 
 function toolUseIds(m: Json): string[] {
@@ -112,7 +169,8 @@ export function checkRequest(body: unknown): string[] {
     if (!(budget >= 1024)) problems.push("thinking.budget_tokens must be at least 1024");
     if (!(budget < (b["max_tokens"] as number))) problems.push("thinking.budget_tokens must be below max_tokens");
   }
-  const markers = JSON.stringify(body).split('"cache_control"').length - 1;
+  problems.push(...checkSystem(b["system"]));
+  const markers = countCacheControl(body);
   if (markers > 4) problems.push(`${markers} cache_control breakpoints (at most 4)`);
   return problems;
 }
