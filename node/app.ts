@@ -47,7 +47,12 @@ export class App {
     private readonly nvim: NvimBridge,
     private readonly config: HostConfig,
   ) {
-    const connection = connect({ baseURL: config.base_url ?? undefined, retryDelayMs: config.retry_delay_ms });
+    const connection = connect({
+      baseURL: config.base_url ?? undefined,
+      retryDelayMs: config.retry_delay_ms,
+      maxRetryWaitMs: config.max_retry_wait * 1000,
+      streamIdleTimeoutMs: config.stream_idle_timeout * 1000,
+    });
     const providerConfig = {
       model: config.model,
       maxTokens: config.max_tokens,
@@ -155,23 +160,35 @@ export class App {
 
   // ---- RPC entry points (each answers one Lua request) ----
 
-  /** The one entry for user input: `@`-commands are routed here, before any Thread sees them. */
-  async send(id: ThreadId, text: string): Promise<void> {
+  /**
+   * The one entry for user input: `@`-commands are routed here, before any Thread sees them.
+   * After an error the new text replaces the failed turn's; that text is returned, for the input.
+   */
+  async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
     const thread = this.live(id);
     const command = parseSend(text);
     if (command.type === "fork") {
       await this.fork(id, command.prompt);
-      return;
+      return { replaced: "" };
     }
     if (command.type === "background-fork") {
       if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
       await this.fork(id, command.prompt, { background: true });
-      return;
+      return { replaced: "" };
     }
     if (!command.text) throw new Error("nothing to send");
     const blocker = thread.sendBlocker();
     if (blocker) throw new Error(blocker);
+    const replaced = thread.failedText();
     this.dispatch({ type: "thread-msg", id, msg: { type: "send", text: command.text } });
+    return { replaced: replaced === command.text ? "" : replaced };
+  }
+
+  /** `:Tine retry`: the turn that failed is sent again, as it was. */
+  retry(id: ThreadId): void {
+    const thread = this.live(id);
+    if (!thread.failedText() && thread.agent.status.type !== "error") throw new Error(`tine: ${thread.title} has no failed turn to send again`);
+    this.dispatch({ type: "thread-msg", id, msg: { type: "retry" } });
   }
 
   /**
@@ -324,8 +341,11 @@ export class App {
     const pending = thread.toolRuns.filter((r) => r.state === "awaiting-approval");
     const history = thread.agent.history;
     const block = at?.block != null && at.message === history.length - 1 ? history.at(at.message).message.content[at.block] : undefined;
-    const run = pending.find((r) => block?.type === "tool_use" && r.use.id === block.id) ?? pending[0];
-    if (!run) throw new Error("no tool call is awaiting approval");
+    // The call under the cursor, or the only one waiting: never one the user is not looking at.
+    const run = pending.find((r) => block?.type === "tool_use" && r.use.id === block.id) ?? (pending.length === 1 ? pending[0] : undefined);
+    if (!run) {
+      throw new Error(pending.length ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action}` : "tine: no tool call is awaiting approval");
+    }
     this.dispatch({ type: "thread-msg", id, msg: { type: "tool-decision", toolUseId: run.use.id, approved: action === "approve" } });
   }
 

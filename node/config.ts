@@ -19,6 +19,10 @@ export type HostConfig = {
   base_url: string | null;
   fork_open: "split" | "vsplit" | "tab" | "replace";
   retry_delay_ms: number;
+  /** Seconds without any stream event before a request is given up. */
+  stream_idle_timeout: number;
+  /** The longest `retry-after` (seconds) waited out by itself. */
+  max_retry_wait: number;
   /** Seconds a bash_command may run. */
   bash_timeout: number;
   /** Variables removed from tool processes' environment, besides ANTHROPIC_API_KEY. */
@@ -56,6 +60,8 @@ export function parseConfig(raw: unknown): HostConfig {
     fork_open: ["split", "vsplit", "tab", "replace"].includes(String(c.fork_open)) ? (c.fork_open as HostConfig["fork_open"]) : "vsplit",
     retry_delay_ms: typeof c.retry_delay_ms === "number" ? c.retry_delay_ms : 1000,
     bash_timeout: positive(c.bash_timeout, "bash_timeout", 120),
+    stream_idle_timeout: positive(c.stream_idle_timeout, "stream_idle_timeout", 60),
+    max_retry_wait: positive(c.max_retry_wait, "max_retry_wait", 60),
     tool_env_deny: stringList(c.tool_env_deny, "tool_env_deny"),
     data_dir: need("data_dir", "string"),
     persist: c.persist === undefined ? true : need("persist", "boolean"),

@@ -24,6 +24,11 @@ M.defaults = {
   -- Points the SDK elsewhere; ANTHROPIC_BASE_URL in the environment does the same. The API key is
   -- read only from the environment (ANTHROPIC_API_KEY), never from here.
   base_url = nil,
+  -- Seconds without any data from the API before a request is given up (partial text is kept).
+  stream_idle_timeout = 60,
+  -- An overloaded API's `retry-after` up to this many seconds is waited out by itself; a longer
+  -- one is shown, and you send again when you want to.
+  max_retry_wait = 60,
   -- Seconds a bash_command may run before it is stopped (the model is told).
   bash_timeout = 120,
   -- Environment variables kept from every tool process, besides ANTHROPIC_API_KEY (always removed).
@@ -48,6 +53,7 @@ M.defaults = {
     send_any = "<C-s>", -- input buffer, Normal and Insert mode
     help = "g?", -- display, input and list buffers: show the keys
     abort = "<C-c>", -- input and display buffers
+    retry = "R", -- display: after an error, send the failed turn again (or :Tine retry)
     toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results
     -- display: approve the tool call under the cursor (or the first pending); input (Normal
     -- mode): only while a tool waits for approval, else `a` and `d` do what they always do.
@@ -101,6 +107,8 @@ local checks = {
   system_prompt = typed("string"),
   base_url = typed("string", true),
   bash_timeout = positive,
+  stream_idle_timeout = positive,
+  max_retry_wait = positive,
   fork_idle_timeout = positive,
   tool_env_deny = string_list,
   data_dir = typed("string", true),

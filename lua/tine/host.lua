@@ -42,6 +42,8 @@ local function host_config()
     fork_open = o.fork_open,
     retry_delay_ms = o.retry_delay_ms,
     bash_timeout = o.bash_timeout,
+    stream_idle_timeout = o.stream_idle_timeout,
+    max_retry_wait = o.max_retry_wait,
     tool_env_deny = o.tool_env_deny,
     data_dir = o.data_dir or (vim.fn.stdpath("data") .. "/tine"),
     persist = o.persist,

@@ -137,13 +137,26 @@ function M.new_thread()
   if ok then ui.show(t.display, t.input) end
 end
 
---- <CR> in an input buffer: the input is cleared only when the host accepted it.
+--- <CR> in an input buffer: the input is cleared only when the host accepted it. After an error
+--- the new text replaces the failed turn, whose text comes back into the input.
 function M.send_input(buf)
   local id = vim.b[buf].tine_thread
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
   if vim.trim(text) == "" then return end
-  local ok = guarded(host.request, "send", id, text)
-  if ok and vim.api.nvim_buf_is_valid(buf) then vim.api.nvim_buf_set_lines(buf, 0, -1, false, {}) end
+  local ok, result = guarded(host.request, "send", id, text)
+  if ok and vim.api.nvim_buf_is_valid(buf) then
+    local replaced = type(result) == "table" and result.replaced or ""
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, replaced ~= "" and vim.split(replaced, "\n") or {})
+    if replaced ~= "" then
+      vim.notify("tine: your new message replaced the one that failed; its text is back in the input", vim.log.levels.INFO)
+    end
+  end
+end
+
+--- :Tine retry and `R` after an error: the failed turn is sent again.
+function M.retry(id)
+  id = id or vim.b.tine_thread or M.current()
+  if id then guarded(host.request, "retry", id) end
 end
 
 function M.send_current()
@@ -390,6 +403,7 @@ function M.command(args)
   if sub == "new" then return M.new_thread() end
   if sub == "send" then return M.send_current() end
   if sub == "abort" then return M.abort_current() end
+  if sub == "retry" then return M.retry() end
   -- `:Tine threads!` reads as the bang of the list (`:Tine! threads` works too).
   if sub == "threads" or sub == "threads!" then return M.open_list(args.bang or sub == "threads!") end
   if sub == "resume" then return M.resume() end
@@ -400,7 +414,7 @@ function M.command(args)
   end
   if sub == "diff" then return M.diff(args.fargs[2], args.fargs[3]) end
   if sub == "restart" then return M.restart() end
-  err("tine: unknown subcommand " .. sub .. " (new, send, abort, threads, resume, rename, fork, diff, restart)")
+  err("tine: unknown subcommand " .. sub .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restart)")
 end
 
 return M

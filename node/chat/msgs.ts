@@ -14,6 +14,8 @@ export type ThreadMsg =
   | { type: "tool-decision"; toolUseId: string; approved: boolean }
   | { type: "tool-done"; toolUseId: string; outcome: ToolOutcome }
   | { type: "abort" }
+  /** After an error: send the failed turn again. */
+  | { type: "retry" }
   | { type: "toggle-detail"; key: string }
   | { type: "rename"; title: string };
 

@@ -87,6 +87,13 @@ export class Thread {
     return status === "idle" || status === "error" || status === "busy";
   }
 
+  /** The text of the turn that failed, when the thread stopped on an error (a new send replaces it). */
+  failedText(): string {
+    const last = this.agent.history.last()?.message;
+    if (this.agent.status.type !== "error" || last?.role !== "user") return "";
+    return last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+  }
+
   /** Why a send would be refused now, or null. */
   sendBlocker(): string | null {
     const status = this.status;
@@ -129,9 +136,14 @@ export class Thread {
         // Queued fork reports go first, each a block of its own, then what was typed.
         const blocks = [...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })), { type: "text" as const, text: msg.text }];
         this.reports = [];
-        this.agent.send(blocks);
+        // After an error the failed turn is replaced, not joined (the host gave its text back to the input).
+        if (this.agent.status.type === "error") this.agent.replaceFailed(blocks);
+        else this.agent.send(blocks);
         return;
       }
+      case "retry":
+        this.agent.retry();
+        return;
       case "queue-report":
         this.reports = [...this.reports, msg.report];
         return;

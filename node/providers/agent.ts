@@ -17,16 +17,19 @@ export type StopReason =
 
 export type AgentStatus =
   | { readonly type: "idle" }
-  | { readonly type: "streaming"; readonly startedAt: number; readonly attempt: number }
+  /** `retryAt`: waiting to try again (an overloaded or rate-limited API), until then. */
+  | { readonly type: "streaming"; readonly startedAt: number; readonly attempt: number; readonly retryAt?: number }
   | { readonly type: "stopped"; readonly stopReason: StopReason }
   | { readonly type: "error"; readonly message: string };
 
 /** The block still being streamed; mutable while it streams, never part of a clone. */
 export type InProgressBlock =
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; citations?: unknown[] }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "tool_use" | "server_tool_use"; id: string; name: string; inputJson: string }
-  | { type: "whole"; block: AssistantBlock };
+  | { type: "whole"; block: AssistantBlock }
+  /** A block type this version does not know: left out of the history. */
+  | { type: "unknown"; blockType: string };
 
 /** The assistant message being streamed. */
 export type OpenMessage = {
@@ -55,6 +58,10 @@ export interface Agent {
   send(blocks: UserBlock[]): void;
   /** Aborts the stream or pending tool turn; the history is closed with `closeTurn`. */
   abort(): void;
+  /** After an error: sends the failed turn (the history's last, a user message) again. */
+  retry(): void;
+  /** After an error: replaces the failed turn's text with `blocks` and sends; returns the old text. */
+  replaceFailed(blocks: UserBlock[]): string;
   /**
    * A new agent holding this one's conversation, in any state: finalized entries shared (not
    * copied), the open message's finalized blocks kept and the block in progress left out, each

@@ -93,7 +93,78 @@ describe("AnthropicAgent streaming", () => {
     });
   });
 
-  it("retries HTTP 429 and 529 through the SDK", async () => {
+  it("one retry layer: a persistent 529 makes exactly 1 + streamRetries requests, then an error that says where and what", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      for (let i = 0; i < 5; i++) mock.reply(errorReply(529, "overloaded_error", "Overloaded", { "retry-after-ms": "1" }));
+      const done = probe.stopped();
+      agent.send(say("hi"));
+      await probe.until(() => agent.status.type === "error");
+      void done;
+      assert.equal(mock.requests.length, 3);
+      assert.match((agent.status as { message: string }).message, new RegExp(`^${new URL(mock.url).host} answered HTTP 529 overloaded_error: Overloaded`));
+    });
+  });
+
+  it("honours retry-after; a wait longer than the limit is not waited out but told", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(errorReply(429, "rate_limit_error", "slow down", { "retry-after": "0.05" }), textReply("after the wait"));
+      const started = Date.now();
+      let done = probe.stopped();
+      agent.send(say("hi"));
+      await done;
+      assert.ok(Date.now() - started >= 50, "waited as the server asked");
+      mock.reply(errorReply(429, "rate_limit_error", "slow down", { "retry-after": "120" }));
+      agent.send(say("again"));
+      await probe.until(() => agent.status.type === "error");
+      assert.equal(mock.requests.length, 3, "no second try after a long retry-after");
+      assert.match((agent.status as { message: string }).message, /the server asks to wait 120 s \(more than max_retry_wait\)/);
+      void done;
+      done = probe.stopped();
+    }, testConfig, { maxRetryWaitMs: 60_000 });
+  });
+
+  it("a stream error answers pending tool calls with an error that names it", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ toolUse: { id: "t1", name: "get_file", input: { path: "a" } } }, { error: { type: "api_error", message: "boom" } }]));
+      agent.send(say("go"));
+      await probe.until(() => agent.status.type === "error");
+      const result = messages(agent).at(-1)!.content[0] as { content: string };
+      assert.match(result.content, /^The response failed \(.*boom.*\) before the tool call was complete; it did not run\.$/);
+    });
+  });
+
+  it("with ANTHROPIC_LOG=debug the SDK logs to stderr (the host's log), never to stdout (the RPC channel)", async () => {
+    const { connect } = await import("./anthropic-agent.ts");
+    const write = process.stdout.write;
+    const writeErr = process.stderr.write;
+    let stdout = "";
+    let stderr = "";
+    process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as never;
+    process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as never;
+    process.env["ANTHROPIC_LOG"] = "debug";
+    const key = process.env["ANTHROPIC_API_KEY"];
+    process.env["ANTHROPIC_API_KEY"] = "test-key";
+    try {
+      const mock = await (await import("../../test/mock-anthropic/server.ts")).MockAnthropic.start();
+      try {
+        const connection = connect({ baseURL: mock.url });
+        mock.reply(textReply("hi"));
+        await connection.client!.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] });
+      } finally {
+        await mock.close();
+      }
+    } finally {
+      process.stdout.write = write;
+      process.stderr.write = writeErr;
+      delete process.env["ANTHROPIC_LOG"];
+      if (key === undefined) delete process.env["ANTHROPIC_API_KEY"];
+      else process.env["ANTHROPIC_API_KEY"] = key;
+    }
+    assert.equal(stdout, "");
+    assert.match(stderr, /tine host: sdk debug: /);
+  });
+
+  it("retries HTTP 429 and 529", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(
         errorReply(429, "rate_limit_error", "slow down", { "retry-after-ms": "1" }),

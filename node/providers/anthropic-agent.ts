@@ -7,7 +7,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Agent, AgentMsg, AgentStatus, CloneOptions, InProgressBlock, OpenMessage, StopReason } from "./agent.ts";
 import { History } from "./history.ts";
-import { assistantMessage, entry, type AssistantBlock, type Usage, type UserBlock } from "./native.ts";
+import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
+import { assistantMessage, entry, type AssistantBlock, type ResponseMeta, type TextBlock, type Usage, type UserBlock } from "./native.ts";
 import { buildRequest, type ProviderConfig } from "./request.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
@@ -18,26 +19,52 @@ import {
   pausedTurnBlocks,
   resultsIn,
   stoppedBeforeToolRan,
+  type OpenTurn,
 } from "./turn-cleanup.ts";
 
 export type Connection = {
   /** Null when ANTHROPIC_API_KEY is not set: requests then fail with a clear message. */
   client: Anthropic | null;
-  /** Retries of mid-stream overloaded / rate-limit errors (HTTP-level ones are the SDK's). */
+  /**
+   * Retries of overloaded / rate-limit errors, at the HTTP level and mid-stream alike. This is the
+   * only retry layer (the SDK's own is off), so a persistent 529 makes 1 + streamRetries requests.
+   */
   streamRetries: number;
+  /** First back-off when the server names no wait; doubles each time. */
   retryDelayMs: number;
+  /** A longer `retry-after` than this is not waited out: the user is told and chooses. */
+  maxRetryWaitMs?: number;
+  /** A stream silent for this long is given up (partial text kept). */
+  streamIdleTimeoutMs?: number;
+  /** Where errors go with their stack (the host's log). */
+  log?: (message: string) => void;
 };
 
-export function connect(options: { baseURL?: string; retryDelayMs?: number } = {}): Connection {
+/** The SDK logs to the console by default, which is the host's RPC channel: send it to stderr. */
+const toStderr = (level: string) => (message: string, ...rest: unknown[]) =>
+  void process.stderr.write(`tine host: sdk ${level}: ${[message, ...rest.map((r) => (typeof r === "string" ? r : JSON.stringify(r)))].join(" ")}\n`);
+export const sdkLogger = { debug: toStderr("debug"), info: toStderr("info"), warn: toStderr("warn"), error: toStderr("error") };
+
+export function connect(
+  options: { baseURL?: string; retryDelayMs?: number; maxRetryWaitMs?: number; streamIdleTimeoutMs?: number; logger?: typeof sdkLogger } = {},
+): Connection {
   const apiKey = process.env["ANTHROPIC_API_KEY"];
   const client = apiKey
     ? new Anthropic({
         apiKey,
         baseURL: options.baseURL || process.env["ANTHROPIC_BASE_URL"] || undefined,
-        maxRetries: 3,
+        maxRetries: 0,
+        logger: options.logger ?? sdkLogger,
       })
     : null;
-  return { client, streamRetries: 3, retryDelayMs: options.retryDelayMs ?? 1000 };
+  return {
+    client,
+    streamRetries: 3,
+    retryDelayMs: options.retryDelayMs ?? 1000,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 60_000,
+    log: (message) => void process.stderr.write(`tine host: ${message}\n`),
+  };
 }
 
 export const MISSING_KEY_MESSAGE =
@@ -75,25 +102,11 @@ type Stream = {
   /** This response's usage; the turn's is this plus `paused.usage`. */
   usage: Usage;
   stopReason: StopReason | null;
+  /** Blocks of types tine does not know, left out of the history; said in the reply. */
+  notes: string[];
+  /** Set when the stream went silent past the idle limit (the abort that follows is ours). */
+  idledOut: boolean;
 };
-
-function isRetryable(error: unknown): boolean {
-  if (!(error instanceof Anthropic.APIError)) return false;
-  return (
-    error.status === 429 ||
-    error.status === 529 ||
-    error.type === "overloaded_error" ||
-    error.type === "rate_limit_error"
-  );
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Anthropic.APIError) {
-    const kind = error.type ?? (error.status ? `HTTP ${error.status}` : "error");
-    return `${kind}: ${error.apiMessage ?? error.message}`;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -122,12 +135,38 @@ export class AnthropicAgent implements Agent {
     void this.request();
   }
 
+  /** After an error: the turn that failed (the history's last, a user message) is sent again. */
+  retry(): void {
+    if (this.stream) throw new Error("the agent is streaming");
+    if (this.status.type !== "error" || this.history.last()?.message.role !== "user") throw new Error("there is no failed turn to send again");
+    void this.request();
+  }
+
+  /**
+   * After an error: a new send replaces the text of the turn that failed instead of joining it
+   * (tool results in that turn stay). Returns the text that was replaced.
+   */
+  replaceFailed(blocks: UserBlock[]): string {
+    if (this.stream) throw new Error("the agent is streaming");
+    const last = this.history.last()?.message;
+    if (this.status.type !== "error" || last?.role !== "user") {
+      this.send(blocks);
+      return "";
+    }
+    const failed = last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+    const kept = last.content.filter((b) => b.type !== "text");
+    this.history = this.history.prefix(this.history.length - 1);
+    if (kept.length) this.history = appendUserTurn(this.history, [...kept]);
+    this.send(blocks);
+    return failed;
+  }
+
   abort(): void {
     const stream = this.stream;
     if (stream) {
       this.stream = null;
       stream.controller.abort();
-      this.history = closeTurn(this.history, stream, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
+      this.history = closeTurn(this.history, withPartialText(stream), { missingResultText: ABORTED_BEFORE_TOOL_RAN, meta: interrupted("aborted", stream) });
     } else if (this.status.type === "stopped" && this.status.stopReason === "tool_use") {
       this.history = closeTurn(this.history, null, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
     } else {
@@ -175,17 +214,32 @@ export class AnthropicAgent implements Agent {
       inProgress: null,
       usage: zeroUsage(),
       stopReason: null,
+      notes: [],
+      idledOut: false,
     });
+    const idleMs = this.connection.streamIdleTimeoutMs ?? 60_000;
     for (let attempt = 0; ; attempt++) {
       const stream = fresh();
       this.stream = stream;
       this.setStatus({ type: "streaming", startedAt, attempt });
+      // Any event resets it; silence past it gives the request up (a stalled connection).
+      let idle: NodeJS.Timeout | null = null;
+      const touch = () => {
+        if (idle) clearTimeout(idle);
+        idle = setTimeout(() => {
+          stream.idledOut = true;
+          controller.abort();
+        }, idleMs);
+        idle.unref?.();
+      };
       try {
+        touch();
         const events = await client.messages.create(buildRequest(this.config, this.history, paused?.blocks), {
           signal: controller.signal,
         });
         for await (const event of events) {
           if (this.stream !== stream) return;
+          touch();
           this.onEvent(stream, event);
         }
         if (this.stream !== stream) return;
@@ -194,19 +248,34 @@ export class AnthropicAgent implements Agent {
         return;
       } catch (error) {
         if (this.stream !== stream) return; // aborted: abort() already closed the turn
-        if (isRetryable(error) && attempt < this.connection.streamRetries) {
+        const wait = stream.idledOut ? null : this.retryWait(error, attempt);
+        if (wait !== null && wait.ms <= (this.connection.maxRetryWaitMs ?? 60_000)) {
           this.stream = fresh();
-          this.dispatch({ type: "stream-updated" });
-          await sleep(this.connection.retryDelayMs * 2 ** attempt, controller.signal);
+          this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retryAt: Date.now() + wait.ms });
+          await sleep(wait.ms, controller.signal);
           if (controller.signal.aborted) return;
           continue;
         }
         this.stream = null;
-        this.history = closeTurn(this.history, stream, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
-        this.setStatus({ type: "error", message: describeError(error) });
+        let message = stream.idledOut ? `no data from the API for ${Math.round(idleMs / 1000)} s: the request was given up` : describeError(error, client.baseURL);
+        if (wait) message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
+        this.connection.log?.(`request failed: ${message}\n${error instanceof Error ? error.stack : String(error)}`);
+        this.history = closeTurn(this.history, withPartialText(stream), {
+          missingResultText: `The response failed (${message}) before the tool call was complete; it did not run.`,
+          meta: interrupted("error", stream),
+        });
+        this.setStatus({ type: "error", message });
         return;
+      } finally {
+        if (idle) clearTimeout(idle);
       }
     }
+  }
+
+  /** How long to wait before trying again, or null when this error is not retried. */
+  private retryWait(error: unknown, attempt: number): { ms: number } | null {
+    if (!isRetryable(error) || attempt >= this.connection.streamRetries) return null;
+    return { ms: retryAfterMs(error) ?? this.connection.retryDelayMs * 2 ** attempt };
   }
 
   private finish(stream: Stream): void {
@@ -224,7 +293,8 @@ export class AnthropicAgent implements Agent {
     this.stream = null;
     // A complete message can still hold blocks the API would refuse back (an empty text block).
     const content = cleanAssistantBlocks(stream.finalized);
-    if (content.length) this.history = this.history.push(entry(assistantMessage(content), { stopReason, usage }));
+    const meta = stream.notes.length ? { stopReason, usage, notes: stream.notes } : { stopReason, usage };
+    if (content.length) this.history = this.history.push(entry(assistantMessage(content), meta));
     if (stopReason !== "tool_use") {
       // A tool call cut off by max_tokens (or any stop but tool_use) never runs: answer it now so
       // the next send is valid.
@@ -238,14 +308,19 @@ export class AnthropicAgent implements Agent {
       case "message_start":
         mergeUsage(stream.usage, event.message.usage);
         return;
-      case "content_block_start":
-        stream.inProgress = startBlock(event.content_block);
+      case "content_block_start": {
+        const started = startBlock(event.content_block);
+        // A block type this version does not know (a newer server tool) is left out, and said so.
+        if (started.type === "unknown") stream.notes.push(`skipped a "${started.blockType}" block this version of tine does not know`);
+        stream.inProgress = started;
         break;
+      }
       case "content_block_delta": {
         const block = stream.inProgress;
         const delta = event.delta;
         if (!block) return;
         if (delta.type === "text_delta" && block.type === "text") block.text += delta.text;
+        else if (delta.type === "citations_delta" && block.type === "text") block.citations = [...(block.citations ?? []), delta.citation as never];
         else if (delta.type === "thinking_delta" && block.type === "thinking") block.thinking += delta.thinking;
         else if (delta.type === "signature_delta" && block.type === "thinking") block.signature += delta.signature;
         else if (delta.type === "input_json_delta" && (block.type === "tool_use" || block.type === "server_tool_use"))
@@ -272,7 +347,7 @@ export class AnthropicAgent implements Agent {
 function startBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): InProgressBlock {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text };
+      return { type: "text", text: block.text, ...(block.citations?.length ? { citations: block.citations as never } : {}) };
     case "thinking":
       return { type: "thinking", thinking: block.thinking, signature: block.signature ?? "" };
     case "tool_use":
@@ -280,9 +355,12 @@ function startBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content
       const given = block.input && Object.keys(block.input as object).length ? JSON.stringify(block.input) : "";
       return { type: block.type, id: block.id, name: block.name, inputJson: given };
     }
-    default:
-      // Blocks that arrive whole (redacted thinking, search results) still finish at their stop event.
+    case "redacted_thinking":
+    case "web_search_tool_result":
+      // Blocks that arrive whole still finish at their stop event.
       return { type: "whole", block: wholeBlock(block) };
+    default:
+      return { type: "unknown", blockType: String((block as { type?: unknown }).type) };
   }
 }
 
@@ -304,7 +382,8 @@ function finishBlock(stream: Stream): AssistantBlock | null {
   if (!b) return null;
   switch (b.type) {
     case "text":
-      return Object.freeze({ type: "text", text: b.text });
+      // Citations are kept as they came: the API takes them back on the text block.
+      return Object.freeze(b.citations?.length ? { type: "text" as const, text: b.text, citations: b.citations as TextBlock["citations"] } : { type: "text" as const, text: b.text });
     case "thinking":
       return Object.freeze({ type: "thinking", thinking: b.thinking, signature: b.signature });
     case "tool_use":
@@ -315,7 +394,21 @@ function finishBlock(stream: Stream): AssistantBlock | null {
     }
     case "whole":
       return b.block;
+    case "unknown":
+      return null;
   }
+}
+
+/** An aborted or failed stream's turn, with the text block it was in the middle of kept. */
+function withPartialText(stream: Stream): OpenTurn {
+  const b = stream.inProgress;
+  return b?.type === "text" && b.text.trim() ? { finalized: stream.finalized, partialText: b.text } : { finalized: stream.finalized };
+}
+
+/** The bookkeeping of a turn that ended early: the view marks it interrupted. */
+function interrupted(stopReason: "aborted" | "error", stream: Stream): ResponseMeta {
+  const usage = stream.paused ? addUsage(stream.paused.usage, stream.usage) : stream.usage;
+  return { stopReason, usage, interrupted: true };
 }
 
 /** A tool's input must be a JSON object: anything else (cut off, or an array or a string) is stored as `{}`. */

@@ -38,8 +38,11 @@ export type Usage = {
   cache_creation_input_tokens: number;
 };
 
-/** What the view shows under a response; never sent to the API. */
-export type ResponseMeta = { readonly stopReason: string; readonly usage: Usage };
+/**
+ * What the view shows under a response; never sent to the API. `interrupted`: the turn was cut
+ * off (abort, error, stall) and holds what had arrived; `notes`: what tine left out of it.
+ */
+export type ResponseMeta = { readonly stopReason: string; readonly usage: Usage; readonly interrupted?: boolean; readonly notes?: readonly string[] };
 
 /** One history entry: the native message and, for assistant responses, its bookkeeping. */
 export type Entry = { readonly message: NativeMessage; readonly meta?: ResponseMeta };

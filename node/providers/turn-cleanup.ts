@@ -10,6 +10,7 @@ import {
   userMessage,
   type AssistantBlock,
   type Entry,
+  type ResponseMeta,
   type ToolResultBlock,
   type UserBlock,
 } from "./native.ts";
@@ -20,8 +21,13 @@ export const stoppedBeforeToolRan = (stopReason: string) =>
   `The response stopped (${stopReason}) before the tool call was complete; it did not run.`;
 
 export type OpenTurn = {
-  /** Blocks of the assistant message being streamed that have finished; never the one in progress. */
+  /** Blocks of the assistant message being streamed that have finished. */
   readonly finalized: readonly AssistantBlock[];
+  /**
+   * The text of the block in progress, kept when the turn is aborted or fails (a partial text
+   * block is valid for the API); a fork leaves it out and keeps finished blocks only.
+   */
+  readonly partialText?: string;
 };
 
 export type CloseTurnOptions = {
@@ -29,6 +35,8 @@ export type CloseTurnOptions = {
   readonly knownResults?: ReadonlyMap<string, ToolResultBlock>;
   /** The error text given to each tool_use that has no result. */
   readonly missingResultText: string;
+  /** Bookkeeping for the closed turn's entry (an interrupted turn is marked so). */
+  readonly meta?: ResponseMeta;
 };
 
 /** Keeps the blocks of an assistant message that the API accepts on their own. */
@@ -96,7 +104,7 @@ export function closeTurn(history: History, open: OpenTurn | null, options: Clos
   let base = history;
   let blocks: readonly AssistantBlock[];
   if (open) {
-    blocks = open.finalized;
+    blocks = open.partialText ? [...open.finalized, Object.freeze({ type: "text" as const, text: open.partialText })] : open.finalized;
   } else {
     const last = history.last();
     if (!last || last.message.role !== "assistant") return history;
@@ -112,7 +120,7 @@ export function closeTurn(history: History, open: OpenTurn | null, options: Clos
 
 function appendClosed(base: History, cleaned: AssistantBlock[], options: CloseTurnOptions, unchanged?: Entry): History {
   if (cleaned.length === 0) return base;
-  const out: Entry[] = [unchanged ?? entry(assistantMessage(cleaned))];
+  const out: Entry[] = [unchanged ?? entry(assistantMessage(cleaned), options.meta)];
   const uses = pendingToolUses(cleaned);
   if (uses.length > 0) {
     const results: UserBlock[] = uses.map(

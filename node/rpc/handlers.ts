@@ -28,7 +28,9 @@ export class Handlers {
     const [a, b, c] = args as [any, any, any];
     switch (method) {
       case "send":
-        await app.send(a, String(b));
+        return await app.send(a, String(b));
+      case "retry":
+        app.retry(String(a));
         return true;
       case "fork":
         return await app.fork(a, String(b ?? ""), c ?? {});

@@ -22,6 +22,8 @@ export const HEADER = { user: "## You", results: "## Tool results", assistant: "
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
+export const splitLines = (line: string): string[] => line.split("\n");
+
 export function headerFor(e: Entry): string {
   if (e.message.role === "assistant") return HEADER.assistant;
   return e.message.content.every((b) => b.type === "tool_result") ? HEADER.results : HEADER.user;
@@ -32,22 +34,37 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   const blockStarts: number[] = [];
   e.message.content.forEach((block: Block, i) => {
     blockStarts.push(lines.length);
-    lines.push(...renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx));
+    // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
+    lines.push(...renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx).flatMap(splitLines));
   });
-  if (e.meta) lines.push(metaLine(e.meta));
+  if (e.meta) lines.push(...(e.meta.notes ?? []).map((n) => `ℹ ${n}`).flatMap(splitLines), metaLine(e.meta));
   lines.push("");
   return { lines, blockStarts };
 }
 
 export function metaLine(meta: ResponseMeta): string {
+  if (meta.interrupted) return `── interrupted (${meta.stopReason === "aborted" ? "aborted" : "the request failed"}): the reply stops here`;
   const u = meta.usage;
   return `── ${meta.stopReason} · in ${fmt(u.input_tokens)} · out ${fmt(u.output_tokens)} · cache read ${fmt(u.cache_read_input_tokens)} · cache write ${fmt(u.cache_creation_input_tokens)}`;
+}
+
+/** Sources a text block cites, as markdown links under it (each once). */
+function citationLines(citations: readonly unknown[] | null | undefined): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const c of citations ?? []) {
+    const { url, title } = c as { url?: string; title?: string };
+    if (!url || seen.has(url)) continue;
+    seen.add(url);
+    out.push(`   [${out.length + 1}] [${title || url}](${url})`);
+  }
+  return out;
 }
 
 function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): string[] {
   switch (block.type) {
     case "text":
-      return block.text.split("\n");
+      return [...block.text.split("\n"), ...citationLines(block.citations)];
     case "thinking":
       if (!expanded) return [`▸ Thinking (${fmt(block.thinking.length)} chars)`];
       return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `> ${l}`)];
@@ -58,7 +75,8 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
     case "server_tool_use":
       return [`🔎 ${block.name}: ${JSON.stringify((block.input as { query?: string })?.query ?? block.input)}`];
     case "web_search_tool_result": {
-      const results = Array.isArray(block.content) ? block.content : [];
+      if (!Array.isArray(block.content)) return [`   ⚠ web search failed: ${(block.content as { error_code?: string }).error_code ?? "unknown error"}`];
+      const results = block.content;
       const head = `   → ${results.length} result${results.length === 1 ? "" : "s"}`;
       return expanded ? [head, ...results.map((r) => `   - [${r.title}](${r.url})`)] : [head];
     }
@@ -126,5 +144,7 @@ export function renderInProgressSummary(block: InProgressBlock): string[] {
       return [`🔧 ${block.name}… (${fmt(block.inputJson.length)} chars of input)`];
     case "whole":
       return [];
+    case "unknown":
+      return [`(a "${block.blockType}" block, which this version of tine does not show)`];
   }
 }

@@ -13,7 +13,7 @@ import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agen
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { Document, type Edit } from "./document.ts";
-import { renderEntry, renderInProgressSummary, renderOpenFinalized, type Rendered, type RenderContext } from "./render.ts";
+import { renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines, type Rendered, type RenderContext } from "./render.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
@@ -85,7 +85,8 @@ export class ThreadView {
     return this.doc.start(1 + index);
   }
 
-  private syncSegment(i: number, lines: string[]): void {
+  private syncSegment(i: number, given: string[]): void {
+    const lines = given.flatMap(splitLines);
     const old = this.doc.lines(i);
     if (old.length !== lines.length || old.some((l, j) => l !== lines[j])) this.doc.splice(i, 1, [lines]);
   }
@@ -209,10 +210,14 @@ const STOP_NOTES: Partial<Record<StopReason, string>> = {
 
 function footerLines(thread: Thread): string[] {
   const s = thread.agent.status;
-  if (s.type === "error") return [`⚠ Error: ${s.message}`, "  (the thread is usable: send again to retry)", ""];
+  if (s.type === "error") return [`⚠ Error: ${s.message}`, "  R (or :Tine retry) sends it again; a new message replaces it", ""];
   if (s.type === "stopped") {
     const note = STOP_NOTES[s.stopReason];
     if (note) return [note, ""];
+  }
+  if (s.type === "streaming" && s.retryAt !== undefined) {
+    const seconds = Math.max(0, Math.round((s.retryAt - Date.now()) / 1000));
+    return [`↻ the API is busy: trying again in ${seconds} s (attempt ${s.attempt + 1}) · <C-c> aborts`, ""];
   }
   if (s.type === "streaming" && s.attempt > 0) return [`↻ retrying (attempt ${s.attempt + 1})`, ""];
   return [""];

@@ -17,7 +17,8 @@ export const testConfig: ProviderConfig = {
 
 export function testConnection(mock: MockAnthropic): Connection {
   return {
-    client: new Anthropic({ apiKey: "test-key", baseURL: mock.url, maxRetries: 2 }),
+    // As the host connects: one retry layer, the agent's.
+    client: new Anthropic({ apiKey: "test-key", baseURL: mock.url, maxRetries: 0 }),
     streamRetries: 2,
     retryDelayMs: 1,
   };
@@ -58,10 +59,11 @@ export class AgentProbe {
 export async function withAgent(
   fn: (ctx: { mock: MockAnthropic; agent: AnthropicAgent; probe: AgentProbe }) => Promise<void>,
   config: ProviderConfig = testConfig,
+  connection: Partial<Connection> = {},
 ): Promise<void> {
   const mock = await MockAnthropic.start();
   const probe = new AgentProbe();
-  const agent = new AnthropicAgent(config, testConnection(mock), probe.dispatch);
+  const agent = new AnthropicAgent(config, { ...testConnection(mock), ...connection }, probe.dispatch);
   try {
     await fn({ mock, agent, probe });
     const violations = mock.violations();

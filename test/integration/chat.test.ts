@@ -169,31 +169,41 @@ describe(`chat (${nv.version})`, () => {
     });
   });
 
-  it("<C-c> aborts a stream: finished blocks stay, the next request is valid", async () => {
+  // Changed by the daily-use issue: the text being read when <C-c> came is kept (marked), not dropped.
+  it("<C-c> aborts a stream: finished blocks and the partial text stay, marked interrupted; the next request is valid", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(response([{ text: "Kept block." }, { text: "cut off here", holdInside: { hold: "mid", afterDeltas: 1 } }]), textReply("After abort."));
       const t = await openSidebar(s);
       await typeAndSend(s, "start");
       await s.waitForDisplay(t.id, "cut off");
       await s.keys("<C-c>");
-      await s.waitForDisplay(t.id, "⏹ Aborted");
+      const shown = await s.waitForDisplay(t.id, "⏹ Aborted");
+      assert.match(shown, /Kept block\.\ncut off ?\n── interrupted \(aborted\): the reply stops here/);
       assert.equal((await s.threads())[0]!.stop_reason, "aborted");
       s.mock.release("mid");
       await typeAndSend(s, "continue");
       await s.waitForDisplay(t.id, "After abort.");
-      assert.deepEqual(bodies(s)[1].messages[1], { role: "assistant", content: [{ type: "text", text: "Kept block." }] });
+      const kept = bodies(s)[1].messages[1].content;
+      assert.deepEqual(kept[0], { type: "text", text: "Kept block." });
+      assert.match(kept[1].text, /^cut off ?$/, "the partial text, as it had arrived");
     });
   });
 
-  it("an API error is shown in the thread, which stays usable", async () => {
+  // Changed by the daily-use issue: the error says where and what, and a new send replaces the
+  // failed turn instead of joining it (its text comes back into the input).
+  it("an API error is shown in the thread, which stays usable; a new send replaces the failed turn", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(errorReply(400, "invalid_request_error", "prompt is too long"), textReply("Works again."));
       const t = await openSidebar(s);
       await typeAndSend(s, "first");
-      await s.waitForDisplay(t.id, "⚠ Error: invalid_request_error: prompt is too long");
+      const host = new URL(s.mock.url).host;
+      await s.waitForDisplay(t.id, `⚠ Error: ${host} answered HTTP 400 invalid_request_error: prompt is too long`);
+      assert.match(await s.display(t.id), /R \(or :Tine retry\) sends it again; a new message replaces it/);
       assert.equal((await s.threads())[0]!.status, "error");
       await typeAndSend(s, "second");
       await s.waitForDisplay(t.id, "Works again.");
+      assert.deepEqual(bodies(s)[1].messages, [{ role: "user", content: [{ type: "text", text: "second", cache_control: { type: "ephemeral" } }] }]);
+      assert.deepEqual(await s.lines(t.input_bufnr), ["first"], "the failed text is back in the input");
     });
   });
 

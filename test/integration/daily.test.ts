@@ -1,9 +1,12 @@
 /** Daily use without surprises: crashes, buffers and windows, keys, approvals, setup. */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { errorReply } from "../mock-anthropic/server.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -17,6 +20,14 @@ const curBufName = (s: Session) => s.lua<string>("return vim.api.nvim_buf_get_na
 const tabWindows = (s: Session) =>
   s.lua<string[]>(`return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`);
 const lastNote = async (s: Session) => (await s.notifications()).at(-1)?.msg ?? "";
+/** Puts the cursor on the display line that starts with `text` and types `keys` there. */
+async function onLine(s: Session, thread: number, text: string, keys: string) {
+  const t = await s.thread(thread);
+  const line = (await s.lines(t.bufnr)).findIndex((l) => l.startsWith(text));
+  assert.ok(line >= 0, `no line starting with ${text}`);
+  await s.lua("local buf, line = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { line + 1, 0 })", t.bufnr, line);
+  await s.keys(keys);
+}
 
 describe(`daily use (${nv.version})`, () => {
   it("a host crash stops the spinner, says so in the thread and the list, and the next command offers :Tine restart", async () => {
@@ -160,11 +171,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("Tine");
       await typeAndSend(s, "edit");
       await s.waitForDisplay(1, "awaiting approval");
-      await s.lua("vim.cmd('wincmd k')");
-      for (let i = 0; i < 2; i++) {
-        await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(1)).bufnr);
-        await s.keys("a");
-      }
+      for (const call of ["🔧 edit_file: hello.txt", "🔧 edit_file: other.txt"]) await onLine(s, 1, call, "a");
       await s.waitForDisplay(1, "Edited both.");
       await s.until("hello.txt reloaded", async () => (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('hello.txt'), 0, -1, false)"))[0] === "goodbye from a fixture");
       assert.deepEqual(await s.lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('other.txt'), 0, -1, false)"), ["my unsaved change"]);
@@ -187,14 +194,101 @@ describe(`daily use (${nv.version})`, () => {
       await typeAndSend(s, "read around");
       const shown = await s.waitForDisplay(1, "✓ done");
       assert.equal(shown.match(/awaiting approval/g)?.length, 2, "the two reads outside wait");
-      await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(1)).bufnr);
-      await s.keys("d");
-      await s.keys("d");
+      await onLine(s, 1, "🔧 get_file: /proc/self/environ", "d");
+      await onLine(s, 1, "🔧 list_directory: ..", "d");
       await s.waitForDisplay(1, "Understood.");
       const results = bodies(s)[1].messages.at(-1).content;
       assert.equal(results[0].content, "hello from a fixture\n");
       assert.equal(results[1].content, "The user denied this tool call.");
       assert.ok(!JSON.stringify(bodies(s)[1]).includes("test-key"), "the environment was not read");
+    });
+  });
+
+  it("R (and :Tine retry) sends the failed turn again, as it was", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(errorReply(500, "api_error", "internal"), errorReply(500, "api_error", "internal"), textReply("Third time lucky."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "hello");
+      await s.waitForDisplay(1, "⚠ Error:");
+      await s.cmd("Tine retry");
+      await s.until("the second failure", async () => s.mock.requests.length === 2 && (await s.thread(1)).status === "error");
+      await onLine(s, 1, "⚠ Error:", "R");
+      await s.waitForDisplay(1, "Third time lucky.");
+      for (const b of bodies(s)) assert.deepEqual(b.messages, [{ role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral" } }] }]);
+    });
+  });
+
+  it("a refused connection says where and why, and the log holds the error with its stack", async () => {
+    // A port nothing listens on: taken from the system, then let go.
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise((r) => server.close(r));
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      await typeAndSend(s, "anyone there?");
+      const shown = await s.waitForDisplay(1, "⚠ Error:");
+      assert.ok(shown.includes(`⚠ Error: could not reach 127.0.0.1:${port}: the connection was refused (is the server running?)`), shown);
+      const log = await s.lua<string>("return require('tine.host').log_path()");
+      await s.until("the log", async () => new RegExp(`request failed: could not reach 127\\.0\\.0\\.1:${port}[\\s\\S]*\\n\\S+ +at `).test(readFileSync(log, "utf8")));
+    }, { env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } });
+  });
+
+  it("a stalled stream ends after stream_idle_timeout with a clear message; the partial text stays; the thread goes on", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Half a thought that never", holdInside: { hold: "stall", afterDeltas: 2 } }]), textReply("Back."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "think");
+      const shown = await s.waitForDisplay(1, "⚠ Error: no data from the API for 1 s");
+      assert.match(shown, /## Claude\nHalf a th[^\n]*\n── interrupted \(the request failed\)/);
+      s.mock.release("stall");
+      await typeAndSend(s, "again");
+      await s.waitForDisplay(1, "Back.");
+      assert.match(bodies(s)[1].messages[1].content[0].text, /^Half a th/);
+    }, { setup: { stream_idle_timeout: 1 } });
+  });
+
+  it("a content block of an unknown type is skipped with a notice; the reply goes on", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([
+          { text: "Before." },
+          { steps: [{ event: { type: "content_block_start", index: 1, content_block: { type: "fancy_new_tool_result", tool_use_id: "x", content: [] } } }, { event: { type: "content_block_stop", index: 1 } }] },
+          { text: "After." },
+        ]),
+        textReply("Next."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "go");
+      const shown = await s.waitForDisplay(1, "── end_turn");
+      assert.match(shown, /Before\.\nAfter\.\nℹ skipped a "fancy_new_tool_result" block this version of tine does not know/);
+      await typeAndSend(s, "more");
+      await s.waitForDisplay(1, "Next.");
+      assert.deepEqual(bodies(s)[1].messages[1].content.map((b: any) => b.text), ["Before.", "After."]);
+    });
+  });
+
+  it("a multi-line command is shown whole before it can be approved; with two waiting, a/d act only on the one under the cursor", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([
+          { toolUse: { id: "m1", name: "bash_command", input: { command: "echo one\necho two" } } },
+          { toolUse: { id: "m2", name: "bash_command", input: { command: "echo three" } } },
+        ]),
+        textReply("Done."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "run both");
+      const shown = await s.waitForDisplay(1, "awaiting approval");
+      assert.match(shown, /🔧 bash_command: \$ echo one\necho two\n   ⏳ awaiting approval/);
+      await onLine(s, 1, "## You", "a");
+      assert.match(await lastNote(s), /2 tool calls wait for approval: put the cursor on the one to approve/);
+      await onLine(s, 1, "🔧 bash_command: $ echo three", "d");
+      await onLine(s, 1, "🔧 bash_command: $ echo one", "a");
+      await s.waitForDisplay(1, "Done.");
+      const results = bodies(s)[1].messages[2].content;
+      assert.equal(results[0].content, "one\ntwo\n");
+      assert.equal(results[1].content, "The user denied this tool call.");
     });
   });
 
