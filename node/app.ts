@@ -70,6 +70,7 @@ export class App {
         cwd: config.cwd,
         needsApproval: (name, input) => needsApproval(name, input, config.cwd, config.tools_needing_approval),
         fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
+        toolLimits: { timeoutSec: config.bash_timeout, envDeny: config.tool_env_deny },
       },
       {
         threadCreated: (thread, how) => {

@@ -29,6 +29,8 @@ export type ThreadContext = {
   readonly needsApproval: (toolName: string, input: unknown) => boolean;
   /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
   readonly fileWritten: (path: string) => void;
+  /** Limits of tool processes (bash_timeout, tool_env_deny). */
+  readonly toolLimits?: { readonly timeoutSec: number; readonly envDeny: readonly string[] };
 };
 
 /** A fork's findings waiting to go to this thread with its next user turn. */
@@ -194,7 +196,7 @@ export class Thread {
     this.controllers.set(run.use.id, controller);
     this.replaceRun(run.use.id, { ...run, state: "running" });
     const { dispatch, cwd } = this.context;
-    void runTool(run.use.name, run.use.input, cwd, controller.signal).then((outcome) => {
+    void runTool(run.use.name, run.use.input, { cwd, signal: controller.signal, ...this.context.toolLimits }).then((outcome) => {
       if (!controller.signal.aborted) dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
   }
