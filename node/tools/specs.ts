@@ -4,7 +4,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 export const TOOL_SPECS: readonly Anthropic.Messages.Tool[] = [
   {
     name: "get_file",
-    description: "Read a text file from the project. Paths are relative to Neovim's working directory.",
+    description:
+      "Read a text file (UTF-8, at most 256 KiB) from the project. Paths are relative to Neovim's working directory. " +
+      "Binary files, devices and pipes are refused; read parts of a larger file with bash_command.",
     input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
   },
   {
@@ -14,13 +16,17 @@ export const TOOL_SPECS: readonly Anthropic.Messages.Tool[] = [
   },
   {
     name: "bash_command",
-    description: "Run a shell command with bash in the project directory; returns its output and exit code.",
+    description:
+      "Run a shell command with bash in the project directory, without stdin; returns its output and exit code. " +
+      "A long output keeps its start and end. The command is stopped after a time limit (2 minutes by default), " +
+      "and anything it leaves running in the background is stopped when it returns.",
     input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
   },
   {
     name: "edit_file",
     description:
-      "Replace the exact text `find` with `replace` in a file. `find` must occur exactly once. " +
+      "Replace the exact text `find` with `replace` in a text file. `find` must occur exactly once. " +
+      "A file with \\r\\n line endings keeps them (write `find` and `replace` with \\n). " +
       "With an empty `find` and a file that does not exist, creates the file with `replace`.",
     input_schema: {
       type: "object",
