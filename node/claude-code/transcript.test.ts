@@ -1,0 +1,80 @@
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
+import { encodeProject } from "./project.ts";
+import { INTERRUPTED_TOOL_RESULT, readTranscript, TranscriptError, writeTranscript } from "./transcript.ts";
+
+const line = (r: object) => `${JSON.stringify(r)}\n`;
+/** A transcript shaped as the CLI writes one: meta records, attachments, one block per assistant record. */
+const cli = [
+  line({ type: "queue-operation", operation: "enqueue" }),
+  line({ type: "user", uuid: "u1", parentUuid: null, sessionId: "S", cwd: "/p", message: { role: "user", content: [{ type: "text", text: "<system-reminder>\nnoise\n</system-reminder>" }, { type: "text", text: "list the files" }] } }),
+  line({ type: "attachment", uuid: "a1", parentUuid: "u1", attachment: { type: "date" } }),
+  line({ type: "assistant", uuid: "x1", parentUuid: "a1", message: { id: "m1", role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "sig" }] } }),
+  line({ type: "assistant", uuid: "x2", parentUuid: "x1", message: { id: "m1", role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }] } }),
+  line({ type: "user", uuid: "sc", parentUuid: "x2", isSidechain: true, message: { role: "user", content: "sidechain" } }),
+  line({ type: "user", uuid: "u2", parentUuid: "x2", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "a.txt" }] }] } }),
+  line({ type: "user", uuid: "meta", parentUuid: "u2", isMeta: true, message: { role: "user", content: "<command-name>/cost</command-name>" } }),
+  line({ type: "assistant", uuid: "x3", parentUuid: "meta", message: { id: "m2", role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] } }),
+  line({ type: "last-prompt", lastPrompt: "list the files", leafUuid: "x3" }),
+  line({ type: "cost-state", total: 1 }),
+].join("");
+
+describe("reading a Claude Code transcript", () => {
+  it("walks the chain from the leaf, merges one response's records, leaves Claude Code's own records out", () => {
+    const t = readTranscript(cli);
+    expect(t.sessionId).toBe("S");
+    expect(t.firstPrompt).toBe("list the files");
+    expect(t.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "list the files" }] },
+      { role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "sig" }, { type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a.txt" }] },
+      { role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] },
+    ]);
+    expect(checkMessages([...t.messages, { role: "user", content: [{ type: "text", text: "next" }] }])).toEqual([]);
+  });
+
+  it("follows last-prompt's leaf, not the last record in the file (a rewound branch)", () => {
+    const rewound = cli + line({ type: "user", uuid: "old", parentUuid: "u1", message: { role: "user", content: "abandoned branch" } }) + line({ type: "last-prompt", leafUuid: "x3" });
+    expect(readTranscript(rewound).messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] });
+  });
+
+  it("tolerates a truncated last line; a bad line elsewhere is an error naming it", () => {
+    expect(readTranscript(cli + '{"type":"assistant","uu').messages).toHaveLength(4);
+    expect(() => readTranscript(cli.replace('{"type":"attachment"', '{oops"type":"attachment"'))).toThrow(new TranscriptError("line 3 is not JSON"));
+  });
+
+  it("answers a tool call left without a result, as the CLI does", () => {
+    const cut = cli.split("\n").slice(0, 5).join("\n") + "\n";
+    const t = readTranscript(cut);
+    expect(t.messages.at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: INTERRUPTED_TOOL_RESULT, is_error: true }] });
+    expect(checkMessages(t.messages)).toEqual([]);
+  });
+});
+
+describe("writing one", () => {
+  it("round-trips: what is written reads back as the same conversation", () => {
+    const messages = readTranscript(cli).messages;
+    const written = writeTranscript(messages, { sessionId: "N", cwd: "/p" });
+    expect(readTranscript(written).messages).toEqual(messages);
+    const records = written.trim().split("\n").map((l) => JSON.parse(l));
+    expect(records.every((r) => r.sessionId === "N" && r.cwd === "/p" && typeof r.uuid === "string" && "parentUuid" in r)).toBe(true);
+    expect(records[1].type).toBe("attachment");
+  });
+});
+
+describe("the project folder", () => {
+  it("is the real path with every other character turned into -", () => {
+    const root = mkdtempSync(join(tmpdir(), "tine-cc-"));
+    try {
+      mkdirSync(join(root, "my project.v2"));
+      symlinkSync(join(root, "my project.v2"), join(root, "link"));
+      expect(encodeProject(join(root, "link"))).toBe(join(root, "my project.v2").replace(/[^a-zA-Z0-9]/g, "-"));
+      expect(encodeProject(`/x/${"a".repeat(300)}`)).toMatch(/^-x-a{197}-[0-9a-z]+$/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
