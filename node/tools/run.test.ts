@@ -127,6 +127,12 @@ describe("get_file", () => {
     expect(await run("get_file", { path: "a.txt" })).toEqual({ text: "héllo ✓\r\nline 2\n", isError: false });
   });
 
+  it("reads a file whose stat gives no size (/proc) to its end", async () => {
+    const out = await run("get_file", { path: "/proc/self/status" });
+    expect(out.isError).toBe(false);
+    expect(out.text).toMatch(/^Name:.*\n[\s\S]*\nPid:\t\d+\n/);
+  });
+
   it("refuses a FIFO (without blocking), a socket, a device and a directory", async () => {
     execFileSync("mkfifo", [join(dir, "fifo")]);
     const server = createServer();

@@ -93,12 +93,19 @@ async function readRegularFile(path: string, limit: { bytes: number; tool: strin
     const info = await handle.stat();
     const after = refuse(info);
     if (after) throw after;
-    // One byte more than allowed tells a file that grew since the stat.
-    const buffer = Buffer.alloc(Math.min(info.size, limit.bytes) + 1);
-    let filled = 0;
-    for (let n = -1; n !== 0 && filled < buffer.length; filled += n) n = (await handle.read(buffer, filled, buffer.length - filled, filled)).bytesRead;
-    if (filled > limit.bytes) throw new Error(`${path} grew past ${sizeOf(limit.bytes)} while it was read: read parts of it with bash_command`);
-    return buffer.subarray(0, filled);
+    // Read to the end, not to the size stat gave: /proc files say 0. One byte more than allowed
+    // tells a file that is (or grew) too large.
+    const parts: Buffer[] = [];
+    let total = 0;
+    while (total <= limit.bytes) {
+      const room = Math.min(Math.max(info.size + 1, 64 * 1024), limit.bytes + 1 - total);
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(room), 0, room, null);
+      if (bytesRead === 0) break;
+      parts.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+    }
+    if (total > limit.bytes) throw new Error(`${path} is more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`);
+    return Buffer.concat(parts, total);
   } finally {
     await handle.close();
   }
