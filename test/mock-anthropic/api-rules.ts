@@ -104,7 +104,8 @@ function checkSearchResult(content: unknown, where: string): string[] {
       const out: string[] = [];
       if (r["type"] !== "web_search_result") out.push(`${where}[${i}] is not a web_search_result`);
       for (const key of Object.keys(r)) if (!["type", "url", "title", "encrypted_content", "page_age"].includes(key)) out.push(`${where}[${i}] has field ${key}`);
-      if (typeof r["url"] !== "string" || typeof r["title"] !== "string") out.push(`${where}[${i}] needs url and title`);
+      for (const key of ["url", "title", "encrypted_content"]) if (typeof r[key] !== "string") out.push(`${where}[${i}] needs ${key}`);
+      if (r["page_age"] != null && typeof r["page_age"] !== "string") out.push(`${where}[${i}] page_age is neither a string nor null`);
       return out;
     });
   }
@@ -142,13 +143,25 @@ function toolUseIds(m: Json): string[] {
   return (content as Json[]).filter((b) => b["type"] === "tool_use").map((b) => String(b["id"]));
 }
 
-/** Checks a whole request body. */
-export function checkRequest(body: unknown): string[] {
+/**
+ * Checks a whole request body. `beta`: the request went to `/v1/messages?beta=true`, where (as the
+ * Claude Code CLI sends them) `role: "system"` messages of text may sit among the messages; they
+ * are checked as such and the rest as usual.
+ */
+export function checkRequest(body: unknown, opts: { beta?: boolean } = {}): string[] {
   const b = body as Json;
   const problems: string[] = [];
   if (typeof b["model"] !== "string") problems.push("model is missing");
   if (typeof b["max_tokens"] !== "number" || (b["max_tokens"] as number) < 1) problems.push("max_tokens is missing");
-  const messages = b["messages"] as Json[] | undefined;
+  let messages = b["messages"] as Json[] | undefined;
+  if (opts.beta && Array.isArray(messages)) {
+    for (const m of messages.filter((m) => m["role"] === "system")) {
+      const content = typeof m["content"] === "string" ? [{ type: "text", text: m["content"] }] : (m["content"] as Json[]);
+      if (!Array.isArray(content) || !content.length || content.some((c) => c["type"] !== "text" || typeof c["text"] !== "string" || !c["text"].trim()))
+        problems.push("a system message must hold non-empty text blocks");
+    }
+    messages = messages.filter((m) => m["role"] !== "system");
+  }
   // A turn paused by a server tool is continued by sending the assistant message back as it is.
   const last = Array.isArray(messages) ? messages[messages.length - 1] : undefined;
   const pausedServerTurn =

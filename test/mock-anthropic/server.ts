@@ -113,7 +113,7 @@ export class MockAnthropic {
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Json;
-    const recorded: RecordedRequest = { body, headers: req.headers, violations: checkRequest(body) };
+    const recorded: RecordedRequest = { body, headers: req.headers, violations: checkRequest(body, { beta: req.url.includes("beta=true") }) };
     this.requests.push(recorded);
     for (const w of this.requestWaiters.filter((w) => this.requests.length >= w.count)) {
       this.requestWaiters.splice(this.requestWaiters.indexOf(w), 1);
