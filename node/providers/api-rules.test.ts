@@ -31,6 +31,8 @@ describe("API rules", () => {
     expect(checkMessages(turn({ type: "web_search_tool_result_error", error_code: "max_uses_exceeded" }))).toEqual([]);
     expect(checkMessages(turn([{ type: "web_search_result", url: "u", title: "t", encrypted_content: "e", page_age: null }]))).toEqual([]);
     expect(checkMessages(turn({ error: "x" })).join()).toMatch(/neither a result list nor a web_search_tool_result_error/);
+    expect(checkMessages(turn([{ type: "web_search_result", url: "u", title: "t" }])).join()).toMatch(/\[0\] needs encrypted_content/);
+    expect(checkMessages(turn([{ type: "web_search_result", url: "u", title: "t", encrypted_content: "e", page_age: 3 }])).join()).toMatch(/page_age is neither/);
   });
 
   it("cache_control is counted by walking the request, at most 4", () => {
