@@ -318,6 +318,23 @@ describe("AnthropicAgent stop reasons", () => {
     }, withSearch);
   });
 
+  // A continuation is not a prefill the API takes ending in thinking: the trailing thinking goes,
+  // from what is sent and from the turn kept, while thinking before other blocks stays.
+  it("pause_turn: a paused turn ending in thinking is sent back and kept without that thinking", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(
+        response([{ thinking: "plan", signature: "s1" }, search("s1", "neovim"), found("s1"), { thinking: "next step", signature: "s2" }], { stopReason: "pause_turn" }),
+        response([{ text: "Done." }]),
+      );
+      const done = probe.stopped();
+      agent.send(say("search"));
+      await done;
+      const sentBack = (mock.requests[1]!.body as any).messages.at(-1).content.map((b: any) => b.type);
+      assert.deepEqual(sentBack, ["thinking", "server_tool_use", "web_search_tool_result"]);
+      assert.deepEqual(messages(agent)[1]!.content.map((b) => b.type), ["thinking", "server_tool_use", "web_search_tool_result", "text"]);
+    }, { ...withSearch, thinking: { type: "adaptive", display: "summarized" } });
+  });
+
   it("pause_turn: a continuation retried after an overloaded error keeps the paused blocks once", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(
