@@ -24,6 +24,8 @@ describe("API rules", () => {
     expect(checkMessages([user(), call("bad id"), answer("bad id")])).toContain("tool id bad id does not match ^[A-Za-z0-9_-]+$");
     expect(checkMessages([user(), call("a"), answer("a"), call("a"), answer("a")])).toContain("tool id a is used twice");
     expect(checkMessages([user(), call("b", [1]), answer("b")])).toContain("messages[1]: tool_use b input is not an object");
+    const search = { role: "assistant", content: [{ type: "server_tool_use", id: "s", name: "web_search", input: "q" }, { type: "web_search_tool_result", tool_use_id: "s", content: [] }] };
+    expect(checkMessages([user(), search, user()])).toContain("messages[1]: server_tool_use s input is not an object");
   });
 
   it("web search results: a result list or an error object", () => {

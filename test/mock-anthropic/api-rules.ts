@@ -49,8 +49,9 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
       const finalType = String(blocks[blocks.length - 1]?.["type"]);
       if (finalType === "thinking" || finalType === "redacted_thinking") problems.push(`${where}: an assistant message cannot end in a ${finalType} block`);
       for (const b of blocks) {
-        if (b["type"] === "tool_use" && (!b["input"] || typeof b["input"] !== "object" || Array.isArray(b["input"])))
-          problems.push(`${where}: tool_use ${String(b["id"])} input is not an object`);
+        const isCall = b["type"] === "tool_use" || b["type"] === "server_tool_use";
+        if (isCall && (!b["input"] || typeof b["input"] !== "object" || Array.isArray(b["input"])))
+          problems.push(`${where}: ${String(b["type"])} ${String(b["id"])} input is not an object`);
         if (b["type"] === "web_search_tool_result") problems.push(...checkSearchResult(b["content"], `${where} web_search_tool_result`));
       }
       const uses = new Set(blocks.filter((b) => b["type"] === "server_tool_use").map((b) => b["id"]));
