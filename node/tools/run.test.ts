@@ -88,6 +88,10 @@ describe("bash_command", () => {
     await until(() => !alive(pid), `pid ${pid} to be gone`);
   });
 
+  it("a time limit longer than a timer holds (about 24.8 days) does not stop the command at once", async () => {
+    expect(await run("bash_command", { command: "sleep 0.2; echo done" }, { timeoutSec: 1e9 })).toEqual({ text: "done\n", isError: false });
+  });
+
   it("abort kills the whole process group: a background child does not outlive it", async () => {
     const controller = new AbortController();
     const { outcome, pid } = await startWithBackgroundChild({ signal: controller.signal });

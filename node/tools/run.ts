@@ -266,7 +266,8 @@ function bash(command: string, options: ToolOptions): Promise<ToolOutcome> {
       if (pgid !== undefined) killGroup(pgid);
     };
     const onAbort = () => stop("aborted");
-    const timer = setTimeout(() => stop("timed-out"), timeoutSec * 1000);
+    // setTimeout takes at most 2^31-1 ms (a longer delay would fire at once).
+    const timer = setTimeout(() => stop("timed-out"), Math.min(timeoutSec * 1000, 2 ** 31 - 1));
     let grace: NodeJS.Timeout | undefined;
     const settle = (outcome: ToolOutcome) => {
       if (settled) return;
