@@ -4,15 +4,19 @@
  * are derived from state (`Buffers`).
  */
 import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { configDir, findSession, listSessions, projectSessionsDir } from "./claude-code/project.ts";
+import { readTranscript, TranscriptError, writeTranscript } from "./claude-code/transcript.ts";
 import { Chat } from "./chat/chat.ts";
 import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { parseSend } from "./chat/send-command.ts";
-import type { Thread } from "./chat/thread.ts";
+import { titleFrom, type Thread } from "./chat/thread.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { AnthropicAgent, connect } from "./providers/anthropic-agent.ts";
 import { History } from "./providers/history.ts";
-import { assistantMessage, entry, userMessage, type Entry } from "./providers/native.ts";
+import { assistantMessage, entry, freezeMessage, userMessage, type Entry } from "./providers/native.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
@@ -454,6 +458,52 @@ export class App {
     this.unreadable = unreadable;
     const problems = summaries.flatMap((s) => s.problems.map((p) => `${s.title} (${s.id}.jsonl) line ${p.line}: ${p.error}`));
     return { persist: true, dir: this.persistence.store.dir, threads: threads.length, unreadable: unreadable.map((u) => `${u.path}: ${u.error}`), problems };
+  }
+
+  // ---- Claude Code ----
+
+  /** This project's Claude Code sessions, newest first (for the `:Tine import` picker). */
+  claudeSessions() {
+    return listSessions(this.config.cwd).map((s) => ({ id: s.id, path: s.path, modified: s.modified, first_prompt: s.firstPrompt }));
+  }
+
+  /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */
+  async importClaude(idOrPath: string): Promise<{ id: ThreadId; display: number; input: number }> {
+    const path = findSession(idOrPath);
+    if (!path) throw new Error(`tine: no Claude Code session ${idOrPath} (looked in ${configDir()}/projects)`);
+    let transcript;
+    try {
+      transcript = readTranscript(readFileSync(path, "utf8"));
+    } catch (error) {
+      if (error instanceof TranscriptError) throw new Error(`tine: ${path} cannot be imported: ${error.message}`);
+      throw error;
+    }
+    if (!transcript.messages.length) throw new Error(`tine: ${path} holds no conversation to import`);
+    const newId = randomUUID();
+    const history = History.of(transcript.messages.map((m) => entry(freezeMessage(m))));
+    const title = titleFrom(transcript.firstPrompt ?? "Claude Code session");
+    const origin = { kind: "claude-code" as const, sessionId: transcript.sessionId, path };
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, history, title, origin } });
+    const m = await this.buffers.of(newId);
+    return { id: newId, display: m.display, input: m.input };
+  }
+
+  /**
+   * A thread written as a Claude Code transcript under a new session id, in the folder Claude
+   * Code uses for this project; the thread itself is unchanged. Returns the session id and file.
+   */
+  exportClaude(id: ThreadId): { session_id: string; path: string } {
+    const thread = this.chat.threads.get(id);
+    const history = thread?.agent.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined);
+    if (!history) throw new Error(`tine: no thread ${id}`);
+    if (!history.length) throw new Error("tine: the thread has no messages to export");
+    const sessionId = randomUUID();
+    const dir = projectSessionsDir(this.config.cwd);
+    const path = join(dir, `${sessionId}.jsonl`);
+    if (existsSync(path)) throw new Error(`tine: ${path} exists already`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(path, writeTranscript(history.messages(), { sessionId, cwd: this.config.cwd }), { mode: 0o600, flag: "wx" });
+    return { session_id: sessionId, path };
   }
 
   /** A new thread holding `n` messages of conversation (benchmarks). */

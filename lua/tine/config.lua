@@ -46,6 +46,8 @@ M.defaults = {
   sidebar = { side = "right", width = 80, input_height = 8 },
   -- First delay when a mid-stream overloaded/rate-limit error is retried (doubles each time).
   retry_delay_ms = 1000,
+  -- How Claude Code is started (:Tine export resumes the exported session with it).
+  claude_command = { "claude" },
   -- The Node binary that runs the host.
   node = "node",
   keymaps = {
@@ -116,6 +118,7 @@ local checks = {
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
   retry_delay_ms = function(v) return type(v) == "number" and v >= 0, "a number >= 0" end,
   node = typed("string"),
+  claude_command = function(v) return type(v) == "table" and #v > 0 and string_list(v), "a non-empty list of strings" end,
   sidebar = function(v)
     return type(v) == "table" and vim.tbl_contains({ "left", "right" }, v.side) and type(v.width) == "number" and v.width > 0
       and type(v.input_height) == "number" and v.input_height > 0, 'a table { side = "left"|"right", width = N, input_height = N }'

@@ -89,6 +89,63 @@ function M.report(id, text)
   return host.request("fork_report", id, text or vim.NIL)
 end
 
+-- ---- Claude Code ----
+
+--- Turns a Claude Code session (its id or transcript path) into a tine thread; returns its id.
+function M.import_claude(session)
+  local t = host.request("import_claude", session)
+  ui.show(t.display, t.input)
+  return t.id
+end
+
+--- :Tine import: pick one of this project's Claude Code sessions (newest first) to import.
+function M.import_picker()
+  local ok, sessions = guarded(host.request, "claude_sessions")
+  if not ok then return end
+  if #sessions == 0 then return vim.notify("tine: this project has no Claude Code sessions", vim.log.levels.INFO) end
+  vim.ui.select(sessions, {
+    prompt = "Import a Claude Code session",
+    format_item = function(s)
+      local first = s.first_prompt ~= vim.NIL and s.first_prompt or "(no prompt)"
+      return ("%s  %s"):format(os.date("%Y-%m-%d %H:%M", math.floor(s.modified / 1000)), first:gsub("\n.*", ""))
+    end,
+  }, function(s)
+    if s then guarded(M.import_claude, s.id) end
+  end)
+end
+
+--- The configured Claude Code command, or an error that says how to set it.
+local function claude_command()
+  local cmd = vim.deepcopy(config.options.claude_command)
+  if vim.fn.executable(cmd[1]) == 0 then
+    error(("tine: `%s` was not found: install Claude Code, or set claude_command in setup() (e.g. { \"npx\", \"claude\" })"):format(cmd[1]), 0)
+  end
+  return cmd
+end
+
+--- Opens a terminal running `argv` below the current window.
+local function terminal(argv)
+  vim.cmd("botright new")
+  if vim.fn.has("nvim-0.11") == 1 then
+    vim.fn.jobstart(argv, { term = true, cwd = vim.fn.getcwd() })
+  else
+    vim.fn.termopen(argv, { cwd = vim.fn.getcwd() })
+  end
+  vim.cmd("startinsert")
+end
+
+--- Writes thread `id` as a Claude Code session (the thread is unchanged) and resumes it in Claude
+--- Code in a terminal. Returns the new session id.
+function M.export_claude(id)
+  id = id or vim.b.tine_thread or M.current()
+  local cmd = claude_command()
+  local out = host.request("export_claude", id)
+  vim.list_extend(cmd, { "--resume", out.session_id })
+  terminal(cmd)
+  vim.notify(("tine: exported as Claude Code session %s (%s)"):format(out.session_id, out.path), vim.log.levels.INFO)
+  return out.session_id
+end
+
 --- :Tine diff [a [b]]: two branches side by side from their common ancestor, in a new tab, in
 --- diff mode. Without threads: the current fork against its parent.
 function M.diff(a, b)
@@ -413,8 +470,13 @@ function M.command(args)
     return M.fork_end(args.fargs[2], nil, text ~= "" and text or nil)
   end
   if sub == "diff" then return M.diff(args.fargs[2], args.fargs[3]) end
+  if sub == "import" then
+    if args.fargs[2] then return guarded(M.import_claude, args.fargs[2]) end
+    return M.import_picker()
+  end
+  if sub == "export" then return guarded(M.export_claude) end
   if sub == "restart" then return M.restart() end
-  err("tine: unknown subcommand " .. sub .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restart)")
+  err("tine: unknown subcommand " .. sub .. " (new, send, abort, retry, threads, resume, rename, fork, diff, import, export, restart)")
 end
 
 return M

@@ -143,7 +143,8 @@ export class Chat {
     switch (m.type) {
       case "new-thread": {
         const agent = this.newAgent(this.agentDispatch(m.newId), m.history);
-        this.add(new Thread(m.newId, m.num, `Thread ${m.num}`, agent, this.threadContext(), { autoTitle: true }), {});
+        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, agent, this.threadContext(), { autoTitle: m.title === undefined, origin: m.origin });
+        this.add(thread, {});
         return;
       }
       case "fork-thread":

@@ -19,6 +19,9 @@ export type ThreadMsg =
   | { type: "toggle-detail"; key: string }
   | { type: "rename"; title: string };
 
+/** Where a thread's conversation came from, when not from tine (kept in its stored header). */
+export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
+
 /** A thread known from disk and not loaded: what the list shows of it. */
 export type StoredThread = {
   readonly id: ThreadId;
@@ -55,8 +58,8 @@ export type ForkRequest = {
 export type ForkEnd = "discarded" | "reported" | "promoted";
 
 export type ChatMsg =
-  /** `history`: a conversation to start from (benchmarks). */
-  | { type: "new-thread"; newId: ThreadId; num: number; history?: History }
+  /** `history`: a conversation to start from (an import, benchmarks); `origin`: where it came from. */
+  | { type: "new-thread"; newId: ThreadId; num: number; history?: History; title?: string; origin?: ThreadOrigin }
   | ({ type: "fork-thread" } & ForkRequest)
   | { type: "select-thread"; id: ThreadId }
   /** Drops a fork still waiting for its source to come to rest. */

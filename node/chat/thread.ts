@@ -6,7 +6,7 @@ import type { Agent } from "../providers/agent.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { Dispatch, ThreadId, ThreadMsg } from "./msgs.ts";
+import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
 
 export type ToolRun = {
   readonly use: ToolUseBlock;
@@ -58,6 +58,8 @@ export class Thread {
   readonly readOnlyBy: number | null;
   /** When the thread was first made (ms), kept across restarts; orders the list. */
   readonly created: number;
+  /** Where its conversation came from, when imported. */
+  readonly origin: ThreadOrigin | null;
 
   constructor(
     readonly id: ThreadId,
@@ -67,9 +69,10 @@ export class Thread {
     /** Replaced only when a fork is promoted into this thread. */
     public agent: Agent,
     private readonly context: ThreadContext,
-    opts: { autoTitle: boolean; readOnlyBy?: number | null; created?: number },
+    opts: { autoTitle: boolean; readOnlyBy?: number | null; created?: number; origin?: ThreadOrigin },
   ) {
     this.created = opts.created ?? Date.now();
+    this.origin = opts.origin ?? null;
     this.autoTitle = opts.autoTitle;
     this.readOnlyBy = opts.readOnlyBy ?? null;
   }

@@ -54,6 +54,12 @@ export class Handlers {
       case "fork_report":
         app.reportFork(String(a), typeof b === "string" ? b : undefined);
         return true;
+      case "claude_sessions":
+        return app.claudeSessions();
+      case "import_claude":
+        return await app.importClaude(String(a));
+      case "export_claude":
+        return app.exportClaude(String(a));
       case "diff":
         return app.diff(String(a), b == null ? undefined : String(b));
       case "restore":

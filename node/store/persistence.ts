@@ -130,7 +130,7 @@ export class Persistence {
     if (this.pending.has(thread.id)) {
       if (!force && thread.agent.history.length === 0 && !thread.agent.open) return;
       this.pending.delete(thread.id);
-      const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent: null });
+      const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent: null, ...(thread.origin ? { origin: thread.origin } : {}) });
       this.recorders.set(thread.id, new ThreadRecorder(log, { history: History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title, reports: NO_REPORTS }));
     }
     const rec = this.recorders.get(thread.id);

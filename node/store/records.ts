@@ -29,6 +29,8 @@ export type Header = {
   readonly cwd: string;
   readonly model: string;
   readonly parent: ParentPointer | null;
+  /** Where the conversation came from when it was imported (a Claude Code session). */
+  readonly origin?: { readonly kind: string; readonly sessionId: string | null; readonly path: string };
 };
 
 export type ChangeRecord =

@@ -37,6 +37,7 @@ export type NewThread = {
   readonly title: string;
   readonly model: string;
   readonly parent: ParentPointer | null;
+  readonly origin?: Header["origin"];
 };
 
 /** A transcript open for appending. Writes are synchronous: a kill -9 loses no finished record. */

@@ -90,6 +90,8 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     XDG_STATE_HOME: join(cwd, ".state"),
     XDG_CONFIG_HOME: join(cwd, ".config"),
     XDG_DATA_HOME: join(cwd, ".data"),
+    // Claude Code's sessions too: no test reads or writes the user's own.
+    CLAUDE_CONFIG_DIR: join(cwd, ".claude-config"),
     ...options.env,
   })) if (v !== undefined) env[k] = v;
   delete env["NVIM"];

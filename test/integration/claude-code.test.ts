@@ -1,0 +1,106 @@
+/** Conversations move both ways between Claude Code (the real CLI, against the mock) and tine. */
+import assert from "node:assert/strict";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { encodeProject } from "../../node/claude-code/project.ts";
+import { claudeEnv, requireClaude, runClaude } from "../helpers/claude-code.ts";
+import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+
+async function typeAndSend(s: Session, text: string) {
+  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
+  await s.keys("<CR>");
+}
+/** What a request carried of the conversation: role and block types/texts, system reminders aside. */
+const shape = (messages: any[]) =>
+  messages
+    .filter((m) => m.role !== "system")
+    .map((m) => ({
+      role: m.role,
+      blocks: (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content)
+        .filter((b: any) => !(b.type === "text" && b.text.startsWith("<system-reminder>")))
+        .map((b: any) => (b.type === "text" ? b.text : b.type === "tool_use" ? `tool_use ${b.id} ${b.name}` : b.type === "tool_result" ? `tool_result ${b.tool_use_id}` : b.type)),
+    }))
+    .filter((m) => m.blocks.length);
+
+describe(`Claude Code sessions (${nv.version})`, () => {
+  it("a session made by the real CLI, with a tool call, is imported (:Tine import); a send from tine carries the same conversation", async () => {
+    requireClaude();
+    await withNeovim(nv, async (s) => {
+      const config = join(s.cwd, ".claude-config");
+      const env = claudeEnv(config, s.mock.url, s.cwd);
+      s.mock.reply(
+        response([{ text: "I will look." }, { toolUse: { id: "toolu_01", name: "Bash", input: { command: "echo from-the-cli", description: "echo" } } }]),
+        textReply("The command said from-the-cli."),
+      );
+      const session = "11111111-1111-4111-8111-111111111111";
+      await runClaude(["-p", "run a command for me", "--session-id", session, "--dangerously-skip-permissions"], s.cwd, env);
+      assert.equal(s.mock.requests.length, 2);
+      assert.equal(s.mock.requests[0]!.headers["x-claude-code-session-id"], session);
+      const cliSaw = shape((s.mock.requests[1]!.body as any).messages);
+
+      await s.lua(`vim.ui.select = function(items, opts, cb) _G.offered = vim.tbl_map(opts.format_item, items); cb(items[1]) end`);
+      await s.cmd("Tine import");
+      assert.match((await s.lua<string[]>("return _G.offered"))[0]!, /run a command for me$/);
+      const t = (await s.threads()).at(-1)!;
+      assert.equal(t.title, "run a command for me");
+      s.mock.reply(textReply("Continued in tine."));
+      await typeAndSend(s, "and now?");
+      await s.waitForDisplay(t.id, "Continued in tine.");
+      const tineSent = shape((s.mock.requests.at(-1)!.body as any).messages);
+      assert.deepEqual(tineSent.slice(0, -1), [...cliSaw, { role: "assistant", blocks: ["The command said from-the-cli."] }]);
+      assert.deepEqual(tineSent.at(-1), { role: "user", blocks: ["and now?"] });
+    });
+  });
+
+  it("a tine thread with thinking, tool calls and results is exported; `claude -p --resume` sends that history", async () => {
+    requireClaude();
+    await withNeovim(nv, async (s) => {
+      const config = join(s.cwd, ".claude-config");
+      const env = claudeEnv(config, s.mock.url, s.cwd);
+      s.mock.reply(
+        response([{ thinking: "read it first", signature: "sig-1" }, { toolUse: { id: "toolu_r1", name: "get_file", input: { path: "hello.txt" } } }]),
+        textReply("It says hello."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "what does hello.txt say?");
+      await s.waitForDisplay(1, "It says hello.\n── end_turn");
+      const tineSaw = shape((s.mock.requests.at(-1)!.body as any).messages);
+      const id = (await s.thread(1)).id;
+      const out = await s.lua<{ session_id: string; path: string }>("return require('tine.host').request('export_claude', ...)", id);
+      assert.equal(out.path, join(config, "projects", encodeProject(s.cwd), `${out.session_id}.jsonl`));
+      assert.equal(statSync(out.path).mode & 0o777, 0o600);
+      assert.ok(!readFileSync(out.path, "utf8").includes("test-key"));
+      assert.equal((await s.messages(id)).length, 4, "the thread is unchanged");
+
+      s.mock.reply(textReply("Claude Code goes on."));
+      const before = s.mock.requests.length;
+      await runClaude(["-p", "continue", "--resume", out.session_id], s.cwd, env);
+      const cli = s.mock.requests[before]!;
+      assert.equal(cli.headers["x-claude-code-session-id"], out.session_id);
+      // The transcript holds the thinking with its signature; the CLI itself leaves earlier turns'
+      // thinking out of its requests, so what it sends is compared without it.
+      const stored = readFileSync(out.path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      assert.ok(stored.some((r) => r.message?.content?.[0]?.type === "thinking" && r.message.content[0].signature === "sig-1"));
+      const sent = (cli.body as any).messages.filter((m: any) => m.role !== "system");
+      const withoutThinking = (ms: ReturnType<typeof shape>) => ms.map((m) => ({ ...m, blocks: m.blocks.filter((b: string) => b !== "thinking") }));
+      assert.deepEqual(withoutThinking(shape(sent)).slice(0, tineSaw.length + 1), [...withoutThinking(tineSaw), { role: "assistant", blocks: ["It says hello."] }]);
+    });
+  });
+
+  it("import errors are clear and change nothing: an unknown session, a transcript that cannot be parsed", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine import 22222222-2222-4222-8222-222222222222");
+      assert.match((await s.notifications()).at(-1)!.msg, /no Claude Code session 22222222-2222-4222-8222-222222222222 \(looked in .*\.claude-config\/projects\)/);
+      const bad = join(s.cwd, "bad.jsonl");
+      (await import("node:fs")).writeFileSync(bad, '{"type":"user"}\n{not json\n{"type":"user"}\n');
+      await s.lua("pcall(require('tine').import_claude, ...)", bad);
+      await s.cmd(`Tine import ${bad}`);
+      assert.match((await s.notifications()).at(-1)!.msg, /bad\.jsonl cannot be imported: line 2 is not JSON/);
+      assert.equal((await s.threads()).length, 0);
+    });
+  });
+});
