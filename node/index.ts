@@ -24,7 +24,7 @@ nvim.on("request", (name: string, args: unknown[], resp: { send(value: unknown, 
 const report = (what: string) => (error: unknown) => {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`tine host: ${what}: ${text}\n`);
-  void nvim.lua('vim.schedule(function() vim.notify(..., vim.log.levels.ERROR) end)', [`tine: internal error (${what}): ${error instanceof Error ? error.message : String(error)}. See the log; your threads are stored.`]).catch(() => {});
+  void nvim.lua("local msg = ...; vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end)", [`tine: internal error (${what}): ${error instanceof Error ? error.message : String(error)}. See the log; your threads are stored.`]).catch(() => {});
 };
 process.on("unhandledRejection", report("unhandled rejection"));
 process.on("uncaughtException", report("uncaught exception"));

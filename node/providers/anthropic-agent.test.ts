@@ -37,6 +37,51 @@ describe("AnthropicAgent requests the API accepts", () => {
   });
 });
 
+describe("AnthropicAgent: citations, search errors, forks at the last message", () => {
+  it("keeps a text block's citations in the history and sends them back", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      const citation = { type: "web_search_result_location", url: "https://neovim.io", title: "Neovim", encrypted_index: "e1", cited_text: "hyperextensible" };
+      mock.reply(
+        response([
+          { steps: [
+            { event: { type: "content_block_start", index: 0, content_block: { type: "text", text: "", citations: [] } } },
+            { event: { type: "content_block_delta", index: 0, delta: { type: "citations_delta", citation } } },
+            { event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Neovim is hyperextensible." } } },
+            { event: { type: "content_block_stop", index: 0 } },
+          ] },
+        ]),
+        textReply("ok"),
+      );
+      let done = probe.stopped();
+      agent.send(say("what is neovim?"));
+      await done;
+      assert.deepEqual(messages(agent)[1]!.content, [{ type: "text", text: "Neovim is hyperextensible.", citations: [citation] }]);
+      done = probe.stopped();
+      agent.send(say("thanks"));
+      await done;
+      assert.deepEqual((mock.requests[1]!.body as any).messages[1].content[0].citations, [citation]);
+    });
+  });
+
+  it("a fork at the last message while it streams holds finished blocks only, and the source streams on", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(response([{ text: "Finished." }, { text: "Still streaming and", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      const done = probe.stopped();
+      agent.send(say("go"));
+      await mock.reached("h");
+      await streamedUpTo(probe, agent, 1, "text");
+      const clone = agent.clone(() => {}, { atMessage: agent.history.length - 1 });
+      assert.deepEqual(messages(clone), [
+        { role: "user", content: [{ type: "text", text: "go" }] },
+        { role: "assistant", content: [{ type: "text", text: "Finished." }] },
+      ]);
+      mock.release("h");
+      await done;
+      assert.equal(messages(agent)[1]!.content.length, 2);
+    });
+  });
+});
+
 describe("AnthropicAgent streaming", () => {
   it("streams a reply and records stop reason and usage", async () => {
     await withAgent(async ({ mock, agent, probe }) => {

@@ -105,6 +105,13 @@ export class Handlers {
         return app.listItem(a);
       case "display_text":
         return app.displayText(a);
+      // Tests only: an error thrown outside any request, as a bug in a callback would be.
+      case "test_throw":
+        if (process.env["TINE_TEST_HOOKS"] !== "1") break;
+        setImmediate(() => {
+          throw new Error("a test error outside any request");
+        });
+        return true;
       // Benchmarks only (test/bench): never reachable unless the host was started for them.
       case "bench_seed":
         if (process.env["TINE_BENCH"] !== "1") break;

@@ -292,6 +292,20 @@ describe(`daily use (${nv.version})`, () => {
     });
   });
 
+  it("an error thrown in the host outside any request is logged and reported; the host and its threads go on", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("Still here."));
+      await s.cmd("Tine");
+      await s.lua("require('tine.host').request('test_throw')");
+      await s.until("the report", async () => /tine: internal error \(uncaught exception\): a test error outside any request/.test(await lastNote(s)));
+      const log = await s.lua<string>("return require('tine.host').log_path()");
+      await s.until("the log", async () => readFileSync(log, "utf8").includes("uncaught exception: Error: a test error outside any request"));
+      assert.equal(await s.lua("return require('tine.host').running()"), true);
+      await typeAndSend(s, "are you alive?");
+      await s.waitForDisplay(1, "Still here.");
+    }, { env: { TINE_TEST_HOOKS: "1" } });
+  });
+
   it("setup() reports a bad option at once, naming it, and keeps the default", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("require('tine').setup({ fork_open = 'sideways', sidebar = { width = 'wide' }, bash_timout = 3 })");
