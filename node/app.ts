@@ -20,6 +20,7 @@ import { assistantMessage, entry, freezeMessage, userMessage, type Entry } from 
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
+import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
 import { Buffers } from "./view/buffers.ts";
 import { branchLines } from "./view/branch-diff.ts";
@@ -64,7 +65,7 @@ export class App {
       effort: config.effort,
       webSearch: config.web_search,
       system: config.system_prompt,
-      tools: TOOL_SPECS,
+      tools: [...TOOL_SPECS, ...FORK_TOOL_SPECS],
     };
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.chat = new Chat(
@@ -179,6 +180,13 @@ export class App {
     if (command.type === "background-fork") {
       if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
       await this.fork(id, command.prompt, { background: true });
+      return { replaced: "" };
+    }
+    if (command.type === "handoff") {
+      if (!command.goal) throw new Error("tine: @handoff needs a goal: what the fresh thread should do");
+      const blocker = thread.sendBlocker();
+      if (blocker) throw new Error(blocker);
+      this.dispatch({ type: "chat-msg", msg: { type: "handoff", id, goal: command.goal } });
       return { replaced: "" };
     }
     if (!command.text) throw new Error("nothing to send");

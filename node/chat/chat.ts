@@ -4,8 +4,9 @@
  * whatever state it is) and never written to. Chat never touches files; the host reads the store
  * and dispatches what it found.
  */
+import { randomUUID } from "node:crypto";
 import type { Agent, AgentMsg } from "../providers/agent.ts";
-import type { History } from "../providers/history.ts";
+import { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { ForkLives, type ForkEffect } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
@@ -58,6 +59,17 @@ export type ChatEvents = {
   reportToStored(parentId: ThreadId, report: QueuedReport): void;
 };
 
+type AfterTurn =
+  | { readonly type: "enter"; readonly topic: string; readonly idleTimeoutMs?: number }
+  | { readonly type: "discard" }
+  | { readonly type: "promote" }
+  | { readonly type: "report"; readonly text: string };
+
+/** Sent for `@handoff <goal>`: the agent answers by calling fork_thread. */
+export const handoffPrompt = (goal: string) =>
+  `[tine] Hand this work off to a fresh thread. Call fork_thread with a self-contained prompt for it: the goal, ` +
+  `and the context it needs from this conversation (decisions, file names, constraints), not the whole history. Goal: ${goal}`;
+
 export type ChatClock = {
   now(): number;
   /** Idle time before a fork is asked to wrap up (and again before it reports and ends). */
@@ -76,6 +88,10 @@ export class Chat {
   readonly forks = new ForkLives();
   /** Forks asked to report while busy: asked for their summary once at rest. */
   private readonly summaryWhenAtRest = new Set<ThreadId>();
+  /** What an agent's fork tool asked for, done when its response ends. */
+  private readonly afterTurn = new Map<ThreadId, AfterTurn>();
+  /** Threads asked to hand off (@handoff): the history they return to. */
+  private readonly handoffs = new Map<ThreadId, History>();
   activeId: ThreadId | null = null;
   private readonly seenStatus = new Map<ThreadId, string>();
   private readonly seenAtRest = new Map<ThreadId, boolean>();
@@ -194,6 +210,13 @@ export class Chat {
       case "clock-tick":
         this.applyForkEffects(this.forks.update({ type: "tick", now: m.now }));
         return;
+      case "handoff": {
+        const thread = this.threads.get(m.id);
+        if (!thread) return;
+        this.handoffs.set(thread.id, thread.agent.history);
+        thread.update({ type: "send", text: handoffPrompt(m.goal), auto: true });
+        return;
+      }
       case "delete-thread":
         this.threads.get(m.id)?.update({ type: "abort" });
         this.threads.delete(m.id);
@@ -208,8 +231,93 @@ export class Chat {
     }
   }
 
+  /** An agent's fork tool: acts on the tree (now, or when its response ends); returns the tool's result. */
+  forkTool(thread: Thread, use: { name: string; input: unknown }): { text: string; isError: boolean } {
+    const input = (use.input ?? {}) as Record<string, unknown>;
+    const ok = (text: string) => ({ text, isError: false });
+    const refuse = (text: string) => ({ text, isError: true });
+    const inFork = this.forks.get(thread.id) !== undefined;
+    const notAFork = `${use.name} works only in a fork, and this thread is not one.`;
+    switch (use.name) {
+      case "enter_fork": {
+        const topic = typeof input["topic"] === "string" ? input["topic"].trim() : "";
+        const minutes = typeof input["idle_timeout"] === "number" && input["idle_timeout"] > 0 ? input["idle_timeout"] : undefined;
+        this.afterTurn.set(thread.id, { type: "enter", topic, ...(minutes ? { idleTimeoutMs: minutes * 60_000 } : {}) });
+        return ok(`A fork of this thread opens when this response ends${topic ? ", with the topic as its first message" : ""}.`);
+      }
+      case "exit_fork":
+        if (!inFork) return refuse(notAFork);
+        this.afterTurn.set(thread.id, { type: "discard" });
+        return ok("This fork is discarded when this response ends.");
+      case "save_context":
+        if (!inFork) return refuse(notAFork);
+        this.afterTurn.set(thread.id, { type: "promote" });
+        return ok("This fork is promoted into the thread it came from when this response ends.");
+      case "report_updates": {
+        if (!inFork) return refuse(notAFork);
+        const message = typeof input["message"] === "string" ? input["message"].trim() : "";
+        if (!message) return refuse("report_updates needs a message: the summary to send.");
+        this.afterTurn.set(thread.id, { type: "report", text: message });
+        return ok("The report goes to the thread this fork came from when this response ends; then this fork ends.");
+      }
+      case "fork_thread": {
+        const base = this.handoffs.get(thread.id);
+        if (!base) return refuse("fork_thread is for hand-offs the user asks for (@handoff); none was asked.");
+        const prompt = typeof input["prompt"] === "string" ? input["prompt"].trim() : "";
+        if (!prompt) return refuse("fork_thread needs a prompt for the new thread.");
+        this.handoffs.delete(thread.id);
+        this.handOff(thread, base, prompt);
+        return ok("Handed off.");
+      }
+      default:
+        return refuse(`Unknown tool: ${use.name}`);
+    }
+  }
+
+  /**
+   * A fresh thread with the hand-off prompt in its input (linked under the source in the tree);
+   * the source goes back to the history its @handoff request started from.
+   */
+  private handOff(source: Thread, base: History, prompt: string): void {
+    const id = randomUUID();
+    const thread = new Thread(id, this.maxNum() + 1, `${source.title} → hand-off`, this.newAgent(this.agentDispatch(id)), this.threadContext(), { autoTitle: false });
+    this.lineage.set(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1) });
+    this.add(thread, { forkOf: source.id, prefill: prompt });
+    // After the message being handled: the tool run that got us here is dropped with the turn.
+    this.dispatch({ type: "thread-msg", id: source.id, msg: { type: "rewind", history: base } });
+  }
+
   /** A thread's reply finished and its tools are answered: what waited for that happens now. */
   private cameToRest(thread: Thread): void {
+    const base = this.handoffs.get(thread.id);
+    if (base) {
+      // The agent ended (or failed, or was aborted) without handing off: back to how it was.
+      this.handoffs.delete(thread.id);
+      thread.update({ type: "rewind", history: base });
+      return;
+    }
+    const after = this.afterTurn.get(thread.id);
+    if (after) {
+      this.afterTurn.delete(thread.id);
+      this.version++;
+      switch (after.type) {
+        case "enter":
+          this.fork({ sourceId: thread.id, newId: randomUUID(), num: this.maxNum() + 1, prompt: after.topic, idleTimeoutMs: after.idleTimeoutMs });
+          return;
+        case "discard":
+          this.endFork(thread.id, "discarded");
+          return;
+        case "promote":
+          this.promote(thread.id, randomUUID(), this.maxNum() + 1);
+          return;
+        case "report":
+          this.queueReport(thread, after.text);
+          this.endFork(thread.id, "reported");
+          return;
+        default:
+          assertUnreachable(after);
+      }
+    }
     const waiting = this.waitingForks.get(thread.id);
     if (waiting) {
       this.waitingForks.delete(thread.id);
@@ -353,7 +461,7 @@ export class Chat {
       id: thread.id,
       parentId: request.sourceId,
       background: request.background === true,
-      idleTimeoutMs: this.clock.forkIdleTimeoutMs,
+      idleTimeoutMs: request.idleTimeoutMs ?? this.clock.forkIdleTimeoutMs,
       now: this.clock.now(),
     });
     this.add(thread, { forkOf: request.sourceId, prefill: request.prefill, background: request.background === true });
@@ -372,6 +480,6 @@ export class Chat {
   }
 
   private threadContext(): ThreadContext {
-    return { ...this.context, dispatch: this.dispatch };
+    return { ...this.context, dispatch: this.dispatch, forkTool: (thread, use) => this.forkTool(thread, use) };
   }
 }

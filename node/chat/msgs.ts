@@ -16,6 +16,8 @@ export type ThreadMsg =
   | { type: "abort" }
   /** After an error: send the failed turn again. */
   | { type: "retry" }
+  /** Back to `history`, a prefix of the thread's (tool runs dropped). */
+  | { type: "rewind"; history: History }
   | { type: "toggle-detail"; key: string }
   | { type: "rename"; title: string };
 
@@ -52,6 +54,8 @@ export type ForkRequest = {
   wait?: boolean;
   /** Run without a window; report back to the source when its turn ends. */
   background?: boolean;
+  /** This fork's own idle time-out (an agent's enter_fork may set one). */
+  idleTimeoutMs?: number;
 };
 
 /** How a fork ended: its file stays, marked so (`:Tine threads!` shows and restores it). */
@@ -77,6 +81,9 @@ export type ChatMsg =
   /** A background fork opened in a window becomes an interactive one. */
   | { type: "fork-opened"; id: ThreadId }
   | { type: "clock-tick"; now: number }
+  /** `@handoff <goal>`: the agent is asked to call fork_thread; the thread then returns to how it was. */
+  | { type: "handoff"; id: ThreadId; goal: string }
+
   | { type: "delete-thread"; id: ThreadId };
 
 export type RootMsg = { type: "chat-msg"; msg: ChatMsg } | { type: "thread-msg"; id: ThreadId; msg: ThreadMsg };

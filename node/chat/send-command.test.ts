@@ -14,3 +14,7 @@ it("recognises @bg with a prompt as a background fork", () => {
   assert.deepEqual(parseSend("@bg look into the failing test"), { type: "background-fork", prompt: "look into the failing test" });
   assert.deepEqual(parseSend("@bgx"), { type: "message", text: "@bgx" });
 });
+
+it("recognises @handoff with its goal", () => {
+  assert.deepEqual(parseSend("@handoff write the migration"), { type: "handoff", goal: "write the migration" });
+});

@@ -4,6 +4,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Agent } from "../providers/agent.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
@@ -31,6 +32,8 @@ export type ThreadContext = {
   readonly fileWritten: (path: string) => void;
   /** Limits of tool processes (bash_timeout, tool_env_deny). */
   readonly toolLimits?: { readonly timeoutSec: number; readonly envDeny: readonly string[] };
+  /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
+  readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
 };
 
 /** A fork's findings waiting to go to this thread with its next user turn. */
@@ -149,6 +152,12 @@ export class Thread {
       case "retry":
         this.agent.retry();
         return;
+      case "rewind":
+        for (const c of this.controllers.values()) c.abort();
+        this.controllers.clear();
+        this.toolRuns = [];
+        this.agent.rewind(msg.history);
+        return;
       case "queue-report":
         this.reports = [...this.reports, msg.report];
         return;
@@ -191,10 +200,18 @@ export class Thread {
     const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
     // Tools that need no approval start at once, all concurrently.
-    for (const run of this.toolRuns) if (!this.context.needsApproval(run.use.name, run.use.input)) this.start(run);
+    for (const run of this.toolRuns) if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input)) this.start(run);
   }
 
   private start(run: ToolRun): void {
+    if (isForkTool(run.use.name) && this.context.forkTool) {
+      // Acts on the tree, at once; answered in the next turn of the loop like any tool.
+      const outcome = this.context.forkTool(this, run.use);
+      this.replaceRun(run.use.id, { ...run, state: "running" });
+      const { dispatch } = this.context;
+      queueMicrotask(() => dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } }));
+      return;
+    }
     const controller = new AbortController();
     this.controllers.set(run.use.id, controller);
     this.replaceRun(run.use.id, { ...run, state: "running" });

@@ -60,6 +60,8 @@ export interface Agent {
   abort(): void;
   /** After an error: sends the failed turn (the history's last, a user message) again. */
   retry(): void;
+  /** Back to `history` (a prefix of this agent's): any stream is dropped, the agent stops at rest. */
+  rewind(history: History): void;
   /** After an error: replaces the failed turn's text with `blocks` and sends; returns the old text. */
   replaceFailed(blocks: UserBlock[]): string;
   /**

@@ -135,6 +135,14 @@ export class AnthropicAgent implements Agent {
     void this.request();
   }
 
+  rewind(history: History): void {
+    const stream = this.stream;
+    this.stream = null;
+    stream?.controller.abort();
+    this.history = history;
+    this.setStatus({ type: "stopped", stopReason: "end_turn" });
+  }
+
   /** After an error: the turn that failed (the history's last, a user message) is sent again. */
   retry(): void {
     if (this.stream) throw new Error("the agent is streaming");

@@ -165,4 +165,74 @@ describe(`forks that come back (${nv.version})`, () => {
       assert.deepEqual(panes[1]!.lines, ["main question · after 2 shared messages", ""]);
     });
   });
+
+  it("the agent's enter_fork with a topic opens a fork when its response ends and sends the topic", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ toolUse: { id: "ef1", name: "enter_fork", input: { topic: "try the recursive version" } } }]),
+        textReply("I opened a fork for that."),
+        textReply("Recursive version: done."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "solve it");
+      await s.waitForDisplay(2, "Recursive version: done.");
+      assert.match(await s.display(1), /I opened a fork for that\./);
+      assert.match(bodies(s)[1].messages.at(-1).content[0].content, /A fork of this thread opens when this response ends, with the topic/);
+      assert.deepEqual(texts(bodies(s)[2].messages).at(-1), "try the recursive version");
+      assert.equal((await s.thread(2)).parent_id, (await s.thread(1)).id);
+      // Every thread is offered the same tools, so a fork's requests keep its parent's cached prefix.
+      assert.deepEqual(bodies(s)[2].tools.map((t: any) => t.name), bodies(s)[0].tools.map((t: any) => t.name));
+    });
+  });
+
+  it("report_updates called by the agent in a fork lands in the parent; exit_fork outside a fork is refused with why", async () => {
+    await withNeovim(nv, async (s) => {
+      const { parent, fork } = await parentAndFork(s);
+      s.mock.reply(
+        response([{ toolUse: { id: "ru1", name: "report_updates", input: { message: "The tangent found a 2x speed-up." } } }]),
+        textReply("Reported back."),
+      );
+      await typeAndSend(s, "wrap it up");
+      await s.until("the fork to end", async () => !(await s.threads()).some((t) => t.id === fork));
+      await s.waitForDisplay(parent, '📨 Report from "main question ⑂1" goes with your next message: The tangent found a 2x speed-up.');
+      s.mock.reply(response([{ toolUse: { id: "xf1", name: "exit_fork", input: {} } }]), textReply("Understood."));
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "carry on");
+      await s.waitForDisplay(parent, "Understood.");
+      const sent = bodies(s).at(-2).messages.at(-1).content.map((b: any) => b.text);
+      assert.deepEqual(sent, ['<fork-report from="main question ⑂1">\nThe tangent found a 2x speed-up.\n</fork-report>', "carry on"]);
+      assert.deepEqual(bodies(s).at(-1).messages.at(-1).content[0], {
+        type: "tool_result", tool_use_id: "xf1", content: "exit_fork works only in a fork, and this thread is not one.", is_error: true, cache_control: { type: "ephemeral" },
+      });
+    });
+  });
+
+  it("@handoff: the agent's fork_thread prompt opens a new thread's input; the source's next request is the one it would have sent", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("First answer."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "first question");
+      await s.waitForDisplay(1, "First answer.\n── end_turn");
+      const source = (await s.thread(1)).id;
+      const before = await s.messages(source);
+      s.mock.reply(
+        // The agent does something else first, then hands off.
+        response([{ text: "Let me check." }, { toolUse: { id: "g1", name: "get_file", input: { path: "hello.txt" } } }]),
+        response([{ toolUse: { id: "h1", name: "fork_thread", input: { prompt: "Write tests for hello.txt: it says hello." } } }]),
+      );
+      await typeAndSend(s, "@handoff write the tests elsewhere");
+      await s.until("the new thread", async () => (await s.threads()).length === 2);
+      const fresh = (await s.threads())[1]!;
+      await s.until("its input", async () => (await s.lines(fresh.input_bufnr)).join("\n") === "Write tests for hello.txt: it says hello.");
+      assert.equal(fresh.parent_id, source);
+      assert.equal((await s.messages(fresh.id)).length, 0, "a fresh thread, not a clone");
+      await s.waitForStatus(source, "idle");
+      assert.deepEqual(await s.messages(source), before, "the source is as it was before @handoff");
+      s.mock.reply(textReply("Second answer."));
+      await s.lua("require('tine').open(...)", source);
+      await typeAndSend(s, "second question");
+      await s.waitForDisplay(source, "Second answer.");
+      assert.deepEqual(texts(bodies(s).at(-1).messages), ["first question", "First answer.", "second question"]);
+    });
+  });
 });
