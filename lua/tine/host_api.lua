@@ -84,8 +84,8 @@ function M.create_thread_buffers(id, num, title, draft)
   return ui.create_thread_buffers(id, num, title, draft)
 end
 
-function M.set_pending(display, input, pending, title)
-  ui.set_pending(display, input, pending, title)
+function M.set_pending(display, input, pending, title, tell)
+  ui.set_pending(display, input, pending, title, tell)
   return true
 end
 

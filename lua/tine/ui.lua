@@ -278,11 +278,10 @@ end
 
 --- The host says whether a tool of the thread waits for approval. `a`/`d` in the input then
 --- answer it; a thread not in sight says so once.
-function M.set_pending(display, input, pending, title)
+function M.set_pending(display, input, pending, title, tell)
   if not vim.api.nvim_buf_is_valid(input) then return end
-  local was = vim.b[input].tine_pending
   vim.b[input].tine_pending = pending
-  if pending and not was then
+  if pending and tell then
     local visible = false
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
       local b = vim.api.nvim_win_get_buf(w)

@@ -142,7 +142,11 @@ export class Buffers {
     const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
     if (pending !== m.pending) {
       m.pending = pending;
-      this.nvim.call("set_pending", [m.display, m.input, pending, thread.title]).catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
+      // Told once per wait, whether it began in the background or in a window.
+      const tell = pending && !this.toldPending.has(thread.id);
+      if (pending) this.toldPending.add(thread.id);
+      else this.toldPending.delete(thread.id);
+      this.nvim.call("set_pending", [m.display, m.input, pending, thread.title, tell]).catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
     }
     const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
     const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: reportLines });

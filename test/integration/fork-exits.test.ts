@@ -235,4 +235,28 @@ describe(`forks that come back (${nv.version})`, () => {
       assert.deepEqual(texts(bodies(s).at(-1).messages), ["first question", "First answer.", "second question"]);
     });
   });
+
+  it("a background fork that needs an approval waits, shows it in the list and says so once; opened, it is an ordinary fork", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("Parent answer."), response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "echo bg" } } }]), textReply("Background done."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "main question");
+      await s.waitForDisplay(1, "Parent answer.\n── end_turn");
+      await typeAndSend(s, "@bg run something");
+      await s.until("the notice", async () => /\(in the background\) waits for your approval/.test(await lastNote(s)));
+      await s.cmd("Tine threads");
+      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      const line = await s.until("waiting in the list", async () => (await s.lines(list)).some((l) => l.includes("waiting (background)"))).then(async () => (await s.lines(list)).findIndex((l) => l.includes("waiting (background)")));
+      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", line + 1);
+      await s.keys("<CR>");
+      const bg = (await s.threads())[1]!;
+      await s.waitForDisplay(bg.id, "awaiting approval");
+      await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(bg.id)).input_bufnr);
+      await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
+      await s.keys("a");
+      await s.waitForDisplay(bg.id, "Background done.");
+      assert.equal((await s.threads()).length, 2, "opened, it no longer reports back by itself");
+      assert.equal((await s.notifications()).filter((n) => /waits for your approval/.test(n.msg)).length, 1);
+    });
+  });
 });
