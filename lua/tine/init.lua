@@ -22,6 +22,22 @@ local function guarded(fn, ...)
   return ok, result
 end
 
+--- A time (ms since the epoch) as a picker shows it.
+local function when(ms)
+  if ms == nil or ms == vim.NIL then return "now" end
+  return os.date("%Y-%m-%d %H:%M", math.floor(ms / 1000))
+end
+
+--- Asks the host for a list (`method`) and lets the user pick one with vim.ui.select.
+local function pick(method, prompt, empty, format_item, act)
+  local ok, items = guarded(host.request, method)
+  if not ok then return end
+  if #items == 0 then return vim.notify(empty, vim.log.levels.INFO) end
+  vim.ui.select(items, { prompt = prompt, format_item = format_item }, function(item)
+    if item then act(item) end
+  end)
+end
+
 -- ---- :help tine-api ----
 
 function M.threads()
@@ -100,18 +116,10 @@ end
 
 --- :Tine import: pick one of this project's Claude Code sessions (newest first) to import.
 function M.import_picker()
-  local ok, sessions = guarded(host.request, "claude_sessions")
-  if not ok then return end
-  if #sessions == 0 then return vim.notify("tine: this project has no Claude Code sessions", vim.log.levels.INFO) end
-  vim.ui.select(sessions, {
-    prompt = "Import a Claude Code session",
-    format_item = function(s)
-      local first = s.first_prompt ~= vim.NIL and s.first_prompt or "(no prompt)"
-      return ("%s  %s"):format(os.date("%Y-%m-%d %H:%M", math.floor(s.modified / 1000)), first:gsub("\n.*", ""))
-    end,
-  }, function(s)
-    if s then guarded(M.import_claude, s.id) end
-  end)
+  pick("claude_sessions", "Import a Claude Code session", "tine: this project has no Claude Code sessions", function(s)
+    local first = s.first_prompt ~= vim.NIL and s.first_prompt or "(no prompt)"
+    return ("%s  %s"):format(when(s.modified), (first:gsub("\n.*", "")))
+  end, function(s) guarded(M.import_claude, s.id) end)
 end
 
 --- The configured Claude Code command, or an error that says how to set it.
@@ -414,18 +422,9 @@ end
 
 --- :Tine resume: pick one of this project's threads, most recent first, and open it.
 function M.resume()
-  local ok, recent = guarded(host.request, "recent")
-  if not ok then return end
-  if #recent == 0 then return vim.notify("tine: no threads in this project yet (:Tine new)", vim.log.levels.INFO) end
-  vim.ui.select(recent, {
-    prompt = "Resume thread",
-    format_item = function(t)
-      local when = t.updated ~= vim.NIL and t.updated and os.date("%Y-%m-%d %H:%M", math.floor(t.updated / 1000)) or "now"
-      return ("%s  (%d msgs, %s, %s)"):format(t.title, t.messages, t.status, when)
-    end,
-  }, function(t)
-    if t then guarded(M.open, t.id) end
-  end)
+  pick("recent", "Resume thread", "tine: no threads in this project yet (:Tine new)", function(t)
+    return ("%s  (%d msgs, %s, %s)"):format(t.title, t.messages, t.status, when(t.updated))
+  end, function(t) guarded(M.open, t.id) end)
 end
 
 --- :Tine rename <title>: renames the thread in the current buffer (or the active one).

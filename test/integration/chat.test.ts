@@ -6,22 +6,13 @@ import { describe, inject, it } from "vitest";
 import { errorReply } from "../mock-anthropic/server.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { withNeovim, type Session } from "../helpers/neovim.ts";
-
-/** Opens the sidebar and types `text` + <CR> in the input buffer, as a user would. */
-async function typeAndSend(s: Session, text: string) {
-  await s.lua(`
-    local input = vim.api.nvim_get_current_buf()
-    assert(vim.api.nvim_buf_get_name(input):match("/input$"), "focus is not in an input buffer")
-    vim.api.nvim_buf_set_lines(input, 0, -1, false, vim.split(..., "\\n"))`, text);
-  await s.keys("<CR>");
-}
+import { typeAndSend, bodies } from "../helpers/chat-driver.ts";
 
 async function openSidebar(s: Session) {
   await s.cmd("Tine");
   return (await s.threads())[0]!;
 }
 
-const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
 
 const nv = inject("nvim");
 

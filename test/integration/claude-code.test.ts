@@ -6,14 +6,11 @@ import { describe, inject, it } from "vitest";
 import { encodeProject } from "../../node/claude-code/project.ts";
 import { claudeEnv, requireClaude, runClaude } from "../helpers/claude-code.ts";
 import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { typeAndSend } from "../helpers/chat-driver.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
-async function typeAndSend(s: Session, text: string) {
-  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
-  await s.keys("<CR>");
-}
 /** What a request carried of the conversation: role and block types/texts, system reminders aside. */
 const shape = (messages: any[]) =>
   messages

@@ -6,16 +6,12 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { typeAndSend, bodies } from "../helpers/chat-driver.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
-async function typeAndSend(s: Session, text: string) {
-  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
-  await s.keys("<CR>");
-}
-const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
 const curBufName = (s: Session) => s.lua<string>("return vim.api.nvim_buf_get_name(0)");
 const tabWindows = (s: Session) =>
   s.lua<string[]>(`return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`);

@@ -2,16 +2,11 @@
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
 import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { typeAndSend, bodies, texts } from "../helpers/chat-driver.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
-async function typeAndSend(s: Session, text: string) {
-  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
-  await s.keys("<CR>");
-}
-const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
-const texts = (messages: any[]) => messages.map((m) => m.content.map((b: any) => b.text ?? b.type).join("|"));
 const lastNote = async (s: Session) => (await s.notifications()).at(-1)?.msg ?? "";
 
 /** A thread with one exchange and a fork of it that answered once; returns their ids. */

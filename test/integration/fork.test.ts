@@ -7,14 +7,9 @@ import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/thread.ts";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { typeAndSend, bodies } from "../helpers/chat-driver.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
-async function typeAndSend(s: Session, text: string) {
-  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
-  await s.keys("<CR>");
-}
-
-const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
 const windows = (s: Session) => s.lua<string[]>(`return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`);
 
 /** A thread with two finished exchanges; returns its id. */

@@ -5,17 +5,11 @@ import { join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
 import { SESSION_ENDED_BEFORE_TOOL_RAN } from "../../node/store/replay.ts";
 import { projectDir, withNeovim, type Session } from "../helpers/neovim.ts";
+import { typeAndSend, bodies, texts } from "../helpers/chat-driver.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
-async function typeAndSend(s: Session, text: string) {
-  await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(..., "\\n"))`, text);
-  await s.keys("<CR>");
-}
-
-const bodies = (s: Session) => s.mock.requests.map((r) => r.body as any);
-const texts = (messages: any[]) => messages.map((m) => m.content.map((b: any) => b.text ?? b.type).join("|"));
 const dataDir = (cwd: string) => join(cwd, ".data", "nvim", "tine");
 function transcripts(cwd: string): string[] {
   const root = join(dataDir(cwd), "projects");
