@@ -254,4 +254,31 @@ describe(`forks that come back (${nv.version})`, () => {
       assert.equal((await s.notifications()).filter((n) => /waits for your approval/.test(n.msg)).length, 1);
     });
   });
+
+  it("each exit from each entry: discard from Lua, report from the list (gR), promote from the fork's buffer (gP)", async () => {
+    await withNeovim(nv, async (s) => {
+      const { parent, fork } = await parentAndFork(s);
+      s.mock.reply(textReply("Second fork."), textReply("Third fork."), textReply("Summary of the second."));
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "@fork two");
+      await s.waitForDisplay(3, "Second fork.\n── end_turn");
+      await s.lua("require('tine').open(...)", parent);
+      await typeAndSend(s, "@fork three");
+      await s.waitForDisplay(4, "Third fork.\n── end_turn");
+      const [second, third] = [(await s.thread(3)).id, (await s.thread(4)).id];
+      await s.lua("require('tine').discard(...)", fork);
+      await s.until("discarded", async () => !(await s.threads()).some((t) => t.id === fork));
+      await s.cmd("Tine threads");
+      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", (await s.lines(list)).findIndex((l) => l.includes("⑂ main question ⑂2")) + 1);
+      await s.keys("gR");
+      await s.until("reported", async () => !(await s.threads()).some((t) => t.id === second));
+      await s.waitForDisplay(parent, '📨 Report from "main question ⑂2" goes with your next message: Summary of the second.');
+      await s.lua("require('tine').open(...)", third);
+      await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(third)).bufnr);
+      await s.keys("gP");
+      await s.until("promoted", async () => !(await s.threads()).some((t) => t.id === third));
+      await s.waitForDisplay(parent, "Third fork.");
+    });
+  });
 });
