@@ -91,6 +91,7 @@ export class App {
           this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
         },
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
+        branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
       },
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
     );

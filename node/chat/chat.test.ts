@@ -29,7 +29,7 @@ function setup() {
     dispatch,
     (d, history) => new AnthropicAgent(testConfig, { client: null, streamRetries: 0, retryDelayMs: 0 }, d, history),
     { cwd: "/", needsApproval: () => false, fileWritten: () => {} },
-    { threadCreated: () => {}, threadDeleted: () => {}, forkEnded: (f, how, into) => void ended.push([f.id, how, into]), reportToStored: () => {} },
+    { threadCreated: () => {}, threadDeleted: () => {}, forkEnded: (f, how, into) => void ended.push([f.id, how, into]), reportToStored: () => {}, branched: () => {} },
   );
   let n = 0;
   const fork = (sourceId: ThreadId, atMessage?: number) => {

@@ -55,6 +55,8 @@ export type ChatEvents = {
   threadDeleted(id: ThreadId): void;
   /** A fork ended (it is still whole here, then goes); `into`: the thread that took its history. */
   forkEnded(fork: Thread, how: ForkEnd, into?: ThreadId): void;
+  /** A promote moved the parent's old tail to `siblingId`: forks taken from it after `atMessage` follow. */
+  branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void;
   /** A report for a parent that is stored and not loaded: it is written to the parent's log. */
   reportToStored(parentId: ThreadId, report: QueuedReport): void;
 };
@@ -425,6 +427,8 @@ export class Chat {
       // Made before the parent changes, so its stored pointer holds the parent as it was.
       this.threads.set(siblingId, sibling);
       this.events.threadCreated(sibling, { forkOf: parent.id, background: true });
+      // The parent's forks taken after the fork point go with the old tail (in the store too).
+      this.events.branched(parent.id, siblingId, lineage.atMessage);
     }
     for (const [child, l] of [...this.lineage]) {
       if (child === id || child === siblingId) continue;

@@ -61,7 +61,16 @@ export class Persistence {
       for (let hops = 0; p && into.has(p) && hops < 100; hops++) p = into.get(p);
       return p;
     };
-    const remapped = threads.map((t) => (t.parent && into.has(t.parent.id) ? { ...t, parent: { ...t.parent, id: parentOf(t.parent.id)! } } : t));
+    const byId = new Map(threads.map((t) => [t.id, t]));
+    // A fork taken from a parent's old tail, before a promote moved that tail: under the tail.
+    const branchedTo = (p: { id: string; records: number; atMessage: number }) =>
+      byId.get(p.id)?.branches.find((b) => p.records <= b.upTo && p.atMessage > b.after)?.to;
+    const remapped = threads.map((t) => {
+      if (!t.parent) return t;
+      const moved = branchedTo(t.parent);
+      if (moved && moved !== t.id) return { ...t, parent: { ...t.parent, id: moved } };
+      return into.has(t.parent.id) ? { ...t, parent: { ...t.parent, id: parentOf(t.parent.id)! } } : t;
+    });
     const visible = remapped.filter((t) => !t.deleted && !t.ended);
     const ended = remapped.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted");
     return { threads: visible.map(toStoredThread), ended: ended.map(toStoredThread), unreadable, summaries: visible };
@@ -161,6 +170,13 @@ export class Persistence {
   /** An ended fork comes back into the tree, as stored. */
   restore(id: ThreadId): void {
     this.appendStored(id, [{ t: "restored" }]);
+  }
+
+  /** A promote moved `parentId`'s old tail to `siblingId` (its log, up to now, is that tail). */
+  branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void {
+    const rec = this.recorders.get(parentId);
+    if (!rec) return;
+    rec.append([{ t: "branched", to: siblingId, after: atMessage, upTo: rec.records }]);
   }
 
   /** A fork ended: marked in its log (kept, so `:Tine threads!` can restore it), writer closed. */

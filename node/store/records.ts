@@ -53,11 +53,16 @@ export type ChangeRecord =
   | { readonly t: "reports-sent" }
   /** The fork ended (discarded, reported, or promoted `into` its parent); `:Tine threads!` can restore it. */
   | { readonly t: "ended"; readonly how: "discarded" | "reported" | "promoted"; readonly into?: string }
-  | { readonly t: "restored" };
+  | { readonly t: "restored" }
+  /**
+   * A promote gave this thread a fork's history; its old tail became `to`. Forks of this thread
+   * that point at its first `upTo` records and branched after message `after` belong to `to`.
+   */
+  | { readonly t: "branched"; readonly to: string; readonly after: number; readonly upTo: number };
 
 export type StoredRecord = Header | ChangeRecord;
 
-const CHANGE_TYPES = new Set(["append", "truncate", "block", "open", "result", "title", "deleted", "report", "reports-sent", "ended", "restored"]);
+const CHANGE_TYPES = new Set(["append", "truncate", "block", "open", "result", "title", "deleted", "report", "reports-sent", "ended", "restored", "branched"]);
 
 export function encode(record: StoredRecord): string {
   return `${JSON.stringify(record)}\n`;
@@ -103,6 +108,9 @@ export function decode(line: string): Decoded {
       return { ok: true, record: r as ChangeRecord };
     case "ended":
       if (!["discarded", "reported", "promoted"].includes(String(r["how"]))) return bad("how missing");
+      return { ok: true, record: r as ChangeRecord };
+    case "branched":
+      if (typeof r["to"] !== "string" || typeof r["after"] !== "number" || typeof r["upTo"] !== "number") return bad("to, after or upTo missing");
       return { ok: true, record: r as ChangeRecord };
     case "deleted":
     case "reports-sent":

@@ -55,6 +55,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, ended: record.into ? { how: record.how, into: record.into } : { how: record.how } };
     case "restored":
       return { ...state, ended: null };
+    case "branched":
+      return state; // tree bookkeeping, read by the list
   }
 }
 

@@ -20,6 +20,8 @@ export type ThreadSummary = {
   readonly updated: number;
   readonly messages: number;
   readonly deleted: boolean;
+  /** Old tails moved to other threads by promotes (see the `branched` record). */
+  readonly branches: readonly { readonly to: string; readonly after: number; readonly upTo: number }[];
   /** How the fork ended, or null; `into`: the thread a promoted fork went into. */
   readonly ended: { readonly how: string; readonly into?: string } | null;
   readonly problems: readonly LogProblem[];
@@ -66,6 +68,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
   let title = summary?.title ?? "";
   let deleted = summary?.deleted ?? false;
   let ended = summary?.ended ?? null;
+  const branches = [...(summary?.branches ?? [])];
   for (const line of end < 0 ? [] : text.split("\n")) {
     lines++;
     if (line.startsWith(APPEND_PREFIX)) {
@@ -83,7 +86,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
     if (r.t === "header") {
       if (lines !== 1) problems.push({ line: lines, error: "a second header" });
       else {
-        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, ended: null, problems: [] };
+        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, ended: null, branches: [], problems: [] };
         title = r.title;
         messages = r.parent?.messages ?? 0;
       }
@@ -92,8 +95,9 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
     else if (r.t === "deleted") deleted = true;
     else if (r.t === "ended") ended = r.into ? { how: r.how, into: r.into } : { how: r.how };
     else if (r.t === "restored") ended = null;
+    else if (r.t === "branched") branches.push({ to: r.to, after: r.after, upTo: r.upTo });
   }
-  if (summary) summary = { ...summary, title, messages, deleted, ended, problems, updated: stat.mtimeMs };
+  if (summary) summary = { ...summary, title, messages, deleted, ended, branches, problems, updated: stat.mtimeMs };
   else if (!error) error = lines === 0 ? "empty file" : "no header";
   return { size: stat.size, mtimeMs: stat.mtimeMs, offset: offset + end + 1, lines, summary, ...(error && !summary ? { error } : {}) };
 }

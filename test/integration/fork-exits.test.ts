@@ -1,7 +1,8 @@
 /** Forks that come back: discard, promote, report; background forks; idle time-outs; branch diff. */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
-import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { rmSync } from "node:fs";
+import { projectDir, withNeovim, type Session } from "../helpers/neovim.ts";
 import { typeAndSend, bodies, texts } from "../helpers/chat-driver.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -280,5 +281,46 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.until("promoted", async () => !(await s.threads()).some((t) => t.id === third));
       await s.waitForDisplay(parent, "Third fork.");
     });
+  });
+
+  it("after a promote and a restart, the tree is the same: the old tail's forks under the new branch, the fork's under the parent", async () => {
+    const cwd = projectDir();
+    try {
+      let ids: Record<string, string> = {};
+      await withNeovim(nv, async (s) => {
+        const { parent, fork } = await parentAndFork(s);
+        s.mock.reply(textReply("Grandchild answer."), textReply("Parent goes on."), textReply("Late fork answer."));
+        await typeAndSend(s, "@fork deeper");
+        await s.waitForDisplay(3, "Grandchild answer.\n── end_turn");
+        await s.lua("require('tine').open(...)", parent);
+        await typeAndSend(s, "parent continues");
+        await s.waitForDisplay(parent, "Parent goes on.\n── end_turn");
+        await typeAndSend(s, "@fork late");
+        await s.waitForDisplay(4, "Late fork answer.\n── end_turn");
+        ids = { parent, fork, grandchild: (await s.thread(3)).id, late: (await s.thread(4)).id };
+        await s.lua("require('tine').promote(...)", fork);
+        await s.until("the promote", async () => !(await s.threads()).some((t) => t.id === fork));
+        const tree = Object.fromEntries((await s.threads()).map((t) => [t.id, t.parent_id]));
+        ids["branch"] = (await s.threads()).find((t) => t.parent_id === parent && t.id !== ids["late"] && t.id !== ids["grandchild"])!.id;
+        assert.equal(tree[ids["grandchild"]!], parent);
+        assert.equal(tree[ids["late"]!], ids["branch"]);
+      }, { cwd });
+      await withNeovim(nv, async (s) => {
+        await s.cmd("Tine threads");
+        const tree = Object.fromEntries((await s.threads()).map((t) => [t.id, t.parent_id]));
+        assert.equal(tree[ids["grandchild"]!], ids["parent"], "the fork's fork follows its history into the parent");
+        assert.equal(tree[ids["late"]!], ids["branch"], "the old tail's fork stays with the old tail");
+        assert.equal(tree[ids["branch"]!], ids["parent"]);
+        assert.ok(!(ids["fork"]! in tree), "the promoted fork has ended");
+        const id = ids["parent"]!;
+        s.mock.reply(textReply("Continued."));
+        await s.lua("require('tine').open(...)", id);
+        await typeAndSend(s, "next");
+        await s.waitForDisplay(id, "Continued.");
+        assert.deepEqual(texts(bodies(s).at(-1).messages), ["main question", "Parent answer.", "explore a tangent", "Fork answer.", "next"]);
+      }, { cwd });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
