@@ -140,9 +140,14 @@ export class Chat {
       if (!thread) return;
       const title = thread.title;
       thread.update(msg.msg);
+      const inner = msg.msg;
+      const byUser = inner.type === "send" && !inner.auto;
+      // A fork opened from disk gets its idle clock once it is used again (reading it starts none).
+      const lineage = this.lineage.get(thread.id);
+      if (byUser && lineage && !this.forks.get(thread.id)) {
+        this.forks.update({ type: "started", id: thread.id, parentId: lineage.parentId, background: false, idleTimeoutMs: this.clock.forkIdleTimeoutMs, now: this.clock.now() });
+      }
       if (this.forks.get(thread.id)) {
-        const inner = msg.msg;
-        const byUser = inner.type === "send" && !inner.auto;
         if (byUser || inner.type === "agent") this.forks.update({ type: "activity", id: thread.id, by: byUser ? "user" : "agent", now: this.clock.now() });
       }
       // Compared with what was last seen, as agents change status before their message arrives.
@@ -238,7 +243,7 @@ export class Chat {
     const input = (use.input ?? {}) as Record<string, unknown>;
     const ok = (text: string) => ({ text, isError: false });
     const refuse = (text: string) => ({ text, isError: true });
-    const inFork = this.forks.get(thread.id) !== undefined;
+    const inFork = this.lineage.has(thread.id);
     const notAFork = `${use.name} works only in a fork, and this thread is not one.`;
     switch (use.name) {
       case "enter_fork": {

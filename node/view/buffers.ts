@@ -124,12 +124,11 @@ export class Buffers {
     }
     const lineage = this.chat.lineage.get(thread.id);
     const parentTitle = lineage && this.chat.titleOf(lineage.parentId);
-    const life = this.chat.forks.get(thread.id);
     const headerLines =
       lineage && parentTitle !== undefined
         ? [
             `⑂ Forked from "${parentTitle}" at message ${lineage.atMessage + 1} · gp: go to parent`,
-            ...(life ? [`  ends with: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard`] : []),
+            `  ends with: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard`,
             "",
           ]
         : [];
