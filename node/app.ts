@@ -4,10 +4,8 @@
  * are derived from state (`Buffers`).
  */
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { configDir, findSession, listSessions, projectSessionsDir } from "./claude-code/project.ts";
-import { readTranscript, TranscriptError, writeTranscript } from "./claude-code/transcript.ts";
+import { listSessions } from "./claude-code/project.ts";
+import { readSession, writeSession } from "./claude-code/sessions.ts";
 import { Chat } from "./chat/chat.ts";
 import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { parseSend } from "./chat/send-command.ts";
@@ -23,7 +21,7 @@ import { needsApproval } from "./tools/approval.ts";
 import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
 import { Buffers } from "./view/buffers.ts";
-import { branchLines } from "./view/branch-diff.ts";
+import { diffBranches } from "./view/branch-diff.ts";
 import type { ListScope, OtherProject } from "./view/thread-list.ts";
 
 export type ThreadInfo = {
@@ -438,11 +436,8 @@ export class App {
     return this.buffers.list.itemAt(line);
   }
 
-  /**
-   * Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent.
-   * Threads are given by id or by their display number.
-   */
-  diff(aRef: string, bRef?: string): { common: number; sides: { title: string; lines: string[] }[] } {
+  /** Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent. Threads by id or display number. */
+  diff(aRef: string, bRef?: string) {
     const resolve = (ref: string): ThreadId => {
       const byNum = /^\d+$/.test(ref) ? this.threads().find((t) => t.num === Number(ref)) : undefined;
       const id = byNum?.id ?? ref;
@@ -452,12 +447,8 @@ export class App {
     const a = resolve(aRef);
     const b = bRef ? resolve(bRef) : this.chat.lineage.get(a)?.parentId;
     if (!b || !this.chat.has(b)) throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
-    const historyOf = (id: ThreadId) => this.chat.threads.get(id)?.agent.history ?? this.persistence!.storedSource(id);
-    const [ha, hb] = [historyOf(a), historyOf(b)];
-    let common = 0;
-    while (common < ha.length && common < hb.length && (ha.at(common) === hb.at(common) || JSON.stringify(ha.at(common).message) === JSON.stringify(hb.at(common).message))) common++;
-    const side = (id: ThreadId, h: typeof ha) => ({ title: this.chat.titleOf(id) ?? id, lines: branchLines(h.messages().slice(common), common) });
-    return { common, sides: [side(a, ha), side(b, hb)] };
+    const side = (id: ThreadId) => ({ title: this.chat.titleOf(id) ?? id, history: this.chat.threads.get(id)?.agent.history ?? this.persistence!.storedSource(id) });
+    return diffBranches(side(a), side(b));
   }
 
   /** What `:checkhealth tine` reports of the store. */
@@ -478,40 +469,21 @@ export class App {
 
   /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */
   async importClaude(idOrPath: string): Promise<{ id: ThreadId; display: number; input: number }> {
-    const path = findSession(idOrPath);
-    if (!path) throw new Error(`tine: no Claude Code session ${idOrPath} (looked in ${configDir()}/projects)`);
-    let transcript;
-    try {
-      transcript = readTranscript(readFileSync(path, "utf8"));
-    } catch (error) {
-      if (error instanceof TranscriptError) throw new Error(`tine: ${path} cannot be imported: ${error.message}`);
-      throw error;
-    }
-    if (!transcript.messages.length) throw new Error(`tine: ${path} holds no conversation to import`);
+    const session = readSession(idOrPath);
     const newId = randomUUID();
-    const history = History.of(transcript.messages.map((m) => entry(freezeMessage(m))));
-    const title = titleFrom(transcript.firstPrompt ?? "Claude Code session");
-    const origin = { kind: "claude-code" as const, sessionId: transcript.sessionId, path };
+    const history = History.of(session.messages.map((m) => entry(freezeMessage(m))));
+    const title = titleFrom(session.firstPrompt ?? "Claude Code session");
+    const origin = { kind: "claude-code" as const, sessionId: session.sessionId, path: session.path };
     this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, history, title, origin } });
     const m = await this.buffers.of(newId);
     return { id: newId, display: m.display, input: m.input };
   }
 
-  /**
-   * A thread written as a Claude Code transcript under a new session id, in the folder Claude
-   * Code uses for this project; the thread itself is unchanged. Returns the session id and file.
-   */
+  /** A thread written as a new Claude Code session; the thread itself is unchanged. */
   exportClaude(id: ThreadId): { session_id: string; path: string } {
-    const thread = this.chat.threads.get(id);
-    const history = thread?.agent.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined);
+    const history = this.chat.threads.get(id)?.agent.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined);
     if (!history) throw new Error(`tine: no thread ${id}`);
-    if (!history.length) throw new Error("tine: the thread has no messages to export");
-    const sessionId = randomUUID();
-    const dir = projectSessionsDir(this.config.cwd);
-    const path = join(dir, `${sessionId}.jsonl`);
-    if (existsSync(path)) throw new Error(`tine: ${path} exists already`);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(path, writeTranscript(history.messages(), { sessionId, cwd: this.config.cwd }), { mode: 0o600, flag: "wx" });
+    const { sessionId, path } = writeSession(history.messages(), this.config.cwd);
     return { session_id: sessionId, path };
   }
 

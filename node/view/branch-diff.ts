@@ -2,7 +2,16 @@
  * A branch as plain text for `:Tine diff`: one section per message, headed by its number and
  * role, so Neovim's diff mode lines the two branches up message by message.
  */
+import type { History } from "../providers/history.ts";
 import type { NativeMessage } from "../providers/native.ts";
+
+/** Both branches after their common prefix (compared by content), one section per message. */
+export function diffBranches(...sides: { title: string; history: History }[]): { common: number; sides: { title: string; lines: string[] }[] } {
+  const [a, b] = [sides[0]!.history, sides[1]!.history];
+  let common = 0;
+  while (common < a.length && common < b.length && (a.at(common) === b.at(common) || JSON.stringify(a.at(common).message) === JSON.stringify(b.at(common).message))) common++;
+  return { common, sides: sides.map((s) => ({ title: s.title, lines: branchLines(s.history.messages().slice(common), common) })) };
+}
 
 export function branchLines(messages: readonly NativeMessage[], firstIndex: number): string[] {
   const out: string[] = [];

@@ -1,0 +1,38 @@
+/**
+ * Moving conversations between Claude Code and tine, as files: a session read into messages, and
+ * messages written as a new session in the folder Claude Code uses for the project.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { NativeMessage } from "../providers/native.ts";
+import { configDir, findSession, projectSessionsDir } from "./project.ts";
+import { readTranscript, TranscriptError, writeTranscript } from "./transcript.ts";
+
+export type ImportedSession = { readonly messages: NativeMessage[]; readonly firstPrompt: string | null; readonly sessionId: string | null; readonly path: string };
+
+/** A session (by id or transcript path) read for import; errors say what is wrong and where. */
+export function readSession(idOrPath: string): ImportedSession {
+  const path = findSession(idOrPath);
+  if (!path) throw new Error(`tine: no Claude Code session ${idOrPath} (looked in ${configDir()}/projects)`);
+  try {
+    const t = readTranscript(readFileSync(path, "utf8"));
+    if (!t.messages.length) throw new Error(`tine: ${path} holds no conversation to import`);
+    return { messages: t.messages, firstPrompt: t.firstPrompt, sessionId: t.sessionId, path };
+  } catch (error) {
+    if (error instanceof TranscriptError) throw new Error(`tine: ${path} cannot be imported: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Writes `messages` as a new session of the project in `cwd` (0600, never over a file). */
+export function writeSession(messages: readonly NativeMessage[], cwd: string): { sessionId: string; path: string } {
+  if (!messages.length) throw new Error("tine: the thread has no messages to export");
+  const sessionId = randomUUID();
+  const dir = projectSessionsDir(cwd);
+  const path = join(dir, `${sessionId}.jsonl`);
+  if (existsSync(path)) throw new Error(`tine: ${path} exists already`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(path, writeTranscript(messages, { sessionId, cwd }), { mode: 0o600, flag: "wx" });
+  return { sessionId, path };
+}
