@@ -5,6 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { listSessions } from "./claude-code/project.ts";
+import { splitArgs } from "./claude-code/command.ts";
+import { isClaudeCode } from "./claude-code/session.ts";
 import { readSession, writeSession } from "./claude-code/sessions.ts";
 import { Chat } from "./chat/chat.ts";
 import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
@@ -465,6 +467,21 @@ export class App {
   /** This project's Claude Code sessions, newest first (for the `:Tine import` picker). */
   claudeSessions() {
     return listSessions(this.config.cwd).map((s) => ({ id: s.id, path: s.path, modified: s.modified, first_prompt: s.firstPrompt }));
+  }
+
+  /** `:Tine claude [args]`: a thread run by the Claude Code CLI in a terminal. */
+  async newClaude(args: string): Promise<{ id: ThreadId; display: number; input: number }> {
+    const command = [...this.config.claude_command, ...splitArgs(args)];
+    const newId = randomUUID();
+    this.dispatch({ type: "chat-msg", msg: { type: "new-claude-thread", newId, num: this.chat.maxNum() + 1, command } });
+    const m = await this.buffers.of(newId);
+    return { id: newId, display: m.display, input: m.input };
+  }
+
+  /** A Claude Code thread's process ended. */
+  terminalExited(id: ThreadId): void {
+    const agent = this.chat.threads.get(id)?.agent;
+    if (agent && isClaudeCode(agent)) agent.setTerminal("exited");
   }
 
   /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */

@@ -31,6 +31,8 @@ export type HostConfig = {
   data_dir: string;
   /** False: nothing is written to disk. */
   persist: boolean;
+  /** How the Claude Code CLI is started. */
+  claude_command: string[];
   /** The keys a fork's banner names. */
   fork_keys: { report: string; promote: string; discard: string };
   /** Minutes of idleness before a fork is asked to wrap up (fractions allowed). */
@@ -66,6 +68,7 @@ export function parseConfig(raw: unknown): HostConfig {
     data_dir: need("data_dir", "string"),
     persist: c.persist === undefined ? true : need("persist", "boolean"),
     fork_idle_timeout: positive(c.fork_idle_timeout, "fork_idle_timeout", 10),
+    claude_command: c.claude_command === undefined ? ["claude"] : stringList(c.claude_command, "claude_command"),
     fork_keys: { report: "gR", promote: "gP", discard: "gD", ...(c.fork_keys as object | undefined) },
     empty_hint: typeof c.empty_hint === "string" ? c.empty_hint : "Type below and send with <CR> · @fork <prompt> forks this thread · g? lists the keys",
     cwd: need("cwd", "string"),

@@ -11,7 +11,7 @@ vim.api.nvim_create_user_command("Tine", function(args) require("tine").command(
     end
     if line:match("^%S+%s+%S+%s") then return {} end
     return vim.tbl_filter(function(c) return c:find(lead, 1, true) == 1 end,
-      { "new", "send", "abort", "retry", "threads", "resume", "rename", "fork", "diff", "import", "export", "restart" })
+      { "new", "send", "abort", "retry", "threads", "resume", "rename", "fork", "diff", "claude", "import", "export", "restart" })
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, restart)",
 })

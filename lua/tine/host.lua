@@ -48,6 +48,7 @@ local function host_config()
     data_dir = o.data_dir or (vim.fn.stdpath("data") .. "/tine"),
     persist = o.persist,
     fork_idle_timeout = o.fork_idle_timeout,
+    claude_command = o.claude_command,
     fork_keys = { report = o.keymaps.fork_report or "-", promote = o.keymaps.fork_promote or "-", discard = o.keymaps.fork_discard or "-" },
     empty_hint = ("Type below and send with %s (or %s) · @fork <prompt> forks this thread · %s lists the keys")
       :format(o.keymaps.send or "<CR>", o.keymaps.send_any or "<C-s>", o.keymaps.help or "g?"),

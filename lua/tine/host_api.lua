@@ -84,6 +84,10 @@ function M.create_thread_buffers(id, num, title, draft)
   return ui.create_thread_buffers(id, num, title, draft)
 end
 
+function M.create_terminal_thread(id, num, title, argv, prompt)
+  return ui.create_terminal_thread(id, num, title, argv, prompt)
+end
+
 function M.set_pending(display, input, pending, title, tell)
   ui.set_pending(display, input, pending, title, tell)
   return true

@@ -131,6 +131,15 @@ local function claude_command()
   return cmd
 end
 
+--- :Tine claude [args]: a thread run by Claude Code in a terminal (with --session-id injected).
+function M.claude(args)
+  claude_command()
+  local t = host.request("new_claude", args or "")
+  ui.show(t.display, t.input)
+  vim.cmd("startinsert")
+  return t.id
+end
+
 --- Opens a terminal running `argv` below the current window.
 local function terminal(argv)
   vim.cmd("botright new")
@@ -474,8 +483,10 @@ function M.command(args)
     return M.import_picker()
   end
   if sub == "export" then return guarded(M.export_claude) end
+  -- The raw text after `claude`, so the user's quoting reaches the host's shell-like split intact.
+  if sub == "claude" then return guarded(M.claude, args.args:match("^%s*claude%s*(.-)%s*$")) end
   if sub == "restart" then return M.restart() end
-  err("tine: unknown subcommand " .. sub .. " (new, send, abort, retry, threads, resume, rename, fork, diff, import, export, restart)")
+  err("tine: unknown subcommand " .. sub .. " (new, send, abort, retry, threads, resume, rename, fork, diff, claude, import, export, restart)")
 end
 
 return M

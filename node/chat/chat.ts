@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Agent, AgentMsg } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { ClaudeCodeSession, isClaudeCode } from "../claude-code/session.ts";
 import { ForkLives, type ForkEffect } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
 import { Thread, type QueuedReport, type ThreadContext } from "./thread.ts";
@@ -144,7 +145,7 @@ export class Chat {
       const byUser = inner.type === "send" && !inner.auto;
       // A fork opened from disk gets its idle clock once it is used again (reading it starts none).
       const lineage = this.lineage.get(thread.id);
-      if (byUser && lineage && !this.forks.get(thread.id)) {
+      if (byUser && lineage && !this.forks.get(thread.id) && !isClaudeCode(thread.agent)) {
         this.forks.update({ type: "started", id: thread.id, parentId: lineage.parentId, background: false, idleTimeoutMs: this.clock.forkIdleTimeoutMs, now: this.clock.now() });
       }
       if (this.forks.get(thread.id)) {
@@ -170,6 +171,11 @@ export class Chat {
         this.add(thread, {});
         return;
       }
+      case "new-claude-thread": {
+        const session = ClaudeCodeSession.start(m.command, this.agentDispatch(m.newId));
+        this.add(new Thread(m.newId, m.num, `Claude Code ${m.num}`, session, this.threadContext(), { autoTitle: false }), {});
+        return;
+      }
       case "fork-thread":
         if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, m);
         else this.fork(m);
@@ -191,7 +197,9 @@ export class Chat {
         const stored = this.stored.get(m.id);
         if (!stored || this.threads.has(m.id)) return;
         this.stored.delete(m.id);
-        const agent = this.newAgent(this.agentDispatch(m.id), m.history);
+        const dispatch = this.agentDispatch(m.id);
+        // A Claude Code thread opens by resuming its session; any other from its history.
+        const agent = stored.claude ? ClaudeCodeSession.resume(stored.claude.command, stored.claude.sessionId, dispatch) : this.newAgent(dispatch, m.history);
         const thread = new Thread(m.id, stored.num, stored.title, agent, this.threadContext(), { autoTitle: false, readOnlyBy: m.readOnlyBy, created: stored.created });
         thread.reports = m.reports;
         this.add(thread, { loaded: true });
@@ -342,6 +350,7 @@ export class Chat {
     const thread = this.threads.get(id);
     if (!thread) throw new Error(`tine: thread ${id} is not open`);
     if (!this.lineage.has(id)) throw new Error(`tine: ${thread.title} is not a fork`);
+    if (isClaudeCode(thread.agent)) throw new Error("tine: a Claude Code fork ends in its terminal (it has its own session file)");
     return thread;
   }
 
@@ -465,17 +474,21 @@ export class Chat {
       parentId: request.sourceId,
       atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
     });
-    this.forks.update({
-      type: "started",
-      id: thread.id,
-      parentId: request.sourceId,
-      background: request.background === true,
-      idleTimeoutMs: request.idleTimeoutMs ?? this.clock.forkIdleTimeoutMs,
-      now: this.clock.now(),
-    });
+    // The fork lifecycle (idle prompts, reports) speaks to tine's agent, not to a terminal.
+    if (!isClaudeCode(agent)) {
+      this.forks.update({
+        type: "started",
+        id: thread.id,
+        parentId: request.sourceId,
+        background: request.background === true,
+        idleTimeoutMs: request.idleTimeoutMs ?? this.clock.forkIdleTimeoutMs,
+        now: this.clock.now(),
+      });
+    }
+    // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
+    if (request.prompt) thread.update({ type: "send", text: request.prompt });
     this.add(thread, { forkOf: request.sourceId, prefill: request.prefill, background: request.background === true });
     if (request.background) this.activeId = request.sourceId;
-    if (request.prompt) thread.update({ type: "send", text: request.prompt });
   }
 
   private add(thread: Thread, how: CreatedHow): void {

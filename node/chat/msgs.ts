@@ -36,7 +36,12 @@ export type StoredThread = {
   readonly messages: number;
   /** Lines of its transcript that could not be read. */
   readonly problems: number;
+  /** A Claude Code thread: its command and session. */
+  readonly claude?: ClaudeThread;
 };
+
+/** What a Claude Code thread is run from. */
+export type ClaudeThread = { readonly command: readonly string[]; readonly sessionId: string };
 
 export type ForkRequest = {
   sourceId: ThreadId;
@@ -65,6 +70,8 @@ export type ChatMsg =
   /** `history`: a conversation to start from (an import, benchmarks); `origin`: where it came from. */
   | { type: "new-thread"; newId: ThreadId; num: number; history?: History; title?: string; origin?: ThreadOrigin }
   | ({ type: "fork-thread" } & ForkRequest)
+  /** A thread run by the Claude Code CLI in a terminal. */
+  | { type: "new-claude-thread"; newId: ThreadId; num: number; command: readonly string[] }
   | { type: "select-thread"; id: ThreadId }
   /** Drops a fork still waiting for its source to come to rest. */
   | { type: "cancel-waiting-fork"; sourceId: ThreadId }

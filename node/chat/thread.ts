@@ -2,6 +2,7 @@
  * A Thread owns one Agent, the runs of the tools the agent asked for, and its view state.
  */
 import { isAbsolute, resolve } from "node:path";
+import { isClaudeCode } from "../claude-code/session.ts";
 import type { Agent } from "../providers/agent.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
@@ -16,7 +17,7 @@ export type ToolRun = {
 };
 
 /** `busy`: open for writing in another Neovim; this one shows it read-only. */
-export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy";
+export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy" | "running" | "exited";
 
 /** A title from the first user message: its first line, shortened. */
 export function titleFrom(text: string): string {
@@ -82,6 +83,8 @@ export class Thread {
 
   get status(): ThreadStatus {
     if (this.readOnlyBy !== null) return "busy";
+    // A Claude Code thread's state is its terminal's.
+    if (isClaudeCode(this.agent)) return this.agent.terminal === "exited" ? "exited" : this.agent.terminal === "running" ? "running" : "idle";
     const s = this.agent.status;
     if (s.type === "streaming") return "streaming";
     if (this.toolRuns.length > 0) return "waiting";
@@ -92,7 +95,7 @@ export class Thread {
   /** Its reply finished and its tools answered: a fork taken now holds the whole turn. */
   get atRest(): boolean {
     const status = this.status;
-    return status === "idle" || status === "error" || status === "busy";
+    return status === "idle" || status === "error" || status === "busy" || status === "running" || status === "exited";
   }
 
   /** The text of the turn that failed, when the thread stopped on an error (a new send replaces it). */

@@ -54,6 +54,11 @@ export class Handlers {
       case "fork_report":
         app.reportFork(String(a), typeof b === "string" ? b : undefined);
         return true;
+      case "new_claude":
+        return await app.newClaude(String(a ?? ""));
+      case "terminal_exited":
+        app.terminalExited(String(a));
+        return true;
       case "claude_sessions":
         return app.claudeSessions();
       case "import_claude":

@@ -6,6 +6,7 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import { isClaudeCode } from "../claude-code/session.ts";
 import { History } from "../providers/history.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
@@ -29,7 +30,13 @@ export function toStoredThread(s: ThreadSummary): StoredThread {
     updated: s.updated,
     messages: s.messages,
     problems: s.problems.length,
+    ...(s.claude ? { claude: s.claude } : {}),
   };
+}
+
+/** What a thread's header says of how it runs. */
+function runsAs(thread: Thread): { claude?: { command: readonly string[]; sessionId: string } } {
+  return isClaudeCode(thread.agent) ? { claude: { command: thread.agent.command, sessionId: thread.agent.sessionId } } : {};
 }
 
 export class Persistence {
@@ -109,7 +116,7 @@ export class Persistence {
     const parent: ParentPointer | null = anchor
       ? { id: forkOf, records: anchor.records, atMessage: lineage?.atMessage ?? 0, messages: anchor.history.length }
       : null;
-    const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent });
+    const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent, ...runsAs(thread) });
     // Without a parent log (nothing of the source was stored), the fork's file holds all of it.
     const base: Snapshot = { history: anchor?.history ?? History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title, reports: NO_REPORTS };
     this.recorders.set(thread.id, new ThreadRecorder(log, base));
@@ -137,9 +144,10 @@ export class Persistence {
 
   private syncOne(thread: Thread, force: boolean): void {
     if (this.pending.has(thread.id)) {
-      if (!force && thread.agent.history.length === 0 && !thread.agent.open) return;
+      // A Claude Code thread is stored at once: its conversation is in the CLI's file, not here.
+      if (!force && thread.agent.history.length === 0 && !thread.agent.open && !isClaudeCode(thread.agent)) return;
       this.pending.delete(thread.id);
-      const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent: null, ...(thread.origin ? { origin: thread.origin } : {}) });
+      const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent: null, ...(thread.origin ? { origin: thread.origin } : {}), ...runsAs(thread) });
       this.recorders.set(thread.id, new ThreadRecorder(log, { history: History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title, reports: NO_REPORTS }));
     }
     const rec = this.recorders.get(thread.id);

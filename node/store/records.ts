@@ -29,6 +29,8 @@ export type Header = {
   readonly cwd: string;
   readonly model: string;
   readonly parent: ParentPointer | null;
+  /** A Claude Code thread: the command it runs and its session (its conversation is the CLI's). */
+  readonly claude?: { readonly command: readonly string[]; readonly sessionId: string };
   /** Where the conversation came from when it was imported (a Claude Code session). */
   readonly origin?: { readonly kind: string; readonly sessionId: string | null; readonly path: string };
 };

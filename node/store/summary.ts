@@ -20,6 +20,8 @@ export type ThreadSummary = {
   readonly updated: number;
   readonly messages: number;
   readonly deleted: boolean;
+  /** A Claude Code thread's command and session. */
+  readonly claude?: { readonly command: readonly string[]; readonly sessionId: string };
   /** Old tails moved to other threads by promotes (see the `branched` record). */
   readonly branches: readonly { readonly to: string; readonly after: number; readonly upTo: number }[];
   /** How the fork ended, or null; `into`: the thread a promoted fork went into. */
@@ -86,7 +88,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
     if (r.t === "header") {
       if (lines !== 1) problems.push({ line: lines, error: "a second header" });
       else {
-        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, ended: null, branches: [], problems: [] };
+        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, ended: null, branches: [], problems: [], ...(r.claude ? { claude: r.claude } : {}) };
         title = r.title;
         messages = r.parent?.messages ?? 0;
       }

@@ -6,6 +6,7 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import { isClaudeCode } from "../claude-code/session.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { ThreadList, type ListExtras, type ListScope } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
@@ -72,7 +73,12 @@ export class Buffers {
     const promise = (async () => {
       const draft = this.drafts.get(thread.id) ?? [];
       this.drafts.delete(thread.id);
-      const bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as { display: number; input: number };
+      const agent = thread.agent;
+      // A Claude Code thread's one buffer is its terminal (display and input alike).
+      const bufs = isClaudeCode(agent)
+        ? ((await this.nvim.call("create_terminal_thread", [thread.id, thread.num, thread.title, agent.argv, agent.pendingPrompt])) as { display: number; input: number })
+        : ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as { display: number; input: number });
+      if (isClaudeCode(agent) && agent.terminal === "not-started") agent.setTerminal("running");
       const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1], title: thread.title, pending: false };
       this.mounted.set(thread.id, m);
       this.mounting.delete(thread.id);
@@ -118,6 +124,7 @@ export class Buffers {
 
   private renderThread(thread: Thread, m: Mounted): void {
     m.rendered = [thread.version, this.chat.version];
+    if (isClaudeCode(thread.agent)) return; // the terminal shows itself
     if (m.title !== thread.title) {
       m.title = thread.title;
       this.nvim.call("set_title", [m.display, thread.num, thread.title]).catch((e) => this.nvim.log(`set_title failed: ${String(e)}`));

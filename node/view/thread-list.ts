@@ -7,8 +7,9 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { ThreadStatus } from "../chat/thread.ts";
+import { isClaudeCode } from "../claude-code/session.ts";
 
-const STATUS_ICON: Record<ThreadStatus | "stored", string> = { idle: "·", streaming: "⋯", waiting: "⏳", error: "⚠", busy: "🔒", stored: "○" };
+const STATUS_ICON: Record<ThreadStatus | "stored", string> = { idle: "·", streaming: "⋯", waiting: "⏳", error: "⚠", busy: "🔒", running: "▷", exited: "■", stored: "○" };
 
 /** Another project's thread, as listed from disk. */
 export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
@@ -55,7 +56,8 @@ export class ThreadList {
     const visit = (id: ThreadId, depth: number) => {
       const live = chat.threads.get(id);
       const stored = chat.stored.get(id);
-      const title = live?.title ?? stored?.title ?? "?";
+      const kind = (live ? isClaudeCode(live.agent) : stored?.claude) ? "[claude] " : "";
+      const title = kind + (live?.title ?? stored?.title ?? "?");
       const status = live ? live.status : "stored";
       const statusText =
         (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) + (chat.forks.get(id)?.background ? " (background)" : "");

@@ -1,11 +1,11 @@
 /** Conversations move both ways between Claude Code (the real CLI, against the mock) and tine. */
 import assert from "node:assert/strict";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { encodeProject } from "../../node/claude-code/project.ts";
 import { claudeEnv, requireClaude, runClaude } from "../helpers/claude-code.ts";
-import { withNeovim, type Session } from "../helpers/neovim.ts";
+import { projectDir, withNeovim, type Session } from "../helpers/neovim.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -99,5 +99,52 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       assert.match((await s.notifications()).at(-1)!.msg, /bad\.jsonl cannot be imported: line 2 is not JSON/);
       assert.equal((await s.threads()).length, 0);
     });
+  });
+
+  it(":Tine claude runs the CLI in a terminal with an injected session id; :ForkThread there forks it with --resume --fork-session, the source's file untouched", async () => {
+    const bin = requireClaude();
+    const cwd = projectDir();
+    try {
+      const config = join(cwd, ".claude-config");
+      const env = claudeEnv(config, "http://unused", realpathSync(cwd));
+      delete (env as Record<string, string | undefined>)["ANTHROPIC_BASE_URL"];
+      await withNeovim(nv, async (s) => {
+        s.mock.reply(textReply("Hi from the mock."), textReply("Forked reply."));
+        await s.cmd("Tine claude");
+        const source = (await s.threads())[0]!;
+        assert.equal(source.status, "running");
+        const terminalText = (buf: number) => s.lines(buf).then((l) => l.join("\n"));
+        await s.until("the CLI's input box", async () => /shift\+tab/.test(await terminalText(source.bufnr)), 30_000);
+        await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'hello from the terminal')", source.bufnr);
+        await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + source.bufnr + "].tine_job, '\\r') end, 100)");
+        await s.until("the first request", async () => s.mock.requests.length >= 1, 30_000);
+        const sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
+        assert.match(sessionId, /^[0-9a-f-]{36}$/);
+        const file = join(config, "projects", encodeProject(cwd), `${sessionId}.jsonl`);
+        await s.until("the reply in the transcript", async () => existsSync(file) && readFileSync(file, "utf8").includes("Hi from the mock."), 30_000);
+        await s.until("the CLI to be idle", async () => /Hi from the mock\./.test(await terminalText(source.bufnr)), 30_000);
+        const before = readFileSync(file);
+        await s.lua("vim.api.nvim_set_current_buf(...)", source.bufnr);
+        await s.cmd("ForkThread next question");
+        await s.until("the fork's request", async () => s.mock.requests.length >= 2, 30_000);
+        const fork = s.mock.requests[1]!;
+        const forkId = String(fork.headers["x-claude-code-session-id"]);
+        assert.notEqual(forkId, sessionId);
+        const said = (fork.body as any).messages.flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.map((b: any) => b.text ?? "")));
+        assert.ok(said.includes("hello from the terminal") && said.includes("Hi from the mock.") && said.includes("next question"), said.join(" | "));
+        assert.deepEqual(readFileSync(file), before, "the source's transcript is byte for byte the same");
+        const threads = await s.threads();
+        assert.equal(threads[1]!.parent_id, source.id);
+        await s.cmd("Tine threads");
+        const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
+        assert.match(list, /\[claude\] Claude Code 1  ▷ running/);
+        assert.match(list, /⑂ \[claude\] Claude Code 1 ⑂1  ▷ running/);
+        // Both CLIs end with their terminals; the list says so.
+        await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end");
+        await s.until("both exited", async () => (await s.threads()).every((t) => t.status === "exited"), 10_000);
+      }, { cwd, setup: { claude_command: [bin] }, env });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
+    }
   });
 });

@@ -173,7 +173,8 @@ export function checkRequest(body: unknown, opts: { beta?: boolean } = {}): stri
   const thinking = b["thinking"] as Json | undefined;
   if (thinking && !["adaptive", "between_tools", "enabled", "disabled"].includes(String(thinking["type"])))
     problems.push(`thinking.type ${String(thinking["type"])} is not a thinking type`);
-  if (thinking?.["display"] !== undefined && !["summarized", "omitted"].includes(String(thinking["display"])))
+  // "updates": what the Claude Code CLI asks for in its interactive mode.
+  if (thinking?.["display"] !== undefined && !["summarized", "omitted", "updates"].includes(String(thinking["display"])))
     problems.push(`thinking.display ${String(thinking["display"])} is not a display`);
   const effort = (b["output_config"] as Json | undefined)?.["effort"];
   if (effort !== undefined && !["low", "medium", "high", "xhigh", "max"].includes(String(effort)))
