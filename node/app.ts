@@ -496,12 +496,19 @@ export class App {
     return { id: newId, display: m.display, input: m.input };
   }
 
-  /** A thread written as a new Claude Code session; the thread itself is unchanged. */
-  exportClaude(id: ThreadId): { session_id: string; path: string } {
+  /**
+   * A thread written as a new Claude Code session (the thread itself unchanged), continued in
+   * Claude Code as a thread of its own: a child of this one in the tree, resuming that session.
+   */
+  async exportClaude(id: ThreadId): Promise<{ session_id: string; path: string; id: ThreadId; display: number; input: number }> {
     const history = this.chat.threads.get(id)?.agent.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined);
     if (!history) throw new Error(`tine: no thread ${id}`);
     const { sessionId, path } = writeSession(history.messages(), this.config.cwd);
-    return { session_id: sessionId, path };
+    const newId = randomUUID();
+    const title = `${this.chat.titleOf(id)} → Claude Code`;
+    this.dispatch({ type: "chat-msg", msg: { type: "new-claude-thread", newId, num: this.chat.maxNum() + 1, command: this.config.claude_command, resume: { sessionId, parentId: id, title } } });
+    const m = await this.buffers.of(newId);
+    return { session_id: sessionId, path, id: newId, display: m.display, input: m.input };
   }
 
   /** A new thread holding `n` messages of conversation (benchmarks). */

@@ -140,25 +140,13 @@ function M.claude(args)
   return t.id
 end
 
---- Opens a terminal running `argv` below the current window.
-local function terminal(argv)
-  vim.cmd("botright new")
-  if vim.fn.has("nvim-0.11") == 1 then
-    vim.fn.jobstart(argv, { term = true, cwd = vim.fn.getcwd() })
-  else
-    vim.fn.termopen(argv, { cwd = vim.fn.getcwd() })
-  end
-  vim.cmd("startinsert")
-end
-
---- Writes thread `id` as a Claude Code session (the thread is unchanged) and resumes it in Claude
---- Code in a terminal. Returns the new session id.
+--- Writes thread `id` as a Claude Code session (the thread is unchanged) and continues it in
+--- Claude Code, as a thread of its own under this one. Returns the new session id.
 function M.export_claude(id)
   id = id or vim.b.tine_thread or M.current()
-  local cmd = claude_command()
+  claude_command()
   local out = host.request("export_claude", id)
-  vim.list_extend(cmd, { "--resume", out.session_id })
-  terminal(cmd)
+  ui.show(out.display, out.input)
   vim.notify(("tine: exported as Claude Code session %s (%s)"):format(out.session_id, out.path), vim.log.levels.INFO)
   return out.session_id
 end
@@ -256,6 +244,9 @@ end
 
 local function current_thread()
   local id = vim.b.tine_thread
+  if not id and vim.bo.buftype == "terminal" then
+    error("tine: this terminal was not started by tine (:Tine claude), so its Claude Code session id is unknown: nothing was forked", 0)
+  end
   if not id then
     error("tine: :ForkThread works in a thread's display or input buffer (this buffer is not one)", 0)
   end

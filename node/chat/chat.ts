@@ -172,8 +172,16 @@ export class Chat {
         return;
       }
       case "new-claude-thread": {
-        const session = ClaudeCodeSession.start(m.command, this.agentDispatch(m.newId));
-        this.add(new Thread(m.newId, m.num, `Claude Code ${m.num}`, session, this.threadContext(), { autoTitle: false }), {});
+        const dispatch = this.agentDispatch(m.newId);
+        if (!m.resume) {
+          this.add(new Thread(m.newId, m.num, `Claude Code ${m.num}`, ClaudeCodeSession.start(m.command, dispatch), this.threadContext(), { autoTitle: false }), {});
+          return;
+        }
+        // An exported thread, continued in Claude Code: a child of the thread it came from.
+        const session = ClaudeCodeSession.resume(m.command, m.resume.sessionId, dispatch);
+        const parent = this.threads.get(m.resume.parentId);
+        this.lineage.set(m.newId, { parentId: m.resume.parentId, atMessage: Math.max(0, (parent?.agent.history.length ?? 1) - 1) });
+        this.add(new Thread(m.newId, m.num, m.resume.title, session, this.threadContext(), { autoTitle: false }), { forkOf: m.resume.parentId });
         return;
       }
       case "fork-thread":

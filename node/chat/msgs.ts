@@ -71,7 +71,8 @@ export type ChatMsg =
   | { type: "new-thread"; newId: ThreadId; num: number; history?: History; title?: string; origin?: ThreadOrigin }
   | ({ type: "fork-thread" } & ForkRequest)
   /** A thread run by the Claude Code CLI in a terminal. */
-  | { type: "new-claude-thread"; newId: ThreadId; num: number; command: readonly string[] }
+  /** `resume`: an existing session (an export) continued, the thread a child of `parentId`. */
+  | { type: "new-claude-thread"; newId: ThreadId; num: number; command: readonly string[]; resume?: { sessionId: string; parentId: ThreadId; title: string } }
   | { type: "select-thread"; id: ThreadId }
   /** Drops a fork still waiting for its source to come to rest. */
   | { type: "cancel-waiting-fork"; sourceId: ThreadId }

@@ -64,7 +64,7 @@ export class Handlers {
       case "import_claude":
         return await app.importClaude(String(a));
       case "export_claude":
-        return app.exportClaude(String(a));
+        return await app.exportClaude(String(a));
       case "diff":
         return app.diff(String(a), b == null ? undefined : String(b));
       case "restore":

@@ -191,6 +191,7 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     }
     proc.kill("SIGKILL");
     await mock.close();
-    if (!options.cwd) rmSync(cwd, { recursive: true, force: true });
+    // A process the test started may still be writing there for a moment (a CLI in a terminal).
+    if (!options.cwd) rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
   }
 }

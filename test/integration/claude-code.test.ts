@@ -10,6 +10,8 @@ import { typeAndSend } from "../helpers/chat-driver.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
+/** What the CLI needs beside the mock and the config dir the helper sets. */
+const cliEnv = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", CLAUDE_CODE_MAX_RETRIES: "0", CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1" };
 
 /** What a request carried of the conversation: role and block types/texts, system reminders aside. */
 const shape = (messages: any[]) =>
@@ -68,6 +70,9 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       const tineSaw = shape((s.mock.requests.at(-1)!.body as any).messages);
       const id = (await s.thread(1)).id;
       const out = await s.lua<{ session_id: string; path: string }>("return require('tine.host').request('export_claude', ...)", id);
+      // It goes on in Claude Code as a thread of its own, under the tine thread.
+      const child = (await s.threads()).find((t) => t.parent_id === id)!;
+      assert.equal(child.title, "what does hello.txt say? → Claude Code");
       assert.equal(out.path, join(config, "projects", encodeProject(s.cwd), `${out.session_id}.jsonl`));
       assert.equal(statSync(out.path).mode & 0o777, 0o600);
       assert.ok(!readFileSync(out.path, "utf8").includes("test-key"));
@@ -85,7 +90,9 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       const sent = (cli.body as any).messages.filter((m: any) => m.role !== "system");
       const withoutThinking = (ms: ReturnType<typeof shape>) => ms.map((m) => ({ ...m, blocks: m.blocks.filter((b: string) => b !== "thinking") }));
       assert.deepEqual(withoutThinking(shape(sent)).slice(0, tineSaw.length + 1), [...withoutThinking(tineSaw), { role: "assistant", blocks: ["It says hello."] }]);
-    });
+      await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end");
+      await s.waitForStatus(child.id, "exited");
+    }, { setup: { claude_command: [requireClaude()] }, env: cliEnv });
   });
 
   it("import errors are clear and change nothing: an unknown session, a transcript that cannot be parsed", async () => {
@@ -106,8 +113,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
     const cwd = projectDir();
     try {
       const config = join(cwd, ".claude-config");
-      const env = claudeEnv(config, "http://unused", realpathSync(cwd));
-      delete (env as Record<string, string | undefined>)["ANTHROPIC_BASE_URL"];
+      claudeEnv(config, "http://unused", realpathSync(cwd));
       await withNeovim(nv, async (s) => {
         s.mock.reply(textReply("Hi from the mock."), textReply("Forked reply."));
         await s.cmd("Tine claude");
@@ -142,9 +148,63 @@ describe(`Claude Code sessions (${nv.version})`, () => {
         // Both CLIs end with their terminals; the list says so.
         await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end");
         await s.until("both exited", async () => (await s.threads()).every((t) => t.status === "exited"), 10_000);
-      }, { cwd, setup: { claude_command: [bin] }, env });
+      }, { cwd, setup: { claude_command: [bin] }, env: cliEnv });
     } finally {
       rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
     }
+  });
+
+  it("a Claude Code thread survives a restart: listed as stored, opened it resumes its session (--resume <id>)", async () => {
+    const bin = requireClaude();
+    const cwd = projectDir();
+    try {
+      const config = join(cwd, ".claude-config");
+      claudeEnv(config, "http://unused", realpathSync(cwd));
+      let sessionId = "";
+      let id = "";
+      await withNeovim(nv, async (s) => {
+        s.mock.reply(textReply("First session reply."));
+        await s.cmd("Tine claude");
+        const t = (await s.threads())[0]!;
+        id = t.id;
+        await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+        await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'remember this')", t.bufnr);
+        await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
+        await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
+        sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
+        await s.until("the reply shown", async () => /First session reply\./.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+        await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
+        await s.waitForStatus(id, "exited");
+      }, { cwd, setup: { claude_command: [bin] }, env: cliEnv });
+      await withNeovim(nv, async (s) => {
+        await s.cmd("Tine threads");
+        const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
+        assert.match(list, /\[claude\] Claude Code 1  ○ stored/);
+        s.mock.reply(textReply("Resumed reply."));
+        await s.lua("require('tine').open(...)", id);
+        const t = await s.thread(id);
+        assert.equal(t.status, "running");
+        await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+        await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'what did I say?')", t.bufnr);
+        await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
+        await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
+        assert.equal(s.mock.requests[0]!.headers["x-claude-code-session-id"], sessionId);
+        const said = (s.mock.requests[0]!.body as any).messages.flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.map((b: any) => b.text ?? "")));
+        assert.ok(said.includes("remember this") && said.includes("First session reply.") && said.includes("what did I say?"), said.join(" | "));
+        await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
+        await s.waitForStatus(id, "exited");
+      }, { cwd, setup: { claude_command: [bin] }, env: cliEnv });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
+
+  it(":ForkThread in a terminal tine did not start says the session is unknown and changes nothing", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("terminal");
+      await s.cmd("ForkThread");
+      assert.match((await s.notifications()).at(-1)!.msg, /this terminal was not started by tine \(:Tine claude\), so its Claude Code session id is unknown/);
+      assert.equal((await s.threads()).length, 0);
+    });
   });
 });
