@@ -207,4 +207,12 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       assert.equal((await s.threads()).length, 0);
     });
   });
+
+  it("without Claude Code installed, :Tine claude says how to set claude_command and changes nothing", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine claude");
+      assert.match((await s.notifications()).at(-1)!.msg, /`no-such-claude` was not found: install Claude Code, or set claude_command in setup\(\)/);
+      assert.equal((await s.threads()).length, 0);
+    }, { setup: { claude_command: ["no-such-claude"] } });
+  });
 });
