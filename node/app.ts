@@ -4,7 +4,9 @@
  * are derived from state (`Buffers`).
  */
 import { randomUUID } from "node:crypto";
-import { listSessions } from "./claude-code/project.ts";
+import { join } from "node:path";
+import { watchActivity } from "./claude-code/activity.ts";
+import { listSessions, projectSessionsDir } from "./claude-code/project.ts";
 import { splitArgs } from "./claude-code/command.ts";
 import { isClaudeCode } from "./claude-code/session.ts";
 import { readSession, writeSession } from "./claude-code/sessions.ts";
@@ -82,6 +84,7 @@ export class App {
           this.persistence?.created(thread, this.chat, how);
           // A background fork (or a promote's branch) gets its buffers when it is opened.
           if (!how.background) this.buffers.mount(thread, how);
+          if (isClaudeCode(thread.agent)) this.watchClaude(thread.id);
         },
         threadDeleted: (id) => this.buffers.unmount(id),
         forkEnded: (fork, how, into) => {
@@ -482,6 +485,22 @@ export class App {
   terminalExited(id: ThreadId): void {
     const agent = this.chat.threads.get(id)?.agent;
     if (agent && isClaudeCode(agent)) agent.setTerminal("exited");
+    this.activityWatches.get(id)?.();
+    this.activityWatches.delete(id);
+  }
+
+  /** Watches on the transcripts of running Claude Code threads (busy / idle). */
+  private readonly activityWatches = new Map<ThreadId, () => void>();
+
+  /** A Claude Code thread started: its transcript tells when it works and when it waits. */
+  private watchClaude(id: ThreadId): void {
+    const agent = this.chat.threads.get(id)?.agent;
+    if (!agent || !isClaudeCode(agent) || this.activityWatches.has(id)) return;
+    const path = join(projectSessionsDir(this.config.cwd), `${agent.sessionId}.jsonl`);
+    this.activityWatches.set(id, watchActivity(path, (activity) => {
+      agent.setActivity(activity);
+      this.buffers.scheduleRender();
+    }));
   }
 
   /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */

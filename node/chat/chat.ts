@@ -156,8 +156,9 @@ export class Chat {
       this.seenAtRest.set(thread.id, thread.atRest);
       if (!wasAtRest && thread.atRest) this.cameToRest(thread);
       // Agents change status before their message is handled: compare with what was last seen.
-      if (this.seenStatus.get(thread.id) !== thread.status || title !== thread.title) {
-        this.seenStatus.set(thread.id, thread.status);
+      const status = thread.status + (isClaudeCode(thread.agent) ? `:${thread.agent.activity}` : "");
+      if (this.seenStatus.get(thread.id) !== status || title !== thread.title) {
+        this.seenStatus.set(thread.id, status);
         this.version++;
       }
       return;

@@ -18,6 +18,8 @@ export class ClaudeCodeSession implements Agent {
   readonly open = null;
   status: AgentStatus = { type: "idle" };
   terminal: TerminalState = "not-started";
+  /** Busy or idle, as the session's transcript tells (null until it says). */
+  activity: "busy" | "idle" | null = null;
   /** Typed into the CLI once it is ready (a fork's prompt). */
   pendingPrompt = "";
 
@@ -45,6 +47,12 @@ export class ClaudeCodeSession implements Agent {
   setTerminal(state: TerminalState): void {
     this.terminal = state;
     this.status = state === "exited" ? { type: "stopped", stopReason: "end_turn" } : { type: "idle" };
+    this.dispatch({ type: "status-changed", status: this.status });
+  }
+
+  setActivity(activity: "busy" | "idle"): void {
+    if (this.activity === activity) return;
+    this.activity = activity;
     this.dispatch({ type: "status-changed", status: this.status });
   }
 

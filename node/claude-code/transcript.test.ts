@@ -78,3 +78,13 @@ describe("the project folder", () => {
     }
   });
 });
+
+describe("a session's activity", () => {
+  it("is busy after a chain record, idle after the turn's turn_duration record", async () => {
+    const { activityOf } = await import("./activity.ts");
+    expect(activityOf(line({ type: "user", uuid: "u", message: { role: "user", content: "hi" } }))).toBe("busy");
+    expect(activityOf(line({ type: "user", uuid: "u" }) + line({ type: "assistant", uuid: "a" }) + line({ type: "system", subtype: "turn_duration", durationMs: 5 }))).toBe("idle");
+    expect(activityOf(line({ type: "system", subtype: "turn_duration" }) + line({ type: "user", uuid: "u2" }) + '{"cut')).toBe("busy");
+    expect(activityOf(line({ type: "queue-operation" }))).toBe(null);
+  });
+});

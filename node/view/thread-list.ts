@@ -59,8 +59,9 @@ export class ThreadList {
       const kind = (live ? isClaudeCode(live.agent) : stored?.claude) ? "[claude] " : "";
       const title = kind + (live?.title ?? stored?.title ?? "?");
       const status = live ? live.status : "stored";
+      const activity = live && isClaudeCode(live.agent) && status === "running" && live.agent.activity ? ` (${live.agent.activity})` : "";
       const statusText =
-        (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) + (chat.forks.get(id)?.background ? " (background)" : "");
+        (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) + activity + (chat.forks.get(id)?.background ? " (background)" : "");
       const count = live ? live.agent.history.length : (stored?.messages ?? 0);
       const at = (live && extras.updated(id)) ?? stored?.updated;
       const details = [`${count} msg${count === 1 ? "" : "s"}`, ...(at ? [when(at)] : []), ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : [])];

@@ -163,7 +163,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       let sessionId = "";
       let id = "";
       await withNeovim(nv, async (s) => {
-        s.mock.reply(textReply("First session reply."));
+        s.mock.reply(response([{ text: "First session reply.", holdInside: { hold: "h", afterDeltas: 1 } }]));
         await s.cmd("Tine claude");
         const t = (await s.threads())[0]!;
         id = t.id;
@@ -172,7 +172,13 @@ describe(`Claude Code sessions (${nv.version})`, () => {
         await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
         await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
         sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
+        // Busy while it works, idle when its turn is over: told from its transcript.
+        await s.cmd("Tine threads");
+        const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+        await s.until("busy in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (busy)"), 30_000);
+        s.mock.release("h");
         await s.until("the reply shown", async () => /First session reply\./.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+        await s.until("idle in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (idle)"), 30_000);
         await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
         await s.waitForStatus(id, "exited");
       }, { cwd, setup: { claude_command: [bin] }, env: cliEnv });
