@@ -37,6 +37,14 @@ function M.check()
   if base and base ~= "" then h.info("API base URL: " .. base) end
   h.info("host log: " .. host.log_path())
 
+  -- Optional: only :Tine claude, forks of its threads and :Tine export need it.
+  local claude = config.claude_command[1]
+  if vim.fn.executable(claude) == 1 then
+    h.ok(("Claude Code: %s"):format(vim.trim(vim.fn.system({ claude, "--version" }))))
+  else
+    h.info(("Claude Code: `%s` not found (only :Tine claude and :Tine export need it; see claude_command)"):format(claude))
+  end
+
   h.start("tine.nvim: stored threads")
   if not config.persist then
     h.info("persist = false: threads are not stored")

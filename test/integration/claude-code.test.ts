@@ -221,4 +221,16 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       assert.equal((await s.threads()).length, 0);
     }, { setup: { claude_command: ["no-such-claude"] } });
   });
+
+  it(":checkhealth tine says whether Claude Code is there, and which version", async () => {
+    const bin = requireClaude();
+    await withNeovim(nv, async (s) => {
+      await s.cmd("checkhealth tine");
+      assert.match((await s.lines(0)).join("\n"), /Claude Code: 2\.1\.330 \(Claude Code\)/);
+    }, { setup: { claude_command: [bin] } });
+    await withNeovim(nv, async (s) => {
+      await s.cmd("checkhealth tine");
+      assert.match((await s.lines(0)).join("\n"), /Claude Code: `no-such-claude` not found \(only :Tine claude and :Tine export need it/);
+    }, { setup: { claude_command: ["no-such-claude"] } });
+  });
 });
