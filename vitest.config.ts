@@ -4,8 +4,8 @@
  * is in every test's name and both run in one `npm test`.
  */
 import { defineConfig } from "vitest/config";
-import type { NvimBinary } from "./test/helpers/neovim.ts";
 import { testNvims } from "./scripts/nvim.mjs";
+import type { NvimBinary } from "./test/helpers/neovim.ts";
 
 const root = import.meta.dirname;
 

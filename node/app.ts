@@ -5,27 +5,27 @@
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { watchActivity } from "./claude-code/activity.ts";
-import { listSessions, projectSessionsDir } from "./claude-code/project.ts";
-import { splitArgs } from "./claude-code/command.ts";
-import { isClaudeCode } from "./claude-code/session.ts";
-import { readSession, writeSession } from "./claude-code/sessions.ts";
 import { Chat } from "./chat/chat.ts";
 import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { parseSend } from "./chat/send-command.ts";
-import { titleFrom, type Thread } from "./chat/thread.ts";
+import { type Thread, titleFrom } from "./chat/thread.ts";
+import { watchActivity } from "./claude-code/activity.ts";
+import { splitArgs } from "./claude-code/command.ts";
+import { listSessions, projectSessionsDir } from "./claude-code/project.ts";
+import { isClaudeCode } from "./claude-code/session.ts";
+import { readSession, writeSession } from "./claude-code/sessions.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { AnthropicAgent, connect } from "./providers/anthropic-agent.ts";
 import { History } from "./providers/history.ts";
-import { assistantMessage, entry, freezeMessage, userMessage, type Entry } from "./providers/native.ts";
+import { assistantMessage, type Entry, entry, freezeMessage, userMessage } from "./providers/native.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
 import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
-import { Buffers } from "./view/buffers.ts";
 import { diffBranches } from "./view/branch-diff.ts";
+import { Buffers } from "./view/buffers.ts";
 import type { ListScope, OtherProject } from "./view/thread-list.ts";
 
 export type ThreadInfo = {
@@ -155,10 +155,13 @@ export class App {
     if (this.forkTimer) clearTimeout(this.forkTimer.timer);
     this.forkTimer = null;
     if (next === null) return;
-    const timer = setTimeout(() => {
-      this.forkTimer = null;
-      this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
-    }, Math.max(0, next - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.forkTimer = null;
+        this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
+      },
+      Math.max(0, next - Date.now()),
+    );
     timer.unref();
     this.forkTimer = { at: next, timer };
   }
@@ -204,7 +207,8 @@ export class App {
   /** `:Tine retry`: the turn that failed is sent again, as it was. */
   retry(id: ThreadId): void {
     const thread = this.live(id);
-    if (!thread.failedText() && thread.agent.status.type !== "error") throw new Error(`tine: ${thread.title} has no failed turn to send again`);
+    if (!thread.failedText() && thread.agent.status.type !== "error")
+      throw new Error(`tine: ${thread.title} has no failed turn to send again`);
     this.dispatch({ type: "thread-msg", id, msg: { type: "retry" } });
   }
 
@@ -213,7 +217,11 @@ export class App {
    * `wait`: the fork is taken once the source is at rest; the id is returned at once. A fork
    * request on a source that already has a waiting fork cancels that one instead (null).
    */
-  async fork(sourceId: ThreadId, prompt: string, opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean } = {}): Promise<ThreadId | null> {
+  async fork(
+    sourceId: ThreadId,
+    prompt: string,
+    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean } = {},
+  ): Promise<ThreadId | null> {
     const live = this.chat.threads.get(sourceId);
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
     if (this.cancelWaitingFork(sourceId)) return null;
@@ -227,7 +235,21 @@ export class App {
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num, prompt, atMessage: opts.at_message, prefill: opts.prefill, storedSource, wait, background } });
+    this.dispatch({
+      type: "chat-msg",
+      msg: {
+        type: "fork-thread",
+        sourceId,
+        newId,
+        num,
+        prompt,
+        atMessage: opts.at_message,
+        prefill: opts.prefill,
+        storedSource,
+        wait,
+        background,
+      },
+    });
     if (!this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
     return newId;
   }
@@ -361,7 +383,11 @@ export class App {
     // The call under the cursor, or the only one waiting: never one the user is not looking at.
     const run = pending.find((r) => block?.type === "tool_use" && r.use.id === block.id) ?? (pending.length === 1 ? pending[0] : undefined);
     if (!run) {
-      throw new Error(pending.length ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action}` : "tine: no tool call is awaiting approval");
+      throw new Error(
+        pending.length
+          ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action}`
+          : "tine: no tool call is awaiting approval",
+      );
     }
     this.dispatch({ type: "thread-msg", id, msg: { type: "tool-decision", toolUseId: run.use.id, approved: action === "approve" } });
   }
@@ -385,7 +411,18 @@ export class App {
       };
     });
     const stored = [...this.chat.stored.values()].map(
-      (t): ThreadInfo => ({ id: t.id, num: t.num, parent_id: t.parentId, title: t.title, status: "stored", stop_reason: null, messages: t.messages, updated: t.updated, bufnr: null, input_bufnr: null }),
+      (t): ThreadInfo => ({
+        id: t.id,
+        num: t.num,
+        parent_id: t.parentId,
+        title: t.title,
+        status: "stored",
+        stop_reason: null,
+        messages: t.messages,
+        updated: t.updated,
+        bufnr: null,
+        input_bufnr: null,
+      }),
     );
     const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
     return [...live, ...stored].sort((a, b) => created(a.id) - created(b.id));
@@ -425,7 +462,9 @@ export class App {
         .filter((p) => p.cwd !== this.config.cwd)
         .map((p) => ({
           cwd: p.cwd,
-          threads: p.threads.filter((t) => !t.deleted).map((t) => ({ id: t.id, title: t.title, parentId: t.parent?.id ?? null, messages: t.messages, updated: t.updated })),
+          threads: p.threads
+            .filter((t) => !t.deleted)
+            .map((t) => ({ id: t.id, title: t.title, parentId: t.parent?.id ?? null, messages: t.messages, updated: t.updated })),
         }));
       const ended = this.persistence.scan().ended.map((t) => ({ id: t.id, title: t.title, messages: t.messages, updated: t.updated }));
       scope = { type: "all", ended, others };
@@ -451,8 +490,12 @@ export class App {
     };
     const a = resolve(aRef);
     const b = bRef ? resolve(bRef) : this.chat.lineage.get(a)?.parentId;
-    if (!b || !this.chat.has(b)) throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
-    const side = (id: ThreadId) => ({ title: this.chat.titleOf(id) ?? id, history: this.chat.threads.get(id)?.agent.history ?? this.persistence!.storedSource(id) });
+    if (!b || !this.chat.has(b))
+      throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
+    const side = (id: ThreadId) => ({
+      title: this.chat.titleOf(id) ?? id,
+      history: this.chat.threads.get(id)?.agent.history ?? this.persistence!.storedSource(id),
+    });
     return diffBranches(side(a), side(b));
   }
 
@@ -462,7 +505,13 @@ export class App {
     const { threads, unreadable, summaries } = this.persistence.scan();
     this.unreadable = unreadable;
     const problems = summaries.flatMap((s) => s.problems.map((p) => `${s.title} (${s.id}.jsonl) line ${p.line}: ${p.error}`));
-    return { persist: true, dir: this.persistence.store.dir, threads: threads.length, unreadable: unreadable.map((u) => `${u.path}: ${u.error}`), problems };
+    return {
+      persist: true,
+      dir: this.persistence.store.dir,
+      threads: threads.length,
+      unreadable: unreadable.map((u) => `${u.path}: ${u.error}`),
+      problems,
+    };
   }
 
   // ---- Claude Code ----
@@ -497,10 +546,13 @@ export class App {
     const agent = this.chat.threads.get(id)?.agent;
     if (!agent || !isClaudeCode(agent) || this.activityWatches.has(id)) return;
     const path = join(projectSessionsDir(this.config.cwd), `${agent.sessionId}.jsonl`);
-    this.activityWatches.set(id, watchActivity(path, (activity) => {
-      agent.setActivity(activity);
-      this.buffers.scheduleRender();
-    }));
+    this.activityWatches.set(
+      id,
+      watchActivity(path, (activity) => {
+        agent.setActivity(activity);
+        this.buffers.scheduleRender();
+      }),
+    );
   }
 
   /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */
@@ -525,7 +577,16 @@ export class App {
     const { sessionId, path } = writeSession(history.messages(), this.config.cwd);
     const newId = randomUUID();
     const title = `${this.chat.titleOf(id)} → Claude Code`;
-    this.dispatch({ type: "chat-msg", msg: { type: "new-claude-thread", newId, num: this.chat.maxNum() + 1, command: this.config.claude_command, resume: { sessionId, parentId: id, title } } });
+    this.dispatch({
+      type: "chat-msg",
+      msg: {
+        type: "new-claude-thread",
+        newId,
+        num: this.chat.maxNum() + 1,
+        command: this.config.claude_command,
+        resume: { sessionId, parentId: id, title },
+      },
+    });
     const m = await this.buffers.of(newId);
     return { session_id: sessionId, path, id: newId, display: m.display, input: m.input };
   }

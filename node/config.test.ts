@@ -10,8 +10,13 @@ describe("parseConfig: thinking and effort", () => {
       type: "adaptive",
       display: "summarized",
     });
-    assert.deepEqual(parseConfig({ ...base, thinking: { type: "between_tools", display: "summarized" } }).thinking, { type: "between_tools" });
-    assert.deepEqual(parseConfig({ ...base, thinking: { type: "enabled", budget_tokens: 2048 } }).thinking, { type: "enabled", budget_tokens: 2048 });
+    assert.deepEqual(parseConfig({ ...base, thinking: { type: "between_tools", display: "summarized" } }).thinking, {
+      type: "between_tools",
+    });
+    assert.deepEqual(parseConfig({ ...base, thinking: { type: "enabled", budget_tokens: 2048 } }).thinking, {
+      type: "enabled",
+      budget_tokens: 2048,
+    });
   });
 
   it("false or nil sends no thinking and no effort", () => {
@@ -23,7 +28,10 @@ describe("parseConfig: thinking and effort", () => {
   });
 
   it("reports a bad value at setup, naming the option", () => {
-    assert.throws(() => parseConfig({ ...base, thinking: { type: "enabled", budget_tokens: 100 } }), /thinking\.budget_tokens must be at least 1024/);
+    assert.throws(
+      () => parseConfig({ ...base, thinking: { type: "enabled", budget_tokens: 100 } }),
+      /thinking\.budget_tokens must be at least 1024/,
+    );
     assert.throws(() => parseConfig({ ...base, thinking: { type: "enabled", budget_tokens: 9000 } }), /below max_tokens/);
     assert.throws(() => parseConfig({ ...base, thinking: { type: "adaptve" } }), /thinking\.type must be/);
     assert.throws(() => parseConfig({ ...base, thinking: { type: "adaptive", display: "full" } }), /thinking\.display/);

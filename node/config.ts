@@ -70,7 +70,10 @@ export function parseConfig(raw: unknown): HostConfig {
     fork_idle_timeout: positive(c.fork_idle_timeout, "fork_idle_timeout", 10),
     claude_command: c.claude_command === undefined ? ["claude"] : stringList(c.claude_command, "claude_command"),
     fork_keys: { report: "gR", promote: "gP", discard: "gD", ...(c.fork_keys as object | undefined) },
-    empty_hint: typeof c.empty_hint === "string" ? c.empty_hint : "Type below and send with <CR> · @fork <prompt> forks this thread · g? lists the keys",
+    empty_hint:
+      typeof c.empty_hint === "string"
+        ? c.empty_hint
+        : "Type below and send with <CR> · @fork <prompt> forks this thread · g? lists the keys",
     cwd: need("cwd", "string"),
   };
 }

@@ -4,8 +4,8 @@
  */
 import { attach } from "neovim";
 import { NvimBridge } from "./nvim/bridge.ts";
-import { Handlers } from "./rpc/handlers.ts";
 import { quietLogger } from "./nvim/logger.ts";
+import { Handlers } from "./rpc/handlers.ts";
 import { killAllToolProcesses } from "./tools/run.ts";
 
 const nvim = attach({ reader: process.stdin, writer: process.stdout, options: { logger: quietLogger } });
@@ -24,7 +24,11 @@ nvim.on("request", (name: string, args: unknown[], resp: { send(value: unknown, 
 const report = (what: string) => (error: unknown) => {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`tine host: ${what}: ${text}\n`);
-  void nvim.lua("local msg = ...; vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end)", [`tine: internal error (${what}): ${error instanceof Error ? error.message : String(error)}. See the log; your threads are stored.`]).catch(() => {});
+  void nvim
+    .lua("local msg = ...; vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end)", [
+      `tine: internal error (${what}): ${error instanceof Error ? error.message : String(error)}. See the log; your threads are stored.`,
+    ])
+    .catch(() => {});
 };
 process.on("unhandledRejection", report("unhandled rejection"));
 process.on("uncaughtException", report("uncaught exception"));

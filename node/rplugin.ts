@@ -13,9 +13,7 @@ type Plugin = {
 export default function register(plugin: Plugin): void {
   const handlers = new Handlers(new NvimBridge(plugin.nvim));
   process.on("exit", () => handlers.close());
-  plugin.registerFunction(
-    "TineRequest",
-    async ([method, args]: unknown[]) => handlers.handle(String(method), (args as unknown[]) ?? []),
-    { sync: true },
-  );
-};
+  plugin.registerFunction("TineRequest", async ([method, args]: unknown[]) => handlers.handle(String(method), (args as unknown[]) ?? []), {
+    sync: true,
+  });
+}

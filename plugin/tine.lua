@@ -1,22 +1,50 @@
 -- Command definitions only: cheap at startup. The host starts on first use.
-if vim.g.loaded_tine then return end
+if vim.g.loaded_tine then
+  return
+end
 vim.g.loaded_tine = true
 
-vim.api.nvim_create_user_command("Tine", function(args) require("tine").command(args) end, {
+vim.api.nvim_create_user_command("Tine", function(args)
+  require("tine").command(args)
+end, {
   nargs = "*",
   bang = true,
   complete = function(lead, line)
     if line:match("^%S+%s+fork%s+%S*$") then
-      return vim.tbl_filter(function(c) return c:find(lead, 1, true) == 1 end, { "discard", "promote", "report" })
+      return vim.tbl_filter(function(c)
+        return c:find(lead, 1, true) == 1
+      end, { "discard", "promote", "report" })
     end
-    if line:match("^%S+%s+%S+%s") then return {} end
-    return vim.tbl_filter(function(c) return c:find(lead, 1, true) == 1 end,
-      { "new", "send", "abort", "retry", "threads", "resume", "rename", "fork", "diff", "claude", "import", "export", "restart" })
+    if line:match("^%S+%s+%S+%s") then
+      return {}
+    end
+    return vim.tbl_filter(
+      function(c)
+        return c:find(lead, 1, true) == 1
+      end,
+      {
+        "new",
+        "send",
+        "abort",
+        "retry",
+        "threads",
+        "resume",
+        "rename",
+        "fork",
+        "diff",
+        "claude",
+        "import",
+        "export",
+        "restart",
+      }
+    )
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, restart)",
 })
 
-vim.api.nvim_create_user_command("ForkThread", function(args) require("tine").fork_command(args) end, {
+vim.api.nvim_create_user_command("ForkThread", function(args)
+  require("tine").fork_command(args)
+end, {
   nargs = "*",
   bang = true,
   desc = "tine: fork the thread in this window ([!]: at the message under the cursor)",

@@ -17,7 +17,16 @@ for (const name of ["stream", "fork", "store"].filter((n) => !only.length || onl
   // dist/bench/ is two levels below the root, like test/bench/, so paths made from
   // import.meta.dirname in the helpers still point at the checkout.
   const outfile = join(root, "dist/bench", `${name}.bench.mjs`);
-  await build({ entryPoints: [join(root, "test/bench", `${name}.bench.ts`)], outfile, bundle: true, platform: "node", target: "node20", format: "esm", packages: "external", logLevel: "warning" });
+  await build({
+    entryPoints: [join(root, "test/bench", `${name}.bench.ts`)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    packages: "external",
+    logLevel: "warning",
+  });
   const r = spawnSync(process.execPath, ["--expose-gc", outfile], { cwd: root, stdio: "inherit", env });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -6,7 +6,10 @@ import { join } from "node:path";
 export const SUITES = ["trixie", "forky"];
 
 export function fetchNvim(root, suite) {
-  return execFileSync("bash", [join(root, "scripts/fetch-nvim.sh"), suite], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  return execFileSync("bash", [join(root, "scripts/fetch-nvim.sh"), suite], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
 }
 
 /** All the Neovims to test with, as { version, bin }. */

@@ -80,7 +80,13 @@ M.options = vim.deepcopy(M.defaults)
 
 local function one_of(values)
   return function(v)
-    return vim.tbl_contains(values, v), "one of " .. table.concat(vim.tbl_map(function(x) return ('"%s"'):format(x) end, values), ", ")
+    return vim.tbl_contains(values, v),
+      "one of " .. table.concat(
+        vim.tbl_map(function(x)
+          return ('"%s"'):format(x)
+        end, values),
+        ", "
+      )
   end
 end
 local function typed(t, opt)
@@ -88,9 +94,13 @@ local function typed(t, opt)
     return type(v) == t or (opt and v == nil), (opt and "a " .. t .. " or nil" or "a " .. t)
   end
 end
-local function positive(v) return type(v) == "number" and v > 0, "a number above 0" end
+local function positive(v)
+  return type(v) == "number" and v > 0, "a number above 0"
+end
 local function string_list(v)
-  return type(v) == "table" and vim.iter(v):all(function(x) return type(x) == "string" end), "a list of strings"
+  return type(v) == "table" and vim.iter(v):all(function(x)
+    return type(x) == "string"
+  end), "a list of strings"
 end
 
 --- What each option must be: checked when setup() is called, so a typo is reported at once with
@@ -99,11 +109,16 @@ local checks = {
   model = typed("string"),
   max_tokens = positive,
   thinking = function(v)
-    if v == false or v == nil then return true end
+    if v == false or v == nil then
+      return true
+    end
     return type(v) == "table" and vim.tbl_contains({ "adaptive", "between_tools", "enabled", "disabled" }, v.type),
       'false or a table whose type is "adaptive", "between_tools", "enabled" or "disabled"'
   end,
-  effort = function(v) return v == nil or vim.tbl_contains({ "low", "medium", "high", "xhigh", "max" }, v), 'nil or one of "low", "medium", "high", "xhigh", "max"' end,
+  effort = function(v)
+    return v == nil or vim.tbl_contains({ "low", "medium", "high", "xhigh", "max" }, v),
+      'nil or one of "low", "medium", "high", "xhigh", "max"'
+  end,
   web_search = typed("boolean"),
   tools_needing_approval = string_list,
   system_prompt = typed("string"),
@@ -116,18 +131,33 @@ local checks = {
   data_dir = typed("string", true),
   persist = typed("boolean"),
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
-  retry_delay_ms = function(v) return type(v) == "number" and v >= 0, "a number >= 0" end,
+  retry_delay_ms = function(v)
+    return type(v) == "number" and v >= 0, "a number >= 0"
+  end,
   node = typed("string"),
-  claude_command = function(v) return type(v) == "table" and #v > 0 and string_list(v), "a non-empty list of strings" end,
+  claude_command = function(v)
+    return type(v) == "table" and #v > 0 and string_list(v), "a non-empty list of strings"
+  end,
   sidebar = function(v)
-    return type(v) == "table" and vim.tbl_contains({ "left", "right" }, v.side) and type(v.width) == "number" and v.width > 0
-      and type(v.input_height) == "number" and v.input_height > 0, 'a table { side = "left"|"right", width = N, input_height = N }'
+    return type(v) == "table"
+      and vim.tbl_contains({ "left", "right" }, v.side)
+      and type(v.width) == "number"
+      and v.width > 0
+      and type(v.input_height) == "number"
+      and v.input_height > 0,
+      'a table { side = "left"|"right", width = N, input_height = N }'
   end,
   keymaps = function(v)
-    if type(v) ~= "table" then return false, "a table" end
+    if type(v) ~= "table" then
+      return false, "a table"
+    end
     for name, lhs in pairs(v) do
-      if M.defaults.keymaps[name] == nil then return false, ("a table of known keys (no %q)"):format(name) end
-      if lhs ~= false and type(lhs) ~= "string" then return false, ("a table of keys; keymaps.%s is not a string or false"):format(name) end
+      if M.defaults.keymaps[name] == nil then
+        return false, ("a table of known keys (no %q)"):format(name)
+      end
+      if lhs ~= false and type(lhs) ~= "string" then
+        return false, ("a table of keys; keymaps.%s is not a string or false"):format(name)
+      end
     end
     return true
   end,
@@ -137,13 +167,21 @@ local checks = {
 function M.problems(options, given)
   local out = {}
   for name in pairs(given or {}) do
-    if M.defaults[name] == nil and name ~= "thinking" and name ~= "effort" and name ~= "base_url" and name ~= "data_dir" then
+    if
+      M.defaults[name] == nil
+      and name ~= "thinking"
+      and name ~= "effort"
+      and name ~= "base_url"
+      and name ~= "data_dir"
+    then
       table.insert(out, ("tine: setup: unknown option %q"):format(name))
     end
   end
   for name, check in pairs(checks) do
     local ok, what = check(options[name])
-    if not ok then table.insert(out, ("tine: setup: %s must be %s (got %s)"):format(name, what, vim.inspect(options[name]))) end
+    if not ok then
+      table.insert(out, ("tine: setup: %s must be %s (got %s)"):format(name, what, vim.inspect(options[name])))
+    end
   end
   table.sort(out)
   return out
@@ -153,13 +191,17 @@ function M.setup(opts)
   opts = opts or {}
   local options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
   -- `thinking` is one API value, not a set of options: the user's replaces the default whole.
-  if opts.thinking ~= nil then options.thinking = opts.thinking end
+  if opts.thinking ~= nil then
+    options.thinking = opts.thinking
+  end
   local problems = M.problems(options, opts)
   if #problems > 0 then
     -- Reported now; the bad values fall back to their defaults so the rest still works.
     vim.notify(table.concat(problems, "\n"), vim.log.levels.ERROR)
     for name, check in pairs(checks) do
-      if not check(options[name]) then options[name] = vim.deepcopy(M.defaults[name]) end
+      if not check(options[name]) then
+        options[name] = vim.deepcopy(M.defaults[name])
+      end
     end
   end
   M.options = options

@@ -15,7 +15,11 @@ function M.check()
   if vim.fn.executable(config.node) == 1 then
     local out = vim.trim(vim.fn.system({ config.node, "--version" }))
     local major = tonumber(out:match("^v(%d+)"))
-    if major and major >= 20 then h.ok("Node " .. out) else h.error("Node >= 20 is needed, found " .. out) end
+    if major and major >= 20 then
+      h.ok("Node " .. out)
+    else
+      h.error("Node >= 20 is needed, found " .. out)
+    end
   else
     h.error(("`%s` not found: install Node >= 20"):format(config.node))
   end
@@ -31,10 +35,18 @@ function M.check()
     h.warn("ANTHROPIC_API_KEY is not set: requests will fail (try the offline demo: `npm run try`)")
   end
   local thinking = type(config.thinking) == "table" and config.thinking.type or "model default"
-  h.info(("model %s · max_tokens %d · thinking %s · effort %s"):format(
-    config.model, config.max_tokens, thinking, config.effort or "model default"))
+  h.info(
+    ("model %s · max_tokens %d · thinking %s · effort %s"):format(
+      config.model,
+      config.max_tokens,
+      thinking,
+      config.effort or "model default"
+    )
+  )
   local base = config.base_url or vim.env.ANTHROPIC_BASE_URL
-  if base and base ~= "" then h.info("API base URL: " .. base) end
+  if base and base ~= "" then
+    h.info("API base URL: " .. base)
+  end
   h.info("host log: " .. host.log_path())
 
   -- Optional: only :Tine claude, forks of its threads and :Tine export need it.
@@ -42,7 +54,9 @@ function M.check()
   if vim.fn.executable(claude) == 1 then
     h.ok(("Claude Code: %s"):format(vim.trim(vim.fn.system({ claude, "--version" }))))
   else
-    h.info(("Claude Code: `%s` not found (only :Tine claude and :Tine export need it; see claude_command)"):format(claude))
+    h.info(
+      ("Claude Code: `%s` not found (only :Tine claude and :Tine export need it; see claude_command)"):format(claude)
+    )
   end
 
   h.start("tine.nvim: stored threads")
@@ -54,8 +68,12 @@ function M.check()
       h.error("the host could not report on the store: " .. tostring(store))
     else
       h.ok(("%d thread(s) of this project in %s"):format(store.threads, store.dir))
-      for _, u in ipairs(store.unreadable) do h.error("unreadable transcript " .. u) end
-      for _, p in ipairs(store.problems) do h.warn("skipped when loading: " .. p) end
+      for _, u in ipairs(store.unreadable) do
+        h.error("unreadable transcript " .. u)
+      end
+      for _, p in ipairs(store.problems) do
+        h.warn("skipped when loading: " .. p)
+      end
     end
   end
 end

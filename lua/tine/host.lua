@@ -21,9 +21,13 @@ end
 
 local function log(lines)
   local f = io.open(M.log_path(), "a")
-  if not f then return end
+  if not f then
+    return
+  end
   for _, l in ipairs(lines) do
-    if l ~= "" then f:write(os.date("%H:%M:%S "), l, "\n") end
+    if l ~= "" then
+      f:write(os.date("%H:%M:%S "), l, "\n")
+    end
   end
   f:close()
 end
@@ -49,9 +53,16 @@ local function host_config()
     persist = o.persist,
     fork_idle_timeout = o.fork_idle_timeout,
     claude_command = o.claude_command,
-    fork_keys = { report = o.keymaps.fork_report or "-", promote = o.keymaps.fork_promote or "-", discard = o.keymaps.fork_discard or "-" },
-    empty_hint = ("Type below and send with %s (or %s) · @fork <prompt> forks this thread · %s lists the keys")
-      :format(o.keymaps.send or "<CR>", o.keymaps.send_any or "<C-s>", o.keymaps.help or "g?"),
+    fork_keys = {
+      report = o.keymaps.fork_report or "-",
+      promote = o.keymaps.fork_promote or "-",
+      discard = o.keymaps.fork_discard or "-",
+    },
+    empty_hint = ("Type below and send with %s (or %s) · @fork <prompt> forks this thread · %s lists the keys"):format(
+      o.keymaps.send or "<CR>",
+      o.keymaps.send_any or "<C-s>",
+      o.keymaps.help or "g?"
+    ),
     cwd = vim.fn.getcwd(),
   }
 end
@@ -66,7 +77,9 @@ end
 
 --- The host process's pid (nil when it is not running or runs in the remote-plugin host).
 function M.pid()
-  if type(chan) ~= "number" then return nil end
+  if type(chan) ~= "number" then
+    return nil
+  end
   local ok, pid = pcall(vim.fn.jobpid, chan)
   return ok and pid or nil
 end
@@ -90,20 +103,30 @@ local function start()
     on_stderr = function(_, data)
       log(data)
       for _, l in ipairs(data) do
-        if l ~= "" then table.insert(stderr_tail, l) end
+        if l ~= "" then
+          table.insert(stderr_tail, l)
+        end
       end
-      while #stderr_tail > 20 do table.remove(stderr_tail, 1) end
+      while #stderr_tail > 20 do
+        table.remove(stderr_tail, 1)
+      end
     end,
     on_exit = function(_, code)
       -- Only the current host's death matters; a stopped old one is expected.
-      if chan ~= id then return end
+      if chan ~= id then
+        return
+      end
       chan = nil
       if code ~= 0 and vim.v.exiting == vim.NIL then
         dead = { code = code }
         local last = stderr_tail[#stderr_tail] or ""
         vim.schedule(function()
           vim.notify(
-            ("tine: the host exited (code %d). %s\nLog: %s. Run :Tine restart to recover."):format(code, last, M.log_path()),
+            ("tine: the host exited (code %d). %s\nLog: %s. Run :Tine restart to recover."):format(
+              code,
+              last,
+              M.log_path()
+            ),
             vim.log.levels.ERROR
           )
           require("tine.ui").host_died()
@@ -111,7 +134,9 @@ local function start()
       end
     end,
   })
-  if id <= 0 then error("tine: could not start the host with " .. config.options.node, 0) end
+  if id <= 0 then
+    error("tine: could not start the host with " .. config.options.node, 0)
+  end
   chan = id
   local ok, err = pcall(vim.rpcrequest, chan, "tine", "init", host_config())
   if not ok then
@@ -123,19 +148,32 @@ end
 --- Calls the host; errors are raised as Lua errors with the host's message.
 function M.request(method, ...)
   if dead then
-    error(("tine: the host exited (code %d; log: %s). Run :Tine restart: your stored threads come back.")
-      :format(dead.code, M.log_path()), 0)
+    error(
+      ("tine: the host exited (code %d; log: %s). Run :Tine restart: your stored threads come back."):format(
+        dead.code,
+        M.log_path()
+      ),
+      0
+    )
   end
   if not chan then
-    if starting then error("tine: the host is starting", 0) end
+    if starting then
+      error("tine: the host is starting", 0)
+    end
     starting = true
     local ok, err = pcall(start)
     starting = false
-    if not ok then error(err, 0) end
+    if not ok then
+      error(err, 0)
+    end
   end
-  if chan == "rplugin" then return vim.fn.TineRequest(method, { ... }) end
+  if chan == "rplugin" then
+    return vim.fn.TineRequest(method, { ... })
+  end
   local result = vim.rpcrequest(chan, "tine", method, ...)
-  if result == vim.NIL then return nil end
+  if result == vim.NIL then
+    return nil
+  end
   return result
 end
 
@@ -143,12 +181,16 @@ function M.stop()
   local c = chan
   chan = nil
   dead = nil
-  if type(c) == "number" then pcall(vim.fn.jobstop, c) end
+  if type(c) == "number" then
+    pcall(vim.fn.jobstop, c)
+  end
 end
 
 vim.api.nvim_create_autocmd("VimLeavePre", {
   group = vim.api.nvim_create_augroup("tine.host", { clear = true }),
-  callback = function() M.stop() end,
+  callback = function()
+    M.stop()
+  end,
 })
 
 return M

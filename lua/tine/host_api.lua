@@ -14,7 +14,9 @@ end
 
 local function draw_spinner(buf)
   local s = spinners[buf]
-  if not s or not vim.api.nvim_buf_is_valid(buf) then return end
+  if not s or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
   local elapsed = (vim.uv.hrtime() - s.started) / 1e9
   local frame = frames[math.floor(elapsed * 10) % #frames + 1]
   local last = vim.api.nvim_buf_line_count(buf) - 1
@@ -29,23 +31,35 @@ local function set_busy(buf, busy)
   if busy and not s then
     s = { started = vim.uv.hrtime(), timer = vim.uv.new_timer() }
     spinners[buf] = s
-    s.timer:start(100, 100, vim.schedule_wrap(function() draw_spinner(buf) end))
+    s.timer:start(
+      100,
+      100,
+      vim.schedule_wrap(function()
+        draw_spinner(buf)
+      end)
+    )
     draw_spinner(buf)
   elseif not busy and s then
     s.timer:stop()
     s.timer:close()
     spinners[buf] = nil
-    if vim.api.nvim_buf_is_valid(buf) then vim.api.nvim_buf_clear_namespace(buf, busy_ns, 0, -1) end
+    if vim.api.nvim_buf_is_valid(buf) then
+      vim.api.nvim_buf_clear_namespace(buf, busy_ns, 0, -1)
+    end
   end
 end
 
 --- Applies the host's edits to a buffer; windows whose cursor was at the end follow the text.
 function M.apply(buf, p)
-  if not vim.api.nvim_buf_is_valid(buf) then return end
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
   local last = vim.api.nvim_buf_line_count(buf)
   local follow = {}
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    if vim.api.nvim_win_get_cursor(win)[1] >= last - 1 then table.insert(follow, win) end
+    if vim.api.nvim_win_get_cursor(win)[1] >= last - 1 then
+      table.insert(follow, win)
+    end
   end
   vim.bo[buf].modifiable = true
   for _, e in ipairs(p.edits) do
@@ -60,17 +74,29 @@ function M.apply(buf, p)
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     for _, m in ipairs(p.marks) do
       if m.line < count then
-        vim.api.nvim_buf_set_extmark(buf, ns, m.line, 0, { virt_text = { { m.text, "Special" } }, virt_text_pos = "eol" })
+        vim.api.nvim_buf_set_extmark(
+          buf,
+          ns,
+          m.line,
+          0,
+          { virt_text = { { m.text, "Special" } }, virt_text_pos = "eol" }
+        )
       end
     end
   end
-  if not null(p.busy) then set_busy(buf, p.busy.since ~= false) end
-  if spinners[buf] then draw_spinner(buf) end
+  if not null(p.busy) then
+    set_busy(buf, p.busy.since ~= false)
+  end
+  if spinners[buf] then
+    draw_spinner(buf)
+  end
 end
 
 --- The host is gone: no spinner may keep counting.
 function M.stop_spinners()
-  for buf in pairs(spinners) do set_busy(buf, false) end
+  for buf in pairs(spinners) do
+    set_busy(buf, false)
+  end
 end
 
 function M.notify(message, level)
@@ -94,7 +120,9 @@ function M.set_pending(display, input, pending, title, tell)
 end
 
 function M.file_written(path)
-  vim.schedule(function() ui.file_written(path) end)
+  vim.schedule(function()
+    ui.file_written(path)
+  end)
   return true
 end
 
@@ -104,7 +132,9 @@ function M.set_title(display, num, title)
 end
 
 function M.close_thread_buffers(display, input)
-  vim.schedule(function() ui.close_thread_buffers(display, input) end)
+  vim.schedule(function()
+    ui.close_thread_buffers(display, input)
+  end)
   return true
 end
 

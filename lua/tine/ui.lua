@@ -21,7 +21,9 @@ local function scratch(name, filetype)
 end
 
 local function map(buf, modes, lhs, fn, desc)
-  if not lhs or lhs == "" then return end
+  if not lhs or lhs == "" then
+    return
+  end
   vim.keymap.set(modes, lhs, fn, { buffer = buf, nowait = true, silent = true, desc = "tine: " .. desc })
 end
 
@@ -32,14 +34,23 @@ end
 --- `key` in the input buffer's Normal mode: approves/denies while a tool waits for approval,
 --- and is the key it always was otherwise (`a` appends, `d` deletes).
 local function approval_key(input, id, lhs, action, desc)
-  if not lhs or lhs == "" then return end
-  vim.keymap.set("n", lhs, function()
-    if vim.b[input].tine_pending then
-      vim.schedule(function() tine().line_action(id, action) end)
-      return "<Ignore>"
-    end
-    return lhs
-  end, { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" })
+  if not lhs or lhs == "" then
+    return
+  end
+  vim.keymap.set(
+    "n",
+    lhs,
+    function()
+      if vim.b[input].tine_pending then
+        vim.schedule(function()
+          tine().line_action(id, action)
+        end)
+        return "<Ignore>"
+      end
+      return lhs
+    end,
+    { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" }
+  )
 end
 
 --- Buffers unloaded or wiped by the user (:bd, :bw) are recreated by the host on the next show:
@@ -49,12 +60,16 @@ local function watch(buf, id, display, input)
     buffer = buf,
     once = true,
     callback = function()
-      if vim.b[buf].tine_closing or vim.v.exiting ~= vim.NIL then return end
+      if vim.b[buf].tine_closing or vim.v.exiting ~= vim.NIL then
+        return
+      end
       local draft = vim.api.nvim_buf_is_valid(input) and vim.api.nvim_buf_get_lines(input, 0, -1, false) or {}
       vim.schedule(function()
         -- The pair goes together (its names are freed for the new pair), then the host forgets it.
         M.close_thread_buffers(display, input)
-        if require("tine.host").running() then pcall(require("tine.host").request, "buffers_gone", id, draft) end
+        if require("tine.host").running() then
+          pcall(require("tine.host").request, "buffers_gone", id, draft)
+        end
       end)
     end,
   })
@@ -69,29 +84,65 @@ function M.create_thread_buffers(id, num, title, draft)
   vim.b[input].tine_thread = id
   vim.b[display].tine_input = input
   vim.b[input].tine_display = display
-  if draft and #draft > 0 then vim.api.nvim_buf_set_lines(input, 0, -1, false, draft) end
+  if draft and #draft > 0 then
+    vim.api.nvim_buf_set_lines(input, 0, -1, false, draft)
+  end
   watch(display, id, display, input)
   watch(input, id, display, input)
 
-  map(input, "n", km.send, function() tine().send_input(input) end, "send")
-  map(input, { "n", "i" }, km.send_any, function() tine().send_input(input) end, "send (Insert mode too)")
+  map(input, "n", km.send, function()
+    tine().send_input(input)
+  end, "send")
+  map(input, { "n", "i" }, km.send_any, function()
+    tine().send_input(input)
+  end, "send (Insert mode too)")
   approval_key(input, id, km.approve, "approve", "approve the tool call")
   approval_key(input, id, km.deny, "deny", "deny the tool call")
-  map(input, "n", km.help, function() M.show_keys(input) end, "show these keys")
-  map(display, "n", km.help, function() M.show_keys(display) end, "show these keys")
-  map(input, { "n", "i" }, km.abort, function() tine().abort(id) end, "abort")
-  map(display, "n", km.abort, function() tine().abort(id) end, "abort")
-  map(display, "n", km.retry, function() tine().retry(id) end, "send the failed turn again")
-  map(display, "n", km.toggle_detail, function() tine().line_action(id, "toggle") end, "expand/collapse")
-  map(display, "n", km.approve, function() tine().line_action(id, "approve") end, "approve tool call")
-  map(display, "n", km.deny, function() tine().line_action(id, "deny") end, "deny tool call")
-  map(display, "n", km.fork_at_message, function() tine().fork_command({ bang = true }) end, "fork at this message")
-  map(display, "x", km.fork_at_message, function() tine().fork_selection() end, "fork quoting the selection")
-  map(display, "n", km.go_to_parent, function() tine().go_to_parent(id) end, "go to parent thread")
-  map(display, "n", km.go_to_fork, function() tine().go_to_fork(id) end, "go to the fork taken at this message")
-  map(display, "n", km.fork_report, function() tine().fork_end("report", id) end, "fork: report to the parent and end")
-  map(display, "n", km.fork_promote, function() tine().fork_end("promote", id) end, "fork: promote into the parent")
-  map(display, "n", km.fork_discard, function() tine().fork_end("discard", id) end, "fork: discard")
+  map(input, "n", km.help, function()
+    M.show_keys(input)
+  end, "show these keys")
+  map(display, "n", km.help, function()
+    M.show_keys(display)
+  end, "show these keys")
+  map(input, { "n", "i" }, km.abort, function()
+    tine().abort(id)
+  end, "abort")
+  map(display, "n", km.abort, function()
+    tine().abort(id)
+  end, "abort")
+  map(display, "n", km.retry, function()
+    tine().retry(id)
+  end, "send the failed turn again")
+  map(display, "n", km.toggle_detail, function()
+    tine().line_action(id, "toggle")
+  end, "expand/collapse")
+  map(display, "n", km.approve, function()
+    tine().line_action(id, "approve")
+  end, "approve tool call")
+  map(display, "n", km.deny, function()
+    tine().line_action(id, "deny")
+  end, "deny tool call")
+  map(display, "n", km.fork_at_message, function()
+    tine().fork_command({ bang = true })
+  end, "fork at this message")
+  map(display, "x", km.fork_at_message, function()
+    tine().fork_selection()
+  end, "fork quoting the selection")
+  map(display, "n", km.go_to_parent, function()
+    tine().go_to_parent(id)
+  end, "go to parent thread")
+  map(display, "n", km.go_to_fork, function()
+    tine().go_to_fork(id)
+  end, "go to the fork taken at this message")
+  map(display, "n", km.fork_report, function()
+    tine().fork_end("report", id)
+  end, "fork: report to the parent and end")
+  map(display, "n", km.fork_promote, function()
+    tine().fork_end("promote", id)
+  end, "fork: promote into the parent")
+  map(display, "n", km.fork_discard, function()
+    tine().fork_end("discard", id)
+  end, "fork: discard")
   return { display = display, input = input }
 end
 
@@ -108,7 +159,9 @@ end
 --- A Claude Code thread has one buffer, its terminal: one window.
 local function fill_pair(win, display, input)
   vim.api.nvim_win_set_buf(win, display)
-  if display == input then return win, win end
+  if display == input then
+    return win, win
+  end
   setup_window(win)
   vim.api.nvim_set_current_win(win)
   vim.cmd(("belowright %dsplit"):format(config.options.sidebar.input_height))
@@ -135,7 +188,9 @@ end
 function M.close_sidebar()
   local sb = M.sidebar()
   for _, w in ipairs({ sb.display, sb.input }) do
-    if valid_win(w) and #vim.api.nvim_tabpage_list_wins(0) > 1 then vim.api.nvim_win_close(w, false) end
+    if valid_win(w) and #vim.api.nvim_tabpage_list_wins(0) > 1 then
+      vim.api.nvim_win_close(w, false)
+    end
   end
   sb.display, sb.input = nil, nil
 end
@@ -195,34 +250,51 @@ function M.open_fork(display, input, source_display, mode, prefill)
   end
   local near = nil
   for _, w in ipairs(vim.fn.win_findbuf(source_display)) do
-    if vim.api.nvim_win_get_tabpage(w) == vim.api.nvim_get_current_tabpage() then near = w break end
+    if vim.api.nvim_win_get_tabpage(w) == vim.api.nvim_get_current_tabpage() then
+      near = w
+      break
+    end
   end
-  if mode == "vsplit" and near and vim.api.nvim_win_get_width(near) < 2 * MIN_WIDTH + 1 then mode = "replace" end
-  if mode == "split" and near and vim.api.nvim_win_get_height(near) < 2 * 6 + 1 then mode = "replace" end
+  if mode == "vsplit" and near and vim.api.nvim_win_get_width(near) < 2 * MIN_WIDTH + 1 then
+    mode = "replace"
+  end
+  if mode == "split" and near and vim.api.nvim_win_get_height(near) < 2 * 6 + 1 then
+    mode = "replace"
+  end
   if mode == "tab" then
     vim.cmd("tabnew")
     local scratch_buf = vim.api.nvim_get_current_buf()
     fill_pair(vim.api.nvim_get_current_win(), display, input)
-    if vim.api.nvim_buf_is_valid(scratch_buf) and scratch_buf ~= display then pcall(vim.api.nvim_buf_delete, scratch_buf, {}) end
+    if vim.api.nvim_buf_is_valid(scratch_buf) and scratch_buf ~= display then
+      pcall(vim.api.nvim_buf_delete, scratch_buf, {})
+    end
   elseif not near then
     M.show(display, input)
     return
   elseif mode == "replace" then
     M.switch(source_display, display, input)
     local shown = #vim.fn.win_findbuf(input) > 0
-    if not shown then fill_pair(near, display, input) end
+    if not shown then
+      fill_pair(near, display, input)
+    end
   else
     vim.api.nvim_set_current_win(near)
     vim.cmd(mode == "split" and "aboveleft split" or "belowright vsplit")
     fill_pair(vim.api.nvim_get_current_win(), display, input)
   end
-  for _, w in ipairs(vim.fn.win_findbuf(display)) do follow(w) end
-  for _, w in ipairs(vim.fn.win_findbuf(input)) do vim.api.nvim_set_current_win(w) end
+  for _, w in ipairs(vim.fn.win_findbuf(display)) do
+    follow(w)
+  end
+  for _, w in ipairs(vim.fn.win_findbuf(input)) do
+    vim.api.nvim_set_current_win(w)
+  end
 end
 
 --- The display buffer's name follows the thread's title.
 function M.set_title(display, num, title)
-  if not vim.api.nvim_buf_is_valid(display) then return end
+  if not vim.api.nvim_buf_is_valid(display) then
+    return
+  end
   local old = vim.api.nvim_buf_get_name(display)
   pcall(vim.api.nvim_buf_set_name, display, ("tine://%d/%s"):format(num, title))
   -- Renaming leaves an unloaded buffer holding the old name (as `:file` does): wipe it.
@@ -261,14 +333,20 @@ function M.create_terminal_thread(id, num, title, argv, prompt)
   -- Started in a window of a real size (the terminal takes its size from it), closed after:
   -- the window the thread is shown in resizes it then.
   local float = vim.api.nvim_open_win(buf, false, {
-    relative = "editor", row = 0, col = 0, style = "minimal",
-    width = math.max(40, math.min(vim.o.columns - 2, 100)), height = math.max(10, vim.o.lines - 4),
+    relative = "editor",
+    row = 0,
+    col = 0,
+    style = "minimal",
+    width = math.max(40, math.min(vim.o.columns - 2, 100)),
+    height = math.max(10, vim.o.lines - 4),
   })
   vim.api.nvim_win_call(float, function()
     local opts = {
       cwd = vim.fn.getcwd(),
       on_exit = function()
-        vim.schedule(function() pcall(require("tine.host").request, "terminal_exited", id) end)
+        vim.schedule(function()
+          pcall(require("tine.host").request, "terminal_exited", id)
+        end)
       end,
     }
     if vim.fn.has("nvim-0.11") == 1 then
@@ -284,28 +362,36 @@ function M.create_terminal_thread(id, num, title, argv, prompt)
   if prompt and prompt ~= "" then
     -- Typed once the CLI's input box is there, then entered once the text shows in it (keys sent
     -- while the CLI still draws its start-up screen are lost).
-    local text = function() return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") end
+    local text = function()
+      return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+    end
     local phase, ticks = "wait", 0
     local timer = vim.uv.new_timer()
     local function stop()
       timer:stop()
       timer:close()
     end
-    timer:start(200, 100, vim.schedule_wrap(function()
-      ticks = ticks + 1
-      if not vim.api.nvim_buf_is_valid(buf) or ticks > 600 then return stop() end
-      if phase == "wait" and text():find("shift%+tab") then
-        phase, ticks = "typed", 0
-        vim.fn.chansend(job, prompt)
-      elseif phase == "typed" then
-        if text():find(prompt:sub(1, 20), 1, true) then
-          vim.fn.chansend(job, "\r")
-          stop()
-        elseif ticks % 20 == 0 then
-          vim.fn.chansend(job, prompt) -- not taken yet: again
+    timer:start(
+      200,
+      100,
+      vim.schedule_wrap(function()
+        ticks = ticks + 1
+        if not vim.api.nvim_buf_is_valid(buf) or ticks > 600 then
+          return stop()
         end
-      end
-    end))
+        if phase == "wait" and text():find("shift%+tab") then
+          phase, ticks = "typed", 0
+          vim.fn.chansend(job, prompt)
+        elseif phase == "typed" then
+          if text():find(prompt:sub(1, 20), 1, true) then
+            vim.fn.chansend(job, "\r")
+            stop()
+          elseif ticks % 20 == 0 then
+            vim.fn.chansend(job, prompt) -- not taken yet: again
+          end
+        end
+      end)
+    )
   end
   return { display = buf, input = buf }
 end
@@ -326,14 +412,23 @@ function M.show_keys(buf)
   vim.bo[float].modifiable = false
   vim.b[float].tine_keys_for = buf
   local width = 0
-  for _, l in ipairs(lines) do width = math.max(width, vim.fn.strdisplaywidth(l)) end
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l))
+  end
   local win = vim.api.nvim_open_win(float, true, {
-    relative = "editor", style = "minimal", border = "rounded", title = " tine keys ",
-    width = math.min(width + 2, vim.o.columns - 4), height = math.min(#lines, vim.o.lines - 4),
-    row = 2, col = math.max(0, math.floor((vim.o.columns - width) / 2)),
+    relative = "editor",
+    style = "minimal",
+    border = "rounded",
+    title = " tine keys ",
+    width = math.min(width + 2, vim.o.columns - 4),
+    height = math.min(#lines, vim.o.lines - 4),
+    row = 2,
+    col = math.max(0, math.floor((vim.o.columns - width) / 2)),
   })
   for _, key in ipairs({ "q", "<Esc>" }) do
-    vim.keymap.set("n", key, function() pcall(vim.api.nvim_win_close, win, true) end, { buffer = float, nowait = true })
+    vim.keymap.set("n", key, function()
+      pcall(vim.api.nvim_win_close, win, true)
+    end, { buffer = float, nowait = true })
   end
   return float
 end
@@ -341,13 +436,17 @@ end
 --- The host says whether a tool of the thread waits for approval. `a`/`d` in the input then
 --- answer it; a thread not in sight says so once.
 function M.set_pending(display, input, pending, title, tell)
-  if not vim.api.nvim_buf_is_valid(input) then return end
+  if not vim.api.nvim_buf_is_valid(input) then
+    return
+  end
   vim.b[input].tine_pending = pending
   if pending and tell then
     local visible = false
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
       local b = vim.api.nvim_win_get_buf(w)
-      if b == display or b == input then visible = true end
+      if b == display or b == input then
+        visible = true
+      end
     end
     if not visible then
       vim.notify(("tine: %s waits for your approval of a tool call"):format(title), vim.log.levels.WARN)
@@ -358,13 +457,22 @@ end
 --- After a tool wrote `path`: a buffer holding it is reloaded, unless it has unsaved changes.
 function M.file_written(path)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf) ~= ""
-      and vim.fn.resolve(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":p")) == vim.fn.resolve(path) then
+    if
+      vim.api.nvim_buf_is_loaded(buf)
+      and vim.api.nvim_buf_get_name(buf) ~= ""
+      and vim.fn.resolve(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":p")) == vim.fn.resolve(path)
+    then
       if vim.bo[buf].modified then
-        vim.notify(("tine: %s was changed by edit_file, but your buffer has unsaved changes: it was not reloaded (:e! to take the file's)")
-          :format(vim.fn.fnamemodify(path, ":~:.")), vim.log.levels.WARN)
+        vim.notify(
+          ("tine: %s was changed by edit_file, but your buffer has unsaved changes: it was not reloaded (:e! to take the file's)"):format(
+            vim.fn.fnamemodify(path, ":~:.")
+          ),
+          vim.log.levels.WARN
+        )
       else
-        vim.api.nvim_buf_call(buf, function() vim.cmd("silent! edit!") end)
+        vim.api.nvim_buf_call(buf, function()
+          vim.cmd("silent! edit!")
+        end)
       end
     end
   end
@@ -374,16 +482,36 @@ function M.create_list_buffer()
   local km = config.options.keymaps
   local buf = scratch("tine://threads", "tine-threads")
   vim.bo[buf].modifiable = false
-  map(buf, "n", km.help, function() M.show_keys(buf) end, "show these keys")
-  map(buf, "n", km.list_open, function() tine().open_from_list() end, "open thread")
-  map(buf, "n", km.list_fork, function() tine().fork_from_list() end, "fork thread")
-  map(buf, "n", km.list_rename, function() tine().rename_from_list() end, "rename thread")
-  map(buf, "n", km.list_delete, function() tine().delete_from_list() end, "delete thread")
-  map(buf, "n", km.abort, function() tine().cancel_from_list() end, "cancel a waiting fork / abort")
-  map(buf, "n", km.list_background, function() tine().background_from_list() end, "background fork (reports back)")
-  map(buf, "n", km.fork_report, function() tine().fork_end_from_list("report") end, "fork: report to the parent and end")
-  map(buf, "n", km.fork_promote, function() tine().fork_end_from_list("promote") end, "fork: promote into the parent")
-  map(buf, "n", km.fork_discard, function() tine().fork_end_from_list("discard") end, "fork: discard")
+  map(buf, "n", km.help, function()
+    M.show_keys(buf)
+  end, "show these keys")
+  map(buf, "n", km.list_open, function()
+    tine().open_from_list()
+  end, "open thread")
+  map(buf, "n", km.list_fork, function()
+    tine().fork_from_list()
+  end, "fork thread")
+  map(buf, "n", km.list_rename, function()
+    tine().rename_from_list()
+  end, "rename thread")
+  map(buf, "n", km.list_delete, function()
+    tine().delete_from_list()
+  end, "delete thread")
+  map(buf, "n", km.abort, function()
+    tine().cancel_from_list()
+  end, "cancel a waiting fork / abort")
+  map(buf, "n", km.list_background, function()
+    tine().background_from_list()
+  end, "background fork (reports back)")
+  map(buf, "n", km.fork_report, function()
+    tine().fork_end_from_list("report")
+  end, "fork: report to the parent and end")
+  map(buf, "n", km.fork_promote, function()
+    tine().fork_end_from_list("promote")
+  end, "fork: promote into the parent")
+  map(buf, "n", km.fork_discard, function()
+    tine().fork_end_from_list("discard")
+  end, "fork: discard")
   return buf
 end
 

@@ -3,16 +3,24 @@
  * an API client: a send appends the user turn and stops with an error, which is all these need).
  */
 import { describe, expect, it } from "vitest";
+import { testConfig } from "../../test/helpers/agent-harness.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage, type Entry } from "../providers/native.ts";
-import { testConfig } from "../../test/helpers/agent-harness.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
 import { Chat } from "./chat.ts";
 import type { RootMsg, ThreadId } from "./msgs.ts";
 
 const user = (t: string): Entry => entry(userMessage([{ type: "text", text: t }]));
-const reply = (t: string): Entry => entry(assistantMessage([{ type: "text", text: t }]), { stopReason: "end_turn", usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } });
-const texts = (chat: Chat, id: ThreadId) => chat.threads.get(id)!.agent.history.messages().map((m) => m.content.map((b) => ("text" in b ? b.text : b.type)).join("|"));
+const reply = (t: string): Entry =>
+  entry(assistantMessage([{ type: "text", text: t }]), {
+    stopReason: "end_turn",
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+  });
+const texts = (chat: Chat, id: ThreadId) =>
+  chat.threads
+    .get(id)!
+    .agent.history.messages()
+    .map((m) => m.content.map((b) => ("text" in b ? b.text : b.type)).join("|"));
 
 function setup() {
   const ended: [ThreadId, string, ThreadId | undefined][] = [];
@@ -29,7 +37,13 @@ function setup() {
     dispatch,
     (d, history) => new AnthropicAgent(testConfig, { client: null, streamRetries: 0, retryDelayMs: 0 }, d, history),
     { cwd: "/", needsApproval: () => false, fileWritten: () => {} },
-    { threadCreated: () => {}, threadDeleted: () => {}, forkEnded: (f, how, into) => void ended.push([f.id, how, into]), reportToStored: () => {}, branched: () => {} },
+    {
+      threadCreated: () => {},
+      threadDeleted: () => {},
+      forkEnded: (f, how, into) => void ended.push([f.id, how, into]),
+      reportToStored: () => {},
+      branched: () => {},
+    },
   );
   let n = 0;
   const fork = (sourceId: ThreadId, atMessage?: number) => {
@@ -37,7 +51,10 @@ function setup() {
     dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId: id, num: n, prompt: "", atMessage } });
     return id;
   };
-  dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 0, history: History.of([user("q1"), reply("a1"), user("q2"), reply("a2")]) } });
+  dispatch({
+    type: "chat-msg",
+    msg: { type: "new-thread", newId: "root", num: 0, history: History.of([user("q1"), reply("a1"), user("q2"), reply("a2")]) },
+  });
   return { chat, dispatch, fork, ended };
 }
 
@@ -45,7 +62,12 @@ describe("promote", () => {
   it("the parent takes the fork's history; the parent's old tail becomes a sibling fork at the fork point", () => {
     const { chat, dispatch, fork, ended } = setup();
     const f = fork("root", 1);
-    chat.threads.get(f)!.agent = new AnthropicAgent(testConfig, { client: null, streamRetries: 0, retryDelayMs: 0 }, () => {}, chat.threads.get(f)!.agent.history.push(user("f3"), reply("f4")));
+    chat.threads.get(f)!.agent = new AnthropicAgent(
+      testConfig,
+      { client: null, streamRetries: 0, retryDelayMs: 0 },
+      () => {},
+      chat.threads.get(f)!.agent.history.push(user("f3"), reply("f4")),
+    );
     dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: f, siblingId: "sib", siblingNum: 9 } });
     expect(texts(chat, "root")).toEqual(["q1", "a1", "f3", "f4"]);
     expect(texts(chat, "sib")).toEqual(["q1", "a1", "q2", "a2"]);
@@ -73,7 +95,9 @@ describe("promote", () => {
     const { chat, fork } = setup();
     const f = fork("root");
     chat.threads.get("root")!.toolRuns = [{ use: { type: "tool_use", id: "x", name: "get_file", input: {} }, state: "awaiting-approval" }];
-    expect(() => chat.update({ type: "chat-msg", msg: { type: "fork-promote", id: f, siblingId: "s", siblingNum: 1 } })).toThrow(/finish their turn/);
+    expect(() => chat.update({ type: "chat-msg", msg: { type: "fork-promote", id: f, siblingId: "s", siblingNum: 1 } })).toThrow(
+      /finish their turn/,
+    );
     expect(chat.threads.has(f)).toBe(true);
   });
 });
@@ -105,11 +129,12 @@ describe("report", () => {
     expect(chat.threads.get("root")!.reports.map((r) => r.text)).toEqual(["one", "two"]);
     chat.threads.get("root")!.toolRuns = [];
     dispatch({ type: "thread-msg", id: "root", msg: { type: "send", text: "next" } });
-    expect(chat.threads.get("root")!.agent.history.last()!.message.content.map((b) => ("text" in b ? b.text : ""))).toEqual([
-      expect.stringContaining("one"),
-      expect.stringContaining("two"),
-      "next",
-    ]);
+    expect(
+      chat.threads
+        .get("root")!
+        .agent.history.last()!
+        .message.content.map((b) => ("text" in b ? b.text : "")),
+    ).toEqual([expect.stringContaining("one"), expect.stringContaining("two"), "next"]);
   });
 
   it("without text, the fork is asked for a summary first (a normal request in the fork)", () => {

@@ -5,13 +5,13 @@
  * and dispatches what it found.
  */
 import { randomUUID } from "node:crypto";
+import { ClaudeCodeSession, isClaudeCode } from "../claude-code/session.ts";
 import type { Agent, AgentMsg } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import { ClaudeCodeSession, isClaudeCode } from "../claude-code/session.ts";
-import { ForkLives, type ForkEffect } from "./forks.ts";
+import { type ForkEffect, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
-import { Thread, type QueuedReport, type ThreadContext } from "./thread.ts";
+import { type QueuedReport, Thread, type ThreadContext } from "./thread.ts";
 
 /** Sent to a fork whose first idle period ran out. */
 export const wrapUpPrompt = (minutes: number) =>
@@ -30,7 +30,10 @@ function lastReply(thread: Thread): string {
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history.at(i).message;
     if (m.role !== "assistant") continue;
-    const text = m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+    const text = m.content
+      .flatMap((b) => (b.type === "text" ? [b.text] : []))
+      .join("\n")
+      .trim();
     if (text) return text;
   }
   return "(the fork ended without a reply)";
@@ -146,10 +149,18 @@ export class Chat {
       // A fork opened from disk gets its idle clock once it is used again (reading it starts none).
       const lineage = this.lineage.get(thread.id);
       if (byUser && lineage && !this.forks.get(thread.id) && !isClaudeCode(thread.agent)) {
-        this.forks.update({ type: "started", id: thread.id, parentId: lineage.parentId, background: false, idleTimeoutMs: this.clock.forkIdleTimeoutMs, now: this.clock.now() });
+        this.forks.update({
+          type: "started",
+          id: thread.id,
+          parentId: lineage.parentId,
+          background: false,
+          idleTimeoutMs: this.clock.forkIdleTimeoutMs,
+          now: this.clock.now(),
+        });
       }
       if (this.forks.get(thread.id)) {
-        if (byUser || inner.type === "agent") this.forks.update({ type: "activity", id: thread.id, by: byUser ? "user" : "agent", now: this.clock.now() });
+        if (byUser || inner.type === "agent")
+          this.forks.update({ type: "activity", id: thread.id, by: byUser ? "user" : "agent", now: this.clock.now() });
       }
       // Compared with what was last seen, as agents change status before their message arrives.
       const wasAtRest = this.seenAtRest.get(thread.id) ?? true;
@@ -168,21 +179,31 @@ export class Chat {
     switch (m.type) {
       case "new-thread": {
         const agent = this.newAgent(this.agentDispatch(m.newId), m.history);
-        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, agent, this.threadContext(), { autoTitle: m.title === undefined, origin: m.origin });
+        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, agent, this.threadContext(), {
+          autoTitle: m.title === undefined,
+          origin: m.origin,
+        });
         this.add(thread, {});
         return;
       }
       case "new-claude-thread": {
         const dispatch = this.agentDispatch(m.newId);
         if (!m.resume) {
-          this.add(new Thread(m.newId, m.num, `Claude Code ${m.num}`, ClaudeCodeSession.start(m.command, dispatch), this.threadContext(), { autoTitle: false }), {});
+          this.add(
+            new Thread(m.newId, m.num, `Claude Code ${m.num}`, ClaudeCodeSession.start(m.command, dispatch), this.threadContext(), {
+              autoTitle: false,
+            }),
+            {},
+          );
           return;
         }
         // An exported thread, continued in Claude Code: a child of the thread it came from.
         const session = ClaudeCodeSession.resume(m.command, m.resume.sessionId, dispatch);
         const parent = this.threads.get(m.resume.parentId);
         this.lineage.set(m.newId, { parentId: m.resume.parentId, atMessage: Math.max(0, (parent?.agent.history.length ?? 1) - 1) });
-        this.add(new Thread(m.newId, m.num, m.resume.title, session, this.threadContext(), { autoTitle: false }), { forkOf: m.resume.parentId });
+        this.add(new Thread(m.newId, m.num, m.resume.title, session, this.threadContext(), { autoTitle: false }), {
+          forkOf: m.resume.parentId,
+        });
         return;
       }
       case "fork-thread":
@@ -208,8 +229,14 @@ export class Chat {
         this.stored.delete(m.id);
         const dispatch = this.agentDispatch(m.id);
         // A Claude Code thread opens by resuming its session; any other from its history.
-        const agent = stored.claude ? ClaudeCodeSession.resume(stored.claude.command, stored.claude.sessionId, dispatch) : this.newAgent(dispatch, m.history);
-        const thread = new Thread(m.id, stored.num, stored.title, agent, this.threadContext(), { autoTitle: false, readOnlyBy: m.readOnlyBy, created: stored.created });
+        const agent = stored.claude
+          ? ClaudeCodeSession.resume(stored.claude.command, stored.claude.sessionId, dispatch)
+          : this.newAgent(dispatch, m.history);
+        const thread = new Thread(m.id, stored.num, stored.title, agent, this.threadContext(), {
+          autoTitle: false,
+          readOnlyBy: m.readOnlyBy,
+          created: stored.created,
+        });
         thread.reports = m.reports;
         this.add(thread, { loaded: true });
         return;
@@ -304,7 +331,14 @@ export class Chat {
    */
   private handOff(source: Thread, base: History, prompt: string): void {
     const id = randomUUID();
-    const thread = new Thread(id, this.maxNum() + 1, `${source.title} → hand-off`, this.newAgent(this.agentDispatch(id)), this.threadContext(), { autoTitle: false });
+    const thread = new Thread(
+      id,
+      this.maxNum() + 1,
+      `${source.title} → hand-off`,
+      this.newAgent(this.agentDispatch(id)),
+      this.threadContext(),
+      { autoTitle: false },
+    );
     this.lineage.set(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1) });
     this.add(thread, { forkOf: source.id, prefill: prompt });
     // After the message being handled: the tool run that got us here is dropped with the turn.
@@ -326,7 +360,13 @@ export class Chat {
       this.version++;
       switch (after.type) {
         case "enter":
-          this.fork({ sourceId: thread.id, newId: randomUUID(), num: this.maxNum() + 1, prompt: after.topic, idleTimeoutMs: after.idleTimeoutMs });
+          this.fork({
+            sourceId: thread.id,
+            newId: randomUUID(),
+            num: this.maxNum() + 1,
+            prompt: after.topic,
+            idleTimeoutMs: after.idleTimeoutMs,
+          });
           return;
         case "discard":
           this.endFork(thread.id, "discarded");
@@ -371,7 +411,12 @@ export class Chat {
       switch (e.type) {
         case "wrap-up":
           // A fork waiting on an approval cannot take a prompt; its second period still runs.
-          if (thread.atRest) thread.update({ type: "send", text: wrapUpPrompt(Math.round((this.clock.forkIdleTimeoutMs / 60_000) * 100) / 100), auto: true });
+          if (thread.atRest)
+            thread.update({
+              type: "send",
+              text: wrapUpPrompt(Math.round((this.clock.forkIdleTimeoutMs / 60_000) * 100) / 100),
+              auto: true,
+            });
           break;
         case "ask-summary":
           if (thread.atRest) thread.update({ type: "send", text: SUMMARY_PROMPT, auto: true });
@@ -440,12 +485,20 @@ export class Chat {
     const lineage = this.lineage.get(id)!;
     const parent = this.threads.get(lineage.parentId);
     if (!parent) throw new Error("tine: open the parent thread before promoting into it");
-    if (!fork.atRest || !parent.atRest) throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    if (!fork.atRest || !parent.atRest)
+      throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
     const oldTail = parent.agent.history;
     let sibling: Thread | null = null;
     if (oldTail.length > lineage.atMessage + 1) {
       const k = [...this.lineage.values()].filter((l) => l.parentId === parent.id).length + 1;
-      sibling = new Thread(siblingId, siblingNum, `${parent.title} ⑂${k}`, this.newAgent(this.agentDispatch(siblingId), oldTail), this.threadContext(), { autoTitle: false });
+      sibling = new Thread(
+        siblingId,
+        siblingNum,
+        `${parent.title} ⑂${k}`,
+        this.newAgent(this.agentDispatch(siblingId), oldTail),
+        this.threadContext(),
+        { autoTitle: false },
+      );
       this.lineage.set(siblingId, { parentId: parent.id, atMessage: lineage.atMessage });
       // Made before the parent changes, so its stored pointer holds the parent as it was.
       this.threads.set(siblingId, sibling);
@@ -456,7 +509,8 @@ export class Chat {
     for (const [child, l] of [...this.lineage]) {
       if (child === id || child === siblingId) continue;
       if (l.parentId === id) this.lineage.set(child, { parentId: parent.id, atMessage: l.atMessage });
-      else if (sibling && l.parentId === parent.id && l.atMessage > lineage.atMessage) this.lineage.set(child, { parentId: siblingId, atMessage: l.atMessage });
+      else if (sibling && l.parentId === parent.id && l.atMessage > lineage.atMessage)
+        this.lineage.set(child, { parentId: siblingId, atMessage: l.atMessage });
     }
     parent.agent = this.newAgent(this.agentDispatch(parent.id), fork.agent.history);
     parent.version++;
@@ -477,7 +531,9 @@ export class Chat {
     });
     // Every fork ever listed counts, so a deleted fork's number is not given again.
     const siblings = [...this.lineage.values()].filter((l) => l.parentId === request.sourceId).length;
-    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${siblings + 1}`, agent, this.threadContext(), { autoTitle: false });
+    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${siblings + 1}`, agent, this.threadContext(), {
+      autoTitle: false,
+    });
     const sourceLength = source.history.length;
     this.lineage.set(thread.id, {
       parentId: request.sourceId,

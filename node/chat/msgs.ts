@@ -72,7 +72,13 @@ export type ChatMsg =
   | ({ type: "fork-thread" } & ForkRequest)
   /** A thread run by the Claude Code CLI in a terminal. */
   /** `resume`: an existing session (an export) continued, the thread a child of `parentId`. */
-  | { type: "new-claude-thread"; newId: ThreadId; num: number; command: readonly string[]; resume?: { sessionId: string; parentId: ThreadId; title: string } }
+  | {
+      type: "new-claude-thread";
+      newId: ThreadId;
+      num: number;
+      command: readonly string[];
+      resume?: { sessionId: string; parentId: ThreadId; title: string };
+    }
   | { type: "select-thread"; id: ThreadId }
   /** Drops a fork still waiting for its source to come to rest. */
   | { type: "cancel-waiting-fork"; sourceId: ThreadId }
@@ -91,7 +97,6 @@ export type ChatMsg =
   | { type: "clock-tick"; now: number }
   /** `@handoff <goal>`: the agent is asked to call fork_thread; the thread then returns to how it was. */
   | { type: "handoff"; id: ThreadId; goal: string }
-
   | { type: "delete-thread"; id: ThreadId };
 
 export type RootMsg = { type: "chat-msg"; msg: ChatMsg } | { type: "thread-msg"; id: ThreadId; msg: ThreadMsg };

@@ -84,7 +84,8 @@ export class Thread {
   get status(): ThreadStatus {
     if (this.readOnlyBy !== null) return "busy";
     // A Claude Code thread's state is its terminal's.
-    if (isClaudeCode(this.agent)) return this.agent.terminal === "exited" ? "exited" : this.agent.terminal === "running" ? "running" : "idle";
+    if (isClaudeCode(this.agent))
+      return this.agent.terminal === "exited" ? "exited" : this.agent.terminal === "running" ? "running" : "idle";
     const s = this.agent.status;
     if (s.type === "streaming") return "streaming";
     if (this.toolRuns.length > 0) return "waiting";
@@ -124,7 +125,8 @@ export class Thread {
     if (this.toolRuns.length === 0) return NO_RESULTS;
     const out = new Map(this.finishedResults());
     for (const run of this.toolRuns) {
-      if (run.state === "running") out.set(run.use.id, { type: "tool_result", tool_use_id: run.use.id, content: STILL_RUNNING_WHEN_FORKED, is_error: true });
+      if (run.state === "running")
+        out.set(run.use.id, { type: "tool_result", tool_use_id: run.use.id, content: STILL_RUNNING_WHEN_FORKED, is_error: true });
     }
     return out;
   }
@@ -145,7 +147,10 @@ export class Thread {
         if (this.autoTitle && this.agent.history.length === 0) this.title = titleFrom(msg.text);
         this.autoTitle = false;
         // Queued fork reports go first, each a block of its own, then what was typed.
-        const blocks = [...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })), { type: "text" as const, text: msg.text }];
+        const blocks = [
+          ...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })),
+          { type: "text" as const, text: msg.text },
+        ];
         this.reports = [];
         // After an error the failed turn is replaced, not joined (the host gave its text back to the input).
         if (this.agent.status.type === "error") this.agent.replaceFailed(blocks);
@@ -203,7 +208,8 @@ export class Thread {
     const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
     // Tools that need no approval start at once, all concurrently.
-    for (const run of this.toolRuns) if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input)) this.start(run);
+    for (const run of this.toolRuns)
+      if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input)) this.start(run);
   }
 
   private start(run: ToolRun): void {
@@ -220,7 +226,8 @@ export class Thread {
     this.replaceRun(run.use.id, { ...run, state: "running" });
     const { dispatch, cwd } = this.context;
     void runTool(run.use.name, run.use.input, { cwd, signal: controller.signal, ...this.context.toolLimits }).then((outcome) => {
-      if (!controller.signal.aborted) dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
+      if (!controller.signal.aborted)
+        dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
   }
 

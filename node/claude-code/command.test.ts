@@ -4,7 +4,12 @@ import { baseCommand, forkCommand, resumeCommand, sessionIdOf, splitArgs, withSe
 describe("Claude Code commands", () => {
   it("splits a command line as a shell does, keeping quoted spaces", () => {
     expect(splitArgs(`claude --append-system-prompt "be brief, please" --model 'opus 5' a\\ b`)).toEqual([
-      "claude", "--append-system-prompt", "be brief, please", "--model", "opus 5", "a b",
+      "claude",
+      "--append-system-prompt",
+      "be brief, please",
+      "--model",
+      "opus 5",
+      "a b",
     ]);
     expect(() => splitArgs(`claude "open`)).toThrow(/unterminated/);
   });
@@ -12,7 +17,16 @@ describe("Claude Code commands", () => {
   it("a fork drops --resume X, -c, --session-id Y and --fork-session (with their values) and resumes the source as a fork", () => {
     const argv = splitArgs(`claude --resume X -c --model "opus 5" --session-id Y --fork-session --append-system-prompt "two words"`);
     expect(forkCommand(argv, "SRC", "NEW")).toEqual([
-      "claude", "--model", "opus 5", "--append-system-prompt", "two words", "--resume", "SRC", "--fork-session", "--session-id", "NEW",
+      "claude",
+      "--model",
+      "opus 5",
+      "--append-system-prompt",
+      "two words",
+      "--resume",
+      "SRC",
+      "--fork-session",
+      "--session-id",
+      "NEW",
     ]);
   });
 
@@ -25,7 +39,10 @@ describe("Claude Code commands", () => {
 
   it("injects --session-id unless the command names one, and reads it back", () => {
     expect(withSessionId(["claude"], "NEW")).toEqual({ argv: ["claude", "--session-id", "NEW"], sessionId: "NEW" });
-    expect(withSessionId(["claude", "--session-id", "MINE"], "NEW")).toEqual({ argv: ["claude", "--session-id", "MINE"], sessionId: "MINE" });
+    expect(withSessionId(["claude", "--session-id", "MINE"], "NEW")).toEqual({
+      argv: ["claude", "--session-id", "MINE"],
+      sessionId: "MINE",
+    });
     expect(sessionIdOf(["claude", "--session-id=Z"])).toBe("Z");
     expect(sessionIdOf(["claude", "-c"])).toBe(null);
   });

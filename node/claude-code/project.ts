@@ -39,13 +39,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The first thing typed in a session, read from the start of its file only. */
 function firstPromptOf(path: string): string | null {
-  const head = readFileSync(path, "utf8").slice(0, 256 * 1024).split("\n");
+  const head = readFileSync(path, "utf8")
+    .slice(0, 256 * 1024)
+    .split("\n");
   for (const line of head) {
     try {
       const r = JSON.parse(line) as { type?: string; isMeta?: boolean; message?: { content?: unknown } };
       if (r.type !== "user" || r.isMeta) continue;
       const c = r.message?.content;
-      const blocks = typeof c === "string" ? [{ type: "text", text: c }] : Array.isArray(c) ? (c as { type?: string; text?: string }[]) : [];
+      const blocks =
+        typeof c === "string" ? [{ type: "text", text: c }] : Array.isArray(c) ? (c as { type?: string; text?: string }[]) : [];
       const typed = blocks.find((b) => b.type === "text" && b.text && !b.text.trimStart().startsWith("<system-reminder>"));
       if (typed?.text) return typed.text;
     } catch {

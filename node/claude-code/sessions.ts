@@ -9,7 +9,12 @@ import type { NativeMessage } from "../providers/native.ts";
 import { configDir, findSession, projectSessionsDir } from "./project.ts";
 import { readTranscript, TranscriptError, writeTranscript } from "./transcript.ts";
 
-export type ImportedSession = { readonly messages: NativeMessage[]; readonly firstPrompt: string | null; readonly sessionId: string | null; readonly path: string };
+export type ImportedSession = {
+  readonly messages: NativeMessage[];
+  readonly firstPrompt: string | null;
+  readonly sessionId: string | null;
+  readonly path: string;
+};
 
 /** A session (by id or transcript path) read for import; errors say what is wrong and where. */
 export function readSession(idOrPath: string): ImportedSession {

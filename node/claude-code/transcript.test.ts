@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,14 +10,53 @@ const line = (r: object) => `${JSON.stringify(r)}\n`;
 /** A transcript shaped as the CLI writes one: meta records, attachments, one block per assistant record. */
 const cli = [
   line({ type: "queue-operation", operation: "enqueue" }),
-  line({ type: "user", uuid: "u1", parentUuid: null, sessionId: "S", cwd: "/p", message: { role: "user", content: [{ type: "text", text: "<system-reminder>\nnoise\n</system-reminder>" }, { type: "text", text: "list the files" }] } }),
+  line({
+    type: "user",
+    uuid: "u1",
+    parentUuid: null,
+    sessionId: "S",
+    cwd: "/p",
+    message: {
+      role: "user",
+      content: [
+        { type: "text", text: "<system-reminder>\nnoise\n</system-reminder>" },
+        { type: "text", text: "list the files" },
+      ],
+    },
+  }),
   line({ type: "attachment", uuid: "a1", parentUuid: "u1", attachment: { type: "date" } }),
-  line({ type: "assistant", uuid: "x1", parentUuid: "a1", message: { id: "m1", role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "sig" }] } }),
-  line({ type: "assistant", uuid: "x2", parentUuid: "x1", message: { id: "m1", role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }] } }),
+  line({
+    type: "assistant",
+    uuid: "x1",
+    parentUuid: "a1",
+    message: { id: "m1", role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "sig" }] },
+  }),
+  line({
+    type: "assistant",
+    uuid: "x2",
+    parentUuid: "x1",
+    message: { id: "m1", role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }] },
+  }),
   line({ type: "user", uuid: "sc", parentUuid: "x2", isSidechain: true, message: { role: "user", content: "sidechain" } }),
-  line({ type: "user", uuid: "u2", parentUuid: "x2", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "a.txt" }] }] } }),
-  line({ type: "user", uuid: "meta", parentUuid: "u2", isMeta: true, message: { role: "user", content: "<command-name>/cost</command-name>" } }),
-  line({ type: "assistant", uuid: "x3", parentUuid: "meta", message: { id: "m2", role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] } }),
+  line({
+    type: "user",
+    uuid: "u2",
+    parentUuid: "x2",
+    message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "a.txt" }] }] },
+  }),
+  line({
+    type: "user",
+    uuid: "meta",
+    parentUuid: "u2",
+    isMeta: true,
+    message: { role: "user", content: "<command-name>/cost</command-name>" },
+  }),
+  line({
+    type: "assistant",
+    uuid: "x3",
+    parentUuid: "meta",
+    message: { id: "m2", role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] },
+  }),
   line({ type: "last-prompt", lastPrompt: "list the files", leafUuid: "x3" }),
   line({ type: "cost-state", total: 1 }),
 ].join("");
@@ -29,7 +68,13 @@ describe("reading a Claude Code transcript", () => {
     expect(t.firstPrompt).toBe("list the files");
     expect(t.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "list the files" }] },
-      { role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "sig" }, { type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "use ls", signature: "sig" },
+          { type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a.txt" }] },
       { role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] },
     ]);
@@ -37,19 +82,27 @@ describe("reading a Claude Code transcript", () => {
   });
 
   it("follows last-prompt's leaf, not the last record in the file (a rewound branch)", () => {
-    const rewound = cli + line({ type: "user", uuid: "old", parentUuid: "u1", message: { role: "user", content: "abandoned branch" } }) + line({ type: "last-prompt", leafUuid: "x3" });
+    const rewound =
+      cli +
+      line({ type: "user", uuid: "old", parentUuid: "u1", message: { role: "user", content: "abandoned branch" } }) +
+      line({ type: "last-prompt", leafUuid: "x3" });
     expect(readTranscript(rewound).messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] });
   });
 
   it("tolerates a truncated last line; a bad line elsewhere is an error naming it", () => {
     expect(readTranscript(cli + '{"type":"assistant","uu').messages).toHaveLength(4);
-    expect(() => readTranscript(cli.replace('{"type":"attachment"', '{oops"type":"attachment"'))).toThrow(new TranscriptError("line 3 is not JSON"));
+    expect(() => readTranscript(cli.replace('{"type":"attachment"', '{oops"type":"attachment"'))).toThrow(
+      new TranscriptError("line 3 is not JSON"),
+    );
   });
 
   it("answers a tool call left without a result, as the CLI does", () => {
     const cut = cli.split("\n").slice(0, 5).join("\n") + "\n";
     const t = readTranscript(cut);
-    expect(t.messages.at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: INTERRUPTED_TOOL_RESULT, is_error: true }] });
+    expect(t.messages.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "t1", content: INTERRUPTED_TOOL_RESULT, is_error: true }],
+    });
     expect(checkMessages(t.messages)).toEqual([]);
   });
 });
@@ -59,7 +112,10 @@ describe("writing one", () => {
     const messages = readTranscript(cli).messages;
     const written = writeTranscript(messages, { sessionId: "N", cwd: "/p" });
     expect(readTranscript(written).messages).toEqual(messages);
-    const records = written.trim().split("\n").map((l) => JSON.parse(l));
+    const records = written
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(records.every((r) => r.sessionId === "N" && r.cwd === "/p" && typeof r.uuid === "string" && "parentUuid" in r)).toBe(true);
     expect(records[1].type).toBe("attachment");
   });
@@ -83,7 +139,13 @@ describe("a session's activity", () => {
   it("is busy after a chain record, idle after the turn's turn_duration record", async () => {
     const { activityOf } = await import("./activity.ts");
     expect(activityOf(line({ type: "user", uuid: "u", message: { role: "user", content: "hi" } }))).toBe("busy");
-    expect(activityOf(line({ type: "user", uuid: "u" }) + line({ type: "assistant", uuid: "a" }) + line({ type: "system", subtype: "turn_duration", durationMs: 5 }))).toBe("idle");
+    expect(
+      activityOf(
+        line({ type: "user", uuid: "u" }) +
+          line({ type: "assistant", uuid: "a" }) +
+          line({ type: "system", subtype: "turn_duration", durationMs: 5 }),
+      ),
+    ).toBe("idle");
     expect(activityOf(line({ type: "system", subtype: "turn_duration" }) + line({ type: "user", uuid: "u2" }) + '{"cut')).toBe("busy");
     expect(activityOf(line({ type: "queue-operation" }))).toBe(null);
   });

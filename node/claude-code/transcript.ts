@@ -49,7 +49,8 @@ function parseLines(text: string): Json[] {
 
 /** Text a user typed, without the system reminders Claude Code adds to user turns. */
 function userBlocks(content: unknown): UserBlock[] {
-  const blocks: Json[] = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as Json[]) : [];
+  const blocks: Json[] =
+    typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as Json[]) : [];
   const out: UserBlock[] = [];
   for (const b of blocks) {
     if (b["type"] === "text" && typeof b["text"] === "string") {
@@ -75,12 +76,16 @@ function assistantBlock(b: Json): AssistantBlock | null {
     case "text":
       return typeof b["text"] === "string" ? { type: "text", text: b["text"] } : null;
     case "thinking":
-      return typeof b["thinking"] === "string" ? { type: "thinking", thinking: b["thinking"], signature: String(b["signature"] ?? "") } : null;
+      return typeof b["thinking"] === "string"
+        ? { type: "thinking", thinking: b["thinking"], signature: String(b["signature"] ?? "") }
+        : null;
     case "redacted_thinking":
       return typeof b["data"] === "string" ? { type: "redacted_thinking", data: b["data"] } : null;
     case "tool_use": {
       const input = b["input"] && typeof b["input"] === "object" && !Array.isArray(b["input"]) ? b["input"] : {};
-      return typeof b["id"] === "string" && typeof b["name"] === "string" ? { type: "tool_use", id: b["id"], name: b["name"], input } : null;
+      return typeof b["id"] === "string" && typeof b["name"] === "string"
+        ? { type: "tool_use", id: b["id"], name: b["name"], input }
+        : null;
     }
     default:
       return null;
@@ -157,9 +162,13 @@ function normalize(raw: { role: "user" | "assistant"; blocks: (UserBlock | Assis
     }
     const previous = out.at(-1);
     const asked = previous?.role === "assistant" ? previous.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])) : [];
-    const results = (m.blocks as UserBlock[]).filter((b): b is ToolResultBlock => b.type === "tool_result" && asked.includes(b.tool_use_id));
+    const results = (m.blocks as UserBlock[]).filter(
+      (b): b is ToolResultBlock => b.type === "tool_result" && asked.includes(b.tool_use_id),
+    );
     const answered = new Set(results.map((r) => r.tool_use_id));
-    const missing: ToolResultBlock[] = asked.filter((id) => !answered.has(id)).map((id) => ({ type: "tool_result", tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true }));
+    const missing: ToolResultBlock[] = asked
+      .filter((id) => !answered.has(id))
+      .map((id) => ({ type: "tool_result", tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true }));
     const texts = (m.blocks as UserBlock[]).filter((b) => b.type === "text");
     const content = [...results, ...missing, ...texts];
     if (!content.length) continue;
@@ -170,7 +179,11 @@ function normalize(raw: { role: "user" | "assistant"; blocks: (UserBlock | Assis
   const last = out.at(-1);
   if (last?.role === "assistant") {
     const asked = last.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
-    if (asked.length) out.push({ role: "user", content: asked.map((id) => ({ type: "tool_result", tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true })) });
+    if (asked.length)
+      out.push({
+        role: "user",
+        content: asked.map((id) => ({ type: "tool_result", tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true })),
+      });
   }
   return out;
 }
@@ -182,14 +195,22 @@ export function writeTranscript(messages: readonly NativeMessage[], opts: { sess
   let parent: string | null = null;
   const push = (record: Json) => {
     const uuid = randomUUID();
-    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, ...record, uuid, sessionId: opts.sessionId, cwd: opts.cwd, timestamp: now }));
+    lines.push(
+      JSON.stringify({ parentUuid: parent, isSidechain: false, ...record, uuid, sessionId: opts.sessionId, cwd: opts.cwd, timestamp: now }),
+    );
     parent = uuid;
   };
   messages.forEach((m, i) => {
     if (m.role === "user") {
       push({ type: "user", message: { role: "user", content: m.content } });
       // Without one attachment the CLI sends an empty system message.
-      if (i === 0) push({ type: "attachment", attachment: { type: "date", date: now.slice(0, 10) }, rendered: [{ content: `<system-reminder>\nToday is ${now.slice(0, 10)}.\n</system-reminder>` }], renderedRole: "system" });
+      if (i === 0)
+        push({
+          type: "attachment",
+          attachment: { type: "date", date: now.slice(0, 10) },
+          rendered: [{ content: `<system-reminder>\nToday is ${now.slice(0, 10)}.\n</system-reminder>` }],
+          renderedRole: "system",
+        });
       return;
     }
     // As the CLI writes a response: one block per record, sharing the message id.

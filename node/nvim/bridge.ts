@@ -14,7 +14,11 @@ export class NvimBridge {
   }
 
   applyView(buf: number, update: ViewUpdate): void {
-    const payload = { edits: update.edits, marks: update.marks ?? null, busy: update.busySince === undefined ? null : { since: update.busySince ?? false } };
+    const payload = {
+      edits: update.edits,
+      marks: update.marks ?? null,
+      busy: update.busySince === undefined ? null : { since: update.busySince ?? false },
+    };
     this.call("apply", [buf, payload]).catch((e) => this.log(`apply failed: ${String(e)}`));
   }
 

@@ -3,7 +3,7 @@
  * Thread and report every change by dispatching an `AgentMsg`; the view reads their state.
  */
 import type { History } from "./history.ts";
-import type { AssistantBlock, ToolResultBlock, UserBlock, Usage } from "./native.ts";
+import type { AssistantBlock, ToolResultBlock, Usage, UserBlock } from "./native.ts";
 
 export type StopReason =
   | "end_turn"

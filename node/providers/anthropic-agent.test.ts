@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "vitest";
-import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
-import { errorReply } from "../../test/mock-anthropic/server.ts";
-import { response, textReply } from "../../test/mock-anthropic/script.ts";
 import { AgentProbe, testConfig, withAgent } from "../../test/helpers/agent-harness.ts";
 import { readsCacheOf } from "../../test/helpers/cache-prefix.ts";
+import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
+import { response, textReply } from "../../test/mock-anthropic/script.ts";
+import { errorReply } from "../../test/mock-anthropic/server.ts";
+import { type AnthropicAgent, MAX_PAUSE_CONTINUATIONS } from "./anthropic-agent.ts";
 import { FORKED_BEFORE_TOOL_RAN, stoppedBeforeToolRan } from "./turn-cleanup.ts";
-import { MAX_PAUSE_CONTINUATIONS, type AnthropicAgent } from "./anthropic-agent.ts";
 
 const say = (text: string) => [{ type: "text" as const, text }];
 const messages = (a: AnthropicAgent) => a.history.messages();
@@ -17,13 +17,16 @@ const streamedUpTo = (probe: AgentProbe, a: AnthropicAgent, finalized: number, i
 
 describe("AnthropicAgent requests the API accepts", () => {
   it("an empty system prompt sends no system block", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(textReply("ok"));
-      const done = probe.stopped();
-      agent.send(say("hi"));
-      await done;
-      assert.equal((mock.requests[0]!.body as any).system, undefined);
-    }, { ...testConfig, system: "  " });
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(textReply("ok"));
+        const done = probe.stopped();
+        agent.send(say("hi"));
+        await done;
+        assert.equal((mock.requests[0]!.body as any).system, undefined);
+      },
+      { ...testConfig, system: "  " },
+    );
   });
 
   it("tool input that is not a JSON object is stored as {} and never sent back as it came", async () => {
@@ -40,15 +43,23 @@ describe("AnthropicAgent requests the API accepts", () => {
 describe("AnthropicAgent: citations, search errors, forks at the last message", () => {
   it("keeps a text block's citations in the history and sends them back", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
-      const citation = { type: "web_search_result_location", url: "https://neovim.io", title: "Neovim", encrypted_index: "e1", cited_text: "hyperextensible" };
+      const citation = {
+        type: "web_search_result_location",
+        url: "https://neovim.io",
+        title: "Neovim",
+        encrypted_index: "e1",
+        cited_text: "hyperextensible",
+      };
       mock.reply(
         response([
-          { steps: [
-            { event: { type: "content_block_start", index: 0, content_block: { type: "text", text: "", citations: [] } } },
-            { event: { type: "content_block_delta", index: 0, delta: { type: "citations_delta", citation } } },
-            { event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Neovim is hyperextensible." } } },
-            { event: { type: "content_block_stop", index: 0 } },
-          ] },
+          {
+            steps: [
+              { event: { type: "content_block_start", index: 0, content_block: { type: "text", text: "", citations: [] } } },
+              { event: { type: "content_block_delta", index: 0, delta: { type: "citations_delta", citation } } },
+              { event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Neovim is hyperextensible." } } },
+              { event: { type: "content_block_stop", index: 0 } },
+            ],
+          },
         ]),
         textReply("ok"),
       );
@@ -106,25 +117,33 @@ describe("AnthropicAgent streaming", () => {
   });
 
   it("keeps signed thinking (also with empty text) and redacted thinking, and sends them back", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(
-        response([{ thinking: "let me think", signature: "sig1" }, { thinking: "", signature: "sig2" }, { redacted: "opaque" }, { text: "42" }]),
-        textReply("ok"),
-      );
-      let done = probe.stopped();
-      agent.send(say("q"));
-      await done;
-      assert.deepEqual(messages(agent)[1]!.content, [
-        { type: "thinking", thinking: "let me think", signature: "sig1" },
-        { type: "thinking", thinking: "", signature: "sig2" },
-        { type: "redacted_thinking", data: "opaque" },
-        { type: "text", text: "42" },
-      ]);
-      done = probe.stopped();
-      agent.send(say("next"));
-      await done;
-      assert.equal((mock.requests[1]!.body as any).messages[1].content.length, 4);
-    }, { ...testConfig, thinking: { type: "adaptive", display: "summarized" } });
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(
+          response([
+            { thinking: "let me think", signature: "sig1" },
+            { thinking: "", signature: "sig2" },
+            { redacted: "opaque" },
+            { text: "42" },
+          ]),
+          textReply("ok"),
+        );
+        let done = probe.stopped();
+        agent.send(say("q"));
+        await done;
+        assert.deepEqual(messages(agent)[1]!.content, [
+          { type: "thinking", thinking: "let me think", signature: "sig1" },
+          { type: "thinking", thinking: "", signature: "sig2" },
+          { type: "redacted_thinking", data: "opaque" },
+          { type: "text", text: "42" },
+        ]);
+        done = probe.stopped();
+        agent.send(say("next"));
+        await done;
+        assert.equal((mock.requests[1]!.body as any).messages[1].content.length, 4);
+      },
+      { ...testConfig, thinking: { type: "adaptive", display: "summarized" } },
+    );
   });
 
   it("retries an overloaded error sent mid-stream, discarding the partial response", async () => {
@@ -146,31 +165,40 @@ describe("AnthropicAgent streaming", () => {
       await probe.until(() => agent.status.type === "error");
       void done;
       assert.equal(mock.requests.length, 3);
-      assert.match((agent.status as { message: string }).message, new RegExp(`^${new URL(mock.url).host} answered HTTP 529 overloaded_error: Overloaded`));
+      assert.match(
+        (agent.status as { message: string }).message,
+        new RegExp(`^${new URL(mock.url).host} answered HTTP 529 overloaded_error: Overloaded`),
+      );
     });
   });
 
   it("honours retry-after; a wait longer than the limit is not waited out but told", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(errorReply(429, "rate_limit_error", "slow down", { "retry-after": "0.05" }), textReply("after the wait"));
-      const started = Date.now();
-      let done = probe.stopped();
-      agent.send(say("hi"));
-      await done;
-      assert.ok(Date.now() - started >= 50, "waited as the server asked");
-      mock.reply(errorReply(429, "rate_limit_error", "slow down", { "retry-after": "120" }));
-      agent.send(say("again"));
-      await probe.until(() => agent.status.type === "error");
-      assert.equal(mock.requests.length, 3, "no second try after a long retry-after");
-      assert.match((agent.status as { message: string }).message, /the server asks to wait 120 s \(more than max_retry_wait\)/);
-      void done;
-      done = probe.stopped();
-    }, testConfig, { maxRetryWaitMs: 60_000 });
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(errorReply(429, "rate_limit_error", "slow down", { "retry-after": "0.05" }), textReply("after the wait"));
+        const started = Date.now();
+        let done = probe.stopped();
+        agent.send(say("hi"));
+        await done;
+        assert.ok(Date.now() - started >= 50, "waited as the server asked");
+        mock.reply(errorReply(429, "rate_limit_error", "slow down", { "retry-after": "120" }));
+        agent.send(say("again"));
+        await probe.until(() => agent.status.type === "error");
+        assert.equal(mock.requests.length, 3, "no second try after a long retry-after");
+        assert.match((agent.status as { message: string }).message, /the server asks to wait 120 s \(more than max_retry_wait\)/);
+        void done;
+        done = probe.stopped();
+      },
+      testConfig,
+      { maxRetryWaitMs: 60_000 },
+    );
   });
 
   it("a stream error answers pending tool calls with an error that names it", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(response([{ toolUse: { id: "t1", name: "get_file", input: { path: "a" } } }, { error: { type: "api_error", message: "boom" } }]));
+      mock.reply(
+        response([{ toolUse: { id: "t1", name: "get_file", input: { path: "a" } } }, { error: { type: "api_error", message: "boom" } }]),
+      );
       agent.send(say("go"));
       await probe.until(() => agent.status.type === "error");
       const result = messages(agent).at(-1)!.content[0] as { content: string };
@@ -236,7 +264,13 @@ describe("AnthropicAgent streaming", () => {
       agent.send(say("again"));
       await done;
       assert.deepEqual(messages(agent), [
-        { role: "user", content: [{ type: "text", text: "hi" }, { type: "text", text: "again" }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hi" },
+            { type: "text", text: "again" },
+          ],
+        },
         { role: "assistant", content: [{ type: "text", text: "recovered" }] },
       ]);
     });
@@ -250,7 +284,14 @@ describe("AnthropicAgent streaming", () => {
       await done;
       assert.equal(agent.status.type, "error");
       // Whether "Kept." arrived before the drop depends on the socket; either way the history is valid.
-      assert.deepEqual(checkMessages([...messages(agent), { role: "user", content: say("next") }].filter((m, i, all) => i === all.length - 1 || m.role === "assistant" || all[i + 1]?.role !== "user")), []);
+      assert.deepEqual(
+        checkMessages(
+          [...messages(agent), { role: "user", content: say("next") }].filter(
+            (m, i, all) => i === all.length - 1 || m.role === "assistant" || all[i + 1]?.role !== "user",
+          ),
+        ),
+        [],
+      );
       done = probe.stopped();
       agent.send(say("again"));
       await done;
@@ -274,7 +315,10 @@ describe("AnthropicAgent streaming", () => {
       mock.release("mid");
       assert.deepEqual(agent.status, { type: "stopped", stopReason: "aborted" });
       const ms = messages(agent);
-      assert.deepEqual(ms[1]!.content, [{ type: "text", text: "Checking." }, { type: "tool_use", id: "t1", name: "get_file", input: { path: "a" } }]);
+      assert.deepEqual(ms[1]!.content, [
+        { type: "text", text: "Checking." },
+        { type: "tool_use", id: "t1", name: "get_file", input: { path: "a" } },
+      ]);
       assert.equal(ms[2]!.role, "user");
       assert.deepEqual(checkMessages(ms), []);
       void probe;
@@ -284,7 +328,9 @@ describe("AnthropicAgent streaming", () => {
 
 describe("AnthropicAgent stop reasons", () => {
   const search = (id: string, query: string) => ({ serverToolUse: { id, query } });
-  const found = (toolUseId: string) => ({ searchResult: { toolUseId, title: `Result ${toolUseId}`, url: `https://example.com/${toolUseId}` } });
+  const found = (toolUseId: string) => ({
+    searchResult: { toolUseId, title: `Result ${toolUseId}`, url: `https://example.com/${toolUseId}` },
+  });
   const withSearch = { ...testConfig, webSearch: true };
 
   it("pause_turn: sends the paused turn back as the last message and merges the continuation into it", async () => {
@@ -305,13 +351,22 @@ describe("AnthropicAgent stop reasons", () => {
       const second = (mock.requests[1]!.body as any).messages;
       assert.equal(second.length, 2);
       assert.equal(second[1].role, "assistant");
-      assert.deepEqual(second[1].content.map((b: any) => b.type), ["server_tool_use", "web_search_tool_result", "text", "server_tool_use"]);
+      assert.deepEqual(
+        second[1].content.map((b: any) => b.type),
+        ["server_tool_use", "web_search_tool_result", "text", "server_tool_use"],
+      );
       assert.equal(second[1].content[3].id, "s2");
       // One assistant entry for the whole turn, with the usage of both responses.
       assert.deepEqual(agent.status, { type: "stopped", stopReason: "end_turn" });
       const ms = messages(agent);
-      assert.deepEqual(ms.map((m) => m.role), ["user", "assistant"]);
-      assert.deepEqual(ms[1]!.content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text", "server_tool_use", "web_search_tool_result", "text"]);
+      assert.deepEqual(
+        ms.map((m) => m.role),
+        ["user", "assistant"],
+      );
+      assert.deepEqual(
+        ms[1]!.content.map((b) => b.type),
+        ["server_tool_use", "web_search_tool_result", "text", "server_tool_use", "web_search_tool_result", "text"],
+      );
       const meta = agent.history.at(1).meta!;
       assert.equal(meta.stopReason, "end_turn");
       assert.equal(meta.usage.input_tokens, 250);
@@ -319,7 +374,10 @@ describe("AnthropicAgent stop reasons", () => {
       done = probe.stopped();
       agent.send(say("thanks"));
       await done;
-      assert.deepEqual((mock.requests[2]!.body as any).messages.map((m: any) => m.role), ["user", "assistant", "user"]);
+      assert.deepEqual(
+        (mock.requests[2]!.body as any).messages.map((m: any) => m.role),
+        ["user", "assistant", "user"],
+      );
     }, withSearch);
   });
 
@@ -343,7 +401,13 @@ describe("AnthropicAgent stop reasons", () => {
           content: [
             { type: "text", text: "Looking." },
             { type: "server_tool_use", id: "s1", name: "web_search", input: { query: "neovim" } },
-            { type: "web_search_tool_result", tool_use_id: "s1", content: [{ type: "web_search_result", title: "Result s1", url: "https://example.com/s1", encrypted_content: "enc", page_age: null }] },
+            {
+              type: "web_search_tool_result",
+              tool_use_id: "s1",
+              content: [
+                { type: "web_search_result", title: "Result s1", url: "https://example.com/s1", encrypted_content: "enc", page_age: null },
+              ],
+            },
           ],
         },
       ];
@@ -355,7 +419,10 @@ describe("AnthropicAgent stop reasons", () => {
 
   it("pause_turn: the paused turn sent back does not end its last text block in whitespace", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(response([{ text: "Looking it up. \n" }, search("s1", "neovim")], { stopReason: "pause_turn" }), response([found("s1"), { text: "Done." }]));
+      mock.reply(
+        response([{ text: "Looking it up. \n" }, search("s1", "neovim")], { stopReason: "pause_turn" }),
+        response([found("s1"), { text: "Done." }]),
+      );
       const done = probe.stopped();
       agent.send(say("search"));
       await done;
@@ -366,18 +433,27 @@ describe("AnthropicAgent stop reasons", () => {
   // A continuation is not a prefill the API takes ending in thinking: the trailing thinking goes,
   // from what is sent and from the turn kept, while thinking before other blocks stays.
   it("pause_turn: a paused turn ending in thinking is sent back and kept without that thinking", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(
-        response([{ thinking: "plan", signature: "s1" }, search("s1", "neovim"), found("s1"), { thinking: "next step", signature: "s2" }], { stopReason: "pause_turn" }),
-        response([{ text: "Done." }]),
-      );
-      const done = probe.stopped();
-      agent.send(say("search"));
-      await done;
-      const sentBack = (mock.requests[1]!.body as any).messages.at(-1).content.map((b: any) => b.type);
-      assert.deepEqual(sentBack, ["thinking", "server_tool_use", "web_search_tool_result"]);
-      assert.deepEqual(messages(agent)[1]!.content.map((b) => b.type), ["thinking", "server_tool_use", "web_search_tool_result", "text"]);
-    }, { ...withSearch, thinking: { type: "adaptive", display: "summarized" } });
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(
+          response(
+            [{ thinking: "plan", signature: "s1" }, search("s1", "neovim"), found("s1"), { thinking: "next step", signature: "s2" }],
+            { stopReason: "pause_turn" },
+          ),
+          response([{ text: "Done." }]),
+        );
+        const done = probe.stopped();
+        agent.send(say("search"));
+        await done;
+        const sentBack = (mock.requests[1]!.body as any).messages.at(-1).content.map((b: any) => b.type);
+        assert.deepEqual(sentBack, ["thinking", "server_tool_use", "web_search_tool_result"]);
+        assert.deepEqual(
+          messages(agent)[1]!.content.map((b) => b.type),
+          ["thinking", "server_tool_use", "web_search_tool_result", "text"],
+        );
+      },
+      { ...withSearch, thinking: { type: "adaptive", display: "summarized" } },
+    );
   });
 
   it("pause_turn: a continuation retried after an overloaded error keeps the paused blocks once", async () => {
@@ -391,13 +467,14 @@ describe("AnthropicAgent stop reasons", () => {
       agent.send(say("search"));
       await done;
       assert.equal(mock.requests.length, 3);
-      assert.deepEqual((mock.requests[2]!.body as any).messages.at(-1).content.map((b: any) => b.type), ["text", "server_tool_use"]);
-      assert.deepEqual(messages(agent)[1]!.content.map((b) => (b.type === "text" ? b.text : b.type)), [
-        "Looking.",
-        "server_tool_use",
-        "web_search_tool_result",
-        "Whole.",
-      ]);
+      assert.deepEqual(
+        (mock.requests[2]!.body as any).messages.at(-1).content.map((b: any) => b.type),
+        ["text", "server_tool_use"],
+      );
+      assert.deepEqual(
+        messages(agent)[1]!.content.map((b) => (b.type === "text" ? b.text : b.type)),
+        ["Looking.", "server_tool_use", "web_search_tool_result", "Whole."],
+      );
     }, withSearch);
   });
 
@@ -418,7 +495,10 @@ describe("AnthropicAgent stop reasons", () => {
       done = probe.stopped();
       agent.send(say("go on"));
       await done;
-      assert.deepEqual(messages(agent).map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+      assert.deepEqual(
+        messages(agent).map((m) => m.role),
+        ["user", "assistant", "user", "assistant"],
+      );
     }, withSearch);
   });
 
@@ -435,14 +515,22 @@ describe("AnthropicAgent stop reasons", () => {
       await done;
       assert.deepEqual(agent.status, { type: "stopped", stopReason: "max_tokens" });
       const ms = messages(agent);
-      assert.deepEqual(ms.map((m) => m.role), ["user", "assistant", "user"]);
-      assert.deepEqual(ms[2]!.content, [{ type: "tool_result", tool_use_id: "t1", content: stoppedBeforeToolRan("max_tokens"), is_error: true }]);
+      assert.deepEqual(
+        ms.map((m) => m.role),
+        ["user", "assistant", "user"],
+      );
+      assert.deepEqual(ms[2]!.content, [
+        { type: "tool_result", tool_use_id: "t1", content: stoppedBeforeToolRan("max_tokens"), is_error: true },
+      ]);
       assert.equal(agent.history.at(1).meta!.stopReason, "max_tokens");
       done = probe.stopped();
       agent.send(say("continue"));
       await done;
       const sent = (mock.requests[1]!.body as any).messages;
-      assert.deepEqual(sent[2].content.map((b: any) => b.type), ["tool_result", "text"]);
+      assert.deepEqual(
+        sent[2].content.map((b: any) => b.type),
+        ["tool_result", "text"],
+      );
     });
   });
 
@@ -457,7 +545,10 @@ describe("AnthropicAgent stop reasons", () => {
       done = probe.stopped();
       agent.send(say("something else"));
       await done;
-      assert.deepEqual(messages(agent).map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+      assert.deepEqual(
+        messages(agent).map((m) => m.role),
+        ["user", "assistant", "user", "assistant"],
+      );
     });
   });
 });
@@ -493,7 +584,12 @@ describe("AnthropicAgent.clone", () => {
 
   it("with finalized text and a tool_use still streaming: text kept, tool_use left out", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(response([{ text: "Let me look." }, { toolUse: { id: "t1", name: "get_file", input: { path: "README.md" } }, holdInside: { hold: "json", afterDeltas: 2 } }]));
+      mock.reply(
+        response([
+          { text: "Let me look." },
+          { toolUse: { id: "t1", name: "get_file", input: { path: "README.md" } }, holdInside: { hold: "json", afterDeltas: 2 } },
+        ]),
+      );
       agent.send(say("hi"));
       await mock.reached("json");
       await streamedUpTo(probe, agent, 1, "tool_use");
@@ -505,85 +601,113 @@ describe("AnthropicAgent.clone", () => {
   });
 
   it("drops a server_tool_use awaiting its result and keeps a finished search pair", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(
-        response([
-          { serverToolUse: { id: "s1", query: "neovim" } },
-          { searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } },
-          { text: "Found it." },
-          { serverToolUse: { id: "s2", query: "forks" } },
-          { hold: "searching" },
-        ]),
-      );
-      agent.send(say("search"));
-      await mock.reached("searching");
-      await streamedUpTo(probe, agent, 4, null);
-      const content = messages(agent.clone(() => {}))[1]!.content;
-      assert.deepEqual(content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text"]);
-      assert.deepEqual(checkMessages([...messages(agent.clone(() => {})), { role: "user", content: say("more") }]), []);
-      mock.release("searching");
-    }, { ...testConfig, webSearch: true });
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(
+          response([
+            { serverToolUse: { id: "s1", query: "neovim" } },
+            { searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } },
+            { text: "Found it." },
+            { serverToolUse: { id: "s2", query: "forks" } },
+            { hold: "searching" },
+          ]),
+        );
+        agent.send(say("search"));
+        await mock.reached("searching");
+        await streamedUpTo(probe, agent, 4, null);
+        const content = messages(agent.clone(() => {}))[1]!.content;
+        assert.deepEqual(
+          content.map((b) => b.type),
+          ["server_tool_use", "web_search_tool_result", "text"],
+        );
+        assert.deepEqual(checkMessages([...messages(agent.clone(() => {})), { role: "user", content: say("more") }]), []);
+        mock.release("searching");
+      },
+      { ...testConfig, webSearch: true },
+    );
   });
 
   // Changed with the trailing-thinking rule: the kept thinking is now followed by a text block,
   // since thinking at the end of an assistant message is dropped (the API refuses it).
   it("thinking: in progress dropped, signed kept, signed empty kept, redacted kept (before other blocks)", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(
-        response([
-          { thinking: "signed", signature: "s1" },
-          { thinking: "", signature: "s2" },
-          { redacted: "r" },
-          { text: "Visible." },
-          { thinking: "still thinking", signature: "s3", holdInside: { hold: "think", afterDeltas: 1 } },
-        ]),
-      );
-      agent.send(say("q"));
-      await mock.reached("think");
-      await streamedUpTo(probe, agent, 4, "thinking");
-      assert.deepEqual(messages(agent.clone(() => {}))[1]!.content, [
-        { type: "thinking", thinking: "signed", signature: "s1" },
-        { type: "thinking", thinking: "", signature: "s2" },
-        { type: "redacted_thinking", data: "r" },
-        { type: "text", text: "Visible." },
-      ]);
-      mock.release("think");
-    }, { ...testConfig, thinking: { type: "adaptive", display: "summarized" } });
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(
+          response([
+            { thinking: "signed", signature: "s1" },
+            { thinking: "", signature: "s2" },
+            { redacted: "r" },
+            { text: "Visible." },
+            { thinking: "still thinking", signature: "s3", holdInside: { hold: "think", afterDeltas: 1 } },
+          ]),
+        );
+        agent.send(say("q"));
+        await mock.reached("think");
+        await streamedUpTo(probe, agent, 4, "thinking");
+        assert.deepEqual(messages(agent.clone(() => {}))[1]!.content, [
+          { type: "thinking", thinking: "signed", signature: "s1" },
+          { type: "thinking", thinking: "", signature: "s2" },
+          { type: "redacted_thinking", data: "r" },
+          { type: "text", text: "Visible." },
+        ]);
+        mock.release("think");
+      },
+      { ...testConfig, thinking: { type: "adaptive", display: "summarized" } },
+    );
   });
 
   it("a turn cut after its thinking: abort and fork drop trailing thinking, so the next send is valid", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(
-        response([{ thinking: "plan", signature: "s1" }, { text: "never seen", holdInside: { hold: "after-thinking", afterDeltas: 0 } }]),
-        response([
-          { thinking: "a", signature: "s2" },
-          { toolUse: { id: "t1", name: "get_file", input: { path: "x" } } },
-          { thinking: "b", signature: "s3" },
-          { toolUse: { id: "t2", name: "get_file", input: { path: "y" } }, holdInside: { hold: "second-tool", afterDeltas: 1 } },
-        ]),
-        textReply("fine"),
-      );
-      agent.send(say("q"));
-      await mock.reached("after-thinking");
-      await streamedUpTo(probe, agent, 1, "text");
-      assert.deepEqual(messages(agent.clone(() => {})).map((m) => m.role), ["user"], "a clone holds no thinking-only message");
-      agent.abort();
-      mock.release("after-thinking");
-      assert.deepEqual(messages(agent).map((m) => m.role), ["user"]);
-      let done = probe.stopped();
-      agent.send(say("again"));
-      await mock.reached("second-tool");
-      await streamedUpTo(probe, agent, 3, "tool_use");
-      const clone = agent.clone(() => {});
-      assert.deepEqual(messages(clone)[1]!.content.map((b) => b.type), ["thinking", "tool_use"]);
-      agent.abort();
-      mock.release("second-tool");
-      assert.deepEqual(messages(agent)[1]!.content.map((b) => b.type), ["thinking", "tool_use"]);
-      done = probe.stopped();
-      agent.send(say("go on"));
-      await done;
-      assert.deepEqual(checkMessages((mock.requests.at(-1)!.body as any).messages), []);
-    }, { ...testConfig, thinking: { type: "adaptive", display: "summarized" } });
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(
+          response([
+            { thinking: "plan", signature: "s1" },
+            { text: "never seen", holdInside: { hold: "after-thinking", afterDeltas: 0 } },
+          ]),
+          response([
+            { thinking: "a", signature: "s2" },
+            { toolUse: { id: "t1", name: "get_file", input: { path: "x" } } },
+            { thinking: "b", signature: "s3" },
+            { toolUse: { id: "t2", name: "get_file", input: { path: "y" } }, holdInside: { hold: "second-tool", afterDeltas: 1 } },
+          ]),
+          textReply("fine"),
+        );
+        agent.send(say("q"));
+        await mock.reached("after-thinking");
+        await streamedUpTo(probe, agent, 1, "text");
+        assert.deepEqual(
+          messages(agent.clone(() => {})).map((m) => m.role),
+          ["user"],
+          "a clone holds no thinking-only message",
+        );
+        agent.abort();
+        mock.release("after-thinking");
+        assert.deepEqual(
+          messages(agent).map((m) => m.role),
+          ["user"],
+        );
+        let done = probe.stopped();
+        agent.send(say("again"));
+        await mock.reached("second-tool");
+        await streamedUpTo(probe, agent, 3, "tool_use");
+        const clone = agent.clone(() => {});
+        assert.deepEqual(
+          messages(clone)[1]!.content.map((b) => b.type),
+          ["thinking", "tool_use"],
+        );
+        agent.abort();
+        mock.release("second-tool");
+        assert.deepEqual(
+          messages(agent)[1]!.content.map((b) => b.type),
+          ["thinking", "tool_use"],
+        );
+        done = probe.stopped();
+        agent.send(say("go on"));
+        await done;
+        assert.deepEqual(checkMessages((mock.requests.at(-1)!.body as any).messages), []);
+      },
+      { ...testConfig, thinking: { type: "adaptive", display: "summarized" } },
+    );
   });
 
   it("stopped on tool_use: error results, stopped/end_turn, source unchanged", async () => {

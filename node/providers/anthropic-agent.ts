@@ -6,9 +6,9 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { Agent, AgentMsg, AgentStatus, CloneOptions, InProgressBlock, OpenMessage, StopReason } from "./agent.ts";
-import { History } from "./history.ts";
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
-import { assistantMessage, entry, type AssistantBlock, type ResponseMeta, type TextBlock, type Usage, type UserBlock } from "./native.ts";
+import { History } from "./history.ts";
+import { type AssistantBlock, assistantMessage, entry, type ResponseMeta, type TextBlock, type Usage, type UserBlock } from "./native.ts";
 import { buildRequest, type ProviderConfig } from "./request.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
@@ -16,10 +16,10 @@ import {
   cleanAssistantBlocks,
   closeTurn,
   FORKED_BEFORE_TOOL_RAN,
+  type OpenTurn,
   pausedTurnBlocks,
   resultsIn,
   stoppedBeforeToolRan,
-  type OpenTurn,
 } from "./turn-cleanup.ts";
 
 export type Connection = {
@@ -41,12 +41,22 @@ export type Connection = {
 };
 
 /** The SDK logs to the console by default, which is the host's RPC channel: send it to stderr. */
-const toStderr = (level: string) => (message: string, ...rest: unknown[]) =>
-  void process.stderr.write(`tine host: sdk ${level}: ${[message, ...rest.map((r) => (typeof r === "string" ? r : JSON.stringify(r)))].join(" ")}\n`);
+const toStderr =
+  (level: string) =>
+  (message: string, ...rest: unknown[]) =>
+    void process.stderr.write(
+      `tine host: sdk ${level}: ${[message, ...rest.map((r) => (typeof r === "string" ? r : JSON.stringify(r)))].join(" ")}\n`,
+    );
 export const sdkLogger = { debug: toStderr("debug"), info: toStderr("info"), warn: toStderr("warn"), error: toStderr("error") };
 
 export function connect(
-  options: { baseURL?: string; retryDelayMs?: number; maxRetryWaitMs?: number; streamIdleTimeoutMs?: number; logger?: typeof sdkLogger } = {},
+  options: {
+    baseURL?: string;
+    retryDelayMs?: number;
+    maxRetryWaitMs?: number;
+    streamIdleTimeoutMs?: number;
+    logger?: typeof sdkLogger;
+  } = {},
 ): Connection {
   const apiKey = process.env["ANTHROPIC_API_KEY"];
   const client = apiKey
@@ -68,8 +78,7 @@ export function connect(
 }
 
 export const MISSING_KEY_MESSAGE =
-  "ANTHROPIC_API_KEY is not set. Export it before starting Neovim and run :Tine restart " +
-  "(or try the offline demo with `npm run try`).";
+  "ANTHROPIC_API_KEY is not set. Export it before starting Neovim and run :Tine restart " + "(or try the offline demo with `npm run try`).";
 
 const zeroUsage = (): Usage => ({
   input_tokens: 0,
@@ -146,7 +155,8 @@ export class AnthropicAgent implements Agent {
   /** After an error: the turn that failed (the history's last, a user message) is sent again. */
   retry(): void {
     if (this.stream) throw new Error("the agent is streaming");
-    if (this.status.type !== "error" || this.history.last()?.message.role !== "user") throw new Error("there is no failed turn to send again");
+    if (this.status.type !== "error" || this.history.last()?.message.role !== "user")
+      throw new Error("there is no failed turn to send again");
     void this.request();
   }
 
@@ -174,7 +184,10 @@ export class AnthropicAgent implements Agent {
     if (stream) {
       this.stream = null;
       stream.controller.abort();
-      this.history = closeTurn(this.history, withPartialText(stream), { missingResultText: ABORTED_BEFORE_TOOL_RAN, meta: interrupted("aborted", stream) });
+      this.history = closeTurn(this.history, withPartialText(stream), {
+        missingResultText: ABORTED_BEFORE_TOOL_RAN,
+        meta: interrupted("aborted", stream),
+      });
     } else if (this.status.type === "stopped" && this.status.stopReason === "tool_use") {
       this.history = closeTurn(this.history, null, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
     } else {
@@ -185,9 +198,7 @@ export class AnthropicAgent implements Agent {
 
   clone(dispatch: (msg: AgentMsg) => void, options: CloneOptions = {}): AnthropicAgent {
     let history = this.history.share();
-    let open: { finalized: readonly AssistantBlock[] } | null = this.stream
-      ? { finalized: this.stream.finalized.slice() }
-      : null;
+    let open: { finalized: readonly AssistantBlock[] } | null = this.stream ? { finalized: this.stream.finalized.slice() } : null;
     let knownResults = options.knownResults;
     if (options.atMessage !== undefined && options.atMessage < this.history.length - 1) {
       // Branching from an earlier message: a tool call there keeps its result when it has one.
@@ -265,8 +276,11 @@ export class AnthropicAgent implements Agent {
           continue;
         }
         this.stream = null;
-        let message = stream.idledOut ? `no data from the API for ${Math.round(idleMs / 1000)} s: the request was given up` : describeError(error, client.baseURL);
-        if (wait) message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
+        let message = stream.idledOut
+          ? `no data from the API for ${Math.round(idleMs / 1000)} s: the request was given up`
+          : describeError(error, client.baseURL);
+        if (wait)
+          message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
         this.connection.log?.(`request failed: ${message}\n${error instanceof Error ? error.stack : String(error)}`);
         this.history = closeTurn(this.history, withPartialText(stream), {
           missingResultText: `The response failed (${message}) before the tool call was complete; it did not run.`,
@@ -328,7 +342,8 @@ export class AnthropicAgent implements Agent {
         const delta = event.delta;
         if (!block) return;
         if (delta.type === "text_delta" && block.type === "text") block.text += delta.text;
-        else if (delta.type === "citations_delta" && block.type === "text") block.citations = [...(block.citations ?? []), delta.citation as never];
+        else if (delta.type === "citations_delta" && block.type === "text")
+          block.citations = [...(block.citations ?? []), delta.citation as never];
         else if (delta.type === "thinking_delta" && block.type === "thinking") block.thinking += delta.thinking;
         else if (delta.type === "signature_delta" && block.type === "thinking") block.signature += delta.signature;
         else if (delta.type === "input_json_delta" && (block.type === "tool_use" || block.type === "server_tool_use"))
@@ -391,7 +406,11 @@ function finishBlock(stream: Stream): AssistantBlock | null {
   switch (b.type) {
     case "text":
       // Citations are kept as they came: the API takes them back on the text block.
-      return Object.freeze(b.citations?.length ? { type: "text" as const, text: b.text, citations: b.citations as TextBlock["citations"] } : { type: "text" as const, text: b.text });
+      return Object.freeze(
+        b.citations?.length
+          ? { type: "text" as const, text: b.text, citations: b.citations as TextBlock["citations"] }
+          : { type: "text" as const, text: b.text },
+      );
     case "thinking":
       return Object.freeze({ type: "thinking", thinking: b.thinking, signature: b.signature });
     case "tool_use":

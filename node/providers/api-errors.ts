@@ -14,7 +14,8 @@ export function isRetryable(error: unknown): boolean {
 export function retryAfterMs(error: unknown, now = Date.now()): number | null {
   if (!(error instanceof Anthropic.APIError) || !error.headers) return null;
   const headers = error.headers as Headers | Record<string, string>;
-  const get = (name: string) => (typeof (headers as Headers).get === "function" ? (headers as Headers).get(name) : (headers as Record<string, string>)[name]) ?? null;
+  const get = (name: string) =>
+    (typeof (headers as Headers).get === "function" ? (headers as Headers).get(name) : (headers as Record<string, string>)[name]) ?? null;
   const ms = Number(get("retry-after-ms"));
   if (get("retry-after-ms") !== null && Number.isFinite(ms)) return Math.max(0, ms);
   const after = get("retry-after");

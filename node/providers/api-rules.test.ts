@@ -8,12 +8,16 @@ const body = (more: Record<string, unknown>) => ({ model: "m", max_tokens: 100, 
 describe("API rules", () => {
   it("an assistant message ending in thinking, anywhere", () => {
     const thinking = { type: "thinking", thinking: "t", signature: "s" };
-    expect(checkMessages([user(), { role: "assistant", content: [thinking] }, user()])).toContain("messages[1]: an assistant message cannot end in a thinking block");
+    expect(checkMessages([user(), { role: "assistant", content: [thinking] }, user()])).toContain(
+      "messages[1]: an assistant message cannot end in a thinking block",
+    );
     expect(checkMessages([user(), { role: "assistant", content: [thinking, { type: "text", text: "x" }] }, user()])).toEqual([]);
   });
 
   it("system: no empty text block, only defined fields", () => {
-    expect(checkRequest(body({ system: [{ type: "text", text: "", cache_control: { type: "ephemeral" } }] }))).toContain("system[0] is an empty text block");
+    expect(checkRequest(body({ system: [{ type: "text", text: "", cache_control: { type: "ephemeral" } }] }))).toContain(
+      "system[0] is an empty text block",
+    );
     expect(checkRequest(body({ system: [{ type: "text", text: "s", extra: 1 }] }))).toContain("system[0] has field extra");
     expect(checkRequest(body({ system: [{ type: "text", text: "s" }] }))).toEqual([]);
   });
@@ -24,17 +28,35 @@ describe("API rules", () => {
     expect(checkMessages([user(), call("bad id"), answer("bad id")])).toContain("tool id bad id does not match ^[A-Za-z0-9_-]+$");
     expect(checkMessages([user(), call("a"), answer("a"), call("a"), answer("a")])).toContain("tool id a is used twice");
     expect(checkMessages([user(), call("b", [1]), answer("b")])).toContain("messages[1]: tool_use b input is not an object");
-    const search = { role: "assistant", content: [{ type: "server_tool_use", id: "s", name: "web_search", input: "q" }, { type: "web_search_tool_result", tool_use_id: "s", content: [] }] };
+    const search = {
+      role: "assistant",
+      content: [
+        { type: "server_tool_use", id: "s", name: "web_search", input: "q" },
+        { type: "web_search_tool_result", tool_use_id: "s", content: [] },
+      ],
+    };
     expect(checkMessages([user(), search, user()])).toContain("messages[1]: server_tool_use s input is not an object");
   });
 
   it("web search results: a result list or an error object", () => {
-    const turn = (content: unknown) => [user(), { role: "assistant", content: [{ type: "server_tool_use", id: "s", name: "web_search", input: {} }, { type: "web_search_tool_result", tool_use_id: "s", content }] }, user()];
+    const turn = (content: unknown) => [
+      user(),
+      {
+        role: "assistant",
+        content: [
+          { type: "server_tool_use", id: "s", name: "web_search", input: {} },
+          { type: "web_search_tool_result", tool_use_id: "s", content },
+        ],
+      },
+      user(),
+    ];
     expect(checkMessages(turn({ type: "web_search_tool_result_error", error_code: "max_uses_exceeded" }))).toEqual([]);
     expect(checkMessages(turn([{ type: "web_search_result", url: "u", title: "t", encrypted_content: "e", page_age: null }]))).toEqual([]);
     expect(checkMessages(turn({ error: "x" })).join()).toMatch(/neither a result list nor a web_search_tool_result_error/);
     expect(checkMessages(turn([{ type: "web_search_result", url: "u", title: "t" }])).join()).toMatch(/\[0\] needs encrypted_content/);
-    expect(checkMessages(turn([{ type: "web_search_result", url: "u", title: "t", encrypted_content: "e", page_age: 3 }])).join()).toMatch(/page_age is neither/);
+    expect(checkMessages(turn([{ type: "web_search_result", url: "u", title: "t", encrypted_content: "e", page_age: 3 }])).join()).toMatch(
+      /page_age is neither/,
+    );
   });
 
   it("cache_control is counted by walking the request, at most 4", () => {
@@ -42,11 +64,15 @@ describe("API rules", () => {
     const five = { role: "user", content: [marked("a"), marked("b"), marked("c"), marked("d"), marked("e")] };
     expect(checkRequest(body({ messages: [five] }))).toContain("5 cache_control breakpoints (at most 4)");
     // Text that merely mentions the word is not a marker.
-    expect(checkRequest(body({ messages: [user('"cache_control" "cache_control" "cache_control" "cache_control" "cache_control"')] }))).toEqual([]);
+    expect(
+      checkRequest(body({ messages: [user('"cache_control" "cache_control" "cache_control" "cache_control" "cache_control"')] })),
+    ).toEqual([]);
   });
 
   it("a paused turn sent back last does not end in whitespace", () => {
     const paused = { role: "assistant", content: [{ type: "text", text: "Looking " }] };
-    expect(checkMessages([user(), paused], { allowTrailingAssistant: true })).toContain("the final assistant message cannot end in whitespace");
+    expect(checkMessages([user(), paused], { allowTrailingAssistant: true })).toContain(
+      "the final assistant message cannot end in whitespace",
+    );
   });
 });

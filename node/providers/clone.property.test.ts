@@ -4,12 +4,12 @@
  * Some responses continue a turn a server tool paused, so the cut falls in the continuation.
  */
 import assert from "node:assert/strict";
-import { it } from "vitest";
 import fc from "fast-check";
+import { it } from "vitest";
 import { AgentProbe, testConfig, testConnection } from "../../test/helpers/agent-harness.ts";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
+import { type Part, response } from "../../test/mock-anthropic/script.ts";
 import { MockAnthropic, type Step } from "../../test/mock-anthropic/server.ts";
-import { response, type Part } from "../../test/mock-anthropic/script.ts";
 import { AnthropicAgent } from "./anthropic-agent.ts";
 import { appendUserTurn } from "./turn-cleanup.ts";
 
@@ -25,10 +25,12 @@ const part: fc.Arbitrary<Part[]> = fc.oneof(
     { thinking, signature: "sig", chunk: 3 },
     { toolUse: { id: `tt${n}`, name: "get_file", input: { path: `f${n}` } }, chunk: 4 },
   ]),
-  fc.integer({ min: 1, max: 1e6 }).map((n) => [
-    { serverToolUse: { id: `s${n}`, query: "q" } },
-    { searchResult: { toolUseId: `s${n}`, title: "t", url: "https://example.com" } },
-  ]),
+  fc
+    .integer({ min: 1, max: 1e6 })
+    .map((n) => [
+      { serverToolUse: { id: `s${n}`, query: "q" } },
+      { searchResult: { toolUseId: `s${n}`, title: "t", url: "https://example.com" } },
+    ]),
 );
 
 /** What a complete message of `parts` holds once finished (the API's own rules applied). */
@@ -40,7 +42,12 @@ function expectedFinal(parts: Part[]) {
     if ("redacted" in p) out.push({ type: "redacted_thinking", data: p.redacted });
     if ("toolUse" in p) out.push({ type: "tool_use", ...p.toolUse });
     if ("serverToolUse" in p) out.push({ type: "server_tool_use", id: p.serverToolUse.id, name: "web_search", input: { query: "q" } });
-    if ("searchResult" in p) out.push({ type: "web_search_tool_result", tool_use_id: p.searchResult.toolUseId, content: [{ type: "web_search_result", title: "t", url: "https://example.com", encrypted_content: "enc", page_age: null }] });
+    if ("searchResult" in p)
+      out.push({
+        type: "web_search_tool_result",
+        tool_use_id: p.searchResult.toolUseId,
+        content: [{ type: "web_search_result", title: "t", url: "https://example.com", encrypted_content: "enc", page_age: null }],
+      });
   }
   // An assistant message never ends in thinking.
   while (out.length && ["thinking", "redacted_thinking"].includes((out.at(-1) as { type: string }).type)) out.pop();
@@ -49,10 +56,12 @@ function expectedFinal(parts: Part[]) {
 
 /** A paused response (no client tool calls: those stop on tool_use) ending in a search still running. */
 const pausedTurn: fc.Arbitrary<Part[] | null> = fc.option(
-  fc.array(part.filter((ps) => !ps.some((p) => "toolUse" in p)), { maxLength: 3 }).map((nested) => [
-    ...nested.flat(),
-    { serverToolUse: { id: "sp", query: "q" } },
-  ]),
+  fc
+    .array(
+      part.filter((ps) => !ps.some((p) => "toolUse" in p)),
+      { maxLength: 3 },
+    )
+    .map((nested) => [...nested.flat(), { serverToolUse: { id: "sp", query: "q" } }]),
 );
 const PAUSED_RESULT: Part = { searchResult: { toolUseId: "sp", title: "t", url: "https://example.com" } };
 
@@ -103,7 +112,11 @@ it("clone and abort at any event yield valid histories and never change the sour
         // An empty response leaves no assistant message: the API would refuse one.
         const got = agent.history.length > 1 ? agent.history.at(1).message.content : [];
         assert.deepEqual(got, final, "the source finished as if never forked");
-        assert.deepEqual(agent.history.messages().map((m) => m.role), final.length ? ["user", "assistant"] : ["user"], "one message for the turn");
+        assert.deepEqual(
+          agent.history.messages().map((m) => m.role),
+          final.length ? ["user", "assistant"] : ["user"],
+          "one message for the turn",
+        );
         // A second agent streamed identically and aborted at the same point is valid too.
         script(mock, paused, parts, cut, `${hold}b`);
         const p2 = new AgentProbe();

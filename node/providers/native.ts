@@ -5,7 +5,6 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 
-
 export type TextBlock = Anthropic.Messages.TextBlockParam;
 export type ThinkingBlock = Anthropic.Messages.ThinkingBlockParam;
 export type RedactedThinkingBlock = Anthropic.Messages.RedactedThinkingBlockParam;
@@ -14,13 +13,7 @@ export type ToolResultBlock = Anthropic.Messages.ToolResultBlockParam;
 export type ServerToolUseBlock = Anthropic.Messages.ServerToolUseBlockParam;
 export type WebSearchResultBlock = Anthropic.Messages.WebSearchToolResultBlockParam;
 
-export type AssistantBlock =
-  | TextBlock
-  | ThinkingBlock
-  | RedactedThinkingBlock
-  | ToolUseBlock
-  | ServerToolUseBlock
-  | WebSearchResultBlock;
+export type AssistantBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ServerToolUseBlock | WebSearchResultBlock;
 export type UserBlock = TextBlock | ToolResultBlock;
 export type Block = AssistantBlock | UserBlock;
 
@@ -42,7 +35,12 @@ export type Usage = {
  * What the view shows under a response; never sent to the API. `interrupted`: the turn was cut
  * off (abort, error, stall) and holds what had arrived; `notes`: what tine left out of it.
  */
-export type ResponseMeta = { readonly stopReason: string; readonly usage: Usage; readonly interrupted?: boolean; readonly notes?: readonly string[] };
+export type ResponseMeta = {
+  readonly stopReason: string;
+  readonly usage: Usage;
+  readonly interrupted?: boolean;
+  readonly notes?: readonly string[];
+};
 
 /** One history entry: the native message and, for assistant responses, its bookkeeping. */
 export type Entry = { readonly message: NativeMessage; readonly meta?: ResponseMeta };

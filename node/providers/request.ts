@@ -4,7 +4,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { History } from "./history.ts";
-import { assistantMessage, type AssistantBlock, type Block, type NativeMessage } from "./native.ts";
+import { type AssistantBlock, assistantMessage, type Block, type NativeMessage } from "./native.ts";
 
 export type ProviderConfig = {
   model: string;

@@ -5,14 +5,14 @@
  */
 import type { History } from "./history.ts";
 import {
-  assistantMessage,
-  entry,
-  userMessage,
   type AssistantBlock,
+  assistantMessage,
   type Entry,
+  entry,
   type ResponseMeta,
   type ToolResultBlock,
   type UserBlock,
+  userMessage,
 } from "./native.ts";
 
 export const FORKED_BEFORE_TOOL_RAN = "The thread was forked before the tool could execute.";

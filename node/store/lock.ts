@@ -2,7 +2,7 @@
  * One writer per thread: a lock file beside the transcript holds the pid of the host writing it.
  * A lock whose process is gone (a host killed with -9) is taken over.
  */
-import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 
 export type LockResult = { readonly ok: true } | { readonly ok: false; readonly pid: number };
 

@@ -11,7 +11,7 @@ import { History } from "../providers/history.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
 import type { ThreadSummary } from "./summary.ts";
-import { ThreadRecorder, type Snapshot } from "./sync.ts";
+import { type Snapshot, ThreadRecorder } from "./sync.ts";
 
 /** Where a fork taken now would point, and the history that position holds. */
 type Anchor = { readonly records: number; readonly history: History };
@@ -91,7 +91,16 @@ export class Persistence {
       this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
       return { loaded, readOnlyBy: writer.busy };
     }
-    this.recorders.set(id, new ThreadRecorder(writer, { history: loaded.raw.history, open: loaded.raw.open, results: loaded.raw.results, title: loaded.raw.title, reports: loaded.raw.reports }));
+    this.recorders.set(
+      id,
+      new ThreadRecorder(writer, {
+        history: loaded.raw.history,
+        open: loaded.raw.open,
+        results: loaded.raw.results,
+        title: loaded.raw.title,
+        reports: loaded.raw.reports,
+      }),
+    );
     return { loaded, readOnlyBy: null };
   }
 
@@ -118,7 +127,13 @@ export class Persistence {
       : null;
     const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent, ...runsAs(thread) });
     // Without a parent log (nothing of the source was stored), the fork's file holds all of it.
-    const base: Snapshot = { history: anchor?.history ?? History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title, reports: NO_REPORTS };
+    const base: Snapshot = {
+      history: anchor?.history ?? History.empty,
+      open: NOTHING_OPEN,
+      results: new Map(),
+      title: thread.title,
+      reports: NO_REPORTS,
+    };
     this.recorders.set(thread.id, new ThreadRecorder(log, base));
   }
 
@@ -147,13 +162,36 @@ export class Persistence {
       // A Claude Code thread is stored at once: its conversation is in the CLI's file, not here.
       if (!force && thread.agent.history.length === 0 && !thread.agent.open && !isClaudeCode(thread.agent)) return;
       this.pending.delete(thread.id);
-      const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent: null, ...(thread.origin ? { origin: thread.origin } : {}), ...runsAs(thread) });
-      this.recorders.set(thread.id, new ThreadRecorder(log, { history: History.empty, open: NOTHING_OPEN, results: new Map(), title: thread.title, reports: NO_REPORTS }));
+      const log = this.store.create({
+        id: thread.id,
+        num: thread.num,
+        title: thread.title,
+        model: this.model,
+        parent: null,
+        ...(thread.origin ? { origin: thread.origin } : {}),
+        ...runsAs(thread),
+      });
+      this.recorders.set(
+        thread.id,
+        new ThreadRecorder(log, {
+          history: History.empty,
+          open: NOTHING_OPEN,
+          results: new Map(),
+          title: thread.title,
+          reports: NO_REPORTS,
+        }),
+      );
     }
     const rec = this.recorders.get(thread.id);
     if (!rec) return;
     const before = rec.records;
-    rec.sync({ history: thread.agent.history, open: thread.agent.open?.finalized ?? NOTHING_OPEN, results: thread.finishedResults(), title: thread.title, reports: thread.reports });
+    rec.sync({
+      history: thread.agent.history,
+      open: thread.agent.open?.finalized ?? NOTHING_OPEN,
+      results: thread.finishedResults(),
+      title: thread.title,
+      reports: thread.reports,
+    });
     if (rec.records !== before) this.updated.set(thread.id, Date.now());
   }
 

@@ -64,7 +64,20 @@ export type ChangeRecord =
 
 export type StoredRecord = Header | ChangeRecord;
 
-const CHANGE_TYPES = new Set(["append", "truncate", "block", "open", "result", "title", "deleted", "report", "reports-sent", "ended", "restored", "branched"]);
+const CHANGE_TYPES = new Set([
+  "append",
+  "truncate",
+  "block",
+  "open",
+  "result",
+  "title",
+  "deleted",
+  "report",
+  "reports-sent",
+  "ended",
+  "restored",
+  "branched",
+]);
 
 export function encode(record: StoredRecord): string {
   return `${JSON.stringify(record)}\n`;
@@ -84,7 +97,8 @@ export function decode(line: string): Decoded {
   const bad = (what: string): Decoded => ({ ok: false, error: `${String(r["t"])} record: ${what}` });
   switch (r["t"]) {
     case "header":
-      if (typeof r["id"] !== "string" || typeof r["title"] !== "string" || typeof r["cwd"] !== "string") return bad("id, title or cwd missing");
+      if (typeof r["id"] !== "string" || typeof r["title"] !== "string" || typeof r["cwd"] !== "string")
+        return bad("id, title or cwd missing");
       if (r["v"] !== FORMAT_VERSION) return bad(`format version ${String(r["v"])} is not ${FORMAT_VERSION}`);
       return { ok: true, record: r as Header };
     case "append": {
@@ -112,7 +126,8 @@ export function decode(line: string): Decoded {
       if (!["discarded", "reported", "promoted"].includes(String(r["how"]))) return bad("how missing");
       return { ok: true, record: r as ChangeRecord };
     case "branched":
-      if (typeof r["to"] !== "string" || typeof r["after"] !== "number" || typeof r["upTo"] !== "number") return bad("to, after or upTo missing");
+      if (typeof r["to"] !== "string" || typeof r["after"] !== "number" || typeof r["upTo"] !== "number")
+        return bad("to, after or upTo missing");
       return { ok: true, record: r as ChangeRecord };
     case "deleted":
     case "reports-sent":

@@ -4,9 +4,9 @@
  */
 import { readFileSync } from "node:fs";
 import { History } from "../providers/history.ts";
-import { entry, freezeMessage, type AssistantBlock, type ToolResultBlock } from "../providers/native.ts";
+import { type AssistantBlock, entry, freezeMessage, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
-import { decode, isChange, type ChangeRecord, type Header } from "./records.ts";
+import { type ChangeRecord, decode, type Header, isChange } from "./records.ts";
 
 /** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
 export const SESSION_ENDED_BEFORE_TOOL_RAN = "The session ended before the tool ran.";
@@ -26,7 +26,15 @@ export type LogState = {
   readonly ended: { readonly how: "discarded" | "reported" | "promoted"; readonly into?: string } | null;
 };
 
-export const emptyState = (title: string): LogState => ({ history: History.empty, open: [], results: new Map(), title, deleted: false, reports: [], ended: null });
+export const emptyState = (title: string): LogState => ({
+  history: History.empty,
+  open: [],
+  results: new Map(),
+  title,
+  deleted: false,
+  reports: [],
+  ended: null,
+});
 
 /** The state after one record; throws on a record that does not fit the state (then it is reported and skipped). */
 export function applyRecord(state: LogState, record: ChangeRecord): LogState {

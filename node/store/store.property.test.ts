@@ -12,16 +12,38 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
 import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage, type AssistantBlock, type ToolResultBlock, type ToolUseBlock } from "../providers/native.ts";
-import { ABORTED_BEFORE_TOOL_RAN, appendUserTurn, cleanAssistantBlocks, closeTurn, FORKED_BEFORE_TOOL_RAN, resultsIn } from "../providers/turn-cleanup.ts";
+import { type AssistantBlock, assistantMessage, entry, type ToolResultBlock, type ToolUseBlock, userMessage } from "../providers/native.ts";
+import {
+  ABORTED_BEFORE_TOOL_RAN,
+  appendUserTurn,
+  cleanAssistantBlocks,
+  closeTurn,
+  FORKED_BEFORE_TOOL_RAN,
+  resultsIn,
+} from "../providers/turn-cleanup.ts";
 import { recoverHistory } from "./replay.ts";
 import { ThreadStore } from "./store.ts";
-import { ThreadRecorder, type Snapshot } from "./sync.ts";
+import { type Snapshot, ThreadRecorder } from "./sync.ts";
 
 type Report = { from: string; text: string };
-type Model = { id: string; rec: ThreadRecorder; history: History; open: AssistantBlock[]; results: Map<string, ToolResultBlock>; title: string; reports: readonly Report[]; sizes: { bytes: number; snap: Snapshot }[] };
+type Model = {
+  id: string;
+  rec: ThreadRecorder;
+  history: History;
+  open: AssistantBlock[];
+  results: Map<string, ToolResultBlock>;
+  title: string;
+  reports: readonly Report[];
+  sizes: { bytes: number; snap: Snapshot }[];
+};
 
-const snapshot = (m: Model): Snapshot => ({ history: m.history, open: m.open.slice(), results: new Map(m.results), title: m.title, reports: m.reports });
+const snapshot = (m: Model): Snapshot => ({
+  history: m.history,
+  open: m.open.slice(),
+  results: new Map(m.results),
+  title: m.title,
+  reports: m.reports,
+});
 const pendingUses = (m: Model): ToolUseBlock[] => {
   const last = m.history.last()?.message;
   return last?.role === "assistant" ? last.content.filter((b): b is ToolUseBlock => b.type === "tool_use") : [];
@@ -31,143 +53,182 @@ const OPS = ["user", "block", "block", "finish", "result", "answer", "abort", "r
 
 it("stored threads and forks reload to their in-memory state, and any crash cut reloads to a valid history", () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.nat(OPS.length - 1), fc.nat(), fc.nat()), { minLength: 1, maxLength: 50 }), fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), (ops, crashPick, crashAt) => {
-      const dataDir = mkdtempSync(join(tmpdir(), "tine-prop-"));
-      try {
-        const store = new ThreadStore(dataDir, "/p");
-        let ids = 0;
-        let toolIds = 0;
-        const newId = () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`;
-        const threads: Model[] = [];
-        const add = (history: History, base: History, parent: { id: string; records: number; atMessage: number; messages: number } | null): Model => {
-          const id = newId();
-          const log = store.create({ id, num: ids, title: "T", model: "m", parent });
-          const m: Model = { id, rec: new ThreadRecorder(log, { history: base, open: [], results: new Map(), title: "T", reports: [] }), history, open: [], results: new Map(), title: "T", reports: [], sizes: [] };
-          threads.push(m);
-          return m;
-        };
-        const sync = (m: Model) => {
-          m.rec.sync(snapshot(m));
-          m.sizes.push({ bytes: statSync(join(store.dir, `${m.id}.jsonl`)).size, snap: snapshot(m) });
-        };
-        sync(add(History.empty, History.empty, null));
-        for (const [op, which, param] of ops) {
-          const m = threads[which % threads.length]!;
-          const last = m.history.last()?.message;
-          switch (OPS[op]) {
-            case "user":
-              if (m.open.length || pendingUses(m).length) continue;
-              // A user turn takes the queued reports with it.
-              m.history = appendUserTurn(m.history, [...m.reports.map((r) => ({ type: "text" as const, text: `${r.from}: ${r.text}` })), { type: "text", text: `u${param}` }]);
-              m.reports = [];
-              break;
-            case "block": {
-              if (last?.role !== "user") continue;
-              const kinds: AssistantBlock[] = [
-                { type: "text", text: param % 5 ? `t${param}` : " " },
-                { type: "thinking", thinking: `th${param}`, signature: param % 3 ? "sig" : "" },
-                { type: "tool_use", id: `tool${++toolIds}`, name: "get_file", input: { path: `f${param}` } },
-              ];
-              m.open.push(Object.freeze(kinds[param % kinds.length]!));
-              break;
-            }
-            case "finish": {
-              // A complete response never ends in thinking.
-              const lastBlock = m.open.at(-1)?.type;
-              if (!lastBlock || lastBlock === "thinking") continue;
-              const content = cleanAssistantBlocks(m.open);
-              if (content.length) m.history = m.history.push(entry(assistantMessage(content), { stopReason: "tool_use", usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }));
-              m.open = [];
-              break;
-            }
-            case "result": {
-              const waiting = pendingUses(m).filter((u) => !m.results.has(u.id));
-              const use = waiting[param % Math.max(1, waiting.length)];
-              if (!use) continue;
-              m.results.set(use.id, { type: "tool_result", tool_use_id: use.id, content: `r${param}` });
-              break;
-            }
-            case "answer": {
-              const uses = pendingUses(m);
-              if (!uses.length) continue;
-              const results = uses.map((u) => m.results.get(u.id) ?? { type: "tool_result" as const, tool_use_id: u.id, content: "done" });
-              m.history = m.history.push(entry(userMessage(results)));
-              m.results = new Map();
-              break;
-            }
-            case "abort":
-              m.history = closeTurn(m.history, m.open.length ? { finalized: m.open } : null, { knownResults: m.results, missingResultText: ABORTED_BEFORE_TOOL_RAN });
-              m.open = [];
-              m.results = new Map();
-              break;
-            case "retry":
-              m.open = [];
-              break;
-            case "fork": {
-              // As a clone does: at a random message, or whole with the open turn closed.
-              let history = m.history.share();
-              let open: { finalized: readonly AssistantBlock[] } | null = m.open.length ? { finalized: m.open.slice() } : null;
-              let known: ReadonlyMap<string, ToolResultBlock> = m.results;
-              const at = m.history.length ? param % m.history.length : 0;
-              if (param % 2 && at < m.history.length - 1) {
-                known = resultsIn(history.at(at + 1));
-                history = history.prefix(at + 1);
-                open = null;
-              }
-              const forked = closeTurn(history, open, { knownResults: known, missingResultText: FORKED_BEFORE_TOOL_RAN });
-              sync(add(forked, m.rec.writtenHistory, { id: m.id, records: m.rec.records, atMessage: at, messages: m.rec.writtenHistory.length }));
-              continue;
-            }
-            case "rename":
-              m.title = `title ${param}`;
-              break;
-            case "report":
-              m.reports = [...m.reports, { from: `fork ${param}`, text: `found ${param}` }];
-              break;
-          }
-          sync(m);
-        }
-
-        const reread = new ThreadStore(dataDir, "/p");
-        for (const m of threads) {
-          const loaded = reread.load(m.id);
-          expect(loaded.problems).toEqual([]);
-          expect(loaded.raw.history.messages()).toEqual(m.history.messages());
-          expect(loaded.raw.open).toEqual(m.open);
-          expect(new Map(loaded.raw.results)).toEqual(m.results);
-          expect(loaded.raw.title).toBe(m.title);
-          expect(loaded.raw.reports).toEqual(m.reports);
-          if (loaded.history.length) expect(checkMessages(loaded.history.messages(), { allowTrailingAssistant: true })).toEqual([]);
-        }
-
-        // A kill -9: one thread's log cut at a random byte, in a copy of the data dir.
-        const victim = threads[crashPick % threads.length]!;
-        const crashDir = mkdtempSync(join(tmpdir(), "tine-crash-"));
+    fc.property(
+      fc.array(fc.tuple(fc.nat(OPS.length - 1), fc.nat(), fc.nat()), { minLength: 1, maxLength: 50 }),
+      fc.nat(),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      (ops, crashPick, crashAt) => {
+        const dataDir = mkdtempSync(join(tmpdir(), "tine-prop-"));
         try {
-          cpSync(dataDir, crashDir, { recursive: true });
-          const crashed = new ThreadStore(crashDir, "/p");
-          const path = join(crashed.dir, `${victim.id}.jsonl`);
-          const text = readFileSync(path);
-          const headerEnd = text.indexOf(0x0a) + 1;
-          const cut = headerEnd + Math.floor(crashAt * (text.length - headerEnd));
-          truncateSync(path, cut);
-          const loaded = crashed.load(victim.id);
-          expect(loaded.problems).toEqual([]);
-          if (loaded.history.length) expect(checkMessages(loaded.history.messages(), { allowTrailingAssistant: true })).toEqual([]);
-          // Cut inside the first record of a sync: the state is the one that sync started from.
-          const after = victim.sizes.filter((s) => s.bytes <= cut).at(-1);
-          const nextLine = text.indexOf(0x0a, after?.bytes ?? headerEnd);
-          if (after && cut <= nextLine) {
-            expect(loaded.raw.history.messages()).toEqual(after.snap.history.messages());
-            expect(loaded.history.messages()).toEqual(recoverHistory({ ...after.snap, deleted: false, ended: null }).messages());
+          const store = new ThreadStore(dataDir, "/p");
+          let ids = 0;
+          let toolIds = 0;
+          const newId = () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`;
+          const threads: Model[] = [];
+          const add = (
+            history: History,
+            base: History,
+            parent: { id: string; records: number; atMessage: number; messages: number } | null,
+          ): Model => {
+            const id = newId();
+            const log = store.create({ id, num: ids, title: "T", model: "m", parent });
+            const m: Model = {
+              id,
+              rec: new ThreadRecorder(log, { history: base, open: [], results: new Map(), title: "T", reports: [] }),
+              history,
+              open: [],
+              results: new Map(),
+              title: "T",
+              reports: [],
+              sizes: [],
+            };
+            threads.push(m);
+            return m;
+          };
+          const sync = (m: Model) => {
+            m.rec.sync(snapshot(m));
+            m.sizes.push({ bytes: statSync(join(store.dir, `${m.id}.jsonl`)).size, snap: snapshot(m) });
+          };
+          sync(add(History.empty, History.empty, null));
+          for (const [op, which, param] of ops) {
+            const m = threads[which % threads.length]!;
+            const last = m.history.last()?.message;
+            switch (OPS[op]) {
+              case "user":
+                if (m.open.length || pendingUses(m).length) continue;
+                // A user turn takes the queued reports with it.
+                m.history = appendUserTurn(m.history, [
+                  ...m.reports.map((r) => ({ type: "text" as const, text: `${r.from}: ${r.text}` })),
+                  { type: "text", text: `u${param}` },
+                ]);
+                m.reports = [];
+                break;
+              case "block": {
+                if (last?.role !== "user") continue;
+                const kinds: AssistantBlock[] = [
+                  { type: "text", text: param % 5 ? `t${param}` : " " },
+                  { type: "thinking", thinking: `th${param}`, signature: param % 3 ? "sig" : "" },
+                  { type: "tool_use", id: `tool${++toolIds}`, name: "get_file", input: { path: `f${param}` } },
+                ];
+                m.open.push(Object.freeze(kinds[param % kinds.length]!));
+                break;
+              }
+              case "finish": {
+                // A complete response never ends in thinking.
+                const lastBlock = m.open.at(-1)?.type;
+                if (!lastBlock || lastBlock === "thinking") continue;
+                const content = cleanAssistantBlocks(m.open);
+                if (content.length)
+                  m.history = m.history.push(
+                    entry(assistantMessage(content), {
+                      stopReason: "tool_use",
+                      usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+                    }),
+                  );
+                m.open = [];
+                break;
+              }
+              case "result": {
+                const waiting = pendingUses(m).filter((u) => !m.results.has(u.id));
+                const use = waiting[param % Math.max(1, waiting.length)];
+                if (!use) continue;
+                m.results.set(use.id, { type: "tool_result", tool_use_id: use.id, content: `r${param}` });
+                break;
+              }
+              case "answer": {
+                const uses = pendingUses(m);
+                if (!uses.length) continue;
+                const results = uses.map(
+                  (u) => m.results.get(u.id) ?? { type: "tool_result" as const, tool_use_id: u.id, content: "done" },
+                );
+                m.history = m.history.push(entry(userMessage(results)));
+                m.results = new Map();
+                break;
+              }
+              case "abort":
+                m.history = closeTurn(m.history, m.open.length ? { finalized: m.open } : null, {
+                  knownResults: m.results,
+                  missingResultText: ABORTED_BEFORE_TOOL_RAN,
+                });
+                m.open = [];
+                m.results = new Map();
+                break;
+              case "retry":
+                m.open = [];
+                break;
+              case "fork": {
+                // As a clone does: at a random message, or whole with the open turn closed.
+                let history = m.history.share();
+                let open: { finalized: readonly AssistantBlock[] } | null = m.open.length ? { finalized: m.open.slice() } : null;
+                let known: ReadonlyMap<string, ToolResultBlock> = m.results;
+                const at = m.history.length ? param % m.history.length : 0;
+                if (param % 2 && at < m.history.length - 1) {
+                  known = resultsIn(history.at(at + 1));
+                  history = history.prefix(at + 1);
+                  open = null;
+                }
+                const forked = closeTurn(history, open, { knownResults: known, missingResultText: FORKED_BEFORE_TOOL_RAN });
+                sync(
+                  add(forked, m.rec.writtenHistory, {
+                    id: m.id,
+                    records: m.rec.records,
+                    atMessage: at,
+                    messages: m.rec.writtenHistory.length,
+                  }),
+                );
+                continue;
+              }
+              case "rename":
+                m.title = `title ${param}`;
+                break;
+              case "report":
+                m.reports = [...m.reports, { from: `fork ${param}`, text: `found ${param}` }];
+                break;
+            }
+            sync(m);
+          }
+
+          const reread = new ThreadStore(dataDir, "/p");
+          for (const m of threads) {
+            const loaded = reread.load(m.id);
+            expect(loaded.problems).toEqual([]);
+            expect(loaded.raw.history.messages()).toEqual(m.history.messages());
+            expect(loaded.raw.open).toEqual(m.open);
+            expect(new Map(loaded.raw.results)).toEqual(m.results);
+            expect(loaded.raw.title).toBe(m.title);
+            expect(loaded.raw.reports).toEqual(m.reports);
+            if (loaded.history.length) expect(checkMessages(loaded.history.messages(), { allowTrailingAssistant: true })).toEqual([]);
+          }
+
+          // A kill -9: one thread's log cut at a random byte, in a copy of the data dir.
+          const victim = threads[crashPick % threads.length]!;
+          const crashDir = mkdtempSync(join(tmpdir(), "tine-crash-"));
+          try {
+            cpSync(dataDir, crashDir, { recursive: true });
+            const crashed = new ThreadStore(crashDir, "/p");
+            const path = join(crashed.dir, `${victim.id}.jsonl`);
+            const text = readFileSync(path);
+            const headerEnd = text.indexOf(0x0a) + 1;
+            const cut = headerEnd + Math.floor(crashAt * (text.length - headerEnd));
+            truncateSync(path, cut);
+            const loaded = crashed.load(victim.id);
+            expect(loaded.problems).toEqual([]);
+            if (loaded.history.length) expect(checkMessages(loaded.history.messages(), { allowTrailingAssistant: true })).toEqual([]);
+            // Cut inside the first record of a sync: the state is the one that sync started from.
+            const after = victim.sizes.filter((s) => s.bytes <= cut).at(-1);
+            const nextLine = text.indexOf(0x0a, after?.bytes ?? headerEnd);
+            if (after && cut <= nextLine) {
+              expect(loaded.raw.history.messages()).toEqual(after.snap.history.messages());
+              expect(loaded.history.messages()).toEqual(recoverHistory({ ...after.snap, deleted: false, ended: null }).messages());
+            }
+          } finally {
+            rmSync(crashDir, { recursive: true, force: true });
           }
         } finally {
-          rmSync(crashDir, { recursive: true, force: true });
+          rmSync(dataDir, { recursive: true, force: true });
         }
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-      }
-    }),
+      },
+    ),
     { numRuns: 150 },
   );
 });

@@ -4,15 +4,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage, type AssistantBlock, type Entry } from "../providers/native.ts";
+import { type AssistantBlock, assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
 import { SESSION_ENDED_BEFORE_TOOL_RAN } from "./replay.ts";
 import { ThreadStore } from "./store.ts";
-import { ThreadRecorder, type Snapshot } from "./sync.ts";
+import { type Snapshot, ThreadRecorder } from "./sync.ts";
 
 const usage = { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 };
 const user = (text: string): Entry => entry(userMessage([{ type: "text", text }]));
 const reply = (text: string): Entry => entry(assistantMessage([{ type: "text", text }]), { stopReason: "end_turn", usage });
-const snap = (history: History, more: Partial<Snapshot> = {}): Snapshot => ({ history, open: [], results: new Map(), title: "T", reports: [], ...more });
+const snap = (history: History, more: Partial<Snapshot> = {}): Snapshot => ({
+  history,
+  open: [],
+  results: new Map(),
+  title: "T",
+  reports: [],
+  ...more,
+});
 
 let dataDir: string;
 let n = 0;
@@ -71,11 +78,24 @@ describe("ThreadStore", () => {
     const store = new ThreadStore(dataDir, "/p");
     const { id, rec } = root(store);
     const h = History.empty.push(user("q"));
-    rec.sync(snap(h, { open: [{ type: "text", text: "First block." }, { type: "tool_use", id: "t1", name: "bash_command", input: {} }] }));
+    rec.sync(
+      snap(h, {
+        open: [
+          { type: "text", text: "First block." },
+          { type: "tool_use", id: "t1", name: "bash_command", input: {} },
+        ],
+      }),
+    );
     const loaded = new ThreadStore(dataDir, "/p").load(id);
     expect(loaded.history.messages()).toEqual([
       { role: "user", content: [{ type: "text", text: "q" }] },
-      { role: "assistant", content: [{ type: "text", text: "First block." }, { type: "tool_use", id: "t1", name: "bash_command", input: {} }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "First block." },
+          { type: "tool_use", id: "t1", name: "bash_command", input: {} },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: SESSION_ENDED_BEFORE_TOOL_RAN, is_error: true }] },
     ]);
   });
@@ -88,7 +108,13 @@ describe("ThreadStore", () => {
     // Fork b at message 1 (clone semantics: a prefix), c from b after more turns, d from c.
     const fork = (parent: { id: string; rec: ThreadRecorder }, atMessage: number, base: History) => {
       const id = newId();
-      const log = store.create({ id, num: 2, title: "F", model: "m", parent: { id: parent.id, records: parent.rec.records, atMessage, messages: parent.rec.writtenHistory.length } });
+      const log = store.create({
+        id,
+        num: 2,
+        title: "F",
+        model: "m",
+        parent: { id: parent.id, records: parent.rec.records, atMessage, messages: parent.rec.writtenHistory.length },
+      });
       return { id, rec: new ThreadRecorder(log, snap(parent.rec.writtenHistory, { title: "F" })), base };
     };
     const b = fork(a, 1, ha);
@@ -134,7 +160,10 @@ describe("ThreadStore", () => {
     writeFileSync(path, lines.join("\n") + "\n");
     loaded = new ThreadStore(dataDir, "/p").load(id);
     expect(loaded.problems).toEqual([{ line: 3, error: expect.stringContaining("not JSON") }]);
-    expect(loaded.history.messages().map((m) => m.content[0])).toEqual([{ type: "text", text: "one" }, { type: "text", text: "two" }]);
+    expect(loaded.history.messages().map((m) => m.content[0])).toEqual([
+      { type: "text", text: "one" },
+      { type: "text", text: "two" },
+    ]);
     const listed = new ThreadStore(dataDir, "/p").list();
     expect(listed.threads[0]!.problems).toEqual([{ line: 3, error: expect.stringContaining("not JSON") }]);
   });
@@ -215,12 +244,23 @@ describe("ThreadStore", () => {
     const h = History.empty.push(user("a1"), reply("a2"));
     a.rec.sync(snap(h));
     const bId = newId();
-    const b = new ThreadRecorder(store.create({ id: bId, num: 2, title: "F", model: "m", parent: { id: a.id, records: a.rec.records, atMessage: 1, messages: 2 } }), snap(h, { title: "F" }));
+    const b = new ThreadRecorder(
+      store.create({ id: bId, num: 2, title: "F", model: "m", parent: { id: a.id, records: a.rec.records, atMessage: 1, messages: 2 } }),
+      snap(h, { title: "F" }),
+    );
     b.sync(snap(h.share().push(user("b3")), { title: "F" }));
     a.rec.close();
     store.delete(a.id);
-    expect(store.list().threads.map((t) => [t.id, t.deleted])).toEqual([[a.id, true], [bId, false]]);
-    expect(new ThreadStore(dataDir, "/p").load(bId).history.messages().map((m) => m.content[0])).toEqual([
+    expect(store.list().threads.map((t) => [t.id, t.deleted])).toEqual([
+      [a.id, true],
+      [bId, false],
+    ]);
+    expect(
+      new ThreadStore(dataDir, "/p")
+        .load(bId)
+        .history.messages()
+        .map((m) => m.content[0]),
+    ).toEqual([
       { type: "text", text: "a1" },
       { type: "text", text: "a2" },
       { type: "text", text: "b3" },
@@ -236,6 +276,9 @@ describe("ThreadStore", () => {
     root(p1, "In one").rec.sync(snap(History.empty.push(user("x")), { title: "In one" }));
     root(p2, "In two").rec.sync(snap(History.empty.push(user("y")), { title: "In two" }));
     const all = p1.listAll().map((p) => [p.cwd, p.threads.map((t) => t.title)]);
-    expect(all.sort()).toEqual([["/work/one", ["In one"]], ["/work/two", ["In two"]]]);
+    expect(all.sort()).toEqual([
+      ["/work/one", ["In one"]],
+      ["/work/two", ["In two"]],
+    ]);
   });
 });

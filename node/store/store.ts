@@ -25,11 +25,11 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, join } from "node:path";
-import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
-import { encode, FORMAT_VERSION, type ChangeRecord, type Header, type ParentPointer } from "./records.ts";
-import { emptyState, readLog, recoverHistory, replay, type LogProblem, type LogState, type ParsedLog } from "./replay.ts";
-import { scanLog, type ScanState, type ThreadSummary } from "./summary.ts";
 import type { History } from "../providers/history.ts";
+import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
+import { type ChangeRecord, encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
+import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
+import { type ScanState, scanLog, type ThreadSummary } from "./summary.ts";
 
 export type NewThread = {
   readonly id: string;
@@ -77,13 +77,20 @@ export type LoadedThread = {
   readonly problems: readonly LogProblem[];
 };
 
-export type ProjectThreads = { readonly cwd: string; readonly threads: readonly ThreadSummary[]; readonly unreadable: readonly Unreadable[] };
+export type ProjectThreads = {
+  readonly cwd: string;
+  readonly threads: readonly ThreadSummary[];
+  readonly unreadable: readonly Unreadable[];
+};
 export type Unreadable = { readonly path: string; readonly error: string };
 
 type Cached = { readonly size: number; readonly log: ParsedLog; readonly states: Map<number, LogState>; problems: LogProblem[] };
 
 export function projectKey(cwd: string): string {
-  const name = basename(cwd).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "root";
+  const name =
+    basename(cwd)
+      .replace(/[^A-Za-z0-9._-]/g, "_")
+      .slice(0, 40) || "root";
   return `${name}-${createHash("sha256").update(cwd).digest("hex").slice(0, 12)}`;
 }
 

@@ -88,7 +88,22 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
     if (r.t === "header") {
       if (lines !== 1) problems.push({ line: lines, error: "a second header" });
       else {
-        summary = { id: r.id, num: r.num, title: r.title, cwd: r.cwd, model: r.model, created: r.created, parent: r.parent, updated: 0, messages: 0, deleted: false, ended: null, branches: [], problems: [], ...(r.claude ? { claude: r.claude } : {}) };
+        summary = {
+          id: r.id,
+          num: r.num,
+          title: r.title,
+          cwd: r.cwd,
+          model: r.model,
+          created: r.created,
+          parent: r.parent,
+          updated: 0,
+          messages: 0,
+          deleted: false,
+          ended: null,
+          branches: [],
+          problems: [],
+          ...(r.claude ? { claude: r.claude } : {}),
+        };
         title = r.title;
         messages = r.parent?.messages ?? 0;
       }

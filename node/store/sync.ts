@@ -31,7 +31,8 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     let common = Math.min(written.history.length, now.history.length);
     while (common > 0 && written.history.at(common - 1) !== now.history.at(common - 1)) common--;
     if (common < written.history.length) out.push({ t: "truncate", n: common });
-    for (const e of now.history.entries(common)) out.push(e.message.role === "assistant" && e.meta ? { t: "append", m: e.message, meta: e.meta } : { t: "append", m: e.message });
+    for (const e of now.history.entries(common))
+      out.push(e.message.role === "assistant" && e.meta ? { t: "append", m: e.message, meta: e.meta } : { t: "append", m: e.message });
     if (out.length) {
       open = [];
       results = new Set();

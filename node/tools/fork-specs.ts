@@ -22,12 +22,14 @@ export const FORK_TOOL_SPECS: readonly Anthropic.Messages.Tool[] = [
   },
   {
     name: "save_context",
-    description: "In a fork: promote it, so the thread it came from continues from this fork's conversation. Takes effect when your response ends.",
+    description:
+      "In a fork: promote it, so the thread it came from continues from this fork's conversation. Takes effect when your response ends.",
     input_schema: { type: "object", properties: {} },
   },
   {
     name: "report_updates",
-    description: "In a fork: send a summary of what this fork found to the thread it came from, then end the fork. Takes effect when your response ends.",
+    description:
+      "In a fork: send a summary of what this fork found to the thread it came from, then end the fork. Takes effect when your response ends.",
     input_schema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
   },
   {

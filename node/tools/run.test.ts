@@ -182,7 +182,10 @@ describe("edit_file", () => {
   it("keeps a CRLF file CRLF: a find written with \\n matches, the replacement gets \\r\\n", async () => {
     const path = join(dir, "dos.txt");
     writeFileSync(path, "\uFEFFone\r\ntwo\r\nthree\r\n");
-    expect(await run("edit_file", { path: "dos.txt", find: "one\ntwo", replace: "uno\ndos\nmás" })).toEqual({ text: `Edited ${path}`, isError: false });
+    expect(await run("edit_file", { path: "dos.txt", find: "one\ntwo", replace: "uno\ndos\nmás" })).toEqual({
+      text: `Edited ${path}`,
+      isError: false,
+    });
     expect(readFileSync(path, "utf8")).toBe("\uFEFFuno\r\ndos\r\nmás\r\nthree\r\n");
     expect((await run("edit_file", { path: "dos.txt", find: "three\r\n", replace: "tres\r\n" })).isError).toBe(false);
     expect(readFileSync(path, "utf8")).toBe("\uFEFFuno\r\ndos\r\nmás\r\ntres\r\n");
@@ -218,7 +221,12 @@ describe("edit_file", () => {
     symlinkSync(secret, join(dir, "link-out"));
     symlinkSync(outside, join(dir, "dir-out"));
     symlinkSync(join(outside, "missing.txt"), join(dir, "dangling-out"));
-    for (const [path, find] of [["link-out", "keep"], ["dir-out/secret.txt", "keep"], ["dir-out/new.txt", ""], ["dangling-out", ""]] as const) {
+    for (const [path, find] of [
+      ["link-out", "keep"],
+      ["dir-out/secret.txt", "keep"],
+      ["dir-out/new.txt", ""],
+      ["dangling-out", ""],
+    ] as const) {
       const out = await run("edit_file", { path, find, replace: "changed" });
       expect(out.isError, path).toBe(true);
     }

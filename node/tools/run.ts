@@ -43,7 +43,12 @@ export async function runTool(name: string, input: unknown, options: ToolOptions
         return await getFile(path());
       case "list_directory": {
         const entries = await readdir(path(), { withFileTypes: true });
-        return ok(entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort().join("\n"));
+        return ok(
+          entries
+            .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+            .sort()
+            .join("\n"),
+        );
       }
       case "edit_file":
         return await editFile(path(), str(input, "find"), str(input, "replace"), cwd);
@@ -82,7 +87,9 @@ async function readRegularFile(path: string, limit: { bytes: number; tool: strin
   const refuse = (info: Stats) => {
     if (!info.isFile()) return new Error(`${path} is ${kindOf(info)}: ${limit.tool} only reads regular files`);
     if (info.size > limit.bytes)
-      return new Error(`${path} is ${sizeOf(info.size)} (${info.size} bytes), more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`);
+      return new Error(
+        `${path} is ${sizeOf(info.size)} (${info.size} bytes), more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`,
+      );
     return null;
   };
   const before = refuse(await stat(path));
@@ -104,7 +111,10 @@ async function readRegularFile(path: string, limit: { bytes: number; tool: strin
       parts.push(buffer.subarray(0, bytesRead));
       total += bytesRead;
     }
-    if (total > limit.bytes) throw new Error(`${path} is more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`);
+    if (total > limit.bytes)
+      throw new Error(
+        `${path} is more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`,
+      );
     return Buffer.concat(parts, total);
   } finally {
     await handle.close();
@@ -301,7 +311,11 @@ function bash(command: string, options: ToolOptions): Promise<ToolOutcome> {
       const text = output.text();
       if (stopped === "aborted") return settle(fail(`${text}\n[aborted: the command and everything it started were stopped]`));
       if (stopped === "timed-out")
-        return settle(fail(`${text}\n[stopped after ${timeoutSec} s: the command ran longer than the time limit (bash_timeout), so it and everything it started were killed]`));
+        return settle(
+          fail(
+            `${text}\n[stopped after ${timeoutSec} s: the command ran longer than the time limit (bash_timeout), so it and everything it started were killed]`,
+          ),
+        );
       const note = leftBehind ? "\n[processes the command left running in the background were stopped]" : "";
       if (exit?.code === 0) return settle(ok(text + note));
       settle(fail(`${text}${note}\n[${exit?.signal ? `killed by ${exit.signal}` : `exit code ${exit?.code}`}]`));

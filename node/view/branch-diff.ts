@@ -6,10 +6,18 @@ import type { History } from "../providers/history.ts";
 import type { NativeMessage } from "../providers/native.ts";
 
 /** Both branches after their common prefix (compared by content), one section per message. */
-export function diffBranches(...sides: { title: string; history: History }[]): { common: number; sides: { title: string; lines: string[] }[] } {
+export function diffBranches(...sides: { title: string; history: History }[]): {
+  common: number;
+  sides: { title: string; lines: string[] }[];
+} {
   const [a, b] = [sides[0]!.history, sides[1]!.history];
   let common = 0;
-  while (common < a.length && common < b.length && (a.at(common) === b.at(common) || JSON.stringify(a.at(common).message) === JSON.stringify(b.at(common).message))) common++;
+  while (
+    common < a.length &&
+    common < b.length &&
+    (a.at(common) === b.at(common) || JSON.stringify(a.at(common).message) === JSON.stringify(b.at(common).message))
+  )
+    common++;
   return { common, sides: sides.map((s) => ({ title: s.title, lines: branchLines(s.history.messages().slice(common), common) })) };
 }
 
@@ -33,7 +41,10 @@ export function branchLines(messages: readonly NativeMessage[], firstIndex: numb
           out.push(`🔧 ${b.name} ${JSON.stringify(b.input)}`);
           break;
         case "tool_result": {
-          const text = typeof b.content === "string" ? b.content : (b.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+          const text =
+            typeof b.content === "string"
+              ? b.content
+              : (b.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
           out.push(`→ ${b.is_error ? "error: " : ""}${text.split("\n")[0] ?? ""}${text.includes("\n") ? " …" : ""}`);
           break;
         }

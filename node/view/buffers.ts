@@ -8,7 +8,7 @@ import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { isClaudeCode } from "../claude-code/session.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import { ThreadList, type ListExtras, type ListScope } from "./thread-list.ts";
+import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
 
 /**
@@ -76,8 +76,14 @@ export class Buffers {
       const agent = thread.agent;
       // A Claude Code thread's one buffer is its terminal (display and input alike).
       const bufs = isClaudeCode(agent)
-        ? ((await this.nvim.call("create_terminal_thread", [thread.id, thread.num, thread.title, agent.argv, agent.pendingPrompt])) as { display: number; input: number })
-        : ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as { display: number; input: number });
+        ? ((await this.nvim.call("create_terminal_thread", [thread.id, thread.num, thread.title, agent.argv, agent.pendingPrompt])) as {
+            display: number;
+            input: number;
+          })
+        : ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
+            display: number;
+            input: number;
+          });
       if (isClaudeCode(agent) && agent.terminal === "not-started") agent.setTerminal("running");
       const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1], title: thread.title, pending: false };
       this.mounted.set(thread.id, m);
@@ -115,7 +121,9 @@ export class Buffers {
         const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
         if (pending && !this.toldPending.has(thread.id)) {
           this.toldPending.add(thread.id);
-          this.nvim.notifyInfo(`tine: ${thread.title} (in the background) waits for your approval of a tool call: open it from :Tine threads`);
+          this.nvim.notifyInfo(
+            `tine: ${thread.title} (in the background) waits for your approval of a tool call: open it from :Tine threads`,
+          );
         } else if (!pending) this.toldPending.delete(thread.id);
       }
       this.renderList();
@@ -140,7 +148,8 @@ export class Buffers {
           ]
         : [];
     if (thread.agent.history.length === 0 && !thread.agent.open) headerLines.push(this.emptyHint, "");
-    if (thread.readOnlyBy !== null) headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
+    if (thread.readOnlyBy !== null)
+      headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
     const forkMarks = this.chat.childrenOf(thread.id).map((child) => ({
       atMessage: this.chat.lineage.get(child)!.atMessage,
       text: `⑂ ${this.chat.titleOf(child)}`,
@@ -152,7 +161,9 @@ export class Buffers {
       const tell = pending && !this.toldPending.has(thread.id);
       if (pending) this.toldPending.add(thread.id);
       else this.toldPending.delete(thread.id);
-      this.nvim.call("set_pending", [m.display, m.input, pending, thread.title, tell]).catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
+      this.nvim
+        .call("set_pending", [m.display, m.input, pending, thread.title, tell])
+        .catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
     }
     const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
     const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: reportLines });

@@ -9,15 +9,33 @@ describe("rendering", () => {
     const e = entry(
       assistantMessage([
         { type: "server_tool_use", id: "s1", name: "web_search", input: { query: "q" } },
-        { type: "web_search_tool_result", tool_use_id: "s1", content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" } },
+        {
+          type: "web_search_tool_result",
+          tool_use_id: "s1",
+          content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" },
+        },
       ]),
     );
     expect(renderEntry(e, ctx).lines).toContain("   ⚠ web search failed: max_uses_exceeded");
   });
 
   it("a text block's citations are listed under it as links, each source once", () => {
-    const cite = (url: string, title: string) => ({ type: "web_search_result_location" as const, url, title, encrypted_index: "e", cited_text: "c" });
-    const e = entry(assistantMessage([{ type: "text", text: "Two facts.", citations: [cite("https://a.example", "A"), cite("https://b.example", "B"), cite("https://a.example", "A")] }]));
+    const cite = (url: string, title: string) => ({
+      type: "web_search_result_location" as const,
+      url,
+      title,
+      encrypted_index: "e",
+      cited_text: "c",
+    });
+    const e = entry(
+      assistantMessage([
+        {
+          type: "text",
+          text: "Two facts.",
+          citations: [cite("https://a.example", "A"), cite("https://b.example", "B"), cite("https://a.example", "A")],
+        },
+      ]),
+    );
     expect(renderEntry(e, ctx).lines.slice(1, 4)).toEqual(["Two facts.", "   [1] [A](https://a.example)", "   [2] [B](https://b.example)"]);
   });
 

@@ -75,7 +75,8 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
     case "server_tool_use":
       return [`🔎 ${block.name}: ${JSON.stringify((block.input as { query?: string })?.query ?? block.input)}`];
     case "web_search_tool_result": {
-      if (!Array.isArray(block.content)) return [`   ⚠ web search failed: ${(block.content as { error_code?: string }).error_code ?? "unknown error"}`];
+      if (!Array.isArray(block.content))
+        return [`   ⚠ web search failed: ${(block.content as { error_code?: string }).error_code ?? "unknown error"}`];
       const results = block.content;
       const head = `   → ${results.length} result${results.length === 1 ? "" : "s"}`;
       return expanded ? [head, ...results.map((r) => `   - [${r.title}](${r.url})`)] : [head];
@@ -90,8 +91,13 @@ function toolCallLines(name: string, input: unknown): string[] {
   if (name === "bash_command") return [`🔧 bash_command: $ ${String(i["command"])}`];
   if (name === "edit_file") {
     const diff = [
-      ...String(i["find"] ?? "").split("\n").filter((l, n, a) => l !== "" || a.length > 1).map((l) => `- ${l}`),
-      ...String(i["replace"] ?? "").split("\n").map((l) => `+ ${l}`),
+      ...String(i["find"] ?? "")
+        .split("\n")
+        .filter((l, n, a) => l !== "" || a.length > 1)
+        .map((l) => `- ${l}`),
+      ...String(i["replace"] ?? "")
+        .split("\n")
+        .map((l) => `+ ${l}`),
     ];
     return [`🔧 edit_file: ${String(i["path"])}`, "```diff", ...diff, "```"];
   }

@@ -9,7 +9,16 @@ import type { ThreadId } from "../chat/msgs.ts";
 import type { ThreadStatus } from "../chat/thread.ts";
 import { isClaudeCode } from "../claude-code/session.ts";
 
-const STATUS_ICON: Record<ThreadStatus | "stored", string> = { idle: "·", streaming: "⋯", waiting: "⏳", error: "⚠", busy: "🔒", running: "▷", exited: "■", stored: "○" };
+const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
+  idle: "·",
+  streaming: "⋯",
+  waiting: "⏳",
+  error: "⚠",
+  busy: "🔒",
+  running: "▷",
+  exited: "■",
+  stored: "○",
+};
 
 /** Another project's thread, as listed from disk. */
 export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
@@ -32,7 +41,9 @@ export function when(ms: number, now = Date.now()): string {
   const d = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, "0");
   const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  return new Date(now).toDateString() === d.toDateString() ? clock : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${clock}`;
+  return new Date(now).toDateString() === d.toDateString()
+    ? clock
+    : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${clock}`;
 }
 
 /** What a list line stands for. */
@@ -61,17 +72,29 @@ export class ThreadList {
       const status = live ? live.status : "stored";
       const activity = live && isClaudeCode(live.agent) && status === "running" && live.agent.activity ? ` (${live.agent.activity})` : "";
       const statusText =
-        (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) + activity + (chat.forks.get(id)?.background ? " (background)" : "");
+        (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) +
+        activity +
+        (chat.forks.get(id)?.background ? " (background)" : "");
       const count = live ? live.agent.history.length : (stored?.messages ?? 0);
       const at = (live && extras.updated(id)) ?? stored?.updated;
-      const details = [`${count} msg${count === 1 ? "" : "s"}`, ...(at ? [when(at)] : []), ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : [])];
+      const details = [
+        `${count} msg${count === 1 ? "" : "s"}`,
+        ...(at ? [when(at)] : []),
+        ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : []),
+      ];
       const active = chat.activeId === id ? "▶" : " ";
-      add(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`, { type: "thread", id });
+      add(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`, {
+        type: "thread",
+        id,
+      });
       for (const child of chat.childrenOf(id)) visit(child, depth + 1);
       const waiting = chat.waitingForks.get(id);
       if (waiting) {
         const prompt = waiting.prompt ? ` "${waiting.prompt.split("\n")[0]}"` : "";
-        add(`  ${"  ".repeat(depth + 1)}⑂ ⏸ fork${prompt} waits for this reply to finish (<C-c> cancels)`, { type: "waiting-fork", sourceId: id });
+        add(`  ${"  ".repeat(depth + 1)}⑂ ⏸ fork${prompt} waits for this reply to finish (<C-c> cancels)`, {
+          type: "waiting-fork",
+          sourceId: id,
+        });
       }
     };
     const all = [...chat.threads.keys(), ...chat.stored.keys()];
@@ -89,7 +112,8 @@ export class ThreadList {
       if (scope.ended.length) {
         add("", null);
         add("── ended forks of this project (<CR> restores one)", null);
-        for (const f of scope.ended) add(`  ${f.title}  ○ ended · ${f.messages} msgs · ${when(f.updated)}`, { type: "ended-fork", id: f.id });
+        for (const f of scope.ended)
+          add(`  ${f.title}  ○ ended · ${f.messages} msgs · ${when(f.updated)}`, { type: "ended-fork", id: f.id });
       }
       for (const project of scope.others) {
         add("", null);

@@ -13,7 +13,7 @@ import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agen
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { Document, type Edit } from "./document.ts";
-import { renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines, type Rendered, type RenderContext } from "./render.ts";
+import { type RenderContext, type Rendered, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
@@ -144,7 +144,13 @@ export class ThreadView {
     const lines = fin.lines.slice(0, -1); // no trailing blank while streaming
     const block = open.inProgress;
     const ip = block ? renderInProgressSummary(block) : [];
-    this.open = { ref: open, finalized: open.finalized.length, block, textLen: block?.type === "text" ? block.text.length : 0, lastLine: lines.length + ip.length - 1 };
+    this.open = {
+      ref: open,
+      finalized: open.finalized.length,
+      block,
+      textLen: block?.type === "text" ? block.text.length : 0,
+      lastLine: lines.length + ip.length - 1,
+    };
     return [...lines, ...ip];
   }
 

@@ -8,7 +8,7 @@
  */
 import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
 import { History } from "../../node/providers/history.ts";
-import { assistantMessage, entry, userMessage, type Entry } from "../../node/providers/native.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
 import { testConfig } from "../helpers/agent-harness.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";
@@ -65,26 +65,39 @@ const rows: string[] = [];
 for (const n of [100, 1000, 10000]) rows.push(await measure(n));
 
 const nv = nvims().at(-1)!;
-await withNeovim(nv, async (s) => {
-  for (const n of [100, 1000, 10000]) {
-    const seeded = await s.lua<{ id: number; display: number; lines: number }>("return require('tine.host').request('bench_seed', ...)", n);
-    s.mock.reply(textReply("ok"));
-    const before = (await s.threads()).length;
-    const t0 = performance.now();
-    await s.lua("require('tine').send(...)", seeded.id, "@fork hi");
-    // The clone's history: the seeded messages plus the prompt, in its own buffer.
-    await s.until("the clone's full history", async () => {
-      const threads = await s.threads();
-      if (threads.length === before) return false;
-      const buf = threads.at(-1)!.bufnr;
-      const count = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", buf);
-      return count >= seeded.lines + 3 && (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)).includes("hi");
-    }, 60_000);
-    const ms = performance.now() - t0;
-    rows.push(`${String(n).padStart(6)} messages: @fork hi → clone buffer shows its full history ${ms.toFixed(1)} ms`);
-    await s.waitForStatus((await s.threads()).at(-1)!.id, "idle");
-  }
-}, { env: { TINE_BENCH: "1" } });
+await withNeovim(
+  nv,
+  async (s) => {
+    for (const n of [100, 1000, 10000]) {
+      const seeded = await s.lua<{ id: number; display: number; lines: number }>(
+        "return require('tine.host').request('bench_seed', ...)",
+        n,
+      );
+      s.mock.reply(textReply("ok"));
+      const before = (await s.threads()).length;
+      const t0 = performance.now();
+      await s.lua("require('tine').send(...)", seeded.id, "@fork hi");
+      // The clone's history: the seeded messages plus the prompt, in its own buffer.
+      await s.until(
+        "the clone's full history",
+        async () => {
+          const threads = await s.threads();
+          if (threads.length === before) return false;
+          const buf = threads.at(-1)!.bufnr;
+          const count = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", buf);
+          return (
+            count >= seeded.lines + 3 && (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)).includes("hi")
+          );
+        },
+        60_000,
+      );
+      const ms = performance.now() - t0;
+      rows.push(`${String(n).padStart(6)} messages: @fork hi → clone buffer shows its full history ${ms.toFixed(1)} ms`);
+      await s.waitForStatus((await s.threads()).at(-1)!.id, "idle");
+    }
+  },
+  { env: { TINE_BENCH: "1" } },
+);
 
 console.log(`fork benchmark (${nv.version})`);
 for (const r of rows) console.log(`  ${r}`);

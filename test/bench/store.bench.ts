@@ -12,10 +12,10 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { History } from "../../node/providers/history.ts";
-import { assistantMessage, entry, userMessage, type Entry } from "../../node/providers/native.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
 import { ThreadStore } from "../../node/store/store.ts";
 import { ThreadRecorder } from "../../node/store/sync.ts";
-import { nvims, withNeovim, type Session } from "../helpers/neovim.ts";
+import { nvims, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response } from "../mock-anthropic/script.ts";
 
 const rows: string[] = [];
@@ -38,7 +38,13 @@ const uuid = () => `00000000-0000-4000-8000-${String(++nextId).padStart(12, "0")
 /** A stored root thread of `n` messages, written as the host writes one. */
 function storeThread(store: ThreadStore, n: number, title: string): { id: string; rec: ThreadRecorder; history: History } {
   const id = uuid();
-  const rec = new ThreadRecorder(store.create({ id, num: nextId, title, model: "m", parent: null }), { history: History.empty, open: [], results: new Map(), title, reports: [] });
+  const rec = new ThreadRecorder(store.create({ id, num: nextId, title, model: "m", parent: null }), {
+    history: History.empty,
+    open: [],
+    results: new Map(),
+    title,
+    reports: [],
+  });
   const history = History.of(entries(n, title));
   rec.sync({ history, open: [], results: new Map(), title, reports: [] });
   return { id, rec, history };
@@ -65,7 +71,13 @@ function storeThread(store: ThreadStore, n: number, title: string): { id: string
     const grown = made[500]!;
     const writer = store.openWriter(grown.id, 1000);
     if ("busy" in writer) throw new Error("busy");
-    new ThreadRecorder(writer, { history: grown.history, open: [], results: new Map(), title: "thread 500", reports: [] }).sync({ history: grown.history.push(...entries(2, "more")), open: [], results: new Map(), title: "thread 500", reports: [] });
+    new ThreadRecorder(writer, { history: grown.history, open: [], results: new Map(), title: "thread 500", reports: [] }).sync({
+      history: grown.history.push(...entries(2, "more")),
+      open: [],
+      results: new Map(),
+      title: "thread 500",
+      reports: [],
+    });
     t0 = performance.now();
     new ThreadStore(dataDir, "/bench/project").list();
     rows.push(`list 1,000 threads of 1,000 messages: one thread grew since ${ms(t0)}`);
@@ -83,18 +95,28 @@ for (const n of [1000, 10000]) {
     const store = new ThreadStore(dataDir, "/p");
     let t0 = performance.now();
     const loaded = store.load(source.id);
-    rows.push(`${String(n).padStart(6)} messages: load from disk ${ms(t0)} (${(statSync(join(store.dir, `${source.id}.jsonl`)).size / 2 ** 20).toFixed(1)} MiB)`);
+    rows.push(
+      `${String(n).padStart(6)} messages: load from disk ${ms(t0)} (${(statSync(join(store.dir, `${source.id}.jsonl`)).size / 2 ** 20).toFixed(1)} MiB)`,
+    );
     for (const when of ["cold", "warm"] as const) {
       const forkStore = when === "cold" ? new ThreadStore(dataDir, "/p") : store;
       t0 = performance.now();
       const base = forkStore.load(source.id);
       const id = uuid();
-      const log = forkStore.create({ id, num: nextId, title: "big ⑂1", model: "m", parent: { id: source.id, records: base.records, atMessage: n - 1, messages: base.raw.history.length } });
+      const log = forkStore.create({
+        id,
+        num: nextId,
+        title: "big ⑂1",
+        model: "m",
+        parent: { id: source.id, records: base.records, atMessage: n - 1, messages: base.raw.history.length },
+      });
       const rec = new ThreadRecorder(log, { history: base.raw.history, open: [], results: new Map(), title: "big ⑂1", reports: [] });
       rec.sync({ history: base.history.share(), open: [], results: new Map(), title: "big ⑂1", reports: [] });
       const took = performance.now() - t0;
       const bytes = statSync(join(store.dir, `${id}.jsonl`)).size;
-      rows.push(`${String(n).padStart(6)} messages: fork of the stored thread writes ${bytes} B in ${took.toFixed(2)} ms (${when}: source log ${when === "cold" ? "read for it" : "already read"})`);
+      rows.push(
+        `${String(n).padStart(6)} messages: fork of the stored thread writes ${bytes} B in ${took.toFixed(2)} ms (${when}: source log ${when === "cold" ? "read for it" : "already read"})`,
+      );
       rec.close();
     }
     void loaded;
@@ -112,7 +134,13 @@ for (const n of [1000, 10000]) {
   try {
     const store = new ThreadStore(dataDir, "/p");
     const history = History.of(entries(1000, "streaming"));
-    const rec = new ThreadRecorder(store.create({ id: uuid(), num: 1, title: "s", model: "m", parent: null }), { history: History.empty, open: [], results: new Map(), title: "s", reports: [] });
+    const rec = new ThreadRecorder(store.create({ id: uuid(), num: 1, title: "s", model: "m", parent: null }), {
+      history: History.empty,
+      open: [],
+      results: new Map(),
+      title: "s",
+      reports: [],
+    });
     const finalized: AssistantBlockLike[] = [{ type: "text", text: "finished block" }];
     rec.sync({ history, open: finalized, results: new Map(), title: "s", reports: [] });
     const N = 1_000_000;
@@ -139,19 +167,32 @@ await withNeovim(nv, async (s) => {
   stored.rec.close();
   const t0 = performance.now();
   await s.lua("require('tine').open(...)", stored.id);
-  await s.until("the whole thread shown", async () => {
-    const t = await s.thread(stored.id);
-    if (t.bufnr == null) return false;
-    const n = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", t.bufnr);
-    return (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., -4, -1, false)", t.bufnr, n)).some((l) => l.includes("message 9999"));
-  }, 60_000);
+  await s.until(
+    "the whole thread shown",
+    async () => {
+      const t = await s.thread(stored.id);
+      if (t.bufnr == null) return false;
+      const n = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", t.bufnr);
+      return (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., -4, -1, false)", t.bufnr, n)).some((l) =>
+        l.includes("message 9999"),
+      );
+    },
+    60_000,
+  );
   rows.push(`10,000-message stored thread: open in Neovim until its buffer shows it all ${ms(t0)} (host start-up included)`);
 });
 
 const DELTAS = 5000;
 async function cpuPerDelta(s: Session): Promise<number> {
-  const seeded = await s.lua<{ id: string; display: number; lines: number }>("return require('tine.host').request('bench_seed', ...)", 1000);
-  await s.until("the seeded thread", async () => (await s.lua<number>("return vim.api.nvim_buf_line_count(...)", seeded.display)) >= seeded.lines, 60_000);
+  const seeded = await s.lua<{ id: string; display: number; lines: number }>(
+    "return require('tine.host').request('bench_seed', ...)",
+    1000,
+  );
+  await s.until(
+    "the seeded thread",
+    async () => (await s.lua<number>("return vim.api.nvim_buf_line_count(...)", seeded.display)) >= seeded.lines,
+    60_000,
+  );
   const text = Array.from({ length: DELTAS }, (_, i) => (i % 40 === 39 ? "\n" : "x")).join("");
   s.mock.reply(response([{ text, chunk: 1, holdInside: { hold: "last", afterDeltas: DELTAS } }]));
   // The first sync writes the seeded messages: not part of streaming, so done before measuring.
@@ -165,10 +206,14 @@ async function cpuPerDelta(s: Session): Promise<number> {
   await s.mock.reached("last2");
   // Polls Neovim's buffer, not the host, so the polling adds nothing to the host's CPU.
   const tail = text.split("\n").at(-1)!;
-  await s.until("the full text", async () => {
-    const n = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", seeded.display);
-    return (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., -4, -1, false)", seeded.display, n)).includes(tail);
-  }, 60_000);
+  await s.until(
+    "the full text",
+    async () => {
+      const n = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", seeded.display);
+      return (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., -4, -1, false)", seeded.display, n)).includes(tail);
+    },
+    60_000,
+  );
   const cpu1 = await s.lua<number>("return require('tine.host').request('bench_cpu')");
   s.mock.release("last2");
   await s.waitForStatus(seeded.id, "idle");
@@ -179,15 +224,22 @@ const cpu: Record<string, number[]> = { on: [], off: [] };
 // Alternate to spread machine noise over both.
 for (let round = 0; round < 5; round++) {
   for (const persist of [true, false]) {
-    await withNeovim(nv, async (s) => void cpu[persist ? "on" : "off"]!.push(await cpuPerDelta(s)), { env: { TINE_BENCH: "1" }, setup: { persist } });
+    await withNeovim(nv, async (s) => void cpu[persist ? "on" : "off"]!.push(await cpuPerDelta(s)), {
+      env: { TINE_BENCH: "1" },
+      setup: { persist },
+    });
   }
 }
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const on = median(cpu["on"]!);
 const off = median(cpu["off"]!);
-rows.push(`host CPU per streamed delta (1,000-message thread, median of 5): persistence on ${on.toFixed(1)} µs · off ${off.toFixed(1)} µs · on/off ${(on / off).toFixed(3)} (runs: on ${cpu["on"]!.map((x) => x.toFixed(1)).join(", ")}; off ${cpu["off"]!.map((x) => x.toFixed(1)).join(", ")})`);
+rows.push(
+  `host CPU per streamed delta (1,000-message thread, median of 5): persistence on ${on.toFixed(1)} µs · off ${off.toFixed(1)} µs · on/off ${(on / off).toFixed(3)} (runs: on ${cpu["on"]!.map((x) => x.toFixed(1)).join(", ")}; off ${cpu["off"]!.map((x) => x.toFixed(1)).join(", ")})`,
+);
 // The end-to-end figures move by more than the overhead between runs; the sync's own cost is exact.
-rows.push(`persistence's added CPU per delta: ${syncPerDeltaUs.toFixed(3)} µs of ${off.toFixed(1)} µs per delta with it off = ${((100 * syncPerDeltaUs) / off).toFixed(2)} % (target < 10 %)`);
+rows.push(
+  `persistence's added CPU per delta: ${syncPerDeltaUs.toFixed(3)} µs of ${off.toFixed(1)} µs per delta with it off = ${((100 * syncPerDeltaUs) / off).toFixed(2)} % (target < 10 %)`,
+);
 
 console.log(`store benchmark (${nv.version})`);
 for (const r of rows) console.log(`  ${r}`);

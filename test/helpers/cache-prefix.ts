@@ -21,7 +21,19 @@ export function cachedPrefix(body: Json): unknown[] {
 
 /** The blocks of `body`, stripped, in cache order (for comparison against a cachedPrefix). */
 export function allBlocks(body: Json): unknown[] {
-  return cachedPrefix({ ...body, messages: body.messages.map((m: Json, i: number) => (i === body.messages.length - 1 ? { ...m, content: m.content.map((b: Json, j: number) => (j === m.content.length - 1 ? { ...b, cache_control: { type: "ephemeral" } } : b)) } : m)) });
+  return cachedPrefix({
+    ...body,
+    messages: body.messages.map((m: Json, i: number) =>
+      i === body.messages.length - 1
+        ? {
+            ...m,
+            content: m.content.map((b: Json, j: number) =>
+              j === m.content.length - 1 ? { ...b, cache_control: { type: "ephemeral" } } : b,
+            ),
+          }
+        : m,
+    ),
+  });
 }
 
 export function readsCacheOf(later: Json, earlier: Json): boolean {

@@ -23,7 +23,11 @@ export function claudeEnv(configDir: string, mockUrl: string, cwd: string): Reco
   // Seeded so an interactive start shows no first-run dialogs.
   writeFileSync(
     join(configDir, ".claude.json"),
-    JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses: { approved: ["test-key"], rejected: [] }, projects: { [cwd]: { hasTrustDialogAccepted: true } } }),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: ["test-key"], rejected: [] },
+      projects: { [cwd]: { hasTrustDialogAccepted: true } },
+    }),
   );
   return {
     CLAUDE_CONFIG_DIR: configDir,
@@ -40,9 +44,14 @@ export function claudeEnv(configDir: string, mockUrl: string, cwd: string): Reco
 export function runClaude(args: string[], cwd: string, env: Record<string, string>): Promise<string> {
   const bin = requireClaude();
   return new Promise((resolve, reject) => {
-    execFile(bin, args, { cwd, env: { PATH: process.env["PATH"] ?? "", HOME: env["CLAUDE_CONFIG_DIR"]!, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`claude ${args.join(" ")} failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      bin,
+      args,
+      { cwd, env: { PATH: process.env["PATH"] ?? "", HOME: env["CLAUDE_CONFIG_DIR"]!, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`claude ${args.join(" ")} failed: ${error.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }

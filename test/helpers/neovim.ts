@@ -2,7 +2,7 @@
  * Drives a real headless Neovim with tine on its runtimepath, the host built from this checkout,
  * and the SDK pointed at a fresh HTTP mock of the Messages API. One Neovim per test.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -93,7 +93,8 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     // Claude Code's sessions too: no test reads or writes the user's own.
     CLAUDE_CONFIG_DIR: join(cwd, ".claude-config"),
     ...options.env,
-  })) if (v !== undefined) env[k] = v;
+  }))
+    if (v !== undefined) env[k] = v;
   delete env["NVIM"];
   delete env["NVIM_LISTEN_ADDRESS"];
   const setup = JSON.stringify({ retry_delay_ms: 5, ...options.setup });
@@ -108,22 +109,30 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
   if (options.rplugin) {
     // The classic path: register the plugin with the node remote-plugin host, as a user would.
     const host = [`let g:node_host_prog = '${ROOT}/node_modules/neovim/bin/cli.js'`, `set rtp^=${ROOT}`, "runtime plugin/rplugin.vim"];
-    const r = spawnSync(binary.bin, ["--headless", "-u", "NONE", "-i", "NONE", ...host.flatMap((c) => ["--cmd", c]), "+UpdateRemotePlugins", "+qa"], { cwd, env, encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(
+      binary.bin,
+      ["--headless", "-u", "NONE", "-i", "NONE", ...host.flatMap((c) => ["--cmd", c]), "+UpdateRemotePlugins", "+qa"],
+      { cwd, env, encoding: "utf8", timeout: 30_000 },
+    );
     if (r.status !== 0) throw new Error(`:UpdateRemotePlugins failed: ${r.stderr}`);
     init.unshift(...host, "let g:tine_rplugin = 1");
   }
-  const proc: ChildProcess = spawn(binary.bin, ["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n", ...init.flatMap((c) => ["--cmd", c])], {
-    cwd,
-    env,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const proc: ChildProcess = spawn(
+    binary.bin,
+    ["--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n", ...init.flatMap((c) => ["--cmd", c])],
+    {
+      cwd,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   // Writing to a Neovim that was killed must not fail the run.
   proc.stdin!.on("error", () => {});
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   const nvim = attach({ proc, options: { logger: quietLogger } });
-  const lua = <T,>(code: string, ...args: unknown[]) => nvim.lua(code, args as never) as Promise<T>;
+  const lua = <T>(code: string, ...args: unknown[]) => nvim.lua(code, args as never) as Promise<T>;
   const session: Session = {
     nvim,
     mock,
@@ -172,7 +181,7 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     async waitForStatus(ref, status) {
       await session.until(`thread ${ref} to be ${status}`, async () => (await session.thread(ref).catch(() => null))?.status === status);
     },
-    notifications: () => lua('return _G.tine_notes'),
+    notifications: () => lua("return _G.tine_notes"),
     async killNeovim() {
       proc.kill("SIGKILL");
       await exited;

@@ -3,16 +3,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { errorReply } from "../mock-anthropic/server.ts";
+import { bodies, typeAndSend } from "../helpers/chat-driver.ts";
+import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
-import { withNeovim, type Session } from "../helpers/neovim.ts";
-import { typeAndSend, bodies } from "../helpers/chat-driver.ts";
+import { errorReply } from "../mock-anthropic/server.ts";
 
 async function openSidebar(s: Session) {
   await s.cmd("Tine");
   return (await s.threads())[0]!;
 }
-
 
 const nv = inject("nvim");
 
@@ -39,7 +38,9 @@ describe(`chat (${nv.version})`, () => {
       const shown = await s.waitForDisplay(t.id, "cache read 1,234");
       assert.match(shown, /## You\nhi there\n\n## Claude\nHello!\nSecond line.\n── end_turn · in 10 · out 9 · cache read 1,234/);
       assert.deepEqual(await s.lines(t.input_bufnr), [""], "the input is cleared after a send");
-      assert.deepEqual(bodies(s)[0].messages, [{ role: "user", content: [{ type: "text", text: "hi there", cache_control: { type: "ephemeral" } }] }]);
+      assert.deepEqual(bodies(s)[0].messages, [
+        { role: "user", content: [{ type: "text", text: "hi there", cache_control: { type: "ephemeral" } }] },
+      ]);
     });
   });
 
@@ -76,14 +77,18 @@ describe(`chat (${nv.version})`, () => {
   });
 
   it("thinking and effort from setup() reach the request", async () => {
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("one"));
-      const t = await openSidebar(s);
-      await typeAndSend(s, "go");
-      await s.waitForDisplay(t.id, "one\n── end_turn");
-      assert.deepEqual(bodies(s)[0].thinking, { type: "enabled", budget_tokens: 2048 });
-      assert.deepEqual(bodies(s)[0].output_config, { effort: "low" });
-    }, { setup: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("one"));
+        const t = await openSidebar(s);
+        await typeAndSend(s, "go");
+        await s.waitForDisplay(t.id, "one\n── end_turn");
+        assert.deepEqual(bodies(s)[0].thinking, { type: "enabled", budget_tokens: 2048 });
+        assert.deepEqual(bodies(s)[0].output_config, { effort: "low" });
+      },
+      { setup: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } },
+    );
   });
 
   it("bash_command waits for approval; `a` runs it and the result goes back", async () => {
@@ -111,7 +116,10 @@ describe(`chat (${nv.version})`, () => {
 
   it("denying a tool sends an error result", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "rm -rf /tmp/nothing" } } }]), textReply("Understood."));
+      s.mock.reply(
+        response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "rm -rf /tmp/nothing" } } }]),
+        textReply("Understood."),
+      );
       const t = await openSidebar(s);
       await typeAndSend(s, "clean");
       await s.waitForDisplay(t.id, "awaiting approval");
@@ -119,7 +127,11 @@ describe(`chat (${nv.version})`, () => {
       await s.keys("d");
       await s.waitForDisplay(t.id, "Understood.");
       assert.deepEqual(bodies(s)[1].messages[2].content[0], {
-        type: "tool_result", tool_use_id: "t1", content: "The user denied this tool call.", is_error: true, cache_control: { type: "ephemeral" },
+        type: "tool_result",
+        tool_use_id: "t1",
+        content: "The user denied this tool call.",
+        is_error: true,
+        cache_control: { type: "ephemeral" },
       });
     });
   });
@@ -137,7 +149,10 @@ describe(`chat (${nv.version})`, () => {
       await typeAndSend(s, "read");
       await s.waitForDisplay(t.id, "Both read.");
       const content = bodies(s)[1].messages[2].content;
-      assert.deepEqual(content.map((b: any) => b.tool_use_id), ["a", "b"]);
+      assert.deepEqual(
+        content.map((b: any) => b.tool_use_id),
+        ["a", "b"],
+      );
       assert.equal(content[0].content, "hello from a fixture\n");
       assert.match(content[1].content, /hello\.txt/);
     });
@@ -163,7 +178,10 @@ describe(`chat (${nv.version})`, () => {
   // Changed by the daily-use issue: the text being read when <C-c> came is kept (marked), not dropped.
   it("<C-c> aborts a stream: finished blocks and the partial text stay, marked interrupted; the next request is valid", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ text: "Kept block." }, { text: "cut off here", holdInside: { hold: "mid", afterDeltas: 1 } }]), textReply("After abort."));
+      s.mock.reply(
+        response([{ text: "Kept block." }, { text: "cut off here", holdInside: { hold: "mid", afterDeltas: 1 } }]),
+        textReply("After abort."),
+      );
       const t = await openSidebar(s);
       await typeAndSend(s, "start");
       await s.waitForDisplay(t.id, "cut off");
@@ -193,7 +211,9 @@ describe(`chat (${nv.version})`, () => {
       assert.equal((await s.threads())[0]!.status, "error");
       await typeAndSend(s, "second");
       await s.waitForDisplay(t.id, "Works again.");
-      assert.deepEqual(bodies(s)[1].messages, [{ role: "user", content: [{ type: "text", text: "second", cache_control: { type: "ephemeral" } }] }]);
+      assert.deepEqual(bodies(s)[1].messages, [
+        { role: "user", content: [{ type: "text", text: "second", cache_control: { type: "ephemeral" } }] },
+      ]);
       assert.deepEqual(await s.lines(t.input_bufnr), ["first"], "the failed text is back in the input");
     });
   });
@@ -213,48 +233,70 @@ describe(`chat (${nv.version})`, () => {
   });
 
   it("without ANTHROPIC_API_KEY the thread says so clearly", async () => {
-    await withNeovim(nv, async (s) => {
-      const t = await openSidebar(s);
-      await typeAndSend(s, "hello?");
-      await s.waitForDisplay(t.id, "⚠ Error: ANTHROPIC_API_KEY is not set");
-      assert.equal(s.mock.requests.length, 0);
-    }, { env: { ANTHROPIC_API_KEY: undefined } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        const t = await openSidebar(s);
+        await typeAndSend(s, "hello?");
+        await s.waitForDisplay(t.id, "⚠ Error: ANTHROPIC_API_KEY is not set");
+        assert.equal(s.mock.requests.length, 0);
+      },
+      { env: { ANTHROPIC_API_KEY: undefined } },
+    );
   });
 
   it("web search blocks are shown and sent back as a pair", async () => {
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(
-        response([{ serverToolUse: { id: "s1", query: "neovim" } }, { searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found." }]),
-        textReply("ok"),
-      );
-      const t = await openSidebar(s);
-      await typeAndSend(s, "search");
-      await s.waitForDisplay(t.id, '🔎 web_search: "neovim"\n   → 1 result\nFound.');
-      await typeAndSend(s, "thanks");
-      await s.waitForDisplay(t.id, "ok");
-      assert.ok(bodies(s)[0].tools.some((tool: any) => tool.type === "web_search_20250305"));
-      assert.deepEqual(bodies(s)[1].messages[1].content.map((b: any) => b.type), ["server_tool_use", "web_search_tool_result", "text"]);
-    }, { setup: { web_search: true } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(
+          response([
+            { serverToolUse: { id: "s1", query: "neovim" } },
+            { searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } },
+            { text: "Found." },
+          ]),
+          textReply("ok"),
+        );
+        const t = await openSidebar(s);
+        await typeAndSend(s, "search");
+        await s.waitForDisplay(t.id, '🔎 web_search: "neovim"\n   → 1 result\nFound.');
+        await typeAndSend(s, "thanks");
+        await s.waitForDisplay(t.id, "ok");
+        assert.ok(bodies(s)[0].tools.some((tool: any) => tool.type === "web_search_20250305"));
+        assert.deepEqual(
+          bodies(s)[1].messages[1].content.map((b: any) => b.type),
+          ["server_tool_use", "web_search_tool_result", "text"],
+        );
+      },
+      { setup: { web_search: true } },
+    );
   });
 
   it("a turn paused by the server continues by itself and shows as one reply", async () => {
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(
-        response([{ text: "Looking it up." }, { serverToolUse: { id: "s1", query: "neovim" } }], {
-          stopReason: "pause_turn",
-          usage: { input_tokens: 100, output_tokens: 7 },
-        }),
-        response([{ searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found it." }], {
-          usage: { input_tokens: 120, output_tokens: 5 },
-        }),
-      );
-      const t = await openSidebar(s);
-      await typeAndSend(s, "search");
-      const shown = await s.waitForDisplay(t.id, "── end_turn");
-      assert.match(shown, /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n   → 1 result\nFound it\.\n── end_turn · in 220 · out 12/);
-      assert.equal(shown.match(/## Claude/g)!.length, 1, "one reply, not two");
-      assert.equal(bodies(s)[1].messages.at(-1).role, "assistant", "the paused turn is sent back last");
-    }, { setup: { web_search: true } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(
+          response([{ text: "Looking it up." }, { serverToolUse: { id: "s1", query: "neovim" } }], {
+            stopReason: "pause_turn",
+            usage: { input_tokens: 100, output_tokens: 7 },
+          }),
+          response([{ searchResult: { toolUseId: "s1", title: "Neovim", url: "https://neovim.io" } }, { text: "Found it." }], {
+            usage: { input_tokens: 120, output_tokens: 5 },
+          }),
+        );
+        const t = await openSidebar(s);
+        await typeAndSend(s, "search");
+        const shown = await s.waitForDisplay(t.id, "── end_turn");
+        assert.match(
+          shown,
+          /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n   → 1 result\nFound it\.\n── end_turn · in 220 · out 12/,
+        );
+        assert.equal(shown.match(/## Claude/g)!.length, 1, "one reply, not two");
+        assert.equal(bodies(s)[1].messages.at(-1).role, "assistant", "the paused turn is sent back last");
+      },
+      { setup: { web_search: true } },
+    );
   });
 
   it("max_tokens and refusal say what happened and what to do; the thread goes on", async () => {
@@ -269,21 +311,29 @@ describe(`chat (${nv.version})`, () => {
       const t = await openSidebar(s);
       await typeAndSend(s, "read a.txt");
       let shown = await s.waitForDisplay(t.id, "⚠ Stopped at the max_tokens limit");
-      assert.match(shown, /🔧 get_file: \{\}\n── max_tokens[^\n]*\n\n## Tool results\n✗ get_file: The response stopped \(max_tokens\)/, "the cut-off call is shown as not run");
+      assert.match(
+        shown,
+        /🔧 get_file: \{\}\n── max_tokens[^\n]*\n\n## Tool results\n✗ get_file: The response stopped \(max_tokens\)/,
+        "the cut-off call is shown as not run",
+      );
       await typeAndSend(s, "continue");
       shown = await s.waitForDisplay(t.id, "⚠ The model declined to respond");
       assert.doesNotMatch(shown, /max_tokens limit/, "the note is about the latest stop only");
       await typeAndSend(s, "please");
       shown = await s.waitForDisplay(t.id, "Fine.\n── end_turn");
       assert.doesNotMatch(shown, /declined/);
-      assert.deepEqual(bodies(s)[1].messages[2].content.map((b: any) => b.type), ["tool_result", "text"]);
+      assert.deepEqual(
+        bodies(s)[1].messages[2].content.map((b: any) => b.type),
+        ["tool_result", "text"],
+      );
     });
   });
 
   it(":Tine toggles the sidebar; :Tine send and :Tine abort work; unsent input survives switching", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(response([{ text: "Done. And then more", holdInside: { hold: "h", afterDeltas: 1 } }]));
-      const sidebarWins = () => s.lua<number>(`
+      const sidebarWins = () =>
+        s.lua<number>(`
         local n = 0
         for _, w in ipairs(vim.api.nvim_list_wins()) do
           if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match("^tine://") then n = n + 1 end
@@ -328,7 +378,9 @@ describe(`chat (${nv.version})`, () => {
       await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
       await s.keys("<CR>");
       assert.equal(await s.lua("return require('tine').current()"), (await s.thread(1)).id);
-      const shownBuf = await s.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display))");
+      const shownBuf = await s.lua<string>(
+        "return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display))",
+      );
       assert.match(shownBuf, /^tine:\/\/1\//);
     });
   });
@@ -350,25 +402,33 @@ describe(`chat (${nv.version})`, () => {
   });
 
   it("runs under the classic node remote-plugin host too (:UpdateRemotePlugins)", async () => {
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("Via rplugin."));
-      const t = await openSidebar(s);
-      await typeAndSend(s, "classic");
-      await s.waitForDisplay(t.id, "Via rplugin.");
-      assert.equal(await s.lua("return require('tine.host').running() and vim.g.tine_rplugin"), 1);
-    }, { rplugin: true });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("Via rplugin."));
+        const t = await openSidebar(s);
+        await typeAndSend(s, "classic");
+        await s.waitForDisplay(t.id, "Via rplugin.");
+        assert.equal(await s.lua("return require('tine.host').running() and vim.g.tine_rplugin"), 1);
+      },
+      { rplugin: true },
+    );
   });
 
   it(":checkhealth tine reports Node, the build, the key's presence (not its value) and Neovim", async () => {
-    await withNeovim(nv, async (s) => {
-      await s.cmd("checkhealth tine");
-      const text = (await s.lines(0)).join("\n");
-      assert.match(text, /Neovim 0\.\d+/);
-      assert.match(text, /Node v\d+/);
-      assert.match(text, /host built/);
-      assert.match(text, /ANTHROPIC_API_KEY is set/);
-      assert.match(text, /model claude-sonnet-5-5 · max_tokens 32000 · thinking adaptive · effort model default/);
-      assert.ok(!text.includes("secret-value-123"));
-    }, { env: { ANTHROPIC_API_KEY: "secret-value-123" } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("checkhealth tine");
+        const text = (await s.lines(0)).join("\n");
+        assert.match(text, /Neovim 0\.\d+/);
+        assert.match(text, /Node v\d+/);
+        assert.match(text, /host built/);
+        assert.match(text, /ANTHROPIC_API_KEY is set/);
+        assert.match(text, /model claude-sonnet-5-5 · max_tokens 32000 · thinking adaptive · effort model default/);
+        assert.ok(!text.includes("secret-value-123"));
+      },
+      { env: { ANTHROPIC_API_KEY: "secret-value-123" } },
+    );
   });
 });

@@ -4,14 +4,18 @@ import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:f
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { encodeProject } from "../../node/claude-code/project.ts";
-import { claudeEnv, requireClaude, runClaude } from "../helpers/claude-code.ts";
-import { projectDir, withNeovim, type Session } from "../helpers/neovim.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
+import { claudeEnv, requireClaude, runClaude } from "../helpers/claude-code.ts";
+import { projectDir, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 /** What the CLI needs beside the mock and the config dir the helper sets. */
-const cliEnv = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", CLAUDE_CODE_MAX_RETRIES: "0", CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1" };
+const cliEnv = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  CLAUDE_CODE_MAX_RETRIES: "0",
+  CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1",
+};
 
 /** What a request carried of the conversation: role and block types/texts, system reminders aside. */
 const shape = (messages: any[]) =>
@@ -21,7 +25,15 @@ const shape = (messages: any[]) =>
       role: m.role,
       blocks: (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content)
         .filter((b: any) => !(b.type === "text" && b.text.startsWith("<system-reminder>")))
-        .map((b: any) => (b.type === "text" ? b.text : b.type === "tool_use" ? `tool_use ${b.id} ${b.name}` : b.type === "tool_result" ? `tool_result ${b.tool_use_id}` : b.type)),
+        .map((b: any) =>
+          b.type === "text"
+            ? b.text
+            : b.type === "tool_use"
+              ? `tool_use ${b.id} ${b.name}`
+              : b.type === "tool_result"
+                ? `tool_result ${b.tool_use_id}`
+                : b.type,
+        ),
     }))
     .filter((m) => m.blocks.length);
 
@@ -32,7 +44,10 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       const config = join(s.cwd, ".claude-config");
       const env = claudeEnv(config, s.mock.url, s.cwd);
       s.mock.reply(
-        response([{ text: "I will look." }, { toolUse: { id: "toolu_01", name: "Bash", input: { command: "echo from-the-cli", description: "echo" } } }]),
+        response([
+          { text: "I will look." },
+          { toolUse: { id: "toolu_01", name: "Bash", input: { command: "echo from-the-cli", description: "echo" } } },
+        ]),
         textReply("The command said from-the-cli."),
       );
       const session = "11111111-1111-4111-8111-111111111111";
@@ -57,48 +72,65 @@ describe(`Claude Code sessions (${nv.version})`, () => {
 
   it("a tine thread with thinking, tool calls and results is exported; `claude -p --resume` sends that history", async () => {
     requireClaude();
-    await withNeovim(nv, async (s) => {
-      const config = join(s.cwd, ".claude-config");
-      const env = claudeEnv(config, s.mock.url, s.cwd);
-      s.mock.reply(
-        response([{ thinking: "read it first", signature: "sig-1" }, { toolUse: { id: "toolu_r1", name: "get_file", input: { path: "hello.txt" } } }]),
-        textReply("It says hello."),
-      );
-      await s.cmd("Tine");
-      await typeAndSend(s, "what does hello.txt say?");
-      await s.waitForDisplay(1, "It says hello.\n── end_turn");
-      const tineSaw = shape((s.mock.requests.at(-1)!.body as any).messages);
-      const id = (await s.thread(1)).id;
-      const out = await s.lua<{ session_id: string; path: string }>("return require('tine.host').request('export_claude', ...)", id);
-      // It goes on in Claude Code as a thread of its own, under the tine thread.
-      const child = (await s.threads()).find((t) => t.parent_id === id)!;
-      assert.equal(child.title, "what does hello.txt say? → Claude Code");
-      assert.equal(out.path, join(config, "projects", encodeProject(s.cwd), `${out.session_id}.jsonl`));
-      assert.equal(statSync(out.path).mode & 0o777, 0o600);
-      assert.ok(!readFileSync(out.path, "utf8").includes("test-key"));
-      assert.equal((await s.messages(id)).length, 4, "the thread is unchanged");
+    await withNeovim(
+      nv,
+      async (s) => {
+        const config = join(s.cwd, ".claude-config");
+        const env = claudeEnv(config, s.mock.url, s.cwd);
+        s.mock.reply(
+          response([
+            { thinking: "read it first", signature: "sig-1" },
+            { toolUse: { id: "toolu_r1", name: "get_file", input: { path: "hello.txt" } } },
+          ]),
+          textReply("It says hello."),
+        );
+        await s.cmd("Tine");
+        await typeAndSend(s, "what does hello.txt say?");
+        await s.waitForDisplay(1, "It says hello.\n── end_turn");
+        const tineSaw = shape((s.mock.requests.at(-1)!.body as any).messages);
+        const id = (await s.thread(1)).id;
+        const out = await s.lua<{ session_id: string; path: string }>("return require('tine.host').request('export_claude', ...)", id);
+        // It goes on in Claude Code as a thread of its own, under the tine thread.
+        const child = (await s.threads()).find((t) => t.parent_id === id)!;
+        assert.equal(child.title, "what does hello.txt say? → Claude Code");
+        assert.equal(out.path, join(config, "projects", encodeProject(s.cwd), `${out.session_id}.jsonl`));
+        assert.equal(statSync(out.path).mode & 0o777, 0o600);
+        assert.ok(!readFileSync(out.path, "utf8").includes("test-key"));
+        assert.equal((await s.messages(id)).length, 4, "the thread is unchanged");
 
-      s.mock.reply(textReply("Claude Code goes on."));
-      const before = s.mock.requests.length;
-      await runClaude(["-p", "continue", "--resume", out.session_id], s.cwd, env);
-      const cli = s.mock.requests[before]!;
-      assert.equal(cli.headers["x-claude-code-session-id"], out.session_id);
-      // The transcript holds the thinking with its signature; the CLI itself leaves earlier turns'
-      // thinking out of its requests, so what it sends is compared without it.
-      const stored = readFileSync(out.path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-      assert.ok(stored.some((r) => r.message?.content?.[0]?.type === "thinking" && r.message.content[0].signature === "sig-1"));
-      const sent = (cli.body as any).messages.filter((m: any) => m.role !== "system");
-      const withoutThinking = (ms: ReturnType<typeof shape>) => ms.map((m) => ({ ...m, blocks: m.blocks.filter((b: string) => b !== "thinking") }));
-      assert.deepEqual(withoutThinking(shape(sent)).slice(0, tineSaw.length + 1), [...withoutThinking(tineSaw), { role: "assistant", blocks: ["It says hello."] }]);
-      await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end");
-      await s.waitForStatus(child.id, "exited");
-    }, { setup: { claude_command: [requireClaude()] }, env: cliEnv });
+        s.mock.reply(textReply("Claude Code goes on."));
+        const before = s.mock.requests.length;
+        await runClaude(["-p", "continue", "--resume", out.session_id], s.cwd, env);
+        const cli = s.mock.requests[before]!;
+        assert.equal(cli.headers["x-claude-code-session-id"], out.session_id);
+        // The transcript holds the thinking with its signature; the CLI itself leaves earlier turns'
+        // thinking out of its requests, so what it sends is compared without it.
+        const stored = readFileSync(out.path, "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l));
+        assert.ok(stored.some((r) => r.message?.content?.[0]?.type === "thinking" && r.message.content[0].signature === "sig-1"));
+        const sent = (cli.body as any).messages.filter((m: any) => m.role !== "system");
+        const withoutThinking = (ms: ReturnType<typeof shape>) =>
+          ms.map((m) => ({ ...m, blocks: m.blocks.filter((b: string) => b !== "thinking") }));
+        assert.deepEqual(withoutThinking(shape(sent)).slice(0, tineSaw.length + 1), [
+          ...withoutThinking(tineSaw),
+          { role: "assistant", blocks: ["It says hello."] },
+        ]);
+        await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end");
+        await s.waitForStatus(child.id, "exited");
+      },
+      { setup: { claude_command: [requireClaude()] }, env: cliEnv },
+    );
   });
 
   it("import errors are clear and change nothing: an unknown session, a transcript that cannot be parsed", async () => {
     await withNeovim(nv, async (s) => {
       await s.cmd("Tine import 22222222-2222-4222-8222-222222222222");
-      assert.match((await s.notifications()).at(-1)!.msg, /no Claude Code session 22222222-2222-4222-8222-222222222222 \(looked in .*\.claude-config\/projects\)/);
+      assert.match(
+        (await s.notifications()).at(-1)!.msg,
+        /no Claude Code session 22222222-2222-4222-8222-222222222222 \(looked in .*\.claude-config\/projects\)/,
+      );
       const bad = join(s.cwd, "bad.jsonl");
       (await import("node:fs")).writeFileSync(bad, '{"type":"user"}\n{not json\n{"type":"user"}\n');
       await s.lua("pcall(require('tine').import_claude, ...)", bad);
@@ -114,41 +146,56 @@ describe(`Claude Code sessions (${nv.version})`, () => {
     try {
       const config = join(cwd, ".claude-config");
       claudeEnv(config, "http://unused", realpathSync(cwd));
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(textReply("Hi from the mock."), textReply("Forked reply."));
-        await s.cmd("Tine claude");
-        const source = (await s.threads())[0]!;
-        assert.equal(source.status, "running");
-        const terminalText = (buf: number) => s.lines(buf).then((l) => l.join("\n"));
-        await s.until("the CLI's input box", async () => /shift\+tab/.test(await terminalText(source.bufnr)), 30_000);
-        await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'hello from the terminal')", source.bufnr);
-        await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + source.bufnr + "].tine_job, '\\r') end, 100)");
-        await s.until("the first request", async () => s.mock.requests.length >= 1, 30_000);
-        const sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
-        assert.match(sessionId, /^[0-9a-f-]{36}$/);
-        const file = join(config, "projects", encodeProject(cwd), `${sessionId}.jsonl`);
-        await s.until("the reply in the transcript", async () => existsSync(file) && readFileSync(file, "utf8").includes("Hi from the mock."), 30_000);
-        await s.until("the CLI to be idle", async () => /Hi from the mock\./.test(await terminalText(source.bufnr)), 30_000);
-        const before = readFileSync(file);
-        await s.lua("vim.api.nvim_set_current_buf(...)", source.bufnr);
-        await s.cmd("ForkThread next question");
-        await s.until("the fork's request", async () => s.mock.requests.length >= 2, 30_000);
-        const fork = s.mock.requests[1]!;
-        const forkId = String(fork.headers["x-claude-code-session-id"]);
-        assert.notEqual(forkId, sessionId);
-        const said = (fork.body as any).messages.flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.map((b: any) => b.text ?? "")));
-        assert.ok(said.includes("hello from the terminal") && said.includes("Hi from the mock.") && said.includes("next question"), said.join(" | "));
-        assert.deepEqual(readFileSync(file), before, "the source's transcript is byte for byte the same");
-        const threads = await s.threads();
-        assert.equal(threads[1]!.parent_id, source.id);
-        await s.cmd("Tine threads");
-        const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
-        assert.match(list, /\[claude\] Claude Code 1  ▷ running/);
-        assert.match(list, /⑂ \[claude\] Claude Code 1 ⑂1  ▷ running/);
-        // Both CLIs end with their terminals; the list says so.
-        await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end");
-        await s.until("both exited", async () => (await s.threads()).every((t) => t.status === "exited"), 10_000);
-      }, { cwd, setup: { claude_command: [bin] }, env: cliEnv });
+      await withNeovim(
+        nv,
+        async (s) => {
+          s.mock.reply(textReply("Hi from the mock."), textReply("Forked reply."));
+          await s.cmd("Tine claude");
+          const source = (await s.threads())[0]!;
+          assert.equal(source.status, "running");
+          const terminalText = (buf: number) => s.lines(buf).then((l) => l.join("\n"));
+          await s.until("the CLI's input box", async () => /shift\+tab/.test(await terminalText(source.bufnr)), 30_000);
+          await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'hello from the terminal')", source.bufnr);
+          await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + source.bufnr + "].tine_job, '\\r') end, 100)");
+          await s.until("the first request", async () => s.mock.requests.length >= 1, 30_000);
+          const sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
+          assert.match(sessionId, /^[0-9a-f-]{36}$/);
+          const file = join(config, "projects", encodeProject(cwd), `${sessionId}.jsonl`);
+          await s.until(
+            "the reply in the transcript",
+            async () => existsSync(file) && readFileSync(file, "utf8").includes("Hi from the mock."),
+            30_000,
+          );
+          await s.until("the CLI to be idle", async () => /Hi from the mock\./.test(await terminalText(source.bufnr)), 30_000);
+          const before = readFileSync(file);
+          await s.lua("vim.api.nvim_set_current_buf(...)", source.bufnr);
+          await s.cmd("ForkThread next question");
+          await s.until("the fork's request", async () => s.mock.requests.length >= 2, 30_000);
+          const fork = s.mock.requests[1]!;
+          const forkId = String(fork.headers["x-claude-code-session-id"]);
+          assert.notEqual(forkId, sessionId);
+          const said = (fork.body as any).messages.flatMap((m: any) =>
+            typeof m.content === "string" ? [m.content] : m.content.map((b: any) => b.text ?? ""),
+          );
+          assert.ok(
+            said.includes("hello from the terminal") && said.includes("Hi from the mock.") && said.includes("next question"),
+            said.join(" | "),
+          );
+          assert.deepEqual(readFileSync(file), before, "the source's transcript is byte for byte the same");
+          const threads = await s.threads();
+          assert.equal(threads[1]!.parent_id, source.id);
+          await s.cmd("Tine threads");
+          const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
+          assert.match(list, /\[claude\] Claude Code 1  ▷ running/);
+          assert.match(list, /⑂ \[claude\] Claude Code 1 ⑂1  ▷ running/);
+          // Both CLIs end with their terminals; the list says so.
+          await s.lua(
+            "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end",
+          );
+          await s.until("both exited", async () => (await s.threads()).every((t) => t.status === "exited"), 10_000);
+        },
+        { cwd, setup: { claude_command: [bin] }, env: cliEnv },
+      );
     } finally {
       rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
     }
@@ -162,44 +209,57 @@ describe(`Claude Code sessions (${nv.version})`, () => {
       claudeEnv(config, "http://unused", realpathSync(cwd));
       let sessionId = "";
       let id = "";
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(response([{ text: "First session reply.", holdInside: { hold: "h", afterDeltas: 1 } }]));
-        await s.cmd("Tine claude");
-        const t = (await s.threads())[0]!;
-        id = t.id;
-        await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
-        await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'remember this')", t.bufnr);
-        await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
-        await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
-        sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
-        // Busy while it works, idle when its turn is over: told from its transcript.
-        await s.cmd("Tine threads");
-        const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-        await s.until("busy in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (busy)"), 30_000);
-        s.mock.release("h");
-        await s.until("the reply shown", async () => /First session reply\./.test((await s.lines(t.bufnr)).join("\n")), 30_000);
-        await s.until("idle in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (idle)"), 30_000);
-        await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
-        await s.waitForStatus(id, "exited");
-      }, { cwd, setup: { claude_command: [bin] }, env: cliEnv });
-      await withNeovim(nv, async (s) => {
-        await s.cmd("Tine threads");
-        const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
-        assert.match(list, /\[claude\] Claude Code 1  ○ stored/);
-        s.mock.reply(textReply("Resumed reply."));
-        await s.lua("require('tine').open(...)", id);
-        const t = await s.thread(id);
-        assert.equal(t.status, "running");
-        await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
-        await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'what did I say?')", t.bufnr);
-        await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
-        await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
-        assert.equal(s.mock.requests[0]!.headers["x-claude-code-session-id"], sessionId);
-        const said = (s.mock.requests[0]!.body as any).messages.flatMap((m: any) => (typeof m.content === "string" ? [m.content] : m.content.map((b: any) => b.text ?? "")));
-        assert.ok(said.includes("remember this") && said.includes("First session reply.") && said.includes("what did I say?"), said.join(" | "));
-        await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
-        await s.waitForStatus(id, "exited");
-      }, { cwd, setup: { claude_command: [bin] }, env: cliEnv });
+      await withNeovim(
+        nv,
+        async (s) => {
+          s.mock.reply(response([{ text: "First session reply.", holdInside: { hold: "h", afterDeltas: 1 } }]));
+          await s.cmd("Tine claude");
+          const t = (await s.threads())[0]!;
+          id = t.id;
+          await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+          await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'remember this')", t.bufnr);
+          await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
+          await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
+          sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
+          // Busy while it works, idle when its turn is over: told from its transcript.
+          await s.cmd("Tine threads");
+          const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+          await s.until("busy in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (busy)"), 30_000);
+          s.mock.release("h");
+          await s.until("the reply shown", async () => /First session reply\./.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+          await s.until("idle in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (idle)"), 30_000);
+          await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
+          await s.waitForStatus(id, "exited");
+        },
+        { cwd, setup: { claude_command: [bin] }, env: cliEnv },
+      );
+      await withNeovim(
+        nv,
+        async (s) => {
+          await s.cmd("Tine threads");
+          const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
+          assert.match(list, /\[claude\] Claude Code 1  ○ stored/);
+          s.mock.reply(textReply("Resumed reply."));
+          await s.lua("require('tine').open(...)", id);
+          const t = await s.thread(id);
+          assert.equal(t.status, "running");
+          await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+          await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'what did I say?')", t.bufnr);
+          await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
+          await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
+          assert.equal(s.mock.requests[0]!.headers["x-claude-code-session-id"], sessionId);
+          const said = (s.mock.requests[0]!.body as any).messages.flatMap((m: any) =>
+            typeof m.content === "string" ? [m.content] : m.content.map((b: any) => b.text ?? ""),
+          );
+          assert.ok(
+            said.includes("remember this") && said.includes("First session reply.") && said.includes("what did I say?"),
+            said.join(" | "),
+          );
+          await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
+          await s.waitForStatus(id, "exited");
+        },
+        { cwd, setup: { claude_command: [bin] }, env: cliEnv },
+      );
     } finally {
       rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
     }
@@ -209,28 +269,46 @@ describe(`Claude Code sessions (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await s.cmd("terminal");
       await s.cmd("ForkThread");
-      assert.match((await s.notifications()).at(-1)!.msg, /this terminal was not started by tine \(:Tine claude\), so its Claude Code session id is unknown/);
+      assert.match(
+        (await s.notifications()).at(-1)!.msg,
+        /this terminal was not started by tine \(:Tine claude\), so its Claude Code session id is unknown/,
+      );
       assert.equal((await s.threads()).length, 0);
     });
   });
 
   it("without Claude Code installed, :Tine claude says how to set claude_command and changes nothing", async () => {
-    await withNeovim(nv, async (s) => {
-      await s.cmd("Tine claude");
-      assert.match((await s.notifications()).at(-1)!.msg, /`no-such-claude` was not found: install Claude Code, or set claude_command in setup\(\)/);
-      assert.equal((await s.threads()).length, 0);
-    }, { setup: { claude_command: ["no-such-claude"] } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("Tine claude");
+        assert.match(
+          (await s.notifications()).at(-1)!.msg,
+          /`no-such-claude` was not found: install Claude Code, or set claude_command in setup\(\)/,
+        );
+        assert.equal((await s.threads()).length, 0);
+      },
+      { setup: { claude_command: ["no-such-claude"] } },
+    );
   });
 
   it(":checkhealth tine says whether Claude Code is there, and which version", async () => {
     const bin = requireClaude();
-    await withNeovim(nv, async (s) => {
-      await s.cmd("checkhealth tine");
-      assert.match((await s.lines(0)).join("\n"), /Claude Code: 2\.1\.330 \(Claude Code\)/);
-    }, { setup: { claude_command: [bin] } });
-    await withNeovim(nv, async (s) => {
-      await s.cmd("checkhealth tine");
-      assert.match((await s.lines(0)).join("\n"), /Claude Code: `no-such-claude` not found \(only :Tine claude and :Tine export need it/);
-    }, { setup: { claude_command: ["no-such-claude"] } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("checkhealth tine");
+        assert.match((await s.lines(0)).join("\n"), /Claude Code: 2\.1\.330 \(Claude Code\)/);
+      },
+      { setup: { claude_command: [bin] } },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("checkhealth tine");
+        assert.match((await s.lines(0)).join("\n"), /Claude Code: `no-such-claude` not found \(only :Tine claude and :Tine export need it/);
+      },
+      { setup: { claude_command: ["no-such-claude"] } },
+    );
   });
 });

@@ -1,27 +1,33 @@
 /** Daily use without surprises: crashes, buffers and windows, keys, approvals, setup. */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { withNeovim, type Session } from "../helpers/neovim.ts";
-import { typeAndSend, bodies } from "../helpers/chat-driver.ts";
-import { errorReply } from "../mock-anthropic/server.ts";
+import { bodies, typeAndSend } from "../helpers/chat-driver.ts";
+import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
+import { errorReply } from "../mock-anthropic/server.ts";
 
 const nv = inject("nvim");
 
 const curBufName = (s: Session) => s.lua<string>("return vim.api.nvim_buf_get_name(0)");
 const tabWindows = (s: Session) =>
-  s.lua<string[]>(`return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`);
+  s.lua<string[]>(
+    `return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`,
+  );
 const lastNote = async (s: Session) => (await s.notifications()).at(-1)?.msg ?? "";
 /** Puts the cursor on the display line that starts with `text` and types `keys` there. */
 async function onLine(s: Session, thread: number, text: string, keys: string) {
   const t = await s.thread(thread);
   const line = (await s.lines(t.bufnr)).findIndex((l) => l.startsWith(text));
   assert.ok(line >= 0, `no line starting with ${text}`);
-  await s.lua("local buf, line = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { line + 1, 0 })", t.bufnr, line);
+  await s.lua(
+    "local buf, line = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { line + 1, 0 })",
+    t.bufnr,
+    line,
+  );
   await s.keys(keys);
 }
 
@@ -34,7 +40,8 @@ describe(`daily use (${nv.version})`, () => {
       await s.waitForDisplay(1, "## Claude\nS");
       const t = await s.thread(1);
       await s.cmd("Tine threads");
-      const spinner = () => s.lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, t.bufnr);
+      const spinner = () =>
+        s.lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, t.bufnr);
       await s.until("the spinner", async () => (await spinner()) === 1);
       process.kill(await s.lua<number>("return require('tine.host').pid()"), "SIGKILL");
       await s.until("the crash report", async () => /the host exited .*:Tine restart/s.test(await lastNote(s)));
@@ -62,9 +69,15 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("Tine");
       await s.cmd("tabnew");
       await s.cmd("Tine");
-      assert.ok((await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)), "the sidebar opened in the second tab");
+      assert.ok(
+        (await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)),
+        "the sidebar opened in the second tab",
+      );
       await s.cmd("tabprevious");
-      assert.ok((await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)), "the first tab's sidebar is still open");
+      assert.ok(
+        (await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)),
+        "the first tab's sidebar is still open",
+      );
       await s.cmd("tabnext");
       await s.cmd("Tine");
       assert.ok(!(await tabWindows(s)).some((n) => n.startsWith("tine://")), ":Tine toggles the sidebar of the current tab");
@@ -75,7 +88,10 @@ describe(`daily use (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(textReply("Got it."));
       await s.cmd("Tine");
-      assert.match(await s.display(1), /^Type below and send with <CR> \(or <C-s>\) · @fork <prompt> forks this thread · g\? lists the keys/);
+      assert.match(
+        await s.display(1),
+        /^Type below and send with <CR> \(or <C-s>\) · @fork <prompt> forks this thread · g\? lists the keys/,
+      );
       await s.keys("g?");
       const keys = (await s.lines(0)).join("\n");
       assert.match(keys, /n  <CR>\s+send/);
@@ -108,7 +124,12 @@ describe(`daily use (${nv.version})`, () => {
 
   it("a thread waiting for approval out of sight says so once", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ text: "Running.", holdInside: { hold: "h", afterDeltas: 0 } }, { toolUse: { id: "t1", name: "bash_command", input: { command: "true" } } }]));
+      s.mock.reply(
+        response([
+          { text: "Running.", holdInside: { hold: "h", afterDeltas: 0 } },
+          { toolUse: { id: "t1", name: "bash_command", input: { command: "true" } } },
+        ]),
+      );
       await s.cmd("Tine");
       await typeAndSend(s, "in the background");
       await s.mock.reached("h");
@@ -136,7 +157,10 @@ describe(`daily use (${nv.version})`, () => {
         await s.until("the host to take note", async () => kill === "q" || kill === "only" || (await s.thread(1)).bufnr !== t.bufnr);
         await s.cmd("Tine");
         const wins = await tabWindows(s);
-        assert.ok(wins.includes("tine://1/one") && wins.includes("tine://1/input"), `:Tine shows display and input after :${kill}: ${wins}`);
+        assert.ok(
+          wins.includes("tine://1/one") && wins.includes("tine://1/input"),
+          `:Tine shows display and input after :${kill}: ${wins}`,
+        );
         const shown = await s.waitForDisplay(1, "First reply.\n── end_turn");
         assert.match(shown, /## You\none\n\n## Claude\nFirst reply\./, `after :${kill}`);
         const now = await s.thread(1);
@@ -169,10 +193,18 @@ describe(`daily use (${nv.version})`, () => {
       await s.waitForDisplay(1, "awaiting approval");
       for (const call of ["🔧 edit_file: hello.txt", "🔧 edit_file: other.txt"]) await onLine(s, 1, call, "a");
       await s.waitForDisplay(1, "Edited both.");
-      await s.until("hello.txt reloaded", async () => (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('hello.txt'), 0, -1, false)"))[0] === "goodbye from a fixture");
+      await s.until(
+        "hello.txt reloaded",
+        async () =>
+          (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('hello.txt'), 0, -1, false)"))[0] ===
+          "goodbye from a fixture",
+      );
       assert.deepEqual(await s.lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('other.txt'), 0, -1, false)"), ["my unsaved change"]);
       assert.equal(readFileSync(join(s.cwd, "other.txt"), "utf8"), "other edited\n");
-      assert.match((await s.notifications()).map((n) => n.msg).join("\n"), /other\.txt was changed by edit_file, but your buffer has unsaved changes/);
+      assert.match(
+        (await s.notifications()).map((n) => n.msg).join("\n"),
+        /other\.txt was changed by edit_file, but your buffer has unsaved changes/,
+      );
     });
   });
 
@@ -210,7 +242,8 @@ describe(`daily use (${nv.version})`, () => {
       await s.until("the second failure", async () => s.mock.requests.length === 2 && (await s.thread(1)).status === "error");
       await onLine(s, 1, "⚠ Error:", "R");
       await s.waitForDisplay(1, "Third time lucky.");
-      for (const b of bodies(s)) assert.deepEqual(b.messages, [{ role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral" } }] }]);
+      for (const b of bodies(s))
+        assert.deepEqual(b.messages, [{ role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral" } }] }]);
     });
   });
 
@@ -220,28 +253,38 @@ describe(`daily use (${nv.version})`, () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as AddressInfo).port;
     await new Promise((r) => server.close(r));
-    await withNeovim(nv, async (s) => {
-      await s.cmd("Tine");
-      await typeAndSend(s, "anyone there?");
-      const shown = await s.waitForDisplay(1, "⚠ Error:");
-      assert.ok(shown.includes(`⚠ Error: could not reach 127.0.0.1:${port}: the connection was refused (is the server running?)`), shown);
-      const log = await s.lua<string>("return require('tine.host').log_path()");
-      await s.until("the log", async () => new RegExp(`request failed: could not reach 127\\.0\\.0\\.1:${port}[\\s\\S]*\\n\\S+ +at `).test(readFileSync(log, "utf8")));
-    }, { env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("Tine");
+        await typeAndSend(s, "anyone there?");
+        const shown = await s.waitForDisplay(1, "⚠ Error:");
+        assert.ok(shown.includes(`⚠ Error: could not reach 127.0.0.1:${port}: the connection was refused (is the server running?)`), shown);
+        const log = await s.lua<string>("return require('tine.host').log_path()");
+        await s.until("the log", async () =>
+          new RegExp(`request failed: could not reach 127\\.0\\.0\\.1:${port}[\\s\\S]*\\n\\S+ +at `).test(readFileSync(log, "utf8")),
+        );
+      },
+      { env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } },
+    );
   });
 
   it("a stalled stream ends after stream_idle_timeout with a clear message; the partial text stays; the thread goes on", async () => {
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ text: "Half a thought that never", holdInside: { hold: "stall", afterDeltas: 2 } }]), textReply("Back."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "think");
-      const shown = await s.waitForDisplay(1, "⚠ Error: no data from the API for 1 s");
-      assert.match(shown, /## Claude\nHalf a th[^\n]*\n── interrupted \(the request failed\)/);
-      s.mock.release("stall");
-      await typeAndSend(s, "again");
-      await s.waitForDisplay(1, "Back.");
-      assert.match(bodies(s)[1].messages[1].content[0].text, /^Half a th/);
-    }, { setup: { stream_idle_timeout: 1 } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(response([{ text: "Half a thought that never", holdInside: { hold: "stall", afterDeltas: 2 } }]), textReply("Back."));
+        await s.cmd("Tine");
+        await typeAndSend(s, "think");
+        const shown = await s.waitForDisplay(1, "⚠ Error: no data from the API for 1 s");
+        assert.match(shown, /## Claude\nHalf a th[^\n]*\n── interrupted \(the request failed\)/);
+        s.mock.release("stall");
+        await typeAndSend(s, "again");
+        await s.waitForDisplay(1, "Back.");
+        assert.match(bodies(s)[1].messages[1].content[0].text, /^Half a th/);
+      },
+      { setup: { stream_idle_timeout: 1 } },
+    );
   });
 
   it("a content block of an unknown type is skipped with a notice; the reply goes on", async () => {
@@ -249,7 +292,18 @@ describe(`daily use (${nv.version})`, () => {
       s.mock.reply(
         response([
           { text: "Before." },
-          { steps: [{ event: { type: "content_block_start", index: 1, content_block: { type: "fancy_new_tool_result", tool_use_id: "x", content: [] } } }, { event: { type: "content_block_stop", index: 1 } }] },
+          {
+            steps: [
+              {
+                event: {
+                  type: "content_block_start",
+                  index: 1,
+                  content_block: { type: "fancy_new_tool_result", tool_use_id: "x", content: [] },
+                },
+              },
+              { event: { type: "content_block_stop", index: 1 } },
+            ],
+          },
           { text: "After." },
         ]),
         textReply("Next."),
@@ -260,7 +314,10 @@ describe(`daily use (${nv.version})`, () => {
       assert.match(shown, /Before\.\nAfter\.\nℹ skipped a "fancy_new_tool_result" block this version of tine does not know/);
       await typeAndSend(s, "more");
       await s.waitForDisplay(1, "Next.");
-      assert.deepEqual(bodies(s)[1].messages[1].content.map((b: any) => b.text), ["Before.", "After."]);
+      assert.deepEqual(
+        bodies(s)[1].messages[1].content.map((b: any) => b.text),
+        ["Before.", "After."],
+      );
     });
   });
 
@@ -289,17 +346,25 @@ describe(`daily use (${nv.version})`, () => {
   });
 
   it("an error thrown in the host outside any request is logged and reported; the host and its threads go on", async () => {
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("Still here."));
-      await s.cmd("Tine");
-      await s.lua("require('tine.host').request('test_throw')");
-      await s.until("the report", async () => /tine: internal error \(uncaught exception\): a test error outside any request/.test(await lastNote(s)));
-      const log = await s.lua<string>("return require('tine.host').log_path()");
-      await s.until("the log", async () => readFileSync(log, "utf8").includes("uncaught exception: Error: a test error outside any request"));
-      assert.equal(await s.lua("return require('tine.host').running()"), true);
-      await typeAndSend(s, "are you alive?");
-      await s.waitForDisplay(1, "Still here.");
-    }, { env: { TINE_TEST_HOOKS: "1" } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("Still here."));
+        await s.cmd("Tine");
+        await s.lua("require('tine.host').request('test_throw')");
+        await s.until("the report", async () =>
+          /tine: internal error \(uncaught exception\): a test error outside any request/.test(await lastNote(s)),
+        );
+        const log = await s.lua<string>("return require('tine.host').log_path()");
+        await s.until("the log", async () =>
+          readFileSync(log, "utf8").includes("uncaught exception: Error: a test error outside any request"),
+        );
+        assert.equal(await s.lua("return require('tine.host').running()"), true);
+        await typeAndSend(s, "are you alive?");
+        await s.waitForDisplay(1, "Still here.");
+      },
+      { env: { TINE_TEST_HOOKS: "1" } },
+    );
   });
 
   it("setup() reports a bad option at once, naming it, and keeps the default", async () => {
@@ -311,7 +376,10 @@ describe(`daily use (${nv.version})`, () => {
       assert.match(note, /setup: unknown option "bash_timout"/);
       assert.equal(await s.lua("return require('tine.config').options.fork_open"), "vsplit");
       await s.cmd("Tine");
-      assert.ok((await tabWindows(s)).some((n) => n.endsWith("/input")), "the plugin still works");
+      assert.ok(
+        (await tabWindows(s)).some((n) => n.endsWith("/input")),
+        "the plugin still works",
+      );
     });
   });
 

@@ -1,9 +1,9 @@
 /** Forks that come back: discard, promote, report; background forks; idle time-outs; branch diff. */
 import assert from "node:assert/strict";
-import { describe, inject, it } from "vitest";
 import { rmSync } from "node:fs";
-import { projectDir, withNeovim, type Session } from "../helpers/neovim.ts";
-import { typeAndSend, bodies, texts } from "../helpers/chat-driver.ts";
+import { describe, inject, it } from "vitest";
+import { bodies, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { projectDir, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -26,12 +26,20 @@ describe(`forks that come back (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       const { fork } = await parentAndFork(s);
       const shown = await s.display(fork);
-      assert.match(shown, /^⑂ Forked from "main question" at message 2 · gp: go to parent\n  ends with: gR report to it · gP promote into it · gD discard/);
+      assert.match(
+        shown,
+        /^⑂ Forked from "main question" at message 2 · gp: go to parent\n  ends with: gR report to it · gP promote into it · gD discard/,
+      );
       await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(fork)).bufnr);
       await s.keys("gD");
       await s.until("the fork to go", async () => !(await s.threads()).some((t) => t.id === fork));
       assert.match(await lastNote(s), /main question ⑂1 was discarded/);
-      assert.ok(!(await s.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())")).some((n) => n.startsWith("tine://2/")), "its buffers are gone");
+      assert.ok(
+        !(await s.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())")).some((n) =>
+          n.startsWith("tine://2/"),
+        ),
+        "its buffers are gone",
+      );
       await s.cmd("Tine threads!");
       const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
       const lines = await s.lines(list);
@@ -62,7 +70,12 @@ describe(`forks that come back (${nv.version})`, () => {
       const threads = await s.threads();
       const branch = threads.find((t) => t.parent_id === parent)!;
       assert.ok(branch, "the old tail is a fork of the parent");
-      assert.deepEqual(texts(await s.lua<any[]>("return require('tine').messages(...)", branch.id)), ["main question", "Parent answer.", "parent continues", "Parent goes on."]);
+      assert.deepEqual(texts(await s.lua<any[]>("return require('tine').messages(...)", branch.id)), [
+        "main question",
+        "Parent answer.",
+        "parent continues",
+        "Parent goes on.",
+      ]);
       s.mock.reply(textReply("Continued from the fork."));
       await s.lua("require('tine').open(...)", parent);
       await typeAndSend(s, "next");
@@ -80,7 +93,10 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.waitForDisplay(3, "Second fork answer.\n── end_turn");
       const second = (await s.thread(3)).id;
       await s.lua("require('tine').report(..., 'Tangent one: the cache is the bottleneck.')", fork);
-      await s.waitForDisplay(parent, '📨 Report from "main question ⑂1" goes with your next message: Tangent one: the cache is the bottleneck.');
+      await s.waitForDisplay(
+        parent,
+        '📨 Report from "main question ⑂1" goes with your next message: Tangent one: the cache is the bottleneck.',
+      );
       s.mock.reply(textReply("Summary: tangent two found nothing new."));
       await s.lua("require('tine').open(...)", second);
       await s.cmd("Tine fork report");
@@ -90,7 +106,10 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.lua("require('tine').open(...)", parent);
       await typeAndSend(s, "what did the forks find?");
       await s.waitForDisplay(parent, "Thanks for both.");
-      const last = bodies(s).at(-1).messages.at(-1).content.map((b: any) => b.text);
+      const last = bodies(s)
+        .at(-1)
+        .messages.at(-1)
+        .content.map((b: any) => b.text);
       assert.deepEqual(last, [
         '<fork-report from="main question ⑂1">\nTangent one: the cache is the bottleneck.\n</fork-report>',
         '<fork-report from="main question ⑂2">\nSummary: tangent two found nothing new.\n</fork-report>',
@@ -119,7 +138,10 @@ describe(`forks that come back (${nv.version})`, () => {
       assert.equal(await s.lua<number>("return #vim.api.nvim_list_wins()"), windowsBefore, "no window opened");
       await s.cmd("Tine threads");
       const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-      await s.until("both running in the list", async () => (await s.lines(list)).filter((l) => l.includes("streaming (background)")).length === 2);
+      await s.until(
+        "both running in the list",
+        async () => (await s.lines(list)).filter((l) => l.includes("streaming (background)")).length === 2,
+      );
       assert.equal(await s.lua("return require('tine').current()"), parent, "the parent stays the active thread");
       s.mock.release("b");
       s.mock.release("a");
@@ -128,21 +150,29 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.lua("require('tine').open(...)", parent);
       await typeAndSend(s, "and?");
       await s.waitForDisplay(parent, "Got both.");
-      const sent = bodies(s).at(-1).messages.at(-1).content.map((b: any) => b.text).join("\n");
+      const sent = bodies(s)
+        .at(-1)
+        .messages.at(-1)
+        .content.map((b: any) => b.text)
+        .join("\n");
       assert.match(sent, /<fork-report from="main question ⑂\d">\nBackground A result\.\n<\/fork-report>/);
       assert.match(sent, /<fork-report from="main question ⑂\d">\nBackground B result\.\n<\/fork-report>/);
     });
   });
 
   it("a fork idle past fork_idle_timeout gets the wrap-up prompt in its next request", async () => {
-    await withNeovim(nv, async (s) => {
-      await parentAndFork(s);
-      s.mock.reply(textReply("Wrapping up: the tangent showed X."));
-      await s.until("the wrap-up request", async () => s.mock.requests.length === 3, 10_000);
-      const asked = texts(bodies(s)[2].messages).at(-1)!;
-      assert.match(asked, /^\[tine\] This fork has been idle for 0\.01 minutes\. Wrap up/);
-      await s.waitForDisplay(2, "Wrapping up: the tangent showed X.");
-    }, { setup: { fork_idle_timeout: 0.01 } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await parentAndFork(s);
+        s.mock.reply(textReply("Wrapping up: the tangent showed X."));
+        await s.until("the wrap-up request", async () => s.mock.requests.length === 3, 10_000);
+        const asked = texts(bodies(s)[2].messages).at(-1)!;
+        assert.match(asked, /^\[tine\] This fork has been idle for 0\.01 minutes\. Wrap up/);
+        await s.waitForDisplay(2, "Wrapping up: the tangent showed X.");
+      },
+      { setup: { fork_idle_timeout: 0.01 } },
+    );
   });
 
   it(":Tine diff in a fork opens both branches from their common ancestor side by side, in diff mode", async () => {
@@ -157,7 +187,13 @@ describe(`forks that come back (${nv.version})`, () => {
         end, vim.api.nvim_tabpage_list_wins(0))`);
       assert.equal(panes.length, 2);
       assert.ok(panes.every((p) => p.diff));
-      assert.deepEqual(panes[0]!.lines.slice(0, 5), ["main question ⑂1 · after 2 shared messages", "", "── message 3 · You ──", "explore a tangent", ""]);
+      assert.deepEqual(panes[0]!.lines.slice(0, 5), [
+        "main question ⑂1 · after 2 shared messages",
+        "",
+        "── message 3 · You ──",
+        "explore a tangent",
+        "",
+      ]);
       assert.deepEqual(panes[1]!.lines, ["main question · after 2 shared messages", ""]);
     });
   });
@@ -177,7 +213,10 @@ describe(`forks that come back (${nv.version})`, () => {
       assert.deepEqual(texts(bodies(s)[2].messages).at(-1), "try the recursive version");
       assert.equal((await s.thread(2)).parent_id, (await s.thread(1)).id);
       // Every thread is offered the same tools, so a fork's requests keep its parent's cached prefix.
-      assert.deepEqual(bodies(s)[2].tools.map((t: any) => t.name), bodies(s)[0].tools.map((t: any) => t.name));
+      assert.deepEqual(
+        bodies(s)[2].tools.map((t: any) => t.name),
+        bodies(s)[0].tools.map((t: any) => t.name),
+      );
     });
   });
 
@@ -195,10 +234,17 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.lua("require('tine').open(...)", parent);
       await typeAndSend(s, "carry on");
       await s.waitForDisplay(parent, "Understood.");
-      const sent = bodies(s).at(-2).messages.at(-1).content.map((b: any) => b.text);
+      const sent = bodies(s)
+        .at(-2)
+        .messages.at(-1)
+        .content.map((b: any) => b.text);
       assert.deepEqual(sent, ['<fork-report from="main question ⑂1">\nThe tangent found a 2x speed-up.\n</fork-report>', "carry on"]);
       assert.deepEqual(bodies(s).at(-1).messages.at(-1).content[0], {
-        type: "tool_result", tool_use_id: "xf1", content: "exit_fork works only in a fork, and this thread is not one.", is_error: true, cache_control: { type: "ephemeral" },
+        type: "tool_result",
+        tool_use_id: "xf1",
+        content: "exit_fork works only in a fork, and this thread is not one.",
+        is_error: true,
+        cache_control: { type: "ephemeral" },
       });
     });
   });
@@ -234,7 +280,11 @@ describe(`forks that come back (${nv.version})`, () => {
 
   it("a background fork that needs an approval waits, shows it in the list and says so once; opened, it is an ordinary fork", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("Parent answer."), response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "echo bg" } } }]), textReply("Background done."));
+      s.mock.reply(
+        textReply("Parent answer."),
+        response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "echo bg" } } }]),
+        textReply("Background done."),
+      );
       await s.cmd("Tine");
       await typeAndSend(s, "main question");
       await s.waitForDisplay(1, "Parent answer.\n── end_turn");
@@ -242,7 +292,9 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.until("the notice", async () => /\(in the background\) waits for your approval/.test(await lastNote(s)));
       await s.cmd("Tine threads");
       const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-      const line = await s.until("waiting in the list", async () => (await s.lines(list)).some((l) => l.includes("waiting (background)"))).then(async () => (await s.lines(list)).findIndex((l) => l.includes("waiting (background)")));
+      const line = await s
+        .until("waiting in the list", async () => (await s.lines(list)).some((l) => l.includes("waiting (background)")))
+        .then(async () => (await s.lines(list)).findIndex((l) => l.includes("waiting (background)")));
       await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", line + 1);
       await s.keys("<CR>");
       const bg = (await s.threads())[1]!;
@@ -271,7 +323,10 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.until("discarded", async () => !(await s.threads()).some((t) => t.id === fork));
       await s.cmd("Tine threads");
       const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", (await s.lines(list)).findIndex((l) => l.includes("⑂ main question ⑂2")) + 1);
+      await s.lua(
+        "vim.api.nvim_win_set_cursor(0, { ..., 0 })",
+        (await s.lines(list)).findIndex((l) => l.includes("⑂ main question ⑂2")) + 1,
+      );
       await s.keys("gR");
       await s.until("reported", async () => !(await s.threads()).some((t) => t.id === second));
       await s.waitForDisplay(parent, '📨 Report from "main question ⑂2" goes with your next message: Summary of the second.');
@@ -287,38 +342,52 @@ describe(`forks that come back (${nv.version})`, () => {
     const cwd = projectDir();
     try {
       let ids: Record<string, string> = {};
-      await withNeovim(nv, async (s) => {
-        const { parent, fork } = await parentAndFork(s);
-        s.mock.reply(textReply("Grandchild answer."), textReply("Parent goes on."), textReply("Late fork answer."));
-        await typeAndSend(s, "@fork deeper");
-        await s.waitForDisplay(3, "Grandchild answer.\n── end_turn");
-        await s.lua("require('tine').open(...)", parent);
-        await typeAndSend(s, "parent continues");
-        await s.waitForDisplay(parent, "Parent goes on.\n── end_turn");
-        await typeAndSend(s, "@fork late");
-        await s.waitForDisplay(4, "Late fork answer.\n── end_turn");
-        ids = { parent, fork, grandchild: (await s.thread(3)).id, late: (await s.thread(4)).id };
-        await s.lua("require('tine').promote(...)", fork);
-        await s.until("the promote", async () => !(await s.threads()).some((t) => t.id === fork));
-        const tree = Object.fromEntries((await s.threads()).map((t) => [t.id, t.parent_id]));
-        ids["branch"] = (await s.threads()).find((t) => t.parent_id === parent && t.id !== ids["late"] && t.id !== ids["grandchild"])!.id;
-        assert.equal(tree[ids["grandchild"]!], parent);
-        assert.equal(tree[ids["late"]!], ids["branch"]);
-      }, { cwd });
-      await withNeovim(nv, async (s) => {
-        await s.cmd("Tine threads");
-        const tree = Object.fromEntries((await s.threads()).map((t) => [t.id, t.parent_id]));
-        assert.equal(tree[ids["grandchild"]!], ids["parent"], "the fork's fork follows its history into the parent");
-        assert.equal(tree[ids["late"]!], ids["branch"], "the old tail's fork stays with the old tail");
-        assert.equal(tree[ids["branch"]!], ids["parent"]);
-        assert.ok(!(ids["fork"]! in tree), "the promoted fork has ended");
-        const id = ids["parent"]!;
-        s.mock.reply(textReply("Continued."));
-        await s.lua("require('tine').open(...)", id);
-        await typeAndSend(s, "next");
-        await s.waitForDisplay(id, "Continued.");
-        assert.deepEqual(texts(bodies(s).at(-1).messages), ["main question", "Parent answer.", "explore a tangent", "Fork answer.", "next"]);
-      }, { cwd });
+      await withNeovim(
+        nv,
+        async (s) => {
+          const { parent, fork } = await parentAndFork(s);
+          s.mock.reply(textReply("Grandchild answer."), textReply("Parent goes on."), textReply("Late fork answer."));
+          await typeAndSend(s, "@fork deeper");
+          await s.waitForDisplay(3, "Grandchild answer.\n── end_turn");
+          await s.lua("require('tine').open(...)", parent);
+          await typeAndSend(s, "parent continues");
+          await s.waitForDisplay(parent, "Parent goes on.\n── end_turn");
+          await typeAndSend(s, "@fork late");
+          await s.waitForDisplay(4, "Late fork answer.\n── end_turn");
+          ids = { parent, fork, grandchild: (await s.thread(3)).id, late: (await s.thread(4)).id };
+          await s.lua("require('tine').promote(...)", fork);
+          await s.until("the promote", async () => !(await s.threads()).some((t) => t.id === fork));
+          const tree = Object.fromEntries((await s.threads()).map((t) => [t.id, t.parent_id]));
+          ids["branch"] = (await s.threads()).find((t) => t.parent_id === parent && t.id !== ids["late"] && t.id !== ids["grandchild"])!.id;
+          assert.equal(tree[ids["grandchild"]!], parent);
+          assert.equal(tree[ids["late"]!], ids["branch"]);
+        },
+        { cwd },
+      );
+      await withNeovim(
+        nv,
+        async (s) => {
+          await s.cmd("Tine threads");
+          const tree = Object.fromEntries((await s.threads()).map((t) => [t.id, t.parent_id]));
+          assert.equal(tree[ids["grandchild"]!], ids["parent"], "the fork's fork follows its history into the parent");
+          assert.equal(tree[ids["late"]!], ids["branch"], "the old tail's fork stays with the old tail");
+          assert.equal(tree[ids["branch"]!], ids["parent"]);
+          assert.ok(!(ids["fork"]! in tree), "the promoted fork has ended");
+          const id = ids["parent"]!;
+          s.mock.reply(textReply("Continued."));
+          await s.lua("require('tine').open(...)", id);
+          await typeAndSend(s, "next");
+          await s.waitForDisplay(id, "Continued.");
+          assert.deepEqual(texts(bodies(s).at(-1).messages), [
+            "main question",
+            "Parent answer.",
+            "explore a tangent",
+            "Fork answer.",
+            "next",
+          ]);
+        },
+        { cwd },
+      );
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -1,16 +1,19 @@
 /** Forking as a user does it: @fork, :ForkThread[!], the thread list's `f`, visual `F`. */
 import assert from "node:assert/strict";
-import { describe, inject, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/thread.ts";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { withNeovim, type Session } from "../helpers/neovim.ts";
-import { typeAndSend, bodies } from "../helpers/chat-driver.ts";
+import { bodies, typeAndSend } from "../helpers/chat-driver.ts";
+import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
-const windows = (s: Session) => s.lua<string[]>(`return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`);
+const windows = (s: Session) =>
+  s.lua<string[]>(
+    `return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`,
+  );
 
 /** A thread with two finished exchanges; returns its id. */
 async function twoExchanges(s: Session) {
@@ -57,7 +60,10 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(1, "Finished block.\nHalf of a block and its end.\n── end_turn");
       assert.equal(s.mock.requests.length, 3, "the source sent no extra request");
       const source = await s.messages(1);
-      assert.deepEqual(source[3].content, [{ type: "text", text: "Finished block." }, { type: "text", text: "Half of a block and its end." }]);
+      assert.deepEqual(source[3].content, [
+        { type: "text", text: "Finished block." },
+        { type: "text", text: "Half of a block and its end." },
+      ]);
       assert.ok(!(await s.display(1)).includes("Clone answer."));
     });
   });
@@ -89,7 +95,9 @@ describe(`fork (${nv.version})`, () => {
   it("@fork while an approved tool runs: the clone is told the tool was still running; the source gets its real result", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(
-        response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "while [ ! -f go ]; do sleep 0.02; done; echo finished" } } }]),
+        response([
+          { toolUse: { id: "b1", name: "bash_command", input: { command: "while [ ! -f go ]; do sleep 0.02; done; echo finished" } } },
+        ]),
         textReply("Forked reply."),
         textReply("Source reply."),
       );
@@ -102,7 +110,12 @@ describe(`fork (${nv.version})`, () => {
       await s.lua("vim.cmd('wincmd j')");
       await typeAndSend(s, "@fork meanwhile");
       await s.waitForDisplay(2, "Forked reply.");
-      assert.deepEqual(bodies(s)[1].messages.at(-1).content[0], { type: "tool_result", tool_use_id: "b1", content: STILL_RUNNING_WHEN_FORKED, is_error: true });
+      assert.deepEqual(bodies(s)[1].messages.at(-1).content[0], {
+        type: "tool_result",
+        tool_use_id: "b1",
+        content: STILL_RUNNING_WHEN_FORKED,
+        is_error: true,
+      });
       writeFileSync(join(s.cwd, "go"), "");
       await s.waitForDisplay(1, "Source reply.");
       assert.equal(bodies(s)[2].messages.at(-1).content[0].content, "finished\n");
@@ -124,21 +137,30 @@ describe(`fork (${nv.version})`, () => {
   });
 
   it(":ForkThread opens the clone in a new window beside the source (vsplit), titled after it", async () => {
-    await withNeovim(nv, async (s) => {
-      await s.lua("vim.o.columns = 240");
-      await twoExchanges(s);
-      const before = (await windows(s)).length;
-      s.mock.reply(textReply("Branch reply."));
-      await s.cmd("ForkThread a different angle");
-      await s.waitForDisplay(2, "Branch reply.");
-      const wins = await windows(s);
-      assert.equal(wins.length, before + 2, "a display and an input window for the clone");
-      assert.ok(wins.some((n) => /^tine:\/\/2\/first question ⑂1$/.test(n)));
-      assert.ok(wins.some((n) => /^tine:\/\/1\//.test(n)), "the source stays open");
-      const marks = await s.lua<any[]>(`return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`);
-      assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
-      assert.equal(marks[0][3].virt_text[0][0], "⑂ first question ⑂1");
-    }, { setup: { sidebar: { width: 120 } } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.lua("vim.o.columns = 240");
+        await twoExchanges(s);
+        const before = (await windows(s)).length;
+        s.mock.reply(textReply("Branch reply."));
+        await s.cmd("ForkThread a different angle");
+        await s.waitForDisplay(2, "Branch reply.");
+        const wins = await windows(s);
+        assert.equal(wins.length, before + 2, "a display and an input window for the clone");
+        assert.ok(wins.some((n) => /^tine:\/\/2\/first question ⑂1$/.test(n)));
+        assert.ok(
+          wins.some((n) => /^tine:\/\/1\//.test(n)),
+          "the source stays open",
+        );
+        const marks = await s.lua<any[]>(
+          `return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`,
+        );
+        assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
+        assert.equal(marks[0][3].virt_text[0][0], "⑂ first question ⑂1");
+      },
+      { setup: { sidebar: { width: 120 } } },
+    );
   });
 
   it("forks never squeeze windows below a usable width: too narrow to split, the fork takes the source's windows", async () => {
@@ -164,16 +186,26 @@ describe(`fork (${nv.version})`, () => {
       const source = (await s.thread(1)).id;
       for (let i = 1; i <= 12; i++) await s.lua("require('tine').fork(..., '', { at_message = 1 })", source);
       const src = await s.thread(1);
-      const marks = await s.lua<any[]>(`return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`, src.bufnr);
+      const marks = await s.lua<any[]>(
+        `return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`,
+        src.bufnr,
+      );
       assert.equal(marks.length, 1);
       const text: string = marks[0][3].virt_text[0][0];
-      assert.deepEqual(text.split("  ").map((t) => t.replace("⑂ first question ⑂", "")), ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]);
+      assert.deepEqual(
+        text.split("  ").map((t) => t.replace("⑂ first question ⑂", "")),
+        ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"],
+      );
       // From the mark, gb offers the forks taken there and opens the one picked, display and input together.
       await s.lua("require('tine').open(...)", source);
-      await s.lua(`local buf, line = ...
+      await s.lua(
+        `local buf, line = ...
         vim.ui.select = function(items, opts, cb) cb(items[3]) end
         vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1])
-        vim.api.nvim_win_set_cursor(0, { line + 1, 0 })`, src.bufnr, marks[0][1]);
+        vim.api.nvim_win_set_cursor(0, { line + 1, 0 })`,
+        src.bufnr,
+        marks[0][1],
+      );
       await s.keys("gb");
       const third = await s.thread(4);
       assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), third.bufnr);
@@ -206,7 +238,10 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(2, "From the list.");
       await s.until("the tree", async () => (await s.lines(list)).join("\n").includes("  ⑂ first question ⑂1"));
       assert.equal(bodies(s)[2].messages.at(-1).content[0].text, "list prompt");
-      assert.ok((await windows(s)).some((n) => n.startsWith("tine://2/")), "the clone opened in a window");
+      assert.ok(
+        (await windows(s)).some((n) => n.startsWith("tine://2/")),
+        "the clone opened in a window",
+      );
     });
   });
 
@@ -218,7 +253,10 @@ describe(`fork (${nv.version})`, () => {
       await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("First answer.") + 1);
       await s.cmd("ForkThread! try again");
       await s.waitForDisplay(2, "Alternative first answer.");
-      assert.deepEqual(bodies(s)[2].messages.map((m: any) => m.content[0].text), ["first question", "First answer.", "try again"]);
+      assert.deepEqual(
+        bodies(s)[2].messages.map((m: any) => m.content[0].text),
+        ["first question", "First answer.", "try again"],
+      );
       assert.equal((await s.messages(1)).length, 4, "the source is unchanged");
       await s.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('tine').threads()[2].bufnr)[1])`);
       await s.keys("gp");
@@ -266,7 +304,10 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(id, "api fork");
       await s.lua("require('tine').send(..., '@fork via send')", source);
       await s.waitForDisplay(3, "send fork");
-      assert.deepEqual((await s.threads()).map((t) => t.parent_id), [null, source, source]);
+      assert.deepEqual(
+        (await s.threads()).map((t) => t.parent_id),
+        [null, source, source],
+      );
       assert.equal(bodies(s)[3].messages.at(-1).content[0].text, "via send");
     });
   });

@@ -4,8 +4,8 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync
 import { join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
 import { SESSION_ENDED_BEFORE_TOOL_RAN } from "../../node/store/replay.ts";
-import { projectDir, withNeovim, type Session } from "../helpers/neovim.ts";
-import { typeAndSend, bodies, texts } from "../helpers/chat-driver.ts";
+import { bodies, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { projectDir, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -14,7 +14,11 @@ const dataDir = (cwd: string) => join(cwd, ".data", "nvim", "tine");
 function transcripts(cwd: string): string[] {
   const root = join(dataDir(cwd), "projects");
   if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((p) => readdirSync(join(root, p)).filter((f) => f.endsWith(".jsonl")).map((f) => join(root, p, f)));
+  return readdirSync(root).flatMap((p) =>
+    readdirSync(join(root, p))
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(root, p, f)),
+  );
 }
 async function openList(s: Session): Promise<number> {
   await s.cmd("Tine threads");
@@ -51,18 +55,22 @@ describe(`storage (${nv.version})`, () => {
     const cwd = project();
     let rootId = "";
     let forkId = "";
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("First answer."), textReply("Fork answer."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "plan the refactor\nwith details");
-      await s.waitForDisplay(1, "First answer.\n── end_turn");
-      await s.waitForStatus(1, "idle");
-      rootId = (await s.thread(1)).id;
-      await typeAndSend(s, "@fork try another way");
-      await s.waitForDisplay(2, "Fork answer.");
-      forkId = (await s.thread(2)).id;
-      assert.equal((await s.thread(1)).title, "plan the refactor", "titled from the first line of the first message");
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("First answer."), textReply("Fork answer."));
+        await s.cmd("Tine");
+        await typeAndSend(s, "plan the refactor\nwith details");
+        await s.waitForDisplay(1, "First answer.\n── end_turn");
+        await s.waitForStatus(1, "idle");
+        rootId = (await s.thread(1)).id;
+        await typeAndSend(s, "@fork try another way");
+        await s.waitForDisplay(2, "Fork answer.");
+        forkId = (await s.thread(2)).id;
+        assert.equal((await s.thread(1)).title, "plan the refactor", "titled from the first line of the first message");
+      },
+      { cwd },
+    );
     assert.equal(transcripts(cwd).length, 2);
     for (const f of transcripts(cwd)) {
       assert.equal(statSync(f).mode & 0o777, 0o600);
@@ -70,31 +78,56 @@ describe(`storage (${nv.version})`, () => {
     }
     assert.equal(statSync(join(dataDir(cwd), "projects")).mode & 0o777, 0o700);
 
-    await withNeovim(nv, async (s) => {
-      const list = await openList(s);
-      const lines = await s.lines(list);
-      assert.match(lines[0]!, /^  plan the refactor  ○ stored · 2 msgs · \d\d:\d\d$/);
-      assert.match(lines[1]!, /^    ⑂ plan the refactor ⑂1  ○ stored · 4 msgs/);
-      const threads = await s.threads();
-      assert.deepEqual(threads.map((t) => [t.id, t.status, t.parent_id]), [[rootId, "stored", null], [forkId, "stored", rootId]]);
-      // Opening the fork from the list loads it with its whole history and the parent's prefix.
-      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", 2);
-      await s.keys("<CR>");
-      await s.waitForDisplay(forkId, /^⑂ Forked from "plan the refactor" at message 2/);
-      const shown = await s.waitForDisplay(forkId, "Fork answer.");
-      assert.match(shown, /## You\nplan the refactor\nwith details\n\n## Claude\nFirst answer\.[\s\S]*## You\ntry another way\n\n## Claude\nFork answer\./);
-      assert.equal((await s.thread(forkId)).status, "idle");
-      assert.equal((await s.thread(rootId)).status, "stored", "its parent is not loaded");
-      s.mock.reply(textReply("Continued."));
-      await typeAndSend(s, "and then?");
-      await s.waitForDisplay(forkId, "Continued.");
-      assert.deepEqual(texts(bodies(s)[0].messages), ["plan the refactor\nwith details", "First answer.", "try another way", "Fork answer.", "and then?"]);
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        const list = await openList(s);
+        const lines = await s.lines(list);
+        assert.match(lines[0]!, /^  plan the refactor  ○ stored · 2 msgs · \d\d:\d\d$/);
+        assert.match(lines[1]!, /^    ⑂ plan the refactor ⑂1  ○ stored · 4 msgs/);
+        const threads = await s.threads();
+        assert.deepEqual(
+          threads.map((t) => [t.id, t.status, t.parent_id]),
+          [
+            [rootId, "stored", null],
+            [forkId, "stored", rootId],
+          ],
+        );
+        // Opening the fork from the list loads it with its whole history and the parent's prefix.
+        await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", 2);
+        await s.keys("<CR>");
+        await s.waitForDisplay(forkId, /^⑂ Forked from "plan the refactor" at message 2/);
+        const shown = await s.waitForDisplay(forkId, "Fork answer.");
+        assert.match(
+          shown,
+          /## You\nplan the refactor\nwith details\n\n## Claude\nFirst answer\.[\s\S]*## You\ntry another way\n\n## Claude\nFork answer\./,
+        );
+        assert.equal((await s.thread(forkId)).status, "idle");
+        assert.equal((await s.thread(rootId)).status, "stored", "its parent is not loaded");
+        s.mock.reply(textReply("Continued."));
+        await typeAndSend(s, "and then?");
+        await s.waitForDisplay(forkId, "Continued.");
+        assert.deepEqual(texts(bodies(s)[0].messages), [
+          "plan the refactor\nwith details",
+          "First answer.",
+          "try another way",
+          "Fork answer.",
+          "and then?",
+        ]);
+      },
+      { cwd },
+    );
   });
 
   it("SIGKILL of the host mid-stream: after :Tine restart the finished blocks are there and the next send is valid", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ text: "Finished block." }, { toolUse: { id: "t1", name: "get_file", input: { path: "hello.txt" } } }, { text: "never finished", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      s.mock.reply(
+        response([
+          { text: "Finished block." },
+          { toolUse: { id: "t1", name: "get_file", input: { path: "hello.txt" } } },
+          { text: "never finished", holdInside: { hold: "h", afterDeltas: 1 } },
+        ]),
+      );
       await s.cmd("Tine");
       await typeAndSend(s, "go");
       await s.mock.reached("h");
@@ -120,61 +153,82 @@ describe(`storage (${nv.version})`, () => {
   it("kill -9 of Neovim while tools wait: the finished tool's result is kept, the other answered as never run", async () => {
     const cwd = project();
     let id = "";
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ toolUse: { id: "r1", name: "get_file", input: { path: "hello.txt" } } }, { toolUse: { id: "b1", name: "bash_command", input: { command: "echo never" } } }]));
-      await s.cmd("Tine");
-      await typeAndSend(s, "read and run");
-      await s.waitForDisplay(1, "awaiting approval");
-      id = (await s.thread(1)).id;
-      await s.waitForDisplay(1, "✓ done");
-      const hostPid = await s.lua<number>("return require('tine.host').pid()");
-      await s.killNeovim();
-      // Its host sees its input end and exits; until then it still holds the thread's lock.
-      await s.until("the host to exit", async () => !alive(hostPid));
-    }, { cwd });
-    await withNeovim(nv, async (s) => {
-      await s.lua("require('tine').open(...)", id);
-      await s.waitForDisplay(id, "read and run");
-      const last = (await s.messages(id)).at(-1);
-      assert.deepEqual(last.content, [
-        { type: "tool_result", tool_use_id: "r1", content: "hello from a fixture\n" },
-        { type: "tool_result", tool_use_id: "b1", content: SESSION_ENDED_BEFORE_TOOL_RAN, is_error: true },
-      ]);
-      s.mock.reply(textReply("Resumed."));
-      await typeAndSend(s, "go on");
-      await s.waitForDisplay(id, "Resumed.");
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(
+          response([
+            { toolUse: { id: "r1", name: "get_file", input: { path: "hello.txt" } } },
+            { toolUse: { id: "b1", name: "bash_command", input: { command: "echo never" } } },
+          ]),
+        );
+        await s.cmd("Tine");
+        await typeAndSend(s, "read and run");
+        await s.waitForDisplay(1, "awaiting approval");
+        id = (await s.thread(1)).id;
+        await s.waitForDisplay(1, "✓ done");
+        const hostPid = await s.lua<number>("return require('tine.host').pid()");
+        await s.killNeovim();
+        // Its host sees its input end and exits; until then it still holds the thread's lock.
+        await s.until("the host to exit", async () => !alive(hostPid));
+      },
+      { cwd },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.lua("require('tine').open(...)", id);
+        await s.waitForDisplay(id, "read and run");
+        const last = (await s.messages(id)).at(-1);
+        assert.deepEqual(last.content, [
+          { type: "tool_result", tool_use_id: "r1", content: "hello from a fixture\n" },
+          { type: "tool_result", tool_use_id: "b1", content: SESSION_ENDED_BEFORE_TOOL_RAN, is_error: true },
+        ]);
+        s.mock.reply(textReply("Resumed."));
+        await typeAndSend(s, "go on");
+        await s.waitForDisplay(id, "Resumed.");
+      },
+      { cwd },
+    );
   });
 
   it("a second Neovim on the same project opens a thread the first is writing read-only, and can fork it", async () => {
     const cwd = project();
-    await withNeovim(nv, async (first) => {
-      first.mock.reply(textReply("Written by the first."));
-      await first.cmd("Tine");
-      await typeAndSend(first, "hello from one");
-      await first.waitForDisplay(1, "Written by the first.\n── end_turn");
-      const id = (await first.thread(1)).id;
-      const firstPid = await first.lua<number>("return require('tine.host').pid()");
-      await withNeovim(nv, async (second) => {
-        await second.cmd("Tine threads");
-        assert.equal((await second.thread(id)).status, "stored");
-        await second.lua("require('tine').open(...)", id);
-        await second.waitForDisplay(id, `Open for writing in another Neovim (pid ${firstPid})`);
-        assert.equal((await second.thread(id)).status, "busy");
-        assert.match((await second.notifications()).at(-1)!.msg, new RegExp(`pid ${firstPid}\\): it is read-only here`));
-        // A send is refused with the reason and the text stays in the input.
-        await typeAndSend(second, "may I?");
-        assert.match((await second.notifications()).at(-1)!.msg, /read-only here; fork it to continue/);
-        assert.deepEqual(await second.lines((await second.thread(id)).input_bufnr), ["may I?"]);
-        const list = await openList(second);
-        await listLine(second, list, `busy (pid ${firstPid})`);
-        // Forking is allowed: the fork has its own file.
-        second.mock.reply(textReply("Forked in two."));
-        const fork = await second.lua<string>("return require('tine').fork(..., 'my own branch')", id);
-        await second.waitForDisplay(fork, "Forked in two.");
-        assert.deepEqual(texts(bodies(second)[0].messages), ["hello from one", "Written by the first.", "my own branch"]);
-      }, { cwd });
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (first) => {
+        first.mock.reply(textReply("Written by the first."));
+        await first.cmd("Tine");
+        await typeAndSend(first, "hello from one");
+        await first.waitForDisplay(1, "Written by the first.\n── end_turn");
+        const id = (await first.thread(1)).id;
+        const firstPid = await first.lua<number>("return require('tine.host').pid()");
+        await withNeovim(
+          nv,
+          async (second) => {
+            await second.cmd("Tine threads");
+            assert.equal((await second.thread(id)).status, "stored");
+            await second.lua("require('tine').open(...)", id);
+            await second.waitForDisplay(id, `Open for writing in another Neovim (pid ${firstPid})`);
+            assert.equal((await second.thread(id)).status, "busy");
+            assert.match((await second.notifications()).at(-1)!.msg, new RegExp(`pid ${firstPid}\\): it is read-only here`));
+            // A send is refused with the reason and the text stays in the input.
+            await typeAndSend(second, "may I?");
+            assert.match((await second.notifications()).at(-1)!.msg, /read-only here; fork it to continue/);
+            assert.deepEqual(await second.lines((await second.thread(id)).input_bufnr), ["may I?"]);
+            const list = await openList(second);
+            await listLine(second, list, `busy (pid ${firstPid})`);
+            // Forking is allowed: the fork has its own file.
+            second.mock.reply(textReply("Forked in two."));
+            const fork = await second.lua<string>("return require('tine').fork(..., 'my own branch')", id);
+            await second.waitForDisplay(fork, "Forked in two.");
+            assert.deepEqual(texts(bodies(second)[0].messages), ["hello from one", "Written by the first.", "my own branch"]);
+          },
+          { cwd },
+        );
+      },
+      { cwd },
+    );
   });
 
   it("rename (list r, :Tine rename), delete with confirmation (list D), :Tine resume", async () => {
@@ -188,13 +242,21 @@ describe(`storage (${nv.version})`, () => {
       await s.waitForDisplay(2, "B.\n── end_turn");
       await s.cmd("Tine rename The beta thread");
       assert.equal((await s.thread(2)).title, "The beta thread");
-      await s.until("the buffer name", async () => /^tine:\/\/2\/The beta thread$/.test(await s.lua<string>("return vim.api.nvim_buf_get_name(...)", (await s.thread(2)).bufnr)));
+      await s.until("the buffer name", async () =>
+        /^tine:\/\/2\/The beta thread$/.test(await s.lua<string>("return vim.api.nvim_buf_get_name(...)", (await s.thread(2)).bufnr)),
+      );
       const list = await openList(s);
-      await s.lua("vim.ui.input = function(opts, cb) cb('Alpha renamed') end; vim.api.nvim_win_set_cursor(0, { ..., 0 })", await listLine(s, list, "alpha"));
+      await s.lua(
+        "vim.ui.input = function(opts, cb) cb('Alpha renamed') end; vim.api.nvim_win_set_cursor(0, { ..., 0 })",
+        await listLine(s, list, "alpha"),
+      );
       await s.keys("r");
       await listLine(s, list, "Alpha renamed");
       // D asks first: "Cancel" keeps the thread.
-      await s.lua("vim.fn.confirm = function() return 2 end; vim.api.nvim_win_set_cursor(0, { ..., 0 })", await listLine(s, list, "Alpha renamed"));
+      await s.lua(
+        "vim.fn.confirm = function() return 2 end; vim.api.nvim_win_set_cursor(0, { ..., 0 })",
+        await listLine(s, list, "Alpha renamed"),
+      );
       await s.keys("D");
       assert.equal((await s.threads()).length, 2);
       await s.lua("vim.fn.confirm = function() return 1 end");
@@ -210,66 +272,89 @@ describe(`storage (${nv.version})`, () => {
 
   it("renames and deletions are stored: after a restart the list matches; a deleted parent's fork keeps its history", async () => {
     const cwd = project();
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("Root answer."), textReply("Fork answer."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "root question");
-      await s.waitForDisplay(1, "Root answer.\n── end_turn");
-      await typeAndSend(s, "@fork fork question");
-      await s.waitForDisplay(2, "Fork answer.\n── end_turn");
-      await s.lua("require('tine').rename(..., 'Named fork')", (await s.thread(2)).id);
-      await s.lua("require('tine').delete(...)", (await s.thread(1)).id);
-    }, { cwd });
-    await withNeovim(nv, async (s) => {
-      const list = await openList(s);
-      assert.deepEqual((await s.threads()).map((t) => t.title), ["Named fork"]);
-      assert.match((await s.lines(list))[0]!, /^  Named fork  ○ stored · 4 msgs/);
-      s.mock.reply(textReply("Still whole."));
-      const id = (await s.threads())[0]!.id;
-      await s.lua("require('tine').open(...)", id);
-      await typeAndSend(s, "more");
-      await s.waitForDisplay(id, "Still whole.");
-      assert.deepEqual(texts(bodies(s)[0].messages), ["root question", "Root answer.", "fork question", "Fork answer.", "more"]);
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("Root answer."), textReply("Fork answer."));
+        await s.cmd("Tine");
+        await typeAndSend(s, "root question");
+        await s.waitForDisplay(1, "Root answer.\n── end_turn");
+        await typeAndSend(s, "@fork fork question");
+        await s.waitForDisplay(2, "Fork answer.\n── end_turn");
+        await s.lua("require('tine').rename(..., 'Named fork')", (await s.thread(2)).id);
+        await s.lua("require('tine').delete(...)", (await s.thread(1)).id);
+      },
+      { cwd },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        const list = await openList(s);
+        assert.deepEqual(
+          (await s.threads()).map((t) => t.title),
+          ["Named fork"],
+        );
+        assert.match((await s.lines(list))[0]!, /^  Named fork  ○ stored · 4 msgs/);
+        s.mock.reply(textReply("Still whole."));
+        const id = (await s.threads())[0]!.id;
+        await s.lua("require('tine').open(...)", id);
+        await typeAndSend(s, "more");
+        await s.waitForDisplay(id, "Still whole.");
+        assert.deepEqual(texts(bodies(s)[0].messages), ["root question", "Root answer.", "fork question", "Fork answer.", "more"]);
+      },
+      { cwd },
+    );
   });
 
   it("a stored thread is forked from the list without loading it", async () => {
     const cwd = project();
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("Stored answer."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "stored question");
-      await s.waitForDisplay(1, "Stored answer.\n── end_turn");
-    }, { cwd });
-    await withNeovim(nv, async (s) => {
-      const list = await openList(s);
-      s.mock.reply(textReply("Branch of a stored thread."));
-      await s.lua("vim.ui.input = function(opts, cb) cb('branch it') end; vim.api.nvim_win_set_cursor(0, {1, 0})");
-      await s.keys("f");
-      await s.until("the fork", async () => (await s.threads()).length === 2);
-      const [source, fork] = await s.threads();
-      await s.waitForDisplay(fork!.id, "Branch of a stored thread.");
-      assert.equal(source!.status, "stored", "the source was not loaded");
-      assert.equal(source!.bufnr, null);
-      assert.equal(fork!.parent_id, source!.id);
-      assert.deepEqual(texts(bodies(s)[0].messages), ["stored question", "Stored answer.", "branch it"]);
-      // The fork's file is a pointer plus its own records, not a copy of the source.
-      const forkFile = transcripts(cwd).find((f) => f.includes(fork!.id))!;
-      assert.ok(!readFileSync(forkFile, "utf8").includes("Stored answer."));
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("Stored answer."));
+        await s.cmd("Tine");
+        await typeAndSend(s, "stored question");
+        await s.waitForDisplay(1, "Stored answer.\n── end_turn");
+      },
+      { cwd },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        const list = await openList(s);
+        s.mock.reply(textReply("Branch of a stored thread."));
+        await s.lua("vim.ui.input = function(opts, cb) cb('branch it') end; vim.api.nvim_win_set_cursor(0, {1, 0})");
+        await s.keys("f");
+        await s.until("the fork", async () => (await s.threads()).length === 2);
+        const [source, fork] = await s.threads();
+        await s.waitForDisplay(fork!.id, "Branch of a stored thread.");
+        assert.equal(source!.status, "stored", "the source was not loaded");
+        assert.equal(source!.bufnr, null);
+        assert.equal(fork!.parent_id, source!.id);
+        assert.deepEqual(texts(bodies(s)[0].messages), ["stored question", "Stored answer.", "branch it"]);
+        // The fork's file is a pointer plus its own records, not a copy of the source.
+        const forkFile = transcripts(cwd).find((f) => f.includes(fork!.id))!;
+        assert.ok(!readFileSync(forkFile, "utf8").includes("Stored answer."));
+      },
+      { cwd },
+    );
   });
 
   it("a corrupt transcript is reported in the list and by :checkhealth; the other threads load", async () => {
     const cwd = project();
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("Good answer."), textReply("Other answer."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "good thread");
-      await s.waitForDisplay(1, "Good answer.\n── end_turn");
-      await s.cmd("Tine new");
-      await typeAndSend(s, "damaged thread");
-      await s.waitForDisplay(2, "Other answer.\n── end_turn");
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("Good answer."), textReply("Other answer."));
+        await s.cmd("Tine");
+        await typeAndSend(s, "good thread");
+        await s.waitForDisplay(1, "Good answer.\n── end_turn");
+        await s.cmd("Tine new");
+        await typeAndSend(s, "damaged thread");
+        await s.waitForDisplay(2, "Other answer.\n── end_turn");
+      },
+      { cwd },
+    );
     const [a, b] = transcripts(cwd).sort((x, y) => statSync(x).birthtimeMs - statSync(y).birthtimeMs);
     const damaged = readFileSync(b!, "utf8").includes("damaged thread") ? b! : a!;
     const lines = readFileSync(damaged, "utf8").split("\n");
@@ -277,21 +362,28 @@ describe(`storage (${nv.version})`, () => {
     writeFileSync(damaged, lines.join("\n"));
     writeFileSync(join(damaged, "..", "00000000-0000-4000-8000-00000000dead.jsonl"), "garbage\n");
     appendFileSync(damaged, ""); // keep the mode
-    await withNeovim(nv, async (s) => {
-      const list = await openList(s);
-      const shown = (await s.lines(list)).join("\n");
-      assert.match(shown, /good thread  ○ stored · 2 msgs/);
-      assert.match(shown, /damaged thread  ○ stored · 2 msgs · \S+ · ⚠ 1 unreadable line\(s\)/);
-      assert.match(shown, /⚠ unreadable transcript .*00000000dead\.jsonl: not JSON/);
-      await s.cmd("checkhealth tine");
-      const health = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
-      assert.match(health, /damaged thread .*line 2: not JSON/);
-      assert.match(health, /00000000dead\.jsonl: not JSON/);
-      const id = (await s.threads()).find((t) => t.title === "damaged thread")!.id;
-      await s.lua("require('tine').open(...)", id);
-      await s.waitForDisplay(id, "Other answer.");
-      assert.match((await s.notifications()).at(-1)!.msg, /damaged thread: some of its transcript could not be read and was skipped \(line 2/);
-    }, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        const list = await openList(s);
+        const shown = (await s.lines(list)).join("\n");
+        assert.match(shown, /good thread  ○ stored · 2 msgs/);
+        assert.match(shown, /damaged thread  ○ stored · 2 msgs · \S+ · ⚠ 1 unreadable line\(s\)/);
+        assert.match(shown, /⚠ unreadable transcript .*00000000dead\.jsonl: not JSON/);
+        await s.cmd("checkhealth tine");
+        const health = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
+        assert.match(health, /damaged thread .*line 2: not JSON/);
+        assert.match(health, /00000000dead\.jsonl: not JSON/);
+        const id = (await s.threads()).find((t) => t.title === "damaged thread")!.id;
+        await s.lua("require('tine').open(...)", id);
+        await s.waitForDisplay(id, "Other answer.");
+        assert.match(
+          (await s.notifications()).at(-1)!.msg,
+          /damaged thread: some of its transcript could not be read and was skipped \(line 2/,
+        );
+      },
+      { cwd },
+    );
   });
 
   it(":Tine threads! lists every project's threads, grouped by project", async () => {
@@ -299,27 +391,38 @@ describe(`storage (${nv.version})`, () => {
     const two = project();
     const shared = join(one, ".data");
     for (const cwd of [one, two]) {
-      await withNeovim(nv, async (s) => {
-        s.mock.reply(textReply("ok"));
-        await s.cmd("Tine");
-        await typeAndSend(s, `work in ${cwd === one ? "one" : "two"}`);
-        await s.waitForDisplay(1, "ok\n── end_turn");
-      }, { cwd, env: { XDG_DATA_HOME: shared } });
+      await withNeovim(
+        nv,
+        async (s) => {
+          s.mock.reply(textReply("ok"));
+          await s.cmd("Tine");
+          await typeAndSend(s, `work in ${cwd === one ? "one" : "two"}`);
+          await s.waitForDisplay(1, "ok\n── end_turn");
+        },
+        { cwd, env: { XDG_DATA_HOME: shared } },
+      );
     }
-    await withNeovim(nv, async (s) => {
-      await s.cmd("Tine threads!");
-      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-      let shown = "";
-      await s.until("the list", async () => (shown = (await s.lines(list)).join("\n")).includes("work in two"));
-      assert.match(shown, /^  work in one  ○ stored/);
-      assert.ok(shown.includes(`── ${two} (another project`));
-      assert.match(shown, /\n  work in two  ○ stored · 2 msgs/);
-    }, { cwd: one, env: { XDG_DATA_HOME: shared } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("Tine threads!");
+        const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+        let shown = "";
+        await s.until("the list", async () => (shown = (await s.lines(list)).join("\n")).includes("work in two"));
+        assert.match(shown, /^  work in one  ○ stored/);
+        assert.ok(shown.includes(`── ${two} (another project`));
+        assert.match(shown, /\n  work in two  ○ stored · 2 msgs/);
+      },
+      { cwd: one, env: { XDG_DATA_HOME: shared } },
+    );
   });
 
   it(":ForkThread --wait forks once the reply is complete; the list shows it waiting; a second :ForkThread or <C-c> cancels", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ text: "The whole reply, to the end.", holdInside: { hold: "h", afterDeltas: 1 } }]), textReply("Forked after."));
+      s.mock.reply(
+        response([{ text: "The whole reply, to the end.", holdInside: { hold: "h", afterDeltas: 1 } }]),
+        textReply("Forked after."),
+      );
       await s.cmd("Tine");
       await typeAndSend(s, "go");
       await s.waitForDisplay(1, "## Claude\nThe");
@@ -354,14 +457,18 @@ describe(`storage (${nv.version})`, () => {
 
   it("persist = false writes nothing", async () => {
     const cwd = project();
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("Ephemeral."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "not kept");
-      await s.waitForDisplay(1, "Ephemeral.\n── end_turn");
-      await typeAndSend(s, "@fork");
-      await s.until("the fork", async () => (await s.threads()).length === 2);
-    }, { cwd, setup: { persist: false } });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(textReply("Ephemeral."));
+        await s.cmd("Tine");
+        await typeAndSend(s, "not kept");
+        await s.waitForDisplay(1, "Ephemeral.\n── end_turn");
+        await typeAndSend(s, "@fork");
+        await s.until("the fork", async () => (await s.threads()).length === 2);
+      },
+      { cwd, setup: { persist: false } },
+    );
     assert.equal(existsSync(dataDir(cwd)), false);
   });
 });

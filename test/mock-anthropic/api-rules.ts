@@ -40,14 +40,14 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
       if (!spec) return problems.push(`${at} has unknown type ${String(b["type"])}`);
       if (!spec.roles.includes(String(m["role"]))) problems.push(`${at}: ${String(b["type"])} in a ${String(m["role"])} message`);
       for (const key of Object.keys(b)) if (!spec.fields.includes(key)) problems.push(`${at} (${String(b["type"])}) has field ${key}`);
-      if (b["type"] === "text" && (typeof b["text"] !== "string" || b["text"].trim() === ""))
-        problems.push(`${at} is an empty text block`);
+      if (b["type"] === "text" && (typeof b["text"] !== "string" || b["text"].trim() === "")) problems.push(`${at} is an empty text block`);
       if (b["type"] === "thinking" && (typeof b["signature"] !== "string" || b["signature"] === ""))
         problems.push(`${at} is a thinking block without a signature`);
     });
     if (m["role"] === "assistant") {
       const finalType = String(blocks[blocks.length - 1]?.["type"]);
-      if (finalType === "thinking" || finalType === "redacted_thinking") problems.push(`${where}: an assistant message cannot end in a ${finalType} block`);
+      if (finalType === "thinking" || finalType === "redacted_thinking")
+        problems.push(`${where}: an assistant message cannot end in a ${finalType} block`);
       for (const b of blocks) {
         const isCall = b["type"] === "tool_use" || b["type"] === "server_tool_use";
         if (isCall && (!b["input"] || typeof b["input"] !== "object" || Array.isArray(b["input"])))
@@ -82,7 +82,11 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
   if (last["role"] === "assistant" && toolUseIds(last).length) problems.push("the last message has unanswered tool_use");
   const lastBlocks = Array.isArray(last["content"]) ? (last["content"] as Json[]) : [];
   const finalBlock = lastBlocks[lastBlocks.length - 1];
-  if (last["role"] === "assistant" && finalBlock?.["type"] === "text" && String(finalBlock["text"]) !== String(finalBlock["text"]).trimEnd())
+  if (
+    last["role"] === "assistant" &&
+    finalBlock?.["type"] === "text" &&
+    String(finalBlock["text"]) !== String(finalBlock["text"]).trimEnd()
+  )
     problems.push("the final assistant message cannot end in whitespace");
   // Tool and server tool ids: the API's pattern, and each id once in the whole conversation.
   const seen = new Set<string>();
@@ -104,7 +108,8 @@ function checkSearchResult(content: unknown, where: string): string[] {
     return (content as Json[]).flatMap((r, i) => {
       const out: string[] = [];
       if (r["type"] !== "web_search_result") out.push(`${where}[${i}] is not a web_search_result`);
-      for (const key of Object.keys(r)) if (!["type", "url", "title", "encrypted_content", "page_age"].includes(key)) out.push(`${where}[${i}] has field ${key}`);
+      for (const key of Object.keys(r))
+        if (!["type", "url", "title", "encrypted_content", "page_age"].includes(key)) out.push(`${where}[${i}] has field ${key}`);
       for (const key of ["url", "title", "encrypted_content"]) if (typeof r[key] !== "string") out.push(`${where}[${i}] needs ${key}`);
       if (r["page_age"] != null && typeof r["page_age"] !== "string") out.push(`${where}[${i}] page_age is neither a string nor null`);
       return out;
@@ -133,7 +138,8 @@ function checkSystem(system: unknown): string[] {
     const out: string[] = [];
     if (b["type"] !== "text") out.push(`system[${i}] is not a text block`);
     if (typeof b["text"] !== "string" || !b["text"].trim()) out.push(`system[${i}] is an empty text block`);
-    for (const key of Object.keys(b)) if (!["type", "text", "cache_control", "citations"].includes(key)) out.push(`system[${i}] has field ${key}`);
+    for (const key of Object.keys(b))
+      if (!["type", "text", "cache_control", "citations"].includes(key)) out.push(`system[${i}] has field ${key}`);
     return out;
   });
 }
@@ -158,7 +164,11 @@ export function checkRequest(body: unknown, opts: { beta?: boolean } = {}): stri
   if (opts.beta && Array.isArray(messages)) {
     for (const m of messages.filter((m) => m["role"] === "system")) {
       const content = typeof m["content"] === "string" ? [{ type: "text", text: m["content"] }] : (m["content"] as Json[]);
-      if (!Array.isArray(content) || !content.length || content.some((c) => c["type"] !== "text" || typeof c["text"] !== "string" || !c["text"].trim()))
+      if (
+        !Array.isArray(content) ||
+        !content.length ||
+        content.some((c) => c["type"] !== "text" || typeof c["text"] !== "string" || !c["text"].trim())
+      )
         problems.push("a system message must hold non-empty text blocks");
     }
     messages = messages.filter((m) => m["role"] !== "system");

@@ -102,7 +102,11 @@ function plainBlockSteps(part: Part, index: number): Step[] {
   const delta = (d: Json) => ev({ type: "content_block_delta", index, delta: d });
   const stop = ev({ type: "content_block_stop", index });
   if ("text" in part) {
-    return [start({ type: "text", text: "" }), ...chunks(part.text, part.chunk ?? 8).map((t) => delta({ type: "text_delta", text: t })), stop];
+    return [
+      start({ type: "text", text: "" }),
+      ...chunks(part.text, part.chunk ?? 8).map((t) => delta({ type: "text_delta", text: t })),
+      stop,
+    ];
   }
   if ("thinking" in part) {
     return [
@@ -133,7 +137,15 @@ function plainBlockSteps(part: Part, index: number): Step[] {
       start({
         type: "web_search_tool_result",
         tool_use_id: part.searchResult.toolUseId,
-        content: [{ type: "web_search_result", title: part.searchResult.title, url: part.searchResult.url, encrypted_content: "enc", page_age: null }],
+        content: [
+          {
+            type: "web_search_result",
+            title: part.searchResult.title,
+            url: part.searchResult.url,
+            encrypted_content: "enc",
+            page_age: null,
+          },
+        ],
       }),
       stop,
     ];

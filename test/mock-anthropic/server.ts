@@ -88,9 +88,7 @@ export class MockAnthropic {
   /** Resolves once `count` requests have arrived in all. */
   waitForRequests(count: number): Promise<RecordedRequest[]> {
     if (this.requests.length >= count) return Promise.resolve(this.requests.slice());
-    return new Promise((resolve) =>
-      this.requestWaiters.push({ count, resolve: () => resolve(this.requests.slice()) }),
-    );
+    return new Promise((resolve) => this.requestWaiters.push({ count, resolve: () => resolve(this.requests.slice()) }));
   }
 
   /** Every problem the API-rules checker found in any request so far. */
@@ -113,7 +111,11 @@ export class MockAnthropic {
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Json;
-    const recorded: RecordedRequest = { body, headers: req.headers, violations: checkRequest(body, { beta: req.url.includes("beta=true") }) };
+    const recorded: RecordedRequest = {
+      body,
+      headers: req.headers,
+      violations: checkRequest(body, { beta: req.url.includes("beta=true") }),
+    };
     this.requests.push(recorded);
     for (const w of this.requestWaiters.filter((w) => this.requests.length >= w.count)) {
       this.requestWaiters.splice(this.requestWaiters.indexOf(w), 1);
@@ -129,7 +131,11 @@ export class MockAnthropic {
         res.end(JSON.stringify({ type: "error", error: { type: reply.errorType, message: reply.message } }));
         return;
       case "stream":
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_${this.requests.length}` });
+        res.writeHead(200, {
+          "content-type": "text/event-stream",
+          "cache-control": "no-cache",
+          "request-id": `req_${this.requests.length}`,
+        });
         res.flushHeaders();
         for (const step of reply.steps) {
           if ("hold" in step) {
