@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { ClaudeCodeSession, isClaudeCode } from "../claude-code/session.ts";
 import type { Agent, AgentMsg } from "../providers/agent.ts";
-import { History } from "../providers/history.ts";
+import type { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type ForkEffect, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
@@ -433,7 +433,7 @@ export class Chat {
   /** Without text the fork is asked for its summary first (now, or once its turn ends). */
   private report(id: ThreadId, text: string | undefined): void {
     const fork = this.liveFork(id);
-    if (text !== undefined && text.trim()) {
+    if (text?.trim()) {
       this.queueReport(fork, text);
       this.endFork(fork.id, "reported");
       return;

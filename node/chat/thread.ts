@@ -180,7 +180,7 @@ export class Thread {
         return;
       case "tool-decision": {
         const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
-        if (!run || run.state !== "awaiting-approval") return;
+        if (run?.state !== "awaiting-approval") return;
         if (msg.approved) this.start(run);
         else this.finish(run.use.id, { text: "The user denied this tool call.", isError: true });
         return;

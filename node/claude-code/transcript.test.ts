@@ -90,14 +90,14 @@ describe("reading a Claude Code transcript", () => {
   });
 
   it("tolerates a truncated last line; a bad line elsewhere is an error naming it", () => {
-    expect(readTranscript(cli + '{"type":"assistant","uu').messages).toHaveLength(4);
+    expect(readTranscript(`${cli}{"type":"assistant","uu`).messages).toHaveLength(4);
     expect(() => readTranscript(cli.replace('{"type":"attachment"', '{oops"type":"attachment"'))).toThrow(
       new TranscriptError("line 3 is not JSON"),
     );
   });
 
   it("answers a tool call left without a result, as the CLI does", () => {
-    const cut = cli.split("\n").slice(0, 5).join("\n") + "\n";
+    const cut = `${cli.split("\n").slice(0, 5).join("\n")}\n`;
     const t = readTranscript(cut);
     expect(t.messages.at(-1)).toEqual({
       role: "user",
@@ -146,7 +146,7 @@ describe("a session's activity", () => {
           line({ type: "system", subtype: "turn_duration", durationMs: 5 }),
       ),
     ).toBe("idle");
-    expect(activityOf(line({ type: "system", subtype: "turn_duration" }) + line({ type: "user", uuid: "u2" }) + '{"cut')).toBe("busy");
+    expect(activityOf(`${line({ type: "system", subtype: "turn_duration" }) + line({ type: "user", uuid: "u2" })}{"cut`)).toBe("busy");
     expect(activityOf(line({ type: "queue-operation" }))).toBe(null);
   });
 });

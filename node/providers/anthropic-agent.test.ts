@@ -212,8 +212,14 @@ describe("AnthropicAgent streaming", () => {
     const writeErr = process.stderr.write;
     let stdout = "";
     let stderr = "";
-    process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as never;
-    process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as never;
+    process.stdout.write = ((chunk: string) => {
+      stdout += chunk;
+      return true;
+    }) as never;
+    process.stderr.write = ((chunk: string) => {
+      stderr += chunk;
+      return true;
+    }) as never;
     process.env["ANTHROPIC_LOG"] = "debug";
     const key = process.env["ANTHROPIC_API_KEY"];
     process.env["ANTHROPIC_API_KEY"] = "test-key";
@@ -782,7 +788,7 @@ describe("AnthropicAgent.clone", () => {
   it("the clone's first request repeats the source's last request up to its cache breakpoint", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(textReply("one"), response([{ text: "streaming", holdInside: { hold: "h", afterDeltas: 1 } }]), textReply("clone reply"));
-      let done = probe.stopped();
+      const done = probe.stopped();
       agent.send(say("first"));
       await done;
       agent.send(say("second"));

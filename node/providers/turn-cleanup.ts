@@ -3,6 +3,7 @@
  * state) and fork-at-message all end a turn early; each calls `closeTurn`, so the history that
  * results is always one the Messages API accepts.
  */
+import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { History } from "./history.ts";
 import {
   type AssistantBlock,
@@ -76,6 +77,8 @@ function keepValidBlocks(blocks: readonly AssistantBlock[], keepPendingServerToo
         return keepPendingServerTools || searchResults.has(b.id);
       case "web_search_tool_result":
         return searchUses.has(b.tool_use_id);
+      default:
+        return assertUnreachable(b);
     }
   });
   // The API refuses an assistant message whose final block is thinking (a turn cut after its
@@ -107,7 +110,7 @@ export function closeTurn(history: History, open: OpenTurn | null, options: Clos
     blocks = open.partialText ? [...open.finalized, Object.freeze({ type: "text" as const, text: open.partialText })] : open.finalized;
   } else {
     const last = history.last();
-    if (!last || last.message.role !== "assistant") return history;
+    if (last?.message.role !== "assistant") return history;
     blocks = last.message.content;
     base = history.prefix(history.length - 1);
     const cleaned = cleanAssistantBlocks(blocks);

@@ -118,7 +118,7 @@ export function parseLog(text: string, path: string): ParsedLog {
       recordLines.push(number);
     }
   };
-  lines.forEach((line, i) => take(line, i + 1));
+  for (const [i, line] of lines.entries()) take(line, i + 1);
   if (!header) throw new Error(`${path}: no valid header on line 1${problems[0] ? ` (${problems[0].error})` : ""}`);
   return { header, records, lines: recordLines, problems };
 }

@@ -157,7 +157,7 @@ describe("ThreadStore", () => {
 
     const lines = readFileSync(path, "utf8").split("\n").slice(0, -1); // without the partial line
     lines.splice(2, 0, "{not json");
-    writeFileSync(path, lines.join("\n") + "\n");
+    writeFileSync(path, `${lines.join("\n")}\n`);
     loaded = new ThreadStore(dataDir, "/p").load(id);
     expect(loaded.problems).toEqual([{ line: 3, error: expect.stringContaining("not JSON") }]);
     expect(loaded.history.messages().map((m) => m.content[0])).toEqual([

@@ -294,7 +294,7 @@ export class ThreadStore {
     let parent = all.find((t) => t.id === id)?.parent?.id;
     while (parent) {
       const p = all.find((t) => t.id === parent);
-      if (!p || !p.deleted || hasForks(p.id)) break;
+      if (!p?.deleted || hasForks(p.id)) break;
       this.remove(p.id);
       parent = p.parent?.id;
     }

@@ -93,7 +93,7 @@ function toolCallLines(name: string, input: unknown): string[] {
     const diff = [
       ...String(i["find"] ?? "")
         .split("\n")
-        .filter((l, n, a) => l !== "" || a.length > 1)
+        .filter((l, _, a) => l !== "" || a.length > 1)
         .map((l) => `- ${l}`),
       ...String(i["replace"] ?? "")
         .split("\n")

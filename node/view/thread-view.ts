@@ -58,10 +58,16 @@ export class ThreadView {
     }
     const marks = [...byLine].map(([line, texts]) => ({ line, text: texts.join("  ") }));
     const key = JSON.stringify(marks);
-    if (key !== this.marksKey) (this.marksKey = key), (update.marks = marks);
+    if (key !== this.marksKey) {
+      this.marksKey = key;
+      update.marks = marks;
+    }
     const status = thread.agent.status;
     const busy = status.type === "streaming" ? status.startedAt : null;
-    if (busy !== this.busyKey) (this.busyKey = busy), (update.busySince = busy);
+    if (busy !== this.busyKey) {
+      this.busyKey = busy;
+      update.busySince = busy;
+    }
     return update;
   }
 
@@ -133,7 +139,7 @@ export class ThreadView {
       this.entries.splice(k, this.entries.length - k, ...fresh);
     }
     this.varied.clear();
-    this.entries.forEach((e, i) => e.variant !== "" && this.varied.add(i));
+    for (const [i, e] of this.entries.entries()) if (e.variant !== "") this.varied.add(i);
     this.history = history;
   }
 

@@ -15,7 +15,7 @@ export function cachedPrefix(body: Json): unknown[] {
     for (const b of m.content) seq.push({ item: { message: i, role: m.role, block: b }, marked: !!b.cache_control });
   });
   let last = -1;
-  seq.forEach((s, i) => s.marked && (last = i));
+  for (const [i, s] of seq.entries()) if (s.marked) last = i;
   return seq.slice(0, last + 1).map((s) => strip(s.item));
 }
 

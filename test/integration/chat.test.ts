@@ -100,7 +100,7 @@ describe(`chat (${nv.version})`, () => {
       const t = await openSidebar(s);
       await typeAndSend(s, "list");
       const shown = await s.waitForDisplay(t.id, "awaiting approval");
-      assert.match(shown, /🔧 bash_command: \$ cat hello.txt\n   ⏳ awaiting approval/);
+      assert.match(shown, /🔧 bash_command: \$ cat hello.txt\n {3}⏳ awaiting approval/);
       assert.equal((await s.threads())[0]!.status, "waiting");
       assert.equal(s.mock.requests.length, 1, "nothing runs before approval");
       const line = shown.split("\n").indexOf("🔧 bash_command: $ cat hello.txt");
@@ -290,7 +290,7 @@ describe(`chat (${nv.version})`, () => {
         const shown = await s.waitForDisplay(t.id, "── end_turn");
         assert.match(
           shown,
-          /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n   → 1 result\nFound it\.\n── end_turn · in 220 · out 12/,
+          /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n {3}→ 1 result\nFound it\.\n── end_turn · in 220 · out 12/,
         );
         assert.equal(shown.match(/## Claude/g)!.length, 1, "one reply, not two");
         assert.equal(bodies(s)[1].messages.at(-1).role, "assistant", "the paused turn is sent back last");
@@ -372,7 +372,7 @@ describe(`chat (${nv.version})`, () => {
       const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
       // The first thread is titled from its first message; the new one waits for its own.
       await s.until("the list", async () => (await s.lines(list)).join("\n").includes("  one  ⋯ streaming · 1 msg"));
-      assert.match((await s.lines(list)).join("\n"), /▶ Thread 2  · idle · 0 msgs/);
+      assert.match((await s.lines(list)).join("\n"), /▶ Thread 2 {2}· idle · 0 msgs/);
       s.mock.release("h");
       await s.until("live status", async () => (await s.lines(list))[0]!.includes("one  · idle · 2 msgs"));
       await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");

@@ -6,7 +6,7 @@ import { describe, inject, it } from "vitest";
 import { encodeProject } from "../../node/claude-code/project.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { claudeEnv, requireClaude, runClaude } from "../helpers/claude-code.ts";
-import { projectDir, type Session, withNeovim } from "../helpers/neovim.ts";
+import { projectDir, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -156,7 +156,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           const terminalText = (buf: number) => s.lines(buf).then((l) => l.join("\n"));
           await s.until("the CLI's input box", async () => /shift\+tab/.test(await terminalText(source.bufnr)), 30_000);
           await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'hello from the terminal')", source.bufnr);
-          await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + source.bufnr + "].tine_job, '\\r') end, 100)");
+          await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${source.bufnr}].tine_job, '\\r') end, 100)`);
           await s.until("the first request", async () => s.mock.requests.length >= 1, 30_000);
           const sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
           assert.match(sessionId, /^[0-9a-f-]{36}$/);
@@ -186,8 +186,8 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           assert.equal(threads[1]!.parent_id, source.id);
           await s.cmd("Tine threads");
           const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
-          assert.match(list, /\[claude\] Claude Code 1  ▷ running/);
-          assert.match(list, /⑂ \[claude\] Claude Code 1 ⑂1  ▷ running/);
+          assert.match(list, /\[claude\] Claude Code 1 {2}▷ running/);
+          assert.match(list, /⑂ \[claude\] Claude Code 1 ⑂1 {2}▷ running/);
           // Both CLIs end with their terminals; the list says so.
           await s.lua(
             "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end",
@@ -218,7 +218,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           id = t.id;
           await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
           await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'remember this')", t.bufnr);
-          await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
+          await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${t.bufnr}].tine_job, '\\r') end, 100)`);
           await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
           sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
           // Busy while it works, idle when its turn is over: told from its transcript.
@@ -238,14 +238,14 @@ describe(`Claude Code sessions (${nv.version})`, () => {
         async (s) => {
           await s.cmd("Tine threads");
           const list = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
-          assert.match(list, /\[claude\] Claude Code 1  ○ stored/);
+          assert.match(list, /\[claude\] Claude Code 1 {2}○ stored/);
           s.mock.reply(textReply("Resumed reply."));
           await s.lua("require('tine').open(...)", id);
           const t = await s.thread(id);
           assert.equal(t.status, "running");
           await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
           await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'what did I say?')", t.bufnr);
-          await s.lua("vim.defer_fn(function() vim.fn.chansend(vim.b[" + t.bufnr + "].tine_job, '\\r') end, 100)");
+          await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${t.bufnr}].tine_job, '\\r') end, 100)`);
           await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
           assert.equal(s.mock.requests[0]!.headers["x-claude-code-session-id"], sessionId);
           const said = (s.mock.requests[0]!.body as any).messages.flatMap((m: any) =>

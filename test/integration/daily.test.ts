@@ -94,8 +94,8 @@ describe(`daily use (${nv.version})`, () => {
       );
       await s.keys("g?");
       const keys = (await s.lines(0)).join("\n");
-      assert.match(keys, /n  <CR>\s+send/);
-      assert.match(keys, /i  <C-S>\s+send \(Insert mode too\)/);
+      assert.match(keys, /n {2}<CR>\s+send/);
+      assert.match(keys, /i {2}<C-S>\s+send \(Insert mode too\)/);
       await s.keys("q");
       assert.match(await curBufName(s), /input$/);
       await s.keys("iwritten in insert mode<C-s>");
@@ -333,7 +333,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("Tine");
       await typeAndSend(s, "run both");
       const shown = await s.waitForDisplay(1, "awaiting approval");
-      assert.match(shown, /🔧 bash_command: \$ echo one\necho two\n   ⏳ awaiting approval/);
+      assert.match(shown, /🔧 bash_command: \$ echo one\necho two\n {3}⏳ awaiting approval/);
       await onLine(s, 1, "## You", "a");
       assert.match(await lastNote(s), /2 tool calls wait for approval: put the cursor on the one to approve/);
       await onLine(s, 1, "🔧 bash_command: $ echo three", "d");

@@ -28,7 +28,7 @@ describe(`forks that come back (${nv.version})`, () => {
       const shown = await s.display(fork);
       assert.match(
         shown,
-        /^⑂ Forked from "main question" at message 2 · gp: go to parent\n  ends with: gR report to it · gP promote into it · gD discard/,
+        /^⑂ Forked from "main question" at message 2 · gp: go to parent\n {2}ends with: gR report to it · gP promote into it · gD discard/,
       );
       await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", (await s.thread(fork)).bufnr);
       await s.keys("gD");

@@ -26,7 +26,10 @@ async function openList(s: Session): Promise<number> {
 }
 async function listLine(s: Session, list: number, text: string): Promise<number> {
   let lines: string[] = [];
-  await s.until(`a list line with ${text}`, async () => (lines = await s.lines(list)).some((l) => l.includes(text)));
+  await s.until(`a list line with ${text}`, async () => {
+    lines = await s.lines(list);
+    return lines.some((l) => l.includes(text));
+  });
   return lines.findIndex((l) => l.includes(text)) + 1;
 }
 
@@ -83,8 +86,8 @@ describe(`storage (${nv.version})`, () => {
       async (s) => {
         const list = await openList(s);
         const lines = await s.lines(list);
-        assert.match(lines[0]!, /^  plan the refactor  ○ stored · 2 msgs · \d\d:\d\d$/);
-        assert.match(lines[1]!, /^    ⑂ plan the refactor ⑂1  ○ stored · 4 msgs/);
+        assert.match(lines[0]!, /^ {2}plan the refactor {2}○ stored · 2 msgs · \d\d:\d\d$/);
+        assert.match(lines[1]!, /^ {4}⑂ plan the refactor ⑂1 {2}○ stored · 4 msgs/);
         const threads = await s.threads();
         assert.deepEqual(
           threads.map((t) => [t.id, t.status, t.parent_id]),
@@ -266,7 +269,7 @@ describe(`storage (${nv.version})`, () => {
       // :Tine resume offers the threads, most recent first, and opens the one picked.
       await s.lua(`vim.ui.select = function(items, opts, cb) _G.picked = vim.tbl_map(opts.format_item, items); cb(items[1]) end`);
       await s.cmd("Tine resume");
-      assert.match((await s.lua<string[]>("return _G.picked"))[0]!, /^The beta thread  \(2 msgs, idle/);
+      assert.match((await s.lua<string[]>("return _G.picked"))[0]!, /^The beta thread {2}\(2 msgs, idle/);
     });
   });
 
@@ -294,7 +297,7 @@ describe(`storage (${nv.version})`, () => {
           (await s.threads()).map((t) => t.title),
           ["Named fork"],
         );
-        assert.match((await s.lines(list))[0]!, /^  Named fork  ○ stored · 4 msgs/);
+        assert.match((await s.lines(list))[0]!, /^ {2}Named fork {2}○ stored · 4 msgs/);
         s.mock.reply(textReply("Still whole."));
         const id = (await s.threads())[0]!.id;
         await s.lua("require('tine').open(...)", id);
@@ -321,7 +324,7 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        const list = await openList(s);
+        const _list = await openList(s);
         s.mock.reply(textReply("Branch of a stored thread."));
         await s.lua("vim.ui.input = function(opts, cb) cb('branch it') end; vim.api.nvim_win_set_cursor(0, {1, 0})");
         await s.keys("f");
@@ -367,8 +370,8 @@ describe(`storage (${nv.version})`, () => {
       async (s) => {
         const list = await openList(s);
         const shown = (await s.lines(list)).join("\n");
-        assert.match(shown, /good thread  ○ stored · 2 msgs/);
-        assert.match(shown, /damaged thread  ○ stored · 2 msgs · \S+ · ⚠ 1 unreadable line\(s\)/);
+        assert.match(shown, /good thread {2}○ stored · 2 msgs/);
+        assert.match(shown, /damaged thread {2}○ stored · 2 msgs · \S+ · ⚠ 1 unreadable line\(s\)/);
         assert.match(shown, /⚠ unreadable transcript .*00000000dead\.jsonl: not JSON/);
         await s.cmd("checkhealth tine");
         const health = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
@@ -408,10 +411,13 @@ describe(`storage (${nv.version})`, () => {
         await s.cmd("Tine threads!");
         const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
         let shown = "";
-        await s.until("the list", async () => (shown = (await s.lines(list)).join("\n")).includes("work in two"));
-        assert.match(shown, /^  work in one  ○ stored/);
+        await s.until("the list", async () => {
+          shown = (await s.lines(list)).join("\n");
+          return shown.includes("work in two");
+        });
+        assert.match(shown, /^ {2}work in one {2}○ stored/);
         assert.ok(shown.includes(`── ${two} (another project`));
-        assert.match(shown, /\n  work in two  ○ stored · 2 msgs/);
+        assert.match(shown, /\n {2}work in two {2}○ stored · 2 msgs/);
       },
       { cwd: one, env: { XDG_DATA_HOME: shared } },
     );

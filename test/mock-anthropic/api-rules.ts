@@ -37,7 +37,10 @@ export function checkMessages(messages: unknown, opts: { allowTrailingAssistant?
     blocks.forEach((b, j) => {
       const spec = BLOCK_FIELDS[String(b["type"])];
       const at = `${where}.content[${j}]`;
-      if (!spec) return problems.push(`${at} has unknown type ${String(b["type"])}`);
+      if (!spec) {
+        problems.push(`${at} has unknown type ${String(b["type"])}`);
+        return;
+      }
       if (!spec.roles.includes(String(m["role"]))) problems.push(`${at}: ${String(b["type"])} in a ${String(m["role"])} message`);
       for (const key of Object.keys(b)) if (!spec.fields.includes(key)) problems.push(`${at} (${String(b["type"])}) has field ${key}`);
       if (b["type"] === "text" && (typeof b["text"] !== "string" || b["text"].trim() === "")) problems.push(`${at} is an empty text block`);

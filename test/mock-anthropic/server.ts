@@ -73,7 +73,10 @@ export class MockAnthropic {
 
   private hold(name: string) {
     let h = this.holds.get(name);
-    if (!h) this.holds.set(name, (h = { reached: deferred(), released: deferred() }));
+    if (!h) {
+      h = { reached: deferred(), released: deferred() };
+      this.holds.set(name, h);
+    }
     return h;
   }
 
