@@ -6,19 +6,18 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { Chat } from "./chat/chat.ts";
-import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
+import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
+import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
-import { type Thread, titleFrom } from "./chat/thread.ts";
-import { watchActivity } from "./claude-code/activity.ts";
-import { splitArgs } from "./claude-code/command.ts";
-import { listSessions, projectSessionsDir } from "./claude-code/project.ts";
-import { isClaudeCode } from "./claude-code/session.ts";
-import { readSession, writeSession } from "./claude-code/sessions.ts";
+import type { Thread } from "./chat/thread.ts";
+import { projectSessionsDir } from "./claude-code/project.ts";
+import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
-import { AnthropicAgent, connect } from "./providers/anthropic-agent.ts";
+import { connect } from "./providers/anthropic-agent.ts";
 import { History } from "./providers/history.ts";
-import { assistantMessage, type Entry, entry, freezeMessage, userMessage } from "./providers/native.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "./providers/native.ts";
+import { runnerRegistry } from "./runners.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
@@ -27,23 +26,19 @@ import { TOOL_SPECS } from "./tools/specs.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
 import type { ListScope, OtherProject } from "./view/thread-list.ts";
+import { ThreadQueries } from "./view/thread-queries.ts";
 
-export type ThreadInfo = {
-  id: ThreadId;
-  num: number;
-  parent_id: ThreadId | null;
-  title: string;
-  status: string;
-  stop_reason: string | null;
-  messages: number;
-  updated: number | null;
-  bufnr: number | null;
-  input_bufnr: number | null;
-};
+export type { ThreadInfo } from "./view/thread-queries.ts";
+
+/** The fields of a `new-thread` message the caller chooses (the id and number are the host's). */
+type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num">;
 
 export class App {
   readonly chat: Chat;
   private readonly buffers: Buffers;
+  private readonly runners: Runners;
+  readonly queries: ThreadQueries;
+  readonly claudeCode: ClaudeCodeThreads;
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
@@ -70,9 +65,13 @@ export class App {
       tools: [...TOOL_SPECS, ...FORK_TOOL_SPECS],
     };
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
+    this.runners = runnerRegistry({
+      api: { config: providerConfig, connection },
+      claudeCode: { command: config.claude_command, transcriptPath: (id) => join(projectSessionsDir(config.cwd), `${id}.jsonl`) },
+    });
     this.chat = new Chat(
       this.dispatch,
-      (dispatch, history) => new AnthropicAgent(providerConfig, connection, dispatch, history),
+      this.runners,
       {
         cwd: config.cwd,
         needsApproval: (name, input) => needsApproval(name, input, config.cwd, config.tools_needing_approval),
@@ -84,7 +83,6 @@ export class App {
           this.persistence?.created(thread, this.chat, how);
           // A background fork (or a promote's branch) gets its buffers when it is opened.
           if (!how.background) this.buffers.mount(thread, how);
-          if (isClaudeCode(thread.agent)) this.watchClaude(thread.id);
         },
         threadDeleted: (id) => this.buffers.unmount(id),
         forkEnded: (fork, how, into) => {
@@ -102,9 +100,20 @@ export class App {
       nvim,
       this.chat,
       config.fork_open,
-      { updated: (id) => this.persistence?.updated.get(id), unreadable: () => this.unreadable },
+      { updated: (id) => this.persistence?.updated.get(id), unreadable: () => this.unreadable, label: (spec) => this.runners.label(spec) },
       config.empty_hint,
       config.fork_keys,
+    );
+    this.queries = new ThreadQueries(this.chat, this.buffers, (id) => this.persistence?.updated.get(id));
+    this.claudeCode = new ClaudeCodeThreads(
+      {
+        create: (fields) => this.create(fields),
+        historyOf: (id) =>
+          this.chat.threads.get(id)?.runner.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined),
+        titleOf: (id) => this.chat.titleOf(id),
+        nextNum: () => this.chat.maxNum() + 1,
+      },
+      config.cwd,
     );
     this.rescan();
   }
@@ -207,7 +216,7 @@ export class App {
   /** `:Tine retry`: the turn that failed is sent again, as it was. */
   retry(id: ThreadId): void {
     const thread = this.live(id);
-    if (!thread.failedText() && thread.agent.status.type !== "error")
+    if (!thread.failedText() && thread.runner.status.type !== "error")
       throw new Error(`tine: ${thread.title} has no failed turn to send again`);
     this.dispatch({ type: "thread-msg", id, msg: { type: "retry" } });
   }
@@ -226,7 +235,7 @@ export class App {
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
     if (this.cancelWaitingFork(sourceId)) return null;
     const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
-    const length = live ? live.agent.history.length : storedSource!.length;
+    const length = live ? live.runner.history.length : storedSource!.length;
     if (opts.at_message !== undefined && (opts.at_message < 0 || opts.at_message >= length)) {
       throw new Error(`${this.chat.titleOf(sourceId)} has no message ${opts.at_message}`);
     }
@@ -254,9 +263,14 @@ export class App {
     return newId;
   }
 
-  async newThread(): Promise<{ id: ThreadId; display: number; input: number }> {
+  newThread(): Promise<Opened> {
+    return this.create({ runner: { kind: "api" } });
+  }
+
+  /** Makes a thread of any kind and waits for its buffers. */
+  private async create(fields: NewThreadFields): Promise<Opened> {
     const newId = randomUUID();
-    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1 } });
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, ...fields } });
     const m = await this.buffers.of(newId);
     return { id: newId, display: m.display, input: m.input };
   }
@@ -365,7 +379,7 @@ export class App {
 
   messageLine(id: ThreadId, index: number): number | null {
     const m = this.buffers.get(id);
-    return m && index < this.live(id).agent.history.length ? m.view.messageLine(index) : null;
+    return m && index < this.live(id).runner.history.length ? m.view.messageLine(index) : null;
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
@@ -378,7 +392,7 @@ export class App {
       return;
     }
     const pending = thread.toolRuns.filter((r) => r.state === "awaiting-approval");
-    const history = thread.agent.history;
+    const history = thread.runner.history;
     const block = at?.block != null && at.message === history.length - 1 ? history.at(at.message).message.content[at.block] : undefined;
     // The call under the cursor, or the only one waiting: never one the user is not looking at.
     const run = pending.find((r) => block?.type === "tool_use" && r.use.id === block.id) ?? (pending.length === 1 ? pending[0] : undefined);
@@ -392,64 +406,8 @@ export class App {
     this.dispatch({ type: "thread-msg", id, msg: { type: "tool-decision", toolUseId: run.use.id, approved: action === "approve" } });
   }
 
-  /** Every thread of this project, live and stored, oldest first. */
-  threads(): ThreadInfo[] {
-    const live = [...this.chat.threads.values()].map((t): ThreadInfo => {
-      const s = t.agent.status;
-      const m = this.buffers.get(t.id);
-      return {
-        id: t.id,
-        num: t.num,
-        parent_id: this.chat.lineage.get(t.id)?.parentId ?? null,
-        title: t.title,
-        status: t.status,
-        stop_reason: s.type === "stopped" ? s.stopReason : null,
-        messages: t.agent.history.length,
-        updated: this.persistence?.updated.get(t.id) ?? null,
-        bufnr: m?.display ?? null,
-        input_bufnr: m?.input ?? null,
-      };
-    });
-    const stored = [...this.chat.stored.values()].map(
-      (t): ThreadInfo => ({
-        id: t.id,
-        num: t.num,
-        parent_id: t.parentId,
-        title: t.title,
-        status: "stored",
-        stop_reason: null,
-        messages: t.messages,
-        updated: t.updated,
-        bufnr: null,
-        input_bufnr: null,
-      }),
-    );
-    const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
-    return [...live, ...stored].sort((a, b) => created(a.id) - created(b.id));
-  }
-
-  /** Threads for `:Tine resume`: most recent first. */
-  recent(): ThreadInfo[] {
-    return this.threads().sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
-  }
-
   messages(id: ThreadId) {
-    return this.live(id).agent.history.messages();
-  }
-
-  /** Forks taken at the message on a display line, in fork order. */
-  forksAt(id: ThreadId, line: number): { id: ThreadId; title: string }[] {
-    const at = this.locate(id, line);
-    if (!at) return [];
-    return this.chat
-      .childrenOf(id)
-      .filter((child) => this.chat.lineage.get(child)!.atMessage === at.message)
-      .map((child) => ({ id: child, title: this.chat.titleOf(child) ?? child }));
-  }
-
-  lineageOf(id: ThreadId) {
-    const l = this.chat.lineage.get(id);
-    return l ? { parent_id: l.parentId, at_message: l.atMessage } : null;
+    return this.live(id).runner.history.messages();
   }
 
   /** The thread-list buffer; `all`: every project's threads, grouped by project. */
@@ -482,19 +440,13 @@ export class App {
 
   /** Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent. Threads by id or display number. */
   diff(aRef: string, bRef?: string) {
-    const resolve = (ref: string): ThreadId => {
-      const byNum = /^\d+$/.test(ref) ? this.threads().find((t) => t.num === Number(ref)) : undefined;
-      const id = byNum?.id ?? ref;
-      if (!this.chat.has(id)) throw new Error(`tine: no thread ${ref}`);
-      return id;
-    };
-    const a = resolve(aRef);
-    const b = bRef ? resolve(bRef) : this.chat.lineage.get(a)?.parentId;
+    const a = this.queries.resolve(aRef);
+    const b = bRef ? this.queries.resolve(bRef) : this.chat.lineage.get(a)?.parentId;
     if (!b || !this.chat.has(b))
       throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
     const side = (id: ThreadId) => ({
       title: this.chat.titleOf(id) ?? id,
-      history: this.chat.threads.get(id)?.agent.history ?? this.persistence!.storedSource(id),
+      history: this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id),
     });
     return diffBranches(side(a), side(b));
   }
@@ -514,81 +466,10 @@ export class App {
     };
   }
 
-  // ---- Claude Code ----
-
-  /** This project's Claude Code sessions, newest first (for the `:Tine import` picker). */
-  claudeSessions() {
-    return listSessions(this.config.cwd).map((s) => ({ id: s.id, path: s.path, modified: s.modified, first_prompt: s.firstPrompt }));
-  }
-
-  /** `:Tine claude [args]`: a thread run by the Claude Code CLI in a terminal. */
-  async newClaude(args: string): Promise<{ id: ThreadId; display: number; input: number }> {
-    const command = [...this.config.claude_command, ...splitArgs(args)];
-    const newId = randomUUID();
-    this.dispatch({ type: "chat-msg", msg: { type: "new-claude-thread", newId, num: this.chat.maxNum() + 1, command } });
-    const m = await this.buffers.of(newId);
-    return { id: newId, display: m.display, input: m.input };
-  }
-
-  /** A Claude Code thread's process ended. */
+  /** A thread's terminal program ended (a Claude Code session). */
   terminalExited(id: ThreadId): void {
-    const agent = this.chat.threads.get(id)?.agent;
-    if (agent && isClaudeCode(agent)) agent.setTerminal("exited");
-    this.activityWatches.get(id)?.();
-    this.activityWatches.delete(id);
-  }
-
-  /** Watches on the transcripts of running Claude Code threads (busy / idle). */
-  private readonly activityWatches = new Map<ThreadId, () => void>();
-
-  /** A Claude Code thread started: its transcript tells when it works and when it waits. */
-  private watchClaude(id: ThreadId): void {
-    const agent = this.chat.threads.get(id)?.agent;
-    if (!agent || !isClaudeCode(agent) || this.activityWatches.has(id)) return;
-    const path = join(projectSessionsDir(this.config.cwd), `${agent.sessionId}.jsonl`);
-    this.activityWatches.set(
-      id,
-      watchActivity(path, (activity) => {
-        agent.setActivity(activity);
-        this.buffers.scheduleRender();
-      }),
-    );
-  }
-
-  /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */
-  async importClaude(idOrPath: string): Promise<{ id: ThreadId; display: number; input: number }> {
-    const session = readSession(idOrPath);
-    const newId = randomUUID();
-    const history = History.of(session.messages.map((m) => entry(freezeMessage(m))));
-    const title = titleFrom(session.firstPrompt ?? "Claude Code session");
-    const origin = { kind: "claude-code" as const, sessionId: session.sessionId, path: session.path };
-    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, history, title, origin } });
-    const m = await this.buffers.of(newId);
-    return { id: newId, display: m.display, input: m.input };
-  }
-
-  /**
-   * A thread written as a new Claude Code session (the thread itself unchanged), continued in
-   * Claude Code as a thread of its own: a child of this one in the tree, resuming that session.
-   */
-  async exportClaude(id: ThreadId): Promise<{ session_id: string; path: string; id: ThreadId; display: number; input: number }> {
-    const history = this.chat.threads.get(id)?.agent.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined);
-    if (!history) throw new Error(`tine: no thread ${id}`);
-    const { sessionId, path } = writeSession(history.messages(), this.config.cwd);
-    const newId = randomUUID();
-    const title = `${this.chat.titleOf(id)} → Claude Code`;
-    this.dispatch({
-      type: "chat-msg",
-      msg: {
-        type: "new-claude-thread",
-        newId,
-        num: this.chat.maxNum() + 1,
-        command: this.config.claude_command,
-        resume: { sessionId, parentId: id, title },
-      },
-    });
-    const m = await this.buffers.of(newId);
-    return { session_id: sessionId, path, id: newId, display: m.display, input: m.input };
+    const surface = this.chat.threads.get(id)?.runner.surface;
+    if (surface?.type === "terminal") surface.exited();
   }
 
   /** A new thread holding `n` messages of conversation (benchmarks). */
@@ -598,10 +479,8 @@ export class App {
       const text = `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(3).trim()}`;
       entries.push(entry(i % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
     }
-    const newId = randomUUID();
-    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, history: History.of(entries) } });
-    const m = await this.buffers.of(newId);
-    return { id: newId, display: m.display, lines: m.view.text().length };
+    const { id, display } = await this.create({ runner: { kind: "api", history: History.of(entries) } });
+    return { id, display, lines: this.displayText(id).length };
   }
 
   /** Lines of a thread's display buffer as the host sees it (tests, :checkhealth). */

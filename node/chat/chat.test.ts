@@ -7,6 +7,7 @@ import { testConfig } from "../../test/helpers/agent-harness.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
+import { runnerRegistry } from "../runners.ts";
 import { Chat } from "./chat.ts";
 import type { RootMsg, ThreadId } from "./msgs.ts";
 
@@ -19,7 +20,7 @@ const reply = (t: string): Entry =>
 const texts = (chat: Chat, id: ThreadId) =>
   chat.threads
     .get(id)!
-    .agent.history.messages()
+    .runner.history.messages()
     .map((m) => m.content.map((b) => ("text" in b ? b.text : b.type)).join("|"));
 
 function setup() {
@@ -35,7 +36,10 @@ function setup() {
   };
   const chat: Chat = new Chat(
     dispatch,
-    (d, history) => new AnthropicAgent(testConfig, { client: null, streamRetries: 0, retryDelayMs: 0 }, d, history),
+    runnerRegistry({
+      api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 } },
+      claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
+    }),
     { cwd: "/", needsApproval: () => false, fileWritten: () => {} },
     {
       threadCreated: () => {},
@@ -53,7 +57,12 @@ function setup() {
   };
   dispatch({
     type: "chat-msg",
-    msg: { type: "new-thread", newId: "root", num: 0, history: History.of([user("q1"), reply("a1"), user("q2"), reply("a2")]) },
+    msg: {
+      type: "new-thread",
+      newId: "root",
+      num: 0,
+      runner: { kind: "api", history: History.of([user("q1"), reply("a1"), user("q2"), reply("a2")]) },
+    },
   });
   return { chat, dispatch, fork, ended };
 }
@@ -62,11 +71,11 @@ describe("promote", () => {
   it("the parent takes the fork's history; the parent's old tail becomes a sibling fork at the fork point", () => {
     const { chat, dispatch, fork, ended } = setup();
     const f = fork("root", 1);
-    chat.threads.get(f)!.agent = new AnthropicAgent(
+    chat.threads.get(f)!.runner = new AnthropicAgent(
       testConfig,
       { client: null, streamRetries: 0, retryDelayMs: 0 },
       () => {},
-      chat.threads.get(f)!.agent.history.push(user("f3"), reply("f4")),
+      chat.threads.get(f)!.runner.history.push(user("f3"), reply("f4")),
     );
     dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: f, siblingId: "sib", siblingNum: 9 } });
     expect(texts(chat, "root")).toEqual(["q1", "a1", "f3", "f4"]);
@@ -75,7 +84,7 @@ describe("promote", () => {
     expect(chat.threads.has(f)).toBe(false);
     expect(ended).toEqual([[f, "promoted", "root"]]);
     // Shared, not copied.
-    expect(chat.threads.get("root")!.agent.history.at(0)).toBe(chat.threads.get("sib")!.agent.history.at(0));
+    expect(chat.threads.get("root")!.runner.history.at(0)).toBe(chat.threads.get("sib")!.runner.history.at(0));
   });
 
   it("keeps the lineage of every descendant right: the fork's forks follow it, the parent's later forks follow the old tail", () => {
@@ -111,7 +120,7 @@ describe("report", () => {
     expect(ended).toEqual([[f, "reported", undefined]]);
     expect(chat.threads.get("root")!.reports).toEqual([{ from: title, text: "The hash map is 3x faster." }]);
     dispatch({ type: "thread-msg", id: "root", msg: { type: "send", text: "go on" } });
-    const last = chat.threads.get("root")!.agent.history.last()!.message;
+    const last = chat.threads.get("root")!.runner.history.last()!.message;
     expect(last.content).toEqual([
       { type: "text", text: `<fork-report from="${title}">\nThe hash map is 3x faster.\n</fork-report>` },
       { type: "text", text: "go on" },
@@ -132,7 +141,7 @@ describe("report", () => {
     expect(
       chat.threads
         .get("root")!
-        .agent.history.last()!
+        .runner.history.last()!
         .message.content.map((b) => ("text" in b ? b.text : "")),
     ).toEqual([expect.stringContaining("one"), expect.stringContaining("two"), "next"]);
   });
@@ -141,7 +150,7 @@ describe("report", () => {
     const { chat, dispatch, fork } = setup();
     const f = fork("root");
     dispatch({ type: "chat-msg", msg: { type: "fork-report", id: f } });
-    const asked = chat.threads.get(f)!.agent.history.last()!.message;
+    const asked = chat.threads.get(f)!.runner.history.last()!.message;
     expect(asked.role).toBe("user");
     expect(JSON.stringify(asked.content)).toContain("reports back to the thread it came from");
   });

@@ -5,12 +5,12 @@
  * and dispatches what it found.
  */
 import { randomUUID } from "node:crypto";
-import { ClaudeCodeSession, isClaudeCode } from "../claude-code/session.ts";
-import type { Agent, AgentMsg } from "../providers/agent.ts";
+import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type ForkEffect, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
+import type { Runners } from "./runner.ts";
 import { type QueuedReport, Thread, type ThreadContext } from "./thread.ts";
 
 /** Sent to a fork whose first idle period ran out. */
@@ -26,7 +26,7 @@ export const SUMMARY_PROMPT =
 
 /** The text of a thread's last assistant message: what a fork reports. */
 function lastReply(thread: Thread): string {
-  const history = thread.agent.history;
+  const history = thread.runner.history;
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history.at(i).message;
     if (m.role !== "assistant") continue;
@@ -106,7 +106,8 @@ export class Chat {
 
   constructor(
     private readonly dispatch: Dispatch,
-    private readonly newAgent: (dispatch: (msg: AgentMsg) => void, history?: History) => Agent,
+    /** Makes every thread's runner: the chat builds none itself. */
+    private readonly runners: Runners,
     private readonly context: Omit<ThreadContext, "dispatch">,
     private readonly events: ChatEvents,
     private readonly clock: ChatClock = { now: () => Date.now(), forkIdleTimeoutMs: 10 * 60_000 },
@@ -148,7 +149,7 @@ export class Chat {
       const byUser = inner.type === "send" && !inner.auto;
       // A fork opened from disk gets its idle clock once it is used again (reading it starts none).
       const lineage = this.lineage.get(thread.id);
-      if (byUser && lineage && !this.forks.get(thread.id) && !isClaudeCode(thread.agent)) {
+      if (byUser && lineage && !this.forks.get(thread.id) && thread.runner.traits.forkLifecycle) {
         this.forks.update({
           type: "started",
           id: thread.id,
@@ -167,7 +168,7 @@ export class Chat {
       this.seenAtRest.set(thread.id, thread.atRest);
       if (!wasAtRest && thread.atRest) this.cameToRest(thread);
       // Agents change status before their message is handled: compare with what was last seen.
-      const status = thread.status + (isClaudeCode(thread.agent) ? `:${thread.agent.activity}` : "");
+      const status = thread.status + thread.runner.statusDetail();
       if (this.seenStatus.get(thread.id) !== status || title !== thread.title) {
         this.seenStatus.set(thread.id, status);
         this.version++;
@@ -178,32 +179,19 @@ export class Chat {
     const m: ChatMsg = msg.msg;
     switch (m.type) {
       case "new-thread": {
-        const agent = this.newAgent(this.agentDispatch(m.newId), m.history);
-        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, agent, this.threadContext(), {
+        const runner = this.runners.start(m.runner, this.agentDispatch(m.newId));
+        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, runner, this.threadContext(), {
           autoTitle: m.title === undefined,
           origin: m.origin,
         });
-        this.add(thread, {});
-        return;
-      }
-      case "new-claude-thread": {
-        const dispatch = this.agentDispatch(m.newId);
-        if (!m.resume) {
-          this.add(
-            new Thread(m.newId, m.num, `Claude Code ${m.num}`, ClaudeCodeSession.start(m.command, dispatch), this.threadContext(), {
-              autoTitle: false,
-            }),
-            {},
-          );
+        if (m.parentId === undefined) {
+          this.add(thread, {});
           return;
         }
-        // An exported thread, continued in Claude Code: a child of the thread it came from.
-        const session = ClaudeCodeSession.resume(m.command, m.resume.sessionId, dispatch);
-        const parent = this.threads.get(m.resume.parentId);
-        this.lineage.set(m.newId, { parentId: m.resume.parentId, atMessage: Math.max(0, (parent?.agent.history.length ?? 1) - 1) });
-        this.add(new Thread(m.newId, m.num, m.resume.title, session, this.threadContext(), { autoTitle: false }), {
-          forkOf: m.resume.parentId,
-        });
+        // Continued elsewhere (an export): a child of the thread it came from, at its last message.
+        const parent = this.threads.get(m.parentId);
+        this.lineage.set(m.newId, { parentId: m.parentId, atMessage: Math.max(0, (parent?.runner.history.length ?? 1) - 1) });
+        this.add(thread, { forkOf: m.parentId });
         return;
       }
       case "fork-thread":
@@ -227,12 +215,8 @@ export class Chat {
         const stored = this.stored.get(m.id);
         if (!stored || this.threads.has(m.id)) return;
         this.stored.delete(m.id);
-        const dispatch = this.agentDispatch(m.id);
-        // A Claude Code thread opens by resuming its session; any other from its history.
-        const agent = stored.claude
-          ? ClaudeCodeSession.resume(stored.claude.command, stored.claude.sessionId, dispatch)
-          : this.newAgent(dispatch, m.history);
-        const thread = new Thread(m.id, stored.num, stored.title, agent, this.threadContext(), {
+        const runner = this.runners.reopen(stored.runner, m.history, this.agentDispatch(m.id));
+        const thread = new Thread(m.id, stored.num, stored.title, runner, this.threadContext(), {
           autoTitle: false,
           readOnlyBy: m.readOnlyBy,
           created: stored.created,
@@ -264,12 +248,13 @@ export class Chat {
       case "handoff": {
         const thread = this.threads.get(m.id);
         if (!thread) return;
-        this.handoffs.set(thread.id, thread.agent.history);
+        this.handoffs.set(thread.id, thread.runner.history);
         thread.update({ type: "send", text: handoffPrompt(m.goal), auto: true });
         return;
       }
       case "delete-thread":
         this.threads.get(m.id)?.update({ type: "abort" });
+        this.threads.get(m.id)?.runner.close();
         this.threads.delete(m.id);
         this.stored.delete(m.id);
         this.waitingForks.delete(m.id);
@@ -335,7 +320,7 @@ export class Chat {
       id,
       this.maxNum() + 1,
       `${source.title} → hand-off`,
-      this.newAgent(this.agentDispatch(id)),
+      this.runners.start({ kind: "api" }, this.agentDispatch(id)),
       this.threadContext(),
       { autoTitle: false },
     );
@@ -399,7 +384,7 @@ export class Chat {
     const thread = this.threads.get(id);
     if (!thread) throw new Error(`tine: thread ${id} is not open`);
     if (!this.lineage.has(id)) throw new Error(`tine: ${thread.title} is not a fork`);
-    if (isClaudeCode(thread.agent)) throw new Error("tine: a Claude Code fork ends in its terminal (it has its own session file)");
+    if (thread.runner.traits.endBlocker) throw new Error(thread.runner.traits.endBlocker);
     return thread;
   }
 
@@ -467,6 +452,7 @@ export class Chat {
     if (!thread.atRest) thread.update({ type: "abort" });
     const parentId = this.lineage.get(id)?.parentId;
     this.events.forkEnded(thread, how, into);
+    thread.runner.close();
     this.threads.delete(id);
     this.waitingForks.delete(id);
     this.summaryWhenAtRest.delete(id);
@@ -487,7 +473,7 @@ export class Chat {
     if (!parent) throw new Error("tine: open the parent thread before promoting into it");
     if (!fork.atRest || !parent.atRest)
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
-    const oldTail = parent.agent.history;
+    const oldTail = parent.runner.history;
     let sibling: Thread | null = null;
     if (oldTail.length > lineage.atMessage + 1) {
       const k = [...this.lineage.values()].filter((l) => l.parentId === parent.id).length + 1;
@@ -495,7 +481,7 @@ export class Chat {
         siblingId,
         siblingNum,
         `${parent.title} ⑂${k}`,
-        this.newAgent(this.agentDispatch(siblingId), oldTail),
+        this.runners.reopen(parent.runner.spec, oldTail, this.agentDispatch(siblingId)),
         this.threadContext(),
         { autoTitle: false },
       );
@@ -512,7 +498,8 @@ export class Chat {
       else if (sibling && l.parentId === parent.id && l.atMessage > lineage.atMessage)
         this.lineage.set(child, { parentId: siblingId, atMessage: l.atMessage });
     }
-    parent.agent = this.newAgent(this.agentDispatch(parent.id), fork.agent.history);
+    parent.runner.close();
+    parent.runner = this.runners.reopen(fork.runner.spec, fork.runner.history, this.agentDispatch(parent.id));
     parent.version++;
     this.endFork(id, "promoted", parent.id);
     this.activeId = parent.id;
@@ -521,17 +508,17 @@ export class Chat {
   private fork(request: ForkRequest): void {
     const live = this.threads.get(request.sourceId);
     const stored = this.stored.get(request.sourceId);
-    // A stored source is cloned without loading it: a throwaway agent holds its history.
-    const source = live?.agent ?? (request.storedSource && this.newAgent(() => {}, request.storedSource));
+    // A stored source is cloned without loading it: a throwaway runner holds its history.
+    const source = live?.runner ?? (stored && request.storedSource && this.runners.reopen(stored.runner, request.storedSource, () => {}));
     const sourceTitle = live?.title ?? stored?.title;
     if (!source || sourceTitle === undefined) throw new Error(`no thread ${request.sourceId}`);
-    const agent = source.clone(this.agentDispatch(request.newId), {
+    const runner = source.clone(this.agentDispatch(request.newId), {
       knownResults: live?.forkResults(),
       atMessage: request.atMessage,
     });
     // Every fork ever listed counts, so a deleted fork's number is not given again.
     const siblings = [...this.lineage.values()].filter((l) => l.parentId === request.sourceId).length;
-    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${siblings + 1}`, agent, this.threadContext(), {
+    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${siblings + 1}`, runner, this.threadContext(), {
       autoTitle: false,
     });
     const sourceLength = source.history.length;
@@ -539,8 +526,7 @@ export class Chat {
       parentId: request.sourceId,
       atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
     });
-    // The fork lifecycle (idle prompts, reports) speaks to tine's agent, not to a terminal.
-    if (!isClaudeCode(agent)) {
+    if (runner.traits.forkLifecycle) {
       this.forks.update({
         type: "started",
         id: thread.id,

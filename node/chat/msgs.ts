@@ -2,6 +2,7 @@
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { ToolOutcome } from "../tools/run.ts";
+import type { RunnerSpec, RunnerStart } from "./runner.ts";
 
 /** Unique across processes and machines (a UUID); stays the same when the thread is stored. */
 export type ThreadId = string;
@@ -36,12 +37,9 @@ export type StoredThread = {
   readonly messages: number;
   /** Lines of its transcript that could not be read. */
   readonly problems: number;
-  /** A Claude Code thread: its command and session. */
-  readonly claude?: ClaudeThread;
+  /** How it runs when opened. */
+  readonly runner: RunnerSpec;
 };
-
-/** What a Claude Code thread is run from. */
-export type ClaudeThread = { readonly command: readonly string[]; readonly sessionId: string };
 
 export type ForkRequest = {
   sourceId: ThreadId;
@@ -67,18 +65,12 @@ export type ForkRequest = {
 export type ForkEnd = "discarded" | "reported" | "promoted";
 
 export type ChatMsg =
-  /** `history`: a conversation to start from (an import, benchmarks); `origin`: where it came from. */
-  | { type: "new-thread"; newId: ThreadId; num: number; history?: History; title?: string; origin?: ThreadOrigin }
+  /**
+   * Every kind of thread starts here; `runner` says what runs it. No `title`: named from its first
+   * message. `parentId`: linked under that thread in the tree (an export continued elsewhere).
+   */
+  | { type: "new-thread"; newId: ThreadId; num: number; runner: RunnerStart; title?: string; origin?: ThreadOrigin; parentId?: ThreadId }
   | ({ type: "fork-thread" } & ForkRequest)
-  /** A thread run by the Claude Code CLI in a terminal. */
-  /** `resume`: an existing session (an export) continued, the thread a child of `parentId`. */
-  | {
-      type: "new-claude-thread";
-      newId: ThreadId;
-      num: number;
-      command: readonly string[];
-      resume?: { sessionId: string; parentId: ThreadId; title: string };
-    }
   | { type: "select-thread"; id: ThreadId }
   /** Drops a fork still waiting for its source to come to rest. */
   | { type: "cancel-waiting-fork"; sourceId: ThreadId }

@@ -1,14 +1,14 @@
 /**
- * A Thread owns one Agent, the runs of the tools the agent asked for, and its view state.
+ * A Thread owns the runner that runs it (see runner.ts), the runs of the tools its agent asked
+ * for, and its view state.
  */
 import { isAbsolute, resolve } from "node:path";
-import { isClaudeCode } from "../claude-code/session.ts";
-import type { Agent } from "../providers/agent.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
+import type { Runner, ThreadStatus } from "./runner.ts";
 
 export type ToolRun = {
   readonly use: ToolUseBlock;
@@ -16,8 +16,7 @@ export type ToolRun = {
   readonly outcome?: ToolOutcome;
 };
 
-/** `busy`: open for writing in another Neovim; this one shows it read-only. */
-export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy" | "running" | "exited";
+export type { ThreadStatus } from "./runner.ts";
 
 /** A title from the first user message: its first line, shortened. */
 export function titleFrom(text: string): string {
@@ -70,8 +69,8 @@ export class Thread {
     /** Short number for display (buffer names). */
     readonly num: number,
     public title: string,
-    /** Replaced only when a fork is promoted into this thread. */
-    public agent: Agent,
+    /** What runs it. Replaced only when a fork is promoted into this thread. */
+    public runner: Runner,
     private readonly context: ThreadContext,
     opts: { autoTitle: boolean; readOnlyBy?: number | null; created?: number; origin?: ThreadOrigin },
   ) {
@@ -83,14 +82,7 @@ export class Thread {
 
   get status(): ThreadStatus {
     if (this.readOnlyBy !== null) return "busy";
-    // A Claude Code thread's state is its terminal's.
-    if (isClaudeCode(this.agent))
-      return this.agent.terminal === "exited" ? "exited" : this.agent.terminal === "running" ? "running" : "idle";
-    const s = this.agent.status;
-    if (s.type === "streaming") return "streaming";
-    if (this.toolRuns.length > 0) return "waiting";
-    if (s.type === "error") return "error";
-    return "idle";
+    return this.runner.threadStatus(this.toolRuns.length > 0);
   }
 
   /** Its reply finished and its tools answered: a fork taken now holds the whole turn. */
@@ -101,8 +93,8 @@ export class Thread {
 
   /** The text of the turn that failed, when the thread stopped on an error (a new send replaces it). */
   failedText(): string {
-    const last = this.agent.history.last()?.message;
-    if (this.agent.status.type !== "error" || last?.role !== "user") return "";
+    const last = this.runner.history.last()?.message;
+    if (this.runner.status.type !== "error" || last?.role !== "user") return "";
     return last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
   }
 
@@ -144,7 +136,7 @@ export class Thread {
     switch (msg.type) {
       case "send": {
         if (this.readOnlyBy !== null) return;
-        if (this.autoTitle && this.agent.history.length === 0) this.title = titleFrom(msg.text);
+        if (this.autoTitle && this.runner.history.length === 0) this.title = titleFrom(msg.text);
         this.autoTitle = false;
         // Queued fork reports go first, each a block of its own, then what was typed.
         const blocks = [
@@ -153,18 +145,18 @@ export class Thread {
         ];
         this.reports = [];
         // After an error the failed turn is replaced, not joined (the host gave its text back to the input).
-        if (this.agent.status.type === "error") this.agent.replaceFailed(blocks);
-        else this.agent.send(blocks);
+        if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
+        else this.runner.send(blocks);
         return;
       }
       case "retry":
-        this.agent.retry();
+        this.runner.retry();
         return;
       case "rewind":
         for (const c of this.controllers.values()) c.abort();
         this.controllers.clear();
         this.toolRuns = [];
-        this.agent.rewind(msg.history);
+        this.runner.rewind(msg.history);
         return;
       case "queue-report":
         this.reports = [...this.reports, msg.report];
@@ -192,7 +184,7 @@ export class Thread {
         for (const c of this.controllers.values()) c.abort();
         this.controllers.clear();
         this.toolRuns = [];
-        this.agent.abort();
+        this.runner.abort();
         return;
       case "toggle-detail":
         if (!this.expanded.delete(msg.key)) this.expanded.add(msg.key);
@@ -203,7 +195,7 @@ export class Thread {
   }
 
   private startTools(): void {
-    const last = this.agent.history.last()?.message;
+    const last = this.runner.history.last()?.message;
     if (last?.role !== "assistant") return;
     const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
@@ -244,7 +236,7 @@ export class Thread {
       const results = this.toolRuns.map((r) => toResult(r.use.id, r.outcome!));
       this.toolRuns = [];
       // All results go back in one user message.
-      this.agent.send(results);
+      this.runner.send(results);
     }
   }
 

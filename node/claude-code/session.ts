@@ -1,56 +1,120 @@
 /**
- * A Claude Code session run in a Neovim terminal, as a thread's agent: what runs the thread is the
+ * A Claude Code session run in a Neovim terminal, as a thread's runner: what runs the thread is the
  * CLI, not tine's API agent, but to the chat it is a thread like any other (listed, stored,
  * forked). Its conversation lives in the CLI's own transcript, so its history here is empty; a fork
- * is the CLI's own `--resume <id> --fork-session --session-id <new>`, taken in any state.
+ * is the CLI's own `--resume <id> --fork-session --session-id <new>`, taken in any state. Whether it
+ * works or waits is read from that transcript while its terminal runs.
  */
 import { randomUUID } from "node:crypto";
-import type { Agent, AgentMsg, AgentStatus } from "../providers/agent.ts";
+import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import type { AgentMsg, AgentStatus } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
 import type { UserBlock } from "../providers/native.ts";
+import { type Activity, watchActivity } from "./activity.ts";
 import { forkCommand, resumeCommand, withSessionId } from "./command.ts";
+
+/** How the list marks a thread run by Claude Code. */
+export const CLAUDE_LABEL = "[claude] ";
 
 export type TerminalState = "not-started" | "running" | "exited";
 
-export class ClaudeCodeSession implements Agent {
-  readonly kind = "claude-code" as const;
+/** What every Claude Code session of this host shares: the configured command and where transcripts are. */
+export type ClaudeCodeSetup = {
+  /** `claude_command` from setup: the program (and arguments) every session runs. */
+  readonly command: readonly string[];
+  /** The transcript of a session of this project. */
+  readonly transcriptPath: (sessionId: string) => string;
+};
+
+const TRAITS: RunnerTraits = {
+  // Idle prompts and reports would be typed into someone else's program.
+  forkLifecycle: false,
+  endBlocker: "tine: a Claude Code fork ends in its terminal (it has its own session file)",
+  // Its conversation is in the CLI's file from the start: the thread is stored at once.
+  storedAtOnce: true,
+};
+
+export class ClaudeCodeSession implements Runner {
   readonly history = History.empty;
   readonly open = null;
+  readonly traits = TRAITS;
+  readonly label = CLAUDE_LABEL;
   status: AgentStatus = { type: "idle" };
   terminal: TerminalState = "not-started";
   /** Busy or idle, as the session's transcript tells (null until it says). */
-  activity: "busy" | "idle" | null = null;
+  activity: Activity | null = null;
   /** Typed into the CLI once it is ready (a fork's prompt). */
-  pendingPrompt = "";
+  private pendingPrompt = "";
+  private stopWatching: (() => void) | null = null;
 
   private constructor(
-    /** The user's command (session flags and all), kept so forks and resumes rebuild from it. */
-    readonly command: readonly string[],
+    private readonly setup: ClaudeCodeSetup,
+    /** What the user added to the configured command (session flags and all). */
+    private readonly args: readonly string[],
     readonly sessionId: string,
-    /** What the terminal runs now. */
-    readonly argv: readonly string[],
+    /** What the terminal runs. */
+    private readonly argv: readonly string[],
     private readonly dispatch: (msg: AgentMsg) => void,
   ) {}
 
-  /** A new session: the command, with `--session-id` added unless it names one. */
-  static start(command: readonly string[], dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
-    const { argv, sessionId } = withSessionId(command, randomUUID());
-    return new ClaudeCodeSession(command, sessionId, argv, dispatch);
+  /** A new session: the command, with `--session-id` added unless the user's arguments name one. */
+  static start(setup: ClaudeCodeSetup, args: readonly string[], dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
+    const { argv, sessionId } = withSessionId([...setup.command, ...args], randomUUID());
+    return new ClaudeCodeSession(setup, args, sessionId, argv, dispatch);
   }
 
-  /** A stored session opened again: `--resume <id>` with the base command. */
-  static resume(command: readonly string[], sessionId: string, dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
-    return new ClaudeCodeSession(command, sessionId, resumeCommand(command, sessionId), dispatch);
+  /** A session continued (a stored thread opened again, an export): `--resume <id>` with the base command. */
+  static resume(setup: ClaudeCodeSetup, args: readonly string[], sessionId: string, dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
+    return new ClaudeCodeSession(setup, args, sessionId, resumeCommand([...setup.command, ...args], sessionId), dispatch);
   }
 
-  /** The CLI's process started or ended in its terminal. */
-  setTerminal(state: TerminalState): void {
+  get spec(): RunnerSpec {
+    return { kind: "claude-code", args: this.args, sessionId: this.sessionId };
+  }
+
+  get surface(): Surface {
+    return {
+      type: "terminal",
+      argv: this.argv,
+      firstInput: this.pendingPrompt,
+      started: () => this.started(),
+      exited: () => this.exited(),
+    };
+  }
+
+  threadStatus(): ThreadStatus {
+    // A Claude Code thread's state is its terminal's.
+    return this.terminal === "exited" ? "exited" : this.terminal === "running" ? "running" : "idle";
+  }
+
+  statusDetail(): string {
+    return this.terminal === "running" && this.activity ? ` (${this.activity})` : "";
+  }
+
+  /** The CLI runs in its terminal: its transcript tells when it works and when it waits. */
+  private started(): void {
+    if (this.terminal !== "not-started") return;
+    this.setTerminal("running");
+    this.stopWatching = watchActivity(this.setup.transcriptPath(this.sessionId), (activity) => this.setActivity(activity));
+  }
+
+  private exited(): void {
+    this.close();
+    this.setTerminal("exited");
+  }
+
+  close(): void {
+    this.stopWatching?.();
+    this.stopWatching = null;
+  }
+
+  private setTerminal(state: TerminalState): void {
     this.terminal = state;
     this.status = state === "exited" ? { type: "stopped", stopReason: "end_turn" } : { type: "idle" };
     this.dispatch({ type: "status-changed", status: this.status });
   }
 
-  setActivity(activity: "busy" | "idle"): void {
+  private setActivity(activity: Activity): void {
     if (this.activity === activity) return;
     this.activity = activity;
     this.dispatch({ type: "status-changed", status: this.status });
@@ -81,8 +145,7 @@ export class ClaudeCodeSession implements Agent {
   /** A fork: the base command resuming this session as a new one, whatever this one is doing. */
   clone(dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
     const newId = randomUUID();
-    return new ClaudeCodeSession(this.command, newId, forkCommand(this.command, this.sessionId, newId), dispatch);
+    const argv = forkCommand([...this.setup.command, ...this.args], this.sessionId, newId);
+    return new ClaudeCodeSession(this.setup, this.args, newId, argv, dispatch);
   }
 }
-
-export const isClaudeCode = (agent: Agent): agent is ClaudeCodeSession => (agent as { kind?: string }).kind === "claude-code";

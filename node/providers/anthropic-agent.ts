@@ -5,7 +5,8 @@
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import type { Agent, AgentMsg, AgentStatus, CloneOptions, InProgressBlock, OpenMessage, StopReason } from "./agent.ts";
+import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import type { AgentMsg, AgentStatus, CloneOptions, InProgressBlock, OpenMessage, StopReason } from "./agent.ts";
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { History } from "./history.ts";
 import { type AssistantBlock, assistantMessage, entry, type ResponseMeta, type TextBlock, type Usage, type UserBlock } from "./native.ts";
@@ -130,8 +131,18 @@ const sleep = (ms: number, signal: AbortSignal) =>
     );
   });
 
-export class AnthropicAgent implements Agent {
+const API_SPEC: RunnerSpec = { kind: "api" };
+/** tine's own agent: forks of it come back, and it is stored once it has something to store. */
+const API_TRAITS: RunnerTraits = { forkLifecycle: true, endBlocker: null, storedAtOnce: false };
+const TRANSCRIPT: Surface = { type: "transcript" };
+
+/** tine's own runner: the conversation is here, rendered by tine. */
+export class AnthropicAgent implements Runner {
   private stream: Stream | null = null;
+  readonly spec = API_SPEC;
+  readonly traits = API_TRAITS;
+  readonly surface = TRANSCRIPT;
+  readonly label = "";
 
   constructor(
     private readonly config: ProviderConfig,
@@ -144,6 +155,20 @@ export class AnthropicAgent implements Agent {
   get open(): OpenMessage | null {
     return this.stream;
   }
+
+  threadStatus(toolsPending: boolean): ThreadStatus {
+    if (this.status.type === "streaming") return "streaming";
+    if (toolsPending) return "waiting";
+    if (this.status.type === "error") return "error";
+    return "idle";
+  }
+
+  statusDetail(): string {
+    return "";
+  }
+
+  /** Nothing is held beyond a stream, which the thread aborts before it lets the agent go. */
+  close(): void {}
 
   send(blocks: UserBlock[]): void {
     if (this.stream) throw new Error("the agent is streaming");

@@ -55,16 +55,16 @@ export class Handlers {
         app.reportFork(String(a), typeof b === "string" ? b : undefined);
         return true;
       case "new_claude":
-        return await app.newClaude(String(a ?? ""));
+        return await app.claudeCode.open(String(a ?? ""));
       case "terminal_exited":
         app.terminalExited(String(a));
         return true;
       case "claude_sessions":
-        return app.claudeSessions();
+        return app.claudeCode.sessions();
       case "import_claude":
-        return await app.importClaude(String(a));
+        return await app.claudeCode.import(String(a));
       case "export_claude":
-        return await app.exportClaude(String(a));
+        return await app.claudeCode.export(String(a));
       case "diff":
         return app.diff(String(a), b == null ? undefined : String(b));
       case "restore":
@@ -77,22 +77,22 @@ export class Handlers {
         app.delete(String(a));
         return true;
       case "recent":
-        return app.recent();
+        return app.queries.recent();
       case "store_health":
         return app.storeHealth();
       case "threads":
-        return app.threads();
+        return app.queries.threads();
       case "current":
         return app.chat.activeId;
       case "messages":
         return app.messages(a);
       case "lineage":
-        return app.lineageOf(a);
+        return app.queries.lineageOf(a);
       case "buffers_gone":
         app.buffersGone(String(a), Array.isArray(b) ? b.map(String) : []);
         return true;
       case "forks_at":
-        return app.forksAt(String(a), Number(b));
+        return app.queries.forksAt(String(a), Number(b));
       case "thread_for_buffer":
         return app.threadForBuffer(a);
       case "locate":

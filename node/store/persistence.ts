@@ -6,7 +6,6 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import { isClaudeCode } from "../claude-code/session.ts";
 import { History } from "../providers/history.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
@@ -30,13 +29,8 @@ export function toStoredThread(s: ThreadSummary): StoredThread {
     updated: s.updated,
     messages: s.messages,
     problems: s.problems.length,
-    ...(s.claude ? { claude: s.claude } : {}),
+    runner: s.runner,
   };
-}
-
-/** What a thread's header says of how it runs. */
-function runsAs(thread: Thread): { claude?: { command: readonly string[]; sessionId: string } } {
-  return isClaudeCode(thread.agent) ? { claude: { command: thread.agent.command, sessionId: thread.agent.sessionId } } : {};
 }
 
 export class Persistence {
@@ -125,7 +119,14 @@ export class Persistence {
     const parent: ParentPointer | null = anchor
       ? { id: forkOf, records: anchor.records, atMessage: lineage?.atMessage ?? 0, messages: anchor.history.length }
       : null;
-    const log = this.store.create({ id: thread.id, num: thread.num, title: thread.title, model: this.model, parent, ...runsAs(thread) });
+    const log = this.store.create({
+      id: thread.id,
+      num: thread.num,
+      title: thread.title,
+      model: this.model,
+      parent,
+      runner: thread.runner.spec,
+    });
     // Without a parent log (nothing of the source was stored), the fork's file holds all of it.
     const base: Snapshot = {
       history: anchor?.history ?? History.empty,
@@ -159,8 +160,7 @@ export class Persistence {
 
   private syncOne(thread: Thread, force: boolean): void {
     if (this.pending.has(thread.id)) {
-      // A Claude Code thread is stored at once: its conversation is in the CLI's file, not here.
-      if (!force && thread.agent.history.length === 0 && !thread.agent.open && !isClaudeCode(thread.agent)) return;
+      if (!force && thread.runner.history.length === 0 && !thread.runner.open && !thread.runner.traits.storedAtOnce) return;
       this.pending.delete(thread.id);
       const log = this.store.create({
         id: thread.id,
@@ -169,7 +169,7 @@ export class Persistence {
         model: this.model,
         parent: null,
         ...(thread.origin ? { origin: thread.origin } : {}),
-        ...runsAs(thread),
+        runner: thread.runner.spec,
       });
       this.recorders.set(
         thread.id,
@@ -186,8 +186,8 @@ export class Persistence {
     if (!rec) return;
     const before = rec.records;
     rec.sync({
-      history: thread.agent.history,
-      open: thread.agent.open?.finalized ?? NOTHING_OPEN,
+      history: thread.runner.history,
+      open: thread.runner.open?.finalized ?? NOTHING_OPEN,
       results: thread.finishedResults(),
       title: thread.title,
       reports: thread.reports,

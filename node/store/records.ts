@@ -4,6 +4,7 @@
  * API takes them; view state never goes in. `t` comes first in every record, so a reader that only
  * needs counts can tell an `append` line from its first bytes without parsing the message.
  */
+import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 
 export const FORMAT_VERSION = 1;
@@ -29,8 +30,11 @@ export type Header = {
   readonly cwd: string;
   readonly model: string;
   readonly parent: ParentPointer | null;
-  /** A Claude Code thread: the command it runs and its session (its conversation is the CLI's). */
-  readonly claude?: { readonly command: readonly string[]; readonly sessionId: string };
+  /**
+   * What runs the thread. Headers written before it was kept here have none (tine's agent), or a
+   * `claude: { command, sessionId }` field, read as a Claude Code runner (see `decode`).
+   */
+  readonly runner: RunnerSpec;
   /** Where the conversation came from when it was imported (a Claude Code session). */
   readonly origin?: { readonly kind: string; readonly sessionId: string | null; readonly path: string };
 };
@@ -96,11 +100,15 @@ export function decode(line: string): Decoded {
   if (!r || typeof r !== "object" || Array.isArray(r)) return { ok: false, error: "not an object" };
   const bad = (what: string): Decoded => ({ ok: false, error: `${String(r["t"])} record: ${what}` });
   switch (r["t"]) {
-    case "header":
+    case "header": {
       if (typeof r["id"] !== "string" || typeof r["title"] !== "string" || typeof r["cwd"] !== "string")
         return bad("id, title or cwd missing");
       if (r["v"] !== FORMAT_VERSION) return bad(`format version ${String(r["v"])} is not ${FORMAT_VERSION}`);
-      return { ok: true, record: r as Header };
+      const runner = checkRunnerSpec(r["runner"] ?? legacyRunner(r["claude"]));
+      if (!runner.ok) return bad(runner.why);
+      const { claude: _legacy, ...header } = r;
+      return { ok: true, record: { ...header, runner: runner.spec } as Header };
+    }
     case "append": {
       const m = r["m"] as Record<string, unknown> | undefined;
       if (!m || (m["role"] !== "user" && m["role"] !== "assistant") || !Array.isArray(m["content"])) return bad("no message");
@@ -136,6 +144,17 @@ export function decode(line: string): Decoded {
     default:
       return { ok: false, error: `unknown record type ${String(r["t"])}` };
   }
+}
+
+/**
+ * The runner of a header written before `runner` existed: none (tine's agent), or a Claude Code
+ * command and session. The stored program is never run: only the arguments after it are kept, and
+ * the configured `claude_command` runs them.
+ */
+function legacyRunner(claude: unknown): unknown {
+  if (claude === undefined) return { kind: "api" };
+  const c = claude as { command?: unknown; sessionId?: unknown } | null;
+  return { kind: "claude-code", args: Array.isArray(c?.command) ? c.command.slice(1) : c?.command, sessionId: c?.sessionId };
 }
 
 export const isChange = (r: StoredRecord): r is ChangeRecord => CHANGE_TYPES.has(r.t);

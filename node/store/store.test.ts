@@ -32,7 +32,10 @@ afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 /** A root thread recorded from `start`. */
 function root(store: ThreadStore, title = "T") {
   const id = newId();
-  const rec = new ThreadRecorder(store.create({ id, num: 1, title, model: "m", parent: null }), snap(History.empty, { title }));
+  const rec = new ThreadRecorder(
+    store.create({ id, num: 1, title, model: "m", runner: { kind: "api" }, parent: null }),
+    snap(History.empty, { title }),
+  );
   return { id, rec };
 }
 
@@ -113,6 +116,7 @@ describe("ThreadStore", () => {
         num: 2,
         title: "F",
         model: "m",
+        runner: { kind: "api" },
         parent: { id: parent.id, records: parent.rec.records, atMessage, messages: parent.rec.writtenHistory.length },
       });
       return { id, rec: new ThreadRecorder(log, snap(parent.rec.writtenHistory, { title: "F" })), base };
@@ -245,7 +249,14 @@ describe("ThreadStore", () => {
     a.rec.sync(snap(h));
     const bId = newId();
     const b = new ThreadRecorder(
-      store.create({ id: bId, num: 2, title: "F", model: "m", parent: { id: a.id, records: a.rec.records, atMessage: 1, messages: 2 } }),
+      store.create({
+        id: bId,
+        num: 2,
+        title: "F",
+        model: "m",
+        runner: { kind: "api" },
+        parent: { id: a.id, records: a.rec.records, atMessage: 1, messages: 2 },
+      }),
       snap(h, { title: "F" }),
     );
     b.sync(snap(h.share().push(user("b3")), { title: "F" }));

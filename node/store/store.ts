@@ -38,7 +38,7 @@ export type NewThread = {
   readonly model: string;
   readonly parent: ParentPointer | null;
   readonly origin?: Header["origin"];
-  readonly claude?: Header["claude"];
+  readonly runner: Header["runner"];
 };
 
 /** A transcript open for appending. Writes are synchronous: a kill -9 loses no finished record. */

@@ -4,7 +4,9 @@
  * an unchanged file (same size and mtime) is not opened at all. `append` lines are counted from
  * their first bytes, never parsed.
  */
+
 import { closeSync, openSync, readSync, type Stats } from "node:fs";
+import type { RunnerSpec } from "../chat/runner.ts";
 import { decode, type ParentPointer } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
 
@@ -20,8 +22,8 @@ export type ThreadSummary = {
   readonly updated: number;
   readonly messages: number;
   readonly deleted: boolean;
-  /** A Claude Code thread's command and session. */
-  readonly claude?: { readonly command: readonly string[]; readonly sessionId: string };
+  /** What runs the thread. */
+  readonly runner: RunnerSpec;
   /** Old tails moved to other threads by promotes (see the `branched` record). */
   readonly branches: readonly { readonly to: string; readonly after: number; readonly upTo: number }[];
   /** How the fork ended, or null; `into`: the thread a promoted fork went into. */
@@ -102,7 +104,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
           ended: null,
           branches: [],
           problems: [],
-          ...(r.claude ? { claude: r.claude } : {}),
+          runner: r.runner,
         };
         title = r.title;
         messages = r.parent?.messages ?? 0;

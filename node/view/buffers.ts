@@ -6,8 +6,8 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import { isClaudeCode } from "../claude-code/session.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
 
@@ -73,18 +73,32 @@ export class Buffers {
     const promise = (async () => {
       const draft = this.drafts.get(thread.id) ?? [];
       this.drafts.delete(thread.id);
-      const agent = thread.agent;
-      // A Claude Code thread's one buffer is its terminal (display and input alike).
-      const bufs = isClaudeCode(agent)
-        ? ((await this.nvim.call("create_terminal_thread", [thread.id, thread.num, thread.title, agent.argv, agent.pendingPrompt])) as {
+      const surface = thread.runner.surface;
+      let bufs: { display: number; input: number };
+      switch (surface.type) {
+        case "transcript":
+          bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
             display: number;
             input: number;
-          })
-        : ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
+          };
+          break;
+        case "terminal":
+          // The terminal is the thread's one buffer (display and input alike).
+          bufs = (await this.nvim.call("create_terminal_thread", [
+            thread.id,
+            thread.num,
+            thread.title,
+            surface.argv,
+            surface.firstInput,
+          ])) as {
             display: number;
             input: number;
-          });
-      if (isClaudeCode(agent) && agent.terminal === "not-started") agent.setTerminal("running");
+          };
+          surface.started();
+          break;
+        default:
+          assertUnreachable(surface);
+      }
       const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1], title: thread.title, pending: false };
       this.mounted.set(thread.id, m);
       this.mounting.delete(thread.id);
@@ -132,7 +146,7 @@ export class Buffers {
 
   private renderThread(thread: Thread, m: Mounted): void {
     m.rendered = [thread.version, this.chat.version];
-    if (isClaudeCode(thread.agent)) return; // the terminal shows itself
+    if (thread.runner.surface.type === "terminal") return; // its program draws it
     if (m.title !== thread.title) {
       m.title = thread.title;
       this.nvim.call("set_title", [m.display, thread.num, thread.title]).catch((e) => this.nvim.log(`set_title failed: ${String(e)}`));
@@ -147,7 +161,7 @@ export class Buffers {
             "",
           ]
         : [];
-    if (thread.agent.history.length === 0 && !thread.agent.open) headerLines.push(this.emptyHint, "");
+    if (thread.runner.history.length === 0 && !thread.runner.open) headerLines.push(this.emptyHint, "");
     if (thread.readOnlyBy !== null)
       headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
     const forkMarks = this.chat.childrenOf(thread.id).map((child) => ({

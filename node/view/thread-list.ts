@@ -6,8 +6,7 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
-import type { ThreadStatus } from "../chat/thread.ts";
-import { isClaudeCode } from "../claude-code/session.ts";
+import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
   idle: "·",
@@ -32,6 +31,8 @@ export type ListScope = { type: "project" } | { type: "all"; ended: EndedFork[];
 export type ListExtras = {
   /** Last activity of a live thread, when known. */
   updated(id: ThreadId): number | undefined;
+  /** The label of a stored thread run by `spec` (no runner exists for it). */
+  label(spec: RunnerSpec): string;
   /** Transcripts of this project that could not be read. */
   unreadable(): readonly { path: string; error: string }[];
 };
@@ -67,15 +68,15 @@ export class ThreadList {
     const visit = (id: ThreadId, depth: number) => {
       const live = chat.threads.get(id);
       const stored = chat.stored.get(id);
-      const kind = (live ? isClaudeCode(live.agent) : stored?.claude) ? "[claude] " : "";
-      const title = kind + (live?.title ?? stored?.title ?? "?");
+      const label = live ? live.runner.label : stored ? extras.label(stored.runner) : "";
+      const title = label + (live?.title ?? stored?.title ?? "?");
       const status = live ? live.status : "stored";
-      const activity = live && isClaudeCode(live.agent) && status === "running" && live.agent.activity ? ` (${live.agent.activity})` : "";
+      const activity = live && live.readOnlyBy === null ? live.runner.statusDetail() : "";
       const statusText =
         (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) +
         activity +
         (chat.forks.get(id)?.background ? " (background)" : "");
-      const count = live ? live.agent.history.length : (stored?.messages ?? 0);
+      const count = live ? live.runner.history.length : (stored?.messages ?? 0);
       const at = (live && extras.updated(id)) ?? stored?.updated;
       const details = [
         `${count} msg${count === 1 ? "" : "s"}`,

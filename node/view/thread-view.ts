@@ -62,7 +62,7 @@ export class ThreadView {
       this.marksKey = key;
       update.marks = marks;
     }
-    const status = thread.agent.status;
+    const status = thread.runner.status;
     const busy = status.type === "streaming" ? status.startedAt : null;
     if (busy !== this.busyKey) {
       this.busyKey = busy;
@@ -110,7 +110,7 @@ export class ThreadView {
   }
 
   private syncHistory(thread: Thread): void {
-    const history = thread.agent.history;
+    const history = thread.runner.history;
     const n = history.length;
     let k = 0;
     if (this.history) {
@@ -134,7 +134,7 @@ export class ThreadView {
       for (let i = k; i < n; i++) fresh.push(this.renderAt(history, thread, i));
       // The open segment is replaced too: a finished stream becomes its entry (same lines: no write).
       const removed = this.entries.length - k + 1;
-      const openLines = this.renderOpenLines(thread.agent.open, thread, n);
+      const openLines = this.renderOpenLines(thread.runner.open, thread, n);
       this.doc.splice(1 + k, removed, [...fresh.map((s) => s.lines), openLines]);
       this.entries.splice(k, this.entries.length - k, ...fresh);
     }
@@ -161,7 +161,7 @@ export class ThreadView {
   }
 
   private syncOpen(thread: Thread): void {
-    const open = thread.agent.open;
+    const open = thread.runner.open;
     const i = 1 + this.entries.length;
     const o = this.open;
     if (o && open === o.ref && open.finalized.length === o.finalized && open.inProgress === o.block && o.block) {
@@ -181,7 +181,7 @@ export class ThreadView {
       this.doc.patchTail(i, o.lastLine, renderInProgressSummary(block));
       return;
     }
-    const lines = this.renderOpenLines(open, thread, thread.agent.history.length);
+    const lines = this.renderOpenLines(open, thread, thread.runner.history.length);
     this.syncSegment(i, lines);
   }
 }
@@ -221,7 +221,7 @@ const STOP_NOTES: Partial<Record<StopReason, string>> = {
 };
 
 function footerLines(thread: Thread): string[] {
-  const s = thread.agent.status;
+  const s = thread.runner.status;
   if (s.type === "error") return [`⚠ Error: ${s.message}`, "  R (or :Tine retry) sends it again; a new message replaces it", ""];
   if (s.type === "stopped") {
     const note = STOP_NOTES[s.stopReason];

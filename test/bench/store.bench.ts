@@ -38,7 +38,7 @@ const uuid = () => `00000000-0000-4000-8000-${String(++nextId).padStart(12, "0")
 /** A stored root thread of `n` messages, written as the host writes one. */
 function storeThread(store: ThreadStore, n: number, title: string): { id: string; rec: ThreadRecorder; history: History } {
   const id = uuid();
-  const rec = new ThreadRecorder(store.create({ id, num: nextId, title, model: "m", parent: null }), {
+  const rec = new ThreadRecorder(store.create({ id, num: nextId, title, model: "m", runner: { kind: "api" }, parent: null }), {
     history: History.empty,
     open: [],
     results: new Map(),
@@ -108,6 +108,7 @@ for (const n of [1000, 10000]) {
         num: nextId,
         title: "big ⑂1",
         model: "m",
+        runner: { kind: "api" },
         parent: { id: source.id, records: base.records, atMessage: n - 1, messages: base.raw.history.length },
       });
       const rec = new ThreadRecorder(log, { history: base.raw.history, open: [], results: new Map(), title: "big ⑂1", reports: [] });
@@ -134,7 +135,7 @@ for (const n of [1000, 10000]) {
   try {
     const store = new ThreadStore(dataDir, "/p");
     const history = History.of(entries(1000, "streaming"));
-    const rec = new ThreadRecorder(store.create({ id: uuid(), num: 1, title: "s", model: "m", parent: null }), {
+    const rec = new ThreadRecorder(store.create({ id: uuid(), num: 1, title: "s", model: "m", runner: { kind: "api" }, parent: null }), {
       history: History.empty,
       open: [],
       results: new Map(),

@@ -1,0 +1,94 @@
+/**
+ * What runs a thread: tine's own agent on the Messages API, or another program (the Claude Code
+ * CLI in a terminal). The chat, the store, the view and the list ask a runner what they need — its
+ * traits, its surface, its label and status — and never which kind it is. Runners are made by one
+ * injected registry (`Runners`), so the chat constructs none itself; a new kind of runner is a new
+ * implementation of `Runner` and a case in the registry, nothing else.
+ */
+import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
+import type { History } from "../providers/history.ts";
+
+/** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
+export type RunnerSpec =
+  | { readonly kind: "api" }
+  /** `args`: what the user added to `claude_command` (the program itself is never stored). */
+  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly sessionId: string };
+
+/** How a new thread is to be run, as the `new-thread` message says it. */
+export type RunnerStart =
+  /** `history`: a conversation to start from (an import, benchmarks). */
+  | { readonly kind: "api"; readonly history?: History }
+  /** `resume`: an existing session continued (an export); otherwise a new session. */
+  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly resume?: string };
+
+/** A thread's status as the list and the view show it. `busy`: written by another Neovim. */
+export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy" | "running" | "exited";
+
+export type RunnerTraits = {
+  /** tine's fork lifecycle (idle clocks, wrap-up prompts, reports) speaks to this runner. */
+  readonly forkLifecycle: boolean;
+  /** Why tine cannot end (discard, promote, report) a fork run by it; null when it can. */
+  readonly endBlocker: string | null;
+  /** Stored as soon as it is made, before its first message (its conversation lives elsewhere). */
+  readonly storedAtOnce: boolean;
+};
+
+/** Where a thread shows: a transcript tine renders, or a terminal the runner's own program draws. */
+export type Surface =
+  | { readonly type: "transcript" }
+  | {
+      readonly type: "terminal";
+      /** What the terminal runs. */
+      readonly argv: readonly string[];
+      /** Typed into the program once it is ready (a fork's prompt). */
+      readonly firstInput: string;
+      /** The program started in its terminal. */
+      started(): void;
+      /** The program's process ended. */
+      exited(): void;
+    };
+
+export interface Runner extends Agent {
+  readonly spec: RunnerSpec;
+  readonly traits: RunnerTraits;
+  readonly surface: Surface;
+  /** Put before the title in the list (`[claude] `), or empty. */
+  readonly label: string;
+  /** The thread's status; `toolsPending`: some of the last reply's tool calls are not answered. */
+  threadStatus(toolsPending: boolean): ThreadStatus;
+  /** Added after the status in the list (` (busy)`), or empty. */
+  statusDetail(): string;
+  /** The thread leaves this host (deleted, ended, replaced): what the runner holds is let go. */
+  close(): void;
+  clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;
+}
+
+/** Makes runners; the host injects the one registry that knows every kind. */
+export interface Runners {
+  /** The runner of a new thread. */
+  start(start: RunnerStart, dispatch: (msg: AgentMsg) => void): Runner;
+  /** The runner of a stored thread opened again (or of a new thread holding `history` run like it). */
+  reopen(spec: RunnerSpec, history: History, dispatch: (msg: AgentMsg) => void): Runner;
+  /** The list's label for a stored thread run by `spec` (no runner is made for it). */
+  label(spec: RunnerSpec): string;
+}
+
+/** Checks a spec read from a file; `why` says what is wrong. */
+export function checkRunnerSpec(v: unknown): { ok: true; spec: RunnerSpec } | { ok: false; why: string } {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return { ok: false, why: "runner is not an object" };
+  const r = v as Record<string, unknown>;
+  switch (r["kind"]) {
+    case "api":
+      return { ok: true, spec: { kind: "api" } };
+    case "claude-code": {
+      const args = r["args"];
+      const sessionId = r["sessionId"];
+      if (!Array.isArray(args) || !args.every((a) => typeof a === "string"))
+        return { ok: false, why: "runner.args is not a list of strings" };
+      if (typeof sessionId !== "string") return { ok: false, why: "runner.sessionId is not a string" };
+      return { ok: true, spec: { kind: "claude-code", args, sessionId } };
+    }
+    default:
+      return { ok: false, why: `unknown runner kind ${JSON.stringify(r["kind"])}` };
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The Claude Code feature as the user reaches it: `:Tine claude` (a new session in a terminal),
+ * `:Tine import` (a session's conversation as a tine thread) and `:Tine export` (a thread written
+ * as a session and continued in Claude Code). Forks and restarts need nothing here: the runner
+ * (session.ts) and the registry (runners.ts) do them like any other thread's.
+ */
+import type { RunnerStart } from "../chat/runner.ts";
+import { titleFrom } from "../chat/thread.ts";
+import { History } from "../providers/history.ts";
+import { entry, freezeMessage } from "../providers/native.ts";
+import { splitArgs } from "./command.ts";
+import { listSessions } from "./project.ts";
+import { readSession, writeSession } from "./sessions.ts";
+
+/** A thread made and shown: its id and buffers. */
+export type Opened = { id: string; display: number; input: number };
+
+/** What the host gives this feature: making threads, and reading the ones it has. */
+export type ThreadHost = {
+  /** Makes a thread (the `new-thread` message) and waits for its buffers. */
+  create(fields: {
+    runner: RunnerStart;
+    title?: string;
+    origin?: { kind: "claude-code"; sessionId: string | null; path: string };
+    parentId?: string;
+  }): Promise<Opened>;
+  /** The history of a live or stored thread, or undefined when there is no such thread. */
+  historyOf(id: string): History | undefined;
+  titleOf(id: string): string | undefined;
+  /** The number the next thread takes (titles of new sessions). */
+  nextNum(): number;
+};
+
+export class ClaudeCodeThreads {
+  constructor(
+    private readonly host: ThreadHost,
+    /** The project folder (Claude Code keeps its sessions by it). */
+    private readonly cwd: string,
+  ) {}
+
+  /** This project's Claude Code sessions, newest first (for the `:Tine import` picker). */
+  sessions() {
+    return listSessions(this.cwd).map((s) => ({ id: s.id, path: s.path, modified: s.modified, first_prompt: s.firstPrompt }));
+  }
+
+  /** `:Tine claude [args]`: a thread run by the Claude Code CLI in a terminal. */
+  open(args: string): Promise<Opened> {
+    return this.host.create({ runner: { kind: "claude-code", args: splitArgs(args) }, title: `Claude Code ${this.host.nextNum()}` });
+  }
+
+  /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */
+  import(idOrPath: string): Promise<Opened> {
+    const session = readSession(idOrPath);
+    const history = History.of(session.messages.map((m) => entry(freezeMessage(m))));
+    return this.host.create({
+      runner: { kind: "api", history },
+      title: titleFrom(session.firstPrompt ?? "Claude Code session"),
+      origin: { kind: "claude-code", sessionId: session.sessionId, path: session.path },
+    });
+  }
+
+  /**
+   * A thread written as a new Claude Code session (the thread itself unchanged), continued in
+   * Claude Code as a thread of its own: a child of this one in the tree, resuming that session.
+   */
+  async export(id: string): Promise<Opened & { session_id: string; path: string }> {
+    const history = this.host.historyOf(id);
+    if (!history) throw new Error(`tine: no thread ${id}`);
+    const { sessionId, path } = writeSession(history.messages(), this.cwd);
+    const opened = await this.host.create({
+      runner: { kind: "claude-code", args: [], resume: sessionId },
+      title: `${this.host.titleOf(id)} → Claude Code`,
+      parentId: id,
+    });
+    return { session_id: sessionId, path, ...opened };
+  }
+}

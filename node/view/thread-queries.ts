@@ -1,0 +1,98 @@
+/**
+ * What the Lua side asks of the tree without changing it: the threads as `require('tine').threads()`
+ * returns them, the most recent first, the forks at a display line, a fork's lineage. Read-only
+ * views of the chat and the buffers; the host's RPC methods answer with these.
+ */
+import type { Chat } from "../chat/chat.ts";
+import type { ThreadId } from "../chat/msgs.ts";
+import type { Buffers } from "./buffers.ts";
+
+/** One thread as `require('tine').threads()` returns it. */
+export type ThreadInfo = {
+  id: ThreadId;
+  /** The short number in buffer names (`tine://N/…`), which `:Tine diff` takes. */
+  num: number;
+  parent_id: ThreadId | null;
+  title: string;
+  /** A `ThreadStatus`, or `stored` for a thread on disk that is not loaded. */
+  status: string;
+  stop_reason: string | null;
+  messages: number;
+  /** Last change (ms since the epoch), when known. */
+  updated: number | null;
+  bufnr: number | null;
+  input_bufnr: number | null;
+};
+
+export class ThreadQueries {
+  constructor(
+    private readonly chat: Chat,
+    private readonly buffers: Buffers,
+    /** Last change of a live thread, when the store knows it. */
+    private readonly updated: (id: ThreadId) => number | undefined,
+  ) {}
+
+  /** Every thread of this project, live and stored, oldest first. */
+  threads(): ThreadInfo[] {
+    const live = [...this.chat.threads.values()].map((t): ThreadInfo => {
+      const s = t.runner.status;
+      const m = this.buffers.get(t.id);
+      return {
+        id: t.id,
+        num: t.num,
+        parent_id: this.chat.lineage.get(t.id)?.parentId ?? null,
+        title: t.title,
+        status: t.status,
+        stop_reason: s.type === "stopped" ? s.stopReason : null,
+        messages: t.runner.history.length,
+        updated: this.updated(t.id) ?? null,
+        bufnr: m?.display ?? null,
+        input_bufnr: m?.input ?? null,
+      };
+    });
+    const stored = [...this.chat.stored.values()].map(
+      (t): ThreadInfo => ({
+        id: t.id,
+        num: t.num,
+        parent_id: t.parentId,
+        title: t.title,
+        status: "stored",
+        stop_reason: null,
+        messages: t.messages,
+        updated: t.updated,
+        bufnr: null,
+        input_bufnr: null,
+      }),
+    );
+    const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
+    return [...live, ...stored].sort((a, b) => created(a.id) - created(b.id));
+  }
+
+  /** Threads for `:Tine resume`: most recent first. */
+  recent(): ThreadInfo[] {
+    return this.threads().sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
+  }
+
+  /** A thread by id, or by its display number (`:Tine diff 1 3`). */
+  resolve(ref: string): ThreadId {
+    const byNum = /^\d+$/.test(ref) ? this.threads().find((t) => t.num === Number(ref)) : undefined;
+    const id = byNum?.id ?? ref;
+    if (!this.chat.has(id)) throw new Error(`tine: no thread ${ref}`);
+    return id;
+  }
+
+  /** Forks taken at the message on a display line, in fork order. */
+  forksAt(id: ThreadId, line: number): { id: ThreadId; title: string }[] {
+    const at = this.buffers.get(id)?.view.locate(line);
+    if (!at) return [];
+    return this.chat
+      .childrenOf(id)
+      .filter((child) => this.chat.lineage.get(child)!.atMessage === at.message)
+      .map((child) => ({ id: child, title: this.chat.titleOf(child) ?? child }));
+  }
+
+  lineageOf(id: ThreadId): { parent_id: ThreadId; at_message: number } | null {
+    const l = this.chat.lineage.get(id);
+    return l ? { parent_id: l.parentId, at_message: l.atMessage } : null;
+  }
+}
