@@ -7,22 +7,17 @@
 import { randomUUID } from "node:crypto";
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
+import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import { type ForkEffect, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
+import { handoffPrompt, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runners } from "./runner.ts";
-import { type QueuedReport, Thread, type ThreadContext } from "./thread.ts";
+import { Thread, type ThreadContext } from "./thread.ts";
+import { ForkTree } from "./tree.ts";
 
-/** Sent to a fork whose first idle period ran out. */
-export const wrapUpPrompt = (minutes: number) =>
-  `[tine] This fork has been idle for ${minutes} minute${minutes === 1 ? "" : "s"}. Wrap up: reply with a short ` +
-  "summary of what you found, for the thread this fork came from; the user can then report it, promote this fork " +
-  "or discard it. If the user stays away, your summary is reported back and the fork ends.";
-
-/** Sent to a fork that is asked for its summary before it reports to its parent. */
-export const SUMMARY_PROMPT =
-  "[tine] This fork is ending and reports back to the thread it came from. Reply with a concise summary of what " +
-  "you found or did here (conclusions, decisions, files changed), written for that thread. Nothing else.";
+export type { Lineage } from "./tree.ts";
 
 /** The text of a thread's last assistant message: what a fork reports. */
 function lastReply(thread: Thread): string {
@@ -38,12 +33,6 @@ function lastReply(thread: Thread): string {
   }
   return "(the fork ended without a reply)";
 }
-
-export type Lineage = {
-  readonly parentId: ThreadId;
-  /** The last source message the fork shares (the message it branched from). */
-  readonly atMessage: number;
-};
 
 export type CreatedHow = {
   forkOf?: ThreadId;
@@ -71,11 +60,6 @@ type AfterTurn =
   | { readonly type: "promote" }
   | { readonly type: "report"; readonly text: string };
 
-/** Sent for `@handoff <goal>`: the agent answers by calling fork_thread. */
-export const handoffPrompt = (goal: string) =>
-  `[tine] Hand this work off to a fresh thread. Call fork_thread with a self-contained prompt for it: the goal, ` +
-  `and the context it needs from this conversation (decisions, file names, constraints), not the whole history. Goal: ${goal}`;
-
 export type ChatClock = {
   now(): number;
   /** Idle time before a fork is asked to wrap up (and again before it reports and ends). */
@@ -87,7 +71,7 @@ export class Chat {
   /** Threads on disk that are not loaded. */
   readonly stored = new Map<ThreadId, StoredThread>();
   /** Parents of forks, live or stored. */
-  readonly lineage = new Map<ThreadId, Lineage>();
+  readonly lineage = new ForkTree();
   /** Forks waiting for their source (the key) to come to rest; at most one per source. */
   readonly waitingForks = new Map<ThreadId, ForkRequest>();
   /** Live forks' lifecycle: idle clocks, reports, background runs. */
@@ -127,7 +111,7 @@ export class Chat {
 
   /** Children in the order they were forked. */
   childrenOf(id: ThreadId): ThreadId[] {
-    return [...this.lineage].filter(([child, l]) => l.parentId === id && this.has(child)).map(([child]) => child);
+    return this.lineage.childrenOf(id).filter((child) => this.has(child));
   }
 
   /** The highest display number in use (new threads take the next). */
@@ -190,7 +174,7 @@ export class Chat {
         }
         // Continued elsewhere (an export): a child of the thread it came from, at its last message.
         const parent = this.threads.get(m.parentId);
-        this.lineage.set(m.newId, { parentId: m.parentId, atMessage: Math.max(0, (parent?.runner.history.length ?? 1) - 1) });
+        this.lineage.link(m.newId, { parentId: m.parentId, atMessage: Math.max(0, (parent?.runner.history.length ?? 1) - 1) });
         this.add(thread, { forkOf: m.parentId });
         return;
       }
@@ -208,7 +192,7 @@ export class Chat {
         for (const t of m.threads) {
           if (this.threads.has(t.id)) continue;
           this.stored.set(t.id, t);
-          if (t.parentId) this.lineage.set(t.id, { parentId: t.parentId, atMessage: t.atMessage });
+          if (t.parentId) this.lineage.link(t.id, { parentId: t.parentId, atMessage: t.atMessage });
         }
         return;
       case "load-thread": {
@@ -269,44 +253,35 @@ export class Chat {
 
   /** An agent's fork tool: acts on the tree (now, or when its response ends); returns the tool's result. */
   forkTool(thread: Thread, use: { name: string; input: unknown }): { text: string; isError: boolean } {
-    const input = (use.input ?? {}) as Record<string, unknown>;
-    const ok = (text: string) => ({ text, isError: false });
     const refuse = (text: string) => ({ text, isError: true });
-    const inFork = this.lineage.has(thread.id);
-    const notAFork = `${use.name} works only in a fork, and this thread is not one.`;
-    switch (use.name) {
-      case "enter_fork": {
-        const topic = typeof input["topic"] === "string" ? input["topic"].trim() : "";
-        const minutes = typeof input["idle_timeout"] === "number" && input["idle_timeout"] > 0 ? input["idle_timeout"] : undefined;
-        this.afterTurn.set(thread.id, { type: "enter", topic, ...(minutes ? { idleTimeoutMs: minutes * 60_000 } : {}) });
-        return ok(`A fork of this thread opens when this response ends${topic ? ", with the topic as its first message" : ""}.`);
-      }
+    if (!isForkTool(use.name)) return refuse(`Unknown tool: ${use.name}`);
+    if (endsAFork(use.name) && !this.lineage.has(thread.id)) return refuse(`${use.name} works only in a fork, and this thread is not one.`);
+    const parsed = parseForkTool(use.name, use.input);
+    if (!parsed.ok) return refuse(parsed.error);
+    const ok = (text: string) => ({ text, isError: false });
+    const call = parsed.call;
+    switch (call.tool) {
+      case "enter_fork":
+        this.afterTurn.set(thread.id, { type: "enter", topic: call.topic, idleTimeoutMs: call.idleTimeoutMs });
+        return ok(`A fork of this thread opens when this response ends${call.topic ? ", with the topic as its first message" : ""}.`);
       case "exit_fork":
-        if (!inFork) return refuse(notAFork);
         this.afterTurn.set(thread.id, { type: "discard" });
         return ok("This fork is discarded when this response ends.");
       case "save_context":
-        if (!inFork) return refuse(notAFork);
         this.afterTurn.set(thread.id, { type: "promote" });
         return ok("This fork is promoted into the thread it came from when this response ends.");
-      case "report_updates": {
-        if (!inFork) return refuse(notAFork);
-        const message = typeof input["message"] === "string" ? input["message"].trim() : "";
-        if (!message) return refuse("report_updates needs a message: the summary to send.");
-        this.afterTurn.set(thread.id, { type: "report", text: message });
+      case "report_updates":
+        this.afterTurn.set(thread.id, { type: "report", text: call.message });
         return ok("The report goes to the thread this fork came from when this response ends; then this fork ends.");
-      }
       case "fork_thread": {
         const base = this.handoffs.get(thread.id);
         if (!base) return refuse("fork_thread is for hand-offs the user asks for (@handoff); none was asked.");
-        const prompt = typeof input["prompt"] === "string" ? input["prompt"].trim() : "";
-        if (!prompt) return refuse("fork_thread needs a prompt for the new thread.");
         this.handoffs.delete(thread.id);
-        this.handOff(thread, base, prompt);
+        this.handOff(thread, base, call.prompt);
         return ok("Handed off.");
       }
       default:
-        return refuse(`Unknown tool: ${use.name}`);
+        return assertUnreachable(call);
     }
   }
 
@@ -324,7 +299,7 @@ export class Chat {
       this.threadContext(),
       { autoTitle: false },
     );
-    this.lineage.set(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1) });
+    this.lineage.link(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1) });
     this.add(thread, { forkOf: source.id, prefill: prompt });
     // After the message being handled: the tool run that got us here is dropped with the turn.
     this.dispatch({ type: "thread-msg", id: source.id, msg: { type: "rewind", history: base } });
@@ -474,10 +449,12 @@ export class Chat {
     if (!fork.atRest || !parent.atRest)
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
     const oldTail = parent.runner.history;
-    let sibling: Thread | null = null;
-    if (oldTail.length > lineage.atMessage + 1) {
-      const k = [...this.lineage.values()].filter((l) => l.parentId === parent.id).length + 1;
-      sibling = new Thread(
+    const hasTail = oldTail.length > lineage.atMessage + 1;
+    const k = this.lineage.nextOrdinal(parent.id);
+    // The tree first: the sibling is linked under the parent, the forks around it move.
+    this.lineage.promote(id, hasTail ? siblingId : null);
+    if (hasTail) {
+      const sibling = new Thread(
         siblingId,
         siblingNum,
         `${parent.title} ⑂${k}`,
@@ -485,18 +462,11 @@ export class Chat {
         this.threadContext(),
         { autoTitle: false },
       );
-      this.lineage.set(siblingId, { parentId: parent.id, atMessage: lineage.atMessage });
       // Made before the parent changes, so its stored pointer holds the parent as it was.
       this.threads.set(siblingId, sibling);
       this.events.threadCreated(sibling, { forkOf: parent.id, background: true });
       // The parent's forks taken after the fork point go with the old tail (in the store too).
       this.events.branched(parent.id, siblingId, lineage.atMessage);
-    }
-    for (const [child, l] of [...this.lineage]) {
-      if (child === id || child === siblingId) continue;
-      if (l.parentId === id) this.lineage.set(child, { parentId: parent.id, atMessage: l.atMessage });
-      else if (sibling && l.parentId === parent.id && l.atMessage > lineage.atMessage)
-        this.lineage.set(child, { parentId: siblingId, atMessage: l.atMessage });
     }
     parent.runner.close();
     parent.runner = this.runners.reopen(fork.runner.spec, fork.runner.history, this.agentDispatch(parent.id));
@@ -517,12 +487,12 @@ export class Chat {
       atMessage: request.atMessage,
     });
     // Every fork ever listed counts, so a deleted fork's number is not given again.
-    const siblings = [...this.lineage.values()].filter((l) => l.parentId === request.sourceId).length;
-    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${siblings + 1}`, runner, this.threadContext(), {
+    const ordinal = this.lineage.nextOrdinal(request.sourceId);
+    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${ordinal}`, runner, this.threadContext(), {
       autoTitle: false,
     });
     const sourceLength = source.history.length;
-    this.lineage.set(thread.id, {
+    this.lineage.link(thread.id, {
       parentId: request.sourceId,
       atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
     });

@@ -8,7 +8,10 @@ import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
+import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
+
+export type { QueuedReport } from "./prompts.ts";
 
 export type ToolRun = {
   readonly use: ToolUseBlock;
@@ -35,14 +38,6 @@ export type ThreadContext = {
   /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
 };
-
-/** A fork's findings waiting to go to this thread with its next user turn. */
-export type QueuedReport = { readonly from: string; readonly text: string };
-
-/** How a report travels in the parent's next user turn: a clearly marked block of its own. */
-export function reportBlock(r: QueuedReport): string {
-  return `<fork-report from="${r.from.replace(/"/g, "'")}">\n${r.text.trim()}\n</fork-report>`;
-}
 
 export class Thread {
   /** Tool runs of the last assistant message, in its tool_use order. Replaced, never mutated. */
@@ -244,9 +239,6 @@ export class Thread {
     this.toolRuns = this.toolRuns.map((r) => (r.use.id === id ? run : r));
   }
 }
-
-export const STILL_RUNNING_WHEN_FORKED =
-  "The tool was still running in the thread this was forked from when the fork was taken; its result is not known here.";
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
 

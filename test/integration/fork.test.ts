@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/thread.ts";
+import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { bodies, typeAndSend } from "../helpers/chat-driver.ts";

@@ -1,0 +1,33 @@
+/**
+ * The texts tine itself puts in front of the model (wrap-up, summary and hand-off prompts, report
+ * blocks, results for tools a fork never saw finish): one place to read and tune what the model is
+ * told on the user's behalf.
+ */
+
+/** Sent to a fork whose first idle period ran out. */
+export const wrapUpPrompt = (minutes: number) =>
+  `[tine] This fork has been idle for ${minutes} minute${minutes === 1 ? "" : "s"}. Wrap up: reply with a short ` +
+  "summary of what you found, for the thread this fork came from; the user can then report it, promote this fork " +
+  "or discard it. If the user stays away, your summary is reported back and the fork ends.";
+
+/** Sent to a fork that is asked for its summary before it reports to its parent. */
+export const SUMMARY_PROMPT =
+  "[tine] This fork is ending and reports back to the thread it came from. Reply with a concise summary of what " +
+  "you found or did here (conclusions, decisions, files changed), written for that thread. Nothing else.";
+
+/** Sent for `@handoff <goal>`: the agent answers by calling fork_thread. */
+export const handoffPrompt = (goal: string) =>
+  `[tine] Hand this work off to a fresh thread. Call fork_thread with a self-contained prompt for it: the goal, ` +
+  `and the context it needs from this conversation (decisions, file names, constraints), not the whole history. Goal: ${goal}`;
+
+/** A fork's findings waiting to go to this thread with its next user turn. */
+export type QueuedReport = { readonly from: string; readonly text: string };
+
+/** How a report travels in the parent's next user turn: a clearly marked block of its own. */
+export function reportBlock(r: QueuedReport): string {
+  return `<fork-report from="${r.from.replace(/"/g, "'")}">\n${r.text.trim()}\n</fork-report>`;
+}
+
+/** The result a fork gets for a tool still running in its source when it was taken. */
+export const STILL_RUNNING_WHEN_FORKED =
+  "The tool was still running in the thread this was forked from when the fork was taken; its result is not known here.";
