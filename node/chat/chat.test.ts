@@ -7,6 +7,7 @@ import { testConfig } from "../../test/helpers/agent-harness.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
+import { localEnvironment } from "../tools/local-environment.ts";
 import { Chat } from "./chat.ts";
 import type { RootMsg, ThreadId } from "./msgs.ts";
 
@@ -36,7 +37,7 @@ function setup() {
   const chat: Chat = new Chat(
     dispatch,
     (d, history) => new AnthropicAgent(testConfig, { client: null, streamRetries: 0, retryDelayMs: 0 }, d, history),
-    { cwd: "/", needsApproval: () => false, fileWritten: () => {} },
+    { environment: localEnvironment("/"), needsApproval: () => false, fileWritten: () => {} },
     {
       threadCreated: () => {},
       threadDeleted: () => {},

@@ -1,10 +1,10 @@
 /**
  * A Thread owns one Agent, the runs of the tools the agent asked for, and its view state.
  */
-import { isAbsolute, resolve } from "node:path";
 import { isClaudeCode } from "../claude-code/session.ts";
 import type { Agent } from "../providers/agent.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -27,12 +27,11 @@ export function titleFrom(text: string): string {
 
 export type ThreadContext = {
   readonly dispatch: Dispatch;
-  readonly cwd: string;
+  /** Where its tools act: their folder, files and shell. */
+  readonly environment: Environment;
   readonly needsApproval: (toolName: string, input: unknown) => boolean;
   /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
   readonly fileWritten: (path: string) => void;
-  /** Limits of tool processes (bash_timeout, tool_env_deny). */
-  readonly toolLimits?: { readonly timeoutSec: number; readonly envDeny: readonly string[] };
   /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
 };
@@ -224,8 +223,8 @@ export class Thread {
     const controller = new AbortController();
     this.controllers.set(run.use.id, controller);
     this.replaceRun(run.use.id, { ...run, state: "running" });
-    const { dispatch, cwd } = this.context;
-    void runTool(run.use.name, run.use.input, { cwd, signal: controller.signal, ...this.context.toolLimits }).then((outcome) => {
+    const { dispatch, environment } = this.context;
+    void runTool(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
       if (!controller.signal.aborted)
         dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
@@ -236,7 +235,7 @@ export class Thread {
     if (!run) return; // aborted meanwhile
     const path = (run.use.input as { path?: unknown } | null)?.path;
     if (run.use.name === "edit_file" && !outcome.isError && typeof path === "string") {
-      this.context.fileWritten(isAbsolute(path) ? path : resolve(this.context.cwd, path));
+      this.context.fileWritten(this.context.environment.resolve(path));
     }
     this.controllers.delete(toolUseId);
     this.replaceRun(toolUseId, { ...run, state: "done", outcome });
