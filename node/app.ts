@@ -22,6 +22,7 @@ import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
 import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
+import { localEnvironment } from "./tools/local-environment.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
@@ -64,6 +65,7 @@ export class App {
       system: config.system_prompt,
       tools: [...TOOL_SPECS, ...FORK_TOOL_SPECS],
     };
+    const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.runners = runnerRegistry({
       api: { config: providerConfig, connection },
@@ -73,10 +75,10 @@ export class App {
       this.dispatch,
       this.runners,
       {
-        cwd: config.cwd,
-        needsApproval: (name, input) => needsApproval(name, input, config.cwd, config.tools_needing_approval),
+        // Every thread works in the project folder for now; a fork may get a folder of its own.
+        environmentFor: () => environment,
+        needsApproval: (name, input, env) => needsApproval(name, input, env, config.tools_needing_approval),
         fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
-        toolLimits: { timeoutSec: config.bash_timeout, envDeny: config.tool_env_deny },
       },
       {
         threadCreated: (thread, how) => {

@@ -8,6 +8,7 @@ import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
 import { runnerRegistry } from "../runners.ts";
+import { localEnvironment } from "../tools/local-environment.ts";
 import { Chat } from "./chat.ts";
 import type { RootMsg, ThreadId } from "./msgs.ts";
 
@@ -40,7 +41,7 @@ function setup() {
       api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 } },
       claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
     }),
-    { cwd: "/", needsApproval: () => false, fileWritten: () => {} },
+    { environmentFor: () => localEnvironment("/"), needsApproval: () => false, fileWritten: () => {} },
     {
       threadCreated: () => {},
       threadDeleted: () => {},

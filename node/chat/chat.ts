@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
+import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
@@ -60,6 +61,11 @@ type AfterTurn =
   | { readonly type: "promote" }
   | { readonly type: "report"; readonly text: string };
 
+/** What the host gives every thread; `environmentFor` says where a thread's tools act. */
+export type ThreadServices = Omit<ThreadContext, "dispatch" | "environment" | "forkTool"> & {
+  environmentFor(id: ThreadId): Environment;
+};
+
 export type ChatClock = {
   now(): number;
   /** Idle time before a fork is asked to wrap up (and again before it reports and ends). */
@@ -92,7 +98,7 @@ export class Chat {
     private readonly dispatch: Dispatch,
     /** Makes every thread's runner: the chat builds none itself. */
     private readonly runners: Runners,
-    private readonly context: Omit<ThreadContext, "dispatch">,
+    private readonly context: ThreadServices,
     private readonly events: ChatEvents,
     private readonly clock: ChatClock = { now: () => Date.now(), forkIdleTimeoutMs: 10 * 60_000 },
   ) {}
@@ -164,7 +170,7 @@ export class Chat {
     switch (m.type) {
       case "new-thread": {
         const runner = this.runners.start(m.runner, this.agentDispatch(m.newId));
-        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, runner, this.threadContext(), {
+        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, runner, this.threadContext(m.newId), {
           autoTitle: m.title === undefined,
           origin: m.origin,
         });
@@ -200,7 +206,7 @@ export class Chat {
         if (!stored || this.threads.has(m.id)) return;
         this.stored.delete(m.id);
         const runner = this.runners.reopen(stored.runner, m.history, this.agentDispatch(m.id));
-        const thread = new Thread(m.id, stored.num, stored.title, runner, this.threadContext(), {
+        const thread = new Thread(m.id, stored.num, stored.title, runner, this.threadContext(m.id), {
           autoTitle: false,
           readOnlyBy: m.readOnlyBy,
           created: stored.created,
@@ -296,7 +302,7 @@ export class Chat {
       this.maxNum() + 1,
       `${source.title} → hand-off`,
       this.runners.start({ kind: "api" }, this.agentDispatch(id)),
-      this.threadContext(),
+      this.threadContext(id),
       { autoTitle: false },
     );
     this.lineage.link(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1) });
@@ -459,7 +465,7 @@ export class Chat {
         siblingNum,
         `${parent.title} ⑂${k}`,
         this.runners.reopen(parent.runner.spec, oldTail, this.agentDispatch(siblingId)),
-        this.threadContext(),
+        this.threadContext(siblingId),
         { autoTitle: false },
       );
       // Made before the parent changes, so its stored pointer holds the parent as it was.
@@ -488,7 +494,7 @@ export class Chat {
     });
     // Every fork ever listed counts, so a deleted fork's number is not given again.
     const ordinal = this.lineage.nextOrdinal(request.sourceId);
-    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${ordinal}`, runner, this.threadContext(), {
+    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${ordinal}`, runner, this.threadContext(request.newId), {
       autoTitle: false,
     });
     const sourceLength = source.history.length;
@@ -522,7 +528,8 @@ export class Chat {
     return (msg: AgentMsg) => this.dispatch({ type: "thread-msg", id, msg: { type: "agent", msg } });
   }
 
-  private threadContext(): ThreadContext {
-    return { ...this.context, dispatch: this.dispatch, forkTool: (thread, use) => this.forkTool(thread, use) };
+  private threadContext(id: ThreadId): ThreadContext {
+    const { environmentFor, ...services } = this.context;
+    return { ...services, environment: environmentFor(id), dispatch: this.dispatch, forkTool: (thread, use) => this.forkTool(thread, use) };
   }
 }

@@ -2,8 +2,8 @@
  * A Thread owns the runner that runs it (see runner.ts), the runs of the tools its agent asked
  * for, and its view state.
  */
-import { isAbsolute, resolve } from "node:path";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -29,12 +29,12 @@ export function titleFrom(text: string): string {
 
 export type ThreadContext = {
   readonly dispatch: Dispatch;
-  readonly cwd: string;
-  readonly needsApproval: (toolName: string, input: unknown) => boolean;
+  /** Where its tools act: their folder, files and shell. */
+  readonly environment: Environment;
+  /** Whether a call waits for the user's approval, in this thread's environment. */
+  readonly needsApproval: (toolName: string, input: unknown, environment: Environment) => boolean;
   /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
   readonly fileWritten: (path: string) => void;
-  /** Limits of tool processes (bash_timeout, tool_env_deny). */
-  readonly toolLimits?: { readonly timeoutSec: number; readonly envDeny: readonly string[] };
   /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
 };
@@ -196,7 +196,7 @@ export class Thread {
     this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
     // Tools that need no approval start at once, all concurrently.
     for (const run of this.toolRuns)
-      if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input)) this.start(run);
+      if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input, this.context.environment)) this.start(run);
   }
 
   private start(run: ToolRun): void {
@@ -211,8 +211,8 @@ export class Thread {
     const controller = new AbortController();
     this.controllers.set(run.use.id, controller);
     this.replaceRun(run.use.id, { ...run, state: "running" });
-    const { dispatch, cwd } = this.context;
-    void runTool(run.use.name, run.use.input, { cwd, signal: controller.signal, ...this.context.toolLimits }).then((outcome) => {
+    const { dispatch, environment } = this.context;
+    void runTool(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
       if (!controller.signal.aborted)
         dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
@@ -223,7 +223,7 @@ export class Thread {
     if (!run) return; // aborted meanwhile
     const path = (run.use.input as { path?: unknown } | null)?.path;
     if (run.use.name === "edit_file" && !outcome.isError && typeof path === "string") {
-      this.context.fileWritten(isAbsolute(path) ? path : resolve(this.context.cwd, path));
+      this.context.fileWritten(this.context.environment.resolve(path));
     }
     this.controllers.delete(toolUseId);
     this.replaceRun(toolUseId, { ...run, state: "done", outcome });

@@ -1,11 +1,13 @@
-/** Tool calls as the model makes them, against a temporary directory each: what each call returns and leaves behind. */
+/** Tool calls as the model makes them, in a local environment rooted in a temporary directory each: what each call returns and leaves behind. */
 import { execFileSync } from "node:child_process";
 import { existsSync, fstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GET_FILE_MAX_BYTES, killAllToolProcesses, runTool, type ToolOptions } from "./run.ts";
+import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "./environment.ts";
+import { localEnvironment } from "./local-environment.ts";
+import { GET_FILE_MAX_BYTES, killAllToolProcesses, runTool } from "./run.ts";
 
 let dir: string;
 let outside: string;
@@ -18,8 +20,9 @@ afterEach(() => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-const run = (name: string, input: unknown, more: Partial<ToolOptions> = {}) =>
-  runTool(name, input, { cwd: dir, signal: new AbortController().signal, ...more });
+type CallOptions = { readonly signal?: AbortSignal; readonly limits?: Partial<ToolLimits> };
+const run = (name: string, input: unknown, { signal = new AbortController().signal, limits }: CallOptions = {}) =>
+  runTool(name, input, localEnvironment(dir, { ...DEFAULT_TOOL_LIMITS, ...limits }), signal);
 
 /** Polls a condition (a file the command writes, a process gone) with a deadline. */
 async function until(pred: () => boolean, what: string): Promise<void> {
@@ -45,7 +48,7 @@ function alive(pid: number): boolean {
 }
 
 /** Starts a command that puts a `sleep` in the background and waits; resolves the sleep's pid once written. */
-async function startWithBackgroundChild(more: Partial<ToolOptions> = {}) {
+async function startWithBackgroundChild(more: CallOptions = {}) {
   const pidFile = join(dir, "child.pid");
   const outcome = run("bash_command", { command: `sleep 300 & echo $! > ${pidFile}; wait` }, more);
   await until(() => existsSync(pidFile) && /^\d+\n$/.test(readFileSync(pidFile, "utf8")), "the child's pid");
@@ -57,7 +60,7 @@ describe("bash_command", () => {
     const saved = { ...process.env };
     Object.assign(process.env, { ANTHROPIC_API_KEY: "sk-secret-key", TINE_TEST_DENIED: "denied-value", TINE_TEST_KEPT: "kept-value" });
     try {
-      const out = await run("bash_command", { command: "env" }, { envDeny: ["TINE_TEST_DENIED"] });
+      const out = await run("bash_command", { command: "env" }, { limits: { envDeny: ["TINE_TEST_DENIED"] } });
       expect(out.isError).toBe(false);
       expect(out.text).toContain("TINE_TEST_KEPT=kept-value");
       expect(out.text).not.toContain("sk-secret-key");
@@ -81,7 +84,7 @@ describe("bash_command", () => {
   });
 
   it("is stopped at its time limit with what it started, and the model is told after how long", async () => {
-    const out = await run("bash_command", { command: "sleep 300 & echo child $!; wait" }, { timeoutSec: 0.5 });
+    const out = await run("bash_command", { command: "sleep 300 & echo child $!; wait" }, { limits: { bashTimeoutSec: 0.5 } });
     expect(out.isError).toBe(true);
     expect(out.text).toMatch(/\[stopped after 0\.5 s: the command ran longer than the time limit/);
     const pid = Number(/child (\d+)/.exec(out.text)?.[1]);
@@ -89,7 +92,10 @@ describe("bash_command", () => {
   });
 
   it("a time limit longer than a timer holds (about 24.8 days) does not stop the command at once", async () => {
-    expect(await run("bash_command", { command: "sleep 0.2; echo done" }, { timeoutSec: 1e9 })).toEqual({ text: "done\n", isError: false });
+    expect(await run("bash_command", { command: "sleep 0.2; echo done" }, { limits: { bashTimeoutSec: 1e9 } })).toEqual({
+      text: "done\n",
+      isError: false,
+    });
   });
 
   it("abort kills the whole process group: a background child does not outlive it", async () => {

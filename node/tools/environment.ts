@@ -1,0 +1,92 @@
+/**
+ * Where a thread's tools act, as a capability handed to them: its folder, its files and its shell.
+ * Tools hold an Environment and never ask which kind it is; each kind is built by a factory
+ * (today only localEnvironment; a fork in its own git worktree would be another). This module only
+ * declares the contract: no IO happens here.
+ */
+
+/** Limits on what the tools' processes may do, from the user's config. */
+export type ToolLimits = {
+  /** Seconds a bash_command may run before it is killed with everything it started (bash_timeout). */
+  readonly bashTimeoutSec: number;
+  /** Variables removed from tool processes' environment, besides the host's own credentials (tool_env_deny). */
+  readonly envDeny: readonly string[];
+};
+
+/** The config's defaults, for environments built without a config (tests, tools run by hand). */
+export const DEFAULT_TOOL_LIMITS: ToolLimits = { bashTimeoutSec: 120, envDeny: [] };
+
+/** How much of a file a read takes, and which tool asks (refusals name it). */
+export type ReadLimit = { readonly bytes: number; readonly tool: string };
+
+export type DirectoryEntry = { readonly name: string; readonly isDirectory: boolean };
+
+/** How a command ended. */
+export type CommandEnd =
+  /** It exited by itself (or was killed by a signal from elsewhere). */
+  | {
+      readonly type: "exited";
+      readonly code: number | null;
+      readonly signal: NodeJS.Signals | null;
+      /** It left processes running in the background, and they were stopped. */
+      readonly leftBehind: boolean;
+    }
+  /** The caller's signal aborted it; it and everything it started were stopped. */
+  | { readonly type: "aborted" }
+  /** It ran past the time limit; it and everything it started were killed. */
+  | { readonly type: "timed-out"; readonly afterSec: number };
+
+/** What a command printed (stdout and stderr as they came, bounded: see runCommand) and how it ended. */
+export type CommandResult = { readonly output: string; readonly end: CommandEnd };
+
+/**
+ * Paths are taken as the model gives them: relative ones resolve against `root` (see `resolve`).
+ * Failures are thrown as Errors whose message is meant for the model; file system errors keep
+ * Node's `code` (`"ENOENT"` for a path that does not exist).
+ */
+export interface Environment {
+  /** The folder the thread works in: relative paths resolve against it, and commands start in it. */
+  readonly root: string;
+
+  /** The absolute path the model means by `path`: itself when absolute, else joined to `root` with `..` folded (links not followed). */
+  resolve(path: string): string;
+
+  /**
+   * Whether `path` lies inside `root` once `..` and symbolic links are resolved (a path that does
+   * not exist yet counts by its nearest existing ancestor). Reads outside wait for approval.
+   */
+  contains(path: string): boolean;
+
+  /**
+   * The bytes of a regular file of at most `limit.bytes`. Anything else (directory, device, FIFO,
+   * socket, a larger file) is refused without being read, and without blocking; the bound holds
+   * even for files whose size the file system does not know (/proc).
+   */
+  readFile(path: string, limit: ReadLimit): Promise<Buffer>;
+
+  /**
+   * Why `writeFile` would refuse `path`, or null: a path spelled inside `root` that leads out of it
+   * through a symbolic link is never written through (an edit must not change what the user never
+   * shared). Callers that read before they write ask first, so nothing is read through it either.
+   */
+  writeRefusal(path: string): string | null;
+
+  /**
+   * Writes `bytes` to `path`. "create": only a file that does not exist yet (never through a
+   * dangling link, never over a file that appeared meanwhile); "replace": an existing file's
+   * contents. Throws what `writeRefusal` says.
+   */
+  writeFile(path: string, bytes: Uint8Array, mode: "create" | "replace"): Promise<void>;
+
+  /** The entries of a directory, in no particular order. */
+  listDirectory(path: string): Promise<readonly DirectoryEntry[]>;
+
+  /**
+   * Runs `command` with bash in `root`: without stdin, without the host's credentials or the
+   * denied variables, within the time limit. Aborting `signal`, the time limit, the command's own
+   * exit and the host's exit stop it and everything it started; output keeps its first and last
+   * bytes and says how much of the middle was dropped. Throws when the command cannot start
+   * (also when `signal` is already aborted).
+   */
+  runCommand(command: string, signal: AbortSignal): Promise<CommandResult>;
+}
