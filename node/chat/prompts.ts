@@ -3,6 +3,7 @@
  * blocks, results for tools a fork never saw finish): one place to read and tune what the model is
  * told on the user's behalf.
  */
+import type { History } from "../providers/history.ts";
 
 /** Sent to a fork whose first idle period ran out. */
 export const wrapUpPrompt = (minutes: number) =>
@@ -31,3 +32,17 @@ export function reportBlock(r: QueuedReport): string {
 /** The result a fork gets for a tool still running in its source when it was taken. */
 export const STILL_RUNNING_WHEN_FORKED =
   "The tool was still running in the thread this was forked from when the fork was taken; its result is not known here.";
+
+/** The text of the last assistant message in `history`: what a fork reports when it ends by itself. */
+export function lastReply(history: History): string {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history.at(i).message;
+    if (m.role !== "assistant") continue;
+    const text = m.content
+      .flatMap((b) => (b.type === "text" ? [b.text] : []))
+      .join("\n")
+      .trim();
+    if (text) return text;
+  }
+  return "(the fork ended without a reply)";
+}

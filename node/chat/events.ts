@@ -1,0 +1,33 @@
+/**
+ * What the chat tells the host (the UI and the store follow threads through these) and the clock
+ * it is given: the chat's edges, so it never touches buffers, files or timers itself.
+ */
+import type { ForkEnd, ThreadId } from "./msgs.ts";
+import type { QueuedReport } from "./prompts.ts";
+import type { Thread } from "./thread.ts";
+
+/** What the UI and the store do when threads appear and go; the chat only says so. */
+export type ChatEvents = {
+  threadCreated(thread: Thread, how: CreatedHow): void;
+  threadDeleted(id: ThreadId): void;
+  /** A fork ended (it is still whole here, then goes); `into`: the thread that took its history. */
+  forkEnded(fork: Thread, how: ForkEnd, into?: ThreadId): void;
+  /** A promote moved the parent's old tail to `siblingId`: forks taken from it after `atMessage` follow. */
+  branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void;
+  /** A report for a parent that is stored and not loaded: it is written to the parent's log. */
+  reportToStored(parentId: ThreadId, report: QueuedReport): void;
+};
+
+export type CreatedHow = {
+  forkOf?: ThreadId;
+  prefill?: string;
+  loaded?: boolean;
+  /** No window: a background fork, or a branch made by a promote. */
+  background?: boolean;
+};
+
+export type ChatClock = {
+  now(): number;
+  /** Idle time before a fork is asked to wrap up (and again before it reports and ends). */
+  readonly forkIdleTimeoutMs: number;
+};

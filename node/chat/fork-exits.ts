@@ -1,0 +1,300 @@
+/**
+ * Forks that come back: how a fork ends (discard, promote, report, asked for a summary first),
+ * what the agent's fork tools and `@handoff` ask for when a response ends, and what the forks'
+ * idle clocks (forks.ts) make happen. It acts on the chat's threads and tree through `ChatTree`,
+ * the part of the chat it may change; the chat routes its messages here.
+ */
+import { randomUUID } from "node:crypto";
+import type { AgentMsg } from "../providers/agent.ts";
+import type { History } from "../providers/history.ts";
+import { isForkTool } from "../tools/fork-specs.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
+import type { ChatClock, ChatEvents, CreatedHow } from "./events.ts";
+import { endsAFork, parseForkTool } from "./fork-tools.ts";
+import type { ForkEffect, ForkLives } from "./forks.ts";
+import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
+import { handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
+import type { Runner, Runners } from "./runner.ts";
+import type { Thread } from "./thread.ts";
+import type { ForkTree } from "./tree.ts";
+
+/** The chat as fork exits see it: its threads and tree, and the few changes they make to them. */
+export interface ChatTree {
+  readonly threads: ReadonlyMap<ThreadId, Thread>;
+  readonly lineage: ForkTree;
+  readonly forks: ForkLives;
+  readonly runners: Runners;
+  readonly events: ChatEvents;
+  readonly clock: ChatClock;
+  readonly dispatch: Dispatch;
+  activeId: ThreadId | null;
+  isStored(id: ThreadId): boolean;
+  maxNum(): number;
+  /** What a thread's runner dispatches through. */
+  agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
+  /** A thread with the chat's services, not yet in the chat. */
+  makeThread(id: ThreadId, num: number, title: string, runner: Runner): Thread;
+  /** Puts `thread` in the chat and tells the UI and the store. */
+  add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
+  /** Forks now (the request's `wait` is not looked at). */
+  forkNow(request: ForkRequest): void;
+  /** Takes a thread out of the chat (the tree keeps its lineage). */
+  remove(id: ThreadId): void;
+  /** The tree or the active thread changed: the list redraws. */
+  changed(): void;
+}
+
+/** What an agent's fork tool asked for, done when its response ends. */
+type AfterTurn =
+  | { readonly type: "enter"; readonly topic: string; readonly idleTimeoutMs?: number }
+  | { readonly type: "discard" }
+  | { readonly type: "promote" }
+  | { readonly type: "report"; readonly text: string };
+
+export class ForkExits {
+  /** Forks asked to report while busy: asked for their summary once at rest. */
+  private readonly summaryWhenAtRest = new Set<ThreadId>();
+  private readonly afterTurn = new Map<ThreadId, AfterTurn>();
+  /** Threads asked to hand off (@handoff): the history they return to. */
+  private readonly handoffs = new Map<ThreadId, History>();
+
+  constructor(private readonly chat: ChatTree) {}
+
+  /** An agent's fork tool: acts on the tree (now, or when its response ends); returns the tool's result. */
+  forkTool(thread: Thread, use: { name: string; input: unknown }): { text: string; isError: boolean } {
+    const refuse = (text: string) => ({ text, isError: true });
+    if (!isForkTool(use.name)) return refuse(`Unknown tool: ${use.name}`);
+    if (endsAFork(use.name) && !this.chat.lineage.has(thread.id))
+      return refuse(`${use.name} works only in a fork, and this thread is not one.`);
+    const parsed = parseForkTool(use.name, use.input);
+    if (!parsed.ok) return refuse(parsed.error);
+    const ok = (text: string) => ({ text, isError: false });
+    const call = parsed.call;
+    switch (call.tool) {
+      case "enter_fork":
+        this.afterTurn.set(thread.id, { type: "enter", topic: call.topic, idleTimeoutMs: call.idleTimeoutMs });
+        return ok(`A fork of this thread opens when this response ends${call.topic ? ", with the topic as its first message" : ""}.`);
+      case "exit_fork":
+        this.afterTurn.set(thread.id, { type: "discard" });
+        return ok("This fork is discarded when this response ends.");
+      case "save_context":
+        this.afterTurn.set(thread.id, { type: "promote" });
+        return ok("This fork is promoted into the thread it came from when this response ends.");
+      case "report_updates":
+        this.afterTurn.set(thread.id, { type: "report", text: call.message });
+        return ok("The report goes to the thread this fork came from when this response ends; then this fork ends.");
+      case "fork_thread": {
+        const base = this.handoffs.get(thread.id);
+        if (!base) return refuse("fork_thread is for hand-offs the user asks for (@handoff); none was asked.");
+        this.handoffs.delete(thread.id);
+        this.handOff(thread, base, call.prompt);
+        return ok("Handed off.");
+      }
+      default:
+        return assertUnreachable(call);
+    }
+  }
+
+  /** `@handoff <goal>`: the agent is asked for a prompt; the thread then returns to how it is now. */
+  askHandoff(thread: Thread, goal: string): void {
+    this.handoffs.set(thread.id, thread.runner.history);
+    thread.update({ type: "send", text: handoffPrompt(goal), auto: true });
+  }
+
+  /**
+   * A fresh thread with the hand-off prompt in its input (linked under the source in the tree);
+   * the source goes back to the history its @handoff request started from.
+   */
+  private handOff(source: Thread, base: History, prompt: string): void {
+    const chat = this.chat;
+    const id = randomUUID();
+    const thread = chat.makeThread(
+      id,
+      chat.maxNum() + 1,
+      `${source.title} → hand-off`,
+      chat.runners.start({ kind: "api" }, chat.agentDispatch(id)),
+    );
+    chat.lineage.link(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1) });
+    chat.add(thread, { forkOf: source.id, prefill: prompt }, true);
+    // After the message being handled: the tool run that got us here is dropped with the turn.
+    chat.dispatch({ type: "thread-msg", id: source.id, msg: { type: "rewind", history: base } });
+  }
+
+  /**
+   * A thread's response ended and its tools are answered: what its fork tools or a hand-off asked
+   * for happens now. True when that ended the turn's business (nothing else waits on it).
+   */
+  responseEnded(thread: Thread): boolean {
+    const base = this.handoffs.get(thread.id);
+    if (base) {
+      // The agent ended (or failed, or was aborted) without handing off: back to how it was.
+      this.handoffs.delete(thread.id);
+      thread.update({ type: "rewind", history: base });
+      return true;
+    }
+    const after = this.afterTurn.get(thread.id);
+    if (!after) return false;
+    this.afterTurn.delete(thread.id);
+    this.chat.changed();
+    switch (after.type) {
+      case "enter":
+        this.chat.forkNow({
+          sourceId: thread.id,
+          newId: randomUUID(),
+          num: this.chat.maxNum() + 1,
+          prompt: after.topic,
+          idleTimeoutMs: after.idleTimeoutMs,
+        });
+        return true;
+      case "discard":
+        this.end(thread.id, "discarded");
+        return true;
+      case "promote":
+        this.promote(thread.id, randomUUID(), this.chat.maxNum() + 1);
+        return true;
+      case "report":
+        this.queueReport(thread, after.text);
+        this.end(thread.id, "reported");
+        return true;
+      default:
+        return assertUnreachable(after);
+    }
+  }
+
+  /** A fork at rest: a summary asked for while it worked is asked now; its idle clock learns the turn ended. */
+  atRest(thread: Thread): void {
+    if (this.summaryWhenAtRest.delete(thread.id)) {
+      this.askSummary(thread);
+      return;
+    }
+    if (this.chat.forks.get(thread.id))
+      this.apply(this.chat.forks.update({ type: "turn-ended", id: thread.id, now: this.chat.clock.now() }));
+  }
+
+  /** The idle clocks at `now`. */
+  tick(now: number): void {
+    this.apply(this.chat.forks.update({ type: "tick", now }));
+  }
+
+  discard(id: ThreadId): void {
+    this.end(this.liveFork(id).id, "discarded");
+  }
+
+  /** Without text the fork is asked for its summary first (now, or once its turn ends). */
+  report(id: ThreadId, text: string | undefined): void {
+    const fork = this.liveFork(id);
+    if (text?.trim()) {
+      this.queueReport(fork, text);
+      this.end(fork.id, "reported");
+      return;
+    }
+    if (fork.atRest) this.askSummary(fork);
+    else this.summaryWhenAtRest.add(fork.id);
+  }
+
+  /**
+   * The parent takes over the fork's history; what the parent had after the fork point becomes a
+   * new fork of it at that point, so nothing is lost. The fork's own forks follow its history to
+   * the parent; the parent's forks taken after the fork point follow the old tail.
+   */
+  promote(id: ThreadId, siblingId: ThreadId, siblingNum: number): void {
+    const chat = this.chat;
+    const fork = this.liveFork(id);
+    const lineage = chat.lineage.get(id)!;
+    const parent = chat.threads.get(lineage.parentId);
+    if (!parent) throw new Error("tine: open the parent thread before promoting into it");
+    if (!fork.atRest || !parent.atRest)
+      throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    const oldTail = parent.runner.history;
+    const hasTail = oldTail.length > lineage.atMessage + 1;
+    const ordinal = chat.lineage.nextOrdinal(parent.id);
+    // The tree first: the sibling is linked under the parent, the forks around it move.
+    chat.lineage.promote(id, hasTail ? siblingId : null);
+    if (hasTail) {
+      const runner = chat.runners.reopen(parent.runner.spec, oldTail, chat.agentDispatch(siblingId));
+      // Made before the parent changes, so its stored pointer holds the parent as it was.
+      chat.add(
+        chat.makeThread(siblingId, siblingNum, `${parent.title} ⑂${ordinal}`, runner),
+        { forkOf: parent.id, background: true },
+        false,
+      );
+      // The parent's forks taken after the fork point go with the old tail (in the store too).
+      chat.events.branched(parent.id, siblingId, lineage.atMessage);
+    }
+    parent.runner.close();
+    parent.runner = chat.runners.reopen(fork.runner.spec, fork.runner.history, chat.agentDispatch(parent.id));
+    parent.version++;
+    this.end(id, "promoted", parent.id);
+    chat.activeId = parent.id;
+  }
+
+  /** A thread leaves the chat (deleted): nothing waits for it any more. */
+  forget(id: ThreadId): void {
+    this.summaryWhenAtRest.delete(id);
+    this.afterTurn.delete(id);
+    this.handoffs.delete(id);
+  }
+
+  private liveFork(id: ThreadId): Thread {
+    const thread = this.chat.threads.get(id);
+    if (!thread) throw new Error(`tine: thread ${id} is not open`);
+    if (!this.chat.lineage.has(id)) throw new Error(`tine: ${thread.title} is not a fork`);
+    if (thread.runner.traits.endBlocker) throw new Error(thread.runner.traits.endBlocker);
+    return thread;
+  }
+
+  private apply(effects: ForkEffect[]): void {
+    for (const e of effects) {
+      const thread = this.chat.threads.get(e.id);
+      if (!thread) continue;
+      this.chat.changed();
+      switch (e.type) {
+        case "wrap-up":
+          // A fork waiting on an approval cannot take a prompt; its second period still runs.
+          if (thread.atRest) {
+            const minutes = Math.round((this.chat.clock.forkIdleTimeoutMs / 60_000) * 100) / 100;
+            thread.update({ type: "send", text: wrapUpPrompt(minutes), auto: true });
+          }
+          break;
+        case "ask-summary":
+          if (thread.atRest) thread.update({ type: "send", text: SUMMARY_PROMPT, auto: true });
+          break;
+        case "report":
+          this.queueReport(thread, lastReply(thread.runner.history));
+          this.end(thread.id, "reported");
+          break;
+        default:
+          assertUnreachable(e);
+      }
+    }
+  }
+
+  private askSummary(fork: Thread): void {
+    this.chat.forks.update({ type: "report-requested", id: fork.id, now: this.chat.clock.now() });
+    fork.update({ type: "send", text: SUMMARY_PROMPT, auto: true });
+  }
+
+  private queueReport(fork: Thread, text: string): void {
+    const parentId = this.chat.lineage.get(fork.id)!.parentId;
+    const report: QueuedReport = { from: fork.title, text };
+    const parent = this.chat.threads.get(parentId);
+    if (parent) parent.update({ type: "queue-report", report });
+    else if (this.chat.isStored(parentId)) this.chat.events.reportToStored(parentId, report);
+  }
+
+  /** The fork goes from the tree (its file stays, marked how it ended). */
+  private end(id: ThreadId, how: ForkEnd, into?: ThreadId): void {
+    const chat = this.chat;
+    const thread = chat.threads.get(id);
+    if (!thread) return;
+    if (!thread.atRest) thread.update({ type: "abort" });
+    const parentId = chat.lineage.get(id)?.parentId;
+    chat.events.forkEnded(thread, how, into);
+    thread.runner.close();
+    chat.remove(id);
+    this.forget(id);
+    chat.forks.update({ type: "ended", id });
+    if (chat.activeId === id) chat.activeId = into ?? (parentId && chat.threads.has(parentId) ? parentId : null);
+    chat.changed();
+  }
+}
