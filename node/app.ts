@@ -14,7 +14,7 @@ import { projectSessionsDir } from "./claude-code/project.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
-import { connect } from "./providers/anthropic-agent.ts";
+import { connect } from "./providers/connection.ts";
 import { History } from "./providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "./providers/native.ts";
 import { runnerRegistry } from "./runners.ts";

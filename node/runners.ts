@@ -6,7 +6,8 @@
 import type { Runner, RunnerSpec, RunnerStart, Runners } from "./chat/runner.ts";
 import { CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "./claude-code/session.ts";
 import type { AgentMsg } from "./providers/agent.ts";
-import { AnthropicAgent, type Connection } from "./providers/anthropic-agent.ts";
+import { AnthropicAgent } from "./providers/anthropic-agent.ts";
+import type { Connection } from "./providers/connection.ts";
 import type { History } from "./providers/history.ts";
 import type { ProviderConfig } from "./providers/request.ts";
 import { assertUnreachable } from "./util/assert-unreachable.ts";

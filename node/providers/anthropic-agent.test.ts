@@ -207,7 +207,7 @@ describe("AnthropicAgent streaming", () => {
   });
 
   it("with ANTHROPIC_LOG=debug the SDK logs to stderr (the host's log), never to stdout (the RPC channel)", async () => {
-    const { connect } = await import("./anthropic-agent.ts");
+    const { connect } = await import("./connection.ts");
     const write = process.stdout.write;
     const writeErr = process.stderr.write;
     let stdout = "";

@@ -4,119 +4,27 @@
  * While a response streams, the finalized blocks of the assistant message are kept apart from the
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
  */
-import Anthropic from "@anthropic-ai/sdk";
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
-import type { AgentMsg, AgentStatus, CloneOptions, InProgressBlock, OpenMessage, StopReason } from "./agent.ts";
+import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
+import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
-import { type AssistantBlock, assistantMessage, entry, type ResponseMeta, type TextBlock, type Usage, type UserBlock } from "./native.ts";
+import { type AssistantBlock, assistantMessage, entry, type UserBlock } from "./native.ts";
 import { buildRequest, type ProviderConfig } from "./request.ts";
+import { addUsage, applyEvent, interrupted, type PausedTurn, type Stream, withPartialText, zeroUsage } from "./stream.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
   appendUserTurn,
   cleanAssistantBlocks,
   closeTurn,
   FORKED_BEFORE_TOOL_RAN,
-  type OpenTurn,
   pausedTurnBlocks,
   resultsIn,
   stoppedBeforeToolRan,
 } from "./turn-cleanup.ts";
 
-export type Connection = {
-  /** Null when ANTHROPIC_API_KEY is not set: requests then fail with a clear message. */
-  client: Anthropic | null;
-  /**
-   * Retries of overloaded / rate-limit errors, at the HTTP level and mid-stream alike. This is the
-   * only retry layer (the SDK's own is off), so a persistent 529 makes 1 + streamRetries requests.
-   */
-  streamRetries: number;
-  /** First back-off when the server names no wait; doubles each time. */
-  retryDelayMs: number;
-  /** A longer `retry-after` than this is not waited out: the user is told and chooses. */
-  maxRetryWaitMs?: number;
-  /** A stream silent for this long is given up (partial text kept). */
-  streamIdleTimeoutMs?: number;
-  /** Where errors go with their stack (the host's log). */
-  log?: (message: string) => void;
-};
-
-/** The SDK logs to the console by default, which is the host's RPC channel: send it to stderr. */
-const toStderr =
-  (level: string) =>
-  (message: string, ...rest: unknown[]) =>
-    void process.stderr.write(
-      `tine host: sdk ${level}: ${[message, ...rest.map((r) => (typeof r === "string" ? r : JSON.stringify(r)))].join(" ")}\n`,
-    );
-export const sdkLogger = { debug: toStderr("debug"), info: toStderr("info"), warn: toStderr("warn"), error: toStderr("error") };
-
-export function connect(
-  options: {
-    baseURL?: string;
-    retryDelayMs?: number;
-    maxRetryWaitMs?: number;
-    streamIdleTimeoutMs?: number;
-    logger?: typeof sdkLogger;
-  } = {},
-): Connection {
-  const apiKey = process.env["ANTHROPIC_API_KEY"];
-  const client = apiKey
-    ? new Anthropic({
-        apiKey,
-        baseURL: options.baseURL || process.env["ANTHROPIC_BASE_URL"] || undefined,
-        maxRetries: 0,
-        logger: options.logger ?? sdkLogger,
-      })
-    : null;
-  return {
-    client,
-    streamRetries: 3,
-    retryDelayMs: options.retryDelayMs ?? 1000,
-    maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
-    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 60_000,
-    log: (message) => void process.stderr.write(`tine host: ${message}\n`),
-  };
-}
-
-export const MISSING_KEY_MESSAGE =
-  "ANTHROPIC_API_KEY is not set. Export it before starting Neovim and run :Tine restart " + "(or try the offline demo with `npm run try`).";
-
-const zeroUsage = (): Usage => ({
-  input_tokens: 0,
-  output_tokens: 0,
-  cache_read_input_tokens: 0,
-  cache_creation_input_tokens: 0,
-});
-
-/**
- * A turn a server tool paused (`pause_turn`). It stays the open message: its blocks are sent back
- * as the last (assistant) message and the continuation's blocks are appended to them, so abort,
- * fork and errors close it like any half-streamed message, and it ends as one history entry.
- */
-type PausedTurn = {
-  readonly blocks: readonly AssistantBlock[];
-  /** Usage summed over the responses so far: each was billed. */
-  readonly usage: Usage;
-  readonly continuations: number;
-  readonly startedAt: number;
-};
-
 /** Continuations of one turn before it is stopped and left to the user (each is billed). */
 export const MAX_PAUSE_CONTINUATIONS = 8;
-
-type Stream = {
-  readonly controller: AbortController;
-  readonly paused: PausedTurn | null;
-  finalized: AssistantBlock[];
-  inProgress: InProgressBlock | null;
-  /** This response's usage; the turn's is this plus `paused.usage`. */
-  usage: Usage;
-  stopReason: StopReason | null;
-  /** Blocks of types tine does not know, left out of the history; said in the reply. */
-  notes: string[];
-  /** Set when the stream went silent past the idle limit (the abort that follows is ours). */
-  idledOut: boolean;
-};
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -291,7 +199,7 @@ export class AnthropicAgent implements Runner {
         for await (const event of events) {
           if (this.stream !== stream) return;
           touch();
-          this.onEvent(stream, event);
+          if (applyEvent(stream, event)) this.dispatch({ type: "stream-updated" });
         }
         if (this.stream !== stream) return;
         if (!stream.stopReason) throw new Error("the response ended before message_stop");
@@ -355,142 +263,5 @@ export class AnthropicAgent implements Runner {
       this.history = closeTurn(this.history, null, { missingResultText: stoppedBeforeToolRan(stopReason) });
     }
     this.setStatus({ type: "stopped", stopReason });
-  }
-
-  private onEvent(stream: Stream, event: Anthropic.Messages.RawMessageStreamEvent): void {
-    switch (event.type) {
-      case "message_start":
-        mergeUsage(stream.usage, event.message.usage);
-        return;
-      case "content_block_start": {
-        const started = startBlock(event.content_block);
-        // A block type this version does not know (a newer server tool) is left out, and said so.
-        if (started.type === "unknown") stream.notes.push(`skipped a "${started.blockType}" block this version of tine does not know`);
-        stream.inProgress = started;
-        break;
-      }
-      case "content_block_delta": {
-        const block = stream.inProgress;
-        const delta = event.delta;
-        if (!block) return;
-        if (delta.type === "text_delta" && block.type === "text") block.text += delta.text;
-        else if (delta.type === "citations_delta" && block.type === "text")
-          block.citations = [...(block.citations ?? []), delta.citation as never];
-        else if (delta.type === "thinking_delta" && block.type === "thinking") block.thinking += delta.thinking;
-        else if (delta.type === "signature_delta" && block.type === "thinking") block.signature += delta.signature;
-        else if (delta.type === "input_json_delta" && (block.type === "tool_use" || block.type === "server_tool_use"))
-          block.inputJson += delta.partial_json;
-        break;
-      }
-      case "content_block_stop": {
-        const done = finishBlock(stream);
-        if (done) stream.finalized.push(done);
-        stream.inProgress = null;
-        break;
-      }
-      case "message_delta":
-        stream.stopReason = (event.delta.stop_reason as StopReason | null) ?? stream.stopReason;
-        mergeUsage(stream.usage, event.usage);
-        break;
-      case "message_stop":
-        return;
-    }
-    this.dispatch({ type: "stream-updated" });
-  }
-}
-
-function startBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): InProgressBlock {
-  switch (block.type) {
-    case "text":
-      return { type: "text", text: block.text, ...(block.citations?.length ? { citations: block.citations as never } : {}) };
-    case "thinking":
-      return { type: "thinking", thinking: block.thinking, signature: block.signature ?? "" };
-    case "tool_use":
-    case "server_tool_use": {
-      const given = block.input && Object.keys(block.input as object).length ? JSON.stringify(block.input) : "";
-      return { type: block.type, id: block.id, name: block.name, inputJson: given };
-    }
-    case "redacted_thinking":
-    case "web_search_tool_result":
-      // Blocks that arrive whole still finish at their stop event.
-      return { type: "whole", block: wholeBlock(block) };
-    default:
-      return { type: "unknown", blockType: String((block as { type?: unknown }).type) };
-  }
-}
-
-/** Only the fields the API defines for a request block. */
-function wholeBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): AssistantBlock {
-  if (block.type === "redacted_thinking") return Object.freeze({ type: "redacted_thinking", data: block.data });
-  if (block.type === "web_search_tool_result") {
-    return Object.freeze({
-      type: "web_search_tool_result",
-      tool_use_id: block.tool_use_id,
-      content: block.content as Anthropic.Messages.WebSearchToolResultBlockParam["content"],
-    });
-  }
-  throw new Error(`unsupported content block: ${block.type}`);
-}
-
-function finishBlock(stream: Stream): AssistantBlock | null {
-  const b = stream.inProgress;
-  if (!b) return null;
-  switch (b.type) {
-    case "text":
-      // Citations are kept as they came: the API takes them back on the text block.
-      return Object.freeze(
-        b.citations?.length
-          ? { type: "text" as const, text: b.text, citations: b.citations as TextBlock["citations"] }
-          : { type: "text" as const, text: b.text },
-      );
-    case "thinking":
-      return Object.freeze({ type: "thinking", thinking: b.thinking, signature: b.signature });
-    case "tool_use":
-    case "server_tool_use": {
-      // Input cut off by max_tokens is not JSON; the call is then answered as never run.
-      const input = parseInput(b.inputJson);
-      return Object.freeze({ type: b.type, id: b.id, name: b.name, input } as AssistantBlock);
-    }
-    case "whole":
-      return b.block;
-    case "unknown":
-      return null;
-  }
-}
-
-/** An aborted or failed stream's turn, with the text block it was in the middle of kept. */
-function withPartialText(stream: Stream): OpenTurn {
-  const b = stream.inProgress;
-  return b?.type === "text" && b.text.trim() ? { finalized: stream.finalized, partialText: b.text } : { finalized: stream.finalized };
-}
-
-/** The bookkeeping of a turn that ended early: the view marks it interrupted. */
-function interrupted(stopReason: "aborted" | "error", stream: Stream): ResponseMeta {
-  const usage = stream.paused ? addUsage(stream.paused.usage, stream.usage) : stream.usage;
-  return { stopReason, usage, interrupted: true };
-}
-
-/** A tool's input must be a JSON object: anything else (cut off, or an array or a string) is stored as `{}`. */
-function parseInput(json: string): Record<string, unknown> {
-  if (!json) return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  const out = zeroUsage();
-  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
-  return out;
-}
-
-function mergeUsage(into: Usage, from: Partial<Record<keyof Usage, number | null>> | null | undefined): void {
-  if (!from) return;
-  for (const key of Object.keys(into) as (keyof Usage)[]) {
-    const v = from[key];
-    if (typeof v === "number") into[key] = v;
   }
 }

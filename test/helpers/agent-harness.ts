@@ -1,7 +1,8 @@
 /** Drives an AnthropicAgent against the HTTP mock: the real SDK over real HTTP. */
 import Anthropic from "@anthropic-ai/sdk";
 import type { AgentMsg, AgentStatus } from "../../node/providers/agent.ts";
-import { AnthropicAgent, type Connection } from "../../node/providers/anthropic-agent.ts";
+import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
+import type { Connection } from "../../node/providers/connection.ts";
 import type { ProviderConfig } from "../../node/providers/request.ts";
 import { MockAnthropic } from "../mock-anthropic/server.ts";
 

@@ -1,0 +1,64 @@
+/**
+ * The connection to the Messages API: the SDK client (or none without a key) and the retry and
+ * stall limits every request of this host shares. The SDK's own retries are off: tine's one
+ * retry layer is in the agent.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+
+export type Connection = {
+  /** Null when ANTHROPIC_API_KEY is not set: requests then fail with a clear message. */
+  client: Anthropic | null;
+  /**
+   * Retries of overloaded / rate-limit errors, at the HTTP level and mid-stream alike. This is the
+   * only retry layer (the SDK's own is off), so a persistent 529 makes 1 + streamRetries requests.
+   */
+  streamRetries: number;
+  /** First back-off when the server names no wait; doubles each time. */
+  retryDelayMs: number;
+  /** A longer `retry-after` than this is not waited out: the user is told and chooses. */
+  maxRetryWaitMs?: number;
+  /** A stream silent for this long is given up (partial text kept). */
+  streamIdleTimeoutMs?: number;
+  /** Where errors go with their stack (the host's log). */
+  log?: (message: string) => void;
+};
+
+/** The SDK logs to the console by default, which is the host's RPC channel: send it to stderr. */
+const toStderr =
+  (level: string) =>
+  (message: string, ...rest: unknown[]) =>
+    void process.stderr.write(
+      `tine host: sdk ${level}: ${[message, ...rest.map((r) => (typeof r === "string" ? r : JSON.stringify(r)))].join(" ")}\n`,
+    );
+export const sdkLogger = { debug: toStderr("debug"), info: toStderr("info"), warn: toStderr("warn"), error: toStderr("error") };
+
+export function connect(
+  options: {
+    baseURL?: string;
+    retryDelayMs?: number;
+    maxRetryWaitMs?: number;
+    streamIdleTimeoutMs?: number;
+    logger?: typeof sdkLogger;
+  } = {},
+): Connection {
+  const apiKey = process.env["ANTHROPIC_API_KEY"];
+  const client = apiKey
+    ? new Anthropic({
+        apiKey,
+        baseURL: options.baseURL || process.env["ANTHROPIC_BASE_URL"] || undefined,
+        maxRetries: 0,
+        logger: options.logger ?? sdkLogger,
+      })
+    : null;
+  return {
+    client,
+    streamRetries: 3,
+    retryDelayMs: options.retryDelayMs ?? 1000,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 60_000,
+    log: (message) => void process.stderr.write(`tine host: ${message}\n`),
+  };
+}
+
+export const MISSING_KEY_MESSAGE =
+  "ANTHROPIC_API_KEY is not set. Export it before starting Neovim and run :Tine restart " + "(or try the offline demo with `npm run try`).";

@@ -1,0 +1,181 @@
+/**
+ * One response as it streams in: the blocks finished so far, the block in progress, usage and
+ * stop reason, built from the SDK's stream events. The agent keeps one of these per request;
+ * a fork copies its finished blocks, and abort or an error closes it with the turn clean-up rule.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { InProgressBlock, StopReason } from "./agent.ts";
+import type { AssistantBlock, ResponseMeta, TextBlock, Usage } from "./native.ts";
+import type { OpenTurn } from "./turn-cleanup.ts";
+
+export const zeroUsage = (): Usage => ({
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+});
+
+/**
+ * A turn a server tool paused (`pause_turn`). It stays the open message: its blocks are sent back
+ * as the last (assistant) message and the continuation's blocks are appended to them, so abort,
+ * fork and errors close it like any half-streamed message, and it ends as one history entry.
+ */
+export type PausedTurn = {
+  readonly blocks: readonly AssistantBlock[];
+  /** Usage summed over the responses so far: each was billed. */
+  readonly usage: Usage;
+  readonly continuations: number;
+  readonly startedAt: number;
+};
+
+export type Stream = {
+  readonly controller: AbortController;
+  readonly paused: PausedTurn | null;
+  finalized: AssistantBlock[];
+  inProgress: InProgressBlock | null;
+  /** This response's usage; the turn's is this plus `paused.usage`. */
+  usage: Usage;
+  stopReason: StopReason | null;
+  /** Blocks of types tine does not know, left out of the history; said in the reply. */
+  notes: string[];
+  /** Set when the stream went silent past the idle limit (the abort that follows is ours). */
+  idledOut: boolean;
+};
+
+/** Applies one stream event; true when the view has something new to show. */
+export function applyEvent(stream: Stream, event: Anthropic.Messages.RawMessageStreamEvent): boolean {
+  switch (event.type) {
+    case "message_start":
+      mergeUsage(stream.usage, event.message.usage);
+      return false;
+    case "content_block_start": {
+      const started = startBlock(event.content_block);
+      // A block type this version does not know (a newer server tool) is left out, and said so.
+      if (started.type === "unknown") stream.notes.push(`skipped a "${started.blockType}" block this version of tine does not know`);
+      stream.inProgress = started;
+      break;
+    }
+    case "content_block_delta": {
+      const block = stream.inProgress;
+      const delta = event.delta;
+      if (!block) return false;
+      if (delta.type === "text_delta" && block.type === "text") block.text += delta.text;
+      else if (delta.type === "citations_delta" && block.type === "text")
+        block.citations = [...(block.citations ?? []), delta.citation as never];
+      else if (delta.type === "thinking_delta" && block.type === "thinking") block.thinking += delta.thinking;
+      else if (delta.type === "signature_delta" && block.type === "thinking") block.signature += delta.signature;
+      else if (delta.type === "input_json_delta" && (block.type === "tool_use" || block.type === "server_tool_use"))
+        block.inputJson += delta.partial_json;
+      break;
+    }
+    case "content_block_stop": {
+      const done = finishBlock(stream);
+      if (done) stream.finalized.push(done);
+      stream.inProgress = null;
+      break;
+    }
+    case "message_delta":
+      stream.stopReason = (event.delta.stop_reason as StopReason | null) ?? stream.stopReason;
+      mergeUsage(stream.usage, event.usage);
+      break;
+    case "message_stop":
+      return false;
+  }
+  return true;
+}
+
+function startBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): InProgressBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text, ...(block.citations?.length ? { citations: block.citations as never } : {}) };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature ?? "" };
+    case "tool_use":
+    case "server_tool_use": {
+      const given = block.input && Object.keys(block.input as object).length ? JSON.stringify(block.input) : "";
+      return { type: block.type, id: block.id, name: block.name, inputJson: given };
+    }
+    case "redacted_thinking":
+    case "web_search_tool_result":
+      // Blocks that arrive whole still finish at their stop event.
+      return { type: "whole", block: wholeBlock(block) };
+    default:
+      return { type: "unknown", blockType: String((block as { type?: unknown }).type) };
+  }
+}
+
+/** Only the fields the API defines for a request block. */
+function wholeBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): AssistantBlock {
+  if (block.type === "redacted_thinking") return Object.freeze({ type: "redacted_thinking", data: block.data });
+  if (block.type === "web_search_tool_result") {
+    return Object.freeze({
+      type: "web_search_tool_result",
+      tool_use_id: block.tool_use_id,
+      content: block.content as Anthropic.Messages.WebSearchToolResultBlockParam["content"],
+    });
+  }
+  throw new Error(`unsupported content block: ${block.type}`);
+}
+
+function finishBlock(stream: Stream): AssistantBlock | null {
+  const b = stream.inProgress;
+  if (!b) return null;
+  switch (b.type) {
+    case "text":
+      // Citations are kept as they came: the API takes them back on the text block.
+      return Object.freeze(
+        b.citations?.length
+          ? { type: "text" as const, text: b.text, citations: b.citations as TextBlock["citations"] }
+          : { type: "text" as const, text: b.text },
+      );
+    case "thinking":
+      return Object.freeze({ type: "thinking", thinking: b.thinking, signature: b.signature });
+    case "tool_use":
+    case "server_tool_use": {
+      // Input cut off by max_tokens is not JSON; the call is then answered as never run.
+      const input = parseInput(b.inputJson);
+      return Object.freeze({ type: b.type, id: b.id, name: b.name, input } as AssistantBlock);
+    }
+    case "whole":
+      return b.block;
+    case "unknown":
+      return null;
+  }
+}
+
+/** An aborted or failed stream's turn, with the text block it was in the middle of kept. */
+export function withPartialText(stream: Stream): OpenTurn {
+  const b = stream.inProgress;
+  return b?.type === "text" && b.text.trim() ? { finalized: stream.finalized, partialText: b.text } : { finalized: stream.finalized };
+}
+
+/** The bookkeeping of a turn that ended early: the view marks it interrupted. */
+export function interrupted(stopReason: "aborted" | "error", stream: Stream): ResponseMeta {
+  const usage = stream.paused ? addUsage(stream.paused.usage, stream.usage) : stream.usage;
+  return { stopReason, usage, interrupted: true };
+}
+
+/** A tool's input must be a JSON object: anything else (cut off, or an array or a string) is stored as `{}`. */
+function parseInput(json: string): Record<string, unknown> {
+  if (!json) return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  const out = zeroUsage();
+  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
+  return out;
+}
+
+function mergeUsage(into: Usage, from: Partial<Record<keyof Usage, number | null>> | null | undefined): void {
+  if (!from) return;
+  for (const key of Object.keys(into) as (keyof Usage)[]) {
+    const v = from[key];
+    if (typeof v === "number") into[key] = v;
+  }
+}
