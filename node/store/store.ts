@@ -27,7 +27,8 @@ import {
 import { basename, join } from "node:path";
 import type { History } from "../providers/history.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
-import { type ChangeRecord, encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
+import { LogWriter } from "./log-writer.ts";
+import { encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
 import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
 import { type ScanState, scanLog, type ThreadSummary } from "./summary.ts";
 
@@ -40,32 +41,6 @@ export type NewThread = {
   readonly origin?: Header["origin"];
   readonly runner: Header["runner"];
 };
-
-/** A transcript open for appending. Writes are synchronous: a kill -9 loses no finished record. */
-export class LogWriter {
-  private closed = false;
-
-  constructor(
-    readonly id: string,
-    private readonly fd: number,
-    /** Change records in the log so far: what a fork taken now points at. */
-    public records: number,
-    private readonly onClose: () => void,
-  ) {}
-
-  append(records: readonly ChangeRecord[]): void {
-    if (this.closed || records.length === 0) return;
-    writeSync(this.fd, records.map(encode).join(""));
-    this.records += records.length;
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    closeSync(this.fd);
-    this.onClose();
-  }
-}
 
 export type LoadedThread = {
   readonly header: Header;

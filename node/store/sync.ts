@@ -7,8 +7,8 @@
  */
 import type { History } from "../providers/history.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
+import type { LogWriter } from "./log-writer.ts";
 import type { ChangeRecord } from "./records.ts";
-import type { LogWriter } from "./store.ts";
 
 /** What of a thread goes to disk. */
 export type Snapshot = {
