@@ -4,29 +4,24 @@
  * are derived from state (`Buffers`).
  */
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { Chat } from "./chat/chat.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
 import type { Thread } from "./chat/thread.ts";
-import { projectSessionsDir } from "./claude-code/project.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
-import { connect } from "./providers/connection.ts";
 import { History } from "./providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "./providers/native.ts";
-import { runnerRegistry } from "./runners.ts";
+import { runnerRegistryFor } from "./runners.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
-import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
-import { TOOL_SPECS } from "./tools/specs.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
-import type { ListScope, OtherProject } from "./view/thread-list.ts";
+import type { ListScope } from "./view/thread-list.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
 
 export type { ThreadInfo } from "./view/thread-queries.ts";
@@ -48,29 +43,11 @@ export class App {
 
   constructor(
     private readonly nvim: NvimBridge,
-    private readonly config: HostConfig,
+    config: HostConfig,
   ) {
-    const connection = connect({
-      baseURL: config.base_url ?? undefined,
-      retryDelayMs: config.retry_delay_ms,
-      maxRetryWaitMs: config.max_retry_wait * 1000,
-      streamIdleTimeoutMs: config.stream_idle_timeout * 1000,
-    });
-    const providerConfig = {
-      model: config.model,
-      maxTokens: config.max_tokens,
-      thinking: config.thinking,
-      effort: config.effort,
-      webSearch: config.web_search,
-      system: config.system_prompt,
-      tools: [...TOOL_SPECS, ...FORK_TOOL_SPECS],
-    };
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
-    this.runners = runnerRegistry({
-      api: { config: providerConfig, connection },
-      claudeCode: { command: config.claude_command, transcriptPath: (id) => join(projectSessionsDir(config.cwd), `${id}.jsonl`) },
-    });
+    this.runners = runnerRegistryFor(config);
     this.chat = new Chat(
       this.dispatch,
       this.runners,
@@ -415,20 +392,7 @@ export class App {
   /** The thread-list buffer; `all`: every project's threads, grouped by project. */
   async threadList(all = false): Promise<{ bufnr: number }> {
     this.rescan();
-    let scope: ListScope = { type: "project" };
-    if (all && this.persistence) {
-      const others: OtherProject[] = this.persistence.store
-        .listAll()
-        .filter((p) => p.cwd !== this.config.cwd)
-        .map((p) => ({
-          cwd: p.cwd,
-          threads: p.threads
-            .filter((t) => !t.deleted)
-            .map((t) => ({ id: t.id, title: t.title, parentId: t.parent?.id ?? null, messages: t.messages, updated: t.updated })),
-        }));
-      const ended = this.persistence.scan().ended.map((t) => ({ id: t.id, title: t.title, messages: t.messages, updated: t.updated }));
-      scope = { type: "all", ended, others };
-    }
+    const scope: ListScope = all && this.persistence ? { type: "all", ...this.persistence.everyProject() } : { type: "project" };
     return { bufnr: await this.buffers.showList(scope) };
   }
 
@@ -456,16 +420,9 @@ export class App {
   /** What `:checkhealth tine` reports of the store. */
   storeHealth() {
     if (!this.persistence) return { persist: false, dir: null, threads: 0, unreadable: [], problems: [] };
-    const { threads, unreadable, summaries } = this.persistence.scan();
+    const { health, unreadable } = this.persistence.health();
     this.unreadable = unreadable;
-    const problems = summaries.flatMap((s) => s.problems.map((p) => `${s.title} (${s.id}.jsonl) line ${p.line}: ${p.error}`));
-    return {
-      persist: true,
-      dir: this.persistence.store.dir,
-      threads: threads.length,
-      unreadable: unreadable.map((u) => `${u.path}: ${u.error}`),
-      problems,
-    };
+    return health;
   }
 
   /** A thread's terminal program ended (a Claude Code session). */

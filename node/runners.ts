@@ -3,19 +3,47 @@
  * or a stored `RunnerSpec` into a runner of a given kind. The host builds it once and hands it to
  * the chat.
  */
+import { join } from "node:path";
 import type { Runner, RunnerSpec, RunnerStart, Runners } from "./chat/runner.ts";
+import { projectSessionsDir } from "./claude-code/project.ts";
 import { CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "./claude-code/session.ts";
+import type { HostConfig } from "./config.ts";
 import type { AgentMsg } from "./providers/agent.ts";
 import { AnthropicAgent } from "./providers/anthropic-agent.ts";
-import type { Connection } from "./providers/connection.ts";
+import { type Connection, connect } from "./providers/connection.ts";
 import type { History } from "./providers/history.ts";
 import type { ProviderConfig } from "./providers/request.ts";
+import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
+import { TOOL_SPECS } from "./tools/specs.ts";
 import { assertUnreachable } from "./util/assert-unreachable.ts";
 
 export type RunnerKinds = {
   readonly api: { readonly config: ProviderConfig; readonly connection: Connection };
   readonly claudeCode: ClaudeCodeSetup;
 };
+
+/** The registry as the host's options configure it. */
+export function runnerRegistryFor(config: HostConfig): Runners {
+  const connection = connect({
+    baseURL: config.base_url ?? undefined,
+    retryDelayMs: config.retry_delay_ms,
+    maxRetryWaitMs: config.max_retry_wait * 1000,
+    streamIdleTimeoutMs: config.stream_idle_timeout * 1000,
+  });
+  const api = {
+    model: config.model,
+    maxTokens: config.max_tokens,
+    thinking: config.thinking,
+    effort: config.effort,
+    webSearch: config.web_search,
+    system: config.system_prompt,
+    tools: [...TOOL_SPECS, ...FORK_TOOL_SPECS],
+  };
+  return runnerRegistry({
+    api: { config: api, connection },
+    claudeCode: { command: config.claude_command, transcriptPath: (id) => join(projectSessionsDir(config.cwd), `${id}.jsonl`) },
+  });
+}
 
 export function runnerRegistry(kinds: RunnerKinds): Runners {
   const api = (dispatch: (msg: AgentMsg) => void, history?: History): Runner =>

@@ -18,6 +18,12 @@ type Anchor = { readonly records: number; readonly history: History };
 const NOTHING_OPEN: readonly never[] = [];
 const NO_REPORTS: readonly never[] = [];
 
+/** A thread of another project, as `:Tine threads!` lists it. */
+export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
+/** A fork of this project that ended (discarded or reported): restorable. */
+export type EndedThread = { id: ThreadId; title: string; messages: number; updated: number };
+export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
+
 export function toStoredThread(s: ThreadSummary): StoredThread {
   return {
     id: s.id,
@@ -75,6 +81,38 @@ export class Persistence {
     const visible = remapped.filter((t) => !t.deleted && !t.ended);
     const ended = remapped.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted");
     return { threads: visible.map(toStoredThread), ended: ended.map(toStoredThread), unreadable, summaries: visible };
+  }
+
+  /**
+   * For `:Tine threads!`: this project's forks that ended (restorable) and every other project's
+   * threads, as the list draws them.
+   */
+  everyProject(): { ended: EndedThread[]; others: { cwd: string; threads: OtherThread[] }[] } {
+    const others = this.store
+      .listAll()
+      .filter((p) => p.cwd !== this.store.cwd)
+      .map((p) => ({
+        cwd: p.cwd,
+        threads: p.threads
+          .filter((t) => !t.deleted)
+          .map((t) => ({ id: t.id, title: t.title, parentId: t.parent?.id ?? null, messages: t.messages, updated: t.updated })),
+      }));
+    const ended = this.scan().ended.map((t) => ({ id: t.id, title: t.title, messages: t.messages, updated: t.updated }));
+    return { ended, others };
+  }
+
+  /** What `:checkhealth tine` reports of the store, and the transcripts it could not read. */
+  health(): { health: StoreHealth; unreadable: readonly Unreadable[] } {
+    const { threads, unreadable, summaries } = this.scan();
+    const problems = summaries.flatMap((s) => s.problems.map((p) => `${s.title} (${s.id}.jsonl) line ${p.line}: ${p.error}`));
+    const health = {
+      persist: true,
+      dir: this.store.dir,
+      threads: threads.length,
+      unreadable: unreadable.map((u) => `${u.path}: ${u.error}`),
+      problems,
+    };
+    return { health, unreadable };
   }
 
   /** Reads a stored thread for opening: with a writer, or read-only when another instance writes it. */
