@@ -8,7 +8,9 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 /** What was wrong with a value; `name` says where (`opts.wait`, `config.keymaps.send`). */
 export type Problem =
   | { kind: "wrong"; name: string; wanted: string; got: unknown }
-  | { kind: "unknown-key"; name: string; key: string; known: readonly string[] };
+  | { kind: "unknown-key"; name: string; key: string; known: readonly string[] }
+  /** A record's field that was not sent at all (nil is sent as vim.NIL). */
+  | { kind: "missing"; name: string };
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: Problem };
 
@@ -32,6 +34,8 @@ export function say(p: Problem): string {
       return `${p.name} must be ${p.wanted} (got ${describe(p.got)})`;
     case "unknown-key":
       return `${p.name} has no ${JSON.stringify(p.key)} (it takes ${p.known.join(", ")})`;
+    case "missing":
+      return `${p.name} is missing (the Lua side sends every field, nil as vim.NIL)`;
     default:
       return assertUnreachable(p);
   }
@@ -145,17 +149,22 @@ export function options<S extends Shape>(shape: S): Check<Options<S>> {
 /** A record's fields: every key of `S`, each of its own type. */
 export type Fields<S extends Shape> = { [K in keyof S]: CheckedType<S[K]> };
 
-/** A record: every key of `shape` (an absent one is nil, which only an optional check takes), no other key. */
+/**
+ * A record: every key of `shape` and no other. A field must be sent even where nil is allowed
+ * (as vim.NIL): one the sender forgot is an error, not a quiet nil.
+ */
 export function record<S extends Shape>(shape: S): Check<Fields<S>> {
   const known = Object.keys(shape);
   return (v, name) => {
     if (!isMap(v)) return wrong(name, "a table", v);
-    const unknown = Object.keys(v).find((key) => !(key in shape));
+    const unknown = Object.keys(v).find((key) => !Object.hasOwn(shape, key));
     if (unknown !== undefined) return { ok: false, problem: { kind: "unknown-key", name, key: unknown, known } };
     const out: Record<string, unknown> = {};
     for (const [key, check] of Object.entries(shape)) {
       const checked = check(v[key], `${name}.${key}`);
       if (!checked.ok) return checked;
+      // Not sent, though nil would do: the sender forgot it (msgpack's nil arrives as null).
+      if (v[key] === undefined) return { ok: false, problem: { kind: "missing", name: `${name}.${key}` } };
       out[key] = checked.value;
     }
     // Built key by key, each value from that key's own check.
