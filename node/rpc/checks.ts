@@ -77,7 +77,7 @@ export const bufnr = simple("a buffer number", (v): v is number => Number.isInte
 export const threadRef: Check<string> = (v, name) => {
   if (typeof v === "string") return ok(v);
   if (Number.isInteger(v) && (v as number) > 0) return ok(String(v));
-  return wrong(name, "a thread id or number", v);
+  return wrong(name, "a thread (its id or number)", v);
 };
 
 /** Any table; its fields are checked by whoever reads them (as parseConfig does). */

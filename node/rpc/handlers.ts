@@ -108,7 +108,7 @@ function run<T extends Record<string, Method>, M extends keyof T & string>(
   args: readonly unknown[],
 ): ResultIn<T, M> | Promise<ResultIn<T, M>> {
   const method: T[M] = table[name];
-  return runners[name](host, parseArguments<T[M]["args"]>(name, method.args, args));
+  return runners[name](host, parseArguments<T[M]["args"]>(method.api ?? name, method.args, args));
 }
 
 export class Handlers implements Host {

@@ -87,8 +87,11 @@ export const returns =
   (value) =>
     value;
 
-/** A method: its arguments, checked at the boundary, and its result type. */
-export type Method = { readonly args: readonly Arg<unknown>[]; readonly result: (value: never) => unknown };
+/**
+ * A method: its arguments, checked at the boundary, and its result type. `api`: the function of
+ * `require("tine")` that makes the request, where its name differs; errors name that function.
+ */
+export type Method = { readonly args: readonly Arg<unknown>[]; readonly result: (value: never) => unknown; readonly api?: string };
 
 const id = arg("id", string);
 
@@ -130,11 +133,11 @@ export const METHODS = {
   /** The new fork's id; null when the call cancelled a fork waiting on the same source instead. */
   fork: { args: [id, arg("prompt", string), arg("opts", forkOptions)], result: returns<ThreadId | null>() },
   cancel_waiting_fork: { args: [id], result: returns<boolean>() },
-  fork_discard: { args: [id], result: returns<true>() },
+  fork_discard: { args: [id], result: returns<true>(), api: "discard" },
   /** The parent's id. */
-  fork_promote: { args: [id], result: returns<ThreadId>() },
+  fork_promote: { args: [id], result: returns<ThreadId>(), api: "promote" },
   /** Without text, the fork is asked for its summary first. */
-  fork_report: { args: [id, arg("text", optional(string))], result: returns<true>() },
+  fork_report: { args: [id, arg("text", optional(string))], result: returns<true>(), api: "report" },
   forks_at: { args: [id, arg("line", index)], result: returns<ForkAt[]>() },
   /** Branches by thread id or display number; `b` defaults to `a`'s parent. */
   diff: { args: [arg("a", threadRef), arg("b", optional(threadRef))], result: returns<BranchDiff>() },
@@ -157,7 +160,7 @@ export const METHODS = {
 
   // -- Claude Code --
   /** `args`: the text after `:Tine claude`, split as a shell would. */
-  new_claude: { args: [arg("args", string)], result: returns<ThreadBuffers>() },
+  new_claude: { args: [arg("args", string)], result: returns<ThreadBuffers>(), api: "claude" },
   terminal_exited: { args: [id], result: returns<true>() },
   claude_sessions: { args: [], result: returns<ClaudeSession[]>() },
   /** A session by id or transcript path. */
