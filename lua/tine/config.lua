@@ -203,7 +203,7 @@ end
 function M.setup(opts)
   if opts ~= nil and type(opts) ~= "table" then
     vim.notify(("tine: setup: opts must be a table (got %s)"):format(vim.inspect(opts)), vim.log.levels.ERROR)
-    opts = nil
+    return M.options
   end
   opts = opts or {}
   local options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
