@@ -5,38 +5,28 @@
  * keys a fork's banner names, the hint of an empty thread) is derived here, once.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { boolean, type Check, type Checked, listOf, nullable, ok, oneOf, positive, record, say, string, wrong } from "./rpc/checks.ts";
+import {
+  boolean,
+  type Check,
+  type Checked,
+  type CheckedType,
+  listOf,
+  nullable,
+  ok,
+  oneOf,
+  positive,
+  record,
+  say,
+  string,
+  wrong,
+} from "./rpc/checks.ts";
 
 export type Effort = NonNullable<Anthropic.Messages.OutputConfig["effort"]>;
 
 /** A key as the user maps it; false: not mapped. */
 export type Key = string | false;
 
-const KEYMAP_NAMES = [
-  "send",
-  "send_any",
-  "help",
-  "abort",
-  "retry",
-  "toggle_detail",
-  "approve",
-  "deny",
-  "fork_at_message",
-  "go_to_parent",
-  "go_to_fork",
-  "fork_report",
-  "fork_promote",
-  "fork_discard",
-  "list_background",
-  "list_open",
-  "list_fork",
-  "list_rename",
-  "list_delete",
-] as const;
-
-export type Keymaps = Record<(typeof KEYMAP_NAMES)[number], Key>;
-
-/** What lua/tine/host.lua sends: the merged options of lua/tine/config.lua, data_dir resolved, and the working directory. */
+/** What lua/tine/host.lua sends: the merged options of lua/tine/config.lua (the unset ones as nil) and the working directory. */
 export type SentConfig = {
   model: string;
   max_tokens: number;
@@ -94,11 +84,36 @@ const effort: Check<Effort> = (v, name) =>
 
 const key: Check<Key> = (v, name) => (v === false || typeof v === "string" ? ok(v) : wrong(name, "a key (a string) or false", v));
 
+/** Every key of lua/tine/config.lua's keymaps, by name. */
+const keymaps = record({
+  send: key,
+  send_any: key,
+  help: key,
+  abort: key,
+  retry: key,
+  toggle_detail: key,
+  approve: key,
+  deny: key,
+  fork_at_message: key,
+  go_to_parent: key,
+  go_to_fork: key,
+  fork_report: key,
+  fork_promote: key,
+  fork_discard: key,
+  list_background: key,
+  list_open: key,
+  list_fork: key,
+  list_rename: key,
+  list_delete: key,
+});
+
+export type Keymaps = CheckedType<typeof keymaps>;
+
 const nonNegative: Check<number> = (v, name) => (typeof v === "number" && v >= 0 ? ok(v) : wrong(name, "a number >= 0", v));
 
 const strings = listOf(string, "a list of strings");
 
-/** Only the fields the API defines, checked here so a typo is reported at setup, not as an HTTP 400. */
+/** Only the fields the API defines, checked here so a typo is reported when the host starts, not as an HTTP 400. */
 const thinking: Check<Anthropic.Messages.ThinkingConfigParam | false> = (v, name) => {
   if (v === false) return ok(false);
   if (typeof v !== "object" || v === null || Array.isArray(v))
@@ -127,7 +142,7 @@ const thinking: Check<Anthropic.Messages.ThinkingConfigParam | false> = (v, name
 };
 
 /** Every field of SentConfig and its check; the compiler keeps the two in step. */
-const SENT_CONFIG = record({
+const sentConfig = record({
   model: string,
   max_tokens: positive,
   thinking: nullable(thinking),
@@ -148,12 +163,12 @@ const SENT_CONFIG = record({
   retry_delay_ms: nonNegative,
   claude_command: listOf(string, "a non-empty list of strings", true),
   node: string,
-  keymaps: record(Object.fromEntries(KEYMAP_NAMES.map((name) => [name, key])) as Record<keyof Keymaps, Check<Key>>),
+  keymaps,
   cwd: string,
 } satisfies { [K in keyof SentConfig]: Check<SentConfig[K]> });
 
 export function parseConfig(raw: unknown): HostConfig {
-  const checked: Checked<SentConfig> = SENT_CONFIG(raw, "config");
+  const checked: Checked<SentConfig> = sentConfig(raw, "config");
   if (!checked.ok) throw new Error(`tine: ${say(checked.problem)}`);
   const sent = checked.value;
   if (sent.thinking && sent.thinking.type === "enabled" && sent.thinking.budget_tokens >= sent.max_tokens)

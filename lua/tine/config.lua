@@ -116,7 +116,8 @@ local function string_list(v)
 end
 
 --- What each option must be: checked when setup() is called, so a typo is reported at once with
---- the option's name instead of when the host starts.
+--- the option's name instead of when the host starts (which checks them again, as it checks all
+--- that Lua sends: node/config.ts).
 local checks = {
   model = typed("string"),
   max_tokens = positive,
@@ -175,6 +176,13 @@ local checks = {
   end,
 }
 
+--- An option setup() takes: one with a default, or one of M.unset.
+---@param name any
+---@return boolean
+local function known(name)
+  return M.defaults[name] ~= nil or M.unset[name] == true
+end
+
 --- The problems with `options` (merged from the user's `given`), one line each, naming the option.
 ---@param options table
 ---@param given table
@@ -182,7 +190,7 @@ local checks = {
 function M.problems(options, given)
   local out = {}
   for name in pairs(given) do
-    if M.defaults[name] == nil and not M.unset[name] then
+    if not known(name) then
       table.insert(out, ("tine: setup: unknown option %q"):format(name))
     end
   end
@@ -215,7 +223,7 @@ function M.setup(opts)
   if #problems > 0 then
     vim.notify(table.concat(problems, "\n"), vim.log.levels.ERROR)
     for name in pairs(opts) do
-      if M.defaults[name] == nil and not M.unset[name] then
+      if not known(name) then
         options[name] = nil -- the host takes known options only
       end
     end

@@ -135,7 +135,8 @@ export function options<S extends Shape>(shape: S): Check<Options<S>> {
     if (!isMap(v)) return wrong(name, `a table (of ${known.join(", ")})`, v);
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(v)) {
-      const check = shape[key];
+      // Own keys only: `constructor` is no option.
+      const check = Object.hasOwn(shape, key) ? shape[key] : undefined;
       if (!check) return { ok: false, problem: { kind: "unknown-key", name, key, known } };
       const checked = check(value, `${name}.${key}`);
       if (!checked.ok) return checked;
