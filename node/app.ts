@@ -12,8 +12,6 @@ import type { Thread } from "./chat/thread.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
-import { History } from "./providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "./providers/native.ts";
 import { runnerRegistryFor } from "./runners.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
@@ -23,8 +21,6 @@ import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
 import type { ListScope } from "./view/thread-list.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
-
-export type { ThreadInfo } from "./view/thread-queries.ts";
 
 /** The fields of a `new-thread` message the caller chooses (the id and number are the host's). */
 type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num">;
@@ -247,7 +243,7 @@ export class App {
   }
 
   /** Makes a thread of any kind and waits for its buffers. */
-  private async create(fields: NewThreadFields): Promise<Opened> {
+  async create(fields: NewThreadFields): Promise<Opened> {
     const newId = randomUUID();
     this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, ...fields } });
     const m = await this.buffers.of(newId);
@@ -429,17 +425,6 @@ export class App {
   terminalExited(id: ThreadId): void {
     const surface = this.chat.threads.get(id)?.runner.surface;
     if (surface?.type === "terminal") surface.exited();
-  }
-
-  /** A new thread holding `n` messages of conversation (benchmarks). */
-  async seedThread(n: number): Promise<{ id: ThreadId; display: number; lines: number }> {
-    const entries: Entry[] = [];
-    for (let i = 0; i < n; i++) {
-      const text = `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(3).trim()}`;
-      entries.push(entry(i % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
-    }
-    const { id, display } = await this.create({ runner: { kind: "api", history: History.of(entries) } });
-    return { id, display, lines: this.displayText(id).length };
   }
 
   /** Lines of a thread's display buffer as the host sees it (tests, :checkhealth). */

@@ -1,8 +1,54 @@
 import assert from "node:assert/strict";
 import { describe, it } from "vitest";
-import { parseConfig } from "./config.ts";
+import { emptyHint, forkKeys, type Keymaps, parseConfig, type SentConfig } from "./config.ts";
 
-const base = { model: "m", max_tokens: 8192, web_search: false, system_prompt: "s", cwd: "/", data_dir: "/tmp/tine-data" };
+const keymaps: Keymaps = {
+  send: "<CR>",
+  send_any: "<C-s>",
+  help: "g?",
+  abort: "<C-c>",
+  retry: "R",
+  toggle_detail: "<Tab>",
+  approve: "a",
+  deny: "d",
+  fork_at_message: "F",
+  go_to_parent: "gp",
+  go_to_fork: "gb",
+  fork_report: "gR",
+  fork_promote: "gP",
+  fork_discard: "gD",
+  list_background: "b",
+  list_open: "<CR>",
+  list_fork: "f",
+  list_rename: "r",
+  list_delete: "D",
+};
+
+/** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */
+const base: SentConfig = {
+  model: "m",
+  max_tokens: 8192,
+  thinking: { type: "adaptive", display: "summarized" },
+  effort: null,
+  web_search: false,
+  tools_needing_approval: ["bash_command", "edit_file"],
+  system_prompt: "s",
+  base_url: null,
+  stream_idle_timeout: 60,
+  max_retry_wait: 60,
+  bash_timeout: 120,
+  tool_env_deny: [],
+  data_dir: "/tmp/tine-data",
+  persist: true,
+  fork_idle_timeout: 10,
+  fork_open: "vsplit",
+  sidebar: { side: "right", width: 80, input_height: 8 },
+  retry_delay_ms: 1000,
+  claude_command: ["claude"],
+  node: "node",
+  keymaps,
+  cwd: "/",
+};
 
 describe("parseConfig: thinking and effort", () => {
   it("passes the API's own thinking values through, with only the fields it defines", () => {
@@ -19,12 +65,13 @@ describe("parseConfig: thinking and effort", () => {
     });
   });
 
-  it("false or nil sends no thinking and no effort", () => {
-    for (const thinking of [false, null, undefined]) {
+  it("false or nil sends no thinking and no effort; a thinking not sent at all is an error", () => {
+    for (const thinking of [false, null]) {
       const c = parseConfig({ ...base, thinking, effort: null });
       assert.equal(c.thinking, null);
       assert.equal(c.effort, null);
     }
+    assert.throws(() => parseConfig({ ...base, thinking: undefined }), /tine: config\.thinking is missing/);
   });
 
   it("reports a bad value at setup, naming the option", () => {
@@ -37,5 +84,63 @@ describe("parseConfig: thinking and effort", () => {
     assert.throws(() => parseConfig({ ...base, thinking: { type: "adaptive", display: "full" } }), /thinking\.display/);
     assert.throws(() => parseConfig({ ...base, effort: "extreme" }), /config\.effort must be one of low, medium/);
     assert.equal(parseConfig({ ...base, effort: "xhigh" }).effort, "xhigh");
+  });
+});
+
+describe("parseConfig: every option, no defaults of its own", () => {
+  it("takes the options as sent", () => {
+    const c = parseConfig(base);
+    assert.equal(c.bash_timeout, 120);
+    assert.equal(c.fork_open, "vsplit");
+    assert.deepEqual(c.claude_command, ["claude"]);
+    assert.deepEqual(c.keymaps, keymaps);
+  });
+
+  it("a field not sent is an error naming it, for every field", () => {
+    for (const name of Object.keys(base) as (keyof SentConfig)[]) {
+      const { [name]: _, ...without } = base;
+      assert.throws(() => parseConfig(without), new RegExp(`^Error: tine: config\\.${name} (is missing|must be)`), name);
+    }
+    const { send: _, ...keys } = keymaps;
+    assert.throws(
+      () => parseConfig({ ...base, keymaps: keys }),
+      /tine: config\.keymaps\.send must be a key \(a string\) or false \(got nil\)/,
+    );
+  });
+
+  it("a wrong value is an error naming it and saying what it must be", () => {
+    assert.throws(
+      () => parseConfig({ ...base, bash_timeout: 0 }),
+      /^Error: tine: config\.bash_timeout must be a number above 0 \(got 0\)$/,
+    );
+    assert.throws(
+      () => parseConfig({ ...base, fork_open: "sideways" }),
+      /config\.fork_open must be one of "split", "vsplit", "tab", "replace"/,
+    );
+    assert.throws(() => parseConfig({ ...base, claude_command: [] }), /config\.claude_command must be a non-empty list of strings/);
+    assert.throws(() => parseConfig({ ...base, tool_env_deny: ["A", 1] }), /config\.tool_env_deny\[2\] must be a string \(got 1\)/);
+    assert.throws(() => parseConfig({ ...base, sidebar: { ...base.sidebar, width: "wide" } }), /config\.sidebar\.width must be a number/);
+    assert.throws(() => parseConfig({ ...base, keymaps: { ...keymaps, send: 1 } }), /config\.keymaps\.send must be a key/);
+    assert.throws(() => parseConfig("model"), /^Error: tine: config must be a table \(got "model"\)$/);
+  });
+
+  it("an option it does not know is an error naming it", () => {
+    assert.throws(() => parseConfig({ ...base, bash_timout: 3 }), /tine: config has no "bash_timout"/);
+    assert.throws(() => parseConfig({ ...base, keymaps: { ...keymaps, sned: "x" } }), /tine: config\.keymaps has no "sned"/);
+  });
+
+  it("derives a fork's banner keys and the empty thread's hint from the keymaps", () => {
+    const c = parseConfig(base);
+    assert.deepEqual(c.fork_keys, { report: "gR", promote: "gP", discard: "gD" });
+    assert.equal(c.empty_hint, "Type below and send with <CR> (or <C-s>) · @fork <prompt> forks this thread · g? lists the keys");
+    assert.deepEqual(forkKeys({ ...keymaps, fork_report: false, fork_discard: "X" }), { report: "-", promote: "gP", discard: "X" });
+    assert.equal(
+      emptyHint({ ...keymaps, send: false }),
+      "Type below and send with <C-s> · @fork <prompt> forks this thread · g? lists the keys",
+    );
+    assert.equal(
+      emptyHint({ ...keymaps, send: false, send_any: false, help: false }),
+      "Type below and send with :Tine send · @fork <prompt> forks this thread",
+    );
   });
 });

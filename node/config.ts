@@ -1,24 +1,44 @@
 /**
- * The host's configuration. Defaults and documentation live in one place, lua/tine/config.lua;
- * the Lua side sends the merged table when it starts the host.
+ * The host's configuration: the options Lua sends at `init`, checked whole. Defaults and their
+ * documentation live in one place, lua/tine/config.lua; here nothing has a default of its own:
+ * a missing or wrong field is an error naming it. What the host derives from the options (the
+ * keys a fork's banner names, the hint of an empty thread) is derived here, once.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import {
+  boolean,
+  type Check,
+  type Checked,
+  type CheckedType,
+  listOf,
+  nullable,
+  ok,
+  oneOf,
+  positive,
+  record,
+  say,
+  string,
+  wrong,
+} from "./rpc/checks.ts";
 
 export type Effort = NonNullable<Anthropic.Messages.OutputConfig["effort"]>;
 
-export type HostConfig = {
+/** A key as the user maps it; false: not mapped. */
+export type Key = string | false;
+
+/** What lua/tine/host.lua sends: the merged options of lua/tine/config.lua (the unset ones as nil) and the working directory. */
+export type SentConfig = {
   model: string;
   max_tokens: number;
-  /** Sent as the request's `thinking`; null leaves thinking to the model's default. */
-  thinking: Anthropic.Messages.ThinkingConfigParam | null;
+  /** Sent as the request's `thinking`; false (or nil) leaves thinking to the model's default. */
+  thinking: Anthropic.Messages.ThinkingConfigParam | false | null;
   /** Sent as `output_config.effort`; null leaves it to the model's default. */
   effort: Effort | null;
   web_search: boolean;
   tools_needing_approval: string[];
   system_prompt: string;
+  /** null: the SDK's own (or ANTHROPIC_BASE_URL). */
   base_url: string | null;
-  fork_open: "split" | "vsplit" | "tab" | "replace";
-  retry_delay_ms: number;
   /** Seconds without any stream event before a request is given up. */
   stream_idle_timeout: number;
   /** The longest `retry-after` (seconds) waited out by itself. */
@@ -31,97 +51,147 @@ export type HostConfig = {
   data_dir: string;
   /** False: nothing is written to disk. */
   persist: boolean;
-  /** How the Claude Code CLI is started. */
-  claude_command: string[];
-  /** The keys a fork's banner names. */
-  fork_keys: { report: string; promote: string; discard: string };
   /** Minutes of idleness before a fork is asked to wrap up (fractions allowed). */
   fork_idle_timeout: number;
-  /** The line a thread with no messages shows (it names the user's keys). */
-  empty_hint: string;
+  fork_open: "split" | "vsplit" | "tab" | "replace";
+  /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
+  sidebar: { side: "left" | "right"; width: number; input_height: number };
+  /** First delay (ms) when a mid-stream overload is retried. */
+  retry_delay_ms: number;
+  /** How the Claude Code CLI is started. */
+  claude_command: string[];
+  /** The Node binary that runs this host (the Lua side's own). */
+  node: string;
+  keymaps: Keymaps;
   cwd: string;
 };
 
-export function parseConfig(raw: unknown): HostConfig {
-  const c = (raw ?? {}) as Partial<HostConfig>;
-  const need = <K extends keyof HostConfig>(key: K, type: string): HostConfig[K] => {
-    const v = c[key];
-    if (typeof v !== type) throw new Error(`tine: config.${key} must be a ${type}`);
-    return v as HostConfig[K];
-  };
-  const maxTokens = need("max_tokens", "number");
-  return {
-    model: need("model", "string"),
-    max_tokens: maxTokens,
-    thinking: parseThinking(c.thinking, maxTokens),
-    effort: parseEffort(c.effort),
-    web_search: need("web_search", "boolean"),
-    tools_needing_approval: Array.isArray(c.tools_needing_approval) ? c.tools_needing_approval.map(String) : [],
-    system_prompt: need("system_prompt", "string"),
-    base_url: typeof c.base_url === "string" && c.base_url ? c.base_url : null,
-    fork_open: ["split", "vsplit", "tab", "replace"].includes(String(c.fork_open)) ? (c.fork_open as HostConfig["fork_open"]) : "vsplit",
-    retry_delay_ms: typeof c.retry_delay_ms === "number" ? c.retry_delay_ms : 1000,
-    bash_timeout: positive(c.bash_timeout, "bash_timeout", 120),
-    stream_idle_timeout: positive(c.stream_idle_timeout, "stream_idle_timeout", 60),
-    max_retry_wait: positive(c.max_retry_wait, "max_retry_wait", 60),
-    tool_env_deny: stringList(c.tool_env_deny, "tool_env_deny"),
-    data_dir: need("data_dir", "string"),
-    persist: c.persist === undefined ? true : need("persist", "boolean"),
-    fork_idle_timeout: positive(c.fork_idle_timeout, "fork_idle_timeout", 10),
-    claude_command: c.claude_command === undefined ? ["claude"] : stringList(c.claude_command, "claude_command"),
-    fork_keys: { report: "gR", promote: "gP", discard: "gD", ...(c.fork_keys as object | undefined) },
-    empty_hint:
-      typeof c.empty_hint === "string"
-        ? c.empty_hint
-        : "Type below and send with <CR> · @fork <prompt> forks this thread · g? lists the keys",
-    cwd: need("cwd", "string"),
-  };
-}
+/** The keys a fork's banner names ("-" for one not mapped). */
+export type ForkKeys = { report: string; promote: string; discard: string };
 
-function positive(v: unknown, name: string, fallback: number): number {
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== "number" || !(v > 0)) throw new Error(`tine: config.${name} must be a number above 0`);
-  return v;
-}
-
-function stringList(v: unknown, name: string): string[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new Error(`tine: config.${name} must be a list of strings`);
-  return v;
-}
+export type HostConfig = Omit<SentConfig, "thinking"> & {
+  /** Sent as the request's `thinking`; null leaves thinking to the model's default. */
+  thinking: Anthropic.Messages.ThinkingConfigParam | null;
+  fork_keys: ForkKeys;
+  /** The line a thread with no messages shows (it names the user's keys). */
+  empty_hint: string;
+};
 
 const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
 
-function parseEffort(v: unknown): Effort | null {
-  if (v === undefined || v === null || v === false) return null;
-  if (!EFFORTS.includes(v as Effort)) throw new Error(`tine: config.effort must be one of ${EFFORTS.join(", ")} (or nil)`);
-  return v as Effort;
-}
+const effort: Check<Effort> = (v, name) =>
+  EFFORTS.includes(v as Effort) ? ok(v as Effort) : wrong(name, `one of ${EFFORTS.join(", ")}`, v);
 
-/** Only the fields the API defines, checked here so a typo is reported at setup, not as an HTTP 400. */
-function parseThinking(v: unknown, maxTokens: number): Anthropic.Messages.ThinkingConfigParam | null {
-  if (v === undefined || v === null || v === false) return null;
+const key: Check<Key> = (v, name) => (v === false || typeof v === "string" ? ok(v) : wrong(name, "a key (a string) or false", v));
+
+/** Every key of lua/tine/config.lua's keymaps, by name. */
+const keymaps = record({
+  send: key,
+  send_any: key,
+  help: key,
+  abort: key,
+  retry: key,
+  toggle_detail: key,
+  approve: key,
+  deny: key,
+  fork_at_message: key,
+  go_to_parent: key,
+  go_to_fork: key,
+  fork_report: key,
+  fork_promote: key,
+  fork_discard: key,
+  list_background: key,
+  list_open: key,
+  list_fork: key,
+  list_rename: key,
+  list_delete: key,
+});
+
+export type Keymaps = CheckedType<typeof keymaps>;
+
+const nonNegative: Check<number> = (v, name) => (typeof v === "number" && v >= 0 ? ok(v) : wrong(name, "a number >= 0", v));
+
+const strings = listOf(string, "a list of strings");
+
+/** Only the fields the API defines, checked here so a typo is reported when the host starts, not as an HTTP 400. */
+const thinking: Check<Anthropic.Messages.ThinkingConfigParam | false> = (v, name) => {
+  if (v === false) return ok(false);
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    return wrong(name, 'false or a table whose type is "adaptive", "between_tools", "enabled" or "disabled"', v);
   const t = v as Record<string, unknown>;
-  const display = (): { display?: "summarized" | "omitted" } => {
-    if (t["display"] === undefined || t["display"] === null) return {};
-    if (t["display"] !== "summarized" && t["display"] !== "omitted")
-      throw new Error('tine: config.thinking.display must be "summarized" or "omitted"');
-    return { display: t["display"] };
-  };
+  const display = t["display"] ?? undefined;
+  if (display !== undefined && display !== "summarized" && display !== "omitted")
+    return wrong(`${name}.display`, '"summarized" or "omitted"', display);
+  const shown: { display?: "summarized" | "omitted" } = display === undefined ? {} : { display };
   switch (t["type"]) {
     case "adaptive":
-      return { type: "adaptive", ...display() };
+      return ok({ type: "adaptive", ...shown });
     case "between_tools":
-      return { type: "between_tools" };
+      return ok({ type: "between_tools" });
     case "disabled":
-      return { type: "disabled" };
+      return ok({ type: "disabled" });
     case "enabled": {
       const budget = t["budget_tokens"];
-      if (typeof budget !== "number" || budget < 1024 || budget >= maxTokens)
-        throw new Error("tine: config.thinking.budget_tokens must be at least 1024 and below max_tokens");
-      return { type: "enabled", budget_tokens: budget, ...display() };
+      // Below max_tokens too: checked once both are known (parseConfig).
+      if (typeof budget !== "number" || budget < 1024) return wrong(`${name}.budget_tokens`, "at least 1024 and below max_tokens", budget);
+      return ok({ type: "enabled", budget_tokens: budget, ...shown });
     }
     default:
-      throw new Error('tine: config.thinking.type must be "adaptive", "between_tools", "enabled" or "disabled" (or set thinking = false)');
+      return wrong(`${name}.type`, '"adaptive", "between_tools", "enabled" or "disabled" (or set thinking = false)', t["type"]);
   }
+};
+
+/** Every field of SentConfig and its check; the compiler keeps the two in step. */
+const sentConfig = record({
+  model: string,
+  max_tokens: positive,
+  thinking: nullable(thinking),
+  effort: nullable(effort),
+  web_search: boolean,
+  tools_needing_approval: strings,
+  system_prompt: string,
+  base_url: nullable(string),
+  stream_idle_timeout: positive,
+  max_retry_wait: positive,
+  bash_timeout: positive,
+  tool_env_deny: strings,
+  data_dir: string,
+  persist: boolean,
+  fork_idle_timeout: positive,
+  fork_open: oneOf("split", "vsplit", "tab", "replace"),
+  sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
+  retry_delay_ms: nonNegative,
+  claude_command: listOf(string, "a non-empty list of strings", true),
+  node: string,
+  keymaps,
+  cwd: string,
+} satisfies { [K in keyof SentConfig]: Check<SentConfig[K]> });
+
+export function parseConfig(raw: unknown): HostConfig {
+  const checked: Checked<SentConfig> = sentConfig(raw, "config");
+  if (!checked.ok) throw new Error(`tine: ${say(checked.problem)}`);
+  const sent = checked.value;
+  if (sent.thinking && sent.thinking.type === "enabled" && sent.thinking.budget_tokens >= sent.max_tokens)
+    throw new Error(`tine: config.thinking.budget_tokens must be at least 1024 and below max_tokens (got ${sent.thinking.budget_tokens})`);
+  return {
+    ...sent,
+    thinking: sent.thinking || null,
+    // An empty base_url is unset, as an empty ANTHROPIC_BASE_URL is.
+    base_url: sent.base_url || null,
+    fork_keys: forkKeys(sent.keymaps),
+    empty_hint: emptyHint(sent.keymaps),
+  };
+}
+
+export function forkKeys(keys: Keymaps): ForkKeys {
+  const shown = (k: Key) => (k === false ? "-" : k);
+  return { report: shown(keys.fork_report), promote: shown(keys.fork_promote), discard: shown(keys.fork_discard) };
+}
+
+/** Names the keys that send (or the command, when neither is mapped) and the help key when it is mapped. */
+export function emptyHint(keys: Keymaps): string {
+  const send = [keys.send, keys.send_any].filter((k): k is string => k !== false);
+  const how = send.length === 2 ? `${send[0]} (or ${send[1]})` : (send[0] ?? ":Tine send");
+  const help = keys.help === false ? "" : ` · ${keys.help} lists the keys`;
+  return `Type below and send with ${how} · @fork <prompt> forks this thread${help}`;
 }

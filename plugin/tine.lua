@@ -18,26 +18,23 @@ end, {
     if line:match("^%S+%s+%S+%s") then
       return {}
     end
-    return vim.tbl_filter(
-      function(c)
-        return c:find(lead, 1, true) == 1
-      end,
-      {
-        "new",
-        "send",
-        "abort",
-        "retry",
-        "threads",
-        "resume",
-        "rename",
-        "fork",
-        "diff",
-        "claude",
-        "import",
-        "export",
-        "restart",
-      }
-    )
+    return vim.tbl_filter(function(c)
+      return c:find(lead, 1, true) == 1
+    end, {
+      "new",
+      "send",
+      "abort",
+      "retry",
+      "threads",
+      "resume",
+      "rename",
+      "fork",
+      "diff",
+      "claude",
+      "import",
+      "export",
+      "restart",
+    })
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, restart)",
 })

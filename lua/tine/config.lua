@@ -1,8 +1,9 @@
--- Every option, its default and what it does, in one place. `require("tine").setup(opts)` merges
--- the user's opts over these; the host receives the merged table.
+-- Every option, its default and what it does, in one place: the only place a default is written.
+-- `require("tine").setup(opts)` merges the user's opts over these and checks them; the host
+-- receives the merged table whole (lua/tine/host.lua) and has no defaults of its own.
 local M = {}
 
----@class TineConfig
+---@type TineConfig
 M.defaults = {
   -- Anthropic model and limits.
   model = "claude-sonnet-5-5",
@@ -13,17 +14,20 @@ M.defaults = {
   -- "between_tools" } (Sonnet 5.5: no thinking before the first tool call), { type = "enabled",
   -- budget_tokens = 4096 } (models before 4.6), or false to send none (the model's default).
   thinking = { type = "adaptive", display = "summarized" },
-  -- "low" | "medium" | "high" | "xhigh" | "max" (sent as output_config.effort); nil: the model's default.
-  effort = nil,
+  -- Unset by default (one of M.unset below): "low" | "medium" | "high" | "xhigh" | "max", sent
+  -- as output_config.effort; nil: the model's default.
+  -- effort = "high",
   -- Let the model use Anthropic's server-side web search.
   web_search = false,
   -- Client tools that wait for your approval in the display buffer before they run.
   tools_needing_approval = { "bash_command", "edit_file" },
+  -- The system prompt every thread starts with.
   system_prompt = "You are a coding assistant working inside Neovim. Be concise. "
     .. "Use the tools to read and change files in the project when that helps.",
-  -- Points the SDK elsewhere; ANTHROPIC_BASE_URL in the environment does the same. The API key is
-  -- read only from the environment (ANTHROPIC_API_KEY), never from here.
-  base_url = nil,
+  -- Unset by default (one of M.unset below): points the SDK elsewhere; ANTHROPIC_BASE_URL in the
+  -- environment does the same. The API key is read only from the environment (ANTHROPIC_API_KEY),
+  -- never from here.
+  -- base_url = "http://localhost:8080",
   -- Seconds without any data from the API before a request is given up (partial text is kept).
   stream_idle_timeout = 60,
   -- An overloaded API's `retry-after` up to this many seconds is waited out by itself; a longer
@@ -34,8 +38,7 @@ M.defaults = {
   -- Environment variables kept from every tool process, besides ANTHROPIC_API_KEY (always removed).
   tool_env_deny = {},
   -- Threads are written here as they happen (one JSONL transcript per thread, per project).
-  -- nil: stdpath("data") .. "/tine".
-  data_dir = nil,
+  data_dir = vim.fn.stdpath("data") .. "/tine",
   -- false: threads live only in memory and nothing is written to disk.
   persist = true,
   -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
@@ -43,6 +46,7 @@ M.defaults = {
   fork_idle_timeout = 10,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
+  -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height (lines).
   sidebar = { side = "right", width = 80, input_height = 8 },
   -- First delay when a mid-stream overloaded/rate-limit error is retried (doubles each time).
   retry_delay_ms = 1000,
@@ -50,6 +54,8 @@ M.defaults = {
   claude_command = { "claude" },
   -- The Node binary that runs the host.
   node = "node",
+  -- Keys in tine's buffers; false leaves one unmapped. The empty thread's hint names send, send_any
+  -- and help; a fork's banner names fork_report, fork_promote and fork_discard.
   keymaps = {
     send = "<CR>", -- input buffer, normal mode
     send_any = "<C-s>", -- input buffer, Normal and Insert mode
@@ -67,15 +73,21 @@ M.defaults = {
     -- A fork's display and the thread list: how a fork ends (:help tine-fork-exits).
     fork_report = "gR", -- a summary of the fork goes to its parent's next message
     fork_promote = "gP", -- the parent takes the fork's history
-    fork_discard = "gD",
+    fork_discard = "gD", -- the fork closes and leaves the tree (`:Tine threads!` restores it)
     list_background = "b", -- thread list: a fork that runs without a window and reports back
-    list_open = "<CR>", -- thread list
-    list_fork = "f",
-    list_rename = "r",
+    list_open = "<CR>", -- thread list: open the thread under the cursor (or restore an ended fork)
+    list_fork = "f", -- thread list: fork the thread under the cursor (asks for the prompt)
+    list_rename = "r", -- thread list: rename the thread under the cursor
     list_delete = "D", -- asks for confirmation
   },
 }
 
+--- Options whose default is nil, so M.defaults cannot hold them: named here so that setup() knows
+--- them from typos, and so the host is sent them as vim.NIL (it wants every option, and a nil
+--- field would not be sent at all). Each is documented in M.defaults, commented out.
+M.unset = { effort = true, base_url = true }
+
+---@type TineConfig
 M.options = vim.deepcopy(M.defaults)
 
 local function one_of(values)
@@ -104,7 +116,8 @@ local function string_list(v)
 end
 
 --- What each option must be: checked when setup() is called, so a typo is reported at once with
---- the option's name instead of when the host starts.
+--- the option's name instead of when the host starts (which checks them again, as it checks all
+--- that Lua sends: node/config.ts).
 local checks = {
   model = typed("string"),
   max_tokens = positive,
@@ -128,7 +141,7 @@ local checks = {
   max_retry_wait = positive,
   fork_idle_timeout = positive,
   tool_env_deny = string_list,
-  data_dir = typed("string", true),
+  data_dir = typed("string"),
   persist = typed("boolean"),
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
   retry_delay_ms = function(v)
@@ -163,17 +176,21 @@ local checks = {
   end,
 }
 
---- The problems with `options`, one line each, naming the option.
+--- An option setup() takes: one with a default, or one of M.unset.
+---@param name any
+---@return boolean
+local function known(name)
+  return M.defaults[name] ~= nil or M.unset[name] == true
+end
+
+--- The problems with `options` (merged from the user's `given`), one line each, naming the option.
+---@param options table
+---@param given table
+---@return string[]
 function M.problems(options, given)
   local out = {}
-  for name in pairs(given or {}) do
-    if
-      M.defaults[name] == nil
-      and name ~= "thinking"
-      and name ~= "effort"
-      and name ~= "base_url"
-      and name ~= "data_dir"
-    then
+  for name in pairs(given) do
+    if not known(name) then
       table.insert(out, ("tine: setup: unknown option %q"):format(name))
     end
   end
@@ -187,7 +204,15 @@ function M.problems(options, given)
   return out
 end
 
+--- Merges `opts` over the defaults. Problems are reported at once, naming the option; a bad value
+--- is replaced by its default and an unknown option dropped, so the rest still works.
+---@param opts? TineConfig
+---@return TineConfig
 function M.setup(opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    vim.notify(("tine: setup: opts must be a table (got %s)"):format(vim.inspect(opts)), vim.log.levels.ERROR)
+    return M.options
+  end
   opts = opts or {}
   local options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
   -- `thinking` is one API value, not a set of options: the user's replaces the default whole.
@@ -196,8 +221,12 @@ function M.setup(opts)
   end
   local problems = M.problems(options, opts)
   if #problems > 0 then
-    -- Reported now; the bad values fall back to their defaults so the rest still works.
     vim.notify(table.concat(problems, "\n"), vim.log.levels.ERROR)
+    for name in pairs(opts) do
+      if not known(name) then
+        options[name] = nil -- the host takes known options only
+      end
+    end
     for name, check in pairs(checks) do
       if not check(options[name]) then
         options[name] = vim.deepcopy(M.defaults[name])

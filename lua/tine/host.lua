@@ -32,39 +32,19 @@ local function log(lines)
   f:close()
 end
 
+--- What the host receives at `init`: the options whole (it checks them, and derives what it shows
+--- from them, e.g. the keys a fork's banner names), the unset ones as vim.NIL (a nil field would
+--- not be sent at all, and the host wants every option), and the working directory.
+---@return TineHostConfig
 local function host_config()
-  local o = config.options
-  return {
-    model = o.model,
-    max_tokens = o.max_tokens,
-    thinking = o.thinking or vim.NIL,
-    effort = o.effort or vim.NIL,
-    web_search = o.web_search,
-    tools_needing_approval = o.tools_needing_approval,
-    system_prompt = o.system_prompt,
-    base_url = o.base_url or vim.NIL,
-    fork_open = o.fork_open,
-    retry_delay_ms = o.retry_delay_ms,
-    bash_timeout = o.bash_timeout,
-    stream_idle_timeout = o.stream_idle_timeout,
-    max_retry_wait = o.max_retry_wait,
-    tool_env_deny = o.tool_env_deny,
-    data_dir = o.data_dir or (vim.fn.stdpath("data") .. "/tine"),
-    persist = o.persist,
-    fork_idle_timeout = o.fork_idle_timeout,
-    claude_command = o.claude_command,
-    fork_keys = {
-      report = o.keymaps.fork_report or "-",
-      promote = o.keymaps.fork_promote or "-",
-      discard = o.keymaps.fork_discard or "-",
-    },
-    empty_hint = ("Type below and send with %s (or %s) · @fork <prompt> forks this thread · %s lists the keys"):format(
-      o.keymaps.send or "<CR>",
-      o.keymaps.send_any or "<C-s>",
-      o.keymaps.help or "g?"
-    ),
-    cwd = vim.fn.getcwd(),
-  }
+  local sent = vim.deepcopy(config.options)
+  for name in pairs(config.unset) do
+    if sent[name] == nil then
+      sent[name] = vim.NIL
+    end
+  end
+  sent.cwd = vim.fn.getcwd()
+  return sent
 end
 
 function M.running()

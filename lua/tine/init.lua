@@ -1,21 +1,28 @@
 -- tine.nvim: chat with Claude agents in Neovim and fork the conversation at any moment.
 -- The public Lua API (`:help tine-api`) and the commands' implementations. Every call is a
--- synchronous request to the host.
+-- synchronous request to the host, which checks the arguments (node/rpc/methods.ts): a wrong one
+-- is an error naming the function and the argument, and nothing changes. The types are in
+-- lua/tine/types.lua.
 local config = require("tine.config")
 local host = require("tine.host")
 local ui = require("tine.ui")
 
 local M = {}
 
+---@param opts? TineConfig
 function M.setup(opts)
   config.setup(opts)
 end
 
+---@param message any
 local function err(message)
   vim.notify(tostring(message), vim.log.levels.ERROR)
 end
 
 --- Runs `fn`, reporting a failure with vim.notify; returns ok, result.
+---@param fn function
+---@return boolean ok
+---@return any result
 local function guarded(fn, ...)
   local ok, result = pcall(fn, ...)
   if not ok then
@@ -24,15 +31,29 @@ local function guarded(fn, ...)
   return ok, result
 end
 
+--- A value as an error shows it: nil, 5, "text", a table.
+---@param v any
+---@return string
+local function shown(v)
+  return type(v) == "table" and "a table" or vim.inspect(v)
+end
+
 --- A time (ms since the epoch) as a picker shows it.
+---@param ms integer|vim.NIL|nil
+---@return string
 local function when(ms)
   if ms == nil or ms == vim.NIL then
     return "now"
   end
-  return os.date("%Y-%m-%d %H:%M", math.floor(ms / 1000))
+  return os.date("%Y-%m-%d %H:%M", math.floor(ms / 1000)) --[[@as string]]
 end
 
 --- Asks the host for a list (`method`) and lets the user pick one with vim.ui.select.
+---@param method string
+---@param prompt string
+---@param empty string what to say when the list is empty
+---@param format_item fun(item: table): string
+---@param act fun(item: table)
 local function pick(method, prompt, empty, format_item, act)
   local ok, items = guarded(host.request, method)
   if not ok then
@@ -50,33 +71,53 @@ end
 
 -- ---- :help tine-api ----
 
+--- This project's threads, live and stored, oldest first.
+---@return TineThreadInfo[]
 function M.threads()
   return host.request("threads")
 end
 
+--- The active thread's id.
+---@return string?
 function M.current()
   return host.request("current")
 end
 
+--- The thread's messages exactly as its next request would carry them.
+---@param id string
+---@return TineMessage[]
 function M.messages(id)
   return host.request("messages", id)
 end
 
---- The same entry as typing in the input buffer and pressing <CR>.
+--- The same entry as typing in the input buffer and pressing <CR> (`@fork ...` included).
+---@param id string
+---@param text string
+---@return TineSendResult
 function M.send(id, text)
   return host.request("send", id, text)
 end
 
+--- Aborts the thread's stream or pending tools.
+---@param id string
+---@return true
 function M.abort(id)
-  return guarded(host.request, "abort", id)
+  return host.request("abort", id)
 end
 
---- Forks thread `id` (live or stored); returns the new thread's id. opts: { at_message = n (0-based) }.
+--- Forks thread `id` (live or stored); returns the new thread's id, or nil when the call cancelled
+--- a fork waiting on the same thread instead.
+---@param id string
+---@param prompt? string sent as the fork's first turn ("" or nil: none)
+---@param opts? TineForkOpts
+---@return string?
 function M.fork(id, prompt, opts)
   return host.request("fork", id, prompt or "", opts or vim.empty_dict())
 end
 
 --- Shows thread `id` in the sidebar, loading it from disk when it is stored.
+---@param id string
+---@return string id
 function M.open(id)
   local t = host.request("open", id)
   if t.read_only_by ~= nil and t.read_only_by ~= vim.NIL then
@@ -91,21 +132,30 @@ function M.open(id)
   return t.id
 end
 
+---@param id string
+---@param title string
+---@return true
 function M.rename(id, title)
   return host.request("rename", id, title)
 end
 
 --- Deletes thread `id` (no confirmation: the list's `D` asks). Its forks keep their history.
+---@param id string
+---@return true
 function M.delete(id)
   return host.request("delete", id)
 end
 
 --- Ends fork `id`: it is closed and leaves the tree (`:Tine threads!` restores it).
+---@param id string
+---@return true
 function M.discard(id)
   return host.request("fork_discard", id)
 end
 
 --- The parent of fork `id` takes over its history; the parent's own tail becomes a new fork.
+---@param id string
+---@return string parent_id the parent, now shown in the sidebar
 function M.promote(id)
   local parent = host.request("fork_promote", id)
   local t = host.request("select", parent)
@@ -115,6 +165,9 @@ end
 
 --- A summary of fork `id` goes to its parent's next message, then the fork ends. Without `text`
 --- the fork is asked for the summary first.
+---@param id string
+---@param text? string
+---@return true
 function M.report(id, text)
   return host.request("fork_report", id, text or vim.NIL)
 end
@@ -122,6 +175,8 @@ end
 -- ---- Claude Code ----
 
 --- Turns a Claude Code session (its id or transcript path) into a tine thread; returns its id.
+---@param session string
+---@return string id
 function M.import_claude(session)
   local t = host.request("import_claude", session)
   ui.show(t.display, t.input)
@@ -139,6 +194,7 @@ function M.import_picker()
 end
 
 --- The configured Claude Code command, or an error that says how to set it.
+---@return string[]
 local function claude_command()
   local cmd = vim.deepcopy(config.options.claude_command)
   if vim.fn.executable(cmd[1]) == 0 then
@@ -153,6 +209,8 @@ local function claude_command()
 end
 
 --- :Tine claude [args]: a thread run by Claude Code in a terminal (with --session-id injected).
+---@param args? string the command line's arguments, split as a shell would
+---@return string id
 function M.claude(args)
   claude_command()
   local t = host.request("new_claude", args or "")
@@ -163,6 +221,8 @@ end
 
 --- Writes thread `id` as a Claude Code session (the thread is unchanged) and continues it in
 --- Claude Code, as a thread of its own under this one. Returns the new session id.
+---@param id? string default: the thread in the current buffer, else the active one
+---@return string session_id
 function M.export_claude(id)
   id = id or vim.b.tine_thread or M.current()
   claude_command()
@@ -173,7 +233,9 @@ function M.export_claude(id)
 end
 
 --- :Tine diff [a [b]]: two branches side by side from their common ancestor, in a new tab, in
---- diff mode. Without threads: the current fork against its parent.
+--- diff mode. Without threads: the current fork against its parent. A failure is reported.
+---@param a? string|integer a thread id or display number (default: the thread here)
+---@param b? string|integer default: `a`'s parent
 function M.diff(a, b)
   a = a or vim.b.tine_thread or M.current()
   if not a then
@@ -203,26 +265,29 @@ function M.diff(a, b)
   end
 end
 
---- :Tine fork discard|promote|report [text], and the fork keys: on the current thread (or `id`).
+--- How a fork ends, by name (:Tine fork discard|promote|report, the fork keys).
+local fork_ends = { discard = M.discard, promote = M.promote, report = M.report }
+
+--- :Tine fork discard|promote|report [text], and the fork keys: ends the fork here (or `id`).
+--- A failure is reported.
+---@param action "discard"|"promote"|"report"
+---@param id? string default: the thread in the current buffer, else the active one
+---@param text? string the report (without it, the fork is asked for one)
 function M.fork_end(action, id, text)
+  local finish = type(action) == "string" and fork_ends[action]
+  if not finish then
+    return err(('tine: fork_end: action must be "discard", "promote" or "report" (got %s)'):format(shown(action)))
+  end
   id = id or vim.b.tine_thread or M.current()
   if not id then
     return err("tine: no fork here")
   end
-  if action == "discard" then
-    return guarded(M.discard, id)
-  end
-  if action == "promote" then
-    return guarded(M.promote, id)
-  end
-  if action == "report" then
-    return guarded(M.report, id, text)
-  end
-  err("tine: :Tine fork discard|promote|report [text]")
+  guarded(finish, id, text)
 end
 
 -- ---- commands and keymaps ----
 
+--- :Tine: shows the active thread in the sidebar (a first thread when there is none), or hides it.
 function M.toggle()
   if ui.sidebar_open() then
     return ui.close_sidebar()
@@ -233,6 +298,7 @@ function M.toggle()
   end
 end
 
+--- :Tine new: a new thread in the sidebar.
 function M.new_thread()
   local ok, t = guarded(host.request, "new_thread")
   if ok then
@@ -242,6 +308,7 @@ end
 
 --- <CR> in an input buffer: the input is cleared only when the host accepted it. After an error
 --- the new text replaces the failed turn, whose text comes back into the input.
+---@param buf integer the input buffer
 function M.send_input(buf)
   local id = vim.b[buf].tine_thread
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
@@ -261,7 +328,8 @@ function M.send_input(buf)
   end
 end
 
---- :Tine retry and `R` after an error: the failed turn is sent again.
+--- :Tine retry and `R` after an error: the failed turn is sent again. A failure is reported.
+---@param id? string default: the thread in the current buffer, else the active one
 function M.retry(id)
   id = id or vim.b.tine_thread or M.current()
   if id then
@@ -269,6 +337,7 @@ function M.retry(id)
   end
 end
 
+--- :Tine send: sends the input of the thread in the current window.
 function M.send_current()
   local buf = vim.api.nvim_get_current_buf()
   if not vim.b[buf].tine_thread then
@@ -287,17 +356,22 @@ function M.send_current()
   return M.send_input(t.input)
 end
 
+--- :Tine abort and <C-c>: aborts the thread in the current window (or the active one).
 function M.abort_current()
   local id = vim.b.tine_thread or M.current()
   if id then
-    M.abort(id)
+    guarded(M.abort, id)
   end
 end
 
+--- A key on a display line: toggle a detail, or approve or deny the tool call under the cursor.
+---@param id string the thread shown
+---@param action "toggle"|"approve"|"deny"
 function M.line_action(id, action)
   guarded(host.request, "line_action", id, vim.api.nvim_win_get_cursor(0)[1] - 1, action)
 end
 
+---@return string id
 local function current_thread()
   local id = vim.b.tine_thread
   if not id and vim.bo.buftype == "terminal" then
@@ -312,6 +386,8 @@ local function current_thread()
   return id
 end
 
+---@param id string
+---@param opts TineForkOpts
 local function ask_and_fork(id, opts)
   vim.ui.input({ prompt = "Fork prompt (empty: fork only): " }, function(answer)
     if answer == nil then
@@ -323,6 +399,7 @@ end
 
 --- :ForkThread[!] [--wait] [prompt]. With a bang (or `F`), forks at the message under the cursor;
 --- with --wait, once the thread's reply has finished and its tools are answered.
+---@param cmd { bang: boolean, args: string } as nvim_create_user_command gives it
 function M.fork_command(cmd)
   local ok, id = guarded(current_thread)
   if not ok then
@@ -383,6 +460,7 @@ function M.fork_selection()
 end
 
 --- The display buffer of the thread shown in the current window (display or input).
+---@return integer
 local function current_display()
   local buf = vim.api.nvim_get_current_buf()
   return vim.b[buf].tine_display or buf
@@ -390,6 +468,8 @@ end
 
 --- Shows thread `to` where the current thread is (display and input together), or jumps to it
 --- when it is already in a window of this tab; the cursor goes to message `at_message`.
+---@param to string
+---@param at_message? integer
 local function navigate(to, at_message)
   local t = host.request("select", to)
   local here = vim.tbl_filter(function(w)
@@ -408,6 +488,8 @@ local function navigate(to, at_message)
   end
 end
 
+--- `gp` in a fork: to the message its parent forked at. A failure is reported.
+---@param id string the fork
 function M.go_to_parent(id)
   local ok, lineage = guarded(host.request, "lineage", id)
   if not ok then
@@ -420,6 +502,7 @@ function M.go_to_parent(id)
 end
 
 --- `gb` on a message with a ⑂ mark: jump to the fork taken there (a choice when several were).
+---@param id string the thread shown
 function M.go_to_fork(id)
   local ok, forks = guarded(host.request, "forks_at", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
   if not ok then
@@ -443,6 +526,8 @@ function M.go_to_fork(id)
   end)
 end
 
+--- :Tine threads[!]: the thread list.
+---@param all? boolean every project's threads, grouped by project
 function M.open_list(all)
   local ok, list = guarded(host.request, "thread_list", all == true)
   if not ok then
@@ -456,6 +541,8 @@ function M.open_list(all)
   vim.api.nvim_win_set_buf(0, list.bufnr)
 end
 
+--- The thread on the list's cursor line.
+---@return string id
 local function list_thread()
   local id = host.request("thread_at_list_line", vim.api.nvim_win_get_cursor(0)[1] - 1)
   if not id then
@@ -464,6 +551,7 @@ local function list_thread()
   return id
 end
 
+--- `<CR>` in the list: opens the thread on the line (or restores an ended fork).
 function M.open_from_list()
   local item = host.request("list_item", vim.api.nvim_win_get_cursor(0)[1] - 1)
   if item and item.type == "ended-fork" then
@@ -475,6 +563,7 @@ function M.open_from_list()
   end
 end
 
+--- `f` in the list: forks the thread on the line (asks for the prompt).
 function M.fork_from_list()
   local ok, id = guarded(list_thread)
   if ok then
@@ -482,6 +571,8 @@ function M.fork_from_list()
   end
 end
 
+--- The fork keys in the list: ends the fork on the line.
+---@param action "discard"|"promote"|"report"
 function M.fork_end_from_list(action)
   local ok, id = guarded(list_thread)
   if ok then
@@ -511,10 +602,12 @@ function M.cancel_from_list()
   if item.type == "waiting-fork" then
     guarded(host.request, "cancel_waiting_fork", item.sourceId)
   else
-    M.abort(item.id)
+    guarded(M.abort, item.id)
   end
 end
 
+---@param id string
+---@return string
 local function title_of(id)
   for _, t in ipairs(M.threads()) do
     if t.id == id then
@@ -524,6 +617,7 @@ local function title_of(id)
   return id
 end
 
+--- `r` in the list: renames the thread on the line (asks for the title).
 function M.rename_from_list()
   local ok, id = guarded(list_thread)
   if not ok then
@@ -536,6 +630,7 @@ function M.rename_from_list()
   end)
 end
 
+--- `D` in the list: deletes the thread on the line, once confirmed.
 function M.delete_from_list()
   local ok, id = guarded(list_thread)
   if not ok then
@@ -557,8 +652,13 @@ function M.resume()
   end)
 end
 
---- :Tine rename <title>: renames the thread in the current buffer (or the active one).
+--- :Tine rename <title>: renames the thread in the current buffer (or the active one). A failure
+--- is reported.
+---@param title string
 function M.rename_current(title)
+  if type(title) ~= "string" then
+    return err(("tine: rename_current: title must be a string (got %s)"):format(shown(title)))
+  end
   local id = vim.b.tine_thread or M.current()
   if not id then
     return err("tine: no thread to rename")
@@ -589,7 +689,8 @@ function M.restart()
   M.toggle()
 end
 
---- :Tine [new|send|abort|threads[!]|resume|rename <title>|restart]
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|claude …|import …|export|restart]
+---@param args { fargs: string[], args: string, bang: boolean } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
   if sub == nil then

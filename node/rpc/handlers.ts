@@ -1,130 +1,140 @@
 /**
- * The requests the Lua side may make, by name. Both entries (the jobstart host and the classic
- * remote-plugin host) route through here.
+ * The requests the Lua side may make, dispatched over the table of methods (methods.ts): the
+ * arguments are checked there first, then each method is one call into App. Both entries (the
+ * jobstart host and the classic remote-plugin host) route through here.
  */
 import { App } from "../app.ts";
-import { parseConfig } from "../config.ts";
+import { type HostConfig, parseConfig } from "../config.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import { parseArguments } from "./checks.ts";
+import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
+import { isTestMethod, TEST_METHODS, TEST_RUNNERS } from "./test-methods.ts";
 
-export class Handlers {
-  private app: App | null = null;
+/** What a method runs against: the App, once `init` has made it. */
+export type Host = { readonly app: App; start(config: HostConfig): void };
+
+/** One function per method of `T`, taking its checked arguments and giving its result. */
+export type MethodRunners<T extends Record<string, Method>> = {
+  [M in keyof T]: (host: Host, args: ArgsIn<T, M>) => ResultIn<T, M> | Promise<ResultIn<T, M>>;
+};
+
+const RUNNERS: MethodRunners<typeof METHODS> = {
+  init: (host, [config]) => {
+    host.start(parseConfig(config));
+    return true;
+  },
+  ping: () => true,
+
+  threads: ({ app }) => app.queries.threads(),
+  recent: ({ app }) => app.queries.recent(),
+  current: ({ app }) => app.chat.activeId,
+  messages: ({ app }, [id]) => app.messages(id),
+  lineage: ({ app }, [id]) => app.queries.lineageOf(id),
+  new_thread: ({ app }) => app.newThread().then(({ id, display, input }) => ({ id, display, input })),
+  active_buffers: ({ app }) => app.activeBuffers(),
+  select: ({ app }, [id]) => app.select(id),
+  open: ({ app }, [id]) => app.select(id),
+  rename: ({ app }, [id, title]) => {
+    app.rename(id, title);
+    return true;
+  },
+  delete: ({ app }, [id]) => {
+    app.delete(id);
+    return true;
+  },
+  restore: ({ app }, [id]) => {
+    app.restore(id);
+    return true;
+  },
+
+  send: ({ app }, [id, text]) => app.send(id, text),
+  retry: ({ app }, [id]) => {
+    app.retry(id);
+    return true;
+  },
+  abort: ({ app }, [id]) => {
+    app.abort(id);
+    return true;
+  },
+  line_action: ({ app }, [id, line, action]) => {
+    app.lineAction(id, line, action);
+    return true;
+  },
+
+  fork: ({ app }, [id, prompt, opts]) => app.fork(id, prompt, opts),
+  cancel_waiting_fork: ({ app }, [id]) => app.cancelWaitingFork(id),
+  fork_discard: ({ app }, [id]) => {
+    app.discardFork(id);
+    return true;
+  },
+  fork_promote: ({ app }, [id]) => app.promoteFork(id),
+  fork_report: ({ app }, [id, text]) => {
+    app.reportFork(id, text);
+    return true;
+  },
+  forks_at: ({ app }, [id, line]) => app.queries.forksAt(id, line),
+  diff: ({ app }, [a, b]) => app.diff(a, b),
+
+  buffers_gone: ({ app }, [id, draft]) => {
+    app.buffersGone(id, draft);
+    return true;
+  },
+  thread_for_buffer: ({ app }, [buf]) => app.threadForBuffer(buf),
+  locate: ({ app }, [id, line]) => app.locate(id, line),
+  locate_message: ({ app }, [id, message]) => app.messageLine(id, message),
+  display_text: ({ app }, [id]) => app.displayText(id),
+
+  thread_list: ({ app }, [all]) => app.threadList(all),
+  thread_at_list_line: ({ app }, [line]) => app.threadAtListLine(line),
+  list_item: ({ app }, [line]) => app.listItem(line),
+  store_health: ({ app }) => app.storeHealth(),
+
+  new_claude: ({ app }, [args]) => app.claudeCode.open(args),
+  terminal_exited: ({ app }, [id]) => {
+    app.terminalExited(id);
+    return true;
+  },
+  claude_sessions: ({ app }) => app.claudeCode.sessions(),
+  import_claude: ({ app }, [session]) => app.claudeCode.import(session),
+  export_claude: ({ app }, [id]) => app.claudeCode.export(id),
+};
+
+/** Checks the call's arguments against the table, then runs the method. */
+function run<T extends Record<string, Method>, M extends keyof T & string>(
+  table: T,
+  runners: MethodRunners<T>,
+  host: Host,
+  name: M,
+  args: readonly unknown[],
+): ResultIn<T, M> | Promise<ResultIn<T, M>> {
+  const method: T[M] = table[name];
+  return runners[name](host, parseArguments<T[M]["args"]>(method.api ?? name, method.args, args));
+}
+
+export class Handlers implements Host {
+  private current: App | null = null;
 
   constructor(private readonly bridge: NvimBridge) {}
 
+  get app(): App {
+    if (!this.current) throw new Error("tine: the host is not initialised");
+    return this.current;
+  }
+
+  /** `init`: a new App with these options (a second init replaces the first). */
+  start(config: HostConfig): void {
+    this.current?.close();
+    this.current = new App(this.bridge, config);
+  }
+
   /** The host is exiting: release what the store holds (locks). */
   close(): void {
-    this.app?.close();
+    this.current?.close();
   }
 
   async handle(method: string, args: unknown[]): Promise<unknown> {
-    if (method === "init") {
-      this.app?.close();
-      this.app = new App(this.bridge, parseConfig(args[0]));
-      return true;
-    }
-    if (method === "ping") return true;
-    const app = this.app;
-    if (!app) throw new Error("tine: the host is not initialised");
-    const [a, b, c] = args as [any, any, any];
-    switch (method) {
-      case "send":
-        return await app.send(a, String(b));
-      case "retry":
-        app.retry(String(a));
-        return true;
-      case "fork":
-        return await app.fork(a, String(b ?? ""), c ?? {});
-      case "abort":
-        app.abort(a);
-        return true;
-      case "cancel_waiting_fork":
-        return app.cancelWaitingFork(String(a));
-      case "new_thread":
-        return await app.newThread().then(({ id, display, input }) => ({ id, display, input }));
-      case "active_buffers":
-        return await app.activeBuffers();
-      case "select":
-      case "open":
-        return await app.select(String(a));
-      case "fork_discard":
-        app.discardFork(String(a));
-        return true;
-      case "fork_promote":
-        return await app.promoteFork(String(a));
-      case "fork_report":
-        app.reportFork(String(a), typeof b === "string" ? b : undefined);
-        return true;
-      case "new_claude":
-        return await app.claudeCode.open(String(a ?? ""));
-      case "terminal_exited":
-        app.terminalExited(String(a));
-        return true;
-      case "claude_sessions":
-        return app.claudeCode.sessions();
-      case "import_claude":
-        return await app.claudeCode.import(String(a));
-      case "export_claude":
-        return await app.claudeCode.export(String(a));
-      case "diff":
-        return app.diff(String(a), b == null ? undefined : String(b));
-      case "restore":
-        app.restore(String(a));
-        return true;
-      case "rename":
-        app.rename(String(a), String(b ?? ""));
-        return true;
-      case "delete":
-        app.delete(String(a));
-        return true;
-      case "recent":
-        return app.queries.recent();
-      case "store_health":
-        return app.storeHealth();
-      case "threads":
-        return app.queries.threads();
-      case "current":
-        return app.chat.activeId;
-      case "messages":
-        return app.messages(a);
-      case "lineage":
-        return app.queries.lineageOf(a);
-      case "buffers_gone":
-        app.buffersGone(String(a), Array.isArray(b) ? b.map(String) : []);
-        return true;
-      case "forks_at":
-        return app.queries.forksAt(String(a), Number(b));
-      case "thread_for_buffer":
-        return app.threadForBuffer(a);
-      case "locate":
-        return app.locate(a, b);
-      case "locate_message":
-        return app.messageLine(a, b);
-      case "line_action":
-        app.lineAction(a, b, c);
-        return true;
-      case "thread_list":
-        return await app.threadList(a === true);
-      case "thread_at_list_line":
-        return app.threadAtListLine(a);
-      case "list_item":
-        return app.listItem(a);
-      case "display_text":
-        return app.displayText(a);
-      // Tests only: an error thrown outside any request, as a bug in a callback would be.
-      case "test_throw":
-        if (process.env["TINE_TEST_HOOKS"] !== "1") break;
-        setImmediate(() => {
-          throw new Error("a test error outside any request");
-        });
-        return true;
-      // Benchmarks only (test/bench): never reachable unless the host was started for them.
-      case "bench_seed":
-        if (process.env["TINE_BENCH"] !== "1") break;
-        return await app.seedThread(Number(a));
-      case "bench_cpu":
-        if (process.env["TINE_BENCH"] !== "1") break;
-        return process.cpuUsage().user + process.cpuUsage().system;
-    }
+    if (isMethod(method)) return await run(METHODS, RUNNERS, this, method, args);
+    if (isTestMethod(method)) return await run(TEST_METHODS, TEST_RUNNERS, this, method, args);
     throw new Error(`tine: unknown request ${method}`);
   }
 }

@@ -5,24 +5,8 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
+import type { ThreadInfo } from "../rpc/methods.ts";
 import type { Buffers } from "./buffers.ts";
-
-/** One thread as `require('tine').threads()` returns it. */
-export type ThreadInfo = {
-  id: ThreadId;
-  /** The short number in buffer names (`tine://N/…`), which `:Tine diff` takes. */
-  num: number;
-  parent_id: ThreadId | null;
-  title: string;
-  /** A `ThreadStatus`, or `stored` for a thread on disk that is not loaded. */
-  status: string;
-  stop_reason: string | null;
-  messages: number;
-  /** Last change (ms since the epoch), when known. */
-  updated: number | null;
-  bufnr: number | null;
-  input_bufnr: number | null;
-};
 
 export class ThreadQueries {
   constructor(

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { attach, type NeovimClient } from "neovim";
 import { quietLogger } from "../../node/nvim/logger.ts";
+import type { ThreadInfo } from "../../node/rpc/methods.ts";
 import { MockAnthropic } from "../mock-anthropic/server.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -49,17 +50,7 @@ export type Session = {
   killNeovim(): Promise<void>;
 };
 
-export type ThreadInfo = {
-  id: string;
-  num: number;
-  parent_id: string | null;
-  title: string;
-  status: string;
-  stop_reason: string | null;
-  messages: number;
-  bufnr: number;
-  input_bufnr: number;
-};
+export type { ThreadInfo };
 
 /** A thread id, or a display number. */
 export type ThreadRef = string | number;

@@ -37,7 +37,7 @@ describe(`chat (${nv.version})`, () => {
       await typeAndSend(s, "hi there");
       const shown = await s.waitForDisplay(t.id, "cache read 1,234");
       assert.match(shown, /## You\nhi there\n\n## Claude\nHello!\nSecond line.\n── end_turn · in 10 · out 9 · cache read 1,234/);
-      assert.deepEqual(await s.lines(t.input_bufnr), [""], "the input is cleared after a send");
+      assert.deepEqual(await s.lines(t.input_bufnr!), [""], "the input is cleared after a send");
       assert.deepEqual(bodies(s)[0].messages, [
         { role: "user", content: [{ type: "text", text: "hi there", cache_control: { type: "ephemeral" } }] },
       ]);
@@ -66,7 +66,7 @@ describe(`chat (${nv.version})`, () => {
       const t = await openSidebar(s);
       await typeAndSend(s, "think");
       await s.waitForDisplay(t.id, "▸ Thinking (26 chars)\nAnswer.");
-      const lines = await s.lines(t.bufnr);
+      const lines = await s.lines(t.bufnr!);
       await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("▸ Thinking (26 chars)") + 1);
       await s.keys("<Tab>");
       await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines\nAnswer.");
@@ -214,7 +214,7 @@ describe(`chat (${nv.version})`, () => {
       assert.deepEqual(bodies(s)[1].messages, [
         { role: "user", content: [{ type: "text", text: "second", cache_control: { type: "ephemeral" } }] },
       ]);
-      assert.deepEqual(await s.lines(t.input_bufnr), ["first"], "the failed text is back in the input");
+      assert.deepEqual(await s.lines(t.input_bufnr!), ["first"], "the failed text is back in the input");
     });
   });
 
@@ -225,7 +225,7 @@ describe(`chat (${nv.version})`, () => {
       await typeAndSend(s, "one");
       await s.waitForStatus(t.id, "streaming");
       await typeAndSend(s, "two, not lost");
-      assert.deepEqual(await s.lines(t.input_bufnr), ["two, not lost"]);
+      assert.deepEqual(await s.lines(t.input_bufnr!), ["two, not lost"]);
       const notes = await s.notifications();
       assert.match(notes.at(-1)!.msg, /is streaming: abort it first, or fork it with @fork/);
       s.mock.release("h");
@@ -357,7 +357,7 @@ describe(`chat (${nv.version})`, () => {
       await s.cmd("Tine threads");
       await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
       await s.keys("<CR>");
-      assert.deepEqual(await s.lines(t1.input_bufnr), ["draft for one"], "thread 1's unsent input is still there");
+      assert.deepEqual(await s.lines(t1.input_bufnr!), ["draft for one"], "thread 1's unsent input is still there");
       s.mock.release("h");
     });
   });

@@ -154,7 +154,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           const source = (await s.threads())[0]!;
           assert.equal(source.status, "running");
           const terminalText = (buf: number) => s.lines(buf).then((l) => l.join("\n"));
-          await s.until("the CLI's input box", async () => /shift\+tab/.test(await terminalText(source.bufnr)), 30_000);
+          await s.until("the CLI's input box", async () => /shift\+tab/.test(await terminalText(source.bufnr!)), 30_000);
           await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'hello from the terminal')", source.bufnr);
           await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${source.bufnr}].tine_job, '\\r') end, 100)`);
           await s.until("the first request", async () => s.mock.requests.length >= 1, 30_000);
@@ -166,7 +166,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
             async () => existsSync(file) && readFileSync(file, "utf8").includes("Hi from the mock."),
             30_000,
           );
-          await s.until("the CLI to be idle", async () => /Hi from the mock\./.test(await terminalText(source.bufnr)), 30_000);
+          await s.until("the CLI to be idle", async () => /Hi from the mock\./.test(await terminalText(source.bufnr!)), 30_000);
           const before = readFileSync(file);
           await s.lua("vim.api.nvim_set_current_buf(...)", source.bufnr);
           await s.cmd("ForkThread next question");
@@ -216,7 +216,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           await s.cmd("Tine claude");
           const t = (await s.threads())[0]!;
           id = t.id;
-          await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+          await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr!)).join("\n")), 30_000);
           await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'remember this')", t.bufnr);
           await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${t.bufnr}].tine_job, '\\r') end, 100)`);
           await s.until("the request", async () => s.mock.requests.length === 1, 30_000);
@@ -226,7 +226,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
           await s.until("busy in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (busy)"), 30_000);
           s.mock.release("h");
-          await s.until("the reply shown", async () => /First session reply\./.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+          await s.until("the reply shown", async () => /First session reply\./.test((await s.lines(t.bufnr!)).join("\n")), 30_000);
           await s.until("idle in the list", async () => (await s.lines(list)).join("\n").includes("▷ running (idle)"), 30_000);
           await s.lua("vim.fn.jobstop(vim.b[...].tine_job)", t.bufnr);
           await s.waitForStatus(id, "exited");
@@ -243,7 +243,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           await s.lua("require('tine').open(...)", id);
           const t = await s.thread(id);
           assert.equal(t.status, "running");
-          await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr)).join("\n")), 30_000);
+          await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(t.bufnr!)).join("\n")), 30_000);
           await s.lua("vim.fn.chansend(vim.b[...].tine_job, 'what did I say?')", t.bufnr);
           await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${t.bufnr}].tine_job, '\\r') end, 100)`);
           await s.until("the request", async () => s.mock.requests.length === 1, 30_000);

@@ -21,7 +21,7 @@ const lastNote = async (s: Session) => (await s.notifications()).at(-1)?.msg ?? 
 /** Puts the cursor on the display line that starts with `text` and types `keys` there. */
 async function onLine(s: Session, thread: number, text: string, keys: string) {
   const t = await s.thread(thread);
-  const line = (await s.lines(t.bufnr)).findIndex((l) => l.startsWith(text));
+  const line = (await s.lines(t.bufnr!)).findIndex((l) => l.startsWith(text));
   assert.ok(line >= 0, `no line starting with ${text}`);
   await s.lua(
     "local buf, line = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { line + 1, 0 })",
@@ -46,13 +46,13 @@ describe(`daily use (${nv.version})`, () => {
       process.kill(await s.lua<number>("return require('tine.host').pid()"), "SIGKILL");
       await s.until("the crash report", async () => /the host exited .*:Tine restart/s.test(await lastNote(s)));
       assert.equal(await spinner(), 0, "the spinner stops");
-      assert.match((await s.lines(t.bufnr)).join("\n"), /⚠ The tine host exited: :Tine restart/);
+      assert.match((await s.lines(t.bufnr!)).join("\n"), /⚠ The tine host exited: :Tine restart/);
       assert.match((await s.lines(await s.lua<number>("return vim.fn.bufnr('tine://threads')")))[0]!, /⚠ The tine host exited/);
       // The next command does not quietly start an empty host.
       await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", t.input_bufnr);
       await typeAndSend(s, "are you there?");
       assert.match(await lastNote(s), /the host exited \(code \d+; log: .*\)\. Run :Tine restart: your stored threads come back/);
-      assert.deepEqual(await s.lines(t.input_bufnr), ["are you there?"], "the text stays in the input");
+      assert.deepEqual(await s.lines(t.input_bufnr!), ["are you there?"], "the text stays in the input");
       assert.equal(await s.lua("return require('tine.host').running()"), false);
       s.mock.release("h");
       await s.cmd("Tine restart");
@@ -164,7 +164,7 @@ describe(`daily use (${nv.version})`, () => {
         const shown = await s.waitForDisplay(1, "First reply.\n── end_turn");
         assert.match(shown, /## You\none\n\n## Claude\nFirst reply\./, `after :${kill}`);
         const now = await s.thread(1);
-        assert.deepEqual(await s.lines(now.input_bufnr), [`draft ${kill}`], `unsent input kept after :${kill}`);
+        assert.deepEqual(await s.lines(now.input_bufnr!), [`draft ${kill}`], `unsent input kept after :${kill}`);
       }
       await s.lua("vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'two' })");
       await s.keys("<CR>");

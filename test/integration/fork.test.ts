@@ -249,7 +249,7 @@ describe(`fork (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
       s.mock.reply(textReply("Alternative first answer."));
-      const lines = await s.lines((await s.threads())[0]!.bufnr);
+      const lines = await s.lines((await s.threads())[0]!.bufnr!);
       await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("First answer.") + 1);
       await s.cmd("ForkThread! try again");
       await s.waitForDisplay(2, "Alternative first answer.");
@@ -269,12 +269,12 @@ describe(`fork (${nv.version})`, () => {
   it("visual F forks at the selection's last message with the selection quoted in the input", async () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
-      const lines = await s.lines((await s.threads())[0]!.bufnr);
+      const lines = await s.lines((await s.threads())[0]!.bufnr!);
       await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("first question") + 1);
       await s.keys("VjF");
       await s.until("the clone", async () => (await s.threads()).length === 2);
       const clone = (await s.threads())[1]!;
-      assert.deepEqual(await s.lines(clone.input_bufnr), ["> first question", "> ", ""]);
+      assert.deepEqual(await s.lines(clone.input_bufnr!), ["> first question", "> ", ""]);
       assert.equal((await s.messages(clone.id)).length, 1);
       assert.equal(s.mock.requests.length, 2, "nothing is sent");
     });

@@ -218,7 +218,7 @@ describe(`storage (${nv.version})`, () => {
             // A send is refused with the reason and the text stays in the input.
             await typeAndSend(second, "may I?");
             assert.match((await second.notifications()).at(-1)!.msg, /read-only here; fork it to continue/);
-            assert.deepEqual(await second.lines((await second.thread(id)).input_bufnr), ["may I?"]);
+            assert.deepEqual(await second.lines((await second.thread(id)).input_bufnr!), ["may I?"]);
             const list = await openList(second);
             await listLine(second, list, `busy (pid ${firstPid})`);
             // Forking is allowed: the fork has its own file.

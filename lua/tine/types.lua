@@ -1,0 +1,100 @@
+---@meta
+-- LuaCATS types of tine's options and public API, for the user's editor (lua-language-server
+-- completes `opts` and `require("tine")` from them). They mirror lua/tine/config.lua (the options;
+-- their defaults and documentation are there) and node/rpc/methods.ts (what the host returns).
+-- Nothing here runs.
+
+-- ---- options (:help tine-setup) ----
+
+--- Every field is optional in setup(); after it, every field but effort and base_url is set.
+---@class TineConfig
+---@field model? string Anthropic model
+---@field max_tokens? integer thinking counts toward it
+---@field thinking? TineThinking|false the request's `thinking`, as the API takes it; false: the model's default
+---@field effort? "low"|"medium"|"high"|"xhigh"|"max" output_config.effort; nil: the model's default
+---@field web_search? boolean Anthropic's server-side web search
+---@field tools_needing_approval? string[] client tools that wait for your approval
+---@field system_prompt? string
+---@field base_url? string points the SDK elsewhere (as ANTHROPIC_BASE_URL does)
+---@field stream_idle_timeout? number seconds without data before a request is given up
+---@field max_retry_wait? number the longest `retry-after` (seconds) waited out by itself
+---@field bash_timeout? number seconds a bash_command may run
+---@field tool_env_deny? string[] environment variables kept from tool processes
+---@field data_dir? string where threads are stored
+---@field persist? boolean false: nothing is written to disk
+---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
+---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
+---@field sidebar? TineSidebar
+---@field retry_delay_ms? number first back-off (ms) for a mid-stream overload
+---@field claude_command? string[] how Claude Code is started
+---@field node? string the Node binary that runs the host
+---@field keymaps? TineKeymaps
+
+--- The request's `thinking` (checked at setup; a value you set replaces the default whole).
+---@class TineThinking
+---@field type "adaptive"|"between_tools"|"enabled"|"disabled"
+---@field display? "summarized"|"omitted"
+---@field budget_tokens? integer with type "enabled": at least 1024, below max_tokens
+
+---@class TineSidebar
+---@field side? "left"|"right"
+---@field width? integer columns
+---@field input_height? integer lines
+
+--- Keys in tine's buffers; false leaves one unmapped.
+---@class TineKeymaps
+---@field send? string|false
+---@field send_any? string|false
+---@field help? string|false
+---@field abort? string|false
+---@field retry? string|false
+---@field toggle_detail? string|false
+---@field approve? string|false
+---@field deny? string|false
+---@field fork_at_message? string|false
+---@field go_to_parent? string|false
+---@field go_to_fork? string|false
+---@field fork_report? string|false
+---@field fork_promote? string|false
+---@field fork_discard? string|false
+---@field list_background? string|false
+---@field list_open? string|false
+---@field list_fork? string|false
+---@field list_rename? string|false
+---@field list_delete? string|false
+
+--- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
+--- vim.NIL, and the working directory.
+---@class TineHostConfig: TineConfig
+---@field cwd string
+
+-- ---- the public API (:help tine-api) ----
+
+--- One thread of this project, live or stored.
+---@class TineThreadInfo
+---@field id string a UUID, the same across restarts
+---@field num integer the short number in buffer names (`tine://3/...`)
+---@field parent_id string|vim.NIL
+---@field title string
+---@field status string idle, streaming, waiting, error, busy, running, exited, or stored
+---@field stop_reason string|vim.NIL
+---@field messages integer
+---@field updated integer|vim.NIL when it last changed (ms since the epoch)
+---@field bufnr integer|vim.NIL its display buffer, while it has one
+---@field input_bufnr integer|vim.NIL
+
+--- How `fork()` takes the fork; only these keys (another is an error naming it).
+---@class TineForkOpts
+---@field at_message? integer fork from this message (0-based)
+---@field prefill? string put in the fork's input
+---@field wait? boolean fork once the thread is at rest
+---@field background? boolean run without a window, and report back
+
+--- After `send()`: the failed turn's text your message replaced ("" when none).
+---@class TineSendResult
+---@field replaced string
+
+--- A message as the Messages API takes it.
+---@class TineMessage
+---@field role "user"|"assistant"
+---@field content table[]

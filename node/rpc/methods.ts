@@ -1,0 +1,184 @@
+/**
+ * The boundary between Lua and the host: every method the Lua side may request, by name, with
+ * its arguments (checked here before any handler runs) and its result type. The shapes Lua
+ * receives are defined here, once; lua/tine/types.lua mirrors them for the user's editor.
+ */
+import type { ThreadId } from "../chat/msgs.ts";
+import type { NativeMessage } from "../providers/native.ts";
+import {
+  type Arg,
+  type ArgValues,
+  arg,
+  boolean,
+  bufnr,
+  index,
+  listOf,
+  oneOf,
+  optional,
+  options,
+  string,
+  table,
+  threadRef,
+} from "./checks.ts";
+
+// ---- what Lua receives ----
+
+/** One thread of this project, live or stored (`require("tine").threads()`). */
+export type ThreadInfo = {
+  id: ThreadId;
+  /** The short number in buffer names (`tine://3/...`). */
+  num: number;
+  parent_id: ThreadId | null;
+  title: string;
+  /** The thread's status (idle, streaming, waiting, error, busy, running, exited), or "stored". */
+  status: string;
+  stop_reason: string | null;
+  messages: number;
+  /** When it last changed (ms since the epoch); null before it is first stored. */
+  updated: number | null;
+  /** Its display and input buffers; null while it has none (stored, a background fork). */
+  bufnr: number | null;
+  input_bufnr: number | null;
+};
+
+/** A thread's buffers, once made. */
+export type ThreadBuffers = { id: ThreadId; display: number; input: number };
+
+/** A thread made active; `read_only_by`: the pid of the Neovim that writes it, when not this one. */
+export type OpenedThread = ThreadBuffers & { read_only_by: number | null };
+
+/** After a send: the failed turn's text a new message replaced ("" when none), for the input. */
+export type SendResult = { replaced: string };
+
+/** A thread written as a Claude Code session, and the `[claude]` thread that continues it. */
+export type ExportedSession = ThreadBuffers & { session_id: string; path: string };
+
+/** One of this project's Claude Code sessions (`:Tine import`). */
+export type ClaudeSession = { id: string; path: string; modified: number; first_prompt: string | null };
+
+/** Where a fork branched from its parent. */
+export type Lineage = { parent_id: ThreadId; at_message: number };
+
+/** What is at a display line: the message (0-based) and, when on one, its block. */
+export type MessageAt = { message: number; block: number | null };
+
+/** A fork taken at a message. */
+export type ForkAt = { id: ThreadId; title: string };
+
+/** What is on a line of the thread list. */
+export type ListItem =
+  | { type: "thread"; id: ThreadId }
+  | { type: "waiting-fork"; sourceId: ThreadId }
+  | { type: "ended-fork"; id: ThreadId }
+  | null;
+
+/** Two branches from their common ancestor (`:Tine diff`): one side per branch, after `common` shared messages. */
+export type BranchDiff = { common: number; sides: { title: string; lines: string[] }[] };
+
+/** What `:checkhealth tine` reports of the store. */
+export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
+
+// ---- the table ----
+
+/** The identity on a method's result: it names the result's type in the table (the host makes the value; nothing checks it). */
+export type Result<R> = (value: R) => R;
+export const returns =
+  <R>(): Result<R> =>
+  (value) =>
+    value;
+
+/**
+ * A method: its arguments, checked at the boundary, and its result type. `api`: the function of
+ * `require("tine")` that makes the request, where its name differs; errors name that function.
+ */
+export type Method = { readonly args: readonly Arg<unknown>[]; readonly result: (value: never) => unknown; readonly api?: string };
+
+const id = arg("id", string);
+
+/** `fork(id, prompt, opts)`: where and how the fork is taken. */
+const forkOptions = options({ at_message: index, prefill: string, wait: boolean, background: boolean });
+
+export const METHODS = {
+  /** The host starts: the merged options of lua/tine/config.lua (checked by parseConfig). */
+  init: { args: [arg("config", table)], result: returns<true>() },
+  ping: { args: [], result: returns<true>() },
+
+  // -- threads --
+  threads: { args: [], result: returns<ThreadInfo[]>() },
+  /** Threads for `:Tine resume`, most recent first. */
+  recent: { args: [], result: returns<ThreadInfo[]>() },
+  /** The active thread's id. */
+  current: { args: [], result: returns<ThreadId | null>() },
+  messages: { args: [id], result: returns<NativeMessage[]>() },
+  lineage: { args: [id], result: returns<Lineage | null>() },
+  new_thread: { args: [], result: returns<ThreadBuffers>() },
+  /** The active thread's buffers (a first thread is made when there is none). */
+  active_buffers: { args: [], result: returns<ThreadBuffers>() },
+  /** Makes a thread the active one, loading it when it is stored. */
+  select: { args: [id], result: returns<OpenedThread>() },
+  open: { args: [id], result: returns<OpenedThread>() },
+  rename: { args: [id, arg("title", string)], result: returns<true>() },
+  delete: { args: [id], result: returns<true>() },
+  /** A discarded or reported fork back in the tree. */
+  restore: { args: [id], result: returns<true>() },
+
+  // -- a turn --
+  send: { args: [id, arg("text", string)], result: returns<SendResult>() },
+  retry: { args: [id], result: returns<true>() },
+  abort: { args: [id], result: returns<true>() },
+  /** A key on a display line: toggle a detail, or answer the tool call awaiting approval. */
+  line_action: { args: [id, arg("line", index), arg("action", oneOf("toggle", "approve", "deny"))], result: returns<true>() },
+
+  // -- forks --
+  /** The new fork's id; null when the call cancelled a fork waiting on the same source instead. */
+  fork: { args: [id, arg("prompt", string), arg("opts", forkOptions)], result: returns<ThreadId | null>() },
+  cancel_waiting_fork: { args: [id], result: returns<boolean>() },
+  fork_discard: { args: [id], result: returns<true>(), api: "discard" },
+  /** The parent's id. */
+  fork_promote: { args: [id], result: returns<ThreadId>(), api: "promote" },
+  /** Without text, the fork is asked for its summary first. */
+  fork_report: { args: [id, arg("text", optional(string))], result: returns<true>(), api: "report" },
+  forks_at: { args: [id, arg("line", index)], result: returns<ForkAt[]>() },
+  /** Branches by thread id or display number; `b` defaults to `a`'s parent. */
+  diff: { args: [arg("a", threadRef), arg("b", optional(threadRef))], result: returns<BranchDiff>() },
+
+  // -- buffers and lines --
+  /** The user deleted a thread's buffers (:bd, :bw); `draft`: the unsent input, kept for the next ones. */
+  buffers_gone: { args: [id, arg("draft", listOf(string, "a list of lines"))], result: returns<true>() },
+  thread_for_buffer: { args: [arg("buf", bufnr)], result: returns<ThreadId | null>() },
+  locate: { args: [id, arg("line", index)], result: returns<MessageAt | null>() },
+  /** The display line of a message, when the thread has a display. */
+  locate_message: { args: [id, arg("message", index)], result: returns<number | null>() },
+  display_text: { args: [id], result: returns<string[]>() },
+
+  // -- the thread list --
+  /** The list's buffer; `all`: every project's threads. */
+  thread_list: { args: [arg("all", boolean)], result: returns<{ bufnr: number }>() },
+  thread_at_list_line: { args: [arg("line", index)], result: returns<ThreadId | null>() },
+  list_item: { args: [arg("line", index)], result: returns<ListItem>() },
+  store_health: { args: [], result: returns<StoreHealth>() },
+
+  // -- Claude Code --
+  /** `args`: the text after `:Tine claude`, split as a shell would. */
+  new_claude: { args: [arg("args", string)], result: returns<ThreadBuffers>(), api: "claude" },
+  terminal_exited: { args: [id], result: returns<true>() },
+  claude_sessions: { args: [], result: returns<ClaudeSession[]>() },
+  /** A session by id or transcript path. */
+  import_claude: { args: [arg("session", string)], result: returns<ThreadBuffers>() },
+  export_claude: { args: [id], result: returns<ExportedSession>() },
+} as const satisfies Record<string, Method>;
+
+export type Methods = typeof METHODS;
+export type MethodName = keyof Methods;
+
+/** A table's arguments, as the handlers receive them (checked). */
+export type ArgsIn<T extends Record<string, Method>, M extends keyof T> = ArgValues<T[M]["args"]>;
+/** A table's results, as Lua receives them. */
+export type ResultIn<T extends Record<string, Method>, M extends keyof T> = T[M]["result"] extends Result<infer R> ? R : never;
+
+export type ArgsOf<M extends MethodName> = ArgsIn<Methods, M>;
+export type ResultOf<M extends MethodName> = ResultIn<Methods, M>;
+
+export function isMethod(name: string): name is MethodName {
+  return Object.hasOwn(METHODS, name);
+}

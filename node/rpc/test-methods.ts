@@ -1,0 +1,48 @@
+/**
+ * Methods for the test suite and the benchmarks only, apart from the user's (methods.ts): each is
+ * unknown unless the host was started with its environment variable set to 1.
+ */
+import { History } from "../providers/history.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
+import { arg, index } from "./checks.ts";
+import type { MethodRunners } from "./handlers.ts";
+import { type Method, returns } from "./methods.ts";
+
+export const TEST_METHODS = {
+  /** An error thrown outside any request, as a bug in a callback would be. */
+  test_throw: { args: [], result: returns<true>(), enabledBy: "TINE_TEST_HOOKS" },
+  /** A new thread holding `messages` messages of conversation. */
+  bench_seed: {
+    args: [arg("messages", index)],
+    result: returns<{ id: string; display: number; lines: number }>(),
+    enabledBy: "TINE_BENCH",
+  },
+  /** The host's CPU time so far (µs). */
+  bench_cpu: { args: [], result: returns<number>(), enabledBy: "TINE_BENCH" },
+} as const satisfies Record<string, Method & { enabledBy: "TINE_TEST_HOOKS" | "TINE_BENCH" }>;
+
+export type TestMethodName = keyof typeof TEST_METHODS;
+
+/** A test method this host answers: named in the table, and enabled by its environment variable. */
+export function isTestMethod(name: string): name is TestMethodName {
+  return Object.hasOwn(TEST_METHODS, name) && process.env[TEST_METHODS[name as TestMethodName].enabledBy] === "1";
+}
+
+export const TEST_RUNNERS: MethodRunners<typeof TEST_METHODS> = {
+  test_throw: () => {
+    setImmediate(() => {
+      throw new Error("a test error outside any request");
+    });
+    return true;
+  },
+  bench_seed: async ({ app }, [messages]) => {
+    const entries: Entry[] = [];
+    for (let i = 0; i < messages; i++) {
+      const text = `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(3).trim()}`;
+      entries.push(entry(i % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
+    }
+    const { id, display } = await app.create({ runner: { kind: "api", history: History.of(entries) } });
+    return { id, display, lines: app.displayText(id).length };
+  },
+  bench_cpu: () => process.cpuUsage().user + process.cpuUsage().system,
+};
