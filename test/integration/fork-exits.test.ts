@@ -265,7 +265,11 @@ describe(`forks that come back (${nv.version})`, () => {
       await typeAndSend(s, "@handoff write the tests elsewhere");
       await s.until("the new thread", async () => (await s.threads()).length === 2);
       const fresh = (await s.threads())[1]!;
-      await s.until("its input", async () => (await s.lines(fresh.input_bufnr)).join("\n") === "Write tests for hello.txt: it says hello.");
+      // Listed before its buffers are made: its input buffer is looked up until there is one.
+      await s.until("its input", async () => {
+        const { input_bufnr } = await s.thread(fresh.id);
+        return input_bufnr != null && (await s.lines(input_bufnr)).join("\n") === "Write tests for hello.txt: it says hello.";
+      });
       assert.equal(fresh.parent_id, source);
       assert.equal((await s.messages(fresh.id)).length, 0, "a fresh thread, not a clone");
       await s.waitForStatus(source, "idle");
