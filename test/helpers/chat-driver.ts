@@ -1,5 +1,6 @@
 /** What the integration tests do again and again: type into a thread's input, read requests. */
-import type { Session } from "./neovim.ts";
+import { textReply } from "../mock-anthropic/script.ts";
+import type { Session, ThreadRef } from "./neovim.ts";
 
 /** Types `text` into the input buffer that has the focus and presses <CR>, as a user would. */
 export async function typeAndSend(s: Session, text: string): Promise<void> {
@@ -11,6 +12,22 @@ export async function typeAndSend(s: Session, text: string): Promise<void> {
     text,
   );
   await s.keys("<CR>");
+}
+
+/**
+ * Scripts `answer` as the next reply, sends `prompt` from the focused input and waits until
+ * thread `ref` shows `waitFor` (by default the answer and the end of its turn).
+ */
+export async function exchange(
+  s: Session,
+  ref: ThreadRef,
+  prompt: string,
+  answer: string,
+  { waitFor = `${answer}\n── end_turn` }: { waitFor?: string } = {},
+): Promise<void> {
+  s.mock.reply(textReply(answer));
+  await typeAndSend(s, prompt);
+  await s.waitForDisplay(ref, waitFor);
 }
 
 /** The request bodies the mock received, in order. */
