@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { attach, type NeovimClient } from "neovim";
 import { quietLogger } from "../../node/nvim/logger.ts";
+import type { NativeMessage } from "../../node/providers/native.ts";
 import { MockAnthropic } from "../mock-anthropic/server.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -49,7 +50,7 @@ export type Session = {
   /** `require('tine').open(id)`: shows the thread (loading a stored one) in the sidebar. */
   open(id: string): Promise<void>;
   /** The thread's messages as the host holds them. */
-  messages(ref: ThreadRef): Promise<any[]>;
+  messages(ref: ThreadRef): Promise<NativeMessage[]>;
   display(ref: ThreadRef): Promise<string>;
   /** In thread `ref`'s display window, puts the cursor on the first line starting with `text`, then types `keys` (if any). */
   onDisplayLine(ref: ThreadRef, text: string, keys?: string): Promise<void>;
@@ -223,7 +224,7 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     async open(id) {
       await lua("require('tine').open(...)", id);
     },
-    messages: async (ref) => lua<any[]>("return require('tine').messages(...)", (await session.thread(ref)).id),
+    messages: async (ref) => lua<NativeMessage[]>("return require('tine').messages(...)", (await session.thread(ref)).id),
     async display(ref) {
       const t = await session.thread(ref);
       // A thread whose buffers are still being made shows nothing yet.
