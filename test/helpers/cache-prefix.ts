@@ -3,40 +3,39 @@
  * cache breakpoint, without the markers. A request reads another's cache when its sequence starts
  * with the other's.
  */
-type Json = Record<string, any>;
+import type Anthropic from "@anthropic-ai/sdk";
 
-const strip = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === "cache_control" ? undefined : x)));
+type Body = Anthropic.Messages.MessageCreateParams;
 
-export function cachedPrefix(body: Json): unknown[] {
+const strip = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x) => (k === "cache_control" ? undefined : x)));
+
+/** Whether `item` carries a cache breakpoint. */
+const marked = (item: object) => "cache_control" in item && !!item.cache_control;
+
+/** A message's content as blocks (tine sends blocks; a string content is one text block). */
+const contentBlocks = (m: Anthropic.Messages.MessageParam) =>
+  typeof m.content === "string" ? [{ type: "text" as const, text: m.content }] : m.content;
+
+/** The items of `body` in cache order, up to its last breakpoint (with `toEnd`, all of them). */
+function sequence(body: Body, toEnd: boolean): unknown[] {
   const seq: { item: unknown; marked: boolean }[] = [];
-  for (const t of body.tools ?? []) seq.push({ item: { tool: t }, marked: !!t.cache_control });
-  for (const s of body.system ?? []) seq.push({ item: { system: s }, marked: !!s.cache_control });
-  body.messages.forEach((m: Json, i: number) => {
-    for (const b of m.content) seq.push({ item: { message: i, role: m.role, block: b }, marked: !!b.cache_control });
+  for (const t of body.tools ?? []) seq.push({ item: { tool: t }, marked: marked(t) });
+  const system = typeof body.system === "string" ? [{ type: "text" as const, text: body.system }] : (body.system ?? []);
+  for (const s of system) seq.push({ item: { system: s }, marked: marked(s) });
+  body.messages.forEach((m, i) => {
+    for (const b of contentBlocks(m)) seq.push({ item: { message: i, role: m.role, block: b }, marked: marked(b) });
   });
-  let last = -1;
-  for (const [i, s] of seq.entries()) if (s.marked) last = i;
+  let last = toEnd ? seq.length - 1 : -1;
+  for (const [i, s] of seq.entries()) if (s.marked) last = Math.max(last, i);
   return seq.slice(0, last + 1).map((s) => strip(s.item));
 }
 
-/** The blocks of `body`, stripped, in cache order (for comparison against a cachedPrefix). */
-export function allBlocks(body: Json): unknown[] {
-  return cachedPrefix({
-    ...body,
-    messages: body.messages.map((m: Json, i: number) =>
-      i === body.messages.length - 1
-        ? {
-            ...m,
-            content: m.content.map((b: Json, j: number) =>
-              j === m.content.length - 1 ? { ...b, cache_control: { type: "ephemeral" } } : b,
-            ),
-          }
-        : m,
-    ),
-  });
-}
+export const cachedPrefix = (body: Body): unknown[] => sequence(body, false);
 
-export function readsCacheOf(later: Json, earlier: Json): boolean {
+/** The blocks of `body`, stripped, in cache order (for comparison against a cachedPrefix). */
+export const allBlocks = (body: Body): unknown[] => sequence(body, true);
+
+export function readsCacheOf(later: Body, earlier: Body): boolean {
   const prefix = cachedPrefix(earlier);
   const blocks = allBlocks(later);
   return prefix.length > 0 && JSON.stringify(blocks.slice(0, prefix.length)) === JSON.stringify(prefix);

@@ -6,7 +6,8 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT } from "./neovim.ts";
+import type Anthropic from "@anthropic-ai/sdk";
+import { ROOT, type Session } from "./neovim.ts";
 
 export const CLAUDE_BIN = join(ROOT, "node_modules/.bin/claude");
 
@@ -16,6 +17,13 @@ export function requireClaude(): string {
   }
   return CLAUDE_BIN;
 }
+
+/** What the CLI needs to make no connection but the mock's, and to fail at once instead of retrying. */
+export const cliEnv = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  CLAUDE_CODE_MAX_RETRIES: "0",
+  CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1",
+};
 
 /** The environment for the CLI: a private config dir, the mock, no other traffic. */
 export function claudeEnv(configDir: string, mockUrl: string, cwd: string): Record<string, string> {
@@ -33,9 +41,7 @@ export function claudeEnv(configDir: string, mockUrl: string, cwd: string): Reco
     CLAUDE_CONFIG_DIR: configDir,
     ANTHROPIC_BASE_URL: mockUrl,
     ANTHROPIC_API_KEY: "test-key",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    CLAUDE_CODE_MAX_RETRIES: "0",
-    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1",
+    ...cliEnv,
     IS_SANDBOX: "1",
   };
 }
@@ -53,5 +59,29 @@ export function runClaude(args: string[], cwd: string, env: Record<string, strin
         else resolve(stdout);
       },
     );
+  });
+}
+
+/** Waits until the CLI in terminal buffer `buf` shows its input box (its footer names shift+tab). */
+export async function waitForCliPrompt(s: Session, buf: number): Promise<void> {
+  await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(buf)).join("\n")), 30_000);
+}
+
+/** Types `text` into the CLI in terminal buffer `buf`, and <CR> a moment later (so the CLI takes it as typed, not pasted). */
+export async function typeInTerminal(s: Session, buf: number, text: string): Promise<void> {
+  await s.lua("local buf, text = ...; vim.fn.chansend(vim.b[buf].tine_job, text)", buf, text);
+  await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${buf}].tine_job, '\\r') end, 100)`);
+}
+
+/** Stops every CLI tine runs in a terminal. */
+export async function stopTerminals(s: Session): Promise<void> {
+  await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.b[b].tine_job then vim.fn.jobstop(vim.b[b].tine_job) end end");
+}
+
+/** Everything a request's messages say, as text: string contents whole, each block's text ("" for a block without). */
+export function saidIn(body: Anthropic.Messages.MessageCreateParams | Anthropic.Beta.Messages.MessageCreateParams): string[] {
+  return body.messages.flatMap((m) => {
+    if (m.content === undefined) throw new Error(`a ${m.role} message without content`);
+    return typeof m.content === "string" ? [m.content] : m.content.map((b) => ("text" in b && typeof b.text === "string" ? b.text : ""));
   });
 }

@@ -127,7 +127,7 @@ describe(`boundary (${nv.version})`, () => {
         await s.lua("require('tine').send(...)", id, "and now?");
         await s.waitForDisplay(1, "Still here.");
         assert.equal(bodies(s).length, 2);
-        assert.deepEqual(texts(bodies(s)[1].messages), ["hi", "Hello.", "and now?"]);
+        assert.deepEqual(texts(bodies(s)[1]!.messages), ["hi", "Hello.", "and now?"]);
       },
       // An executable Claude Code command, so that claude() and export_claude() reach the host.
       { setup: { claude_command: ["true"] } },

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { bodies, typeAndSend } from "../helpers/chat-driver.ts";
+import { body, resultOf, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
@@ -38,7 +38,7 @@ describe(`chat (${nv.version})`, () => {
       const shown = await s.waitForDisplay(t.id, "cache read 1,234");
       assert.match(shown, /## You\nhi there\n\n## Claude\nHello!\nSecond line.\n── end_turn · in 10 · out 9 · cache read 1,234/);
       assert.deepEqual(await s.lines(t.input_bufnr!), [""], "the input is cleared after a send");
-      assert.deepEqual(bodies(s)[0].messages, [
+      assert.deepEqual(body(s, 0).messages, [
         { role: "user", content: [{ type: "text", text: "hi there", cache_control: { type: "ephemeral" } }] },
       ]);
     });
@@ -50,13 +50,11 @@ describe(`chat (${nv.version})`, () => {
       const t = await openSidebar(s);
       await typeAndSend(s, "go");
       await s.waitForDisplay(t.id, /## Claude\nStreaming slowly$/m);
-      const spinner = () =>
-        s.lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, t.bufnr);
-      await s.until("the spinner", async () => (await spinner()) === 1);
+      await s.until("the spinner", async () => (await s.spinners(t.bufnr!)) === 1);
       assert.equal((await s.threads())[0]!.status, "streaming");
       s.mock.release("mid");
       await s.waitForDisplay(t.id, "Streaming slowly and then done.\n── end_turn");
-      await s.until("the spinner to go", async () => (await spinner()) === 0);
+      await s.until("the spinner to go", async () => (await s.spinners(t.bufnr!)) === 0);
     });
   });
 
@@ -66,13 +64,11 @@ describe(`chat (${nv.version})`, () => {
       const t = await openSidebar(s);
       await typeAndSend(s, "think");
       await s.waitForDisplay(t.id, "▸ Thinking (26 chars)\nAnswer.");
-      const lines = await s.lines(t.bufnr!);
-      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("▸ Thinking (26 chars)") + 1);
-      await s.keys("<Tab>");
+      await s.onDisplayLine(t.id, "▸ Thinking (26 chars)", "<Tab>");
       await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines\nAnswer.");
       // By default thinking is adaptive and summarized, so there is something to read.
-      assert.deepEqual(bodies(s)[0].thinking, { type: "adaptive", display: "summarized" });
-      assert.equal(bodies(s)[0].output_config, undefined);
+      assert.deepEqual(body(s, 0).thinking, { type: "adaptive", display: "summarized" });
+      assert.equal(body(s, 0).output_config, undefined);
     });
   });
 
@@ -84,8 +80,8 @@ describe(`chat (${nv.version})`, () => {
         const t = await openSidebar(s);
         await typeAndSend(s, "go");
         await s.waitForDisplay(t.id, "one\n── end_turn");
-        assert.deepEqual(bodies(s)[0].thinking, { type: "enabled", budget_tokens: 2048 });
-        assert.deepEqual(bodies(s)[0].output_config, { effort: "low" });
+        assert.deepEqual(body(s, 0).thinking, { type: "enabled", budget_tokens: 2048 });
+        assert.deepEqual(body(s, 0).output_config, { effort: "low" });
       },
       { setup: { thinking: { type: "enabled", budget_tokens: 2048 }, effort: "low" } },
     );
@@ -103,14 +99,12 @@ describe(`chat (${nv.version})`, () => {
       assert.match(shown, /🔧 bash_command: \$ cat hello.txt\n {3}⏳ awaiting approval/);
       assert.equal((await s.threads())[0]!.status, "waiting");
       assert.equal(s.mock.requests.length, 1, "nothing runs before approval");
-      const line = shown.split("\n").indexOf("🔧 bash_command: $ cat hello.txt");
-      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, line + 1);
-      await s.keys("a");
+      await s.onDisplayLine(t.id, "🔧 bash_command: $ cat hello.txt", "a");
       await s.waitForDisplay(t.id, "Done listing.");
-      const results = bodies(s)[1].messages[2].content;
-      assert.equal(results[0].type, "tool_result");
-      assert.equal(results[0].tool_use_id, "t1");
-      assert.equal(results[0].content, "hello from a fixture\n");
+      const result = sentBlocks(s, 1, 2)[0]!;
+      assert.equal(result.type, "tool_result");
+      assert.equal(result.tool_use_id, "t1");
+      assert.equal(result.content, "hello from a fixture\n");
     });
   });
 
@@ -126,7 +120,7 @@ describe(`chat (${nv.version})`, () => {
       await s.lua(`vim.cmd("wincmd k")`);
       await s.keys("d");
       await s.waitForDisplay(t.id, "Understood.");
-      assert.deepEqual(bodies(s)[1].messages[2].content[0], {
+      assert.deepEqual(sentBlocks(s, 1, 2)[0], {
         type: "tool_result",
         tool_use_id: "t1",
         content: "The user denied this tool call.",
@@ -148,13 +142,13 @@ describe(`chat (${nv.version})`, () => {
       const t = await openSidebar(s);
       await typeAndSend(s, "read");
       await s.waitForDisplay(t.id, "Both read.");
-      const content = bodies(s)[1].messages[2].content;
+      const content = sentBlocks(s, 1, 2);
       assert.deepEqual(
-        content.map((b: any) => b.tool_use_id),
+        content.map((b) => ("tool_use_id" in b ? b.tool_use_id : undefined)),
         ["a", "b"],
       );
-      assert.equal(content[0].content, "hello from a fixture\n");
-      assert.match(content[1].content, /hello\.txt/);
+      assert.equal(resultOf(content[0]), "hello from a fixture\n");
+      assert.match(resultOf(content[1]) as string, /hello\.txt/);
     });
   });
 
@@ -192,9 +186,9 @@ describe(`chat (${nv.version})`, () => {
       s.mock.release("mid");
       await typeAndSend(s, "continue");
       await s.waitForDisplay(t.id, "After abort.");
-      const kept = bodies(s)[1].messages[1].content;
+      const kept = sentBlocks(s, 1, 1);
       assert.deepEqual(kept[0], { type: "text", text: "Kept block." });
-      assert.match(kept[1].text, /^cut off ?$/, "the partial text, as it had arrived");
+      assert.match(textOf(kept[1]) as string, /^cut off ?$/, "the partial text, as it had arrived");
     });
   });
 
@@ -211,7 +205,7 @@ describe(`chat (${nv.version})`, () => {
       assert.equal((await s.threads())[0]!.status, "error");
       await typeAndSend(s, "second");
       await s.waitForDisplay(t.id, "Works again.");
-      assert.deepEqual(bodies(s)[1].messages, [
+      assert.deepEqual(body(s, 1).messages, [
         { role: "user", content: [{ type: "text", text: "second", cache_control: { type: "ephemeral" } }] },
       ]);
       assert.deepEqual(await s.lines(t.input_bufnr!), ["first"], "the failed text is back in the input");
@@ -226,8 +220,7 @@ describe(`chat (${nv.version})`, () => {
       await s.waitForStatus(t.id, "streaming");
       await typeAndSend(s, "two, not lost");
       assert.deepEqual(await s.lines(t.input_bufnr!), ["two, not lost"]);
-      const notes = await s.notifications();
-      assert.match(notes.at(-1)!.msg, /is streaming: abort it first, or fork it with @fork/);
+      assert.match(await s.lastNotification(), /is streaming: abort it first, or fork it with @fork/);
       s.mock.release("h");
     });
   });
@@ -262,9 +255,9 @@ describe(`chat (${nv.version})`, () => {
         await s.waitForDisplay(t.id, '🔎 web_search: "neovim"\n   → 1 result\nFound.');
         await typeAndSend(s, "thanks");
         await s.waitForDisplay(t.id, "ok");
-        assert.ok(bodies(s)[0].tools.some((tool: any) => tool.type === "web_search_20250305"));
+        assert.ok(body(s, 0).tools!.some((tool) => tool.type === "web_search_20250305"));
         assert.deepEqual(
-          bodies(s)[1].messages[1].content.map((b: any) => b.type),
+          sentBlocks(s, 1, 1).map((b) => b.type),
           ["server_tool_use", "web_search_tool_result", "text"],
         );
       },
@@ -293,7 +286,7 @@ describe(`chat (${nv.version})`, () => {
           /## Claude\nLooking it up\.\n🔎 web_search: "neovim"\n {3}→ 1 result\nFound it\.\n── end_turn · in 220 · out 12/,
         );
         assert.equal(shown.match(/## Claude/g)!.length, 1, "one reply, not two");
-        assert.equal(bodies(s)[1].messages.at(-1).role, "assistant", "the paused turn is sent back last");
+        assert.equal(body(s, 1).messages.at(-1)!.role, "assistant", "the paused turn is sent back last");
       },
       { setup: { web_search: true } },
     );
@@ -323,7 +316,7 @@ describe(`chat (${nv.version})`, () => {
       shown = await s.waitForDisplay(t.id, "Fine.\n── end_turn");
       assert.doesNotMatch(shown, /declined/);
       assert.deepEqual(
-        bodies(s)[1].messages[2].content.map((b: any) => b.type),
+        sentBlocks(s, 1, 2).map((b) => b.type),
         ["tool_result", "text"],
       );
     });
@@ -332,31 +325,24 @@ describe(`chat (${nv.version})`, () => {
   it(":Tine toggles the sidebar; :Tine send and :Tine abort work; unsent input survives switching", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(response([{ text: "Done. And then more", holdInside: { hold: "h", afterDeltas: 1 } }]));
-      const sidebarWins = () =>
-        s.lua<number>(`
-        local n = 0
-        for _, w in ipairs(vim.api.nvim_list_wins()) do
-          if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match("^tine://") then n = n + 1 end
-        end
-        return n`);
+      const sidebarWins = async () => (await s.windows({ allTabs: true })).filter((n) => n.startsWith("tine://")).length;
       const t1 = await openSidebar(s);
       assert.equal(await sidebarWins(), 2);
       await s.cmd("Tine");
       assert.equal(await sidebarWins(), 0, ":Tine closes an open sidebar");
       await s.cmd("Tine");
       assert.equal(await sidebarWins(), 2, "and opens it again");
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'draft for one' })", t1.input_bufnr);
+      await s.setLines(t1.input_bufnr!, ["draft for one"]);
       await s.cmd("Tine new");
       const t2 = (await s.threads()).find((t) => t.id !== t1.id)!;
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'from the command' })", t2.input_bufnr);
+      await s.setLines(t2.input_bufnr!, ["from the command"]);
       await s.cmd("Tine send");
       await s.waitForDisplay(t2.id, /## Claude\nDone\./);
       await s.cmd("Tine abort");
       await s.waitForDisplay(t2.id, "⏹ Aborted");
-      assert.equal(bodies(s)[0].messages[0].content[0].text, "from the command");
-      await s.cmd("Tine threads");
-      await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
-      await s.keys("<CR>");
+      assert.equal(textOf(sentBlocks(s, 0, 0)[0]), "from the command");
+      await s.openList();
+      await s.onListLine(1, "<CR>");
       assert.deepEqual(await s.lines(t1.input_bufnr!), ["draft for one"], "thread 1's unsent input is still there");
       s.mock.release("h");
     });
@@ -368,15 +354,13 @@ describe(`chat (${nv.version})`, () => {
       await openSidebar(s);
       await typeAndSend(s, "one");
       await s.cmd("Tine new");
-      await s.cmd("Tine threads");
-      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
+      await s.openList();
       // The first thread is titled from its first message; the new one waits for its own.
-      await s.until("the list", async () => (await s.lines(list)).join("\n").includes("  one  ⋯ streaming · 1 msg"));
-      assert.match((await s.lines(list)).join("\n"), /▶ Thread 2 {2}· idle · 0 msgs/);
+      await s.listLine("  one  ⋯ streaming · 1 msg");
+      assert.match(await s.listText(), /▶ Thread 2 {2}· idle · 0 msgs/);
       s.mock.release("h");
-      await s.until("live status", async () => (await s.lines(list))[0]!.includes("one  · idle · 2 msgs"));
-      await s.lua("vim.api.nvim_win_set_cursor(0, {1, 0})");
-      await s.keys("<CR>");
+      await s.until("live status", async () => (await s.listLines())[0]!.includes("one  · idle · 2 msgs"));
+      await s.onListLine(1, "<CR>");
       assert.equal(await s.lua("return require('tine').current()"), (await s.thread(1)).id);
       const shownBuf = await s.lua<string>(
         "return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display))",
@@ -419,8 +403,7 @@ describe(`chat (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        await s.cmd("checkhealth tine");
-        const text = (await s.lines(0)).join("\n");
+        const text = await s.health();
         assert.match(text, /Neovim 0\.\d+/);
         assert.match(text, /Node v\d+/);
         assert.match(text, /host built/);

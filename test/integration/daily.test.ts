@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { bodies, typeAndSend } from "../helpers/chat-driver.ts";
+import { bodies, body, resultOf, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
+import { oneExchange } from "../helpers/fixtures.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
@@ -13,23 +14,6 @@ import { errorReply } from "../mock-anthropic/server.ts";
 const nv = inject("nvim");
 
 const curBufName = (s: Session) => s.lua<string>("return vim.api.nvim_buf_get_name(0)");
-const tabWindows = (s: Session) =>
-  s.lua<string[]>(
-    `return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`,
-  );
-const lastNote = async (s: Session) => (await s.notifications()).at(-1)?.msg ?? "";
-/** Puts the cursor on the display line that starts with `text` and types `keys` there. */
-async function onLine(s: Session, thread: number, text: string, keys: string) {
-  const t = await s.thread(thread);
-  const line = (await s.lines(t.bufnr!)).findIndex((l) => l.startsWith(text));
-  assert.ok(line >= 0, `no line starting with ${text}`);
-  await s.lua(
-    "local buf, line = ...; vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1]); vim.api.nvim_win_set_cursor(0, { line + 1, 0 })",
-    t.bufnr,
-    line,
-  );
-  await s.keys(keys);
-}
 
 describe(`daily use (${nv.version})`, () => {
   it("a host crash stops the spinner, says so in the thread and the list, and the next command offers :Tine restart", async () => {
@@ -40,18 +24,16 @@ describe(`daily use (${nv.version})`, () => {
       await s.waitForDisplay(1, "## Claude\nS");
       const t = await s.thread(1);
       await s.cmd("Tine threads");
-      const spinner = () =>
-        s.lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, t.bufnr);
-      await s.until("the spinner", async () => (await spinner()) === 1);
-      process.kill(await s.lua<number>("return require('tine.host').pid()"), "SIGKILL");
-      await s.until("the crash report", async () => /the host exited .*:Tine restart/s.test(await lastNote(s)));
-      assert.equal(await spinner(), 0, "the spinner stops");
+      await s.until("the spinner", async () => (await s.spinners(t.bufnr!)) === 1);
+      process.kill(await s.hostPid(), "SIGKILL");
+      await s.until("the crash report", async () => /the host exited .*:Tine restart/s.test(await s.lastNotification()));
+      assert.equal(await s.spinners(t.bufnr!), 0, "the spinner stops");
       assert.match((await s.lines(t.bufnr!)).join("\n"), /⚠ The tine host exited: :Tine restart/);
-      assert.match((await s.lines(await s.lua<number>("return vim.fn.bufnr('tine://threads')")))[0]!, /⚠ The tine host exited/);
+      assert.match((await s.listLines())[0]!, /⚠ The tine host exited/);
       // The next command does not quietly start an empty host.
-      await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", t.input_bufnr);
+      await s.focus(t.input_bufnr!);
       await typeAndSend(s, "are you there?");
-      assert.match(await lastNote(s), /the host exited \(code \d+; log: .*\)\. Run :Tine restart: your stored threads come back/);
+      assert.match(await s.lastNotification(), /the host exited \(code \d+; log: .*\)\. Run :Tine restart: your stored threads come back/);
       assert.deepEqual(await s.lines(t.input_bufnr!), ["are you there?"], "the text stays in the input");
       assert.equal(await s.lua("return require('tine.host').running()"), false);
       s.mock.release("h");
@@ -70,17 +52,17 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("tabnew");
       await s.cmd("Tine");
       assert.ok(
-        (await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)),
+        (await s.windows()).some((n) => /^tine:\/\/1\//.test(n)),
         "the sidebar opened in the second tab",
       );
       await s.cmd("tabprevious");
       assert.ok(
-        (await tabWindows(s)).some((n) => /^tine:\/\/1\//.test(n)),
+        (await s.windows()).some((n) => /^tine:\/\/1\//.test(n)),
         "the first tab's sidebar is still open",
       );
       await s.cmd("tabnext");
       await s.cmd("Tine");
-      assert.ok(!(await tabWindows(s)).some((n) => n.startsWith("tine://")), ":Tine toggles the sidebar of the current tab");
+      assert.ok(!(await s.windows()).some((n) => n.startsWith("tine://")), ":Tine toggles the sidebar of the current tab");
     });
   });
 
@@ -100,7 +82,7 @@ describe(`daily use (${nv.version})`, () => {
       assert.match(await curBufName(s), /input$/);
       await s.keys("iwritten in insert mode<C-s>");
       await s.waitForDisplay(1, "Got it.");
-      assert.equal(bodies(s)[0].messages[0].content[0].text, "written in insert mode");
+      assert.equal(textOf(sentBlocks(s, 0, 0)[0]), "written in insert mode");
       assert.doesNotMatch(await s.display(1), /Type below/, "the hint goes once there is a message");
     });
   });
@@ -117,7 +99,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
       await s.keys("a");
       await s.waitForDisplay(1, "Ran it.");
-      assert.equal(bodies(s)[1].messages[2].content[0].content, "approved\n");
+      assert.equal(resultOf(sentBlocks(s, 1, 2)[0]), "approved\n");
       assert.deepEqual(await s.lines(0), [""], "the key typed nothing");
     });
   });
@@ -136,7 +118,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("tabnew");
       s.mock.release("h");
       await s.waitForDisplay(1, "awaiting approval");
-      await s.until("the notice", async () => /in the background waits for your approval/.test(await lastNote(s)));
+      await s.until("the notice", async () => /in the background waits for your approval/.test(await s.lastNotification()));
       const count = (await s.notifications()).filter((n) => /waits for your approval/.test(n.msg)).length;
       assert.equal(count, 1);
     });
@@ -144,19 +126,16 @@ describe(`daily use (${nv.version})`, () => {
 
   it("a thread's buffers survive :bd, :bw, :q and :only: :Tine shows them again, whole, with their keys and unsent input", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("First reply."), textReply("Second reply."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "one");
-      await s.waitForDisplay(1, "First reply.\n── end_turn");
+      await oneExchange(s, "one", "First reply.");
       for (const kill of ["bd!", "bw!", "q", "only"]) {
         const t = await s.thread(1);
-        await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'draft ' .. select(2, ...) })", t.input_bufnr, kill);
-        await s.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(...)[1])", t.bufnr);
+        await s.setLines(t.input_bufnr!, [`draft ${kill}`]);
+        await s.focus(t.bufnr!);
         if (kill === "only") await s.cmd("vsplit | enew | only");
         else await s.cmd(kill);
         await s.until("the host to take note", async () => kill === "q" || kill === "only" || (await s.thread(1)).bufnr !== t.bufnr);
         await s.cmd("Tine");
-        const wins = await tabWindows(s);
+        const wins = await s.windows();
         assert.ok(
           wins.includes("tine://1/one") && wins.includes("tine://1/input"),
           `:Tine shows display and input after :${kill}: ${wins}`,
@@ -166,11 +145,12 @@ describe(`daily use (${nv.version})`, () => {
         const now = await s.thread(1);
         assert.deepEqual(await s.lines(now.input_bufnr!), [`draft ${kill}`], `unsent input kept after :${kill}`);
       }
-      await s.lua("vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'two' })");
+      s.mock.reply(textReply("Second reply."));
+      await s.setLines(0, ["two"]);
       await s.keys("<CR>");
       await s.waitForDisplay(1, "Second reply.\n── end_turn");
       assert.equal((await s.display(1)).split("Second reply.").length, 2, "the reply is not garbled");
-      const names = await s.lua<string[]>("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())");
+      const names = await s.bufferNames();
       assert.deepEqual(names.filter((n) => n.startsWith("tine://")).sort(), ["tine://1/input", "tine://1/one"], "no buffer is left behind");
     });
   });
@@ -191,7 +171,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("Tine");
       await typeAndSend(s, "edit");
       await s.waitForDisplay(1, "awaiting approval");
-      for (const call of ["🔧 edit_file: hello.txt", "🔧 edit_file: other.txt"]) await onLine(s, 1, call, "a");
+      for (const call of ["🔧 edit_file: hello.txt", "🔧 edit_file: other.txt"]) await s.onDisplayLine(1, call, "a");
       await s.waitForDisplay(1, "Edited both.");
       await s.until(
         "hello.txt reloaded",
@@ -222,13 +202,13 @@ describe(`daily use (${nv.version})`, () => {
       await typeAndSend(s, "read around");
       const shown = await s.waitForDisplay(1, "✓ done");
       assert.equal(shown.match(/awaiting approval/g)?.length, 2, "the two reads outside wait");
-      await onLine(s, 1, "🔧 get_file: /proc/self/environ", "d");
-      await onLine(s, 1, "🔧 list_directory: ..", "d");
+      await s.onDisplayLine(1, "🔧 get_file: /proc/self/environ", "d");
+      await s.onDisplayLine(1, "🔧 list_directory: ..", "d");
       await s.waitForDisplay(1, "Understood.");
-      const results = bodies(s)[1].messages.at(-1).content;
-      assert.equal(results[0].content, "hello from a fixture\n");
-      assert.equal(results[1].content, "The user denied this tool call.");
-      assert.ok(!JSON.stringify(bodies(s)[1]).includes("test-key"), "the environment was not read");
+      const results = sentBlocks(s, 1, -1);
+      assert.equal(resultOf(results[0]), "hello from a fixture\n");
+      assert.equal(resultOf(results[1]), "The user denied this tool call.");
+      assert.ok(!JSON.stringify(body(s, 1)).includes("test-key"), "the environment was not read");
     });
   });
 
@@ -240,7 +220,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.waitForDisplay(1, "⚠ Error:");
       await s.cmd("Tine retry");
       await s.until("the second failure", async () => s.mock.requests.length === 2 && (await s.thread(1)).status === "error");
-      await onLine(s, 1, "⚠ Error:", "R");
+      await s.onDisplayLine(1, "⚠ Error:", "R");
       await s.waitForDisplay(1, "Third time lucky.");
       for (const b of bodies(s))
         assert.deepEqual(b.messages, [{ role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral" } }] }]);
@@ -281,7 +261,7 @@ describe(`daily use (${nv.version})`, () => {
         s.mock.release("stall");
         await typeAndSend(s, "again");
         await s.waitForDisplay(1, "Back.");
-        assert.match(bodies(s)[1].messages[1].content[0].text, /^Half a th/);
+        assert.match(textOf(sentBlocks(s, 1, 1)[0]) as string, /^Half a th/);
       },
       { setup: { stream_idle_timeout: 1 } },
     );
@@ -314,10 +294,7 @@ describe(`daily use (${nv.version})`, () => {
       assert.match(shown, /Before\.\nAfter\.\nℹ skipped a "fancy_new_tool_result" block this version of tine does not know/);
       await typeAndSend(s, "more");
       await s.waitForDisplay(1, "Next.");
-      assert.deepEqual(
-        bodies(s)[1].messages[1].content.map((b: any) => b.text),
-        ["Before.", "After."],
-      );
+      assert.deepEqual(sentBlocks(s, 1, 1).map(textOf), ["Before.", "After."]);
     });
   });
 
@@ -334,14 +311,14 @@ describe(`daily use (${nv.version})`, () => {
       await typeAndSend(s, "run both");
       const shown = await s.waitForDisplay(1, "awaiting approval");
       assert.match(shown, /🔧 bash_command: \$ echo one\necho two\n {3}⏳ awaiting approval/);
-      await onLine(s, 1, "## You", "a");
-      assert.match(await lastNote(s), /2 tool calls wait for approval: put the cursor on the one to approve/);
-      await onLine(s, 1, "🔧 bash_command: $ echo three", "d");
-      await onLine(s, 1, "🔧 bash_command: $ echo one", "a");
+      await s.onDisplayLine(1, "## You", "a");
+      assert.match(await s.lastNotification(), /2 tool calls wait for approval: put the cursor on the one to approve/);
+      await s.onDisplayLine(1, "🔧 bash_command: $ echo three", "d");
+      await s.onDisplayLine(1, "🔧 bash_command: $ echo one", "a");
       await s.waitForDisplay(1, "Done.");
-      const results = bodies(s)[1].messages[2].content;
-      assert.equal(results[0].content, "one\ntwo\n");
-      assert.equal(results[1].content, "The user denied this tool call.");
+      const results = sentBlocks(s, 1, 2);
+      assert.equal(resultOf(results[0]), "one\ntwo\n");
+      assert.equal(resultOf(results[1]), "The user denied this tool call.");
     });
   });
 
@@ -353,7 +330,7 @@ describe(`daily use (${nv.version})`, () => {
         await s.cmd("Tine");
         await s.lua("require('tine.host').request('test_throw')");
         await s.until("the report", async () =>
-          /tine: internal error \(uncaught exception\): a test error outside any request/.test(await lastNote(s)),
+          /tine: internal error \(uncaught exception\): a test error outside any request/.test(await s.lastNotification()),
         );
         const log = await s.lua<string>("return require('tine.host').log_path()");
         await s.until("the log", async () =>
@@ -370,14 +347,14 @@ describe(`daily use (${nv.version})`, () => {
   it("setup() reports a bad option at once, naming it, and keeps the default", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("require('tine').setup({ fork_open = 'sideways', sidebar = { width = 'wide' }, bash_timout = 3 })");
-      const note = await lastNote(s);
+      const note = await s.lastNotification();
       assert.match(note, /setup: fork_open must be one of "vsplit", "split", "tab", "replace" \(got "sideways"\)/);
       assert.match(note, /setup: sidebar must be/);
       assert.match(note, /setup: unknown option "bash_timout"/);
       assert.equal(await s.lua("return require('tine.config').options.fork_open"), "vsplit");
       await s.cmd("Tine");
       assert.ok(
-        (await tabWindows(s)).some((n) => n.endsWith("/input")),
+        (await s.windows()).some((n) => n.endsWith("/input")),
         "the plugin still works",
       );
     });

@@ -6,28 +6,13 @@ import { describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { bodies, typeAndSend } from "../helpers/chat-driver.ts";
-import { type Session, withNeovim } from "../helpers/neovim.ts";
+import { blocks, body, resultOf, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
+import { twoExchanges } from "../helpers/fixtures.ts";
+import { withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
-const windows = (s: Session) =>
-  s.lua<string[]>(
-    `return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))`,
-  );
-
-/** A thread with two finished exchanges; returns its id. */
-async function twoExchanges(s: Session) {
-  s.mock.reply(textReply("First answer."), textReply("Second answer."));
-  await s.cmd("Tine");
-  const id = (await s.threads())[0]!.id;
-  await typeAndSend(s, "first question");
-  await s.waitForDisplay(id, "First answer.");
-  await s.waitForStatus(id, "idle");
-  await typeAndSend(s, "second question");
-  await s.waitForDisplay(id, "Second answer.");
-  await s.waitForStatus(id, "idle");
-  return id;
-}
+/** An extmark with its details, as nvim_buf_get_extmarks gives it: id, row, col, details. */
+type Mark = [number, number, number, { virt_text: [string, string][] }];
 
 const nv = inject("nvim");
 
@@ -50,17 +35,17 @@ describe(`fork (${nv.version})`, () => {
       const threads = await s.threads();
       assert.equal(threads[0]!.status, "streaming", "the source still streams");
       assert.equal(threads[1]!.parent_id, threads[0]!.id);
-      const clone = bodies(s)[2];
+      const clone = body(s, 2);
       assert.deepEqual(clone.messages.slice(3), [
         { role: "assistant", content: [{ type: "text", text: "Finished block." }] },
         { role: "user", content: [{ type: "text", text: "what about the other way?", cache_control: { type: "ephemeral" } }] },
       ]);
-      assert.ok(readsCacheOf(clone, bodies(s)[1]), "the clone's request reads the source's cached prefix");
+      assert.ok(readsCacheOf(clone, body(s, 1)), "the clone's request reads the source's cached prefix");
       s.mock.release("mid");
       await s.waitForDisplay(1, "Finished block.\nHalf of a block and its end.\n── end_turn");
       assert.equal(s.mock.requests.length, 3, "the source sent no extra request");
       const source = await s.messages(1);
-      assert.deepEqual(source[3].content, [
+      assert.deepEqual(blocks(source[3]), [
         { type: "text", text: "Finished block." },
         { type: "text", text: "Half of a block and its end." },
       ]);
@@ -81,7 +66,7 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(2, "Forked reply.");
       assert.equal((await s.threads())[0]!.status, "waiting", "the source still waits for approval");
       assert.match(await s.display(1), /awaiting approval/);
-      assert.deepEqual(bodies(s)[1].messages.at(-1), {
+      assert.deepEqual(body(s, 1).messages.at(-1), {
         role: "user",
         content: [
           { type: "tool_result", tool_use_id: "b1", content: FORKED_BEFORE_TOOL_RAN, is_error: true },
@@ -110,7 +95,7 @@ describe(`fork (${nv.version})`, () => {
       await s.lua("vim.cmd('wincmd j')");
       await typeAndSend(s, "@fork meanwhile");
       await s.waitForDisplay(2, "Forked reply.");
-      assert.deepEqual(bodies(s)[1].messages.at(-1).content[0], {
+      assert.deepEqual(sentBlocks(s, 1, -1)[0], {
         type: "tool_result",
         tool_use_id: "b1",
         content: STILL_RUNNING_WHEN_FORKED,
@@ -118,7 +103,7 @@ describe(`fork (${nv.version})`, () => {
       });
       writeFileSync(join(s.cwd, "go"), "");
       await s.waitForDisplay(1, "Source reply.");
-      assert.equal(bodies(s)[2].messages.at(-1).content[0].content, "finished\n");
+      assert.equal(resultOf(sentBlocks(s, 2, -1)[0]), "finished\n");
     });
   });
 
@@ -126,11 +111,11 @@ describe(`fork (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       const id = await twoExchanges(s);
       await typeAndSend(s, "@fork");
-      await s.until("the clone", async () => (await s.threads()).length === 2);
+      await s.waitForThreadCount(2, "the clone");
       const clone = (await s.threads())[1]!;
       await s.waitForDisplay(clone.id, "Second answer.");
       assert.equal(s.mock.requests.length, 2);
-      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), clone.input_bufnr, "focus is in the clone's input");
+      assert.equal(await s.currentBuf(), clone.input_bufnr, "focus is in the clone's input");
       assert.match(await s.display(clone.id), /^⑂ Forked from "first question" at message 4 · gp: go to parent/);
       void id;
     });
@@ -142,22 +127,22 @@ describe(`fork (${nv.version})`, () => {
       async (s) => {
         await s.lua("vim.o.columns = 240");
         await twoExchanges(s);
-        const before = (await windows(s)).length;
+        const before = (await s.windows()).length;
         s.mock.reply(textReply("Branch reply."));
         await s.cmd("ForkThread a different angle");
         await s.waitForDisplay(2, "Branch reply.");
-        const wins = await windows(s);
+        const wins = await s.windows();
         assert.equal(wins.length, before + 2, "a display and an input window for the clone");
         assert.ok(wins.some((n) => /^tine:\/\/2\/first question ⑂1$/.test(n)));
         assert.ok(
           wins.some((n) => /^tine:\/\/1\//.test(n)),
           "the source stays open",
         );
-        const marks = await s.lua<any[]>(
+        const marks = await s.lua<Mark[]>(
           `return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`,
         );
         assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
-        assert.equal(marks[0][3].virt_text[0][0], "⑂ first question ⑂1");
+        assert.equal(marks[0]![3].virt_text[0]![0], "⑂ first question ⑂1");
       },
       { setup: { sidebar: { width: 120 } } },
     );
@@ -167,16 +152,16 @@ describe(`fork (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await s.lua("vim.o.columns = 240");
       await twoExchanges(s);
-      const wins = await windows(s);
+      const wins = await s.windows();
       for (let i = 1; i <= 12; i++) await s.lua("require('tine').fork(..., '')", (await s.thread(1)).id);
       const widths = await s.lua<number[]>("return vim.tbl_map(vim.api.nvim_win_get_width, vim.api.nvim_tabpage_list_wins(0))");
       assert.ok(Math.min(...widths) >= 40, `no window narrower than 40 columns: ${widths.join(", ")}`);
-      assert.ok((await windows(s)).length <= wins.length + 2, "the later forks replaced a window pair instead of splitting");
+      assert.ok((await s.windows()).length <= wins.length + 2, "the later forks replaced a window pair instead of splitting");
       // Display and input of the last fork are shown together, and its cursor follows its reply.
       const last = await s.thread(13);
-      const shown = await windows(s);
+      const shown = await s.windows();
       assert.ok(shown.some((n) => n.startsWith("tine://13/")) && shown.includes("tine://13/input"));
-      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), last.input_bufnr);
+      assert.equal(await s.currentBuf(), last.input_bufnr);
     });
   });
 
@@ -186,43 +171,43 @@ describe(`fork (${nv.version})`, () => {
       const source = (await s.thread(1)).id;
       for (let i = 1; i <= 12; i++) await s.lua("require('tine').fork(..., '', { at_message = 1 })", source);
       const src = await s.thread(1);
-      const marks = await s.lua<any[]>(
+      const marks = await s.lua<Mark[]>(
         `return vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`,
         src.bufnr,
       );
       assert.equal(marks.length, 1);
-      const text: string = marks[0][3].virt_text[0][0];
+      const text = marks[0]![3].virt_text[0]![0];
       assert.deepEqual(
         text.split("  ").map((t) => t.replace("⑂ first question ⑂", "")),
         ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"],
       );
       // From the mark, gb offers the forks taken there and opens the one picked, display and input together.
-      await s.lua("require('tine').open(...)", source);
+      await s.open(source);
+      await s.pick(3);
       await s.lua(
         `local buf, line = ...
-        vim.ui.select = function(items, opts, cb) cb(items[3]) end
         vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1])
         vim.api.nvim_win_set_cursor(0, { line + 1, 0 })`,
         src.bufnr,
-        marks[0][1],
+        marks[0]![1],
       );
       await s.keys("gb");
       const third = await s.thread(4);
-      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), third.bufnr);
-      assert.ok((await windows(s)).includes("tine://4/input"), "the fork's input replaced the source's");
+      assert.equal(await s.currentBuf(), third.bufnr);
+      assert.ok((await s.windows()).includes("tine://4/input"), "the fork's input replaced the source's");
       await s.keys("gp");
-      assert.equal(await s.lua("return vim.api.nvim_get_current_buf()"), src.bufnr);
-      assert.ok((await windows(s)).includes("tine://1/input"), "gp switches the input back too");
+      assert.equal(await s.currentBuf(), src.bufnr);
+      assert.ok((await s.windows()).includes("tine://1/input"), "gp switches the input back too");
     });
   });
 
   it(":ForkThread without a prompt asks with vim.ui.input; an empty answer forks without sending", async () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
-      await s.lua(`vim.ui.input = function(opts, cb) _G.asked = opts.prompt; cb("") end`);
+      await s.answerInput("");
       await s.cmd("ForkThread");
-      await s.until("the clone", async () => (await s.threads()).length === 2);
-      assert.match(await s.lua<string>("return _G.asked"), /Fork prompt/);
+      await s.waitForThreadCount(2, "the clone");
+      assert.match((await s.asked()).prompt ?? "", /Fork prompt/);
       assert.equal(s.mock.requests.length, 2);
     });
   });
@@ -231,15 +216,14 @@ describe(`fork (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
       s.mock.reply(textReply("From the list."));
-      await s.cmd("Tine threads");
-      const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-      await s.lua(`vim.ui.input = function(opts, cb) cb("list prompt") end; vim.api.nvim_win_set_cursor(0, {1, 0})`);
-      await s.keys("f");
+      await s.openList();
+      await s.answerInput("list prompt");
+      await s.onListLine(1, "f");
       await s.waitForDisplay(2, "From the list.");
-      await s.until("the tree", async () => (await s.lines(list)).join("\n").includes("  ⑂ first question ⑂1"));
-      assert.equal(bodies(s)[2].messages.at(-1).content[0].text, "list prompt");
+      await s.listLine("  ⑂ first question ⑂1");
+      assert.equal(textOf(sentBlocks(s, 2, -1)[0]), "list prompt");
       assert.ok(
-        (await windows(s)).some((n) => n.startsWith("tine://2/")),
+        (await s.windows()).some((n) => n.startsWith("tine://2/")),
         "the clone opened in a window",
       );
     });
@@ -250,15 +234,15 @@ describe(`fork (${nv.version})`, () => {
       await twoExchanges(s);
       s.mock.reply(textReply("Alternative first answer."));
       const lines = await s.lines((await s.threads())[0]!.bufnr!);
-      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("First answer.") + 1);
+      await s.onDisplayLine(1, "First answer.");
       await s.cmd("ForkThread! try again");
       await s.waitForDisplay(2, "Alternative first answer.");
       assert.deepEqual(
-        bodies(s)[2].messages.map((m: any) => m.content[0].text),
+        body(s, 2).messages.map((m) => textOf(blocks(m)[0])),
         ["first question", "First answer.", "try again"],
       );
       assert.equal((await s.messages(1)).length, 4, "the source is unchanged");
-      await s.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(require('tine').threads()[2].bufnr)[1])`);
+      await s.focus((await s.thread(2)).bufnr!);
       await s.keys("gp");
       const at = await s.lua<[number, string]>(`return { vim.api.nvim_win_get_cursor(0)[1], vim.api.nvim_buf_get_name(0) }`);
       assert.match(at[1], /^tine:\/\/1\//);
@@ -269,10 +253,8 @@ describe(`fork (${nv.version})`, () => {
   it("visual F forks at the selection's last message with the selection quoted in the input", async () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
-      const lines = await s.lines((await s.threads())[0]!.bufnr!);
-      await s.lua(`vim.cmd("wincmd k"); vim.api.nvim_win_set_cursor(0, { ..., 0 })`, lines.indexOf("first question") + 1);
-      await s.keys("VjF");
-      await s.until("the clone", async () => (await s.threads()).length === 2);
+      await s.onDisplayLine(1, "first question", "VjF");
+      await s.waitForThreadCount(2, "the clone");
       const clone = (await s.threads())[1]!;
       assert.deepEqual(await s.lines(clone.input_bufnr!), ["> first question", "> ", ""]);
       assert.equal((await s.messages(clone.id)).length, 1);
@@ -284,12 +266,12 @@ describe(`fork (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
       await s.cmd("tabnew");
-      const winsBefore = await s.lua<number>("return #vim.api.nvim_list_wins()");
+      const winsBefore = (await s.windows({ allTabs: true })).length;
       await s.cmd("ForkThread some prompt");
       const notes = await s.notifications();
       assert.match(notes.at(-1)!.msg, /:ForkThread works in a thread's display or input buffer/);
       assert.equal((await s.threads()).length, 1);
-      assert.equal(await s.lua<number>("return #vim.api.nvim_list_wins()"), winsBefore);
+      assert.equal((await s.windows({ allTabs: true })).length, winsBefore);
       assert.equal(s.mock.requests.length, 2);
     });
   });
@@ -308,7 +290,7 @@ describe(`fork (${nv.version})`, () => {
         (await s.threads()).map((t) => t.parent_id),
         [null, source, source],
       );
-      assert.equal(bodies(s)[3].messages.at(-1).content[0].text, "via send");
+      assert.equal(textOf(sentBlocks(s, 3, -1)[0]), "via send");
     });
   });
 });

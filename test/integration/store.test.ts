@@ -4,8 +4,9 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync
 import { join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
 import { SESSION_ENDED_BEFORE_TOOL_RAN } from "../../node/store/replay.ts";
-import { bodies, texts, typeAndSend } from "../helpers/chat-driver.ts";
-import { projectDir, type Session, withNeovim } from "../helpers/neovim.ts";
+import { blocks, body, exchange, resultOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
+import { projectDir, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -19,18 +20,6 @@ function transcripts(cwd: string): string[] {
       .filter((f) => f.endsWith(".jsonl"))
       .map((f) => join(root, p, f)),
   );
-}
-async function openList(s: Session): Promise<number> {
-  await s.cmd("Tine threads");
-  return s.lua<number>("return vim.api.nvim_get_current_buf()");
-}
-async function listLine(s: Session, list: number, text: string): Promise<number> {
-  let lines: string[] = [];
-  await s.until(`a list line with ${text}`, async () => {
-    lines = await s.lines(list);
-    return lines.some((l) => l.includes(text));
-  });
-  return lines.findIndex((l) => l.includes(text)) + 1;
 }
 
 function alive(pid: number): boolean {
@@ -61,14 +50,9 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        s.mock.reply(textReply("First answer."), textReply("Fork answer."));
-        await s.cmd("Tine");
-        await typeAndSend(s, "plan the refactor\nwith details");
-        await s.waitForDisplay(1, "First answer.\n── end_turn");
+        rootId = await oneExchange(s, "plan the refactor\nwith details", "First answer.");
         await s.waitForStatus(1, "idle");
-        rootId = (await s.thread(1)).id;
-        await typeAndSend(s, "@fork try another way");
-        await s.waitForDisplay(2, "Fork answer.");
+        await exchange(s, 2, "@fork try another way", "Fork answer.", { waitFor: "Fork answer." });
         forkId = (await s.thread(2)).id;
         assert.equal((await s.thread(1)).title, "plan the refactor", "titled from the first line of the first message");
       },
@@ -84,8 +68,8 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        const list = await openList(s);
-        const lines = await s.lines(list);
+        await s.openList();
+        const lines = await s.listLines();
         assert.match(lines[0]!, /^ {2}plan the refactor {2}○ stored · 2 msgs · \d\d:\d\d$/);
         assert.match(lines[1]!, /^ {4}⑂ plan the refactor ⑂1 {2}○ stored · 4 msgs/);
         const threads = await s.threads();
@@ -97,8 +81,7 @@ describe(`storage (${nv.version})`, () => {
           ],
         );
         // Opening the fork from the list loads it with its whole history and the parent's prefix.
-        await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", 2);
-        await s.keys("<CR>");
+        await s.onListLine(2, "<CR>");
         await s.waitForDisplay(forkId, /^⑂ Forked from "plan the refactor" at message 2/);
         const shown = await s.waitForDisplay(forkId, "Fork answer.");
         assert.match(
@@ -107,10 +90,8 @@ describe(`storage (${nv.version})`, () => {
         );
         assert.equal((await s.thread(forkId)).status, "idle");
         assert.equal((await s.thread(rootId)).status, "stored", "its parent is not loaded");
-        s.mock.reply(textReply("Continued."));
-        await typeAndSend(s, "and then?");
-        await s.waitForDisplay(forkId, "Continued.");
-        assert.deepEqual(texts(bodies(s)[0].messages), [
+        await exchange(s, forkId, "and then?", "Continued.", { waitFor: "Continued." });
+        assert.deepEqual(texts(body(s, 0).messages), [
           "plan the refactor\nwith details",
           "First answer.",
           "try another way",
@@ -136,19 +117,16 @@ describe(`storage (${nv.version})`, () => {
       await s.mock.reached("h");
       await s.waitForDisplay(1, "never");
       const id = (await s.thread(1)).id;
-      const pid = await s.lua<number>("return require('tine.host').pid()");
-      process.kill(pid, "SIGKILL");
+      process.kill(await s.hostPid(), "SIGKILL");
       await s.until("the host's death to be noticed", async () => !(await s.lua<boolean>("return require('tine.host').running()")));
       await s.cmd("Tine restart");
       const shown = await s.waitForDisplay(id, "Finished block.");
       assert.doesNotMatch(shown, /never finished/);
       assert.deepEqual(texts(await s.messages(id)), ["go", "Finished block.|tool_use", "tool_result"]);
-      assert.equal((await s.messages(id))[2].content[0].content, SESSION_ENDED_BEFORE_TOOL_RAN);
-      s.mock.reply(textReply("Back again."));
-      await typeAndSend(s, "continue");
-      await s.waitForDisplay(id, "Back again.");
+      assert.equal(resultOf(blocks((await s.messages(id))[2])[0]), SESSION_ENDED_BEFORE_TOOL_RAN);
+      await exchange(s, id, "continue", "Back again.", { waitFor: "Back again." });
       // The prompt joins the user message that answers the tool call.
-      assert.deepEqual(texts(bodies(s).at(-1).messages), ["go", "Finished block.|tool_use", "tool_result|continue"]);
+      assert.deepEqual(texts(body(s, -1).messages), ["go", "Finished block.|tool_use", "tool_result|continue"]);
       s.mock.release("h");
     });
   });
@@ -170,7 +148,7 @@ describe(`storage (${nv.version})`, () => {
         await s.waitForDisplay(1, "awaiting approval");
         id = (await s.thread(1)).id;
         await s.waitForDisplay(1, "✓ done");
-        const hostPid = await s.lua<number>("return require('tine.host').pid()");
+        const hostPid = await s.hostPid();
         await s.killNeovim();
         // Its host sees its input end and exits; until then it still holds the thread's lock.
         await s.until("the host to exit", async () => !alive(hostPid));
@@ -180,16 +158,14 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        await s.lua("require('tine').open(...)", id);
+        await s.open(id);
         await s.waitForDisplay(id, "read and run");
         const last = (await s.messages(id)).at(-1);
-        assert.deepEqual(last.content, [
+        assert.deepEqual(blocks(last), [
           { type: "tool_result", tool_use_id: "r1", content: "hello from a fixture\n" },
           { type: "tool_result", tool_use_id: "b1", content: SESSION_ENDED_BEFORE_TOOL_RAN, is_error: true },
         ]);
-        s.mock.reply(textReply("Resumed."));
-        await typeAndSend(s, "go on");
-        await s.waitForDisplay(id, "Resumed.");
+        await exchange(s, id, "go on", "Resumed.", { waitFor: "Resumed." });
       },
       { cwd },
     );
@@ -200,32 +176,28 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (first) => {
-        first.mock.reply(textReply("Written by the first."));
-        await first.cmd("Tine");
-        await typeAndSend(first, "hello from one");
-        await first.waitForDisplay(1, "Written by the first.\n── end_turn");
-        const id = (await first.thread(1)).id;
-        const firstPid = await first.lua<number>("return require('tine.host').pid()");
+        const id = await oneExchange(first, "hello from one", "Written by the first.");
+        const firstPid = await first.hostPid();
         await withNeovim(
           nv,
           async (second) => {
             await second.cmd("Tine threads");
             assert.equal((await second.thread(id)).status, "stored");
-            await second.lua("require('tine').open(...)", id);
+            await second.open(id);
             await second.waitForDisplay(id, `Open for writing in another Neovim (pid ${firstPid})`);
             assert.equal((await second.thread(id)).status, "busy");
-            assert.match((await second.notifications()).at(-1)!.msg, new RegExp(`pid ${firstPid}\\): it is read-only here`));
+            assert.match(await second.lastNotification(), new RegExp(`pid ${firstPid}\\): it is read-only here`));
             // A send is refused with the reason and the text stays in the input.
             await typeAndSend(second, "may I?");
-            assert.match((await second.notifications()).at(-1)!.msg, /read-only here; fork it to continue/);
+            assert.match(await second.lastNotification(), /read-only here; fork it to continue/);
             assert.deepEqual(await second.lines((await second.thread(id)).input_bufnr!), ["may I?"]);
-            const list = await openList(second);
-            await listLine(second, list, `busy (pid ${firstPid})`);
+            await second.openList();
+            await second.listLine(`busy (pid ${firstPid})`);
             // Forking is allowed: the fork has its own file.
             second.mock.reply(textReply("Forked in two."));
             const fork = await second.lua<string>("return require('tine').fork(..., 'my own branch')", id);
             await second.waitForDisplay(fork, "Forked in two.");
-            assert.deepEqual(texts(bodies(second)[0].messages), ["hello from one", "Written by the first.", "my own branch"]);
+            assert.deepEqual(texts(body(second, 0).messages), ["hello from one", "Written by the first.", "my own branch"]);
           },
           { cwd },
         );
@@ -236,40 +208,30 @@ describe(`storage (${nv.version})`, () => {
 
   it("rename (list r, :Tine rename), delete with confirmation (list D), :Tine resume", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(textReply("A."), textReply("B."));
-      await s.cmd("Tine");
-      await typeAndSend(s, "alpha");
-      await s.waitForDisplay(1, "A.\n── end_turn");
+      await oneExchange(s, "alpha", "A.");
       await s.cmd("Tine new");
-      await typeAndSend(s, "beta");
-      await s.waitForDisplay(2, "B.\n── end_turn");
+      await exchange(s, 2, "beta", "B.");
       await s.cmd("Tine rename The beta thread");
       assert.equal((await s.thread(2)).title, "The beta thread");
       await s.until("the buffer name", async () =>
         /^tine:\/\/2\/The beta thread$/.test(await s.lua<string>("return vim.api.nvim_buf_get_name(...)", (await s.thread(2)).bufnr)),
       );
-      const list = await openList(s);
-      await s.lua(
-        "vim.ui.input = function(opts, cb) cb('Alpha renamed') end; vim.api.nvim_win_set_cursor(0, { ..., 0 })",
-        await listLine(s, list, "alpha"),
-      );
-      await s.keys("r");
-      await listLine(s, list, "Alpha renamed");
+      await s.openList();
+      await s.answerInput("Alpha renamed");
+      await s.onListLine("alpha", "r");
+      await s.listLine("Alpha renamed");
       // D asks first: "Cancel" keeps the thread.
-      await s.lua(
-        "vim.fn.confirm = function() return 2 end; vim.api.nvim_win_set_cursor(0, { ..., 0 })",
-        await listLine(s, list, "Alpha renamed"),
-      );
-      await s.keys("D");
+      await s.answerConfirm(2);
+      await s.onListLine("Alpha renamed", "D");
       assert.equal((await s.threads()).length, 2);
-      await s.lua("vim.fn.confirm = function() return 1 end");
+      await s.answerConfirm(1);
       await s.keys("D");
-      await s.until("the deletion", async () => (await s.threads()).length === 1);
-      assert.ok(!(await s.lines(list)).join("\n").includes("Alpha renamed"));
+      await s.waitForThreadCount(1, "the deletion");
+      assert.ok(!(await s.listText()).includes("Alpha renamed"));
       // :Tine resume offers the threads, most recent first, and opens the one picked.
-      await s.lua(`vim.ui.select = function(items, opts, cb) _G.picked = vim.tbl_map(opts.format_item, items); cb(items[1]) end`);
+      await s.pick(1);
       await s.cmd("Tine resume");
-      assert.match((await s.lua<string[]>("return _G.picked"))[0]!, /^The beta thread {2}\(2 msgs, idle/);
+      assert.match((await s.asked()).items?.[0] ?? "", /^The beta thread {2}\(2 msgs, idle/);
     });
   });
 
@@ -278,32 +240,30 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        s.mock.reply(textReply("Root answer."), textReply("Fork answer."));
-        await s.cmd("Tine");
-        await typeAndSend(s, "root question");
-        await s.waitForDisplay(1, "Root answer.\n── end_turn");
-        await typeAndSend(s, "@fork fork question");
-        await s.waitForDisplay(2, "Fork answer.\n── end_turn");
-        await s.lua("require('tine').rename(..., 'Named fork')", (await s.thread(2)).id);
-        await s.lua("require('tine').delete(...)", (await s.thread(1)).id);
+        const { parent, fork } = await parentAndFork(s, {
+          prompt: "root question",
+          answer: "Root answer.",
+          forkPrompt: "fork question",
+          forkAnswer: "Fork answer.",
+        });
+        await s.lua("require('tine').rename(..., 'Named fork')", fork);
+        await s.lua("require('tine').delete(...)", parent);
       },
       { cwd },
     );
     await withNeovim(
       nv,
       async (s) => {
-        const list = await openList(s);
+        await s.openList();
         assert.deepEqual(
           (await s.threads()).map((t) => t.title),
           ["Named fork"],
         );
-        assert.match((await s.lines(list))[0]!, /^ {2}Named fork {2}○ stored · 4 msgs/);
-        s.mock.reply(textReply("Still whole."));
+        assert.match((await s.listLines())[0]!, /^ {2}Named fork {2}○ stored · 4 msgs/);
         const id = (await s.threads())[0]!.id;
-        await s.lua("require('tine').open(...)", id);
-        await typeAndSend(s, "more");
-        await s.waitForDisplay(id, "Still whole.");
-        assert.deepEqual(texts(bodies(s)[0].messages), ["root question", "Root answer.", "fork question", "Fork answer.", "more"]);
+        await s.open(id);
+        await exchange(s, id, "more", "Still whole.", { waitFor: "Still whole." });
+        assert.deepEqual(texts(body(s, 0).messages), ["root question", "Root answer.", "fork question", "Fork answer.", "more"]);
       },
       { cwd },
     );
@@ -314,27 +274,24 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        s.mock.reply(textReply("Stored answer."));
-        await s.cmd("Tine");
-        await typeAndSend(s, "stored question");
-        await s.waitForDisplay(1, "Stored answer.\n── end_turn");
+        await oneExchange(s, "stored question", "Stored answer.");
       },
       { cwd },
     );
     await withNeovim(
       nv,
       async (s) => {
-        const _list = await openList(s);
+        await s.openList();
         s.mock.reply(textReply("Branch of a stored thread."));
-        await s.lua("vim.ui.input = function(opts, cb) cb('branch it') end; vim.api.nvim_win_set_cursor(0, {1, 0})");
-        await s.keys("f");
-        await s.until("the fork", async () => (await s.threads()).length === 2);
+        await s.answerInput("branch it");
+        await s.onListLine(1, "f");
+        await s.waitForThreadCount(2, "the fork");
         const [source, fork] = await s.threads();
         await s.waitForDisplay(fork!.id, "Branch of a stored thread.");
         assert.equal(source!.status, "stored", "the source was not loaded");
         assert.equal(source!.bufnr, null);
         assert.equal(fork!.parent_id, source!.id);
-        assert.deepEqual(texts(bodies(s)[0].messages), ["stored question", "Stored answer.", "branch it"]);
+        assert.deepEqual(texts(body(s, 0).messages), ["stored question", "Stored answer.", "branch it"]);
         // The fork's file is a pointer plus its own records, not a copy of the source.
         const forkFile = transcripts(cwd).find((f) => f.includes(fork!.id))!;
         assert.ok(!readFileSync(forkFile, "utf8").includes("Stored answer."));
@@ -348,13 +305,9 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        s.mock.reply(textReply("Good answer."), textReply("Other answer."));
-        await s.cmd("Tine");
-        await typeAndSend(s, "good thread");
-        await s.waitForDisplay(1, "Good answer.\n── end_turn");
+        await oneExchange(s, "good thread", "Good answer.");
         await s.cmd("Tine new");
-        await typeAndSend(s, "damaged thread");
-        await s.waitForDisplay(2, "Other answer.\n── end_turn");
+        await exchange(s, 2, "damaged thread", "Other answer.");
       },
       { cwd },
     );
@@ -368,22 +321,18 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        const list = await openList(s);
-        const shown = (await s.lines(list)).join("\n");
+        await s.openList();
+        const shown = await s.listText();
         assert.match(shown, /good thread {2}○ stored · 2 msgs/);
         assert.match(shown, /damaged thread {2}○ stored · 2 msgs · \S+ · ⚠ 1 unreadable line\(s\)/);
         assert.match(shown, /⚠ unreadable transcript .*00000000dead\.jsonl: not JSON/);
-        await s.cmd("checkhealth tine");
-        const health = (await s.lines(await s.lua<number>("return vim.api.nvim_get_current_buf()"))).join("\n");
+        const health = await s.health();
         assert.match(health, /damaged thread .*line 2: not JSON/);
         assert.match(health, /00000000dead\.jsonl: not JSON/);
         const id = (await s.threads()).find((t) => t.title === "damaged thread")!.id;
-        await s.lua("require('tine').open(...)", id);
+        await s.open(id);
         await s.waitForDisplay(id, "Other answer.");
-        assert.match(
-          (await s.notifications()).at(-1)!.msg,
-          /damaged thread: some of its transcript could not be read and was skipped \(line 2/,
-        );
+        await s.notified(/damaged thread: some of its transcript could not be read and was skipped \(line 2/);
       },
       { cwd },
     );
@@ -397,10 +346,7 @@ describe(`storage (${nv.version})`, () => {
       await withNeovim(
         nv,
         async (s) => {
-          s.mock.reply(textReply("ok"));
-          await s.cmd("Tine");
-          await typeAndSend(s, `work in ${cwd === one ? "one" : "two"}`);
-          await s.waitForDisplay(1, "ok\n── end_turn");
+          await oneExchange(s, `work in ${cwd === one ? "one" : "two"}`, "ok");
         },
         { cwd, env: { XDG_DATA_HOME: shared } },
       );
@@ -408,13 +354,9 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        await s.cmd("Tine threads!");
-        const list = await s.lua<number>("return vim.api.nvim_get_current_buf()");
-        let shown = "";
-        await s.until("the list", async () => {
-          shown = (await s.lines(list)).join("\n");
-          return shown.includes("work in two");
-        });
+        await s.openList(true);
+        await s.listLine("work in two");
+        const shown = await s.listText();
         assert.match(shown, /^ {2}work in one {2}○ stored/);
         assert.ok(shown.includes(`── ${two} (another project`));
         assert.match(shown, /\n {2}work in two {2}○ stored · 2 msgs/);
@@ -434,26 +376,25 @@ describe(`storage (${nv.version})`, () => {
       await s.waitForDisplay(1, "## Claude\nThe");
       await s.cmd("ForkThread --wait look again");
       assert.equal((await s.threads()).length, 1, "nothing is forked while the reply streams");
-      const list = await openList(s);
-      await listLine(s, list, '⑂ ⏸ fork "look again" waits for this reply to finish');
+      await s.openList();
+      await s.listLine('⑂ ⏸ fork "look again" waits for this reply to finish');
       s.mock.release("h");
       await s.waitForDisplay(2, "Forked after.");
-      assert.deepEqual(texts(bodies(s)[1].messages), ["go", "The whole reply, to the end.", "look again"]);
-      assert.ok(!(await s.lines(list)).join("\n").includes("⏸"));
+      assert.deepEqual(texts(body(s, 1).messages), ["go", "The whole reply, to the end.", "look again"]);
+      assert.ok(!(await s.listText()).includes("⏸"));
 
       // Cancelled twice: by a second :ForkThread in the thread, and by <C-c> on the list line.
       s.mock.reply(response([{ text: "Another long one.", holdInside: { hold: "h2", afterDeltas: 1 } }]));
-      await s.lua("require('tine').open(...)", (await s.thread(1)).id);
+      await s.open((await s.thread(1)).id);
       await typeAndSend(s, "again");
       await s.waitForDisplay(1, "## Claude\nAnother");
       await s.cmd("ForkThread --wait not wanted");
       await s.cmd("ForkThread");
-      assert.match((await s.notifications()).at(-1)!.msg, /the fork waiting for "go" is cancelled/);
+      await s.notified(/the fork waiting for "go" is cancelled/);
       await s.cmd("ForkThread --wait not wanted either");
-      await s.cmd("Tine threads");
-      await s.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", await listLine(s, list, "⏸"));
-      await s.keys("<C-c>");
-      await s.until("the waiting fork to go", async () => !(await s.lines(list)).join("\n").includes("⏸"));
+      await s.openList();
+      await s.onListLine("⏸", "<C-c>");
+      await s.until("the waiting fork to go", async () => !(await s.listText()).includes("⏸"));
       assert.equal((await s.thread(1)).status, "streaming", "<C-c> on the waiting fork does not abort its source");
       s.mock.release("h2");
       await s.waitForStatus(1, "idle");
@@ -466,12 +407,9 @@ describe(`storage (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        s.mock.reply(textReply("Ephemeral."));
-        await s.cmd("Tine");
-        await typeAndSend(s, "not kept");
-        await s.waitForDisplay(1, "Ephemeral.\n── end_turn");
+        await oneExchange(s, "not kept", "Ephemeral.");
         await typeAndSend(s, "@fork");
-        await s.until("the fork", async () => (await s.threads()).length === 2);
+        await s.waitForThreadCount(2, "the fork");
       },
       { cwd, setup: { persist: false } },
     );

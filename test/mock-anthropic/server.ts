@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type Anthropic from "@anthropic-ai/sdk";
 import { checkRequest } from "./api-rules.ts";
 
 type Json = Record<string, unknown>;
@@ -21,11 +22,18 @@ export type Reply =
   | { kind: "http-error"; status: number; errorType: string; message: string; headers?: Record<string, string> }
   | { kind: "drop" };
 
-export type RecordedRequest = {
-  readonly body: Json;
+type Recorded = {
   readonly headers: IncomingMessage["headers"];
   readonly violations: string[];
 };
+
+/**
+ * A request as it arrived, its body typed as the SDK's request: tine sends plain Messages API
+ * requests; the Claude Code CLI sends beta ones (`?beta=true`), told apart by `beta`.
+ */
+export type RecordedRequest =
+  | (Recorded & { readonly beta: false; readonly body: Anthropic.Messages.MessageCreateParams })
+  | (Recorded & { readonly beta: true; readonly body: Anthropic.Beta.Messages.MessageCreateParams });
 
 type Deferred = { promise: Promise<void>; resolve: () => void };
 function deferred(): Deferred {
@@ -114,11 +122,12 @@ export class MockAnthropic {
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Json;
-    const recorded: RecordedRequest = {
-      body,
-      headers: req.headers,
-      violations: checkRequest(body, { beta: req.url.includes("beta=true") }),
-    };
+    const beta = req.url.includes("beta=true");
+    const violations = checkRequest(body, { beta });
+    // The body is what the client sent; checkRequest has just checked it against the API's rules.
+    const recorded: RecordedRequest = beta
+      ? { beta, body: body as unknown as Anthropic.Beta.Messages.MessageCreateParams, headers: req.headers, violations }
+      : { beta, body: body as unknown as Anthropic.Messages.MessageCreateParams, headers: req.headers, violations };
     this.requests.push(recorded);
     for (const w of this.requestWaiters.filter((w) => this.requests.length >= w.count)) {
       this.requestWaiters.splice(this.requestWaiters.indexOf(w), 1);
