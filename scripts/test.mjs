@@ -1,5 +1,5 @@
 // `npm test`: everything, on a fresh machine. Installs the npm packages if missing, fetches
-// Neovim 0.10 and 0.12 (scripts/fetch-nvim.sh), builds the host, type-checks, then runs the unit
+// Neovim 0.10 and 0.12 (scripts/fetch-nvim.sh), checks the format and lint (Biome, StyLua), builds the host, type-checks, then runs the unit
 // tests (beside the code) and the integration tests (real Neovim, HTTP mock) on both versions,
 // all on vitest (vitest.config.ts), ending with the line `N passed, M failed`.
 import { spawnSync } from "node:child_process";
@@ -26,12 +26,19 @@ if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(root, 
 console.log("== Neovim under test");
 const nvims = testNvims(root);
 for (const n of nvims) console.log(`   ${n.version}  (${n.bin})`);
+// Format and lint before anything runs: a difference fails with the command that fixes it.
+step("format and lint (npm run lint; `npm run format` fixes the format)", "npm", ["run", "-s", "lint"]);
 step("build", "node", ["scripts/build.mjs"]);
 step("type-check", "npx", ["tsc", "--noEmit", "-p", "."]);
 
 // Extra arguments pass through to vitest: `npm test -- fork` runs the files matching "fork",
 // `npm test -- -t "@fork while"` the tests whose names match.
-step("unit and integration tests (vitest)", process.execPath, [join(root, "node_modules/vitest/vitest.mjs"), "run", ...process.argv.slice(2)], {
-  ...process.env,
-  TINE_TEST_NVIMS: JSON.stringify(nvims),
-});
+step(
+  "unit and integration tests (vitest)",
+  process.execPath,
+  [join(root, "node_modules/vitest/vitest.mjs"), "run", ...process.argv.slice(2)],
+  {
+    ...process.env,
+    TINE_TEST_NVIMS: JSON.stringify(nvims),
+  },
+);
