@@ -2,6 +2,10 @@
  * The root: one dispatch loop for every message and the RPC entry points the Lua side calls.
  * After each batch of messages, the store writes what changed (`Persistence`) and the buffers
  * are derived from state (`Buffers`).
+ *
+ * Longer than 300 lines because it is the one list of what the host answers (rpc/methods.ts
+ * names them): each entry point checks what only the host knows and dispatches, in a few lines;
+ * the work lives in chat/, view/, store/ and claude-code/.
  */
 import { randomUUID } from "node:crypto";
 import { Chat } from "./chat/chat.ts";
