@@ -1,3 +1,7 @@
+/**
+ * The agent against the real SDK and the HTTP mock: streaming, tools, thinking, pauses, retries,
+ * errors, clones. Over 300 lines: the agent's whole contract, one describe per behaviour.
+ */
 import assert from "node:assert/strict";
 import { describe, it } from "vitest";
 import { AgentProbe, testConfig, withAgent } from "../../test/helpers/agent-harness.ts";

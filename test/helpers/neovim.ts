@@ -1,6 +1,9 @@
 /**
  * Drives a real headless Neovim with tine on its runtimepath, the host built from this checkout,
  * and the SDK pointed at a fresh HTTP mock of the Messages API. One Neovim per test.
+ *
+ * Over 300 lines: it is the one `Session` the integration tests speak through, each verb a few
+ * lines, so that tests repeat none of them.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

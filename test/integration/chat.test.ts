@@ -1,4 +1,8 @@
-/** The chat as a user drives it in real Neovim, against the HTTP mock of the Messages API. */
+/**
+ * The chat as a user drives it in real Neovim, against the HTTP mock of the Messages API.
+ * Over 300 lines: one file per feature area, each test standing alone in its own Neovim; split
+ * by area, not by length.
+ */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,8 @@
-/** Conversations move both ways between Claude Code (the real CLI, against the mock) and tine. */
+/**
+ * Conversations move both ways between Claude Code (the real CLI, against the mock) and tine.
+ * Over 300 lines: one file per feature area, each test standing alone in its own Neovim; split
+ * by area, not by length.
+ */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,8 @@
-/** Daily use without surprises: crashes, buffers and windows, keys, approvals, setup. */
+/**
+ * Daily use without surprises: crashes, buffers and windows, keys, approvals, setup.
+ * Over 300 lines: one file per feature area, each test standing alone in its own Neovim; split
+ * by area, not by length.
+ */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";

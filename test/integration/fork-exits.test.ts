@@ -1,4 +1,8 @@
-/** Forks that come back: discard, promote, report; background forks; idle time-outs; branch diff. */
+/**
+ * Forks that come back: discard, promote, report; background forks; idle time-outs; branch diff.
+ * Over 300 lines: one file per feature area, each test standing alone in its own Neovim; split
+ * by area, not by length.
+ */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
 import { body, exchange, resultOf, sentBlocks, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";

@@ -1,4 +1,8 @@
-/** Threads that last: stored as they happen, back after a restart, a crash or in another Neovim. */
+/**
+ * Threads that last: stored as they happen, back after a restart, a crash or in another Neovim.
+ * Over 300 lines: one file per feature area, each test standing alone in its own Neovim; split
+ * by area, not by length.
+ */
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
