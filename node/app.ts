@@ -297,13 +297,14 @@ export class App {
   // ---- forks that come back ----
 
   discardFork(id: ThreadId): void {
+    this.checkForkEnd(id);
     this.dispatch({ type: "chat-msg", msg: { type: "fork-discard", id } });
   }
 
   /** The parent (loaded first if stored) takes the fork's history. */
   async promoteFork(id: ThreadId): Promise<ThreadId> {
-    const parentId = this.chat.lineage.get(id)?.parentId;
-    if (!parentId || !this.chat.threads.has(id)) throw new Error("tine: promote works on an open fork");
+    this.checkForkEnd(id);
+    const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
     this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUUID(), siblingNum: this.chat.maxNum() + 1 } });
     if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
@@ -311,7 +312,14 @@ export class App {
   }
 
   reportFork(id: ThreadId, text?: string): void {
+    this.checkForkEnd(id);
     this.dispatch({ type: "chat-msg", msg: { type: "fork-report", id, ...(text?.trim() ? { text } : {}) } });
+  }
+
+  /** The reason a fork exit called on `id` is refused, as the caller's error. */
+  private checkForkEnd(id: ThreadId): void {
+    const blocker = this.chat.forkEndBlocker(id);
+    if (blocker) throw new Error(blocker);
   }
 
   /** A discarded or reported fork back in the tree (stored). */

@@ -81,7 +81,7 @@ describe("promote", () => {
     dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: f, siblingId: "sib", siblingNum: 9 } });
     expect(texts(chat, "root")).toEqual(["q1", "a1", "f3", "f4"]);
     expect(texts(chat, "sib")).toEqual(["q1", "a1", "q2", "a2"]);
-    expect(chat.lineage.get("sib")).toEqual({ parentId: "root", atMessage: 1 });
+    expect(chat.lineage.get("sib")).toEqual({ parentId: "root", atMessage: 1, relation: "fork" });
     expect(chat.threads.has(f)).toBe(false);
     expect(ended).toEqual([[f, "promoted", "root"]]);
     // Shared, not copied.
@@ -96,8 +96,8 @@ describe("promote", () => {
     const grandchild = fork(f, 1);
     dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: f, siblingId: "sib", siblingNum: 9 } });
     expect(chat.lineage.get(early)!.parentId).toBe("root");
-    expect(chat.lineage.get(late)).toEqual({ parentId: "sib", atMessage: 3 });
-    expect(chat.lineage.get(grandchild)).toEqual({ parentId: "root", atMessage: 1 });
+    expect(chat.lineage.get(late)).toEqual({ parentId: "sib", atMessage: 3, relation: "fork" });
+    expect(chat.lineage.get(grandchild)).toEqual({ parentId: "root", atMessage: 1, relation: "fork" });
     expect(chat.childrenOf("root").sort()).toEqual([early, grandchild, "sib"].sort());
   });
 

@@ -79,6 +79,11 @@ export class Chat implements ChatTree {
     return max;
   }
 
+  /** Why thread `id` cannot end as a fork now (it is no open fork of tine's), or null. */
+  forkEndBlocker(id: ThreadId): string | null {
+    return this.exits.endBlocker(id);
+  }
+
   changed(): void {
     this.version++;
   }
@@ -93,7 +98,7 @@ export class Chat implements ChatTree {
       const byUser = inner.type === "send" && !inner.auto;
       // A fork opened from disk gets its idle clock once it is used again (reading it starts none).
       const lineage = this.lineage.get(thread.id);
-      if (byUser && lineage && !this.forks.get(thread.id) && thread.runner.traits.forkLifecycle) {
+      if (byUser && lineage?.relation === "fork" && !this.forks.get(thread.id) && thread.runner.traits.forkLifecycle) {
         this.forks.update({
           type: "started",
           id: thread.id,
@@ -134,8 +139,9 @@ export class Chat implements ChatTree {
         }
         // Continued elsewhere (an export): a child of the thread it came from, at its last message.
         const parent = this.threads.get(m.parentId);
-        this.lineage.link(m.newId, { parentId: m.parentId, atMessage: Math.max(0, (parent?.runner.history.length ?? 1) - 1) });
-        this.add(thread, { forkOf: m.parentId }, true);
+        const atMessage = Math.max(0, (parent?.runner.history.length ?? 1) - 1);
+        this.lineage.link(m.newId, { parentId: m.parentId, atMessage, relation: "handoff" });
+        this.add(thread, { under: m.parentId }, true);
         return;
       }
       case "fork-thread":
@@ -152,7 +158,7 @@ export class Chat implements ChatTree {
         for (const t of m.threads) {
           if (this.threads.has(t.id)) continue;
           this.stored.set(t.id, t);
-          if (t.parentId) this.lineage.link(t.id, { parentId: t.parentId, atMessage: t.atMessage });
+          if (t.parentId) this.lineage.link(t.id, { parentId: t.parentId, atMessage: t.atMessage, relation: t.relation });
         }
         return;
       case "load-thread": {
@@ -242,6 +248,7 @@ export class Chat implements ChatTree {
     this.lineage.link(thread.id, {
       parentId: request.sourceId,
       atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
+      relation: "fork",
     });
     if (runner.traits.forkLifecycle) {
       this.forks.update({
@@ -255,7 +262,7 @@ export class Chat implements ChatTree {
     }
     // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
     if (request.prompt) thread.update({ type: "send", text: request.prompt });
-    this.add(thread, { forkOf: request.sourceId, prefill: request.prefill, background: request.background === true }, !request.background);
+    this.add(thread, { under: request.sourceId, prefill: request.prefill, background: request.background === true }, !request.background);
   }
 
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void {

@@ -19,7 +19,8 @@ export type ChatEvents = {
 };
 
 export type CreatedHow = {
-  forkOf?: ThreadId;
+  /** The thread it hangs under (as a fork or a hand-off, see the tree) and opens beside. */
+  under?: ThreadId;
   prefill?: string;
   loaded?: boolean;
   /** No window: a background fork, or a branch made by a promote. */

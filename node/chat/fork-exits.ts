@@ -64,7 +64,7 @@ export class ForkExits {
   forkTool(thread: Thread, use: { name: string; input: unknown }): { text: string; isError: boolean } {
     const refuse = (text: string) => ({ text, isError: true });
     if (!isForkTool(use.name)) return refuse(`Unknown tool: ${use.name}`);
-    if (endsAFork(use.name) && !this.chat.lineage.has(thread.id))
+    if (endsAFork(use.name) && this.chat.lineage.get(thread.id)?.relation !== "fork")
       return refuse(`${use.name} works only in a fork, and this thread is not one.`);
     const parsed = parseForkTool(use.name, use.input);
     if (!parsed.ok) return refuse(parsed.error);
@@ -114,8 +114,8 @@ export class ForkExits {
       `${source.title} → hand-off`,
       chat.runners.start({ kind: "api" }, chat.agentDispatch(id)),
     );
-    chat.lineage.link(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1) });
-    chat.add(thread, { forkOf: source.id, prefill: prompt }, true);
+    chat.lineage.link(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1), relation: "handoff" });
+    chat.add(thread, { under: source.id, prefill: prompt }, true);
     // After the message being handled: the tool run that got us here is dropped with the turn.
     chat.dispatch({ type: "thread-msg", id: source.id, msg: { type: "rewind", history: base } });
   }
@@ -215,7 +215,7 @@ export class ForkExits {
       // Made before the parent changes, so its stored pointer holds the parent as it was.
       chat.add(
         chat.makeThread(siblingId, siblingNum, `${parent.title} ⑂${ordinal}`, runner),
-        { forkOf: parent.id, background: true },
+        { under: parent.id, background: true },
         false,
       );
       // The parent's forks taken after the fork point go with the old tail (in the store too).
@@ -235,12 +235,22 @@ export class ForkExits {
     this.handoffs.delete(id);
   }
 
-  private liveFork(id: ThreadId): Thread {
+  /** Why thread `id` cannot end as a fork (discard, promote, report) now, or null. */
+  endBlocker(id: ThreadId): string | null {
     const thread = this.chat.threads.get(id);
-    if (!thread) throw new Error(`tine: thread ${id} is not open`);
-    if (!this.chat.lineage.has(id)) throw new Error(`tine: ${thread.title} is not a fork`);
-    if (thread.runner.traits.endBlocker) throw new Error(thread.runner.traits.endBlocker);
-    return thread;
+    if (!thread) return `tine: thread ${id} is not open`;
+    const lineage = this.chat.lineage.get(id);
+    if (!lineage) return `tine: ${thread.title} is not a fork`;
+    // Nothing of a hand-off's history is its source's: there is nothing to promote or report into it.
+    if (lineage.relation === "handoff")
+      return `tine: ${thread.title} was handed off, not forked: it is a thread of its own and does not end into its source`;
+    return thread.runner.traits.endBlocker;
+  }
+
+  private liveFork(id: ThreadId): Thread {
+    const blocker = this.endBlocker(id);
+    if (blocker) throw new Error(blocker);
+    return this.chat.threads.get(id)!;
   }
 
   private apply(effects: ForkEffect[]): void {

@@ -3,6 +3,7 @@ import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { RunnerSpec, RunnerStart } from "./runner.ts";
+import type { Relation } from "./tree.ts";
 
 /** Unique across processes and machines (a UUID); stays the same when the thread is stored. */
 export type ThreadId = string;
@@ -32,6 +33,8 @@ export type StoredThread = {
   readonly title: string;
   readonly parentId: ThreadId | null;
   readonly atMessage: number;
+  /** How it hangs under `parentId`. */
+  readonly relation: Relation;
   readonly created: number;
   readonly updated: number;
   readonly messages: number;

@@ -31,12 +31,11 @@ class ListModel {
   }
   promote(fork: string, sibling: string | null) {
     const { parentId, atMessage } = this.get(fork)!;
-    if (sibling) this.set(sibling, { parentId, atMessage });
+    if (sibling) this.set(sibling, { parentId, atMessage, relation: "fork" });
     for (const [child, l] of this.entries.map(([c, x]) => [c, x] as const)) {
       if (child === fork || child === sibling) continue;
-      if (l.parentId === fork) this.set(child, { parentId, atMessage: l.atMessage });
-      else if (sibling && l.parentId === parentId && l.atMessage > atMessage)
-        this.set(child, { parentId: sibling, atMessage: l.atMessage });
+      if (l.parentId === fork) this.set(child, { ...l, parentId });
+      else if (sibling && l.parentId === parentId && l.atMessage > atMessage) this.set(child, { ...l, parentId: sibling });
     }
   }
 }
@@ -51,8 +50,8 @@ function run(ops: Op[]) {
       const parent = ids[o.parent % ids.length]!;
       const id = `t${ids.length}`;
       ordinals.push([parent, tree.nextOrdinal(parent)]);
-      tree.link(id, { parentId: parent, atMessage: o.at });
-      model.set(id, { parentId: parent, atMessage: o.at });
+      tree.link(id, { parentId: parent, atMessage: o.at, relation: "fork" });
+      model.set(id, { parentId: parent, atMessage: o.at, relation: "fork" });
       ids.push(id);
     } else {
       const forks = ids.filter((id) => tree.has(id));
@@ -131,14 +130,14 @@ describe("fork tree", () => {
           const { parentId, atMessage } = tree.get(fork)!;
           const before = new Map(ids.map((id) => [id, tree.get(id)]));
           tree.promote(fork, "tail");
-          expect(tree.get("tail")).toEqual({ parentId, atMessage });
+          expect(tree.get("tail")).toEqual({ parentId, atMessage, relation: "fork" });
           for (const id of ids) {
             const was = before.get(id);
             const now = tree.get(id);
             if (!was) continue;
-            if (was.parentId === fork) expect(now).toEqual({ parentId, atMessage: was.atMessage });
+            if (was.parentId === fork) expect(now).toEqual({ ...was, parentId });
             else if (was.parentId === parentId && id !== fork && was.atMessage > atMessage)
-              expect(now).toEqual({ parentId: "tail", atMessage: was.atMessage });
+              expect(now).toEqual({ ...was, parentId: "tail" });
             else expect(now).toEqual(was);
           }
         },

@@ -7,10 +7,18 @@
  */
 import type { ThreadId } from "./msgs.ts";
 
+/**
+ * How a thread hangs under another: a `fork` shares its parent's history up to `atMessage`; a
+ * `handoff` (`@handoff`, an export to Claude Code) is a thread of its own, linked under its source
+ * at the message it was made from, and never ends into it.
+ */
+export type Relation = "fork" | "handoff";
+
 export type Lineage = {
   readonly parentId: ThreadId;
   /** The last source message the fork shares (the message it branched from). */
   readonly atMessage: number;
+  readonly relation: Relation;
 };
 
 export class ForkTree {
@@ -62,14 +70,13 @@ export class ForkTree {
     const fork = this.parents.get(forkId);
     if (!fork) throw new Error(`tine: ${forkId} is not a fork`);
     const { parentId, atMessage } = fork;
-    if (siblingId !== null) this.link(siblingId, { parentId, atMessage });
+    if (siblingId !== null) this.link(siblingId, { parentId, atMessage, relation: "fork" });
     const moves: [ThreadId, Lineage][] = [];
-    for (const child of this.childrenOf(forkId)) moves.push([child, { parentId, atMessage: this.parents.get(child)!.atMessage }]);
+    for (const child of this.childrenOf(forkId)) moves.push([child, { ...this.parents.get(child)!, parentId }]);
     if (siblingId !== null) {
       for (const child of this.childrenOf(parentId)) {
         const l = this.parents.get(child)!;
-        if (child !== forkId && child !== siblingId && l.atMessage > atMessage)
-          moves.push([child, { parentId: siblingId, atMessage: l.atMessage }]);
+        if (child !== forkId && child !== siblingId && l.atMessage > atMessage) moves.push([child, { ...l, parentId: siblingId }]);
       }
     }
     for (const [child, lineage] of moves) this.link(child, lineage);

@@ -31,6 +31,7 @@ export function toStoredThread(s: ThreadSummary): StoredThread {
     title: s.title,
     parentId: s.parent?.id ?? null,
     atMessage: s.parent?.atMessage ?? 0,
+    relation: s.parent?.relation ?? "fork",
     created: s.created,
     updated: s.updated,
     messages: s.messages,
@@ -70,8 +71,8 @@ export class Persistence {
     };
     const byId = new Map(threads.map((t) => [t.id, t]));
     // A fork taken from a parent's old tail, before a promote moved that tail: under the tail.
-    const branchedTo = (p: { id: string; records: number; atMessage: number }) =>
-      byId.get(p.id)?.branches.find((b) => p.records <= b.upTo && p.atMessage > b.after)?.to;
+    const branchedTo = (p: ParentPointer) =>
+      p.relation === "fork" ? byId.get(p.id)?.branches.find((b) => p.records <= b.upTo && p.atMessage > b.after)?.to : undefined;
     const remapped = threads.map((t) => {
       if (!t.parent) return t;
       const moved = branchedTo(t.parent);
@@ -144,19 +145,27 @@ export class Persistence {
   }
 
   /** A thread appeared in the chat: a new root waits for content, a fork is written at once. */
-  created(thread: Thread, chat: Chat, how: { forkOf?: ThreadId; loaded?: boolean }): void {
+  created(thread: Thread, chat: Chat, how: { under?: ThreadId; loaded?: boolean }): void {
     // Opened from disk: its writer (if this instance may write it) was set up by `open`.
     if (how.loaded) return;
-    const forkOf = how.forkOf;
-    if (forkOf === undefined) {
+    const under = how.under;
+    if (under === undefined) {
       this.pending.add(thread.id);
       return;
     }
-    const anchor = this.anchorOf(forkOf, chat);
     const lineage = chat.lineage.get(thread.id);
-    const parent: ParentPointer | null = anchor
-      ? { id: forkOf, records: anchor.records, atMessage: lineage?.atMessage ?? 0, messages: anchor.history.length }
-      : null;
+    // A hand-off shares nothing of its source's log: only its place in the tree.
+    const anchor = lineage?.relation === "handoff" ? null : this.anchorOf(under, chat);
+    const parent: ParentPointer | null =
+      lineage?.relation === "handoff"
+        ? { relation: "handoff", id: under, atMessage: lineage.atMessage }
+        : anchor && {
+            relation: "fork",
+            id: under,
+            records: anchor.records,
+            atMessage: lineage?.atMessage ?? 0,
+            messages: anchor.history.length,
+          };
     const log = this.store.create({
       id: thread.id,
       num: thread.num,

@@ -9,15 +9,28 @@ import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } fro
 
 export const FORMAT_VERSION = 1;
 
-/** Where a fork branched: the parent's log up to `records` (header excluded) is its start. */
-export type ParentPointer = {
-  readonly id: string;
-  readonly records: number;
-  /** The last parent message the fork shares, for the tree (the fork's own view is in its log). */
-  readonly atMessage: number;
-  /** Messages in the parent's history at `records`: the list counts a fork's without reading its parent. */
-  readonly messages: number;
-};
+/**
+ * Where a thread hangs in the tree. A fork shares its parent's history: the parent's log up to
+ * `records` (header excluded) is its start. A hand-off (`@handoff`, an export to Claude Code) is
+ * a thread of its own, linked under its source: nothing of the source's log is replayed for it.
+ * Pointers written before hand-offs were told apart have no `relation`: they are forks.
+ */
+export type ParentPointer =
+  | {
+      readonly relation: "fork";
+      readonly id: string;
+      readonly records: number;
+      /** The last parent message the fork shares, for the tree (the fork's own view is in its log). */
+      readonly atMessage: number;
+      /** Messages in the parent's history at `records`: the list counts a fork's without reading its parent. */
+      readonly messages: number;
+    }
+  | {
+      readonly relation: "handoff";
+      readonly id: string;
+      /** The source's last message when the hand-off was made, for the tree. */
+      readonly atMessage: number;
+    };
 
 export type Header = {
   readonly t: "header";
@@ -106,8 +119,10 @@ export function decode(line: string): Decoded {
       if (r["v"] !== FORMAT_VERSION) return bad(`format version ${String(r["v"])} is not ${FORMAT_VERSION}`);
       const runner = checkRunnerSpec(r["runner"] ?? legacyRunner(r["claude"]));
       if (!runner.ok) return bad(runner.why);
+      const parent = parentPointer(r["parent"]);
+      if (parent === undefined) return bad("parent is not a fork or hand-off pointer");
       const { claude: _legacy, ...header } = r;
-      return { ok: true, record: { ...header, runner: runner.spec } as Header };
+      return { ok: true, record: { ...header, parent, runner: runner.spec } as Header };
     }
     case "append": {
       const m = r["m"] as Record<string, unknown> | undefined;
@@ -145,6 +160,20 @@ export function decode(line: string): Decoded {
       return { ok: false, error: `unknown record type ${String(r["t"])}` };
   }
 }
+
+/** A header's parent pointer checked (and an old one read as a fork), or undefined when it is not one. */
+function parentPointer(v: unknown): ParentPointer | null | undefined {
+  if (v === null || v === undefined) return null;
+  if (typeof v !== "object" || Array.isArray(v)) return undefined;
+  const p = v as Record<string, unknown>;
+  if (typeof p["id"] !== "string" || !isCount(p["atMessage"])) return undefined;
+  if (p["relation"] === "handoff") return { relation: "handoff", id: p["id"], atMessage: p["atMessage"] };
+  if (p["relation"] !== undefined && p["relation"] !== "fork") return undefined;
+  if (!isCount(p["records"]) || !isCount(p["messages"])) return undefined;
+  return { relation: "fork", id: p["id"], records: p["records"], atMessage: p["atMessage"], messages: p["messages"] };
+}
+
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 
 /**
  * The runner of a header written before `runner` existed: none (tine's agent), or a Claude Code

@@ -71,7 +71,14 @@ it("stored threads and forks reload to their in-memory state, and any crash cut 
             parent: { id: string; records: number; atMessage: number; messages: number } | null,
           ): Model => {
             const id = newId();
-            const log = store.create({ id, num: ids, title: "T", model: "m", runner: { kind: "api" }, parent });
+            const log = store.create({
+              id,
+              num: ids,
+              title: "T",
+              model: "m",
+              runner: { kind: "api" },
+              parent: parent && { relation: "fork", ...parent },
+            });
             const m: Model = {
               id,
               rec: new ThreadRecorder(log, { history: base, open: [], results: new Map(), title: "T", reports: [] }),

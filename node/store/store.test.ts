@@ -117,7 +117,7 @@ describe("ThreadStore", () => {
         title: "F",
         model: "m",
         runner: { kind: "api" },
-        parent: { id: parent.id, records: parent.rec.records, atMessage, messages: parent.rec.writtenHistory.length },
+        parent: { relation: "fork", id: parent.id, records: parent.rec.records, atMessage, messages: parent.rec.writtenHistory.length },
       });
       return { id, rec: new ThreadRecorder(log, snap(parent.rec.writtenHistory, { title: "F" })), base };
     };
@@ -255,7 +255,7 @@ describe("ThreadStore", () => {
         title: "F",
         model: "m",
         runner: { kind: "api" },
-        parent: { id: a.id, records: a.rec.records, atMessage: 1, messages: 2 },
+        parent: { relation: "fork", id: a.id, records: a.rec.records, atMessage: 1, messages: 2 },
       }),
       snap(h, { title: "F" }),
     );

@@ -170,7 +170,7 @@ export class ThreadStore {
     if (below !== undefined) {
       start = below;
       state = cached.states.get(below)!;
-    } else if (header.parent) {
+    } else if (header.parent?.relation === "fork") {
       const parent = this.stateAt(header.parent.id, header.parent.records, new Set([...seen, id]));
       // A fork starts from its parent's history only: a turn streaming in the parent is not its own.
       state = { ...emptyState(header.title), history: parent.history };
@@ -252,7 +252,8 @@ export class ThreadStore {
     const holder = this.lockedBy(id);
     if (holder !== null) throw new Error(`tine: the thread is open in another Neovim (pid ${holder})`);
     const all = this.list().threads;
-    const hasForks = (tid: string) => all.some((t) => t.parent?.id === tid && existsSync(this.path(t.id)));
+    // Only forks replay their parent's log; a hand-off merely hangs under it.
+    const hasForks = (tid: string) => all.some((t) => t.parent?.relation === "fork" && t.parent.id === tid && existsSync(this.path(t.id)));
     if (hasForks(id)) {
       const own = this.writers.get(id);
       if (own) own.append([{ t: "deleted" }]);

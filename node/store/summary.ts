@@ -107,7 +107,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
           runner: r.runner,
         };
         title = r.title;
-        messages = r.parent?.messages ?? 0;
+        messages = r.parent?.relation === "fork" ? r.parent.messages : 0;
       }
     } else if (r.t === "truncate") messages = r.n;
     else if (r.t === "title") title = r.title;

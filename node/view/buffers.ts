@@ -69,7 +69,7 @@ export class Buffers {
     return null;
   }
 
-  mount(thread: Thread, how: { forkOf?: ThreadId; prefill?: string }): void {
+  mount(thread: Thread, how: { under?: ThreadId; prefill?: string }): void {
     const promise = (async () => {
       const draft = this.drafts.get(thread.id) ?? [];
       this.drafts.delete(thread.id);
@@ -103,8 +103,8 @@ export class Buffers {
       this.mounted.set(thread.id, m);
       this.mounting.delete(thread.id);
       this.renderThread(thread, m);
-      if (how.forkOf !== undefined) {
-        const source = this.mounted.get(how.forkOf);
+      if (how.under !== undefined) {
+        const source = this.mounted.get(how.under);
         await this.nvim.call("open_fork", [bufs.display, bufs.input, source?.display ?? -1, this.forkOpen, how.prefill ?? ""]);
       }
       return m;
@@ -153,14 +153,23 @@ export class Buffers {
     }
     const lineage = this.chat.lineage.get(thread.id);
     const parentTitle = lineage && this.chat.titleOf(lineage.parentId);
-    const headerLines =
-      lineage && parentTitle !== undefined
-        ? [
+    const headerLines: string[] = [];
+    if (lineage && parentTitle !== undefined) {
+      switch (lineage.relation) {
+        case "fork":
+          headerLines.push(
             `⑂ Forked from "${parentTitle}" at message ${lineage.atMessage + 1} · gp: go to parent`,
             `  ends with: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard`,
             "",
-          ]
-        : [];
+          );
+          break;
+        case "handoff":
+          headerLines.push(`↪ Handed off from "${parentTitle}": a thread of its own · gp: go to it`, "");
+          break;
+        default:
+          assertUnreachable(lineage.relation);
+      }
+    }
     if (thread.runner.history.length === 0 && !thread.runner.open) headerLines.push(this.emptyHint, "");
     if (thread.readOnlyBy !== null)
       headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");

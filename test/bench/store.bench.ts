@@ -109,7 +109,7 @@ for (const n of [1000, 10000]) {
         title: "big ⑂1",
         model: "m",
         runner: { kind: "api" },
-        parent: { id: source.id, records: base.records, atMessage: n - 1, messages: base.raw.history.length },
+        parent: { relation: "fork", id: source.id, records: base.records, atMessage: n - 1, messages: base.raw.history.length },
       });
       const rec = new ThreadRecorder(log, { history: base.raw.history, open: [], results: new Map(), title: "big ⑂1", reports: [] });
       rec.sync({ history: base.history.share(), open: [], results: new Map(), title: "big ⑂1", reports: [] });

@@ -224,6 +224,48 @@ describe(`forks that come back (${nv.version})`, () => {
     });
   });
 
+  it("a hand-off thread is a thread of its own under its source: its banner says so, it cannot be promoted over its source, and a restart keeps it apart", async () => {
+    await withProject(async (cwd) => {
+      let ids = { source: "", handoff: "" };
+      await withNeovim(
+        nv,
+        async (s) => {
+          const source = await oneExchange(s, "first question", "First answer.");
+          await exchange(s, source, "second question", "Second answer.", { waitFor: "Second answer." });
+          const before = await s.messages(source);
+          s.mock.reply(response([{ toolUse: { id: "h1", name: "fork_thread", input: { prompt: "Carry on with the plan." } } }]));
+          await typeAndSend(s, "@handoff carry on");
+          await s.waitForThreadCount(2, "the hand-off thread");
+          const handoff = (await s.threads())[1]!.id;
+          ids = { source, handoff };
+          await s.waitForStatus(source, "idle");
+          await exchange(s, handoff, "Carry on with the plan.", "Carrying on.", { waitFor: "Carrying on." });
+          const display = await s.display(handoff);
+          assert.match(display, /^↪ Handed off from "first question": a thread of its own · gp: go to it/);
+          assert.ok(!display.includes("Forked from"), display);
+          const refused = await s.lua<string>("local ok, e = pcall(require('tine').promote, ...); return ok and 'promoted' or e", handoff);
+          assert.match(refused, /was handed off, not forked: it is a thread of its own and does not end into its source/);
+          assert.deepEqual(await s.messages(source), before, "the source keeps its history");
+          assert.equal((await s.threads()).length, 2);
+        },
+        { cwd },
+      );
+      await withNeovim(
+        nv,
+        async (s) => {
+          await s.cmd("Tine threads");
+          const after = Object.fromEntries((await s.threads()).map((t) => [t.id, t]));
+          assert.equal(after[ids.handoff]!.parent_id, ids.source, "still listed under its source");
+          assert.equal(after[ids.handoff]!.messages, 2, "only its own messages, none of its source's");
+          await s.open(ids.handoff);
+          assert.deepEqual(texts(await s.messages(ids.handoff)), ["Carry on with the plan.", "Carrying on."]);
+          await s.waitForDisplay(ids.handoff, /^↪ Handed off from/);
+        },
+        { cwd },
+      );
+    });
+  });
+
   it("a background fork that needs an approval waits, shows it in the list and says so once; opened, it is an ordinary fork", async () => {
     await withNeovim(nv, async (s) => {
       await oneExchange(s, "main question", "Parent answer.");
