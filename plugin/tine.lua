@@ -5,7 +5,7 @@ end
 vim.g.loaded_tine = true
 
 vim.api.nvim_create_user_command("Tine", function(args)
-  require("tine").command(args)
+  require("tine.commands").command(args)
 end, {
   nargs = "*",
   bang = true,
@@ -40,7 +40,7 @@ end, {
 })
 
 vim.api.nvim_create_user_command("ForkThread", function(args)
-  require("tine").fork_command(args)
+  require("tine.fork").fork_command(args)
 end, {
   nargs = "*",
   bang = true,

@@ -109,7 +109,7 @@ local function start()
             ),
             vim.log.levels.ERROR
           )
-          require("tine.ui").host_died()
+          require("tine.buffers").host_died()
         end)
       end
     end,

@@ -1,4 +1,7 @@
--- What the host calls in Neovim (through nvim_exec_lua). Kept small: buffer writes and UI glue.
+-- What the host calls in Neovim (through nvim_exec_lua). Kept small: buffer writes and UI glue
+-- (the buffers are made in buffers.lua and terminal.lua, their windows placed by ui.lua).
+local buffers = require("tine.buffers")
+local terminal = require("tine.terminal")
 local ui = require("tine.ui")
 
 local M = {}
@@ -107,33 +110,33 @@ function M.notify(message, level)
 end
 
 function M.create_thread_buffers(id, num, title, draft)
-  return ui.create_thread_buffers(id, num, title, draft)
+  return buffers.create_thread_buffers(id, num, title, draft)
 end
 
 function M.create_terminal_thread(id, num, title, argv, prompt)
-  return ui.create_terminal_thread(id, num, title, argv, prompt)
+  return terminal.create_terminal_thread(id, num, title, argv, prompt)
 end
 
 function M.set_pending(display, input, pending, title, tell)
-  ui.set_pending(display, input, pending, title, tell)
+  buffers.set_pending(display, input, pending, title, tell)
   return true
 end
 
 function M.file_written(path)
   vim.schedule(function()
-    ui.file_written(path)
+    buffers.file_written(path)
   end)
   return true
 end
 
 function M.set_title(display, num, title)
-  ui.set_title(display, num, title)
+  buffers.set_title(display, num, title)
   return true
 end
 
 function M.close_thread_buffers(display, input)
   vim.schedule(function()
-    ui.close_thread_buffers(display, input)
+    buffers.close_thread_buffers(display, input)
   end)
   return true
 end
@@ -144,7 +147,7 @@ function M.open_fork(display, input, source_display, mode, prefill)
 end
 
 function M.list_buffer()
-  return ui.create_list_buffer()
+  return buffers.create_list_buffer()
 end
 
 return M

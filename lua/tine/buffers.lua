@@ -1,0 +1,276 @@
+-- tine's buffers: a thread's display and input, and the thread list. Made when the host asks
+-- (host_api.lua), with their keys (what the keys do is in keys.lua, fork.lua, list.lua and the
+-- API), renamed, closed, and told when the host dies. Their windows are ui.lua's job.
+local config = require("tine.config")
+local fork = require("tine.fork")
+local keys = require("tine.keys")
+local list = require("tine.list")
+local tine = require("tine")
+local ui = require("tine.ui")
+
+local M = {}
+
+local function scratch(name, filetype)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = filetype
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  return buf
+end
+
+local function map(buf, modes, lhs, fn, desc)
+  if not lhs or lhs == "" then
+    return
+  end
+  vim.keymap.set(modes, lhs, fn, { buffer = buf, nowait = true, silent = true, desc = "tine: " .. desc })
+end
+
+--- `key` in the input buffer's Normal mode: approves/denies while a tool waits for approval,
+--- and is the key it always was otherwise (`a` appends, `d` deletes).
+local function approval_key(input, id, lhs, action, desc)
+  if not lhs or lhs == "" then
+    return
+  end
+  vim.keymap.set(
+    "n",
+    lhs,
+    function()
+      if vim.b[input].tine_pending then
+        vim.schedule(function()
+          keys.line_action(id, action)
+        end)
+        return "<Ignore>"
+      end
+      return lhs
+    end,
+    { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" }
+  )
+end
+
+--- Buffers unloaded or wiped by the user (:bd, :bw) are recreated by the host on the next show:
+--- it is told once the autocmd is over, with the unsent input so nothing typed is lost.
+local function watch(buf, id, display, input)
+  vim.api.nvim_create_autocmd("BufUnload", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      if vim.b[buf].tine_closing or vim.v.exiting ~= vim.NIL then
+        return
+      end
+      local draft = vim.api.nvim_buf_is_valid(input) and vim.api.nvim_buf_get_lines(input, 0, -1, false) or {}
+      vim.schedule(function()
+        -- The pair goes together (its names are freed for the new pair), then the host forgets it.
+        M.close_thread_buffers(display, input)
+        if require("tine.host").running() then
+          pcall(require("tine.host").request, "buffers_gone", id, draft)
+        end
+      end)
+    end,
+  })
+end
+
+function M.create_thread_buffers(id, num, title, draft)
+  local km = config.options.keymaps
+  local display = scratch(("tine://%d/%s"):format(num, title), "markdown")
+  vim.bo[display].modifiable = false
+  local input = scratch(("tine://%d/input"):format(num), "markdown")
+  vim.b[display].tine_thread = id
+  vim.b[input].tine_thread = id
+  vim.b[display].tine_input = input
+  vim.b[input].tine_display = display
+  if draft and #draft > 0 then
+    vim.api.nvim_buf_set_lines(input, 0, -1, false, draft)
+  end
+  watch(display, id, display, input)
+  watch(input, id, display, input)
+
+  map(input, "n", km.send, function()
+    keys.send_input(input)
+  end, "send")
+  map(input, { "n", "i" }, km.send_any, function()
+    keys.send_input(input)
+  end, "send (Insert mode too)")
+  approval_key(input, id, km.approve, "approve", "approve the tool call")
+  approval_key(input, id, km.deny, "deny", "deny the tool call")
+  map(input, "n", km.help, function()
+    ui.show_keys(input)
+  end, "show these keys")
+  map(display, "n", km.help, function()
+    ui.show_keys(display)
+  end, "show these keys")
+  map(input, { "n", "i" }, km.abort, function()
+    tine.abort(id)
+  end, "abort")
+  map(display, "n", km.abort, function()
+    tine.abort(id)
+  end, "abort")
+  map(display, "n", km.retry, function()
+    tine.retry(id)
+  end, "send the failed turn again")
+  map(display, "n", km.toggle_detail, function()
+    keys.line_action(id, "toggle")
+  end, "expand/collapse")
+  map(display, "n", km.approve, function()
+    keys.line_action(id, "approve")
+  end, "approve tool call")
+  map(display, "n", km.deny, function()
+    keys.line_action(id, "deny")
+  end, "deny tool call")
+  map(display, "n", km.fork_at_message, function()
+    fork.fork_command({ bang = true })
+  end, "fork at this message")
+  map(display, "x", km.fork_at_message, function()
+    fork.fork_selection()
+  end, "fork quoting the selection")
+  map(display, "n", km.go_to_parent, function()
+    keys.go_to_parent(id)
+  end, "go to parent thread")
+  map(display, "n", km.go_to_fork, function()
+    keys.go_to_fork(id)
+  end, "go to the fork taken at this message")
+  map(display, "n", km.fork_report, function()
+    tine.fork_end("report", id)
+  end, "fork: report to the parent and end")
+  map(display, "n", km.fork_promote, function()
+    tine.fork_end("promote", id)
+  end, "fork: promote into the parent")
+  map(display, "n", km.fork_discard, function()
+    tine.fork_end("discard", id)
+  end, "fork: discard")
+  return { display = display, input = input }
+end
+
+function M.create_list_buffer()
+  local km = config.options.keymaps
+  local buf = scratch("tine://threads", "tine-threads")
+  vim.bo[buf].modifiable = false
+  map(buf, "n", km.help, function()
+    ui.show_keys(buf)
+  end, "show these keys")
+  map(buf, "n", km.list_open, function()
+    list.open_from_list()
+  end, "open thread")
+  map(buf, "n", km.list_fork, function()
+    list.fork_from_list()
+  end, "fork thread")
+  map(buf, "n", km.list_rename, function()
+    list.rename_from_list()
+  end, "rename thread")
+  map(buf, "n", km.list_delete, function()
+    list.delete_from_list()
+  end, "delete thread")
+  map(buf, "n", km.abort, function()
+    list.cancel_from_list()
+  end, "cancel a waiting fork / abort")
+  map(buf, "n", km.list_background, function()
+    list.background_from_list()
+  end, "background fork (reports back)")
+  map(buf, "n", km.fork_report, function()
+    list.fork_end_from_list("report")
+  end, "fork: report to the parent and end")
+  map(buf, "n", km.fork_promote, function()
+    list.fork_end_from_list("promote")
+  end, "fork: promote into the parent")
+  map(buf, "n", km.fork_discard, function()
+    list.fork_end_from_list("discard")
+  end, "fork: discard")
+  return buf
+end
+
+--- The display buffer's name follows the thread's title.
+function M.set_title(display, num, title)
+  if not vim.api.nvim_buf_is_valid(display) then
+    return
+  end
+  local old = vim.api.nvim_buf_get_name(display)
+  pcall(vim.api.nvim_buf_set_name, display, ("tine://%d/%s"):format(num, title))
+  -- Renaming leaves an unloaded buffer holding the old name (as `:file` does): wipe it.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= display and not vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == old then
+      pcall(vim.api.nvim_buf_delete, b, { force = true })
+    end
+  end
+end
+
+--- A deleted thread's buffers go; windows showing them keep their place with another buffer.
+function M.close_thread_buffers(display, input)
+  for _, buf in ipairs({ input, display }) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      vim.b[buf].tine_closing = true
+      for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+        if #vim.api.nvim_list_wins() > 1 then
+          pcall(vim.api.nvim_win_close, win, true)
+        else
+          vim.api.nvim_win_set_buf(win, vim.api.nvim_create_buf(true, false))
+        end
+      end
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
+end
+
+--- The host says whether a tool of the thread waits for approval. `a`/`d` in the input then
+--- answer it; a thread not in sight says so once.
+function M.set_pending(display, input, pending, title, tell)
+  if not vim.api.nvim_buf_is_valid(input) then
+    return
+  end
+  vim.b[input].tine_pending = pending
+  if pending and tell then
+    local visible = false
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      local b = vim.api.nvim_win_get_buf(w)
+      if b == display or b == input then
+        visible = true
+      end
+    end
+    if not visible then
+      vim.notify(("tine: %s waits for your approval of a tool call"):format(title), vim.log.levels.WARN)
+    end
+  end
+end
+
+--- After a tool wrote `path`: a buffer holding it is reloaded, unless it has unsaved changes.
+function M.file_written(path)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if
+      vim.api.nvim_buf_is_loaded(buf)
+      and vim.api.nvim_buf_get_name(buf) ~= ""
+      and vim.fn.resolve(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":p")) == vim.fn.resolve(path)
+    then
+      if vim.bo[buf].modified then
+        vim.notify(
+          ("tine: %s was changed by edit_file, but your buffer has unsaved changes: it was not reloaded (:e! to take the file's)"):format(
+            vim.fn.fnamemodify(path, ":~:.")
+          ),
+          vim.log.levels.WARN
+        )
+      else
+        vim.api.nvim_buf_call(buf, function()
+          vim.cmd("silent! edit!")
+        end)
+      end
+    end
+  end
+end
+
+--- Called when the host dies: thread buffers no longer update; say so in each, and in the list.
+function M.host_died()
+  require("tine.host_api").stop_spinners()
+  local note = "⚠ The tine host exited: :Tine restart starts a new one (stored threads come back)."
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    local is_list = vim.api.nvim_buf_get_name(buf) == "tine://threads"
+    if (vim.b[buf].tine_thread and vim.api.nvim_buf_get_name(buf):match("/input$") == nil) or is_list then
+      vim.bo[buf].modifiable = true
+      if is_list then
+        vim.api.nvim_buf_set_lines(buf, 0, 0, false, { note })
+      else
+        vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "", note })
+      end
+      vim.bo[buf].modifiable = false
+    end
+  end
+end
+
+return M

@@ -1,0 +1,207 @@
+-- The :Tine command (plugin/tine.lua defines it): each subcommand is a function here. They act
+-- through the API (init.lua) and report a failure instead of raising it. :ForkThread is in
+-- fork.lua, `:Tine threads` in list.lua.
+local host = require("tine.host")
+local keys = require("tine.keys")
+local list = require("tine.list")
+local tine = require("tine")
+local ui = require("tine.ui")
+local util = require("tine.util")
+
+local err, guarded, shown = util.err, util.guarded, util.shown
+
+local M = {}
+
+--- A time (ms since the epoch) as a picker shows it.
+---@param ms integer|vim.NIL|nil
+---@return string
+local function when(ms)
+  if ms == nil or ms == vim.NIL then
+    return "now"
+  end
+  return os.date("%Y-%m-%d %H:%M", math.floor(ms / 1000)) --[[@as string]]
+end
+
+--- Asks the host for a list (`method`) and lets the user pick one with vim.ui.select.
+---@param method string
+---@param prompt string
+---@param empty string what to say when the list is empty
+---@param format_item fun(item: table): string
+---@param act fun(item: table)
+local function pick(method, prompt, empty, format_item, act)
+  local ok, items = guarded(host.request, method)
+  if not ok then
+    return
+  end
+  if #items == 0 then
+    return vim.notify(empty, vim.log.levels.INFO)
+  end
+  vim.ui.select(items, { prompt = prompt, format_item = format_item }, function(item)
+    if item then
+      act(item)
+    end
+  end)
+end
+
+--- :Tine: shows the active thread in the sidebar (a first thread when there is none), or hides it.
+function M.toggle()
+  if ui.sidebar_open() then
+    return ui.close_sidebar()
+  end
+  local ok, t = guarded(host.request, "active_buffers")
+  if ok then
+    ui.show(t.display, t.input)
+  end
+end
+
+--- :Tine new: a new thread in the sidebar.
+function M.new_thread()
+  local ok, t = guarded(host.request, "new_thread")
+  if ok then
+    ui.show(t.display, t.input)
+  end
+end
+
+--- :Tine send: sends the input of the thread in the current window.
+function M.send_current()
+  local buf = vim.api.nvim_get_current_buf()
+  if not vim.b[buf].tine_thread then
+    return err("tine: not in a tine thread buffer")
+  end
+  local ok, t = guarded(host.request, "active_buffers")
+  if not ok then
+    return
+  end
+  local id = vim.b[buf].tine_thread
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.b[b].tine_thread == id and vim.api.nvim_buf_get_name(b):match("/input$") then
+      return keys.send_input(b)
+    end
+  end
+  return keys.send_input(t.input)
+end
+
+--- :Tine abort and <C-c>: aborts the thread in the current window (or the active one).
+function M.abort_current()
+  local id = vim.b.tine_thread or tine.current()
+  if id then
+    guarded(tine.abort, id)
+  end
+end
+
+--- :Tine import: pick one of this project's Claude Code sessions (newest first) to import.
+function M.import_picker()
+  pick("claude_sessions", "Import a Claude Code session", "tine: this project has no Claude Code sessions", function(s)
+    local first = s.first_prompt ~= vim.NIL and s.first_prompt or "(no prompt)"
+    return ("%s  %s"):format(when(s.modified), (first:gsub("\n.*", "")))
+  end, function(s)
+    guarded(tine.import_claude, s.id)
+  end)
+end
+
+--- :Tine resume: pick one of this project's threads, most recent first, and open it.
+function M.resume()
+  pick("recent", "Resume thread", "tine: no threads in this project yet (:Tine new)", function(t)
+    return ("%s  (%d msgs, %s, %s)"):format(t.title, t.messages, t.status, when(t.updated))
+  end, function(t)
+    guarded(tine.open, t.id)
+  end)
+end
+
+--- :Tine rename <title>: renames the thread in the current buffer (or the active one). A failure
+--- is reported.
+---@param title string
+function M.rename_current(title)
+  if type(title) ~= "string" then
+    return err(("tine: rename_current: title must be a string (got %s)"):format(shown(title)))
+  end
+  local id = vim.b.tine_thread or tine.current()
+  if not id then
+    return err("tine: no thread to rename")
+  end
+  if vim.trim(title) == "" then
+    return err("tine: :Tine rename needs a title")
+  end
+  guarded(tine.rename, id, title)
+end
+
+--- Starts a new host. Stored threads come back; the one that was in the sidebar is reopened.
+function M.restart()
+  local sb = ui.sidebar()
+  local shown = sb.display
+    and vim.api.nvim_win_is_valid(sb.display)
+    and vim.b[vim.api.nvim_win_get_buf(sb.display)].tine_thread
+  host.stop()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.b[buf].tine_thread or vim.api.nvim_buf_get_name(buf) == "tine://threads" then
+      vim.b[buf].tine_closing = true
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
+  ui.sidebars = {}
+  if shown and pcall(tine.open, shown) then
+    return
+  end
+  M.toggle()
+end
+
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|claude …|import …|export|restart]
+---@param args { fargs: string[], args: string, bang: boolean } as nvim_create_user_command gives it
+function M.command(args)
+  local sub = args.fargs[1]
+  if sub == nil then
+    return M.toggle()
+  end
+  if sub == "new" then
+    return M.new_thread()
+  end
+  if sub == "send" then
+    return M.send_current()
+  end
+  if sub == "abort" then
+    return M.abort_current()
+  end
+  if sub == "retry" then
+    return tine.retry()
+  end
+  -- `:Tine threads!` reads as the bang of the list (`:Tine! threads` works too).
+  if sub == "threads" or sub == "threads!" then
+    return list.open_list(args.bang or sub == "threads!")
+  end
+  if sub == "resume" then
+    return M.resume()
+  end
+  if sub == "rename" then
+    return M.rename_current(table.concat(vim.list_slice(args.fargs, 2), " "))
+  end
+  if sub == "fork" then
+    local text = table.concat(vim.list_slice(args.fargs, 3), " ")
+    return tine.fork_end(args.fargs[2], nil, text ~= "" and text or nil)
+  end
+  if sub == "diff" then
+    return tine.diff(args.fargs[2], args.fargs[3])
+  end
+  if sub == "import" then
+    if args.fargs[2] then
+      return guarded(tine.import_claude, args.fargs[2])
+    end
+    return M.import_picker()
+  end
+  if sub == "export" then
+    return guarded(tine.export_claude)
+  end
+  -- The raw text after `claude`, so the user's quoting reaches the host's shell-like split intact.
+  if sub == "claude" then
+    return guarded(tine.claude, args.args:match("^%s*claude%s*(.-)%s*$"))
+  end
+  if sub == "restart" then
+    return M.restart()
+  end
+  err(
+    "tine: unknown subcommand "
+      .. sub
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, claude, import, export, restart)"
+  )
+end
+
+return M

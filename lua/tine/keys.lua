@@ -1,0 +1,109 @@
+-- What the keys of a thread's display and input buffers do, where no command or API function
+-- does it: send the input, act on the line under the cursor, go to a fork's parent or to a fork
+-- taken at a message. buffers.lua sets the keys; `F` is in fork.lua, and the keys that end a
+-- fork call fork_end() (init.lua).
+local host = require("tine.host")
+local ui = require("tine.ui")
+local util = require("tine.util")
+
+local err, guarded = util.err, util.guarded
+
+local M = {}
+
+--- <CR> in an input buffer: the input is cleared only when the host accepted it. After an error
+--- the new text replaces the failed turn, whose text comes back into the input.
+---@param buf integer the input buffer
+function M.send_input(buf)
+  local id = vim.b[buf].tine_thread
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  if vim.trim(text) == "" then
+    return
+  end
+  local ok, result = guarded(host.request, "send", id, text)
+  if ok and vim.api.nvim_buf_is_valid(buf) then
+    local replaced = type(result) == "table" and result.replaced or ""
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, replaced ~= "" and vim.split(replaced, "\n") or {})
+    if replaced ~= "" then
+      vim.notify(
+        "tine: your new message replaced the one that failed; its text is back in the input",
+        vim.log.levels.INFO
+      )
+    end
+  end
+end
+
+--- A key on a display line: toggle a detail, or approve or deny the tool call under the cursor.
+---@param id string the thread shown
+---@param action "toggle"|"approve"|"deny"
+function M.line_action(id, action)
+  guarded(host.request, "line_action", id, vim.api.nvim_win_get_cursor(0)[1] - 1, action)
+end
+
+--- The display buffer of the thread shown in the current window (display or input).
+---@return integer
+local function current_display()
+  local buf = vim.api.nvim_get_current_buf()
+  return vim.b[buf].tine_display or buf
+end
+
+--- Shows thread `to` where the current thread is (display and input together), or jumps to it
+--- when it is already in a window of this tab; the cursor goes to message `at_message`.
+---@param to string
+---@param at_message? integer
+local function navigate(to, at_message)
+  local t = host.request("select", to)
+  local here = vim.tbl_filter(function(w)
+    return vim.api.nvim_win_get_tabpage(w) == vim.api.nvim_get_current_tabpage()
+  end, vim.fn.win_findbuf(t.display))
+  if #here > 0 then
+    vim.api.nvim_set_current_win(here[1])
+  else
+    ui.switch(current_display(), t.display, t.input)
+  end
+  if at_message then
+    local at = host.request("locate_message", to, at_message)
+    if at then
+      vim.api.nvim_win_set_cursor(0, { at + 1, 0 })
+    end
+  end
+end
+
+--- `gp` in a fork: to the message its parent forked at. A failure is reported.
+---@param id string the fork
+function M.go_to_parent(id)
+  local ok, lineage = guarded(host.request, "lineage", id)
+  if not ok then
+    return
+  end
+  if not lineage then
+    return err("tine: this thread is not a fork")
+  end
+  guarded(navigate, lineage.parent_id, lineage.at_message)
+end
+
+--- `gb` on a message with a ⑂ mark: jump to the fork taken there (a choice when several were).
+---@param id string the thread shown
+function M.go_to_fork(id)
+  local ok, forks = guarded(host.request, "forks_at", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if not ok then
+    return
+  end
+  if #forks == 0 then
+    return err("tine: no fork was taken at this message (forks show as ⑂ marks)")
+  end
+  if #forks == 1 then
+    return guarded(navigate, forks[1].id)
+  end
+  vim.ui.select(forks, {
+    prompt = "Go to fork",
+    format_item = function(f)
+      return f.title
+    end,
+  }, function(f)
+    if f then
+      guarded(navigate, f.id)
+    end
+  end)
+end
+
+return M
