@@ -70,7 +70,23 @@ local function watch(buf, id, display, input)
   })
 end
 
+--- Input drafts kept across :Tine restart (the old host, which kept them, is gone), by thread id.
+local kept_drafts = {}
+
+--- Keeps `lines` as thread `id`'s unsent input until its buffers are made again.
+---@param id string
+---@param lines string[]
+function M.keep_draft(id, lines)
+  if #lines > 1 or (lines[1] or "") ~= "" then
+    kept_drafts[id] = lines
+  end
+end
+
 function M.create_thread_buffers(id, num, title, draft)
+  if (not draft or #draft == 0) and kept_drafts[id] then
+    draft = kept_drafts[id]
+  end
+  kept_drafts[id] = nil
   local km = config.options.keymaps
   local display = scratch(("tine://%d/%s"):format(num, title), "markdown")
   vim.bo[display].modifiable = false

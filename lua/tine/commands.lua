@@ -1,6 +1,7 @@
 -- The :Tine command (plugin/tine.lua defines it): each subcommand is a function here. They act
 -- through the API (init.lua) and report a failure instead of raising it. :ForkThread is in
 -- fork.lua, `:Tine threads` in list.lua.
+local buffers = require("tine.buffers")
 local host = require("tine.host")
 local keys = require("tine.keys")
 local list = require("tine.list")
@@ -133,6 +134,10 @@ function M.restart()
     and vim.b[vim.api.nvim_win_get_buf(sb.display)].tine_thread
   host.stop()
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    -- Unsent input outlives the host: the new buffers of the same thread start with it.
+    if vim.b[buf].tine_thread and vim.b[buf].tine_display then
+      buffers.keep_draft(vim.b[buf].tine_thread, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+    end
     if vim.b[buf].tine_thread or vim.api.nvim_buf_get_name(buf) == "tine://threads" then
       vim.b[buf].tine_closing = true
       pcall(vim.api.nvim_buf_delete, buf, { force = true })

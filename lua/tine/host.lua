@@ -20,16 +20,22 @@ function M.log_path()
 end
 
 local function log(lines)
-  local f = io.open(M.log_path(), "a")
-  if not f then
-    return
-  end
+  local text = {}
   for _, l in ipairs(lines) do
     if l ~= "" then
-      f:write(os.date("%H:%M:%S "), l, "\n")
+      table.insert(text, os.date("%H:%M:%S ") .. l .. "\n")
     end
   end
-  f:close()
+  if #text == 0 then
+    return
+  end
+  -- 0600 like the stored threads: the log holds stack traces, paths and titles.
+  local fd = vim.uv.fs_open(M.log_path(), "a", tonumber("600", 8))
+  if not fd then
+    return
+  end
+  vim.uv.fs_write(fd, table.concat(text))
+  vim.uv.fs_close(fd)
 end
 
 --- What the host receives at `init`: the options whole (it checks them, and derives what it shows

@@ -4,7 +4,7 @@
  * by area, not by length.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -45,7 +45,9 @@ describe(`daily use (${nv.version})`, () => {
       const again = await s.thread(t.id);
       assert.equal(again.status, "idle");
       assert.match(await s.display(t.id), /## You\nhello/);
-      await typeAndSend(s, "are you there?");
+      assert.deepEqual(await s.lines(again.input_bufnr!), ["are you there?"], "the unsent text outlives the restart");
+      await s.focus(again.input_bufnr!);
+      await s.keys("<CR>");
       await s.waitForDisplay(t.id, "Back.");
     });
   });
@@ -231,7 +233,7 @@ describe(`daily use (${nv.version})`, () => {
     });
   });
 
-  it("a refused connection says where and why, and the log holds the error with its stack", async () => {
+  it("a refused connection says where and why, and the log (readable by the user alone) holds the error with its stack", async () => {
     // A port nothing listens on: taken from the system, then let go.
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -248,6 +250,7 @@ describe(`daily use (${nv.version})`, () => {
         await s.until("the log", async () =>
           new RegExp(`request failed: could not reach 127\\.0\\.0\\.1:${port}[\\s\\S]*\\n\\S+ +at `).test(readFileSync(log, "utf8")),
         );
+        assert.equal(statSync(log).mode & 0o777, 0o600, "the log holds stack traces, paths and titles");
       },
       { env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } },
     );

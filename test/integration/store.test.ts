@@ -406,6 +406,31 @@ describe(`storage (${nv.version})`, () => {
     });
   });
 
+  it("a rejected init changes nothing: the open thread goes on being stored", async () => {
+    const cwd = project();
+    let id = "";
+    await withNeovim(
+      nv,
+      async (s) => {
+        id = await oneExchange(s, "before", "Stored before.");
+        const refused = await s.lua<string>(`
+          local ok, e = pcall(require("tine.host").request, "init", { bogus = 1 })
+          return ok and "accepted" or e`);
+        assert.match(refused, /^tine: config/);
+        await exchange(s, id, "after", "Stored after.", { waitFor: "Stored after." });
+      },
+      { cwd },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.open(id);
+        assert.deepEqual(texts(await s.messages(id)), ["before", "Stored before.", "after", "Stored after."]);
+      },
+      { cwd },
+    );
+  });
+
   it("persist = false writes nothing", async () => {
     const cwd = project();
     await withNeovim(

@@ -1,0 +1,48 @@
+/** The registry runs only what the user configured: a stored header never names the program. */
+import { describe, expect, it } from "vitest";
+import { History } from "./providers/history.ts";
+import { runnerRegistry } from "./runners.ts";
+import { decode, FORMAT_VERSION } from "./store/records.ts";
+
+const registry = runnerRegistry({
+  api: {
+    config: { model: "m", maxTokens: 1, thinking: null, effort: null, webSearch: false, system: "", tools: [] },
+    connection: { client: null, streamRetries: 0, retryDelayMs: 0 },
+  },
+  claudeCode: { command: ["/opt/claude", "--verbose"], transcriptPath: () => "/nonexistent" },
+});
+
+const argvOf = (header: Record<string, unknown>) => {
+  const d = decode(
+    JSON.stringify({
+      t: "header",
+      v: FORMAT_VERSION,
+      id: "a",
+      num: 1,
+      title: "T",
+      created: 1,
+      cwd: "/p",
+      model: "m",
+      parent: null,
+      ...header,
+    }),
+  );
+  if (!d.ok || d.record.t !== "header") throw new Error(d.ok ? "not a header" : d.error);
+  const surface = registry.reopen(d.record.runner, History.empty, () => {}).surface;
+  if (surface.type !== "terminal") throw new Error("not a terminal");
+  return surface.argv;
+};
+
+describe("runner registry", () => {
+  it("a stored Claude Code thread written by an old version runs the configured command, never the stored program", () => {
+    const argv = argvOf({ claude: { command: ["sh", "script"], sessionId: "11111111-1111-4111-8111-111111111111" } });
+    expect(argv.slice(0, 2)).toEqual(["/opt/claude", "--verbose"]);
+    expect(argv).not.toContain("sh");
+    expect(argv.slice(-2)).toEqual(["--resume", "11111111-1111-4111-8111-111111111111"]);
+  });
+
+  it("a stored Claude Code thread resumes with the configured command and the user's arguments", () => {
+    const argv = argvOf({ runner: { kind: "claude-code", args: ["--model", "opus"], sessionId: "22222222-2222-4222-8222-222222222222" } });
+    expect(argv).toEqual(["/opt/claude", "--verbose", "--model", "opus", "--resume", "22222222-2222-4222-8222-222222222222"]);
+  });
+});
