@@ -7,6 +7,7 @@
  * newest user of its `items` array it pushes in place (O(1)), otherwise it copies only its own
  * tail, never the shared prefix. `prefix(n)` (used by forks and clean-up) is O(1).
  */
+import { appendAll } from "../util/arrays.ts";
 import type { Entry, NativeMessage } from "./native.ts";
 
 export class History {
@@ -42,11 +43,11 @@ export class History {
     const own = this.length - this.baseLength;
     if (this.items.length === own) {
       // Nobody appended past us: extending the shared array is invisible to older values.
-      this.items.push(...entries);
+      appendAll(this.items, entries);
       return new History(this.base, this.baseLength, this.items, this.length + entries.length);
     }
     const items = this.items.slice(0, own);
-    items.push(...entries);
+    appendAll(items, entries);
     return new History(this.base, this.baseLength, items, this.length + entries.length);
   }
 

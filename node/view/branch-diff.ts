@@ -2,8 +2,10 @@
  * A branch as plain text for `:Tine diff`: one section per message, headed by its number and
  * role, so Neovim's diff mode lines the two branches up message by message.
  */
+
 import type { History } from "../providers/history.ts";
 import type { NativeMessage } from "../providers/native.ts";
+import { appendAll } from "../util/arrays.ts";
 
 /** Both branches after their common prefix (compared by content), one section per message. */
 export function diffBranches(...sides: { title: string; history: History }[]): {
@@ -28,7 +30,7 @@ export function branchLines(messages: readonly NativeMessage[], firstIndex: numb
     for (const b of m.content) {
       switch (b.type) {
         case "text":
-          out.push(...b.text.split("\n"));
+          appendAll(out, b.text.split("\n"));
           break;
         case "thinking":
           out.push(`▸ Thinking (${b.thinking.length} chars)`);

@@ -5,6 +5,8 @@
  * buffer holds, so streaming into a 10,000-message thread costs what it does into an empty one.
  */
 
+import { replaceRange, replaceTail } from "../util/arrays.ts";
+
 /** [start, end, replacement] in buffer lines, 0-based, end exclusive. */
 export type Edit = [number, number, string[]];
 
@@ -58,7 +60,7 @@ export class Document {
     const start = this.start(from);
     const old = this.segments.slice(from, from + count).flat();
     const next = replacement.flat();
-    this.segments.splice(from, count, ...replacement);
+    replaceRange(this.segments, from, count, replacement);
     this.total += next.length - old.length;
     this.write(start, old, next);
   }
@@ -67,7 +69,7 @@ export class Document {
   patchTail(i: number, offset: number, tail: string[]): void {
     const seg = this.segments[i]!;
     const old = seg.slice(offset);
-    seg.splice(offset, seg.length - offset, ...tail);
+    replaceTail(seg, offset, tail);
     this.total += tail.length - old.length;
     this.write(this.start(i) + offset, old, tail);
   }

@@ -2,9 +2,11 @@
  * Pure renderers: a history entry, or the message being streamed, to display lines. A rendered
  * message also says where each block starts, so a key pressed on a line finds its block.
  */
+
 import type { ToolRun } from "../chat/thread.ts";
 import type { InProgressBlock } from "../providers/agent.ts";
 import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
+import { appendAll } from "../util/arrays.ts";
 
 export type Rendered = { readonly lines: string[]; readonly blockStarts: number[] };
 
@@ -35,9 +37,9 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   e.message.content.forEach((block: Block, i) => {
     blockStarts.push(lines.length);
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
-    lines.push(...renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx).flatMap(splitLines));
+    appendAll(lines, renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx).flatMap(splitLines));
   });
-  if (e.meta) lines.push(...(e.meta.notes ?? []).map((n) => `ℹ ${n}`).flatMap(splitLines), metaLine(e.meta));
+  if (e.meta) appendAll(lines, (e.meta.notes ?? []).map((n) => `ℹ ${n}`).flatMap(splitLines)).push(metaLine(e.meta));
   lines.push("");
   return { lines, blockStarts };
 }

@@ -8,10 +8,12 @@
  * - entries whose look depends on view state (expanded details, live tool runs) are the only
  *   ones revisited; everything else is rendered once (and cached per shared entry).
  */
+
 import type { Thread } from "../chat/thread.ts";
 import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
+import { replaceTail } from "../util/arrays.ts";
 import { Document, type Edit } from "./document.ts";
 import { type RenderContext, type Rendered, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
 
@@ -136,7 +138,7 @@ export class ThreadView {
       const removed = this.entries.length - k + 1;
       const openLines = this.renderOpenLines(thread.runner.open, thread, n);
       this.doc.splice(1 + k, removed, [...fresh.map((s) => s.lines), openLines]);
-      this.entries.splice(k, this.entries.length - k, ...fresh);
+      replaceTail(this.entries, k, fresh);
     }
     this.varied.clear();
     for (const [i, e] of this.entries.entries()) if (e.variant !== "") this.varied.add(i);
