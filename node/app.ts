@@ -21,6 +21,7 @@ import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
+import { startTimer } from "./util/timer.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
 import type { ListScope } from "./view/thread-list.ts";
@@ -143,13 +144,11 @@ export class App {
     if (this.forkTimer) clearTimeout(this.forkTimer.timer);
     this.forkTimer = null;
     if (next === null) return;
-    const timer = setTimeout(
-      () => {
-        this.forkTimer = null;
-        this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
-      },
-      Math.max(0, next - Date.now()),
-    );
+    // A deadline beyond what a timer holds fires early: the tick finds nothing due and re-arms.
+    const timer = startTimer(() => {
+      this.forkTimer = null;
+      this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
+    }, next - Date.now());
     timer.unref();
     this.forkTimer = { at: next, timer };
   }

@@ -73,7 +73,9 @@ export class ForkExits {
     switch (call.tool) {
       case "enter_fork":
         this.afterTurn.set(thread.id, { type: "enter", topic: call.topic, idleTimeoutMs: call.idleTimeoutMs });
-        return ok(`A fork of this thread opens when this response ends${call.topic ? ", with the topic as its first message" : ""}.`);
+        return ok(
+          `A fork of this thread opens when this response ends${call.topic ? ", with the topic as its first message" : ""}.${call.note}`,
+        );
       case "exit_fork":
         this.afterTurn.set(thread.id, { type: "discard" });
         return ok("This fork is discarded when this response ends.");

@@ -198,6 +198,35 @@ describe("AnthropicAgent streaming", () => {
     );
   });
 
+  it("a stream_idle_timeout beyond what a timer holds (3e6 s) waits out a silent stream instead of giving up after 1 ms", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      await withAgent(
+        async ({ mock, agent, probe }) => {
+          mock.reply(response([{ hold: "silent" }, { text: "Worth the wait." }]));
+          const done = probe.stopped();
+          agent.send(say("hi"));
+          // An overflowed timer gives up after 1 ms, maybe before the mock has the request.
+          await Promise.race([mock.reached("silent"), probe.until(() => agent.status.type === "error")]);
+          // The silence under test: far below the time-out, far above the 1 ms an overflowed timer waits.
+          await new Promise((r) => setTimeout(r, 50));
+          assert.equal(agent.status.type, "streaming", JSON.stringify(agent.status));
+          mock.release("silent");
+          await done;
+          assert.deepEqual(agent.status, { type: "stopped", stopReason: "end_turn" });
+          assert.deepEqual(messages(agent).at(-1), { role: "assistant", content: [{ type: "text", text: "Worth the wait." }] });
+        },
+        testConfig,
+        { streamIdleTimeoutMs: 3e9 },
+      );
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.ok(!warnings.includes("TimeoutOverflowWarning"), warnings.join(", "));
+  });
+
   it("a stream error answers pending tool calls with an error that names it", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(

@@ -5,6 +5,7 @@
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
  */
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
@@ -28,7 +29,7 @@ export const MAX_PAUSE_CONTINUATIONS = 8;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    const timer = startTimer(resolve, ms);
     signal.addEventListener(
       "abort",
       () => {
@@ -185,7 +186,7 @@ export class AnthropicAgent implements Runner {
       let idle: NodeJS.Timeout | null = null;
       const touch = () => {
         if (idle) clearTimeout(idle);
-        idle = setTimeout(() => {
+        idle = startTimer(() => {
           stream.idledOut = true;
           controller.abort();
         }, idleMs);
@@ -217,7 +218,7 @@ export class AnthropicAgent implements Runner {
         }
         this.stream = null;
         let message = stream.idledOut
-          ? `no data from the API for ${Math.round(idleMs / 1000)} s: the request was given up`
+          ? `no data from the API for ${Math.round(timerDelay(idleMs) / 1000)} s: the request was given up`
           : describeError(error, client.baseURL);
         if (wait)
           message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;

@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { HeadAndTail } from "../util/head-and-tail.ts";
+import { startTimer } from "../util/timer.ts";
 import type { CommandEnd, CommandResult, ToolLimits } from "./environment.ts";
 
 /** Bytes of output kept from the start and from the end of a command's output; the middle is dropped. */
@@ -66,8 +67,7 @@ export function runBash(command: string, cwd: string, limits: ToolLimits, signal
       if (pgid !== undefined) killGroup(pgid);
     };
     const onAbort = () => stop("aborted");
-    // setTimeout takes at most 2^31-1 ms (a longer delay would fire at once).
-    const timer = setTimeout(() => stop("timed-out"), Math.min(timeoutSec * 1000, 2 ** 31 - 1));
+    const timer = startTimer(() => stop("timed-out"), timeoutSec * 1000);
     let grace: NodeJS.Timeout | undefined;
     const settle = (finish: () => void) => {
       if (settled) return;
