@@ -13,7 +13,7 @@ import type { ChatClock, ChatEvents, CreatedHow } from "./events.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import type { ForkEffect, ForkLives } from "./forks.ts";
 import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
-import { handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
+import { capReport, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner, Runners } from "./runner.ts";
 import type { Thread } from "./thread.ts";
 import type { ForkTree } from "./tree.ts";
@@ -278,7 +278,7 @@ export class ForkExits {
 
   private queueReport(fork: Thread, text: string): void {
     const parentId = this.chat.lineage.get(fork.id)!.parentId;
-    const report: QueuedReport = { from: fork.title, text };
+    const report: QueuedReport = { from: fork.title, text: capReport(text) };
     const parent = this.chat.threads.get(parentId);
     if (parent) parent.update({ type: "queue-report", report });
     else if (this.chat.isStored(parentId)) this.chat.events.reportToStored(parentId, report);

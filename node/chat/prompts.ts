@@ -4,6 +4,7 @@
  * told on the user's behalf.
  */
 import type { History } from "../providers/history.ts";
+import { headAndTail } from "../util/head-and-tail.ts";
 
 /** Sent to a fork whose first idle period ran out. */
 export const wrapUpPrompt = (minutes: number) =>
@@ -24,9 +25,28 @@ export const handoffPrompt = (goal: string) =>
 /** A fork's findings waiting to go to this thread with its next user turn. */
 export type QueuedReport = { readonly from: string; readonly text: string };
 
-/** How a report travels in the parent's next user turn: a clearly marked block of its own. */
+/** A report keeps this much of its start and of its end (UTF-8 bytes); the middle is dropped and counted, as a command's output is. */
+export const REPORT_HEAD_BYTES = 12_000;
+export const REPORT_TAIL_BYTES = 12_000;
+
+/** A report's text as it is queued, shown and sent: trimmed and capped. */
+export const capReport = (text: string): string => headAndTail(text.trim(), REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, "the report");
+
+/** The block's own tags (`<fork-report`, `</fork-report`, in any case and spacing). */
+const BLOCK_TAG = /<(\s*\/?\s*fork-report)/gi;
+
+/** Text that cannot open or close a report block: its tags are written `&lt;fork-report`. */
+const neutralised = (text: string): string => text.replace(BLOCK_TAG, "&lt;$1");
+
+/**
+ * How a report travels in the parent's next user turn: a clearly marked block of its own. The
+ * report is data, not the user's words: nothing in it (or in the fork's title) can end the block
+ * early, so nothing after it reads as the user's.
+ */
 export function reportBlock(r: QueuedReport): string {
-  return `<fork-report from="${r.from.replace(/"/g, "'")}">\n${r.text.trim()}\n</fork-report>`;
+  // In the attribute: no quote to close it, no line break.
+  const from = neutralised(r.from).replace(/"/g, "'").replace(/\s+/g, " ");
+  return `<fork-report from="${from}">\n${neutralised(capReport(r.text))}\n</fork-report>`;
 }
 
 /** The result a fork gets for a tool still running in its source when it was taken. */
