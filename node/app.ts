@@ -12,7 +12,7 @@ import { Chat } from "./chat/chat.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
-import type { Thread } from "./chat/thread.ts";
+import { cleanTitle, type Thread } from "./chat/thread.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
@@ -321,8 +321,8 @@ export class App {
   }
 
   rename(id: ThreadId, title: string): void {
-    const clean = title.trim().replace(/\s+/g, " ");
-    if (!clean) throw new Error("tine: a title cannot be empty");
+    const clean = cleanTitle(title);
+    if (!clean) throw new Error("tine: a title cannot be empty (control characters are left out)");
     if (this.chat.threads.has(id)) {
       this.dispatch({ type: "thread-msg", id, msg: { type: "rename", title: clean } });
       return;
