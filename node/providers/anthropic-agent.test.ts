@@ -227,6 +227,26 @@ describe("AnthropicAgent streaming", () => {
     assert.ok(!warnings.includes("TimeoutOverflowWarning"), warnings.join(", "));
   });
 
+  it("a request over the API's 32 MB limit is not sent: the thread's error says so and how to go on; the text is kept, the thread usable", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      const huge = "x".repeat(33_000_000);
+      agent.send(say(huge));
+      await probe.until(() => agent.status.type === "error");
+      assert.equal(mock.requests.length, 0, "nothing was sent");
+      assert.match(
+        (agent.status as { message: string }).message,
+        /^this thread's next request is 33 MB, over the Messages API's limit of 32 MB, so it was not sent: fork from an earlier message \(F on it\)/,
+      );
+      assert.deepEqual(messages(agent), [{ role: "user", content: say(huge) }]);
+      mock.reply(textReply("Smaller is fine."));
+      const done = probe.stopped();
+      assert.equal(agent.replaceFailed(say("a shorter question")), huge);
+      await done;
+      assert.deepEqual(messages(agent).at(-1), { role: "assistant", content: say("Smaller is fine.") });
+      assert.equal(mock.requests.length, 1);
+    });
+  });
+
   it("a stream error answers pending tool calls with an error that names it", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(

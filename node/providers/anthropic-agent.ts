@@ -11,7 +11,7 @@ import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
 import { type AssistantBlock, assistantMessage, entry, type UserBlock } from "./native.ts";
-import { buildRequest, type ProviderConfig } from "./request.ts";
+import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
 import { addUsage, applyEvent, interrupted, type PausedTurn, type Stream, withPartialText, zeroUsage } from "./stream.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
@@ -39,6 +39,9 @@ const sleep = (ms: number, signal: AbortSignal) =>
       { once: true },
     );
   });
+
+/** A request refused before it was sent, for its size; its message says why and how to go on. */
+class OversizeRequest extends Error {}
 
 const API_SPEC: RunnerSpec = { kind: "api" };
 /** tine's own agent: forks of it come back, and it is stored once it has something to store. */
@@ -178,6 +181,9 @@ export class AnthropicAgent implements Runner {
       idledOut: false,
     });
     const idleMs = this.connection.streamIdleTimeoutMs ?? 60_000;
+    const params = buildRequest(this.config, this.history, paused?.blocks);
+    // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
+    const oversize = oversizeRequest(params);
     for (let attempt = 0; ; attempt++) {
       const stream = fresh();
       this.stream = stream;
@@ -194,9 +200,8 @@ export class AnthropicAgent implements Runner {
       };
       try {
         touch();
-        const events = await client.messages.create(buildRequest(this.config, this.history, paused?.blocks), {
-          signal: controller.signal,
-        });
+        if (oversize) throw new OversizeRequest(oversize);
+        const events = await client.messages.create(params, { signal: controller.signal });
         for await (const event of events) {
           if (this.stream !== stream) return;
           touch();
@@ -219,7 +224,9 @@ export class AnthropicAgent implements Runner {
         this.stream = null;
         let message = stream.idledOut
           ? `no data from the API for ${Math.round(timerDelay(idleMs) / 1000)} s: the request was given up`
-          : describeError(error, client.baseURL);
+          : error instanceof OversizeRequest
+            ? error.message
+            : describeError(error, client.baseURL);
         if (wait)
           message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
         this.connection.log?.(`request failed: ${message}\n${error instanceof Error ? error.stack : String(error)}`);
