@@ -48,7 +48,8 @@ M.defaults = {
   fork_open = "vsplit",
   -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height (lines).
   sidebar = { side = "right", width = 80, input_height = 8 },
-  -- First delay when a mid-stream overloaded/rate-limit error is retried (doubles each time).
+  -- First delay when a transient error (overload, rate limit, 5xx, 408, a refused or reset
+  -- connection) is retried and the server names no wait (doubles each time).
   retry_delay_ms = 1000,
   -- How Claude Code is started (:Tine export resumes the exported session with it).
   claude_command = { "claude" },

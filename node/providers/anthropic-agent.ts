@@ -216,7 +216,8 @@ export class AnthropicAgent implements Runner {
         const wait = stream.idledOut ? null : this.retryWait(error, attempt);
         if (wait !== null && wait.ms <= (this.connection.maxRetryWaitMs ?? 60_000)) {
           this.stream = fresh();
-          this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retryAt: Date.now() + wait.ms });
+          const retry = { at: Date.now() + wait.ms, why: describeError(error, client.baseURL) };
+          this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retry });
           await sleep(wait.ms, controller.signal);
           if (controller.signal.aborted) return;
           continue;
@@ -229,6 +230,7 @@ export class AnthropicAgent implements Runner {
             : describeError(error, client.baseURL);
         if (wait)
           message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
+        else if (attempt > 0) message += ` · tried ${attempt + 1} times`;
         this.connection.log?.(`request failed: ${message}\n${error instanceof Error ? error.stack : String(error)}`);
         this.history = closeTurn(this.history, withPartialText(stream), {
           missingResultText: `The response failed (${message}) before the tool call was complete; it did not run.`,
