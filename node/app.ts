@@ -75,6 +75,7 @@ export class App {
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
       },
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
+      { agentForkLimit: config.agent_fork_limit },
     );
     this.buffers = new Buffers(
       nvim,

@@ -9,7 +9,7 @@ import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { ChatClock, ChatEvents, CreatedHow } from "./events.ts";
+import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import type { ForkEffect, ForkLives } from "./forks.ts";
 import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
@@ -26,6 +26,7 @@ export interface ChatTree {
   readonly runners: Runners;
   readonly events: ChatEvents;
   readonly clock: ChatClock;
+  readonly limits: ChatLimits;
   readonly dispatch: Dispatch;
   activeId: ThreadId | null;
   isStored(id: ThreadId): boolean;
@@ -71,11 +72,14 @@ export class ForkExits {
     const ok = (text: string) => ({ text, isError: false });
     const call = parsed.call;
     switch (call.tool) {
-      case "enter_fork":
+      case "enter_fork": {
+        const refusal = this.enterForkRefusal(thread);
+        if (refusal) return refuse(refusal);
         this.afterTurn.set(thread.id, { type: "enter", topic: call.topic, idleTimeoutMs: call.idleTimeoutMs });
         return ok(
           `A fork of this thread opens when this response ends${call.topic ? ", with the topic as its first message" : ""}.${call.note}`,
         );
+      }
       case "exit_fork":
         this.afterTurn.set(thread.id, { type: "discard" });
         return ok("This fork is discarded when this response ends.");
@@ -95,6 +99,29 @@ export class ForkExits {
       default:
         return assertUnreachable(call);
     }
+  }
+
+  /**
+   * Why the agent may not open a fork of `thread` now, or null. What it starts on its own is
+   * bounded: a fork it opened opens none until the user sends in it, and at most agent_fork_limit
+   * of the forks it opened from one thread are live at once.
+   */
+  private enterForkRefusal(thread: Thread): string | null {
+    const { forks, limits } = this.chat;
+    if (forks.get(thread.id)?.agentOpened)
+      return (
+        "enter_fork is refused: this fork was opened by the agent, and a fork the agent opened cannot open another " +
+        "until the user sends a message in it. Go on here, or end this fork (report_updates)."
+      );
+    const limit = limits.agentForkLimit;
+    const open = forks.agentOpenedOf(thread.id);
+    if (open < limit) return null;
+    if (limit === 0) return "enter_fork is refused: the user does not let the agent open forks (agent_fork_limit = 0).";
+    return (
+      `enter_fork is refused: ${open === 1 ? "1 fork" : `${open} forks`} the agent opened from this thread ${open === 1 ? "is" : "are"} ` +
+      `still open, the most the user allows (agent_fork_limit = ${limit}). A fork closes when it reports back or the user ends it; ` +
+      "or ask the user to fork."
+    );
   }
 
   /** `@handoff <goal>`: the agent is asked for a prompt; the thread then returns to how it is now. */
@@ -146,6 +173,7 @@ export class ForkExits {
           num: this.chat.maxNum() + 1,
           prompt: after.topic,
           idleTimeoutMs: after.idleTimeoutMs,
+          byAgent: true,
         });
         return true;
       case "discard":
@@ -252,10 +280,12 @@ export class ForkExits {
       this.chat.changed();
       switch (e.type) {
         case "wrap-up":
-          // A fork waiting on an approval cannot take a prompt; its second period still runs.
+          // A fork waiting on an approval (or a tool) cannot take a prompt: it is not prompted, and its
+          // clock tries again a period later (forks.ts), so its second period never runs without it.
           if (thread.atRest) {
             const minutes = Math.round((this.chat.clock.forkIdleTimeoutMs / 60_000) * 100) / 100;
             thread.update({ type: "send", text: wrapUpPrompt(minutes), auto: true });
+            this.chat.forks.update({ type: "wrap-up-sent", id: thread.id, now: this.chat.clock.now() });
           }
           break;
         case "ask-summary":
