@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type ForkToolCall, MAX_AGENT_IDLE_MINUTES, parseForkTool } from "./fork-tools.ts";
+import { MAX_AGENT_IDLE_MINUTES } from "../tools/fork-specs.ts";
+import { type ForkToolCall, parseForkTool } from "./fork-tools.ts";
 
 /** enter_fork's call for `input` (it is never refused). */
 function enterFork(input: unknown): ForkToolCall {

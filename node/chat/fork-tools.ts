@@ -3,7 +3,7 @@
  * input means, checked and bounded, or why it is refused. Pure; the chat decides what a request
  * does to the tree and when.
  */
-import type { ForkToolName } from "../tools/fork-specs.ts";
+import { type ForkToolName, MAX_AGENT_IDLE_MINUTES } from "../tools/fork-specs.ts";
 
 export type ForkToolCall =
   /** `note`: what the model is told of how its input was taken (an idle_timeout bounded or ignored), or "". */
@@ -22,9 +22,6 @@ const text = (input: Record<string, unknown>, key: string): string => {
   const v = input[key];
   return typeof v === "string" ? v.trim() : "";
 };
-
-/** The longest idle_timeout the model may give a fork: a day, in minutes. */
-export const MAX_AGENT_IDLE_MINUTES = 24 * 60;
 
 /** enter_fork's idle_timeout (minutes, from the model) as a bounded time-out, and what the model is told of it. */
 function idleTimeout(minutes: unknown): { idleTimeoutMs?: number; note: string } {
