@@ -4,6 +4,7 @@
  * by area, not by length.
  */
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, inject, it } from "vitest";
 import { body, exchange, resultOf, sentBlocks, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
@@ -125,6 +126,24 @@ describe(`forks that come back (${nv.version})`, () => {
         await s.waitForDisplay(2, "Wrapping up: the tangent showed X.");
       },
       { setup: { fork_idle_timeout: 0.01 } },
+    );
+  });
+
+  it("a fork_idle_timeout beyond what a timer holds (1e6 minutes) arms no timer that fires at once: the host does not spin", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await parentAndFork(s);
+        // A further exchange in the fork: time for an overflowed timer to have fired and re-armed many times.
+        await exchange(s, 2, "and then?", "Then nothing.");
+        const log = await s.lua<string>("return require('tine.host').log_path()");
+        // The log is made when the host first writes to it.
+        const written = existsSync(log) ? readFileSync(log, "utf8") : "";
+        assert.ok(!written.includes("TimeoutOverflowWarning"), `the host's log holds TimeoutOverflowWarning:\n${written.slice(0, 500)}`);
+        assert.equal((await s.thread(2)).status, "idle");
+        assert.equal(s.mock.requests.length, 3, "no wrap-up request");
+      },
+      { setup: { fork_idle_timeout: 1e6 } },
     );
   });
 
