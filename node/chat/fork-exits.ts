@@ -13,7 +13,7 @@ import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts"
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import type { ForkEffect, ForkLives } from "./forks.ts";
 import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
-import { capReport, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
+import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner, Runners } from "./runner.ts";
 import type { Thread } from "./thread.ts";
 import type { ForkTree } from "./tree.ts";
@@ -73,12 +73,12 @@ export class ForkExits {
     const call = parsed.call;
     switch (call.tool) {
       case "enter_fork": {
-        const refusal = this.enterForkRefusal(thread);
-        if (refusal) return refuse(refusal);
+        // What the agent starts on its own is bounded (forks.ts): past that, it is told why.
+        const bar = this.chat.forks.agentForkBar(thread.id, this.chat.limits.agentForkLimit);
+        if (bar) return refuse(enterForkRefused(bar));
         this.afterTurn.set(thread.id, { type: "enter", topic: call.topic, idleTimeoutMs: call.idleTimeoutMs });
-        return ok(
-          `A fork of this thread opens when this response ends${call.topic ? ", with the topic as its first message" : ""}.${call.note}`,
-        );
+        const topic = call.topic ? ", with the topic as its first message" : "";
+        return ok(`A fork of this thread opens when this response ends${topic}.${call.note}`);
       }
       case "exit_fork":
         this.afterTurn.set(thread.id, { type: "discard" });
@@ -99,29 +99,6 @@ export class ForkExits {
       default:
         return assertUnreachable(call);
     }
-  }
-
-  /**
-   * Why the agent may not open a fork of `thread` now, or null. What it starts on its own is
-   * bounded: a fork it opened opens none until the user sends in it, and at most agent_fork_limit
-   * of the forks it opened from one thread are live at once.
-   */
-  private enterForkRefusal(thread: Thread): string | null {
-    const { forks, limits } = this.chat;
-    if (forks.get(thread.id)?.agentOpened)
-      return (
-        "enter_fork is refused: this fork was opened by the agent, and a fork the agent opened cannot open another " +
-        "until the user sends a message in it. Go on here, or end this fork (report_updates)."
-      );
-    const limit = limits.agentForkLimit;
-    const open = forks.agentOpenedOf(thread.id);
-    if (open < limit) return null;
-    if (limit === 0) return "enter_fork is refused: the user does not let the agent open forks (agent_fork_limit = 0).";
-    return (
-      `enter_fork is refused: ${open === 1 ? "1 fork" : `${open} forks`} the agent opened from this thread ${open === 1 ? "is" : "are"} ` +
-      `still open, the most the user allows (agent_fork_limit = ${limit}). A fork closes when it reports back or the user ends it; ` +
-      "or ask the user to fork."
-    );
   }
 
   /** `@handoff <goal>`: the agent is asked for a prompt; the thread then returns to how it is now. */
@@ -280,8 +257,7 @@ export class ForkExits {
       this.chat.changed();
       switch (e.type) {
         case "wrap-up":
-          // A fork waiting on an approval (or a tool) cannot take a prompt: it is not prompted, and its
-          // clock tries again a period later (forks.ts), so its second period never runs without it.
+          // A fork waiting on an approval or a tool is not prompted: its clock tries again a period later.
           if (thread.atRest) {
             const minutes = Math.round((this.chat.clock.forkIdleTimeoutMs / 60_000) * 100) / 100;
             thread.update({ type: "send", text: wrapUpPrompt(minutes), auto: true });

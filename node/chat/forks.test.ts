@@ -121,8 +121,13 @@ describe("forks the agent opened", () => {
     start("u", "user");
     expect(f.agentOpenedOf("p")).toBe(2);
     expect(f.agentOpenedOf("a")).toBe(0);
+    expect(f.agentForkBar("p", 2)).toEqual({ type: "limit", open: 2, limit: 2 });
+    expect(f.agentForkBar("p", 3)).toBe(null);
+    expect(f.agentForkBar("a", 3)).toEqual({ type: "agent-opened" });
+    expect(f.agentForkBar("u", 3)).toBe(null);
     f.update({ type: "user-sent", id: "a", now: 1 });
     expect(f.get("a")!.agentOpened).toBe(false);
+    expect(f.agentForkBar("a", 3)).toBe(null);
     expect(f.agentOpenedOf("p")).toBe(1);
     f.update({ type: "ended", id: "b" });
     expect(f.agentOpenedOf("p")).toBe(0);

@@ -35,6 +35,13 @@ export type ForkLife = {
   readonly agentOpened: boolean;
 };
 
+/** Why the agent may not open a fork of a thread now. */
+export type AgentForkBar =
+  /** The thread is a fork the agent opened, not yet taken over by the user. */
+  | { readonly type: "agent-opened" }
+  /** The thread has `limit` (agent_fork_limit) or more live forks the agent opened. */
+  | { readonly type: "limit"; readonly open: number; readonly limit: number };
+
 export type ForkLifeMsg =
   | {
       type: "started";
@@ -106,6 +113,17 @@ export class ForkLives {
     let n = 0;
     for (const f of this.lives.values()) if (f.parentId === parentId && f.agentOpened) n++;
     return n;
+  }
+
+  /**
+   * Why the agent of thread `id` may not open a fork now, or null. What it starts on its own is
+   * bounded: a fork it opened opens none until the user sends in it, and at most `limit` of the
+   * forks it opened from one thread are live at once.
+   */
+  agentForkBar(id: ThreadId, limit: number): AgentForkBar | null {
+    if (this.lives.get(id)?.agentOpened) return { type: "agent-opened" };
+    const open = this.agentOpenedOf(id);
+    return open < limit ? null : { type: "limit", open, limit };
   }
 
   /** The earliest time a tick can change anything, or null (no timer needed). */

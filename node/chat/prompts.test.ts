@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, reportBlock } from "./prompts.ts";
+import { enterForkRefused, REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, reportBlock } from "./prompts.ts";
 
 /** The tags a block's text holds that read as the block's own (opening or closing). */
 const tags = (block: string) => block.match(/<\s*\/?\s*fork-report/gi) ?? [];
@@ -33,6 +33,17 @@ describe("a fork's report in its parent's next turn is data, not instructions", 
   it("a short report goes as it is", () => {
     expect(reportBlock({ from: "a ⑂1", text: "  The hash map is 3x faster.  " })).toBe(
       '<fork-report from="a ⑂1">\nThe hash map is 3x faster.\n</fork-report>',
+    );
+  });
+});
+
+describe("enter_fork refused", () => {
+  it("says why, in the numbers the user set", () => {
+    expect(enterForkRefused({ type: "limit", open: 1, limit: 1 })).toMatch(
+      /^enter_fork is refused: 1 fork the agent opened from this thread is still open, the most the user allows \(agent_fork_limit = 1\)\./,
+    );
+    expect(enterForkRefused({ type: "limit", open: 0, limit: 0 })).toBe(
+      "enter_fork is refused: the user does not let the agent open forks (agent_fork_limit = 0).",
     );
   });
 });

@@ -1,10 +1,12 @@
 /**
  * The texts tine itself puts in front of the model (wrap-up, summary and hand-off prompts, report
- * blocks, results for tools a fork never saw finish): one place to read and tune what the model is
+ * blocks, refusals of enter_fork, results for tools a fork never saw finish): one place to read and tune what the model is
  * told on the user's behalf.
  */
 import type { History } from "../providers/history.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
+import type { AgentForkBar } from "./forks.ts";
 
 /** Sent to a fork whose first idle period ran out. */
 export const wrapUpPrompt = (minutes: number) =>
@@ -47,6 +49,28 @@ export function reportBlock(r: QueuedReport): string {
   // In the attribute: no quote to close it, no line break.
   const from = neutralised(r.from).replace(/"/g, "'").replace(/\s+/g, " ");
   return `<fork-report from="${from}">\n${neutralised(capReport(r.text))}\n</fork-report>`;
+}
+
+/** enter_fork's answer when the agent may not open a fork now (forks.ts says when). */
+export function enterForkRefused(bar: AgentForkBar): string {
+  switch (bar.type) {
+    case "agent-opened":
+      return (
+        "enter_fork is refused: this fork was opened by the agent, and a fork the agent opened cannot open another " +
+        "until the user sends a message in it. Go on here, or end this fork (report_updates)."
+      );
+    case "limit": {
+      if (bar.limit === 0) return "enter_fork is refused: the user does not let the agent open forks (agent_fork_limit = 0).";
+      const open =
+        bar.open === 1 ? "1 fork the agent opened from this thread is" : `${bar.open} forks the agent opened from this thread are`;
+      return (
+        `enter_fork is refused: ${open} still open, the most the user allows (agent_fork_limit = ${bar.limit}). ` +
+        "A fork closes when it reports back or the user ends it; or ask the user to fork."
+      );
+    }
+    default:
+      return assertUnreachable(bar);
+  }
 }
 
 /** The result a fork gets for a tool still running in its source when it was taken. */
