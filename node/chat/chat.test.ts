@@ -254,6 +254,20 @@ describe("idle forks and the user (fake clock)", () => {
     expect(chat.forks.nextDeadline()).toBe(30 * MIN);
   });
 
+  it("forking a fork, opening it, a toggled detail: each resets its clock", () => {
+    const { chat, dispatch, fork, clock } = setup();
+    const f = fork("root");
+    clock.t = 3 * MIN;
+    fork(f);
+    expect(chat.forks.get(f)!.lastActivity).toBe(3 * MIN);
+    clock.t = 5 * MIN;
+    dispatch({ type: "chat-msg", msg: { type: "select-thread", id: f } });
+    expect(chat.forks.get(f)!.lastActivity).toBe(5 * MIN);
+    clock.t = 7 * MIN;
+    dispatch({ type: "thread-msg", id: f, msg: { type: "toggle-detail", key: "1:0" } });
+    expect(chat.forks.get(f)!.lastActivity).toBe(7 * MIN);
+  });
+
   it("a wrap-up the fork could not take (a tool still running) starts no second period: the fork is not ended when the tool ends", () => {
     const { chat, dispatch, fork, ended, clock } = setup();
     const f = fork("root");

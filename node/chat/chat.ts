@@ -141,6 +141,8 @@ export class Chat implements ChatTree {
         return;
       }
       case "fork-thread":
+        // The user forks it (the agent's forks are taken by fork-exits): activity in a fork.
+        this.forks.update({ type: "activity", id: m.sourceId, by: "user", now: this.clock.now() });
         if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, m);
         else this.forkNow(m);
         return;
