@@ -12,7 +12,7 @@ import { Chat } from "./chat/chat.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
-import type { Thread } from "./chat/thread.ts";
+import { cleanTitle, type Thread } from "./chat/thread.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
@@ -21,6 +21,7 @@ import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
+import { startTimer } from "./util/timer.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
 import type { ListScope } from "./view/thread-list.ts";
@@ -74,6 +75,7 @@ export class App {
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
       },
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
+      { agentForkLimit: config.agent_fork_limit },
     );
     this.buffers = new Buffers(
       nvim,
@@ -143,13 +145,11 @@ export class App {
     if (this.forkTimer) clearTimeout(this.forkTimer.timer);
     this.forkTimer = null;
     if (next === null) return;
-    const timer = setTimeout(
-      () => {
-        this.forkTimer = null;
-        this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
-      },
-      Math.max(0, next - Date.now()),
-    );
+    // A deadline beyond what a timer holds fires early: the tick finds nothing due and re-arms.
+    const timer = startTimer(() => {
+      this.forkTimer = null;
+      this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
+    }, next - Date.now());
     timer.unref();
     this.forkTimer = { at: next, timer };
   }
@@ -330,8 +330,8 @@ export class App {
   }
 
   rename(id: ThreadId, title: string): void {
-    const clean = title.trim().replace(/\s+/g, " ");
-    if (!clean) throw new Error("tine: a title cannot be empty");
+    const clean = cleanTitle(title);
+    if (!clean) throw new Error("tine: a title cannot be empty (control characters are left out)");
     if (this.chat.threads.has(id)) {
       this.dispatch({ type: "thread-msg", id, msg: { type: "rename", title: clean } });
       return;

@@ -41,6 +41,7 @@ const base: SentConfig = {
   data_dir: "/tmp/tine-data",
   persist: true,
   fork_idle_timeout: 10,
+  agent_fork_limit: 3,
   fork_open: "vsplit",
   sidebar: { side: "right", width: 80, input_height: 8 },
   retry_delay_ms: 1000,
@@ -117,6 +118,11 @@ describe("parseConfig: every option, no defaults of its own", () => {
       () => parseConfig({ ...base, fork_open: "sideways" }),
       /config\.fork_open must be one of "split", "vsplit", "tab", "replace"/,
     );
+    assert.throws(
+      () => parseConfig({ ...base, agent_fork_limit: 2.5 }),
+      /^Error: tine: config\.agent_fork_limit must be a whole number >= 0 \(got 2\.5\)$/,
+    );
+    assert.equal(parseConfig({ ...base, agent_fork_limit: 0 }).agent_fork_limit, 0);
     assert.throws(() => parseConfig({ ...base, claude_command: [] }), /config\.claude_command must be a non-empty list of strings/);
     assert.throws(() => parseConfig({ ...base, tool_env_deny: ["A", 1] }), /config\.tool_env_deny\[2\] must be a string \(got 1\)/);
     assert.throws(() => parseConfig({ ...base, sidebar: { ...base.sidebar, width: "wide" } }), /config\.sidebar\.width must be a number/);

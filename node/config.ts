@@ -53,6 +53,8 @@ export type SentConfig = {
   persist: boolean;
   /** Minutes of idleness before a fork is asked to wrap up (fractions allowed). */
   fork_idle_timeout: number;
+  /** Live forks the agent may have opened (enter_fork) from one thread; 0: none. */
+  agent_fork_limit: number;
   fork_open: "split" | "vsplit" | "tab" | "replace";
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
   sidebar: { side: "left" | "right"; width: number; input_height: number };
@@ -111,6 +113,9 @@ export type Keymaps = CheckedType<typeof keymaps>;
 
 const nonNegative: Check<number> = (v, name) => (typeof v === "number" && v >= 0 ? ok(v) : wrong(name, "a number >= 0", v));
 
+const count: Check<number> = (v, name) =>
+  Number.isInteger(v) && (v as number) >= 0 ? ok(v as number) : wrong(name, "a whole number >= 0", v);
+
 const strings = listOf(string, "a list of strings");
 
 /** Only the fields the API defines, checked here so a typo is reported when the host starts, not as an HTTP 400. */
@@ -158,6 +163,7 @@ const sentConfig = record({
   data_dir: string,
   persist: boolean,
   fork_idle_timeout: positive,
+  agent_fork_limit: count,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
   sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
   retry_delay_ms: nonNegative,

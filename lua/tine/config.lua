@@ -44,11 +44,16 @@ M.defaults = {
   -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
   -- you, it reports back to its parent and ends. Fractions allowed.
   fork_idle_timeout = 10,
+  -- Forks the agent may have open at once that it opened itself (its enter_fork tool), per
+  -- thread; past it, enter_fork is refused and the agent told why. A fork the agent opened opens
+  -- none until you send a message in it (then it is yours, and no longer counts). 0: none.
+  agent_fork_limit = 3,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
   -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height (lines).
   sidebar = { side = "right", width = 80, input_height = 8 },
-  -- First delay when a mid-stream overloaded/rate-limit error is retried (doubles each time).
+  -- First delay when a transient error (overload, rate limit, 5xx, 408, a refused or reset
+  -- connection) is retried and the server names no wait (doubles each time).
   retry_delay_ms = 1000,
   -- How Claude Code is started (:Tine export resumes the exported session with it).
   claude_command = { "claude" },
@@ -140,6 +145,9 @@ local checks = {
   stream_idle_timeout = positive,
   max_retry_wait = positive,
   fork_idle_timeout = positive,
+  agent_fork_limit = function(v)
+    return type(v) == "number" and v >= 0 and v == math.floor(v), "a whole number >= 0"
+  end,
   tool_env_deny = string_list,
   data_dir = typed("string"),
   persist = typed("boolean"),

@@ -23,9 +23,10 @@
 ---@field data_dir? string where threads are stored
 ---@field persist? boolean false: nothing is written to disk
 ---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
+---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
 ---@field sidebar? TineSidebar
----@field retry_delay_ms? number first back-off (ms) for a mid-stream overload
+---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
 ---@field claude_command? string[] how Claude Code is started
 ---@field node? string the Node binary that runs the host
 ---@field keymaps? TineKeymaps

@@ -1,6 +1,7 @@
 /**
- * Promote and report as operations on histories and the tree, on the chat alone (agents without
- * an API client: a send appends the user turn and stops with an error, which is all these need).
+ * Promote, report, the agent's own forks and the idle clocks as operations on histories and the
+ * tree, on the chat alone (agents without an API client: a send appends the user turn and stops
+ * with an error, which is all these need), with a clock the test sets.
  */
 import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
@@ -24,7 +25,11 @@ const texts = (chat: Chat, id: ThreadId) =>
     .runner.history.messages()
     .map((m) => m.content.map((b) => ("text" in b ? b.text : b.type)).join("|"));
 
-function setup() {
+const MIN = 60_000;
+
+function setup({ agentForkLimit = 3, needsApproval = false } = {}) {
+  /** The chat's clock, in ms: tests move it. */
+  const clock = { t: 0 };
   const ended: [ThreadId, string, ThreadId | undefined][] = [];
   const queue: RootMsg[] = [];
   let draining = false;
@@ -41,7 +46,7 @@ function setup() {
       api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 } },
       claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
     }),
-    { environmentFor: () => localEnvironment("/"), needsApproval: () => false, fileWritten: () => {} },
+    { environmentFor: () => localEnvironment("/"), needsApproval: () => needsApproval, fileWritten: () => {} },
     {
       threadCreated: () => {},
       threadDeleted: () => {},
@@ -49,6 +54,8 @@ function setup() {
       reportToStored: () => {},
       branched: () => {},
     },
+    { now: () => clock.t, forkIdleTimeoutMs: 10 * MIN },
+    { agentForkLimit },
   );
   let n = 0;
   const fork = (sourceId: ThreadId, atMessage?: number) => {
@@ -65,7 +72,35 @@ function setup() {
       runner: { kind: "api", history: History.of([user("q1"), reply("a1"), user("q2"), reply("a2")]) },
     },
   });
-  return { chat, dispatch, fork, ended };
+  /** The agent of thread `id` ends a response with one call of `name`; resolves once the call is answered, with its result. */
+  const agentCalls = async (id: ThreadId, name: string, input: unknown = {}) => {
+    const thread = chat.threads.get(id)!;
+    const use = { type: "tool_use" as const, id: `call${++n}`, name, input };
+    thread.runner = new AnthropicAgent(
+      testConfig,
+      { client: null, streamRetries: 0, retryDelayMs: 0 },
+      chat.agentDispatch(id),
+      thread.runner.history.push(entry(assistantMessage([use]), { stopReason: "tool_use", usage: reply("").meta!.usage })),
+    );
+    dispatch({
+      type: "thread-msg",
+      id,
+      msg: { type: "agent", msg: { type: "status-changed", status: { type: "stopped", stopReason: "tool_use" } } },
+    });
+    await until(() => chat.threads.get(id)?.toolRuns.length === 0);
+    const answer = chat.threads.get(id)?.runner.history.last()?.message.content[0];
+    if (answer?.type !== "tool_result") throw new Error(`${name} was not answered`);
+    return { text: answer.content as string, isError: answer.is_error === true };
+  };
+  return { chat, dispatch, fork, ended, clock, agentCalls };
+}
+
+/** Resolves once `pred` holds, checked after each turn of the event loop (tool runs finish there). */
+async function until(pred: () => boolean): Promise<void> {
+  for (let i = 0; !pred(); i++) {
+    if (i > 1000) throw new Error("timed out");
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 describe("promote", () => {
@@ -154,5 +189,101 @@ describe("report", () => {
     const asked = chat.threads.get(f)!.runner.history.last()!.message;
     expect(asked.role).toBe("user");
     expect(JSON.stringify(asked.content)).toContain("reports back to the thread it came from");
+  });
+});
+
+describe("what the agent may start on its own (enter_fork)", () => {
+  it("a fork the agent opened cannot open another until the user sends in it", async () => {
+    const { chat, dispatch, agentCalls } = setup();
+    await agentCalls("root", "enter_fork", { topic: "go deeper" });
+    const [a] = chat.childrenOf("root");
+    // The topic joins the tool results the fork was taken with.
+    expect(texts(chat, a!).at(-1)).toBe("tool_result|go deeper");
+    const refused = await agentCalls(a!, "enter_fork", { topic: "deeper still" });
+    expect(refused).toEqual({
+      text:
+        "enter_fork is refused: this fork was opened by the agent, and a fork the agent opened cannot open another until the user " +
+        "sends a message in it. Go on here, or end this fork (report_updates).",
+      isError: true,
+    });
+    expect(chat.childrenOf(a!)).toEqual([]);
+    // The user sends in it: it is the user's fork now, and may open forks.
+    dispatch({ type: "thread-msg", id: a!, msg: { type: "send", text: "yes, go deeper" } });
+    expect((await agentCalls(a!, "enter_fork", { topic: "deeper still" })).isError).toBe(false);
+    expect(chat.childrenOf(a!)).toHaveLength(1);
+  });
+
+  it("at most agent_fork_limit forks the agent opened are live per thread; past it enter_fork says why; one ending makes room", async () => {
+    const { chat, dispatch, agentCalls } = setup({ agentForkLimit: 2 });
+    expect((await agentCalls("root", "enter_fork")).isError).toBe(false);
+    expect((await agentCalls("root", "enter_fork")).isError).toBe(false);
+    expect(chat.childrenOf("root")).toHaveLength(2);
+    const refused = await agentCalls("root", "enter_fork", { topic: "a third" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toBe(
+      "enter_fork is refused: 2 forks the agent opened from this thread are still open, the most the user allows " +
+        "(agent_fork_limit = 2). A fork closes when it reports back or the user ends it; or ask the user to fork.",
+    );
+    expect(chat.childrenOf("root")).toHaveLength(2);
+    // A fork the user opened does not count; one the agent opened that ends makes room.
+    dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId: "root", newId: "mine", num: 50, prompt: "" } });
+    dispatch({ type: "chat-msg", msg: { type: "fork-discard", id: chat.childrenOf("root")[0]! } });
+    expect((await agentCalls("root", "enter_fork")).isError).toBe(false);
+    expect(chat.childrenOf("root")).toHaveLength(3);
+  });
+});
+
+describe("idle forks and the user (fake clock)", () => {
+  it("approving a tool in a prompted fork is activity: the fork does not report and end under the user's hands", async () => {
+    const { chat, dispatch, fork, ended, clock } = setup({ needsApproval: true });
+    const f = fork("root");
+    clock.t = 10 * MIN;
+    dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: clock.t } });
+    expect(texts(chat, f).at(-1)).toMatch(/^\[tine\] This fork has been idle for 10 minutes\. Wrap up/);
+    // Its wrap-up reply asks to read a file; the user approves just before the second period ends.
+    chat.threads.get(f)!.toolRuns = [{ use: { type: "tool_use", id: "r1", name: "get_file", input: {} }, state: "awaiting-approval" }];
+    clock.t = 19.5 * MIN;
+    dispatch({ type: "thread-msg", id: f, msg: { type: "tool-decision", toolUseId: "r1", approved: true } });
+    clock.t = 20 * MIN;
+    dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: clock.t } });
+    await until(() => !chat.threads.get(f)?.toolRuns.length);
+    expect(ended).toEqual([]);
+    expect(chat.threads.has(f)).toBe(true);
+    // Not prompted any more: a fresh first period from the last activity (the tool's end).
+    expect(chat.forks.get(f)!.promptedAt).toBe(null);
+    expect(chat.forks.nextDeadline()).toBe(30 * MIN);
+  });
+
+  it("forking a fork, opening it, a toggled detail: each resets its clock", () => {
+    const { chat, dispatch, fork, clock } = setup();
+    const f = fork("root");
+    clock.t = 3 * MIN;
+    fork(f);
+    expect(chat.forks.get(f)!.lastActivity).toBe(3 * MIN);
+    clock.t = 5 * MIN;
+    dispatch({ type: "chat-msg", msg: { type: "select-thread", id: f } });
+    expect(chat.forks.get(f)!.lastActivity).toBe(5 * MIN);
+    clock.t = 7 * MIN;
+    dispatch({ type: "thread-msg", id: f, msg: { type: "toggle-detail", key: "1:0" } });
+    expect(chat.forks.get(f)!.lastActivity).toBe(7 * MIN);
+  });
+
+  it("a wrap-up the fork could not take (a tool still running) starts no second period: the fork is not ended when the tool ends", () => {
+    const { chat, dispatch, fork, ended, clock } = setup();
+    const f = fork("root");
+    // The agent runs a long command (as the chat sees it: the fork is busy).
+    chat.threads.get(f)!.toolRuns = [{ use: { type: "tool_use", id: "b1", name: "bash_command", input: {} }, state: "running" }];
+    dispatch({ type: "thread-msg", id: f, msg: { type: "agent", msg: { type: "stream-updated" } } });
+    for (const minutes of [10, 20, 30]) {
+      clock.t = minutes * MIN;
+      dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: clock.t } });
+    }
+    expect(texts(chat, f).some((t) => t.includes("[tine]"))).toBe(false);
+    clock.t = 31 * MIN;
+    dispatch({ type: "thread-msg", id: f, msg: { type: "tool-done", toolUseId: "b1", outcome: { text: "built", isError: false } } });
+    expect(ended).toEqual([]);
+    expect(chat.threads.has(f)).toBe(true);
+    // The wrap-up comes a full period after the tool's end.
+    expect(chat.forks.nextDeadline()).toBe(41 * MIN);
   });
 });

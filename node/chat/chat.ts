@@ -7,15 +7,15 @@
 import type { AgentMsg } from "../providers/agent.ts";
 import type { Environment } from "../tools/environment.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { ChatClock, ChatEvents, CreatedHow } from "./events.ts";
+import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { type ChatTree, ForkExits } from "./fork-exits.ts";
-import { ForkLives } from "./forks.ts";
+import { actorOf, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { Thread, type ThreadContext } from "./thread.ts";
 import { ForkTree } from "./tree.ts";
 
-export type { ChatClock, ChatEvents, CreatedHow } from "./events.ts";
+export type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 export type { Lineage } from "./tree.ts";
 
 /** What the host gives every thread; `environmentFor` says where a thread's tools act. */
@@ -46,7 +46,8 @@ export class Chat implements ChatTree {
     readonly runners: Runners,
     private readonly services: ThreadServices,
     readonly events: ChatEvents,
-    readonly clock: ChatClock = { now: () => Date.now(), forkIdleTimeoutMs: 10 * 60_000 },
+    readonly clock: ChatClock,
+    readonly limits: ChatLimits,
   ) {}
 
   get active(): Thread | undefined {
@@ -95,23 +96,24 @@ export class Chat implements ChatTree {
       const title = thread.title;
       thread.update(msg.msg);
       const inner = msg.msg;
-      const byUser = inner.type === "send" && !inner.auto;
+      const userSent = inner.type === "send" && !inner.auto;
       // A fork opened from disk gets its idle clock once it is used again (reading it starts none).
       const lineage = this.lineage.get(thread.id);
-      if (byUser && lineage?.relation === "fork" && !this.forks.get(thread.id) && thread.runner.traits.forkLifecycle) {
+      if (userSent && lineage?.relation === "fork" && !this.forks.get(thread.id) && thread.runner.traits.forkLifecycle) {
         this.forks.update({
           type: "started",
           id: thread.id,
           parentId: lineage.parentId,
           background: false,
           idleTimeoutMs: this.clock.forkIdleTimeoutMs,
+          openedBy: "user",
           now: this.clock.now(),
         });
       }
-      if (this.forks.get(thread.id)) {
-        if (byUser || inner.type === "agent")
-          this.forks.update({ type: "activity", id: thread.id, by: byUser ? "user" : "agent", now: this.clock.now() });
-      }
+      // Any action of the user's in a fork (a send, an approval, a key the host hears) resets its clock.
+      const by = actorOf(inner);
+      if (userSent) this.forks.update({ type: "user-sent", id: thread.id, now: this.clock.now() });
+      else if (by) this.forks.update({ type: "activity", id: thread.id, by, now: this.clock.now() });
       // Compared with what was last seen, as agents change status before their message arrives.
       const wasAtRest = this.seenAtRest.get(thread.id) ?? true;
       this.seenAtRest.set(thread.id, thread.atRest);
@@ -145,6 +147,8 @@ export class Chat implements ChatTree {
         return;
       }
       case "fork-thread":
+        // The user forks it (the agent's forks are taken by fork-exits): activity in a fork.
+        this.forks.update({ type: "activity", id: m.sourceId, by: "user", now: this.clock.now() });
         if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, m);
         else this.forkNow(m);
         return;
@@ -152,7 +156,10 @@ export class Chat implements ChatTree {
         this.waitingForks.delete(m.sourceId);
         return;
       case "select-thread":
-        if (this.threads.has(m.id)) this.activeId = m.id;
+        if (!this.threads.has(m.id)) return;
+        this.activeId = m.id;
+        // The user went to it: that is activity in a fork.
+        this.forks.update({ type: "activity", id: m.id, by: "user", now: this.clock.now() });
         return;
       case "stored-found":
         for (const t of m.threads) {
@@ -257,6 +264,7 @@ export class Chat implements ChatTree {
         parentId: request.sourceId,
         background: request.background === true,
         idleTimeoutMs: request.idleTimeoutMs ?? this.clock.forkIdleTimeoutMs,
+        openedBy: request.byAgent ? "agent" : "user",
         now: this.clock.now(),
       });
     }

@@ -1,6 +1,6 @@
 /**
- * What the chat tells the host (the UI and the store follow threads through these) and the clock
- * it is given: the chat's edges, so it never touches buffers, files or timers itself.
+ * What the chat tells the host (the UI and the store follow threads through these), the clock and
+ * the limits it is given: the chat's edges, so it never touches buffers, files or timers itself.
  */
 import type { ForkEnd, ThreadId } from "./msgs.ts";
 import type { QueuedReport } from "./prompts.ts";
@@ -25,6 +25,12 @@ export type CreatedHow = {
   loaded?: boolean;
   /** No window: a background fork, or a branch made by a promote. */
   background?: boolean;
+};
+
+/** What the agent may start on its own (from the user's options). */
+export type ChatLimits = {
+  /** Live forks the agent may have opened (enter_fork) from one thread: agent_fork_limit. */
+  readonly agentForkLimit: number;
 };
 
 export type ChatClock = {

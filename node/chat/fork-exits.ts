@@ -9,11 +9,11 @@ import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { ChatClock, ChatEvents, CreatedHow } from "./events.ts";
+import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import type { ForkEffect, ForkLives } from "./forks.ts";
 import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
-import { handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
+import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner, Runners } from "./runner.ts";
 import type { Thread } from "./thread.ts";
 import type { ForkTree } from "./tree.ts";
@@ -26,6 +26,7 @@ export interface ChatTree {
   readonly runners: Runners;
   readonly events: ChatEvents;
   readonly clock: ChatClock;
+  readonly limits: ChatLimits;
   readonly dispatch: Dispatch;
   activeId: ThreadId | null;
   isStored(id: ThreadId): boolean;
@@ -71,9 +72,14 @@ export class ForkExits {
     const ok = (text: string) => ({ text, isError: false });
     const call = parsed.call;
     switch (call.tool) {
-      case "enter_fork":
+      case "enter_fork": {
+        // What the agent starts on its own is bounded (forks.ts): past that, it is told why.
+        const bar = this.chat.forks.agentForkBar(thread.id, this.chat.limits.agentForkLimit);
+        if (bar) return refuse(enterForkRefused(bar));
         this.afterTurn.set(thread.id, { type: "enter", topic: call.topic, idleTimeoutMs: call.idleTimeoutMs });
-        return ok(`A fork of this thread opens when this response ends${call.topic ? ", with the topic as its first message" : ""}.`);
+        const topic = call.topic ? ", with the topic as its first message" : "";
+        return ok(`A fork of this thread opens when this response ends${topic}.${call.note}`);
+      }
       case "exit_fork":
         this.afterTurn.set(thread.id, { type: "discard" });
         return ok("This fork is discarded when this response ends.");
@@ -144,6 +150,7 @@ export class ForkExits {
           num: this.chat.maxNum() + 1,
           prompt: after.topic,
           idleTimeoutMs: after.idleTimeoutMs,
+          byAgent: true,
         });
         return true;
       case "discard":
@@ -260,10 +267,11 @@ export class ForkExits {
       this.chat.changed();
       switch (e.type) {
         case "wrap-up":
-          // A fork waiting on an approval cannot take a prompt; its second period still runs.
+          // A fork waiting on an approval or a tool is not prompted: its clock tries again a period later.
           if (thread.atRest) {
             const minutes = Math.round((this.chat.clock.forkIdleTimeoutMs / 60_000) * 100) / 100;
             thread.update({ type: "send", text: wrapUpPrompt(minutes), auto: true });
+            this.chat.forks.update({ type: "wrap-up-sent", id: thread.id, now: this.chat.clock.now() });
           }
           break;
         case "ask-summary":
@@ -286,7 +294,7 @@ export class ForkExits {
 
   private queueReport(fork: Thread, text: string): void {
     const parentId = this.chat.lineage.get(fork.id)!.parentId;
-    const report: QueuedReport = { from: fork.title, text };
+    const report: QueuedReport = { from: fork.title, text: capReport(text) };
     const parent = this.chat.threads.get(parentId);
     if (parent) parent.update({ type: "queue-report", report });
     else if (this.chat.isStored(parentId)) this.chat.events.reportToStored(parentId, report);

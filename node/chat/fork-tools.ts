@@ -3,10 +3,11 @@
  * input means, checked and bounded, or why it is refused. Pure; the chat decides what a request
  * does to the tree and when.
  */
-import type { ForkToolName } from "../tools/fork-specs.ts";
+import { type ForkToolName, MAX_AGENT_IDLE_MINUTES } from "../tools/fork-specs.ts";
 
 export type ForkToolCall =
-  | { readonly tool: "enter_fork"; readonly topic: string; readonly idleTimeoutMs?: number }
+  /** `note`: what the model is told of how its input was taken (an idle_timeout bounded or ignored), or "". */
+  | { readonly tool: "enter_fork"; readonly topic: string; readonly idleTimeoutMs?: number; readonly note: string }
   | { readonly tool: "exit_fork" }
   | { readonly tool: "save_context" }
   | { readonly tool: "report_updates"; readonly message: string }
@@ -22,15 +23,27 @@ const text = (input: Record<string, unknown>, key: string): string => {
   return typeof v === "string" ? v.trim() : "";
 };
 
+/** enter_fork's idle_timeout (minutes, from the model) as a bounded time-out, and what the model is told of it. */
+function idleTimeout(minutes: unknown): { idleTimeoutMs?: number; note: string } {
+  if (minutes === undefined || minutes === null) return { note: "" };
+  if (typeof minutes !== "number" || !(minutes > 0))
+    return {
+      note: ` idle_timeout must be a number of minutes above 0 (got ${typeof minutes === "number" ? minutes : `a ${typeof minutes}`}): the fork has the user's default.`,
+    };
+  if (minutes > MAX_AGENT_IDLE_MINUTES)
+    return {
+      idleTimeoutMs: MAX_AGENT_IDLE_MINUTES * 60_000,
+      note: ` idle_timeout is at most ${MAX_AGENT_IDLE_MINUTES} minutes (a day): the fork's is ${MAX_AGENT_IDLE_MINUTES}.`,
+    };
+  return { idleTimeoutMs: minutes * 60_000, note: "" };
+}
+
 /** A fork tool call's input as a request, or the error the model gets back. */
 export function parseForkTool(name: ForkToolName, rawInput: unknown): ParsedForkTool {
   const input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
   switch (name) {
-    case "enter_fork": {
-      const minutes = input["idle_timeout"];
-      const idle = typeof minutes === "number" && minutes > 0 ? { idleTimeoutMs: minutes * 60_000 } : {};
-      return { ok: true, call: { tool: "enter_fork", topic: text(input, "topic"), ...idle } };
-    }
+    case "enter_fork":
+      return { ok: true, call: { tool: "enter_fork", topic: text(input, "topic"), ...idleTimeout(input["idle_timeout"]) } };
     case "exit_fork":
       return { ok: true, call: { tool: "exit_fork" } };
     case "save_context":

@@ -1,10 +1,20 @@
 /**
- * The lifecycle of forks that come back: which live forks are linked to their parent, their idle
- * clocks, whether a wrap-up prompt was sent, what happens when their turn ends, and whether they
- * run in the background. State as data; `update` returns the effects the chat carries out. Time
- * is given in every message (the host's clock, or a test's), never read here.
+ * The lifecycle of forks that come back: which live forks are linked to their parent, who opened
+ * them, their idle clocks, whether a wrap-up prompt reached them, what happens when their turn
+ * ends, and whether they run in the background. State as data; `update` returns the effects the
+ * chat carries out. Time is given in every message (the host's clock, or a test's), never read
+ * here.
  */
-import type { ThreadId } from "./msgs.ts";
+import type { ThreadId, ThreadMsg } from "./msgs.ts";
+
+/** Why a fork reports back by itself once its current turn ends. */
+export type ReportWhy =
+  /** It runs without a window (`@bg`). */
+  | "background"
+  /** It was asked for its summary (report without text). */
+  | "asked"
+  /** Its second idle period ran out: the user's activity calls it off. */
+  | "idle";
 
 export type ForkLife = {
   readonly id: ThreadId;
@@ -12,17 +22,41 @@ export type ForkLife = {
   /** Runs without a window and reports back when its turn ends. */
   readonly background: boolean;
   readonly idleTimeoutMs: number;
-  /** Last activity, the user's or the agent's. */
+  /** When the current idle period started: the last activity (the user's or the agent's), or a wrap-up that could not be sent. */
   readonly lastActivity: number;
-  /** When the wrap-up prompt was sent; cleared only by the user's activity. */
+  /** When the wrap-up prompt reached the fork; cleared only by the user's activity. */
   readonly promptedAt: number | null;
-  /** When the fork's current turn ends: report to the parent (its last reply is the summary). */
-  readonly reportWhenDone: boolean;
+  /** When the fork's current turn ends it reports to the parent (its last reply is the summary), and why; null: it does not. */
+  readonly reportWhenDone: ReportWhy | null;
+  /**
+   * Opened by the agent (enter_fork) and not sent to by the user since: it may not open forks of
+   * its own, and counts toward its parent's agent_fork_limit. The user's first send makes it theirs.
+   */
+  readonly agentOpened: boolean;
 };
 
+/** Why the agent may not open a fork of a thread now. */
+export type AgentForkBar =
+  /** The thread is a fork the agent opened, not yet taken over by the user. */
+  | { readonly type: "agent-opened" }
+  /** The thread has `limit` (agent_fork_limit) or more live forks the agent opened. */
+  | { readonly type: "limit"; readonly open: number; readonly limit: number };
+
 export type ForkLifeMsg =
-  | { type: "started"; id: ThreadId; parentId: ThreadId; background: boolean; idleTimeoutMs: number; now: number }
+  | {
+      type: "started";
+      id: ThreadId;
+      parentId: ThreadId;
+      background: boolean;
+      idleTimeoutMs: number;
+      openedBy: "user" | "agent";
+      now: number;
+    }
   | { type: "activity"; id: ThreadId; by: "user" | "agent"; now: number }
+  /** The user sent a message in the fork: activity, and the fork is the user's from now on. */
+  | { type: "user-sent"; id: ThreadId; now: number }
+  /** The wrap-up prompt was sent to the fork (it was at rest to take it): its second period starts. */
+  | { type: "wrap-up-sent"; id: ThreadId; now: number }
   /** The fork is asked for its summary; it reports once that turn ends. */
   | { type: "report-requested"; id: ThreadId; now: number }
   | { type: "opened"; id: ThreadId }
@@ -32,12 +66,36 @@ export type ForkLifeMsg =
   | { type: "ended"; id: ThreadId };
 
 export type ForkEffect =
-  /** Send the fork the wrap-up prompt (its first idle period ran out). */
+  /** Send the fork the wrap-up prompt (its first idle period ran out); say `wrap-up-sent` if it was. */
   | { type: "wrap-up"; id: ThreadId }
   /** Ask the fork for a summary; it reports when that turn ends (the second period ran out). */
   | { type: "ask-summary"; id: ThreadId }
   /** The fork's turn is over and it reports: its last reply goes to the parent, then it ends. */
   | { type: "report"; id: ThreadId };
+
+/**
+ * Who a message to a thread shows active in it: the user (a send, an approval or denial, a key
+ * the host hears: abort, retry, a toggled detail, a rename), the agent (its stream, its tools
+ * finishing), or nobody (what tine does by itself: its own prompts, a queued report, a rewind).
+ */
+export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
+  switch (msg.type) {
+    case "send":
+      return msg.auto ? null : "user";
+    case "tool-decision":
+    case "abort":
+    case "retry":
+    case "toggle-detail":
+    case "rename":
+      return "user";
+    case "agent":
+    case "tool-done":
+      return "agent";
+    case "queue-report":
+    case "rewind":
+      return null;
+  }
+}
 
 export class ForkLives {
   private readonly lives = new Map<ThreadId, ForkLife>();
@@ -48,6 +106,24 @@ export class ForkLives {
 
   all(): ForkLife[] {
     return [...this.lives.values()];
+  }
+
+  /** How many live forks of `parentId` the agent opened (and the user has not taken over). */
+  agentOpenedOf(parentId: ThreadId): number {
+    let n = 0;
+    for (const f of this.lives.values()) if (f.parentId === parentId && f.agentOpened) n++;
+    return n;
+  }
+
+  /**
+   * Why the agent of thread `id` may not open a fork now, or null. What it starts on its own is
+   * bounded: a fork it opened opens none until the user sends in it, and at most `limit` of the
+   * forks it opened from one thread are live at once.
+   */
+  agentForkBar(id: ThreadId, limit: number): AgentForkBar | null {
+    if (this.lives.get(id)?.agentOpened) return { type: "agent-opened" };
+    const open = this.agentOpenedOf(id);
+    return open < limit ? null : { type: "limit", open, limit };
   }
 
   /** The earliest time a tick can change anything, or null (no timer needed). */
@@ -72,25 +148,34 @@ export class ForkLives {
           lastActivity: msg.now,
           promptedAt: null,
           // A background fork reports back as soon as its turn ends.
-          reportWhenDone: msg.background,
+          reportWhenDone: msg.background ? "background" : null,
+          agentOpened: msg.openedBy === "agent",
         });
         return [];
-      case "activity": {
+      case "activity":
+        this.active(msg.id, msg.by, msg.now);
+        return [];
+      case "user-sent": {
+        this.active(msg.id, "user", msg.now);
         const f = this.lives.get(msg.id);
-        if (!f) return [];
-        // Only the user clears the prompted state, so an agent talking to itself cannot keep a fork alive.
-        this.lives.set(msg.id, { ...f, lastActivity: msg.now, promptedAt: msg.by === "user" ? null : f.promptedAt });
+        if (f?.agentOpened) this.lives.set(msg.id, { ...f, agentOpened: false });
+        return [];
+      }
+      case "wrap-up-sent": {
+        const f = this.lives.get(msg.id);
+        if (f) this.lives.set(msg.id, { ...f, promptedAt: msg.now, lastActivity: msg.now });
         return [];
       }
       case "report-requested": {
         const f = this.lives.get(msg.id);
-        if (f) this.lives.set(msg.id, { ...f, reportWhenDone: true, lastActivity: msg.now });
+        if (f) this.lives.set(msg.id, { ...f, reportWhenDone: "asked", lastActivity: msg.now });
         return [];
       }
       case "opened": {
         const f = this.lives.get(msg.id);
         // An opened background fork is an ordinary interactive fork from then on.
-        if (f?.background) this.lives.set(msg.id, { ...f, background: false, reportWhenDone: false });
+        if (f?.background)
+          this.lives.set(msg.id, { ...f, background: false, reportWhenDone: f.reportWhenDone === "background" ? null : f.reportWhenDone });
         return [];
       }
       case "turn-ended": {
@@ -103,12 +188,14 @@ export class ForkLives {
         for (const f of this.lives.values()) {
           if (f.reportWhenDone) continue;
           if (f.promptedAt !== null) {
-            if (msg.now - f.promptedAt >= f.idleTimeoutMs && msg.now - f.lastActivity >= 0) {
-              this.lives.set(f.id, { ...f, reportWhenDone: true });
+            if (msg.now - f.promptedAt >= f.idleTimeoutMs) {
+              this.lives.set(f.id, { ...f, reportWhenDone: "idle" });
               effects.push({ type: "ask-summary", id: f.id });
             }
           } else if (msg.now - f.lastActivity >= f.idleTimeoutMs) {
-            this.lives.set(f.id, { ...f, promptedAt: msg.now, lastActivity: msg.now });
+            // A fresh period: the fork counts as prompted only once the prompt reaches it
+            // (`wrap-up-sent`); one that could not take it (waiting on an approval) is tried again then.
+            this.lives.set(f.id, { ...f, lastActivity: msg.now });
             effects.push({ type: "wrap-up", id: f.id });
           }
         }
@@ -118,5 +205,20 @@ export class ForkLives {
         this.lives.delete(msg.id);
         return [];
     }
+  }
+
+  /** Activity resets the idle clock; the user's also clears the prompted state and an idle report. */
+  private active(id: ThreadId, by: "user" | "agent", now: number): void {
+    const f = this.lives.get(id);
+    if (!f) return;
+    // Only the user clears the prompted state, so an agent talking to itself cannot keep a fork alive.
+    if (by === "agent") this.lives.set(id, { ...f, lastActivity: now });
+    else
+      this.lives.set(id, {
+        ...f,
+        lastActivity: now,
+        promptedAt: null,
+        reportWhenDone: f.reportWhenDone === "idle" ? null : f.reportWhenDone,
+      });
   }
 }

@@ -62,6 +62,8 @@ export type ForkRequest = {
   background?: boolean;
   /** This fork's own idle time-out (an agent's enter_fork may set one). */
   idleTimeoutMs?: number;
+  /** Opened by the agent (enter_fork), not the user: what it may start on its own is limited (forks.ts). */
+  byAgent?: boolean;
 };
 
 /** How a fork ended: its file stays, marked so (`:Tine threads!` shows and restores it). */

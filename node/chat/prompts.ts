@@ -1,9 +1,12 @@
 /**
  * The texts tine itself puts in front of the model (wrap-up, summary and hand-off prompts, report
- * blocks, results for tools a fork never saw finish): one place to read and tune what the model is
+ * blocks, refusals of enter_fork, results for tools a fork never saw finish): one place to read and tune what the model is
  * told on the user's behalf.
  */
 import type { History } from "../providers/history.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { headAndTail } from "../util/head-and-tail.ts";
+import type { AgentForkBar } from "./forks.ts";
 
 /** Sent to a fork whose first idle period ran out. */
 export const wrapUpPrompt = (minutes: number) =>
@@ -24,9 +27,50 @@ export const handoffPrompt = (goal: string) =>
 /** A fork's findings waiting to go to this thread with its next user turn. */
 export type QueuedReport = { readonly from: string; readonly text: string };
 
-/** How a report travels in the parent's next user turn: a clearly marked block of its own. */
+/** A report keeps this much of its start and of its end (UTF-8 bytes); the middle is dropped and counted, as a command's output is. */
+export const REPORT_HEAD_BYTES = 12_000;
+export const REPORT_TAIL_BYTES = 12_000;
+
+/** A report's text as it is queued, shown and sent: trimmed and capped. */
+export const capReport = (text: string): string => headAndTail(text.trim(), REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, "the report");
+
+/** The block's own tags (`<fork-report`, `</fork-report`, in any case and spacing). */
+const BLOCK_TAG = /<(\s*\/?\s*fork-report)/gi;
+
+/** Text that cannot open or close a report block: its tags are written `&lt;fork-report`. */
+const neutralised = (text: string): string => text.replace(BLOCK_TAG, "&lt;$1");
+
+/**
+ * How a report travels in the parent's next user turn: a clearly marked block of its own. The
+ * report is data, not the user's words: nothing in it (or in the fork's title) can end the block
+ * early, so nothing after it reads as the user's.
+ */
 export function reportBlock(r: QueuedReport): string {
-  return `<fork-report from="${r.from.replace(/"/g, "'")}">\n${r.text.trim()}\n</fork-report>`;
+  // In the attribute: no quote to close it, no line break.
+  const from = neutralised(r.from).replace(/"/g, "'").replace(/\s+/g, " ");
+  return `<fork-report from="${from}">\n${neutralised(capReport(r.text))}\n</fork-report>`;
+}
+
+/** enter_fork's answer when the agent may not open a fork now (forks.ts says when). */
+export function enterForkRefused(bar: AgentForkBar): string {
+  switch (bar.type) {
+    case "agent-opened":
+      return (
+        "enter_fork is refused: this fork was opened by the agent, and a fork the agent opened cannot open another " +
+        "until the user sends a message in it. Go on here, or end this fork (report_updates)."
+      );
+    case "limit": {
+      if (bar.limit === 0) return "enter_fork is refused: the user does not let the agent open forks (agent_fork_limit = 0).";
+      const open =
+        bar.open === 1 ? "1 fork the agent opened from this thread is" : `${bar.open} forks the agent opened from this thread are`;
+      return (
+        `enter_fork is refused: ${open} still open, the most the user allows (agent_fork_limit = ${bar.limit}). ` +
+        "A fork closes when it reports back or the user ends it; or ask the user to fork."
+      );
+    }
+    default:
+      return assertUnreachable(bar);
+  }
 }
 
 /** The result a fork gets for a tool still running in its source when it was taken. */

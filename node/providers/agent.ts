@@ -15,10 +15,13 @@ export type StopReason =
   | "model_context_window_exceeded"
   | "aborted";
 
+/** A request that failed for now, to be tried again: when, and what failed (shown with a countdown). */
+export type RetryWait = { readonly at: number; readonly why: string };
+
 export type AgentStatus =
   | { readonly type: "idle" }
-  /** `retryAt`: waiting to try again (an overloaded or rate-limited API), until then. */
-  | { readonly type: "streaming"; readonly startedAt: number; readonly attempt: number; readonly retryAt?: number }
+  /** `retry`: waiting until `at` to try again, after `why` (a transient error, see api-errors.ts). */
+  | { readonly type: "streaming"; readonly startedAt: number; readonly attempt: number; readonly retry?: RetryWait }
   | { readonly type: "stopped"; readonly stopReason: StopReason }
   | { readonly type: "error"; readonly message: string };
 

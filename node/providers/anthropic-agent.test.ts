@@ -3,12 +3,13 @@
  * errors, clones. Over 300 lines: the agent's whole contract, one describe per behaviour.
  */
 import assert from "node:assert/strict";
+import Anthropic from "@anthropic-ai/sdk";
 import { describe, it } from "vitest";
 import { AgentProbe, testConfig, withAgent } from "../../test/helpers/agent-harness.ts";
 import { readsCacheOf } from "../../test/helpers/cache-prefix.ts";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
 import { response, textReply } from "../../test/mock-anthropic/script.ts";
-import { errorReply } from "../../test/mock-anthropic/server.ts";
+import { errorReply, MockAnthropic } from "../../test/mock-anthropic/server.ts";
 import { type AnthropicAgent, MAX_PAUSE_CONTINUATIONS } from "./anthropic-agent.ts";
 import { FORKED_BEFORE_TOOL_RAN, stoppedBeforeToolRan } from "./turn-cleanup.ts";
 
@@ -198,6 +199,55 @@ describe("AnthropicAgent streaming", () => {
     );
   });
 
+  it("a stream_idle_timeout beyond what a timer holds (3e6 s) waits out a silent stream instead of giving up after 1 ms", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      await withAgent(
+        async ({ mock, agent, probe }) => {
+          mock.reply(response([{ hold: "silent" }, { text: "Worth the wait." }]));
+          const done = probe.stopped();
+          agent.send(say("hi"));
+          // An overflowed timer gives up after 1 ms, maybe before the mock has the request.
+          await Promise.race([mock.reached("silent"), probe.until(() => agent.status.type === "error")]);
+          // The silence under test: far below the time-out, far above the 1 ms an overflowed timer waits.
+          await new Promise((r) => setTimeout(r, 50));
+          assert.equal(agent.status.type, "streaming", JSON.stringify(agent.status));
+          mock.release("silent");
+          await done;
+          assert.deepEqual(agent.status, { type: "stopped", stopReason: "end_turn" });
+          assert.deepEqual(messages(agent).at(-1), { role: "assistant", content: [{ type: "text", text: "Worth the wait." }] });
+        },
+        testConfig,
+        { streamIdleTimeoutMs: 3e9 },
+      );
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.ok(!warnings.includes("TimeoutOverflowWarning"), warnings.join(", "));
+  });
+
+  it("a request over the API's 32 MB limit is not sent: the thread's error says so and how to go on; the text is kept, the thread usable", async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      const huge = "x".repeat(33_000_000);
+      agent.send(say(huge));
+      await probe.until(() => agent.status.type === "error");
+      assert.equal(mock.requests.length, 0, "nothing was sent");
+      assert.match(
+        (agent.status as { message: string }).message,
+        /^this thread's next request is 33 MB, over the Messages API's limit of 32 MB, so it was not sent: fork from an earlier message \(F on it\)/,
+      );
+      assert.deepEqual(messages(agent), [{ role: "user", content: say(huge) }]);
+      mock.reply(textReply("Smaller is fine."));
+      const done = probe.stopped();
+      assert.equal(agent.replaceFailed(say("a shorter question")), huge);
+      await done;
+      assert.deepEqual(messages(agent).at(-1), { role: "assistant", content: say("Smaller is fine.") });
+      assert.equal(mock.requests.length, 1);
+    });
+  });
+
   it("a stream error answers pending tool calls with an error that names it", async () => {
     await withAgent(async ({ mock, agent, probe }) => {
       mock.reply(
@@ -260,6 +310,89 @@ describe("AnthropicAgent streaming", () => {
       assert.equal(mock.requests.length, 3);
       assert.equal(agent.status.type, "stopped");
     });
+  });
+
+  it("retries transient errors (500, 502, 503, 504, 408, a closed or reset connection), showing what failed and when it tries again", async () => {
+    await withAgent(
+      async ({ mock, agent, probe }) => {
+        mock.reply(
+          errorReply(500, "api_error", "Internal server error"),
+          errorReply(502, "api_error", "Bad gateway"),
+          errorReply(503, "api_error", "Service unavailable"),
+          errorReply(504, "timeout_error", "Gateway timeout"),
+          errorReply(408, "timeout_error", "Request timeout"),
+          { kind: "drop" },
+          { kind: "reset" },
+          textReply("Made it."),
+        );
+        const done = probe.stopped();
+        agent.send(say("hi"));
+        await done;
+        assert.deepEqual(agent.status, { type: "stopped", stopReason: "end_turn" });
+        assert.equal(mock.requests.length, 8);
+        const waits = probe.msgs.flatMap((m) =>
+          m.type === "status-changed" && m.status.type === "streaming" && m.status.retry ? [m.status] : [],
+        );
+        assert.deepEqual(
+          waits.map((w) => w.attempt),
+          [1, 2, 3, 4, 5, 6, 7],
+        );
+        const host = new URL(mock.url).host;
+        assert.deepEqual(
+          waits.slice(0, 5).map((w) => w.retry!.why.replace(/ \(request id .*\)$/, "")),
+          [
+            `${host} answered HTTP 500 api_error: Internal server error`,
+            `${host} answered HTTP 502 api_error: Bad gateway`,
+            `${host} answered HTTP 503 api_error: Service unavailable`,
+            `${host} answered HTTP 504 timeout_error: Gateway timeout`,
+            `${host} answered HTTP 408 timeout_error: Request timeout`,
+          ],
+        );
+        assert.match(waits[5]!.retry!.why, new RegExp(`^could not reach ${host}: `));
+        assert.equal(waits[6]!.retry!.why, `could not reach ${host}: the connection was reset`);
+        assert.ok(waits.every((w) => w.retry!.at >= w.startedAt));
+      },
+      testConfig,
+      { streamRetries: 7 },
+    );
+  });
+
+  it('x-should-retry decides: "false" is not retried (even a 503), "true" is (even a 400)', async () => {
+    await withAgent(async ({ mock, agent, probe }) => {
+      mock.reply(errorReply(503, "api_error", "down for good", { "x-should-retry": "false" }));
+      agent.send(say("hi"));
+      await probe.until(() => agent.status.type === "error");
+      assert.equal(mock.requests.length, 1);
+      assert.match((agent.status as { message: string }).message, /answered HTTP 503 api_error: down for good$/);
+      mock.reply(errorReply(400, "invalid_request_error", "try me again", { "x-should-retry": "true" }), textReply("Second time."));
+      const done = probe.stopped();
+      agent.retry();
+      await done;
+      assert.equal(mock.requests.length, 3);
+      assert.deepEqual(messages(agent).at(-1), { role: "assistant", content: say("Second time.") });
+    });
+  });
+
+  it("a transient error that persists ends in a clear error: what failed, where, and how many tries", async () => {
+    // A port nothing listens on: every try is refused.
+    const gone = await MockAnthropic.start();
+    const url = gone.url;
+    await gone.close();
+    await withAgent(
+      async ({ agent, probe }) => {
+        agent.send(say("anyone?"));
+        await probe.until(() => agent.status.type === "error");
+        const tries = probe.msgs.filter((m) => m.type === "status-changed" && m.status.type === "streaming" && m.status.retry);
+        assert.equal(tries.length, 2, "1 + streamRetries tries, the countdown shown before each retry");
+        assert.equal(
+          (agent.status as { message: string }).message,
+          `could not reach ${new URL(url).host}: the connection was refused (is the server running?) · tried 3 times`,
+        );
+        assert.deepEqual(messages(agent), [{ role: "user", content: say("anyone?") }], "the turn is kept for R");
+      },
+      testConfig,
+      { client: new Anthropic({ apiKey: "test-key", baseURL: url, maxRetries: 0 }) },
+    );
   });
 
   it("puts other errors in the error status and stays usable", async () => {

@@ -5,12 +5,13 @@
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
  */
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
 import { type AssistantBlock, assistantMessage, entry, type UserBlock } from "./native.ts";
-import { buildRequest, type ProviderConfig } from "./request.ts";
+import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
 import { addUsage, applyEvent, interrupted, type PausedTurn, type Stream, withPartialText, zeroUsage } from "./stream.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
@@ -28,7 +29,7 @@ export const MAX_PAUSE_CONTINUATIONS = 8;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    const timer = startTimer(resolve, ms);
     signal.addEventListener(
       "abort",
       () => {
@@ -38,6 +39,9 @@ const sleep = (ms: number, signal: AbortSignal) =>
       { once: true },
     );
   });
+
+/** A request refused before it was sent, for its size; its message says why and how to go on. */
+class OversizeRequest extends Error {}
 
 const API_SPEC: RunnerSpec = { kind: "api" };
 /** tine's own agent: forks of it come back, and it is stored once it has something to store. */
@@ -177,6 +181,9 @@ export class AnthropicAgent implements Runner {
       idledOut: false,
     });
     const idleMs = this.connection.streamIdleTimeoutMs ?? 60_000;
+    const params = buildRequest(this.config, this.history, paused?.blocks);
+    // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
+    const oversize = oversizeRequest(params);
     for (let attempt = 0; ; attempt++) {
       const stream = fresh();
       this.stream = stream;
@@ -185,7 +192,7 @@ export class AnthropicAgent implements Runner {
       let idle: NodeJS.Timeout | null = null;
       const touch = () => {
         if (idle) clearTimeout(idle);
-        idle = setTimeout(() => {
+        idle = startTimer(() => {
           stream.idledOut = true;
           controller.abort();
         }, idleMs);
@@ -193,9 +200,8 @@ export class AnthropicAgent implements Runner {
       };
       try {
         touch();
-        const events = await client.messages.create(buildRequest(this.config, this.history, paused?.blocks), {
-          signal: controller.signal,
-        });
+        if (oversize) throw new OversizeRequest(oversize);
+        const events = await client.messages.create(params, { signal: controller.signal });
         for await (const event of events) {
           if (this.stream !== stream) return;
           touch();
@@ -210,17 +216,21 @@ export class AnthropicAgent implements Runner {
         const wait = stream.idledOut ? null : this.retryWait(error, attempt);
         if (wait !== null && wait.ms <= (this.connection.maxRetryWaitMs ?? 60_000)) {
           this.stream = fresh();
-          this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retryAt: Date.now() + wait.ms });
+          const retry = { at: Date.now() + wait.ms, why: describeError(error, client.baseURL) };
+          this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retry });
           await sleep(wait.ms, controller.signal);
           if (controller.signal.aborted) return;
           continue;
         }
         this.stream = null;
         let message = stream.idledOut
-          ? `no data from the API for ${Math.round(idleMs / 1000)} s: the request was given up`
-          : describeError(error, client.baseURL);
+          ? `no data from the API for ${Math.round(timerDelay(idleMs) / 1000)} s: the request was given up`
+          : error instanceof OversizeRequest
+            ? error.message
+            : describeError(error, client.baseURL);
         if (wait)
           message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
+        else if (attempt > 0) message += ` · tried ${attempt + 1} times`;
         this.connection.log?.(`request failed: ${message}\n${error instanceof Error ? error.stack : String(error)}`);
         this.history = closeTurn(this.history, withPartialText(stream), {
           missingResultText: `The response failed (${message}) before the tool call was complete; it did not run.`,

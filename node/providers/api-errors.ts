@@ -1,21 +1,56 @@
 /**
  * What went wrong with a request, said so a user can act on it: where (the API host), why (refused,
  * DNS, TLS, reset, an HTTP status with the API's error type and request id), and whether trying
- * again can help (and how long the server asked to wait).
+ * again can help (and how long the server asked to wait): the one rule of what is retried.
  */
 import Anthropic from "@anthropic-ai/sdk";
 
+/** Causes of a failed connection that waiting does not mend: the server's TLS certificate. */
+const LASTING_CAUSES = new Set([
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/**
+ * Whether the same request, sent again, can succeed: the server's `x-should-retry` header when it
+ * sends one ("true" or "false"); else, as the SDK's own rule, a request or lock timeout (408, 409),
+ * a rate limit (429), a server error or overload (5xx, 529), or no response at all (the connection
+ * refused, reset or timed out, the name not resolved; not a bad certificate). In the middle of a
+ * stream, an overloaded or rate-limit error event. A connection cut after the response began is
+ * not retried: what had arrived is kept, marked interrupted.
+ */
 export function isRetryable(error: unknown): boolean {
+  // Before APIError: the SDK's connection errors are APIErrors without a status.
+  if (error instanceof Anthropic.APIConnectionError) {
+    const code = rootCause(error)?.code;
+    return !(code && LASTING_CAUSES.has(code));
+  }
   if (!(error instanceof Anthropic.APIError)) return false;
-  return error.status === 429 || error.status === 529 || error.type === "overloaded_error" || error.type === "rate_limit_error";
+  const should = header(error, "x-should-retry");
+  if (should === "true") return true;
+  if (should === "false") return false;
+  const status = error.status;
+  // An error event in the stream: no status of its own.
+  if (status === undefined) return error.type === "overloaded_error" || error.type === "rate_limit_error";
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** A response header of an API error, or null. */
+function header(error: InstanceType<typeof Anthropic.APIError>, name: string): string | null {
+  const headers = error.headers as Headers | Record<string, string> | undefined;
+  if (!headers) return null;
+  return (
+    (typeof (headers as Headers).get === "function" ? (headers as Headers).get(name) : (headers as Record<string, string>)[name]) ?? null
+  );
 }
 
 /** The wait the server asked for (`retry-after-ms`, else `retry-after` in seconds or as a date), or null. */
 export function retryAfterMs(error: unknown, now = Date.now()): number | null {
-  if (!(error instanceof Anthropic.APIError) || !error.headers) return null;
-  const headers = error.headers as Headers | Record<string, string>;
-  const get = (name: string) =>
-    (typeof (headers as Headers).get === "function" ? (headers as Headers).get(name) : (headers as Record<string, string>)[name]) ?? null;
+  if (!(error instanceof Anthropic.APIError)) return null;
+  const get = (name: string) => header(error, name);
   const ms = Number(get("retry-after-ms"));
   if (get("retry-after-ms") !== null && Number.isFinite(ms)) return Math.max(0, ms);
   const after = get("retry-after");

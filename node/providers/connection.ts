@@ -9,8 +9,9 @@ export type Connection = {
   /** Null when ANTHROPIC_API_KEY is not set: requests then fail with a clear message. */
   client: Anthropic | null;
   /**
-   * Retries of overloaded / rate-limit errors, at the HTTP level and mid-stream alike. This is the
-   * only retry layer (the SDK's own is off), so a persistent 529 makes 1 + streamRetries requests.
+   * Retries of transient errors (api-errors.ts `isRetryable`), at the HTTP level and mid-stream
+   * alike. This is the only retry layer (the SDK's own is off), so a persistent 529 or 503 makes
+   * 1 + streamRetries requests.
    */
   streamRetries: number;
   /** First back-off when the server names no wait; doubles each time. */

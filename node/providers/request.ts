@@ -64,3 +64,17 @@ export function buildRequest(
   if (config.effort) params.output_config = { effort: config.effort };
   return params;
 }
+
+/** The Messages API refuses a request body over 32 MB: tine says so before sending one. */
+export const MAX_REQUEST_BYTES = 32_000_000;
+
+/** Why a request would be refused for its size (and how to go on), or null when it is within the limit. */
+export function oversizeRequest(params: Anthropic.Messages.MessageCreateParamsStreaming): string | null {
+  const bytes = Buffer.byteLength(JSON.stringify(params), "utf8");
+  if (bytes <= MAX_REQUEST_BYTES) return null;
+  const mb = (n: number) => `${Math.round(n / 100_000) / 10} MB`;
+  return (
+    `this thread's next request is ${mb(bytes)}, over the Messages API's limit of ${mb(MAX_REQUEST_BYTES)}, so it was not sent: ` +
+    "fork from an earlier message (F on it) to go on with less of the history, or start a new thread"
+  );
+}

@@ -6,13 +6,17 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 
+/** The longest idle_timeout (minutes) enter_fork takes: a day. A larger one is cut to it, and the model told. */
+export const MAX_AGENT_IDLE_MINUTES = 24 * 60;
+
 export const FORK_TOOL_SPECS: readonly Anthropic.Messages.Tool[] = [
   {
     name: "enter_fork",
     description:
       "Start a fork of this conversation for a tangent, research or a risky try, without disturbing this thread. " +
       "The fork opens beside this thread when your current response ends; with a topic, the topic is sent to it as its first message. " +
-      "idle_timeout: minutes of idleness before the fork is asked to wrap up.",
+      `idle_timeout: minutes of idleness before the fork is asked to wrap up (at most ${MAX_AGENT_IDLE_MINUTES}, a day). ` +
+      "A fork you opened cannot open another until the user sends a message in it, and only a few forks you opened can be open at once.",
     input_schema: { type: "object", properties: { topic: { type: "string" }, idle_timeout: { type: "number" } } },
   },
   {

@@ -4,6 +4,8 @@
  * shell; it words nothing for the model (the bash_command tool does).
  */
 import { spawn } from "node:child_process";
+import { HeadAndTail } from "../util/head-and-tail.ts";
+import { startTimer } from "../util/timer.ts";
 import type { CommandEnd, CommandResult, ToolLimits } from "./environment.ts";
 
 /** Bytes of output kept from the start and from the end of a command's output; the middle is dropped. */
@@ -46,42 +48,6 @@ export function killAllToolProcesses(): void {
   for (const pgid of running) killGroup(pgid);
 }
 
-/** Keeps the first and last bytes of a stream however much comes, and counts what falls between. */
-class HeadAndTail {
-  private readonly head: Buffer[] = [];
-  private headBytes = 0;
-  private readonly tail: Buffer[] = [];
-  private tailBytes = 0;
-  private dropped = 0;
-
-  push(chunk: Buffer): void {
-    if (this.headBytes < OUTPUT_HEAD_BYTES) {
-      const taken = chunk.subarray(0, OUTPUT_HEAD_BYTES - this.headBytes);
-      this.head.push(taken);
-      this.headBytes += taken.length;
-      chunk = chunk.subarray(taken.length);
-    }
-    if (chunk.length === 0) return;
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
-    while (this.tailBytes > OUTPUT_TAIL_BYTES) {
-      const excess = this.tailBytes - OUTPUT_TAIL_BYTES;
-      const first = this.tail[0]!;
-      const cut = Math.min(excess, first.length);
-      if (cut === first.length) this.tail.shift();
-      else this.tail[0] = first.subarray(cut);
-      this.tailBytes -= cut;
-      this.dropped += cut;
-    }
-  }
-
-  text(): string {
-    const head = Buffer.concat(this.head).toString("utf8");
-    const tail = Buffer.concat(this.tail).toString("utf8");
-    return this.dropped ? `${head}\n[… ${this.dropped} bytes of output dropped here …]\n${tail}` : head + tail;
-  }
-}
-
 /** Runs `command` with bash in `cwd`, as Environment.runCommand promises. */
 export function runBash(command: string, cwd: string, limits: ToolLimits, signal: AbortSignal): Promise<CommandResult> {
   if (signal.aborted) return Promise.reject(new Error("The command was aborted before it started."));
@@ -91,7 +57,7 @@ export function runBash(command: string, cwd: string, limits: ToolLimits, signal
     // it, background children included; no stdin, so it never reads the host's RPC channel.
     const child = spawn("bash", ["-c", command], { cwd, env: toolEnv(limits.envDeny), detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const pgid = child.pid;
-    const output = new HeadAndTail();
+    const output = new HeadAndTail(OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES, "output");
     let stopped: "aborted" | "timed-out" | null = null;
     let leftBehind = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -101,8 +67,7 @@ export function runBash(command: string, cwd: string, limits: ToolLimits, signal
       if (pgid !== undefined) killGroup(pgid);
     };
     const onAbort = () => stop("aborted");
-    // setTimeout takes at most 2^31-1 ms (a longer delay would fire at once).
-    const timer = setTimeout(() => stop("timed-out"), Math.min(timeoutSec * 1000, 2 ** 31 - 1));
+    const timer = startTimer(() => stop("timed-out"), timeoutSec * 1000);
     let grace: NodeJS.Timeout | undefined;
     const settle = (finish: () => void) => {
       if (settled) return;

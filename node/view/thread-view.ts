@@ -229,9 +229,9 @@ function footerLines(thread: Thread): string[] {
     const note = STOP_NOTES[s.stopReason];
     if (note) return [note, ""];
   }
-  if (s.type === "streaming" && s.retryAt !== undefined) {
-    const seconds = Math.max(0, Math.round((s.retryAt - Date.now()) / 1000));
-    return [`↻ the API is busy: trying again in ${seconds} s (attempt ${s.attempt + 1}) · <C-c> aborts`, ""];
+  if (s.type === "streaming" && s.retry !== undefined) {
+    const seconds = Math.max(0, Math.round((s.retry.at - Date.now()) / 1000));
+    return [`↻ ${s.retry.why}`, `  trying again in ${seconds} s (attempt ${s.attempt + 1}) · <C-c> aborts`, ""];
   }
   if (s.type === "streaming" && s.attempt > 0) return [`↻ retrying (attempt ${s.attempt + 1})`, ""];
   return [""];

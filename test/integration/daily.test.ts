@@ -220,7 +220,9 @@ describe(`daily use (${nv.version})`, () => {
 
   it("R (and :Tine retry) sends the failed turn again, as it was", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(errorReply(500, "api_error", "internal"), errorReply(500, "api_error", "internal"), textReply("Third time lucky."));
+      // The server says not to retry: tine does not try again by itself, the user does.
+      const lasting = errorReply(500, "api_error", "internal", { "x-should-retry": "false" });
+      s.mock.reply(lasting, lasting, textReply("Third time lucky."));
       await s.cmd("Tine");
       await typeAndSend(s, "hello");
       await s.waitForDisplay(1, "⚠ Error:");
@@ -230,6 +232,24 @@ describe(`daily use (${nv.version})`, () => {
       await s.waitForDisplay(1, "Third time lucky.");
       for (const b of bodies(s))
         assert.deepEqual(b.messages, [{ role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral" } }] }]);
+    });
+  });
+
+  it("a transient 503 is tried again by itself: the thread shows what failed and when it tries again, then the reply", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(errorReply(503, "api_error", "Service unavailable", { "retry-after": "2" }), textReply("Back again."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "hello");
+      const host = new URL(s.mock.url).host;
+      await s.waitForDisplay(
+        1,
+        new RegExp(
+          `↻ ${host.replace(/\./g, "\\.")} answered HTTP 503 api_error: Service unavailable.*\n  trying again in [0-2] s \\(attempt 2\\) · <C-c> aborts`,
+        ),
+      );
+      await s.waitForDisplay(1, "Back again.\n── end_turn");
+      assert.ok(!(await s.display(1)).includes("⚠ Error"));
+      assert.equal(s.mock.requests.length, 2);
     });
   });
 

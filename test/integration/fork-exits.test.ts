@@ -4,6 +4,7 @@
  * by area, not by length.
  */
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, inject, it } from "vitest";
 import { body, exchange, resultOf, sentBlocks, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
@@ -128,6 +129,24 @@ describe(`forks that come back (${nv.version})`, () => {
     );
   });
 
+  it("a fork_idle_timeout beyond what a timer holds (1e6 minutes) arms no timer that fires at once: the host does not spin", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await parentAndFork(s);
+        // A further exchange in the fork: time for an overflowed timer to have fired and re-armed many times.
+        await exchange(s, 2, "and then?", "Then nothing.");
+        const log = await s.lua<string>("return require('tine.host').log_path()");
+        // The log is made when the host first writes to it.
+        const written = existsSync(log) ? readFileSync(log, "utf8") : "";
+        assert.ok(!written.includes("TimeoutOverflowWarning"), `the host's log holds TimeoutOverflowWarning:\n${written.slice(0, 500)}`);
+        assert.equal((await s.thread(2)).status, "idle");
+        assert.equal(s.mock.requests.length, 3, "no wrap-up request");
+      },
+      { setup: { fork_idle_timeout: 1e6 } },
+    );
+  });
+
   it(":Tine diff in a fork opens both branches from their common ancestor side by side, in diff mode", async () => {
     await withNeovim(nv, async (s) => {
       await parentAndFork(s);
@@ -168,6 +187,54 @@ describe(`forks that come back (${nv.version})`, () => {
       // Every thread is offered the same tools, so a fork's requests keep its parent's cached prefix.
       const toolNames = (i: number) => body(s, i).tools!.map((t) => ("name" in t ? t.name : undefined));
       assert.deepEqual(toolNames(2), toolNames(0));
+    });
+  });
+
+  it("an agent that calls enter_fork in every fork cannot multiply them: its forks open none, at most agent_fork_limit are open, each refusal says why", async () => {
+    await withNeovim(nv, async (s) => {
+      // Every response that does not answer a tool call calls enter_fork (the fork bomb of issue 16).
+      let calls = 0;
+      s.mock.otherwise((req) => {
+        const last = req.body.messages.at(-1);
+        const answersATool = Array.isArray(last?.content) && last.content.some((b) => b.type === "tool_result");
+        return answersATool
+          ? textReply("Noted.")
+          : response([{ toolUse: { id: `ef${++calls}`, name: "enter_fork", input: { topic: "go deeper" } } }]);
+      });
+      await s.cmd("Tine");
+      const root = (await s.thread(1)).id;
+      /** Each round: the user sends in the root thread once; waits until every thread is idle with `requests` made. */
+      const round = async (n: number, requests: number) => {
+        await s.open(root);
+        await typeAndSend(s, `round ${n}`);
+        await s.until(`round ${n}: ${requests} requests, every thread idle`, async () => {
+          const threads = await s.threads();
+          return s.mock.requests.length === requests && threads.every((t) => t.status === "idle");
+        });
+      };
+      // The root's enter_fork opens a fork; the fork's own enter_fork is refused.
+      await round(1, 4);
+      assert.equal((await s.threads()).length, 2);
+      assert.equal(
+        resultOf(sentBlocks(s, 3, -1)[0]),
+        "enter_fork is refused: this fork was opened by the agent, and a fork the agent opened cannot open another until the user " +
+          "sends a message in it. Go on here, or end this fork (report_updates).",
+      );
+      await round(2, 8);
+      await round(3, 12);
+      // A fourth from the same thread is past agent_fork_limit (3): refused, and no thread is made.
+      await round(4, 14);
+      const threads = await s.threads();
+      assert.equal(threads.length, 4);
+      assert.deepEqual(
+        threads.filter((t) => t.id !== root).map((t) => t.parent_id),
+        [root, root, root],
+      );
+      assert.match(
+        resultOf(sentBlocks(s, 13, -1)[0]) as string,
+        /^enter_fork is refused: 3 forks the agent opened from this thread are still open, the most the user allows \(agent_fork_limit = 3\)/,
+      );
+      assert.equal(s.mock.requests.length, 14, "no request after the user's last send was answered");
     });
   });
 

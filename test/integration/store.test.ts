@@ -215,6 +215,11 @@ describe(`storage (${nv.version})`, () => {
       await oneExchange(s, "alpha", "A.");
       await s.cmd("Tine new");
       await exchange(s, 2, "beta", "B.");
+      // A title is one clean line: control characters (BEL, ESC, NUL) left out, at most 80 characters.
+      await s.lua("require('tine').rename(..., 'Bell\\7 and \\27[31mred\\0 ' .. string.rep('x', 200))", (await s.thread(2)).id);
+      const cleaned = (await s.thread(2)).title;
+      assert.match(cleaned, /^Bell and \[31mred x+…$/);
+      assert.equal(cleaned.length, 80);
       await s.cmd("Tine rename The beta thread");
       assert.equal((await s.thread(2)).title, "The beta thread");
       await s.until("the buffer name", async () =>

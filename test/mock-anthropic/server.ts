@@ -1,7 +1,7 @@
 /**
  * A local HTTP mock of the Anthropic Messages API. It speaks the same SSE event stream, replies
  * from a per-test script, can hold a stream open at a chosen step until the test releases it,
- * injects HTTP errors and dropped connections, and records (and checks) every request body.
+ * injects HTTP errors (with any headers) and dropped or reset connections, and records (and checks) every request body.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,7 +20,10 @@ export type Step =
 export type Reply =
   | { kind: "stream"; steps: Step[] }
   | { kind: "http-error"; status: number; errorType: string; message: string; headers?: Record<string, string> }
-  | { kind: "drop" };
+  /** Close the connection before answering (the client sees it closed by the other side). */
+  | { kind: "drop" }
+  /** Reset the connection (a TCP RST) before answering: ECONNRESET. */
+  | { kind: "reset" };
 
 type Recorded = {
   readonly headers: IncomingMessage["headers"];
@@ -133,10 +136,17 @@ export class MockAnthropic {
       this.requestWaiters.splice(this.requestWaiters.indexOf(w), 1);
       w.resolve();
     }
-    const reply = this.queue.shift() ?? this.fallback?.(recorded) ?? errorReply(500, "api_error", "mock: no reply scripted");
+    // Not to be retried: a test that did not script a reply fails at once, with this message.
+    const reply =
+      this.queue.shift() ??
+      this.fallback?.(recorded) ??
+      errorReply(500, "api_error", "mock: no reply scripted", { "x-should-retry": "false" });
     switch (reply.kind) {
       case "drop":
         req.socket.destroy();
+        return;
+      case "reset":
+        req.socket.resetAndDestroy();
         return;
       case "http-error":
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
