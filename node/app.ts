@@ -192,8 +192,14 @@ export class App {
     this.forkTimer = { at: next, timer };
   }
 
-  /** Releases the store's locks; the host is going away. */
+  /** Writes what waits (streamed text, a retry) and releases the store's locks; the host is going away. */
   close(): void {
+    try {
+      this.persistence?.sync(this.chat, true);
+    } catch (error) {
+      // On the way out: the locks must still be released.
+      this.nvim.log(`the last store sync failed: ${String(error)}`);
+    }
     this.persistence?.close();
   }
 

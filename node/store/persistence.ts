@@ -216,10 +216,10 @@ export class Persistence {
   /**
    * Writes what changed in each live thread since the last sync, and what is due: streamed text
    * that has waited long enough, the writes of threads not being saved once their retry is due,
-   * and the end marks of forks that ended.
+   * and the end marks of forks that ended. `final`: everything, now (the host is exiting).
    */
-  sync(chat: Chat): void {
-    const now = this.clock.now();
+  sync(chat: Chat, final = false): void {
+    const now = final ? Number.POSITIVE_INFINITY : this.clock.now();
     for (const thread of chat.threads.values()) {
       const id = thread.id;
       const due = this.failures.has(id)
@@ -227,7 +227,7 @@ export class Persistence {
         : this.synced.get(id) !== thread.version || (this.recorders.get(id)?.streamedDueAt ?? Number.POSITIVE_INFINITY) <= now;
       if (!due) continue;
       this.synced.set(id, thread.version);
-      this.syncOne(thread, chat, false);
+      this.syncOne(thread, chat, false, snapshotOf(thread), final);
     }
     for (const id of this.ending.keys()) this.finishEnding(id, chat, now);
   }
@@ -257,12 +257,12 @@ export class Persistence {
   }
 
   /** Writes `thread`'s difference (making or opening its file first); a failure marks it not saved. */
-  private syncOne(thread: Thread, chat: Chat, force: boolean, now: Snapshot = snapshotOf(thread)): void {
+  private syncOne(thread: Thread, chat: Chat, force: boolean, now: Snapshot = snapshotOf(thread), flush = false): void {
     try {
       const rec = this.recorderOf(thread, chat, force, now);
       if (!rec) return;
       const before = rec.records;
-      rec.sync(now);
+      rec.sync(now, flush);
       if (rec.records !== before) this.updated.set(thread.id, this.clock.now());
       this.failures.saved(thread.id, thread.title);
     } catch (error) {
@@ -369,7 +369,7 @@ export class Persistence {
    * waits, and until it is written the fork is still in the tree on disk.
    */
   ended(chat: Chat, fork: Thread, how: ForkEnd, into?: ThreadId): void {
-    // At rest by now (a fork that was not is aborted first): its last state is its history.
+    // At rest by now (a fork that was not is aborted first): nothing streams any more.
     this.ending.set(fork.id, { thread: fork, last: snapshotOf(fork), mark: into ? { t: "ended", how, into } : { t: "ended", how } });
     this.sync(chat);
   }
@@ -410,7 +410,7 @@ export class Persistence {
     }
   }
 
-  /** Releases every lock (the host is exiting). */
+  /** Releases every lock (the host is exiting). Call `sync(chat, true)` first to write what waits. */
   close(): void {
     for (const rec of this.recorders.values()) rec.close();
     this.recorders.clear();

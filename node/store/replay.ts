@@ -93,12 +93,10 @@ export const SESSION_ENDED: ResponseMeta = Object.freeze({
  * marked interrupted; tools without a result answered).
  */
 export function recoverHistory(state: LogState): History {
-  const open = state.open.length || state.streamed ? { finalized: state.open, partialText: state.streamed } : null;
-  return closeTurn(state.history, open, {
-    knownResults: state.results,
-    missingResultText: SESSION_ENDED_BEFORE_TOOL_RAN,
-    meta: SESSION_ENDED,
-  });
+  const options = { knownResults: state.results, missingResultText: SESSION_ENDED_BEFORE_TOOL_RAN };
+  // Only a reply that was streaming is cut; a finished one whose tools never ran is not.
+  if (!state.open.length && !state.streamed) return closeTurn(state.history, null, options);
+  return closeTurn(state.history, { finalized: state.open, partialText: state.streamed }, { ...options, meta: SESSION_ENDED });
 }
 
 export type LogProblem = { readonly line: number; readonly error: string };

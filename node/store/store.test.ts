@@ -153,6 +153,15 @@ describe("ThreadStore", () => {
     }
   });
 
+  it("a flush (the host exiting) writes the streamed text at once", () => {
+    const store = new ThreadStore(dataDir, "/p");
+    const { id, rec } = root(store);
+    const h = History.empty.push(user("q"));
+    rec.sync(snap(h, { streamed: "Hello" }));
+    rec.sync(snap(h, { streamed: "Hello, wor" }), true);
+    expect(new ThreadStore(dataDir, "/p").load(id).raw.streamed).toBe("Hello, wor");
+  });
+
   it("a reply cut with only finished blocks is marked interrupted too; a finished block replaces the streamed text", () => {
     const store = new ThreadStore(dataDir, "/p");
     const { id, rec } = root(store);

@@ -108,8 +108,9 @@ export class ThreadRecorder {
   /**
    * Writes what changed. `now.open` may be the agent's live array: it is copied when written. A
    * write that fails throws and changes nothing: the next sync writes the same difference again.
+   * `flush`: the streamed text too, however recently it was written (the host is exiting).
    */
-  sync(now: Snapshot): void {
+  sync(now: Snapshot, flush = false): void {
     const w = this.written;
     const same =
       now.history === w.history &&
@@ -127,7 +128,7 @@ export class ThreadRecorder {
       }
       const at = this.clock.now();
       this.streamedSince ??= at;
-      if (at < this.streamedSince + this.streamedEveryMs) return;
+      if (!flush && at < this.streamedSince + this.streamedEveryMs) return;
     }
     this.log.append([...this.queued, ...diff(w, now)]);
     this.queued = [];

@@ -80,11 +80,12 @@ export class ThreadList {
         (chat.forks.get(id)?.background ? " (background)" : "");
       const count = live ? live.runner.history.length : (stored?.messages ?? 0);
       const at = (live && extras.updated(id)) ?? stored?.updated;
+      const notSaved = live ? extras.notSaved(id) : undefined;
       const details = [
         `${count} msg${count === 1 ? "" : "s"}`,
         ...(at ? [when(at)] : []),
         ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : []),
-        ...(live && extras.notSaved(id) ? [`⚠ not saved: ${extras.notSaved(id)}`] : []),
+        ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
       ];
       const active = chat.activeId === id ? "▶" : " ";
       add(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`, {
