@@ -142,11 +142,11 @@ export class App {
    * Writes what changed; tells the user once when threads stop being saved (and once when they
    * are saved again), and wakes the store when it next has something due (a retry, streamed text).
    */
-  private syncStore(): void {
+  private syncStore(wokenAt: number | null = null): void {
     const persistence = this.persistence;
     if (!persistence) return;
     try {
-      persistence.sync(this.chat);
+      persistence.sync(this.chat, wokenAt);
     } catch (error) {
       // Failed writes are the store's to handle; anything else is a bug the user should hear of.
       this.nvim.notifyError(`tine: could not store a thread: ${(error as Error).message}`);
@@ -164,7 +164,7 @@ export class App {
     const timer = setTimeout(
       () => {
         this.storeWake = null;
-        this.syncStore();
+        this.syncStore(Date.now());
       },
       Math.max(0, next - Date.now()),
     );
@@ -195,7 +195,7 @@ export class App {
   /** Writes what waits (streamed text, a retry) and releases the store's locks; the host is going away. */
   close(): void {
     try {
-      this.persistence?.sync(this.chat, true);
+      this.persistence?.sync(this.chat, Number.POSITIVE_INFINITY);
     } catch (error) {
       // On the way out: the locks must still be released.
       this.nvim.log(`the last store sync failed: ${String(error)}`);

@@ -68,12 +68,12 @@ describe.skipIf(tmpfsRefused !== null)(`on a disk that refuses writes${tmpfsRefu
     expect(w.persistence.takeNotices()).toEqual([]);
     expect(w.persistence.nextWake()).toBe(1_000_000 + SAVE_RETRY_MS);
     now += SAVE_RETRY_MS;
-    w.persistence.sync(w.chat);
+    w.persistence.sync(w.chat, now);
     expect(w.persistence.takeNotices()).toEqual([]);
     expect(w.persistence.notSaved(id)).toBeDefined();
     disk.free();
     now += SAVE_RETRY_MS;
-    w.persistence.sync(w.chat);
+    w.persistence.sync(w.chat, now);
     expect(w.persistence.notSaved(id)).toBeUndefined();
     expect(w.persistence.takeNotices()).toEqual([{ type: "saved", title: "Thread 1" }]);
     expect(w.persistence.nextWake()).toBeNull();
@@ -97,7 +97,7 @@ describe.skipIf(tmpfsRefused !== null)(`on a disk that refuses writes${tmpfsRefu
     w.say(id, exchanges("read-only", 1));
     disk.readOnly(false);
     now += SAVE_RETRY_MS;
-    w.persistence.sync(w.chat);
+    w.persistence.sync(w.chat, now);
     expect([w.persistence.notSaved(id), w.persistence.notSaved(fresh)]).toEqual([undefined, undefined]);
     const again = reload(disk.dir);
     expect(again.load(id).history.messages()).toEqual(w.messages(id));
@@ -119,7 +119,7 @@ describe.skipIf(tmpfsRefused !== null)(`on a disk that refuses writes${tmpfsRefu
     expect(reload(disk.dir).scan.threads.map((t) => t.id)).toContain(fork);
     disk.free();
     now += SAVE_RETRY_MS;
-    w.persistence.sync(w.chat);
+    w.persistence.sync(w.chat, now);
     expect(transcript(w, fork)).toContain('"t":"ended","how":"promoted"');
     const again = reload(disk.dir);
     expect(again.scan.threads.map((t) => t.id)).not.toContain(fork);

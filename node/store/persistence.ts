@@ -214,22 +214,22 @@ export class Persistence {
   }
 
   /**
-   * Writes what changed in each live thread since the last sync, and what is due: streamed text
-   * that has waited long enough, the writes of threads not being saved once their retry is due,
-   * and the end marks of forks that ended. `final`: everything, now (the host is exiting).
+   * Writes what changed in each live thread since the last sync (after each batch of messages:
+   * no clock is read). Woken (`wokenAt`: the host's timer at `nextWake`, or Infinity when it
+   * exits), it also writes what is due by then: streamed text that has waited long enough, and
+   * the writes of threads not being saved. Then the end marks of forks that ended.
    */
-  sync(chat: Chat, final = false): void {
-    const now = final ? Number.POSITIVE_INFINITY : this.clock.now();
+  sync(chat: Chat, wokenAt: number | null = null): void {
+    const by = wokenAt ?? Number.NEGATIVE_INFINITY;
     for (const thread of chat.threads.values()) {
       const id = thread.id;
-      const due = this.failures.has(id)
-        ? this.failures.due(id, now)
-        : this.synced.get(id) !== thread.version || (this.recorders.get(id)?.streamedDueAt ?? Number.POSITIVE_INFINITY) <= now;
+      const streamedDue = (this.recorders.get(id)?.streamedDueAt ?? Number.POSITIVE_INFINITY) <= by;
+      const due = this.failures.has(id) ? this.failures.due(id, by) : this.synced.get(id) !== thread.version || streamedDue;
       if (!due) continue;
       this.synced.set(id, thread.version);
-      this.syncOne(thread, chat, false, snapshotOf(thread), final);
+      this.syncOne(thread, chat, false, snapshotOf(thread), streamedDue);
     }
-    for (const id of this.ending.keys()) this.finishEnding(id, chat, now);
+    for (const id of this.ending.keys()) this.finishEnding(id, chat, by);
   }
 
   /** When the store next has something to do without being asked (the host wakes it then), or null. */
@@ -257,12 +257,12 @@ export class Persistence {
   }
 
   /** Writes `thread`'s difference (making or opening its file first); a failure marks it not saved. */
-  private syncOne(thread: Thread, chat: Chat, force: boolean, now: Snapshot = snapshotOf(thread), flush = false): void {
+  private syncOne(thread: Thread, chat: Chat, force: boolean, now: Snapshot = snapshotOf(thread), streamedDue = false): void {
     try {
       const rec = this.recorderOf(thread, chat, force, now);
       if (!rec) return;
       const before = rec.records;
-      rec.sync(now, flush);
+      rec.sync(now, streamedDue);
       if (rec.records !== before) this.updated.set(thread.id, this.clock.now());
       this.failures.saved(thread.id, thread.title);
     } catch (error) {
@@ -374,9 +374,9 @@ export class Persistence {
     this.sync(chat);
   }
 
-  private finishEnding(id: ThreadId, chat: Chat, now: number): void {
+  private finishEnding(id: ThreadId, chat: Chat, by: number): void {
     const e = this.ending.get(id);
-    if (!e || this.failures.anyBut(id) || (this.failures.has(id) && !this.failures.due(id, now))) return;
+    if (!e || this.failures.anyBut(id) || (this.failures.has(id) && !this.failures.due(id, by))) return;
     this.syncOne(e.thread, chat, true, e.last);
     if (this.failures.has(id)) return;
     const rec = this.recorders.get(id);
@@ -410,7 +410,7 @@ export class Persistence {
     }
   }
 
-  /** Releases every lock (the host is exiting). Call `sync(chat, true)` first to write what waits. */
+  /** Releases every lock (the host is exiting). `sync(chat, Infinity)` first writes what waits. */
   close(): void {
     for (const rec of this.recorders.values()) rec.close();
     this.recorders.clear();

@@ -79,8 +79,6 @@ const OPS = [
   "rename",
   "report",
 ] as const;
-/** Streamed text is written at every sync here (no wait): each reload then sees all of it. */
-const NO_WAIT = { now: () => 0 };
 
 it("stored threads and forks reload to their in-memory state, and any crash cut reloads to a valid history", () => {
   fc.assert(
@@ -105,12 +103,7 @@ it("stored threads and forks reload to their in-memory state, and any crash cut 
             const log = store.create({ id, num: ids, title: "T", model: "m", runner: { kind: "api" }, parent });
             const m: Model = {
               id,
-              rec: new ThreadRecorder(
-                log,
-                { history: base, open: [], streamed: "", results: new Map(), title: "T", reports: [] },
-                NO_WAIT,
-                0,
-              ),
+              rec: new ThreadRecorder(log, { history: base, open: [], streamed: "", results: new Map(), title: "T", reports: [] }),
               history,
               open: [],
               streamed: "",
@@ -123,7 +116,8 @@ it("stored threads and forks reload to their in-memory state, and any crash cut 
             return m;
           };
           const sync = (m: Model) => {
-            m.rec.sync(snapshot(m));
+            // Streamed text is written at every sync here, as if always due: each reload then sees all of it.
+            m.rec.sync(snapshot(m), true);
             m.sizes.push({ bytes: statSync(join(store.dir, `${m.id}.jsonl`)).size, snap: snapshot(m) });
           };
           sync(add(History.empty, History.empty, null));

@@ -8,7 +8,7 @@ import { type AssistantBlock, assistantMessage, type Entry, entry, userMessage }
 import { metaLine } from "../view/render.ts";
 import { SESSION_ENDED, SESSION_ENDED_BEFORE_TOOL_RAN } from "./replay.ts";
 import { ThreadStore } from "./store.ts";
-import { type Snapshot, ThreadRecorder } from "./sync.ts";
+import { type Snapshot, STREAMED_TEXT_EVERY_MS, ThreadRecorder } from "./sync.ts";
 
 const usage = { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 };
 const user = (text: string): Entry => entry(userMessage([{ type: "text", text }]));
@@ -106,7 +106,7 @@ describe("ThreadStore", () => {
     ]);
   });
 
-  it("the text of a block still streaming is written at most once a second; a reload keeps it, marked interrupted as an abort would", () => {
+  it("the text of a block still streaming waits a second, is written when due with only what is new; a reload keeps it, marked interrupted", () => {
     vi.useFakeTimers({ now: 5_000_000 });
     try {
       const store = new ThreadStore(dataDir, "/p");
@@ -117,49 +117,39 @@ describe("ThreadStore", () => {
         snap(History.empty),
       );
       const path = join(store.dir, `${id}.jsonl`);
+      const lines = () => readFileSync(path, "utf8").trim().split("\n");
       const h = History.empty.push(user("q"));
       const done: AssistantBlock = { type: "text", text: "First block." };
       rec.sync(snap(h, { open: [done] }));
-      const records = () => readFileSync(path, "utf8").trim().split("\n").length;
-      const written = records();
+      const written = lines().length;
+      expect(rec.streamedDueAt).toBeNull();
       let text = "";
-      // 50 deltas over 0.98 s: nothing more is written.
-      for (let i = 0; i < 50; i++) {
+      // Deltas for two seconds: none is written by a sync after a batch, however long it waits.
+      for (let i = 0; i < 100; i++) {
         text += `word${i} `;
         rec.sync(snap(h, { open: [done], streamed: text }));
         vi.advanceTimersByTime(20);
       }
-      expect(records()).toBe(written);
-      vi.advanceTimersByTime(20);
-      rec.sync(snap(h, { open: [done], streamed: `${text}more` }));
-      expect(records()).toBe(written + 1);
-      // The next write waits another second, and carries only what is new.
-      rec.sync(snap(h, { open: [done], streamed: `${text}more and more` }));
-      expect(records()).toBe(written + 1);
-      vi.advanceTimersByTime(1000);
-      rec.sync(snap(h, { open: [done], streamed: `${text}more and more` }));
-      expect(readFileSync(path, "utf8").trim().split("\n").at(-1)).toBe(
-        JSON.stringify({ t: "streamed", at: text.length + 4, text: " and more" }),
-      );
+      expect(lines().length).toBe(written);
+      expect(rec.streamedDueAt).toBe(5_000_000 + STREAMED_TEXT_EVERY_MS);
+      // Due (the host wakes the store): written, and the next wait starts with the next delta.
+      rec.sync(snap(h, { open: [done], streamed: text }), true);
+      expect(lines().at(-1)).toBe(JSON.stringify({ t: "streamed", at: 0, text }));
+      expect(rec.streamedDueAt).toBeNull();
+      rec.sync(snap(h, { open: [done], streamed: `${text}and more` }));
+      expect(rec.streamedDueAt).toBe(5_002_000 + STREAMED_TEXT_EVERY_MS);
+      rec.sync(snap(h, { open: [done], streamed: `${text}and more` }), true);
+      expect(lines().at(-1)).toBe(JSON.stringify({ t: "streamed", at: text.length, text: "and more" }));
 
       const loaded = new ThreadStore(dataDir, "/p").load(id);
-      expect(loaded.raw.streamed).toBe(`${text}more and more`);
+      expect(loaded.raw.streamed).toBe(`${text}and more`);
       const last = loaded.history.last()!;
-      expect(last.message).toEqual({ role: "assistant", content: [done, { type: "text", text: `${text}more and more` }] });
+      expect(last.message).toEqual({ role: "assistant", content: [done, { type: "text", text: `${text}and more` }] });
       expect(last.meta).toEqual(SESSION_ENDED);
       expect(metaLine(last.meta!)).toBe("── interrupted (the session ended): the reply stops here");
     } finally {
       vi.useRealTimers();
     }
-  });
-
-  it("a flush (the host exiting) writes the streamed text at once", () => {
-    const store = new ThreadStore(dataDir, "/p");
-    const { id, rec } = root(store);
-    const h = History.empty.push(user("q"));
-    rec.sync(snap(h, { streamed: "Hello" }));
-    rec.sync(snap(h, { streamed: "Hello, wor" }), true);
-    expect(new ThreadStore(dataDir, "/p").load(id).raw.streamed).toBe("Hello, wor");
   });
 
   it("a reply cut with only finished blocks is marked interrupted too; a finished block replaces the streamed text", () => {

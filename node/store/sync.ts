@@ -3,8 +3,9 @@
  * the host hands every changed thread's state here; the difference from what was last written
  * becomes records. Histories are immutable and share their entries, so the difference is found
  * by identity, walking back from the end: a streamed delta costs a few comparisons and writes
- * nothing; a finished block is one record. The text of a block still streaming is written now
- * and then (`streamedEveryMs`), so a kill loses at most that much of it.
+ * nothing; a finished block is one record. The text of a block still streaming is written when
+ * it is due (`streamedDueAt`: it has waited `streamedEveryMs`; the host wakes the store then),
+ * so a kill loses at most that much of it; the clock is read once per wait, never per delta.
  */
 import type { History } from "../providers/history.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
@@ -108,9 +109,10 @@ export class ThreadRecorder {
   /**
    * Writes what changed. `now.open` may be the agent's live array: it is copied when written. A
    * write that fails throws and changes nothing: the next sync writes the same difference again.
-   * `flush`: the streamed text too, however recently it was written (the host is exiting).
+   * When only the streamed text moved, it is written with `streamedDue` only (its wait is over,
+   * or the host is exiting); any other change takes it along.
    */
-  sync(now: Snapshot, flush = false): void {
+  sync(now: Snapshot, streamedDue = false): void {
     const w = this.written;
     const same =
       now.history === w.history &&
@@ -121,14 +123,13 @@ export class ThreadRecorder {
       now.reports === w.reports &&
       this.queued.length === 0;
     if (same) {
-      // Only the streamed text moved: written once it has waited long enough, never per delta.
       if (now.streamed === w.streamed) {
         this.streamedSince = null;
         return;
       }
-      const at = this.clock.now();
-      this.streamedSince ??= at;
-      if (!flush && at < this.streamedSince + this.streamedEveryMs) return;
+      // Only the streamed text moved: its wait starts (one clock read), and it is written when due.
+      this.streamedSince ??= this.clock.now();
+      if (!streamedDue) return;
     }
     this.log.append([...this.queued, ...diff(w, now)]);
     this.queued = [];
