@@ -12,7 +12,7 @@ import { History } from "../providers/history.ts";
 import { Persistence } from "./persistence.ts";
 import { SAVE_RETRY_MS } from "./save-failures.ts";
 import { ThreadStore } from "./store.ts";
-import { ThreadRecorder } from "./sync.ts";
+import { STREAMED_TEXT_EVERY_MS, ThreadRecorder } from "./sync.ts";
 
 /** Larger than a page: a full tmpfs cannot take it in the slack of a file's last page. */
 const big = (tag: string) => `${tag} ${"x".repeat(20_000)}`;
@@ -102,6 +102,25 @@ describe.skipIf(tmpfsRefused !== null)(`on a disk that refuses writes${tmpfsRefu
     const again = reload(disk.dir);
     expect(again.load(id).history.messages()).toEqual(w.messages(id));
     expect(again.load(fresh).history.messages()).toEqual(w.messages(fresh));
+  });
+
+  it("streamed text the full disk refuses waits for the retry: the store is not woken again before it", () => {
+    const w = storeWorld(disk.dir, clock);
+    const id = w.root(exchanges("root", 1));
+    w.say(id, [userTurn("go on")]);
+    w.streaming(id, big("arriving"));
+    const due = w.persistence.nextWake()!;
+    expect(due).toBe(now + STREAMED_TEXT_EVERY_MS);
+    disk.fill();
+    now = due;
+    w.persistence.sync(w.chat, now);
+    expect(w.persistence.notSaved(id)).toBe(`no space left on ${disk.dir}`);
+    expect(w.persistence.nextWake()).toBe(now + SAVE_RETRY_MS);
+    disk.free();
+    now += SAVE_RETRY_MS;
+    w.persistence.sync(w.chat, now);
+    expect(w.persistence.notSaved(id)).toBeUndefined();
+    expect(reload(disk.dir).load(id).raw.streamed).toBe(big("arriving"));
   });
 
   it("a promote on a full disk: the fork is marked ended only after the parent's new history is written", () => {

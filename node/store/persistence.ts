@@ -235,8 +235,9 @@ export class Persistence {
   /** When the store next has something to do without being asked (the host wakes it then), or null. */
   nextWake(): number | null {
     let next = this.failures.nextRetry();
-    for (const rec of this.recorders.values()) {
-      const due = rec.streamedDueAt;
+    for (const [id, rec] of this.recorders) {
+      // A thread not being saved waits for its retry, streamed text and all.
+      const due = this.failures.has(id) ? null : rec.streamedDueAt;
       if (due !== null && (next === null || due < next)) next = due;
     }
     return next;

@@ -6,9 +6,11 @@
 import { randomUUID } from "node:crypto";
 import { Chat } from "../../node/chat/chat.ts";
 import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
+import type { AgentMsg, OpenMessage } from "../../node/providers/agent.ts";
 import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
 import { History } from "../../node/providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
+import { zeroUsage } from "../../node/providers/stream.ts";
 import { runnerRegistry } from "../../node/runners.ts";
 import { Persistence } from "../../node/store/persistence.ts";
 import { ThreadStore } from "../../node/store/store.ts";
@@ -16,6 +18,21 @@ import { localEnvironment } from "../../node/tools/local-environment.ts";
 import { testConfig } from "./agent-harness.ts";
 
 const connection = { client: null, streamRetries: 0, retryDelayMs: 0 };
+
+/** An agent caught mid-reply: its open message holds the text streamed so far. */
+class StreamingAgent extends AnthropicAgent {
+  constructor(
+    dispatch: (msg: AgentMsg) => void,
+    history: History,
+    private readonly streamed: OpenMessage,
+  ) {
+    super(testConfig, connection, dispatch, history, { type: "streaming", startedAt: 0, attempt: 0 });
+  }
+
+  override get open(): OpenMessage {
+    return this.streamed;
+  }
+}
 
 export const userTurn = (text: string): Entry => entry(userMessage([{ type: "text", text }]));
 export const replyTurn = (text: string): Entry =>
@@ -87,6 +104,14 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
     say(id: ThreadId, entries: Entry[]): void {
       const thread = chat.threads.get(id)!;
       thread.runner = new AnthropicAgent(testConfig, connection, chat.agentDispatch(id), thread.runner.history.push(...entries));
+      thread.version++;
+      persistence.sync(chat);
+    },
+    /** The thread is mid-reply: `text` has arrived of a text block (a delta, as the agent reports one), and the store syncs. */
+    streaming(id: ThreadId, text: string): void {
+      const thread = chat.threads.get(id)!;
+      const open = { finalized: [], inProgress: { type: "text" as const, text }, usage: zeroUsage() };
+      thread.runner = new StreamingAgent(chat.agentDispatch(id), thread.runner.history, open);
       thread.version++;
       persistence.sync(chat);
     },
