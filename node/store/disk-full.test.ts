@@ -123,6 +123,37 @@ describe.skipIf(tmpfsRefused !== null)(`on a disk that refuses writes${tmpfsRefu
     expect(reload(disk.dir).load(id).raw.streamed).toBe(big("arriving"));
   });
 
+  it("a report on a full disk, from a fork not saved either: the fork's own retry is kept and never lies in the past", () => {
+    const w = storeWorld(disk.dir, clock);
+    const root = w.root(exchanges("root", 1));
+    const fork = w.fork(root);
+    disk.fill();
+    w.say(fork, [userTurn("fork q"), replyTurn(big("fork answer"))]);
+    expect(w.persistence.notSaved(fork)).toBeDefined();
+    now += SAVE_RETRY_MS / 2;
+    w.dispatch({ type: "chat-msg", msg: { type: "fork-report", id: fork, text: big("the finding") } });
+    expect(w.persistence.notSaved(root)).toBeDefined();
+    // The fork's retry comes first; the parent's is still ahead, so the fork's end mark waits for it.
+    now += SAVE_RETRY_MS / 2;
+    expect(w.persistence.nextWake()).toBe(now);
+    w.persistence.sync(w.chat, now);
+    expect(w.persistence.nextWake()).toBeGreaterThan(now);
+    expect(w.persistence.takeNotices().map((n) => n.type)).toEqual(["failing", "failing"]);
+    disk.free();
+    for (let i = 0; i < 2; i++) {
+      now = w.persistence.nextWake()!;
+      w.persistence.sync(w.chat, now);
+    }
+    expect(w.persistence.nextWake()).toBeNull();
+    expect(transcript(w, fork)).toContain('"t":"ended","how":"reported"');
+    expect(
+      reload(disk.dir)
+        .load(root)
+        .raw.reports.map((r) => r.text),
+    ).toEqual([big("the finding")]);
+    expect(w.persistence.takeNotices().map((n) => n.type)).toEqual(["saved", "saved"]);
+  });
+
   it("a promote on a full disk: the fork is marked ended only after the parent's new history is written", () => {
     const w = storeWorld(disk.dir, clock);
     const root = w.root(exchanges("root", 2));
@@ -134,6 +165,7 @@ describe.skipIf(tmpfsRefused !== null)(`on a disk that refuses writes${tmpfsRefu
     expect(w.messages(root)).toEqual(forkHistory);
     expect(w.persistence.notSaved(root)).toBe(`no space left on ${disk.dir}`);
     expect(transcript(w, fork)).not.toContain('"t":"ended"');
+    expect(w.persistence.nextWake()).toBe(now + SAVE_RETRY_MS);
     // As the disk is now: the fork is still in the tree, whole.
     expect(reload(disk.dir).scan.threads.map((t) => t.id)).toContain(fork);
     disk.free();

@@ -265,7 +265,7 @@ export class Persistence {
       const before = rec.records;
       rec.sync(now, streamedDue);
       if (rec.records !== before) this.updated.set(thread.id, this.clock.now());
-      this.failures.saved(thread.id, thread.title);
+      this.failures.saved(thread.id);
     } catch (error) {
       this.failures.failed(thread.id, thread.title, this.why(error));
     }
@@ -377,9 +377,11 @@ export class Persistence {
 
   private finishEnding(id: ThreadId, chat: Chat, by: number): void {
     const e = this.ending.get(id);
-    if (!e || this.failures.anyBut(id) || (this.failures.has(id) && !this.failures.due(id, by))) return;
+    if (!e || (this.failures.has(id) && !this.failures.due(id, by))) return;
+    // Its own last state may go at any time; the mark, which takes its content out of the tree,
+    // only once it and every other thread are saved.
     this.syncOne(e.thread, chat, true, e.last);
-    if (this.failures.has(id)) return;
+    if (this.failures.has(id) || this.failures.anyBut(id)) return;
     const rec = this.recorders.get(id);
     // Without a recorder the fork is not ours to write (read-only here): nothing to mark.
     if (rec) {

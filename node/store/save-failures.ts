@@ -12,11 +12,12 @@ export type SaveNotice =
   | { readonly type: "failing"; readonly title: string; readonly why: string }
   | { readonly type: "saved"; readonly title: string };
 
-type Failure = { readonly why: string; readonly retryAt: number };
+type Failure = { readonly title: string; readonly why: string; readonly retryAt: number };
 
 export class SaveFailures {
   private readonly failing = new Map<ThreadId, Failure>();
-  private notices: SaveNotice[] = [];
+  /** Threads the user was told are not being saved (by title): what `take` compares with. */
+  private readonly told = new Map<ThreadId, string>();
 
   constructor(
     private readonly clock: { now(): number },
@@ -24,17 +25,17 @@ export class SaveFailures {
   ) {}
 
   failed(id: ThreadId, title: string, why: string): void {
-    if (!this.failing.has(id)) this.notices.push({ type: "failing", title, why });
-    this.failing.set(id, { why, retryAt: this.clock.now() + this.retryMs });
+    this.failing.set(id, { title, why, retryAt: this.clock.now() + this.retryMs });
   }
 
-  saved(id: ThreadId, title: string): void {
-    if (this.failing.delete(id)) this.notices.push({ type: "saved", title });
+  saved(id: ThreadId): void {
+    this.failing.delete(id);
   }
 
   /** The thread is gone (deleted): nothing more to say of it. */
   forget(id: ThreadId): void {
     this.failing.delete(id);
+    this.told.delete(id);
   }
 
   /** Why the thread is not being saved, or undefined when it is. */
@@ -64,10 +65,24 @@ export class SaveFailures {
     return next;
   }
 
-  /** What to tell the user since the last call. */
+  /**
+   * What to tell the user since the last call: threads that stopped being saved, and those saved
+   * again. Compared with what was told, so a write that fails after another went through in the
+   * same pass says nothing new.
+   */
   take(): SaveNotice[] {
-    const out = this.notices;
-    this.notices = [];
+    const out: SaveNotice[] = [];
+    if (this.failing.size === 0 && this.told.size === 0) return out;
+    for (const [id, f] of this.failing) {
+      if (this.told.has(id)) continue;
+      this.told.set(id, f.title);
+      out.push({ type: "failing", title: f.title, why: f.why });
+    }
+    for (const [id, title] of this.told) {
+      if (this.failing.has(id)) continue;
+      this.told.delete(id);
+      out.push({ type: "saved", title });
+    }
     return out;
   }
 }
