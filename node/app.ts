@@ -153,7 +153,10 @@ export class App {
     }
     const notices = persistence.takeNotices();
     if (notices.length) {
-      for (const n of describeNotices(notices)) n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text);
+      for (const n of describeNotices(notices)) {
+        if (n.level === "error") this.nvim.notifyError(n.text);
+        else this.nvim.notifyInfo(n.text);
+      }
       this.buffers.redraw();
     }
     const next = persistence.nextWake();
