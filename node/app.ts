@@ -18,6 +18,7 @@ import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { runnerRegistryFor } from "./runners.ts";
 import { Persistence } from "./store/persistence.ts";
+import { describeNotices } from "./store/save-failures.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
@@ -66,7 +67,7 @@ export class App {
         },
         threadDeleted: (id) => this.buffers.unmount(id),
         forkEnded: (fork, how, into) => {
-          this.persistence?.ended(fork, fork.id, how, into);
+          this.persistence?.ended(this.chat, fork, how, into);
           this.buffers.unmount(fork.id);
           const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
           this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
@@ -81,7 +82,12 @@ export class App {
       nvim,
       this.chat,
       config.fork_open,
-      { updated: (id) => this.persistence?.updated.get(id), unreadable: () => this.unreadable, label: (spec) => this.runners.label(spec) },
+      {
+        updated: (id) => this.persistence?.updated.get(id),
+        unreadable: () => this.unreadable,
+        label: (spec) => this.runners.label(spec),
+        notSaved: (id) => this.persistence?.notSaved(id),
+      },
       config.empty_hint,
       config.fork_keys,
     );
@@ -127,14 +133,49 @@ export class App {
     } finally {
       this.draining = false;
     }
-    try {
-      this.persistence?.sync(this.chat);
-    } catch (error) {
-      this.nvim.notifyError(`tine: could not store a thread: ${(error as Error).message}`);
-    }
+    this.syncStore();
     this.armForkClock();
     this.buffers.scheduleRender();
   };
+
+  private storeWake: { at: number; timer: NodeJS.Timeout } | null = null;
+
+  /**
+   * Writes what changed; tells the user once when threads stop being saved (and once when they
+   * are saved again), and wakes the store when it next has something due (a retry, streamed text).
+   */
+  private syncStore(wokenAt: number | null = null): void {
+    const persistence = this.persistence;
+    if (!persistence) return;
+    try {
+      persistence.sync(this.chat, wokenAt);
+    } catch (error) {
+      // Failed writes are the store's to handle; anything else is a bug the user should hear of.
+      this.nvim.notifyError(`tine: could not store a thread: ${(error as Error).message}`);
+    }
+    const notices = persistence.takeNotices();
+    if (notices.length) {
+      for (const n of describeNotices(notices)) {
+        if (n.level === "error") this.nvim.notifyError(n.text);
+        else this.nvim.notifyInfo(n.text);
+      }
+      this.buffers.redraw();
+    }
+    const next = persistence.nextWake();
+    if (this.storeWake?.at === next) return;
+    if (this.storeWake) clearTimeout(this.storeWake.timer);
+    this.storeWake = null;
+    if (next === null) return;
+    const timer = setTimeout(
+      () => {
+        this.storeWake = null;
+        this.syncStore(Date.now());
+      },
+      Math.max(0, next - Date.now()),
+    );
+    timer.unref();
+    this.storeWake = { at: next, timer };
+  }
 
   private forkTimer: { at: number; timer: NodeJS.Timeout } | null = null;
 
@@ -154,8 +195,14 @@ export class App {
     this.forkTimer = { at: next, timer };
   }
 
-  /** Releases the store's locks; the host is going away. */
+  /** Writes what waits (streamed text, a retry) and releases the store's locks; the host is going away. */
   close(): void {
+    try {
+      this.persistence?.sync(this.chat, Number.POSITIVE_INFINITY);
+    } catch (error) {
+      // On the way out: the locks must still be released.
+      this.nvim.log(`the last store sync failed: ${String(error)}`);
+    }
     this.persistence?.close();
   }
 

@@ -2,21 +2,58 @@
  * Between the live threads and the store: which thread writes to which transcript, where a fork
  * points, and the sync after each batch of dispatched messages. The chat never calls this; the
  * host does, at the edges (a thread created, opened, deleted; a batch handled; exit).
+ *
+ * A write that fails (a full or read-only disk) never stops a thread: it works on in memory, is
+ * shown not saved and why (`notSaved`), and its whole difference is written again later (the host
+ * wakes the store at `nextWake`). A thread is pending until its file exists. A fork's end mark,
+ * which takes its content out of the tree, is written only once every other thread is saved, so
+ * what a promote or a report moved into the parent is on disk before the fork leaves.
+ *
+ * Over 300 lines: one class holds the store's view of the threads both ways, reading (the scan
+ * for the chat and the list) and writing (files made late, failed writes, fork ends in order);
+ * what is not about threads (failure bookkeeping, the words for a failure) lives beside it.
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
+import { SaveFailures, type SaveNotice } from "./save-failures.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
 import type { ThreadSummary } from "./summary.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
+import { writeFailure } from "./write-failure.ts";
 
 /** Where a fork taken now would point, and the history that position holds. */
 type Anchor = { readonly records: number; readonly history: History };
 
 const NOTHING_OPEN: readonly never[] = [];
 const NO_REPORTS: readonly never[] = [];
+
+/** How a live thread's file comes to be open for writing, while it is not. */
+type Unopened =
+  /** A new thread: a root's file is made on its first content, a fork's at once; `under`: the thread it hangs under (a fork points into its log). */
+  | { readonly how: "create"; readonly under: ThreadId | null }
+  /** A stored thread opened while its file could not be opened for writing: opened again, as it was read. */
+  | { readonly how: "reopen"; readonly records: number; readonly written: Snapshot };
+
+/** A fork that ended, until its end is marked in its log: its last state and the mark. */
+type Ending = { readonly thread: Thread; readonly last: Snapshot; readonly mark: ChangeRecord };
+
+/** What of a thread goes to disk now. */
+function snapshotOf(thread: Thread): Snapshot {
+  const open = thread.runner.open;
+  const inProgress = open?.inProgress;
+  return {
+    history: thread.runner.history,
+    open: open?.finalized ?? NOTHING_OPEN,
+    streamed: inProgress?.type === "text" ? inProgress.text : "",
+    results: thread.finishedResults(),
+    title: thread.title,
+    reports: thread.reports,
+  };
+}
 
 /** A thread of another project, as `:Tine threads!` lists it. */
 export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
@@ -44,8 +81,10 @@ export class Persistence {
   private readonly recorders = new Map<ThreadId, ThreadRecorder>();
   /** Threads not written by us (read-only here, or stored): what their log held when read. */
   private readonly anchors = new Map<ThreadId, Anchor>();
-  /** Root threads with nothing to store yet: their file is created on their first change. */
-  private readonly pending = new Set<ThreadId>();
+  /** Live threads of ours whose file is not open yet (see `Unopened`). */
+  private readonly unopened = new Map<ThreadId, Unopened>();
+  private readonly ending = new Map<ThreadId, Ending>();
+  private readonly failures: SaveFailures;
   private readonly synced = new Map<ThreadId, number>();
   /** Last change per live thread, for the list. */
   readonly updated = new Map<ThreadId, number>();
@@ -53,7 +92,11 @@ export class Persistence {
   constructor(
     readonly store: ThreadStore,
     private readonly model: string,
-  ) {}
+    /** The store's time (streamed text written now and then, failed writes tried again): injectable for tests. */
+    private readonly clock: { now(): number } = Date,
+  ) {
+    this.failures = new SaveFailures(clock);
+  }
 
   /**
    * What is on disk for this project, as the chat takes it: the tree of threads that are neither
@@ -116,24 +159,34 @@ export class Persistence {
     return { health, unreadable };
   }
 
-  /** Reads a stored thread for opening: with a writer, or read-only when another instance writes it. */
+  /**
+   * Reads a stored thread for opening: with a writer, or read-only when another instance writes
+   * it. A file that cannot be opened for writing (a read-only disk) still loads: the thread is
+   * not being saved until it can be.
+   */
   open(id: ThreadId): { loaded: LoadedThread; readOnlyBy: number | null } {
     const loaded = this.store.load(id);
-    const writer = this.store.openWriter(id, loaded.records);
+    const written: Snapshot = {
+      history: loaded.raw.history,
+      open: loaded.raw.open,
+      streamed: loaded.raw.streamed,
+      results: loaded.raw.results,
+      title: loaded.raw.title,
+      reports: loaded.raw.reports,
+    };
+    let writer: ReturnType<ThreadStore["openWriter"]>;
+    try {
+      writer = this.store.openWriter(id, loaded.records);
+    } catch (error) {
+      this.unopened.set(id, { how: "reopen", records: loaded.records, written });
+      this.failures.failed(id, loaded.raw.title, this.why(error));
+      return { loaded, readOnlyBy: null };
+    }
     if ("busy" in writer) {
       this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
       return { loaded, readOnlyBy: writer.busy };
     }
-    this.recorders.set(
-      id,
-      new ThreadRecorder(writer, {
-        history: loaded.raw.history,
-        open: loaded.raw.open,
-        results: loaded.raw.results,
-        title: loaded.raw.title,
-        reports: loaded.raw.reports,
-      }),
-    );
+    this.recorders.set(id, new ThreadRecorder(writer, written, this.clock));
     return { loaded, readOnlyBy: null };
   }
 
@@ -148,98 +201,138 @@ export class Persistence {
   created(thread: Thread, chat: Chat, how: { under?: ThreadId; loaded?: boolean }): void {
     // Opened from disk: its writer (if this instance may write it) was set up by `open`.
     if (how.loaded) return;
-    const under = how.under;
-    if (under === undefined) {
-      this.pending.add(thread.id);
-      return;
+    this.unopened.set(thread.id, { how: "create", under: how.under ?? null });
+    if (how.under !== undefined) this.syncOne(thread, chat, true);
+  }
+
+  /** Where a fork of `id` taken now points: its log as written so far (synced first). */
+  private anchorOf(id: ThreadId, chat: Chat): Anchor | null {
+    const live = chat.threads.get(id);
+    if (live && (this.recorders.has(id) || this.unopened.has(id))) this.syncOne(live, chat, true);
+    const rec = this.recorders.get(id);
+    if (rec) return { records: rec.records, history: rec.writtenHistory };
+    return this.anchors.get(id) ?? null;
+  }
+
+  /**
+   * Writes what changed in each live thread since the last sync (after each batch of messages:
+   * no clock is read). Woken (`wokenAt`: the host's timer at `nextWake`, or Infinity when it
+   * exits), it also writes what is due by then: streamed text that has waited long enough, and
+   * the writes of threads not being saved. Then the end marks of forks that ended.
+   */
+  sync(chat: Chat, wokenAt: number | null = null): void {
+    const by = wokenAt ?? Number.NEGATIVE_INFINITY;
+    for (const thread of chat.threads.values()) {
+      const id = thread.id;
+      const streamedDue = (this.recorders.get(id)?.streamedDueAt ?? Number.POSITIVE_INFINITY) <= by;
+      const due = this.failures.has(id) ? this.failures.due(id, by) : this.synced.get(id) !== thread.version || streamedDue;
+      if (!due) continue;
+      this.synced.set(id, thread.version);
+      this.syncOne(thread, chat, false, snapshotOf(thread), streamedDue);
     }
+    for (const id of this.ending.keys()) this.finishEnding(id, chat, by);
+  }
+
+  /** When the store next has something to do without being asked (the host wakes it then), or null. */
+  nextWake(): number | null {
+    let next = this.failures.nextRetry();
+    for (const [id, rec] of this.recorders) {
+      // A thread not being saved waits for its retry, streamed text and all.
+      const due = this.failures.has(id) ? null : rec.streamedDueAt;
+      if (due !== null && (next === null || due < next)) next = due;
+    }
+    return next;
+  }
+
+  /** Why a live thread's latest state is not on disk, or undefined when it is (or is not ours to write). */
+  notSaved(id: ThreadId): string | undefined {
+    return this.failures.why(id);
+  }
+
+  /** Threads that stopped being saved, or are saved again, since the last call: for the user. */
+  takeNotices(): SaveNotice[] {
+    return this.failures.take();
+  }
+
+  private why(error: unknown): string {
+    return writeFailure(error, this.store.dataDir, this.store.dir);
+  }
+
+  /** Writes `thread`'s difference (making or opening its file first); a failure marks it not saved. */
+  private syncOne(thread: Thread, chat: Chat, force: boolean, now: Snapshot = snapshotOf(thread), streamedDue = false): void {
+    try {
+      const rec = this.recorderOf(thread, chat, force, now);
+      if (!rec) return;
+      const before = rec.records;
+      rec.sync(now, streamedDue);
+      if (rec.records !== before) this.updated.set(thread.id, this.clock.now());
+      this.failures.saved(thread.id);
+    } catch (error) {
+      this.failures.failed(thread.id, thread.title, this.why(error));
+    }
+  }
+
+  /** The thread's recorder, its file made or opened first; null while a root has nothing to store, or it is not ours. */
+  private recorderOf(thread: Thread, chat: Chat, force: boolean, now: Snapshot): ThreadRecorder | null {
+    const existing = this.recorders.get(thread.id);
+    if (existing) return existing;
+    const unopened = this.unopened.get(thread.id);
+    if (!unopened) return null;
+    let rec: ThreadRecorder;
+    switch (unopened.how) {
+      case "create": {
+        const empty = now.history.length === 0 && now.open.length === 0 && !now.streamed;
+        if (unopened.under === null && !force && empty && !thread.runner.traits.storedAtOnce) return null;
+        rec = this.createFile(thread, chat, unopened.under);
+        break;
+      }
+      case "reopen": {
+        const writer = this.store.openWriter(thread.id, unopened.records);
+        if ("busy" in writer) throw new Error(`it is open for writing in another Neovim (pid ${writer.busy})`);
+        rec = new ThreadRecorder(writer, unopened.written, this.clock);
+        break;
+      }
+      default:
+        return assertUnreachable(unopened);
+    }
+    this.unopened.delete(thread.id);
+    this.recorders.set(thread.id, rec);
+    return rec;
+  }
+
+  /**
+   * Makes a thread's file. A fork points at its source's log as written now (when its first try
+   * failed, that is later than the fork: the records from there on say how it differs); without
+   * a source log its file holds all of it. A hand-off shares nothing of its source's log: only
+   * its place in the tree.
+   */
+  private createFile(thread: Thread, chat: Chat, under: ThreadId | null): ThreadRecorder {
     const lineage = chat.lineage.get(thread.id);
-    // A hand-off shares nothing of its source's log: only its place in the tree.
-    const anchor = lineage?.relation === "handoff" ? null : this.anchorOf(under, chat);
-    const parent: ParentPointer | null =
-      lineage?.relation === "handoff"
-        ? { relation: "handoff", id: under, atMessage: lineage.atMessage }
-        : anchor && {
-            relation: "fork",
-            id: under,
-            records: anchor.records,
-            atMessage: lineage?.atMessage ?? 0,
-            messages: anchor.history.length,
-          };
+    const handoff = under !== null && lineage?.relation === "handoff";
+    const anchor = under === null || handoff ? null : this.anchorOf(under, chat);
+    const parent: ParentPointer | null = handoff
+      ? { relation: "handoff", id: under, atMessage: lineage.atMessage }
+      : under !== null && anchor
+        ? { relation: "fork", id: under, records: anchor.records, atMessage: lineage?.atMessage ?? 0, messages: anchor.history.length }
+        : null;
     const log = this.store.create({
       id: thread.id,
       num: thread.num,
       title: thread.title,
       model: this.model,
       parent,
+      ...(thread.origin ? { origin: thread.origin } : {}),
       runner: thread.runner.spec,
     });
-    // Without a parent log (nothing of the source was stored), the fork's file holds all of it.
     const base: Snapshot = {
       history: anchor?.history ?? History.empty,
       open: NOTHING_OPEN,
+      streamed: "",
       results: new Map(),
       title: thread.title,
       reports: NO_REPORTS,
     };
-    this.recorders.set(thread.id, new ThreadRecorder(log, base));
-  }
-
-  /** Where a fork of `id` taken now points: its log as written so far (synced first). */
-  private anchorOf(id: ThreadId, chat: Chat): Anchor | null {
-    const live = chat.threads.get(id);
-    if (live && (this.recorders.has(id) || this.pending.has(id))) {
-      this.syncOne(live, true);
-      const rec = this.recorders.get(id)!;
-      return { records: rec.records, history: rec.writtenHistory };
-    }
-    return this.anchors.get(id) ?? null;
-  }
-
-  /** Writes what changed in each live thread since the last sync. */
-  sync(chat: Chat): void {
-    for (const thread of chat.threads.values()) {
-      if (this.synced.get(thread.id) === thread.version) continue;
-      this.synced.set(thread.id, thread.version);
-      this.syncOne(thread, false);
-    }
-  }
-
-  private syncOne(thread: Thread, force: boolean): void {
-    if (this.pending.has(thread.id)) {
-      if (!force && thread.runner.history.length === 0 && !thread.runner.open && !thread.runner.traits.storedAtOnce) return;
-      this.pending.delete(thread.id);
-      const log = this.store.create({
-        id: thread.id,
-        num: thread.num,
-        title: thread.title,
-        model: this.model,
-        parent: null,
-        ...(thread.origin ? { origin: thread.origin } : {}),
-        runner: thread.runner.spec,
-      });
-      this.recorders.set(
-        thread.id,
-        new ThreadRecorder(log, {
-          history: History.empty,
-          open: NOTHING_OPEN,
-          results: new Map(),
-          title: thread.title,
-          reports: NO_REPORTS,
-        }),
-      );
-    }
-    const rec = this.recorders.get(thread.id);
-    if (!rec) return;
-    const before = rec.records;
-    rec.sync({
-      history: thread.runner.history,
-      open: thread.runner.open?.finalized ?? NOTHING_OPEN,
-      results: thread.finishedResults(),
-      title: thread.title,
-      reports: thread.reports,
-    });
-    if (rec.records !== before) this.updated.set(thread.id, Date.now());
+    return new ThreadRecorder(log, base, this.clock);
   }
 
   /** Appends to a stored thread that is not loaded here (rename, a report, a restore). */
@@ -247,8 +340,11 @@ export class Persistence {
     if (this.recorders.has(id)) throw new Error(`tine: thread ${id} is loaded`);
     const writer = this.store.openWriter(id, 0);
     if ("busy" in writer) throw new Error(`tine: the thread is open in another Neovim (pid ${writer.busy})`);
-    writer.append(records);
-    writer.close();
+    try {
+      writer.append(records);
+    } finally {
+      writer.close();
+    }
   }
 
   renameStored(id: ThreadId, title: string): void {
@@ -268,23 +364,49 @@ export class Persistence {
   /** A promote moved `parentId`'s old tail to `siblingId` (its log, up to now, is that tail). */
   branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void {
     const rec = this.recorders.get(parentId);
-    if (!rec) return;
-    rec.append([{ t: "branched", to: siblingId, after: atMessage, upTo: rec.records }]);
+    // Written with the parent's next sync, just before its new history.
+    rec?.enqueue([{ t: "branched", to: siblingId, after: atMessage, upTo: rec.records }]);
   }
 
-  /** A fork ended: marked in its log (kept, so `:Tine threads!` can restore it), writer closed. */
-  ended(thread: Thread | undefined, id: ThreadId, how: ForkEnd, into?: ThreadId): void {
-    if (thread) this.syncOne(thread, true);
+  /**
+   * A fork ended (it is still in the chat; the parent already holds what it took: the fork's
+   * history, or its report). Every changed thread is written first, then the fork is marked ended
+   * (kept, so `:Tine threads!` can restore it) and its writer closed; while a write fails, the mark
+   * waits, and until it is written the fork is still in the tree on disk.
+   */
+  ended(chat: Chat, fork: Thread, how: ForkEnd, into?: ThreadId): void {
+    // At rest by now (a fork that was not is aborted first): nothing streams any more.
+    this.ending.set(fork.id, { thread: fork, last: snapshotOf(fork), mark: into ? { t: "ended", how, into } : { t: "ended", how } });
+    this.sync(chat);
+  }
+
+  private finishEnding(id: ThreadId, chat: Chat, by: number): void {
+    const e = this.ending.get(id);
+    if (!e || (this.failures.has(id) && !this.failures.due(id, by))) return;
+    // Its own last state may go at any time; the mark, which takes its content out of the tree,
+    // only once it and every other thread are saved.
+    this.syncOne(e.thread, chat, true, e.last);
+    if (this.failures.has(id) || this.failures.anyBut(id)) return;
     const rec = this.recorders.get(id);
-    this.pending.delete(id);
-    if (!rec) return;
-    rec.append([into ? { t: "ended", how, into } : { t: "ended", how }]);
-    rec.close();
-    this.recorders.delete(id);
+    // Without a recorder the fork is not ours to write (read-only here): nothing to mark.
+    if (rec) {
+      try {
+        rec.append([e.mark]);
+      } catch (error) {
+        this.failures.failed(id, e.thread.title, this.why(error));
+        return;
+      }
+      rec.close();
+      this.recorders.delete(id);
+    }
+    this.ending.delete(id);
+    this.unopened.delete(id);
   }
 
   delete(id: ThreadId): void {
-    this.pending.delete(id);
+    this.unopened.delete(id);
+    this.ending.delete(id);
+    this.failures.forget(id);
     this.recorders.get(id)?.close();
     this.recorders.delete(id);
     this.anchors.delete(id);
@@ -296,7 +418,7 @@ export class Persistence {
     }
   }
 
-  /** Releases every lock (the host is exiting). */
+  /** Releases every lock (the host is exiting). `sync(chat, Infinity)` first writes what waits. */
   close(): void {
     for (const rec of this.recorders.values()) rec.close();
     this.recorders.clear();

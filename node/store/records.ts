@@ -61,6 +61,12 @@ export type ChangeRecord =
   | { readonly t: "block"; readonly b: AssistantBlock }
   /** The open turn's blocks cut to `n` (a retried or continued response). */
   | { readonly t: "open"; readonly n: number }
+  /**
+   * Text of the block being streamed, as far as it had arrived: `text` from character `at` on
+   * (what is before `at` came in earlier records). Written now and then, never per delta; the
+   * finished block, or any record that ends or cuts the open turn, replaces it.
+   */
+  | { readonly t: "streamed"; readonly at: number; readonly text: string }
   /** A tool that finished while others of the same turn had not: its result, kept for a crash. */
   | { readonly t: "result"; readonly r: ToolResultBlock }
   | { readonly t: "title"; readonly title: string }
@@ -86,6 +92,7 @@ const CHANGE_TYPES = new Set([
   "truncate",
   "block",
   "open",
+  "streamed",
   "result",
   "title",
   "deleted",
@@ -132,6 +139,9 @@ export function decode(line: string): Decoded {
     case "truncate":
     case "open":
       if (typeof r["n"] !== "number" || r["n"] < 0) return bad("n missing");
+      return { ok: true, record: r as ChangeRecord };
+    case "streamed":
+      if (typeof r["at"] !== "number" || r["at"] < 0 || typeof r["text"] !== "string") return bad("at or text missing");
       return { ok: true, record: r as ChangeRecord };
     case "block":
       if (!r["b"] || typeof r["b"] !== "object") return bad("no block");

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { History } from "../providers/history.ts";
-import { type AssistantBlock, entry, freezeMessage, type ToolResultBlock } from "../providers/native.ts";
+import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
 import { type ChangeRecord, decode, type Header, isChange } from "./records.ts";
 
@@ -16,6 +16,8 @@ export type LogState = {
   readonly history: History;
   /** Finished blocks of a turn that was streaming when the log ends. */
   readonly open: readonly AssistantBlock[];
+  /** The text block that was streaming after them, as far as it was written ("" for none). */
+  readonly streamed: string;
   /** Results of tools that finished while others of their turn had not. */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
   readonly title: string;
@@ -29,6 +31,7 @@ export type LogState = {
 export const emptyState = (title: string): LogState => ({
   history: History.empty,
   open: [],
+  streamed: "",
   results: new Map(),
   title,
   deleted: false,
@@ -40,15 +43,24 @@ export const emptyState = (title: string): LogState => ({
 export function applyRecord(state: LogState, record: ChangeRecord): LogState {
   switch (record.t) {
     case "append":
-      return { ...state, history: state.history.push(entry(freezeMessage(record.m), record.meta)), open: [], results: new Map() };
+      return {
+        ...state,
+        history: state.history.push(entry(freezeMessage(record.m), record.meta)),
+        open: [],
+        streamed: "",
+        results: new Map(),
+      };
     case "truncate":
       if (record.n > state.history.length) throw new Error(`truncate to ${record.n} of ${state.history.length} messages`);
-      return { ...state, history: state.history.prefix(record.n), open: [], results: new Map() };
+      return { ...state, history: state.history.prefix(record.n), open: [], streamed: "", results: new Map() };
     case "block":
-      return { ...state, open: [...state.open, Object.freeze(record.b)] };
+      return { ...state, open: [...state.open, Object.freeze(record.b)], streamed: "" };
     case "open":
       if (record.n > state.open.length) throw new Error(`open turn cut to ${record.n} of ${state.open.length} blocks`);
-      return { ...state, open: state.open.slice(0, record.n) };
+      return { ...state, open: state.open.slice(0, record.n), streamed: "" };
+    case "streamed":
+      if (record.at > state.streamed.length) throw new Error(`streamed text from ${record.at} of ${state.streamed.length} characters`);
+      return { ...state, streamed: state.streamed.slice(0, record.at) + record.text };
     case "result":
       return { ...state, results: new Map(state.results).set(record.r.tool_use_id, Object.freeze(record.r)) };
     case "title":
@@ -68,15 +80,23 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
   }
 }
 
+/** How a reply cut off by the end of the session (a kill, a crash) is marked: as an abort marks one. */
+export const SESSION_ENDED: ResponseMeta = Object.freeze({
+  stopReason: "session_ended",
+  usage: Object.freeze({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }),
+  interrupted: true,
+});
+
 /**
  * The history to continue from: a turn the log ends in the middle of is closed by the same rule
- * as an abort, so the next send is valid (finished blocks kept, tools without a result answered).
+ * as an abort, so the next send is valid (finished blocks and the text that had arrived kept,
+ * marked interrupted; tools without a result answered).
  */
 export function recoverHistory(state: LogState): History {
-  return closeTurn(state.history, state.open.length ? { finalized: state.open } : null, {
-    knownResults: state.results,
-    missingResultText: SESSION_ENDED_BEFORE_TOOL_RAN,
-  });
+  const options = { knownResults: state.results, missingResultText: SESSION_ENDED_BEFORE_TOOL_RAN };
+  // Only a reply that was streaming is cut; a finished one whose tools never ran is not.
+  if (!state.open.length && !state.streamed) return closeTurn(state.history, null, options);
+  return closeTurn(state.history, { finalized: state.open, partialText: state.streamed }, { ...options, meta: SESSION_ENDED });
 }
 
 export type LogProblem = { readonly line: number; readonly error: string };

@@ -2,22 +2,25 @@ import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { History } from "../providers/history.ts";
 import { type AssistantBlock, assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
-import { SESSION_ENDED_BEFORE_TOOL_RAN } from "./replay.ts";
+import { metaLine } from "../view/render.ts";
+import { SESSION_ENDED, SESSION_ENDED_BEFORE_TOOL_RAN } from "./replay.ts";
 import { ThreadStore } from "./store.ts";
-import { type Snapshot, ThreadRecorder } from "./sync.ts";
+import { type Snapshot, STREAMED_TEXT_EVERY_MS, ThreadRecorder } from "./sync.ts";
 
 const usage = { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 };
 const user = (text: string): Entry => entry(userMessage([{ type: "text", text }]));
 const reply = (text: string): Entry => entry(assistantMessage([{ type: "text", text }]), { stopReason: "end_turn", usage });
+const noReports: Snapshot["reports"] = [];
 const snap = (history: History, more: Partial<Snapshot> = {}): Snapshot => ({
   history,
   open: [],
+  streamed: "",
   results: new Map(),
   title: "T",
-  reports: [],
+  reports: noReports,
   ...more,
 });
 
@@ -101,6 +104,66 @@ describe("ThreadStore", () => {
       },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: SESSION_ENDED_BEFORE_TOOL_RAN, is_error: true }] },
     ]);
+  });
+
+  it("the text of a block still streaming waits a second, is written when due with only what is new; a reload keeps it, marked interrupted", () => {
+    vi.useFakeTimers({ now: 5_000_000 });
+    try {
+      const store = new ThreadStore(dataDir, "/p");
+      const id = newId();
+      // The recorder's default clock is Date: fake timers move it.
+      const rec = new ThreadRecorder(
+        store.create({ id, num: 1, title: "T", model: "m", runner: { kind: "api" }, parent: null }),
+        snap(History.empty),
+      );
+      const path = join(store.dir, `${id}.jsonl`);
+      const lines = () => readFileSync(path, "utf8").trim().split("\n");
+      const h = History.empty.push(user("q"));
+      const done: AssistantBlock = { type: "text", text: "First block." };
+      rec.sync(snap(h, { open: [done] }));
+      const written = lines().length;
+      expect(rec.streamedDueAt).toBeNull();
+      let text = "";
+      // Deltas for two seconds: none is written by a sync after a batch, however long it waits.
+      for (let i = 0; i < 100; i++) {
+        text += `word${i} `;
+        rec.sync(snap(h, { open: [done], streamed: text }));
+        vi.advanceTimersByTime(20);
+      }
+      expect(lines().length).toBe(written);
+      expect(rec.streamedDueAt).toBe(5_000_000 + STREAMED_TEXT_EVERY_MS);
+      // Due (the host wakes the store): written, and the next wait starts with the next delta.
+      rec.sync(snap(h, { open: [done], streamed: text }), true);
+      expect(lines().at(-1)).toBe(JSON.stringify({ t: "streamed", at: 0, text }));
+      expect(rec.streamedDueAt).toBeNull();
+      rec.sync(snap(h, { open: [done], streamed: `${text}and more` }));
+      expect(rec.streamedDueAt).toBe(5_002_000 + STREAMED_TEXT_EVERY_MS);
+      rec.sync(snap(h, { open: [done], streamed: `${text}and more` }), true);
+      expect(lines().at(-1)).toBe(JSON.stringify({ t: "streamed", at: text.length, text: "and more" }));
+
+      const loaded = new ThreadStore(dataDir, "/p").load(id);
+      expect(loaded.raw.streamed).toBe(`${text}and more`);
+      const last = loaded.history.last()!;
+      expect(last.message).toEqual({ role: "assistant", content: [done, { type: "text", text: `${text}and more` }] });
+      expect(last.meta).toEqual(SESSION_ENDED);
+      expect(metaLine(last.meta!)).toBe("── interrupted (the session ended): the reply stops here");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a reply cut with only finished blocks is marked interrupted too; a finished block replaces the streamed text", () => {
+    const store = new ThreadStore(dataDir, "/p");
+    const { id, rec } = root(store);
+    const h = History.empty.push(user("q"));
+    rec.sync(snap(h, { streamed: "Hello wor" }));
+    rec.sync(snap(h, { open: [{ type: "text", text: "Hello world." }], streamed: "" }));
+    const loaded = new ThreadStore(dataDir, "/p").load(id);
+    expect(loaded.raw.streamed).toBe("");
+    expect(loaded.history.last()).toEqual({
+      message: { role: "assistant", content: [{ type: "text", text: "Hello world." }] },
+      meta: SESSION_ENDED,
+    });
   });
 
   it("forks of forks of forks are pointers that reproduce each history; the parent's later changes do not reach them", () => {

@@ -27,7 +27,7 @@ import {
 import { basename, join } from "node:path";
 import type { History } from "../providers/history.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
-import { LogWriter } from "./log-writer.ts";
+import { LogWriter, writeAll } from "./log-writer.ts";
 import { encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
 import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
 import { type ScanState, scanLog, type ThreadSummary } from "./summary.ts";
@@ -95,15 +95,32 @@ export class ThreadStore {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
 
-  /** Creates a thread's transcript with its header and opens it for writing (locked). */
+  /**
+   * Creates a thread's transcript with its header and opens it for writing (locked). On failure
+   * (a full or read-only disk) nothing is left: no file without its header, no lock.
+   */
   create(thread: NewThread): LogWriter {
     this.ensureDir();
     const header: Header = { t: "header", v: FORMAT_VERSION, ...thread, created: Date.now(), cwd: this.cwd };
     const lock = acquireLock(this.lockPath(thread.id), this.pid);
     if (!lock.ok) throw new Error(`tine: thread ${thread.id} is locked by pid ${lock.pid}`);
-    const fd = openSync(this.path(thread.id), "wx", 0o600);
-    writeSync(fd, encode(header));
-    return this.track(thread.id, fd, 0);
+    let fd: number | null = null;
+    try {
+      // Appending: after a failed write is cut back, the next one goes at the new end.
+      fd = openSync(this.path(thread.id), "ax", 0o600);
+      const bytes = Buffer.from(encode(header));
+      writeAll(fd, bytes);
+      return this.track(thread.id, fd, 0, bytes.length);
+    } catch (error) {
+      if (fd !== null) {
+        closeSync(fd);
+        try {
+          unlinkSync(this.path(thread.id));
+        } catch {}
+      }
+      releaseLock(this.lockPath(thread.id), this.pid);
+      throw error;
+    }
   }
 
   /** The live process writing `id` in another instance, or null. */
@@ -122,14 +139,20 @@ export class ThreadStore {
     if (existing) return existing;
     const lock = acquireLock(this.lockPath(id), this.pid);
     if (!lock.ok) return { busy: lock.pid };
-    const bytes = readFileSync(this.path(id));
-    const end = bytes.lastIndexOf(0x0a) + 1;
-    if (end !== bytes.length) truncateSync(this.path(id), end);
-    return this.track(id, openSync(this.path(id), "a", 0o600), records);
+    try {
+      const bytes = readFileSync(this.path(id));
+      const end = bytes.lastIndexOf(0x0a) + 1;
+      if (end !== bytes.length) truncateSync(this.path(id), end);
+      return this.track(id, openSync(this.path(id), "a", 0o600), records, end);
+    } catch (error) {
+      // Not writable here (a read-only disk): the lock goes with the writer that was not made.
+      releaseLock(this.lockPath(id), this.pid);
+      throw error;
+    }
   }
 
-  private track(id: string, fd: number, records: number): LogWriter {
-    const writer = new LogWriter(id, fd, records, () => {
+  private track(id: string, fd: number, records: number, size: number): LogWriter {
+    const writer = new LogWriter(id, fd, records, size, () => {
       this.writers.delete(id);
       releaseLock(this.lockPath(id), this.pid);
     });

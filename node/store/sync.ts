@@ -2,19 +2,26 @@
  * Keeps a thread's transcript in step with its state. After each batch of dispatched messages
  * the host hands every changed thread's state here; the difference from what was last written
  * becomes records. Histories are immutable and share their entries, so the difference is found
- * by identity, walking back from the end: a streamed delta costs two comparisons and writes
- * nothing; a finished block is one record.
+ * by identity, walking back from the end: a streamed delta costs a few comparisons and writes
+ * nothing; a finished block is one record. The text of a block still streaming is written when
+ * it is due (`streamedDueAt`: it has waited `streamedEveryMs`; the host wakes the store then),
+ * so a kill loses at most that much of it; the clock is read once per wait, never per delta.
  */
 import type { History } from "../providers/history.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
 import type { LogWriter } from "./log-writer.ts";
 import type { ChangeRecord } from "./records.ts";
 
+/** How long streamed text may wait before it is written: at most one `streamed` record per thread this often. */
+export const STREAMED_TEXT_EVERY_MS = 1000;
+
 /** What of a thread goes to disk. */
 export type Snapshot = {
   readonly history: History;
   /** Finished blocks of the turn being streamed. */
   readonly open: readonly AssistantBlock[];
+  /** The text of the text block being streamed after them ("" for none). */
+  readonly streamed: string;
   /** Results of tools that finished while others of their turn run. */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
   readonly title: string;
@@ -42,6 +49,14 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
   for (let i = 0; i < common; i++) if (open[i] !== now.open[i]) common = i;
   if (common < open.length) out.push({ t: "open", n: common });
   for (const b of now.open.slice(common)) out.push({ t: "block", b });
+  // Each record so far ends or changes the open turn, and so drops the streamed text on disk.
+  const streamed = out.length ? "" : written.streamed;
+  if (now.streamed !== streamed)
+    out.push(
+      now.streamed.startsWith(streamed)
+        ? { t: "streamed", at: streamed.length, text: now.streamed.slice(streamed.length) }
+        : { t: "streamed", at: 0, text: now.streamed },
+    );
   for (const [id, r] of now.results) if (!results.has(id)) out.push({ t: "result", r });
   if (now.title !== written.title) out.push({ t: "title", title: now.title });
   if (now.reports !== written.reports) {
@@ -55,18 +70,35 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
 
 /** One thread's writer and what it has written. */
 export class ThreadRecorder {
+  /** Records that are not a change of the thread's state (a promote's `branched`): written first at the next sync. */
+  private queued: ChangeRecord[] = [];
+  /** Since when the streamed text has been ahead of the log, or null. */
+  private streamedSince: number | null = null;
+
   constructor(
     private readonly log: LogWriter,
     private written: Snapshot,
+    private readonly clock: { now(): number } = Date,
+    private readonly streamedEveryMs = STREAMED_TEXT_EVERY_MS,
   ) {}
 
   get records(): number {
     return this.log.records;
   }
 
-  /** Writes records that are not a change of the thread's state (a fork's end). */
+  /** When the streamed text the log does not hold yet is due to be written, or null. */
+  get streamedDueAt(): number | null {
+    return this.streamedSince === null ? null : this.streamedSince + this.streamedEveryMs;
+  }
+
+  /** Writes records that are not a change of the thread's state (a fork's end) now; throws if the write fails. */
   append(records: ChangeRecord[]): void {
     this.log.append(records);
+  }
+
+  /** Records that are not a change of the thread's state, written with the next sync (kept until a write takes them). */
+  enqueue(records: ChangeRecord[]): void {
+    this.queued.push(...records);
   }
 
   /** The history on disk: a fork taken now starts from it. */
@@ -74,8 +106,13 @@ export class ThreadRecorder {
     return this.written.history;
   }
 
-  /** `now.open` may be the agent's live array: it is copied when written. */
-  sync(now: Snapshot): void {
+  /**
+   * Writes what changed. `now.open` may be the agent's live array: it is copied when written. A
+   * write that fails throws and changes nothing: the next sync writes the same difference again.
+   * When only the streamed text moved, it is written with `streamedDue` only (its wait is over,
+   * or the host is exiting); any other change takes it along.
+   */
+  sync(now: Snapshot, streamedDue = false): void {
     const w = this.written;
     const same =
       now.history === w.history &&
@@ -83,10 +120,21 @@ export class ThreadRecorder {
       now.open.at(-1) === w.open.at(-1) &&
       now.results.size === w.results.size &&
       now.title === w.title &&
-      now.reports === w.reports;
-    if (same) return;
-    this.log.append(diff(w, now));
+      now.reports === w.reports &&
+      this.queued.length === 0;
+    if (same) {
+      if (now.streamed === w.streamed) {
+        this.streamedSince = null;
+        return;
+      }
+      // Only the streamed text moved: its wait starts (one clock read), and it is written when due.
+      this.streamedSince ??= this.clock.now();
+      if (!streamedDue) return;
+    }
+    this.log.append([...this.queued, ...diff(w, now)]);
+    this.queued = [];
     this.written = { ...now, open: now.open.slice() };
+    this.streamedSince = null;
   }
 
   close(): void {

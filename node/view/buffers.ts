@@ -120,6 +120,13 @@ export class Buffers {
     if (m) this.nvim.call("close_thread_buffers", [m.display, m.input]).catch((e) => this.nvim.log(`close failed: ${String(e)}`));
   }
 
+  /** What every view shows changed outside the chat (a thread not being saved): all are drawn again. */
+  redraw(): void {
+    for (const m of this.mounted.values()) m.rendered = [-1, -1];
+    this.listVersion = -1;
+    this.scheduleRender();
+  }
+
   scheduleRender(): void {
     if (this.renderScheduled) return;
     this.renderScheduled = true;
@@ -173,6 +180,8 @@ export class Buffers {
     if (thread.runner.history.length === 0 && !thread.runner.open) headerLines.push(this.emptyHint, "");
     if (thread.readOnlyBy !== null)
       headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
+    const notSaved = this.listExtras.notSaved(thread.id);
+    if (notSaved) headerLines.push(`⚠ Not being saved: ${notSaved}. It works on in memory and is written once saving works again.`, "");
     const forkMarks = this.chat.childrenOf(thread.id).map((child) => ({
       atMessage: this.chat.lineage.get(child)!.atMessage,
       text: `⑂ ${this.chat.titleOf(child)}`,

@@ -44,8 +44,14 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   return { lines, blockStarts };
 }
 
+/** Why a reply was cut off, by its stop reason (a failed request has the API's error instead). */
+const INTERRUPTED_BY: ReadonlyMap<string, string> = new Map([
+  ["aborted", "aborted"],
+  ["session_ended", "the session ended"],
+]);
+
 export function metaLine(meta: ResponseMeta): string {
-  if (meta.interrupted) return `── interrupted (${meta.stopReason === "aborted" ? "aborted" : "the request failed"}): the reply stops here`;
+  if (meta.interrupted) return `── interrupted (${INTERRUPTED_BY.get(meta.stopReason) ?? "the request failed"}): the reply stops here`;
   const u = meta.usage;
   return `── ${meta.stopReason} · in ${fmt(u.input_tokens)} · out ${fmt(u.output_tokens)} · cache read ${fmt(u.cache_read_input_tokens)} · cache write ${fmt(u.cache_creation_input_tokens)}`;
 }

@@ -35,6 +35,8 @@ export type ListExtras = {
   label(spec: RunnerSpec): string;
   /** Transcripts of this project that could not be read. */
   unreadable(): readonly { path: string; error: string }[];
+  /** Why a live thread is not being saved (its last write failed), or undefined when it is. */
+  notSaved(id: ThreadId): string | undefined;
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -78,10 +80,12 @@ export class ThreadList {
         (chat.forks.get(id)?.background ? " (background)" : "");
       const count = live ? live.runner.history.length : (stored?.messages ?? 0);
       const at = (live && extras.updated(id)) ?? stored?.updated;
+      const notSaved = live ? extras.notSaved(id) : undefined;
       const details = [
         `${count} msg${count === 1 ? "" : "s"}`,
         ...(at ? [when(at)] : []),
         ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : []),
+        ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
       ];
       const active = chat.activeId === id ? "▶" : " ";
       add(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`, {

@@ -26,6 +26,17 @@ function transcripts(cwd: string): string[] {
   );
 }
 
+/** The text of the block still streaming, as a transcript's `streamed` records leave it. */
+function streamedOnDisk(path: string): string {
+  let text = "";
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (!line.startsWith('{"t":"streamed"')) continue;
+    const r = JSON.parse(line) as { at: number; text: string };
+    text = text.slice(0, r.at) + r.text;
+  }
+  return text;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -107,30 +118,35 @@ describe(`storage (${nv.version})`, () => {
     );
   });
 
-  it("SIGKILL of the host mid-stream: after :Tine restart the finished blocks are there and the next send is valid", async () => {
+  it("SIGKILL of the host mid-stream: after :Tine restart the reply is there as far as it had arrived, marked interrupted; the next send is valid", async () => {
     await withNeovim(nv, async (s) => {
+      // One long text block, cut after all of this had arrived.
+      const arrived = "A reply that is one long text block. ".repeat(40);
       s.mock.reply(
         response([
           { text: "Finished block." },
           { toolUse: { id: "t1", name: "get_file", input: { path: "hello.txt" } } },
-          { text: "never finished", holdInside: { hold: "h", afterDeltas: 1 } },
+          { text: `${arrived}never arrived`, chunk: 8, holdInside: { hold: "h", afterDeltas: arrived.length / 8 } },
         ]),
       );
       await s.cmd("Tine");
       await typeAndSend(s, "go");
       await s.mock.reached("h");
-      await s.waitForDisplay(1, "never");
+      await s.waitForDisplay(1, arrived.trimEnd());
       const id = (await s.thread(1)).id;
+      // Streamed text is written now and then (about once a second), not per delta: wait for it on disk.
+      await s.until("the streamed text on disk", async () => streamedOnDisk(transcripts(s.cwd)[0]!) === arrived);
       process.kill(await s.hostPid(), "SIGKILL");
       await s.until("the host's death to be noticed", async () => !(await s.lua<boolean>("return require('tine.host').running()")));
       await s.cmd("Tine restart");
-      const shown = await s.waitForDisplay(id, "Finished block.");
-      assert.doesNotMatch(shown, /never finished/);
-      assert.deepEqual(texts(await s.messages(id)), ["go", "Finished block.|tool_use", "tool_result"]);
+      const shown = await s.waitForDisplay(id, "── interrupted (the session ended): the reply stops here");
+      assert.ok(shown.includes(arrived.trimEnd()), "the text that had arrived is kept");
+      assert.doesNotMatch(shown, /never arrived/);
+      assert.deepEqual(texts(await s.messages(id)), ["go", `Finished block.|tool_use|${arrived}`, "tool_result"]);
       assert.equal(resultOf(blocks((await s.messages(id))[2])[0]), SESSION_ENDED_BEFORE_TOOL_RAN);
       await exchange(s, id, "continue", "Back again.", { waitFor: "Back again." });
       // The prompt joins the user message that answers the tool call.
-      assert.deepEqual(texts(body(s, -1).messages), ["go", "Finished block.|tool_use", "tool_result|continue"]);
+      assert.deepEqual(texts(body(s, -1).messages), ["go", `Finished block.|tool_use|${arrived}`, "tool_result|continue"]);
       s.mock.release("h");
     });
   });
