@@ -14,8 +14,8 @@
  *    in (≤ 50 ms).
  * Every wait has a limit: what does not finish prints as FAIL, and the run goes on.
  * TINE_SCALE_ONLY=forks,calls,heap,startup,reply,stored runs only the parts named.
- * TINE_BENCH_PROFILE=<dir> also writes host CPU profiles of items 1–3 (with the forks open) there
- * and prints their top functions.
+ * TINE_BENCH_PROFILE=<dir> also writes host CPU profiles of items 1–4 (with the forks open, the 30
+ * forks streaming) there and prints their top functions.
  *
  * Over 300 lines: one part per figure of the issue, each a function of its own, in the order the
  * issue names them; the tools they share are in scale-kit.ts and scale-probes.ts.
@@ -224,8 +224,10 @@ async function callsWhileStreaming(): Promise<void> {
     for (let i = 0; i < BG; i++) await s.lua("require('tine').fork(..., 'go', { background = true })", source.id);
     await Promise.all(Array.from({ length: BG }, (_, i) => s.mock.reached(`bg${i}`)));
     await s.lua(CALLS_PROBE, 20, 45_000);
-    for (let i = 0; i < BG; i++) s.mock.release(`bg${i}`);
-    await until("the 30 forks to finish", async () => s.lua<boolean>("return _G.tine_bench_calls.done ~= nil"), 50_000);
+    await profiled(s, "30-forks-streaming", async () => {
+      for (let i = 0; i < BG; i++) s.mock.release(`bg${i}`);
+      await until("the 30 forks to finish", async () => s.lua<boolean>("return _G.tine_bench_calls.done ~= nil"), 50_000);
+    });
     const p = await s.lua<{ done: string; calls: number; max_call: number; max_late: number; sum: number; ms: number; error?: string }>(
       "return _G.tine_bench_calls",
     );
