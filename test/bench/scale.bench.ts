@@ -119,7 +119,8 @@ const turnEnded = (s: Session, buf: number) => until("the turn to end", async ()
 
 type Timed = { ms: number[]; cpu: number[] };
 const timed = (): Timed => ({ ms: [], cpu: [] });
-const figure = (t: Timed) => `${ms(median(t.ms))} [${list(t.ms)}], host CPU ${(median(t.cpu) / 1000).toFixed(1)} ms`;
+const figure = (t: Timed) =>
+  `${ms(median(t.ms))} [${Math.min(...t.ms).toFixed(1)}–${Math.max(...t.ms).toFixed(1)}], host CPU ${(median(t.cpu) / 1000).toFixed(1)} ms`;
 
 /**
  * `n` forks of `src` with a prompt: ms from the call until the fork's display shows the history,
@@ -158,7 +159,9 @@ async function sendTimes(s: Session, t: Seeded, n: number, tag: string): Promise
   return out;
 }
 
+/** Streams per condition (item 1), and forks and sends per condition (items 2, 3: short, so noisier). */
 const RUNS = 9;
+const LATENCY_RUNS = 15;
 
 /** 1–3 (the figures are owed above). */
 async function forksOpen(): Promise<void> {
@@ -176,15 +179,15 @@ async function forksOpen(): Promise<void> {
     const other = await seed(s, 10);
     await forkTimes(s, source.id, 1); // warm-up
     await sendTimes(s, other, 1, "w");
-    const fork0 = await forkTimes(s, source.id, RUNS);
-    const send0 = await sendTimes(s, other, RUNS, "a");
+    const fork0 = await forkTimes(s, source.id, LATENCY_RUNS);
+    const send0 = await sendTimes(s, other, LATENCY_RUNS, "a");
     progress("2, 3: measured with no forks");
 
     const open300 = await openForks(s, source.id, 300, 60_000);
     note(`opening 300 forks of a 10-message thread (fork(id, '') each, from Lua): ${(open300 / 1000).toFixed(1)} s`);
     progress("300 forks open");
-    const fork300 = await profiled(s, "fork-300-forks", () => forkTimes(s, source.id, RUNS));
-    const send300 = await profiled(s, "send-300-forks", () => sendTimes(s, other, RUNS, "b"));
+    const fork300 = await profiled(s, "fork-300-forks", () => forkTimes(s, source.id, LATENCY_RUNS));
+    const send300 = await profiled(s, "send-300-forks", () => sendTimes(s, other, LATENCY_RUNS, "b"));
     const forkRatio = median(fork300.ms) / median(fork0.ms);
     record("2", `${forkRatio.toFixed(2)}× (none ${figure(fork0)} · 300 open ${figure(fork300)})`, forkRatio <= 1.2);
     const sendRatio = median(send300.ms) / median(send0.ms);
