@@ -123,87 +123,112 @@ const figure = (t: Timed) =>
   `${ms(median(t.ms))} [${Math.min(...t.ms).toFixed(1)}–${Math.max(...t.ms).toFixed(1)}], host CPU ${(median(t.cpu) / 1000).toFixed(1)} ms`;
 
 /**
- * `n` forks of `src` with a prompt: ms from the call until the fork's display shows the history,
- * and the host CPU until its reply ended. Each is discarded after, so the count of forks stays put.
+ * A fork of `src` with a prompt: ms from the call until the fork's display shows the history, and
+ * the host CPU until its reply ended. It is discarded after, so the count of forks stays put.
  */
-async function forkTimes(s: Session, src: string, n: number): Promise<Timed> {
-  const out = timed();
-  for (let i = 0; i < n; i++) {
-    s.mock.reply(textReply("ok"));
-    const cpu0 = await hostCpu(s);
-    const r = await s.lua<{ id: string; display: number; ms: number | null }>(FORK_TIMED, src, "message 9:", 10_000);
-    if (r.ms === null) throw new TimeUp("a fork's display to show its history", 10_000);
-    await turnEnded(s, r.display);
-    out.cpu.push((await hostCpu(s)) - cpu0);
-    out.ms.push(r.ms);
-    await s.waitForStatus(r.id, "idle");
-    await s.lua("require('tine').discard(...)", r.id);
-  }
-  return out;
+async function forkOnce(s: Session, src: string, into: Timed): Promise<void> {
+  s.mock.reply(textReply("ok"));
+  const cpu0 = await hostCpu(s);
+  const r = await s.lua<{ id: string; display: number; ms: number | null }>(FORK_TIMED, src, "message 9:", 10_000);
+  if (r.ms === null) throw new TimeUp("a fork's display to show its history", 10_000);
+  await turnEnded(s, r.display);
+  into.cpu.push((await hostCpu(s)) - cpu0);
+  into.ms.push(r.ms);
+  await s.waitForStatus(r.id, "idle");
+  await s.lua("require('tine').discard(...)", r.id);
 }
 
-/** `n` sends in `t`: ms from the call until the reply shows, and the host CPU until the turn ended. */
-async function sendTimes(s: Session, t: Seeded, n: number, tag: string): Promise<Timed> {
-  const out = timed();
-  for (let i = 0; i < n; i++) {
-    const word = `${tag}${i}`;
-    s.mock.reply(textReply(`pong ${word}`));
-    const cpu0 = await hostCpu(s);
-    const took = await s.lua<number | null>(SEND_TIMED, t.id, t.display, word, 10_000);
-    if (took === null) throw new TimeUp("a reply to show", 10_000);
-    await turnEnded(s, t.display);
-    out.cpu.push((await hostCpu(s)) - cpu0);
-    out.ms.push(took);
-    await s.waitForStatus(t.id, "idle");
-  }
-  return out;
+/** A send in `t`: ms from the call until the reply shows, and the host CPU until the turn ended. */
+async function sendOnce(s: Session, t: Seeded, word: string, into: Timed): Promise<void> {
+  s.mock.reply(textReply(`pong ${word}`));
+  const cpu0 = await hostCpu(s);
+  const took = await s.lua<number | null>(SEND_TIMED, t.id, t.display, word, 10_000);
+  if (took === null) throw new TimeUp("a reply to show", 10_000);
+  await turnEnded(s, t.display);
+  into.cpu.push((await hostCpu(s)) - cpu0);
+  into.ms.push(took);
+  await s.waitForStatus(t.id, "idle");
 }
 
 /** Streams per condition (item 1), and forks and sends per condition (items 2, 3: short, so noisier). */
 const RUNS = 9;
 const LATENCY_RUNS = 15;
 
-/** 1–3 (the figures are owed above). */
+/**
+ * 1–3 (the figures are owed above). Each condition has a Neovim of its own, all three open at
+ * once, and the measurements alternate between them: the load of a shared machine drifts, and so
+ * falls on both sides of a ratio alike. `alone`: one thread (item 1's "none"); `bare`: a thread to
+ * fork and one to send in (items 2, 3 with no forks); `forked`: the same three threads and the
+ * forks (300, then 500).
+ */
 async function forksOpen(): Promise<void> {
   oweForks();
+  const keys = ["1", "2", "3"];
   progress("1–3: forks open");
-  await session(nv, ["1", "2", "3"], 150_000, { env }, async (s, ctx) => {
-    await ctx.startHost();
-    const streamer = await seed(s, 10);
-    await streamCpu(s, streamer, "warm"); // the first sync writes the seeded messages; JIT warm-up
-    const alone: number[] = [];
-    for (let i = 0; i < RUNS; i++) alone.push(await streamCpu(s, streamer, `a${i}`));
-    progress("1: streamed alone");
+  await session(nv, keys, 200_000, { env }, async (alone, aloneCtx) => {
+    await aloneCtx.startHost();
+    const aloneStreamer = await seed(alone, 10);
+    await streamCpu(alone, aloneStreamer, "warm"); // the first sync writes the seeded messages
+    await session(nv, keys, 190_000, { env }, async (bare, bareCtx) => {
+      await bareCtx.startHost();
+      const bareSource = await seed(bare, 10);
+      const bareOther = await seed(bare, 10);
+      await forkOnce(bare, bareSource.id, timed()); // warm-up
+      await sendOnce(bare, bareOther, "w", timed());
+      await session(nv, keys, 180_000, { env }, async (forked, forkedCtx) => {
+        await forkedCtx.startHost();
+        const streamer = await seed(forked, 10);
+        const source = await seed(forked, 10);
+        const other = await seed(forked, 10);
+        await streamCpu(forked, streamer, "warm");
+        await forkOnce(forked, source.id, timed());
+        await sendOnce(forked, other, "w", timed());
 
-    const source = await seed(s, 10);
-    const other = await seed(s, 10);
-    await forkTimes(s, source.id, 1); // warm-up
-    await sendTimes(s, other, 1, "w");
-    const fork0 = await forkTimes(s, source.id, LATENCY_RUNS);
-    const send0 = await sendTimes(s, other, LATENCY_RUNS, "a");
-    progress("2, 3: measured with no forks");
+        const open300 = await openForks(forked, source.id, 300, 60_000);
+        note(`opening 300 forks of a 10-message thread (fork(id, '') each, from Lua): ${(open300 / 1000).toFixed(1)} s`);
+        progress("300 forks open");
+        const [fork0, fork300, send0, send300] = [timed(), timed(), timed(), timed()];
+        await profiled(forked, "fork-300-forks", async () => {
+          for (let i = 0; i < LATENCY_RUNS; i++) {
+            await forkOnce(bare, bareSource.id, fork0);
+            await forkOnce(forked, source.id, fork300);
+          }
+        });
+        await profiled(forked, "send-300-forks", async () => {
+          for (let i = 0; i < LATENCY_RUNS; i++) {
+            await sendOnce(bare, bareOther, `a${i}`, send0);
+            await sendOnce(forked, other, `b${i}`, send300);
+          }
+        });
+        const forkRatio = median(fork300.ms) / median(fork0.ms);
+        record("2", `${forkRatio.toFixed(2)}× (none ${figure(fork0)} · 300 open ${figure(fork300)})`, forkRatio <= 1.2);
+        const sendRatio = median(send300.ms) / median(send0.ms);
+        record("3", `${sendRatio.toFixed(2)}× (none ${figure(send0)} · 300 open ${figure(send300)})`, sendRatio <= 1.3);
 
-    const open300 = await openForks(s, source.id, 300, 60_000);
-    note(`opening 300 forks of a 10-message thread (fork(id, '') each, from Lua): ${(open300 / 1000).toFixed(1)} s`);
-    progress("300 forks open");
-    const fork300 = await profiled(s, "fork-300-forks", () => forkTimes(s, source.id, LATENCY_RUNS));
-    const send300 = await profiled(s, "send-300-forks", () => sendTimes(s, other, LATENCY_RUNS, "b"));
-    const forkRatio = median(fork300.ms) / median(fork0.ms);
-    record("2", `${forkRatio.toFixed(2)}× (none ${figure(fork0)} · 300 open ${figure(fork300)})`, forkRatio <= 1.2);
-    const sendRatio = median(send300.ms) / median(send0.ms);
-    record("3", `${sendRatio.toFixed(2)}× (none ${figure(send0)} · 300 open ${figure(send300)})`, sendRatio <= 1.3);
-
-    const open500 = await openForks(s, source.id, 200, 60_000);
-    note(`opening forks 301–500: ${(open500 / 1000).toFixed(1)} s`);
-    progress("500 forks open");
-    const with500 = [await profiled(s, "stream-500-forks", () => streamCpu(s, streamer, "b0"))];
-    for (let i = 1; i < RUNS; i++) with500.push(await streamCpu(s, streamer, `b${i}`));
-    const cpuRatio = median(with500) / median(alone);
-    record(
-      "1",
-      `${cpuRatio.toFixed(2)}× (alone ${median(alone).toFixed(1)} µs [${list(alone)}] · 500 forks open ${median(with500).toFixed(1)} µs [${list(with500)}])`,
-      cpuRatio <= 1.2,
-    );
+        const open500 = await openForks(forked, source.id, 200, 60_000);
+        note(`opening forks 301–500: ${(open500 / 1000).toFixed(1)} s`);
+        progress("500 forks open");
+        const cpu0: number[] = [];
+        const cpu500: number[] = [];
+        // Warm on both sides first: the first few streams of a host run slower (JIT, heap growth).
+        for (let i = 0; i < 3; i++) {
+          await streamCpu(alone, aloneStreamer, `aw${i}`);
+          await streamCpu(forked, streamer, `bw${i}`);
+        }
+        await profiled(forked, "stream-500-forks", async () => {
+          for (let i = 0; i < RUNS; i++) {
+            cpu0.push(await streamCpu(alone, aloneStreamer, `a${i}`));
+            cpu500.push(await streamCpu(forked, streamer, `b${i}`));
+          }
+        });
+        const cpuRatio = median(cpu500) / median(cpu0);
+        record(
+          "1",
+          `${cpuRatio.toFixed(2)}× (alone ${median(cpu0).toFixed(1)} µs [${list(cpu0)}] · 500 forks open ${median(cpu500).toFixed(1)} µs [${list(cpu500)}])`,
+          cpuRatio <= 1.2,
+        );
+      });
+    });
   });
 }
 
