@@ -49,6 +49,8 @@ export function printFigures(title: string): void {
 }
 
 export const ms = (x: number) => `${x.toFixed(1)} ms`;
+/** The value below which a share `q` of `xs` lies (nearest rank). */
+export const quantile = (xs: readonly number[], q: number) => xs.slice().sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))]!;
 export const median = (xs: readonly number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 export const list = (xs: readonly number[], digits = 1) => xs.map((x) => x.toFixed(digits)).join(", ");
 
