@@ -3,7 +3,7 @@
  * unknown unless the host was started with its environment variable set to 1.
  */
 import { writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
+import type { Session } from "node:inspector/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { History } from "../providers/history.ts";
@@ -64,7 +64,10 @@ export const TEST_RUNNERS: MethodRunners<typeof TEST_METHODS> = {
     return process.memoryUsage().heapUsed;
   },
   bench_profile_start: async (): Promise<true> => {
-    profiler ??= new Session();
+    if (profiler) throw new Error("bench_profile_start: the profiler is already running");
+    // Loaded here, not at start-up: only benchmarks profile.
+    const { Session } = await import("node:inspector/promises");
+    profiler = new Session();
     profiler.connect();
     await profiler.post("Profiler.enable");
     await profiler.post("Profiler.start");
