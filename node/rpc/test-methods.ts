@@ -2,9 +2,13 @@
  * Methods for the test suite and the benchmarks only, apart from the user's (methods.ts): each is
  * unknown unless the host was started with its environment variable set to 1.
  */
+import { writeFileSync } from "node:fs";
+import type { Session } from "node:inspector/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
-import { arg, index } from "./checks.ts";
+import { arg, index, string } from "./checks.ts";
 import type { MethodRunners } from "./handlers.ts";
 import { type Method, returns } from "./methods.ts";
 
@@ -19,6 +23,11 @@ export const TEST_METHODS = {
   },
   /** The host's CPU time so far (µs). */
   bench_cpu: { args: [], result: returns<number>(), enabledBy: "TINE_BENCH" },
+  /** The host's heap in use (bytes) once its garbage is collected. */
+  bench_heap: { args: [], result: returns<number>(), enabledBy: "TINE_BENCH" },
+  /** Starts the host's CPU profiler; `bench_profile_stop` writes what it saw to `path` (.cpuprofile). */
+  bench_profile_start: { args: [], result: returns<true>(), enabledBy: "TINE_BENCH" },
+  bench_profile_stop: { args: [arg("path", string)], result: returns<true>(), enabledBy: "TINE_BENCH" },
 } as const satisfies Record<string, Method & { enabledBy: "TINE_TEST_HOOKS" | "TINE_BENCH" }>;
 
 export type TestMethodName = keyof typeof TEST_METHODS;
@@ -45,4 +54,41 @@ export const TEST_RUNNERS: MethodRunners<typeof TEST_METHODS> = {
     return { id, display, lines: app.displayText(id).length };
   },
   bench_cpu: () => process.cpuUsage().user + process.cpuUsage().system,
+  bench_heap: async () => {
+    const gc = collector();
+    // V8 sweeps concurrently: collect across a few turns of the loop before reading the heap.
+    for (let i = 0; i < 4; i++) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return process.memoryUsage().heapUsed;
+  },
+  bench_profile_start: async (): Promise<true> => {
+    if (profiler) throw new Error("bench_profile_start: the profiler is already running");
+    // Loaded here, not at start-up: only benchmarks profile.
+    const { Session } = await import("node:inspector/promises");
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.start");
+    return true;
+  },
+  bench_profile_stop: async (_host, [path]): Promise<true> => {
+    if (!profiler) throw new Error("bench_profile_stop: the profiler was not started");
+    const { profile } = await profiler.post("Profiler.stop");
+    writeFileSync(path, JSON.stringify(profile));
+    profiler.disconnect();
+    profiler = null;
+    return true;
+  },
 };
+
+let profiler: Session | null = null;
+
+/** V8's garbage collector, exposed at run time: the host is started without --expose-gc. */
+function collector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}

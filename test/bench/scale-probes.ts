@@ -1,0 +1,144 @@
+/**
+ * The Lua chunks scale.bench.ts runs in Neovim (nvim_exec_lua; `...` are their arguments) to
+ * time things from inside Neovim's main loop, where a user waits.
+ */
+
+/**
+ * Forks `src` with a prompt and waits (up to `limit` ms) until the fork's display shows `marker`
+ * (the source's last message): { id, display, ms } from the call, ms nil when it never showed.
+ */
+export const FORK_TIMED = `
+local src, marker, limit = ...
+local t0 = vim.uv.hrtime()
+local id = require('tine').fork(src, 'p')
+local disp = vim.b.tine_display
+if not disp or vim.b[disp].tine_thread ~= id then
+  disp = nil
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.b[b].tine_thread == id and vim.b[b].tine_input then disp = b break end
+  end
+end
+local function shows()
+  if not disp then return false end
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(disp, 0, -1, false)) do
+    if l:find(marker, 1, true) then return true end
+  end
+  return false
+end
+local ok = vim.wait(limit, shows, 1)
+return { id = id, display = disp, ms = ok and (vim.uv.hrtime() - t0) / 1e6 or vim.NIL }`;
+
+/** Sends "ping <word>" in `id` and waits until its display `disp` shows the reply "pong <word>": ms, or nil. */
+export const SEND_TIMED = `
+local id, disp, word, limit = ...
+local t0 = vim.uv.hrtime()
+require('tine').send(id, 'ping ' .. word)
+local want = 'pong ' .. word
+local function shows()
+  local n = vim.api.nvim_buf_line_count(disp)
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(disp, math.max(0, n - 10), -1, false)) do
+    if l:find(want, 1, true) then return true end
+  end
+  return false
+end
+local ok = vim.wait(limit, shows, 1)
+return ok and (vim.uv.hrtime() - t0) / 1e6 or vim.NIL`;
+
+/**
+ * Every \`every\` ms, from Neovim's main loop (vim.schedule: it waits for whatever holds the loop),
+ * calls require('tine').threads() and times the call; also records the longest lateness of a
+ * tick (the loop held by something else). Stops when no thread streams, or after \`limit\` ms.
+ * Results in _G.tine_bench_calls.
+ */
+export const CALLS_PROBE = `
+local every, limit = ...
+local P = { calls = 0, max_call = 0, max_late = 0, sum = 0 }
+_G.tine_bench_calls = P
+local t0 = vim.uv.hrtime()
+local prev = nil
+local timer = vim.uv.new_timer()
+timer:start(every, every, vim.schedule_wrap(function()
+  if P.done then return end
+  local start = vim.uv.hrtime()
+  if prev then P.max_late = math.max(P.max_late, (start - prev) / 1e6 - every) end
+  local ok, threads = pcall(require('tine').threads)
+  local took = (vim.uv.hrtime() - start) / 1e6
+  P.calls = P.calls + 1
+  P.sum = P.sum + took
+  P.max_call = math.max(P.max_call, took)
+  prev = vim.uv.hrtime()
+  local streaming = 0
+  if ok then
+    for _, t in ipairs(threads) do if t.status == 'streaming' then streaming = streaming + 1 end end
+  else
+    P.error = tostring(threads)
+  end
+  if not ok or streaming == 0 or (prev - t0) / 1e6 > limit then
+    P.done = ok and (streaming == 0 and 'drained' or 'timeout') or 'error'
+    P.ms = (prev - t0) / 1e6
+    timer:stop()
+    timer:close()
+  end
+end))`;
+
+/**
+ * Opens stored thread \`id\` (require('tine').open, from the main loop) and watches its display
+ * every 5 ms: when its first lines hold \`first\` (first screen) and when its last lines hold
+ * \`last\` (all shown), each from the call; \`max_gap\`: the longest time between two ticks from
+ * the call to all shown (the main loop held, by the call itself or by what fills the buffer in).
+ * Results in _G.tine_bench_open; gives up after \`limit\` ms.
+ */
+export const OPEN_PROBE = `
+local id, first, last, limit = ...
+local every = 5
+local P = { max_gap = 0 }
+_G.tine_bench_open = P
+local t0, prev, disp = nil, nil, nil
+local timer = vim.uv.new_timer()
+local function finish(how)
+  P.done = how
+  timer:stop()
+  timer:close()
+end
+local function has(from, to, text)
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(disp, from, to, false)) do
+    if l:find(text, 1, true) then return true end
+  end
+  return false
+end
+timer:start(every, every, vim.schedule_wrap(function()
+  if P.done or not t0 then return end
+  local now = vim.uv.hrtime()
+  P.max_gap = math.max(P.max_gap, (now - (prev or t0)) / 1e6)
+  local at = (now - t0) / 1e6
+  if disp and vim.api.nvim_buf_is_valid(disp) then
+    local n = vim.api.nvim_buf_line_count(disp)
+    if not P.first and has(0, math.min(n, 60), first) then P.first = at end
+    if P.first and has(math.max(0, n - 8), n, last) then
+      P.all = at
+      return finish('all')
+    end
+  end
+  if at > limit then return finish('timeout') end
+  prev = vim.uv.hrtime()
+end))
+vim.schedule(function()
+  t0 = vim.uv.hrtime()
+  local ok, e = pcall(require('tine').open, id)
+  P.open_call = (vim.uv.hrtime() - t0) / 1e6
+  if not ok then
+    P.error = tostring(e)
+    return finish('error')
+  end
+  disp = vim.b.tine_display
+end)`;
+
+/**
+ * :Tine in a Neovim whose host has not started: ms until the command returned with the cursor
+ * in a thread's input (the host started, answered, and the buffers exist), or nil.
+ */
+export const TINE_TIMED = `
+local t0 = vim.uv.hrtime()
+vim.cmd('Tine')
+local took = (vim.uv.hrtime() - t0) / 1e6
+return vim.b.tine_display ~= nil and took or vim.NIL`;
