@@ -403,7 +403,7 @@ async function storedThread(): Promise<void> {
       const text = Array.from({ length: LINES }, (_, j) => `m${m} l${j} `.padEnd(27, "-")).join("\n");
       entries.push(entry(m % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
     }
-    const empty = { history: History.empty, open: [], results: new Map(), title, reports: [] };
+    const empty = { history: History.empty, open: [], streamed: "", results: new Map(), title, reports: [] };
     const rec = new ThreadRecorder(store.create({ id, num: 1, title, model: "m", runner: { kind: "api" }, parent: null }), empty);
     rec.sync({ ...empty, history: History.of(entries) });
     rec.close();
