@@ -8,7 +8,7 @@
  * the work lives in chat/, view/, store/ and claude-code/.
  */
 import { randomUUID } from "node:crypto";
-import { Chat } from "./chat/chat.ts";
+import { type Changes, Chat } from "./chat/chat.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
@@ -133,9 +133,11 @@ export class App {
     } finally {
       this.draining = false;
     }
-    this.syncStore();
+    // Only what this batch changed is written and drawn.
+    const changes = this.chat.takeChanges();
+    this.syncStore(null, changes);
     this.armForkClock();
-    this.buffers.scheduleRender();
+    this.buffers.scheduleRender(changes);
   };
 
   private storeWake: { at: number; timer: NodeJS.Timeout } | null = null;
@@ -144,11 +146,11 @@ export class App {
    * Writes what changed; tells the user once when threads stop being saved (and once when they
    * are saved again), and wakes the store when it next has something due (a retry, streamed text).
    */
-  private syncStore(wokenAt: number | null = null): void {
+  private syncStore(wokenAt: number | null, changes?: Changes): void {
     const persistence = this.persistence;
     if (!persistence) return;
     try {
-      persistence.sync(this.chat, wokenAt);
+      persistence.sync(this.chat, wokenAt, changes);
     } catch (error) {
       // Failed writes are the store's to handle; anything else is a bug the user should hear of.
       this.nvim.notifyError(`tine: could not store a thread: ${(error as Error).message}`);

@@ -18,8 +18,11 @@ import { ForkTree } from "./tree.ts";
 export type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 export type { Lineage } from "./tree.ts";
 
+/** What changed in a batch of messages (see `Chat.takeChanges`). */
+export type Changes = { readonly threads: readonly ThreadId[]; readonly tree: boolean };
+
 /** What the host gives every thread; `environmentFor` says where a thread's tools act. */
-export type ThreadServices = Omit<ThreadContext, "dispatch" | "environment" | "forkTool"> & {
+export type ThreadServices = Omit<ThreadContext, "dispatch" | "environment" | "forkTool" | "changed"> & {
   environmentFor(id: ThreadId): Environment;
 };
 
@@ -39,6 +42,9 @@ export class Chat implements ChatTree {
   private readonly seenAtRest = new Map<ThreadId, boolean>();
   /** Bumped when threads, lineage or the active thread change (the thread list redraws). */
   version = 0;
+  /** Threads changed since `takeChanges`; `treeChanged`: the tree, a title or the active thread did. */
+  private readonly touched = new Set<ThreadId>();
+  private treeChanged = false;
 
   constructor(
     readonly dispatch: Dispatch,
@@ -87,6 +93,19 @@ export class Chat implements ChatTree {
 
   changed(): void {
     this.version++;
+    this.treeChanged = true;
+  }
+
+  /**
+   * What changed since the last call: the threads whose state did, and whether the tree did (a
+   * fork, an end, a title, the active thread: then any thread may show it). The host writes and
+   * draws only these, so the work after a streamed delta does not grow with the threads open.
+   */
+  takeChanges(): Changes {
+    const changes = { threads: [...this.touched], tree: this.treeChanged };
+    this.touched.clear();
+    this.treeChanged = false;
+    return changes;
   }
 
   update(msg: RootMsg): void {
@@ -123,10 +142,13 @@ export class Chat implements ChatTree {
       if (this.seenStatus.get(thread.id) !== status || title !== thread.title) {
         this.seenStatus.set(thread.id, status);
         this.version++;
+        // A title shows in its forks' banners and its parent's fork marks.
+        if (title !== thread.title) this.treeChanged = true;
       }
       return;
     }
     this.version++;
+    this.treeChanged = true;
     const m: ChatMsg = msg.msg;
     switch (m.type) {
       case "new-thread": {
@@ -299,6 +321,7 @@ export class Chat implements ChatTree {
       environment: environmentFor(id),
       dispatch: this.dispatch,
       forkTool: (thread, use) => this.exits.forkTool(thread, use),
+      changed: (changedId) => this.touched.add(changedId),
     };
   }
 }

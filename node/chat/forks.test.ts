@@ -133,3 +133,31 @@ describe("forks the agent opened", () => {
     expect(f.agentOpenedOf("p")).toBe(0);
   });
 });
+
+describe("the next deadline", () => {
+  it("is the earliest of every live fork's, through many changes, without ever walking them (checked against a walk)", () => {
+    const lives = new ForkLives();
+    const T = 600_000;
+    let now = 0;
+    const walk = () => {
+      let next: number | null = null;
+      for (const f of lives.all()) {
+        if (f.reportWhenDone) continue;
+        const at = (f.promptedAt ?? f.lastActivity) + f.idleTimeoutMs;
+        if (next === null || at < next) next = at;
+      }
+      return next;
+    };
+    for (let i = 0; i < 40; i++)
+      lives.update({ type: "started", id: `f${i}`, parentId: "p", background: i % 7 === 0, idleTimeoutMs: T + i, openedBy: "user", now });
+    for (let step = 0; step < 5000; step++) {
+      now += 37;
+      const id = `f${(step * 13) % 40}`;
+      if (step % 997 === 0) lives.update({ type: "ended", id });
+      else if (step % 101 === 0) lives.update({ type: "report-requested", id, now });
+      else if (step % 89 === 0) lives.update({ type: "opened", id });
+      else lives.update({ type: "activity", id, by: step % 3 ? "agent" : "user", now });
+      expect(lives.nextDeadline()).toBe(walk());
+    }
+  });
+});

@@ -126,18 +126,49 @@ export class ForkLives {
     return open < limit ? null : { type: "limit", open, limit };
   }
 
-  /** The earliest time a tick can change anything, or null (no timer needed). */
+  /**
+   * The earliest time a tick can change anything, or null (no timer needed). Deadlines sit in a
+   * min-heap, pushed as they change; one that changed again since, or whose fork ended, is dropped
+   * when it reaches the top. So the clock costs a push per change, never a walk over every fork.
+   */
   nextDeadline(): number | null {
-    let next: number | null = null;
-    for (const f of this.lives.values()) {
-      if (f.reportWhenDone) continue;
-      const at = (f.promptedAt ?? f.lastActivity) + f.idleTimeoutMs;
-      if (next === null || at < next) next = at;
+    for (;;) {
+      const top = this.deadlines.peek();
+      if (!top) return null;
+      if (this.current.get(top.id) === top) return top.at;
+      this.deadlines.pop();
     }
-    return next;
+  }
+
+  private readonly deadlines = new MinHeap<Deadline>((a, b) => a.at - b.at);
+  /** Each live fork's deadline as last pushed (the heap's other entries for it are stale). */
+  private readonly current = new Map<ThreadId, Deadline>();
+
+  /** Pushes fork `id`'s deadline as it is now (none while it waits to report, or once it ended). */
+  private renew(id: ThreadId): void {
+    const f = this.lives.get(id);
+    if (!f || f.reportWhenDone) {
+      this.current.delete(id);
+      return;
+    }
+    const at = (f.promptedAt ?? f.lastActivity) + f.idleTimeoutMs;
+    if (this.current.get(id)?.at === at) return;
+    const d = { id, at };
+    this.current.set(id, d);
+    this.deadlines.push(d);
+    // Stale entries under an early one are dropped only when they reach the top: past twice the
+    // live ones, the heap is built again from the current deadlines (amortised O(1) per push).
+    if (this.deadlines.size > 2 * this.current.size + 64) this.deadlines.reset([...this.current.values()]);
   }
 
   update(msg: ForkLifeMsg): ForkEffect[] {
+    const effects = this.apply(msg);
+    if (msg.type === "tick") for (const id of this.lives.keys()) this.renew(id);
+    else this.renew(msg.id);
+    return effects;
+  }
+
+  private apply(msg: ForkLifeMsg): ForkEffect[] {
     switch (msg.type) {
       case "started":
         this.lives.set(msg.id, {
@@ -220,5 +251,59 @@ export class ForkLives {
         promptedAt: null,
         reportWhenDone: f.reportWhenDone === "idle" ? null : f.reportWhenDone,
       });
+  }
+}
+
+type Deadline = { readonly id: ThreadId; readonly at: number };
+
+/** A binary min-heap: push and pop in O(log n), the least item at the top. */
+class MinHeap<T> {
+  private readonly items: T[] = [];
+
+  constructor(private readonly less: (a: T, b: T) => number) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
+  /** Holds exactly `items` from now on. */
+  reset(items: readonly T[]): void {
+    this.items.length = 0;
+    for (const item of items) this.push(item);
+  }
+
+  push(item: T): void {
+    const a = this.items;
+    a.push(item);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.less(a[i]!, a[parent]!) >= 0) break;
+      [a[i], a[parent]] = [a[parent]!, a[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length === 0 || last === undefined) return top;
+    a[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let least = i;
+      if (l < a.length && this.less(a[l]!, a[least]!) < 0) least = l;
+      if (r < a.length && this.less(a[r]!, a[least]!) < 0) least = r;
+      if (least === i) return top;
+      [a[i], a[least]] = [a[least]!, a[i]!];
+      i = least;
+    }
   }
 }

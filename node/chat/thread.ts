@@ -57,6 +57,8 @@ export type ThreadContext = {
   readonly fileWritten: (path: string) => void;
   /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
+  /** The thread changed (its version went up): the chat notes it, so work after a batch covers only what changed. */
+  readonly changed?: (id: ThreadId) => void;
 };
 
 export class Thread {
@@ -148,6 +150,7 @@ export class Thread {
 
   update(msg: ThreadMsg): void {
     this.version++;
+    this.context.changed?.(this.id);
     switch (msg.type) {
       case "send": {
         if (this.readOnlyBy !== null) return;

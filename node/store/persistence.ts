@@ -13,7 +13,7 @@
  * for the chat and the list) and writing (files made late, failed writes, fork ends in order);
  * what is not about threads (failure bookkeeping, the words for a failure) lives beside it.
  */
-import type { Chat } from "../chat/chat.ts";
+import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
@@ -78,6 +78,8 @@ export function toStoredThread(s: ThreadSummary): StoredThread {
 }
 
 export class Persistence {
+  /** Threads whose streamed text waits to be written: the only recorders a wake-up can be due for. */
+  private readonly streaming = new Set<ThreadId>();
   private readonly recorders = new Map<ThreadId, ThreadRecorder>();
   /** Threads not written by us (read-only here, or stored): what their log held when read. */
   private readonly anchors = new Map<ThreadId, Anchor>();
@@ -220,15 +222,23 @@ export class Persistence {
    * exits), it also writes what is due by then: streamed text that has waited long enough, and
    * the writes of threads not being saved. Then the end marks of forks that ended.
    */
-  sync(chat: Chat, wokenAt: number | null = null): void {
+  sync(chat: Chat, wokenAt: number | null = null, changes?: Changes): void {
     const by = wokenAt ?? Number.NEGATIVE_INFINITY;
-    for (const thread of chat.threads.values()) {
+    // After a batch of messages only the threads it changed can differ from their files; woken,
+    // or after a change to the tree, every live thread is looked at.
+    const threads =
+      wokenAt === null && changes && !changes.tree ? changes.threads.map((id) => chat.threads.get(id)) : chat.threads.values();
+    for (const thread of threads) {
+      if (!thread) continue;
       const id = thread.id;
       const streamedDue = (this.recorders.get(id)?.streamedDueAt ?? Number.POSITIVE_INFINITY) <= by;
       const due = this.failures.has(id) ? this.failures.due(id, by) : this.synced.get(id) !== thread.version || streamedDue;
       if (!due) continue;
       this.synced.set(id, thread.version);
       this.syncOne(thread, chat, false, snapshotOf(thread), streamedDue);
+      const rec = this.recorders.get(id);
+      if (rec?.streamedDueAt != null) this.streaming.add(id);
+      else this.streaming.delete(id);
     }
     for (const id of this.ending.keys()) this.finishEnding(id, chat, by);
   }
@@ -236,7 +246,9 @@ export class Persistence {
   /** When the store next has something to do without being asked (the host wakes it then), or null. */
   nextWake(): number | null {
     let next = this.failures.nextRetry();
-    for (const [id, rec] of this.recorders) {
+    for (const id of this.streaming) {
+      const rec = this.recorders.get(id);
+      if (!rec) continue;
       // A thread not being saved waits for its retry, streamed text and all.
       const due = this.failures.has(id) ? null : rec.streamedDueAt;
       if (due !== null && (next === null || due < next)) next = due;

@@ -3,7 +3,7 @@
  * thread's display buffer is derived from its state after every batch of messages (one render
  * per event-loop turn), the list from the chat's tree.
  */
-import type { Chat } from "../chat/chat.ts";
+import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
@@ -12,10 +12,19 @@ import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
 
 /**
- * `rendered`: the thread and chat versions last drawn (lineage lives in the chat); `pending`:
- * whether a tool waits for approval, as last told to Neovim.
+ * `rendered`: the thread version last drawn (-1: draw it again); `treeKey`: what of the tree it
+ * showed (its banner's parent, its fork marks), so a change elsewhere in the tree redraws only the
+ * threads that show it; `pending`: whether a tool waits for approval, as last told to Neovim.
  */
-export type Mounted = { view: ThreadView; display: number; input: number; rendered: [number, number]; title: string; pending: boolean };
+export type Mounted = {
+  view: ThreadView;
+  display: number;
+  input: number;
+  rendered: number;
+  treeKey: string;
+  title: string;
+  pending: boolean;
+};
 
 export type ForkOpen = "split" | "vsplit" | "tab" | "replace";
 
@@ -24,6 +33,9 @@ export class Buffers {
   /** Buffers being created: rendering and RPC replies wait for them. */
   private readonly mounting = new Map<ThreadId, Promise<Mounted>>();
   private renderScheduled = false;
+  /** Threads changed since the last render, and whether the tree did. */
+  private readonly dirty = new Set<ThreadId>();
+  private treeDirty = false;
   readonly list = new ThreadList();
   private listBuf: number | null = null;
   private listVersion = -1;
@@ -99,7 +111,14 @@ export class Buffers {
         default:
           assertUnreachable(surface);
       }
-      const m: Mounted = { view: new ThreadView(), ...bufs, rendered: [-1, -1], title: thread.title, pending: false };
+      const m: Mounted = {
+        view: new ThreadView(),
+        ...bufs,
+        rendered: -1,
+        treeKey: this.treeKey(thread),
+        title: thread.title,
+        pending: false,
+      };
       this.mounted.set(thread.id, m);
       this.mounting.delete(thread.id);
       this.renderThread(thread, m);
@@ -122,23 +141,39 @@ export class Buffers {
 
   /** What every view shows changed outside the chat (a thread not being saved): all are drawn again. */
   redraw(): void {
-    for (const m of this.mounted.values()) m.rendered = [-1, -1];
+    for (const m of this.mounted.values()) m.rendered = -1;
     this.listVersion = -1;
-    this.scheduleRender();
+    this.scheduleRender({ threads: [...this.mounted.keys()], tree: false });
   }
 
-  scheduleRender(): void {
+  /**
+   * Draws what `changes` touched, once per event-loop turn (deltas arrive in bursts): the threads
+   * that changed, and when the tree did, the threads whose banner or fork marks show the change.
+   * A streamed delta costs its own thread's render, whatever else is open.
+   */
+  scheduleRender(changes: Changes): void {
+    for (const id of changes.threads) this.dirty.add(id);
+    if (changes.tree) this.treeDirty = true;
     if (this.renderScheduled) return;
     this.renderScheduled = true;
-    // Deltas arrive in bursts: one render per event-loop turn coalesces them.
     setImmediate(() => {
       this.renderScheduled = false;
-      for (const [id, m] of this.mounted) {
+      const tree = this.treeDirty;
+      const dirty = [...this.dirty];
+      this.dirty.clear();
+      this.treeDirty = false;
+      for (const id of tree ? this.mounted.keys() : dirty) {
+        const m = this.mounted.get(id);
         const thread = this.chat.threads.get(id);
-        if (thread && (thread.version !== m.rendered[0] || this.chat.version !== m.rendered[1])) this.renderThread(thread, m);
+        if (!m || !thread) continue;
+        const key = tree ? this.treeKey(thread) : m.treeKey;
+        if (thread.version === m.rendered && key === m.treeKey) continue;
+        m.treeKey = key;
+        this.renderThread(thread, m);
       }
-      for (const thread of this.chat.threads.values()) {
-        if (this.mounted.has(thread.id)) continue;
+      for (const id of dirty) {
+        const thread = this.chat.threads.get(id);
+        if (!thread || this.mounted.has(id)) continue;
         const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
         if (pending && !this.toldPending.has(thread.id)) {
           this.toldPending.add(thread.id);
@@ -151,8 +186,16 @@ export class Buffers {
     });
   }
 
+  /** What a thread's display shows of the tree: its banner's parent, its forks' marks, who writes it. */
+  private treeKey(thread: Thread): string {
+    const l = this.chat.lineage.get(thread.id);
+    const parent = l ? `${l.relation}:${l.atMessage}:${this.chat.titleOf(l.parentId) ?? ""}` : "";
+    const forks = this.chat.childrenOf(thread.id).map((c) => `${this.chat.lineage.get(c)!.atMessage}:${this.chat.titleOf(c)}`);
+    return `${parent}\u0001${forks.join("\u0000")}\u0001${thread.readOnlyBy}`;
+  }
+
   private renderThread(thread: Thread, m: Mounted): void {
-    m.rendered = [thread.version, this.chat.version];
+    m.rendered = thread.version;
     if (thread.runner.surface.type === "terminal") return; // its program draws it
     if (m.title !== thread.title) {
       m.title = thread.title;
