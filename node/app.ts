@@ -92,6 +92,7 @@ export class App {
           this.chat.threads.get(id)?.runner.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined),
         titleOf: (id) => this.chat.titleOf(id),
         nextNum: () => this.chat.nextNum(),
+        warn: (message) => this.nvim.notifyError(message),
       },
       config.cwd,
     );

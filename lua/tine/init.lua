@@ -186,8 +186,7 @@ end
 --- :Tine import: pick one of this project's Claude Code sessions (newest first) to import.
 function M.import_picker()
   pick("claude_sessions", "Import a Claude Code session", "tine: this project has no Claude Code sessions", function(s)
-    local first = s.first_prompt ~= vim.NIL and s.first_prompt or "(no prompt)"
-    return ("%s  %s"):format(when(s.modified), (first:gsub("\n.*", "")))
+    return ("%s  %s"):format(when(s.modified), s.label)
   end, function(s)
     guarded(M.import_claude, s.id)
   end)
