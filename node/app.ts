@@ -28,8 +28,8 @@ import { Buffers } from "./view/buffers.ts";
 import type { ListScope } from "./view/thread-list.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
 
-/** The fields of a `new-thread` message the caller chooses (the id and number are the host's). */
-type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num">;
+/** The fields of a `new-thread` message the caller chooses (the id is the host's; the number too unless claimed before). */
+type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { num?: number };
 
 export class App {
   readonly chat: Chat;
@@ -74,6 +74,7 @@ export class App {
         },
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
+        claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
       },
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },
@@ -98,7 +99,8 @@ export class App {
         historyOf: (id) =>
           this.chat.threads.get(id)?.runner.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined),
         titleOf: (id) => this.chat.titleOf(id),
-        nextNum: () => this.chat.maxNum() + 1,
+        nextNum: () => this.chat.nextNum(),
+        warn: (message) => this.nvim.notifyError(message),
       },
       config.cwd,
     );
@@ -215,6 +217,7 @@ export class App {
    * After an error the new text replaces the failed turn's; that text is returned, for the input.
    */
   async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
+    this.takeOverIfFree(id);
     const thread = this.live(id);
     const command = parseSend(text);
     if (command.type === "fork") {
@@ -268,7 +271,7 @@ export class App {
       throw new Error(`${this.chat.titleOf(sourceId)} has no message ${opts.at_message}`);
     }
     const newId = randomUUID();
-    const num = this.chat.maxNum() + 1;
+    const num = this.chat.nextNum();
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
@@ -298,7 +301,8 @@ export class App {
   /** Makes a thread of any kind and waits for its buffers. */
   async create(fields: NewThreadFields): Promise<Opened> {
     const newId = randomUUID();
-    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: this.chat.maxNum() + 1, ...fields } });
+    const { num, ...rest } = fields;
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: num ?? this.chat.nextNum(), ...rest } });
     const m = await this.buffers.of(newId);
     return { id: newId, display: m.display, input: m.input };
   }
@@ -314,20 +318,32 @@ export class App {
   /** Makes a thread the active one, loading it from disk first when it is stored. */
   async select(id: ThreadId): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null }> {
     if (!this.chat.threads.has(id)) this.load(id);
+    else this.takeOverIfFree(id);
     if (this.chat.forks.get(id)?.background) this.dispatch({ type: "chat-msg", msg: { type: "fork-opened", id } });
     this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const m = await this.buffers.of(id);
     return { id, display: m.display, input: m.input, read_only_by: this.live(id).readOnlyBy };
   }
 
+  /** Reads a stored thread (or one open read-only here, to take it over) and makes it live. */
   private load(id: ThreadId): void {
-    if (!this.chat.stored.has(id) || !this.persistence) throw new Error(`tine: no thread ${id}`);
+    if (!this.chat.has(id) || !this.persistence) throw new Error(`tine: no thread ${id}`);
     const { loaded, readOnlyBy } = this.persistence.open(id);
     if (loaded.problems.length) {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, history: loaded.history, readOnlyBy, reports: loaded.raw.reports } });
+    const { title, reports } = loaded.raw;
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history: loaded.history, readOnlyBy, reports } });
+  }
+
+  /**
+   * A thread open read-only here whose writer is gone (that Neovim quit or died) is taken over
+   * before anything would write it: read again from disk, and writable here.
+   */
+  private takeOverIfFree(id: ThreadId): void {
+    if (this.chat.threads.get(id)?.readOnlyBy == null || this.persistence?.store.lockedBy(id) !== null) return;
+    this.load(id);
   }
 
   abort(id: ThreadId): void {
@@ -355,7 +371,7 @@ export class App {
     this.checkForkEnd(id);
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUUID(), siblingNum: this.chat.maxNum() + 1 } });
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUUID(), siblingNum: this.chat.nextNum() } });
     if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
     return parentId;
   }
@@ -381,7 +397,12 @@ export class App {
   rename(id: ThreadId, title: string): void {
     const clean = cleanTitle(title);
     if (!clean) throw new Error("tine: a title cannot be empty (control characters are left out)");
-    if (this.chat.threads.has(id)) {
+    const live = this.chat.threads.get(id);
+    if (live) {
+      this.takeOverIfFree(id);
+      // Not written here, a new title would be lost: refused, as a send is.
+      if (live.readOnlyBy !== null)
+        throw new Error(`tine: ${live.title} is open for writing in another Neovim (pid ${live.readOnlyBy}): it cannot be renamed here`);
       this.dispatch({ type: "thread-msg", id, msg: { type: "rename", title: clean } });
       return;
     }

@@ -93,8 +93,8 @@ end
 --- :Tine import: pick one of this project's Claude Code sessions (newest first) to import.
 function M.import_picker()
   pick("claude_sessions", "Import a Claude Code session", "tine: this project has no Claude Code sessions", function(s)
-    local first = s.first_prompt ~= vim.NIL and s.first_prompt or "(no prompt)"
-    return ("%s  %s"):format(when(s.modified), (first:gsub("\n.*", "")))
+    -- The host's label tells a session from its fork: last prompt, message count, short id.
+    return ("%s  %s"):format(when(s.modified), s.label)
   end, function(s)
     guarded(tine.import_claude, s.id)
   end)

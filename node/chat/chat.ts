@@ -77,8 +77,8 @@ export class Chat implements ChatTree {
     return this.lineage.childrenOf(id).filter((child) => this.has(child));
   }
 
-  /** The highest display number in use (new threads take the next). */
-  maxNum(): number {
+  /** The highest display number in use here. */
+  private maxNum(): number {
     let max = 0;
     for (const t of this.threads.values()) max = Math.max(max, t.num);
     for (const t of this.stored.values()) max = Math.max(max, t.num);
@@ -89,6 +89,12 @@ export class Chat implements ChatTree {
   /** Why thread `id` cannot end as a fork now (it is no open fork of tine's), or null. */
   forkEndBlocker(id: ThreadId): string | null {
     return this.exits.endBlocker(id);
+  }
+
+  /** The number of a new thread: above every one in use here, and claimed from the host. */
+  nextNum(): number {
+    const next = this.maxNum() + 1;
+    return this.events.claimNum?.(next) ?? next;
   }
 
   changed(): void {
@@ -191,11 +197,18 @@ export class Chat implements ChatTree {
         }
         return;
       case "load-thread": {
+        const live = this.threads.get(m.id);
+        if (live) {
+          // Open read-only here, its writer gone: read again, and writable here from now on.
+          if (live.readOnlyBy !== null && m.readOnlyBy === null)
+            live.takenOver(this.runners.reopen(live.runner.spec, m.history, this.agentDispatch(m.id)), m.title, m.reports);
+          return;
+        }
         const stored = this.stored.get(m.id);
-        if (!stored || this.threads.has(m.id)) return;
+        if (!stored) return;
         this.stored.delete(m.id);
         const runner = this.runners.reopen(stored.runner, m.history, this.agentDispatch(m.id));
-        const thread = new Thread(m.id, stored.num, stored.title, runner, this.threadContext(m.id), {
+        const thread = new Thread(m.id, stored.num, m.title, runner, this.threadContext(m.id), {
           autoTitle: false,
           readOnlyBy: m.readOnlyBy,
           created: stored.created,

@@ -16,6 +16,11 @@ export type ChatEvents = {
   branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void;
   /** A report for a parent that is stored and not loaded: it is written to the parent's log. */
   reportToStored(parentId: ThreadId, report: QueuedReport): void;
+  /**
+   * A thread number of at least `atLeast` that no other Neovim on the project has taken (the store
+   * claims it); without, numbers are unique in this instance only.
+   */
+  claimNum?(atLeast: number): number;
 };
 
 export type CreatedHow = {

@@ -30,7 +30,8 @@ export interface ChatTree {
   readonly dispatch: Dispatch;
   activeId: ThreadId | null;
   isStored(id: ThreadId): boolean;
-  maxNum(): number;
+  /** The number of a new thread, claimed (unique across the Neovims sharing the project). */
+  nextNum(): number;
   /** What a thread's runner dispatches through. */
   agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
   /** A thread with the chat's services, not yet in the chat. */
@@ -116,7 +117,7 @@ export class ForkExits {
     const id = randomUUID();
     const thread = chat.makeThread(
       id,
-      chat.maxNum() + 1,
+      chat.nextNum(),
       `${source.title} → hand-off`,
       chat.runners.start({ kind: "api" }, chat.agentDispatch(id)),
     );
@@ -147,7 +148,7 @@ export class ForkExits {
         this.chat.forkNow({
           sourceId: thread.id,
           newId: randomUUID(),
-          num: this.chat.maxNum() + 1,
+          num: this.chat.nextNum(),
           prompt: after.topic,
           idleTimeoutMs: after.idleTimeoutMs,
           byAgent: true,
@@ -157,7 +158,7 @@ export class ForkExits {
         this.end(thread.id, "discarded");
         return true;
       case "promote":
-        this.promote(thread.id, randomUUID(), this.chat.maxNum() + 1);
+        this.promote(thread.id, randomUUID(), this.chat.nextNum());
         return true;
       case "report":
         this.queueReport(thread, after.text);

@@ -42,6 +42,8 @@ export type StoredThread = {
   readonly problems: number;
   /** How it runs when opened. */
   readonly runner: RunnerSpec;
+  /** The pid of another Neovim's host holding it open for writing (its lock), or null. */
+  readonly busyBy: number | null;
 };
 
 export type ForkRequest = {
@@ -81,8 +83,18 @@ export type ChatMsg =
   | { type: "cancel-waiting-fork"; sourceId: ThreadId }
   /** Threads found on disk (at start, or after another instance wrote). */
   | { type: "stored-found"; threads: readonly StoredThread[] }
-  /** A stored thread opened: it becomes live with this history. `readOnlyBy`: another writer's pid. */
-  | { type: "load-thread"; id: ThreadId; history: History; readOnlyBy: number | null; reports: readonly { from: string; text: string }[] }
+  /**
+   * A stored thread opened: it becomes live with this history. `readOnlyBy`: another writer's pid.
+   * For a thread open read-only here whose writer is gone: it is taken over with this history.
+   */
+  | {
+      type: "load-thread";
+      id: ThreadId;
+      title: string;
+      history: History;
+      readOnlyBy: number | null;
+      reports: readonly { from: string; text: string }[];
+    }
   | { type: "rename-stored"; id: ThreadId; title: string }
   | { type: "fork-discard"; id: ThreadId }
   /** The parent takes the fork's history; its own tail becomes `siblingId`, a fork at the fork point. */

@@ -7,6 +7,7 @@
  */
 import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
+import { isUuid } from "../util/uuid.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
 export type RunnerSpec =
@@ -85,7 +86,8 @@ export function checkRunnerSpec(v: unknown): { ok: true; spec: RunnerSpec } | { 
       const sessionId = r["sessionId"];
       if (!Array.isArray(args) || !args.every((a) => typeof a === "string"))
         return { ok: false, why: "runner.args is not a list of strings" };
-      if (typeof sessionId !== "string") return { ok: false, why: "runner.sessionId is not a string" };
+      // It names a transcript file and goes on a command line: a UUID, as Claude Code requires.
+      if (!isUuid(sessionId)) return { ok: false, why: "runner.sessionId is not a UUID" };
       return { ok: true, spec: { kind: "claude-code", args, sessionId } };
     }
     default:

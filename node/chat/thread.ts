@@ -74,8 +74,8 @@ export class Thread {
 
   /** Titled from the first message until the user names it. */
   private autoTitle: boolean;
-  /** The pid of the other Neovim's host that writes this thread, or null. */
-  readonly readOnlyBy: number | null;
+  /** The pid of the other Neovim's host that writes this thread, or null (see `takenOver`). */
+  private writtenBy: number | null;
   /** When the thread was first made (ms), kept across restarts; orders the list. */
   readonly created: number;
   /** Where its conversation came from, when imported. */
@@ -94,7 +94,25 @@ export class Thread {
     this.created = opts.created ?? Date.now();
     this.origin = opts.origin ?? null;
     this.autoTitle = opts.autoTitle;
-    this.readOnlyBy = opts.readOnlyBy ?? null;
+    this.writtenBy = opts.readOnlyBy ?? null;
+  }
+
+  /** The pid of the other Neovim's host that writes this thread, or null. */
+  get readOnlyBy(): number | null {
+    return this.writtenBy;
+  }
+
+  /**
+   * Read-only here until now, its writer gone: it goes on from what that writer left on disk
+   * (`runner` holds it), writable here.
+   */
+  takenOver(runner: Runner, title: string, reports: readonly QueuedReport[]): void {
+    this.runner.close();
+    this.runner = runner;
+    this.title = title;
+    this.reports = reports;
+    this.writtenBy = null;
+    this.version++;
   }
 
   get status(): ThreadStatus {

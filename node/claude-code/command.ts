@@ -2,6 +2,7 @@
  * The Claude Code command line: which session a command runs, and the command that forks it.
  * Commands are argument lists (run without a shell), so quoting typed by the user stays intact.
  */
+import { isUuid } from "../util/uuid.ts";
 
 /** Splits a command line as a POSIX shell would split words: '…', "…" and \\ quoting. */
 export function splitArgs(line: string): string[] {
@@ -70,12 +71,17 @@ export function baseCommand(argv: readonly string[]): string[] {
   return out;
 }
 
-/** The session id a command names with --session-id, or null. */
+/**
+ * The session id a command names with --session-id, or null. One that is not a UUID is refused,
+ * as the CLI refuses it (it would also name a transcript outside the CLI's folder).
+ */
 export function sessionIdOf(argv: readonly string[]): string | null {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === "--session-id") return argv[i + 1] ?? null;
-    if (arg.startsWith("--session-id=")) return arg.slice("--session-id=".length);
+    const named = arg === "--session-id" ? (argv[i + 1] ?? "") : arg.startsWith("--session-id=") ? arg.slice("--session-id=".length) : null;
+    if (named === null) continue;
+    if (!isUuid(named)) throw new Error(`tine: --session-id ${JSON.stringify(named)} is not a UUID (Claude Code takes only UUIDs)`);
+    return named;
   }
   return null;
 }

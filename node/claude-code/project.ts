@@ -2,9 +2,10 @@
  * Where Claude Code keeps a project's sessions: `<config dir>/projects/<encoded real path of the
  * working directory>/<session id>.jsonl`, the config dir being $CLAUDE_CONFIG_DIR or ~/.claude.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { isUuid } from "../util/uuid.ts";
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return env["CLAUDE_CONFIG_DIR"] || join(env["HOME"] || homedir(), ".claude");
@@ -33,40 +34,18 @@ export function projectSessionsDir(cwd: string, env: NodeJS.ProcessEnv = process
   return join(configDir(env), "projects", encodeProject(cwd));
 }
 
-export type SessionFile = { readonly id: string; readonly path: string; readonly modified: number; readonly firstPrompt: string | null };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The first thing typed in a session, read from the start of its file only. */
-function firstPromptOf(path: string): string | null {
-  const head = readFileSync(path, "utf8")
-    .slice(0, 256 * 1024)
-    .split("\n");
-  for (const line of head) {
-    try {
-      const r = JSON.parse(line) as { type?: string; isMeta?: boolean; message?: { content?: unknown } };
-      if (r.type !== "user" || r.isMeta) continue;
-      const c = r.message?.content;
-      const blocks =
-        typeof c === "string" ? [{ type: "text", text: c }] : Array.isArray(c) ? (c as { type?: string; text?: string }[]) : [];
-      const typed = blocks.find((b) => b.type === "text" && b.text && !b.text.trimStart().startsWith("<system-reminder>"));
-      if (typed?.text) return typed.text;
-    } catch {
-      // A line cut off, or not ours to read.
-    }
-  }
-  return null;
-}
+export type SessionFile = { readonly id: string; readonly path: string; readonly modified: number; readonly size: number };
 
 /** This project's sessions, newest first. */
 export function listSessions(cwd: string, env: NodeJS.ProcessEnv = process.env): SessionFile[] {
   const dir = projectSessionsDir(cwd, env);
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
-    .filter((f) => f.endsWith(".jsonl") && UUID.test(f.slice(0, -6)))
-    .map((f) => {
+    .filter((f) => f.endsWith(".jsonl") && isUuid(f.slice(0, -6)))
+    .flatMap((f) => {
       const path = join(dir, f);
-      return { id: f.slice(0, -6), path, modified: statSync(path).mtimeMs, firstPrompt: firstPromptOf(path) };
+      const info = statSync(path);
+      return info.isFile() ? [{ id: f.slice(0, -6), path, modified: info.mtimeMs, size: info.size }] : [];
     })
     .sort((a, b) => b.modified - a.modified);
 }

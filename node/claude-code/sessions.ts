@@ -6,14 +6,16 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NativeMessage } from "../providers/native.ts";
-import { configDir, findSession, projectSessionsDir } from "./project.ts";
-import { readTranscript, TranscriptError, writeTranscript } from "./transcript.ts";
+import { configDir, findSession, projectSessionsDir, type SessionFile } from "./project.ts";
+import { type LineProblem, readTranscript, TranscriptError, writeTranscript } from "./transcript.ts";
 
 export type ImportedSession = {
   readonly messages: NativeMessage[];
   readonly firstPrompt: string | null;
   readonly sessionId: string | null;
   readonly path: string;
+  /** Lines whose content was left out, by number (see transcript.ts). */
+  readonly skipped: readonly LineProblem[];
 };
 
 /** A session (by id or transcript path) read for import; errors say what is wrong and where. */
@@ -23,10 +25,25 @@ export function readSession(idOrPath: string): ImportedSession {
   try {
     const t = readTranscript(readFileSync(path, "utf8"));
     if (!t.messages.length) throw new Error(`tine: ${path} holds no conversation to import`);
-    return { messages: t.messages, firstPrompt: t.firstPrompt, sessionId: t.sessionId, path };
+    return { messages: t.messages, firstPrompt: t.firstPrompt, sessionId: t.sessionId, path, skipped: t.skipped };
   } catch (error) {
     if (error instanceof TranscriptError) throw new Error(`tine: ${path} cannot be imported: ${error.message}`);
     throw error;
+  }
+}
+
+/**
+ * How the import picker names a session: its last prompt, message count and short id, so a session
+ * and its fork (same first prompt) tell apart.
+ */
+export function sessionLabel(file: SessionFile): string {
+  const id = file.id.slice(0, 8);
+  try {
+    const t = readTranscript(readFileSync(file.path, "utf8"));
+    const prompt = (t.lastPrompt ?? "").trim().split("\n")[0]!.slice(0, 60) || "(no prompt)";
+    return `${prompt} · ${t.messages.length} msg${t.messages.length === 1 ? "" : "s"} · ${id}`;
+  } catch (error) {
+    return `(unreadable: ${error instanceof TranscriptError ? error.message : String(error)}) · ${id}`;
   }
 }
 

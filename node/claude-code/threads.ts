@@ -8,9 +8,9 @@ import type { RunnerStart } from "../chat/runner.ts";
 import { titleFrom } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
 import { entry, freezeMessage } from "../providers/native.ts";
-import { splitArgs } from "./command.ts";
-import { listSessions } from "./project.ts";
-import { readSession, writeSession } from "./sessions.ts";
+import { sessionIdOf, splitArgs } from "./command.ts";
+import { listSessions, type SessionFile } from "./project.ts";
+import { readSession, sessionLabel, writeSession } from "./sessions.ts";
 
 /** A thread made and shown: its id and buffers. */
 export type Opened = { id: string; display: number; input: number };
@@ -23,12 +23,16 @@ export type ThreadHost = {
     title?: string;
     origin?: { kind: "claude-code"; sessionId: string | null; path: string };
     parentId?: string;
+    /** A number claimed with `nextNum`; without, the host claims one. */
+    num?: number;
   }): Promise<Opened>;
   /** The history of a live or stored thread, or undefined when there is no such thread. */
   historyOf(id: string): History | undefined;
   titleOf(id: string): string | undefined;
-  /** The number the next thread takes (titles of new sessions). */
+  /** Claims the number of the next thread (unique across instances); `create` is then given it. */
   nextNum(): number;
+  /** Tells the user something went partly wrong (an import that left lines out). */
+  warn(message: string): void;
 };
 
 export class ClaudeCodeThreads {
@@ -38,25 +42,44 @@ export class ClaudeCodeThreads {
     private readonly cwd: string,
   ) {}
 
-  /** This project's Claude Code sessions, newest first (for the `:Tine import` picker). */
+  /** This project's Claude Code sessions, newest first (for the `:Tine import` picker), each with its label. */
   sessions() {
-    return listSessions(this.cwd).map((s) => ({ id: s.id, path: s.path, modified: s.modified, first_prompt: s.firstPrompt }));
+    return listSessions(this.cwd).map((s) => ({ id: s.id, path: s.path, modified: s.modified, label: this.labelOf(s) }));
+  }
+
+  /** Labels read once per version of a session's file: a picker opened again reads only what changed. */
+  private readonly labels = new Map<string, { size: number; modified: number; label: string }>();
+
+  private labelOf(file: SessionFile): string {
+    const hit = this.labels.get(file.path);
+    if (hit && hit.size === file.size && hit.modified === file.modified) return hit.label;
+    const label = sessionLabel(file);
+    this.labels.set(file.path, { size: file.size, modified: file.modified, label });
+    return label;
   }
 
   /** `:Tine claude [args]`: a thread run by the Claude Code CLI in a terminal. */
   open(args: string): Promise<Opened> {
-    return this.host.create({ runner: { kind: "claude-code", args: splitArgs(args) }, title: `Claude Code ${this.host.nextNum()}` });
+    const argv = splitArgs(args);
+    sessionIdOf(argv); // refuses a --session-id that is not a UUID before a thread is made
+    const num = this.host.nextNum();
+    return this.host.create({ runner: { kind: "claude-code", args: argv }, title: `Claude Code ${num}`, num });
   }
 
   /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */
-  import(idOrPath: string): Promise<Opened> {
+  async import(idOrPath: string): Promise<Opened> {
     const session = readSession(idOrPath);
     const history = History.of(session.messages.map((m) => entry(freezeMessage(m))));
-    return this.host.create({
+    const opened = await this.host.create({
       runner: { kind: "api", history },
       title: titleFrom(session.firstPrompt ?? "Claude Code session"),
       origin: { kind: "claude-code", sessionId: session.sessionId, path: session.path },
     });
+    if (session.skipped.length) {
+      const lines = session.skipped.map((p) => `line ${p.line}: ${p.error}`).join("; ");
+      this.host.warn(`tine: ${session.path}: some lines could not be imported and were left out (${lines})`);
+    }
+    return opened;
   }
 
   /**

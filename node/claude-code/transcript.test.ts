@@ -89,6 +89,52 @@ describe("reading a Claude Code transcript", () => {
     expect(readTranscript(rewound).messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "One file: a.txt." }] });
   });
 
+  it("ends at the newest record below last-prompt's leaf: a reply written after that record is kept", () => {
+    // As a session forked and kept going leaves it: last-prompt names the prompt, the reply follows.
+    const kept =
+      cli +
+      line({ type: "user", uuid: "u3", parentUuid: "x3", message: { role: "user", content: "and the hidden ones?" } }) +
+      line({ type: "last-prompt", lastPrompt: "and the hidden ones?", leafUuid: "u3" }) +
+      line({
+        type: "assistant",
+        uuid: "x4",
+        parentUuid: "u3",
+        message: { id: "m3", role: "assistant", content: [{ type: "text", text: "One: .env." }] },
+      }) +
+      line({ type: "system", uuid: "s4", parentUuid: "x4", subtype: "turn_duration" });
+    const t = readTranscript(kept);
+    expect(t.messages.slice(-2)).toEqual([
+      { role: "user", content: [{ type: "text", text: "and the hidden ones?" }] },
+      { role: "assistant", content: [{ type: "text", text: "One: .env." }] },
+    ]);
+    expect(t.lastPrompt).toBe("and the hidden ones?");
+    expect(t.firstPrompt).toBe("list the files");
+  });
+
+  it("leaves out the content of lines of odd types and names them; the records after still reach the ones before", () => {
+    const odd = cli
+      .replace('"content":[{"type":"thinking","thinking":"use ls","signature":"sig"}]', '"content":[null,{"type":"text","text":5}]')
+      .replace('{"type":"cost-state","total":1}', "5");
+    const t = readTranscript(odd);
+    expect(t.skipped).toEqual([
+      { line: 4, error: "a content block that is not an object; a text block of the wrong shape" },
+      { line: 11, error: "not an object" },
+    ]);
+    expect(t.messages.map((m) => m.content.map((b) => b.type))).toEqual([["text"], ["tool_use"], ["tool_result"], ["text"]]);
+    expect(readTranscript(cli.replace('"content":"<command-name>', '"content":7,"x":"')).skipped).toEqual([]);
+    expect(readTranscript(cli.replace('"message":{"role":"user","content":"sidechain"}', '"message":"odd"')).skipped).toEqual([]);
+  });
+
+  it("skips a line nested too deep and names it, keeping its place in the chain", () => {
+    const deep = `${"[".repeat(6000)}${"]".repeat(6000)}`;
+    const t = readTranscript(cli.replace('"input":{"command":"ls"}', `"input":{"command":${deep}}`));
+    expect(t.skipped).toEqual([{ line: 5, error: "nested more than 80 levels deep" }]);
+    // The call is gone, so are its result (nothing asked for it) and the thinking that ended its turn; the rest can be sent.
+    expect(t.messages.map((m) => m.content.map((b) => b.type))).toEqual([["text"], ["text"]]);
+    expect(checkMessages([...t.messages, { role: "user", content: [{ type: "text", text: "next" }] }])).toEqual([]);
+    expect(() => JSON.stringify(t.messages)).not.toThrow();
+  });
+
   it("tolerates a truncated last line; a bad line elsewhere is an error naming it", () => {
     expect(readTranscript(`${cli}{"type":"assistant","uu`).messages).toHaveLength(4);
     expect(() => readTranscript(cli.replace('{"type":"attachment"', '{oops"type":"attachment"'))).toThrow(

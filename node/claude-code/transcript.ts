@@ -1,12 +1,14 @@
 /**
  * Claude Code transcripts (JSONL) to and from the Messages API's own shapes.
  *
- * Reading walks `parentUuid` from the leaf (the last `last-prompt` record's `leafUuid`, else the
- * last chain record), merges assistant records of one response (one block per record, sharing
- * `message.id`), and leaves out what is Claude Code's own: meta records, attachments and system
- * records, sidechains, system reminders, unknown types. A truncated last line is skipped, as the
- * CLI itself does; any other line that is not JSON is an error naming it. The result is a history
- * the API accepts (a tool call without a result gets one, as the CLI gives it).
+ * Reading walks `parentUuid` from the leaf (the newest record below the last `last-prompt`
+ * record's `leafUuid`, else the last chain record), merges assistant records of one response (one
+ * block per record, sharing `message.id`), and leaves out what is Claude Code's own: meta records,
+ * attachments and system records, sidechains, system reminders, unknown types. A truncated last
+ * line is skipped, as the CLI itself does; any other line that is not JSON is an error naming it.
+ * A line of odd types (a block that is not an object, a text that is not a string) or out of
+ * bounds (bounded-json.ts) has its content left out and is named in `skipped`. The result is a
+ * history the API accepts (a tool call without a result gets one, as the CLI gives it).
  *
  * Writing produces the minimal records the CLI accepts, plus one attachment so it sends no empty
  * system message.
@@ -14,6 +16,7 @@
 import { randomUUID } from "node:crypto";
 import type { AssistantBlock, NativeMessage, ToolResultBlock, UserBlock } from "../providers/native.ts";
 import { cleanAssistantBlocks } from "../providers/turn-cleanup.ts";
+import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
 
 type Json = Record<string, unknown>;
 
@@ -25,40 +28,68 @@ export type Transcript = {
   readonly cwd: string | null;
   /** The first thing the user typed, for pickers. */
   readonly firstPrompt: string | null;
+  /** The last thing the user typed, for pickers (a session and its fork differ here). */
+  readonly lastPrompt: string | null;
+  /** Lines whose content was left out (odd types, nested too deep, too long), by number. */
+  readonly skipped: readonly LineProblem[];
 };
+
+export type LineProblem = { readonly line: number; readonly error: string };
 
 export class TranscriptError extends Error {}
 
 const CHAIN = new Set(["user", "assistant", "attachment", "system"]);
 
-function parseLines(text: string): Json[] {
+const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A record and its line. `skipped`: why its content is left out (its place in the chain is kept when known). */
+type Line = { readonly n: number; readonly r: Json; readonly skipped: string | null };
+
+function parseLines(text: string, skipped: LineProblem[]): Line[] {
   const lines = text.split("\n");
   // A last line without its newline may have been cut mid-write: skipped, as the CLI does.
   const partial = text.endsWith("\n") ? null : lines.length - 1;
-  const records: Json[] = [];
+  const records: Line[] = [];
   lines.forEach((line, i) => {
     if (!line.trim()) return;
-    try {
-      records.push(JSON.parse(line) as Json);
-    } catch {
-      if (i !== partial) throw new TranscriptError(`line ${i + 1} is not JSON`);
+    const n = i + 1;
+    const parsed = parseBounded(line, LINE_BOUNDS);
+    if (parsed.ok) {
+      if (isObject(parsed.value)) records.push({ n, r: parsed.value, skipped: null });
+      else skipped.push({ line: n, error: "not an object" });
+      return;
     }
+    if (!parsed.outOfBounds) {
+      if (i !== partial) throw new TranscriptError(`line ${n} is not JSON`);
+      return;
+    }
+    skipped.push({ line: n, error: parsed.error });
+    // Only its links are read, so the records after it still reach the ones before.
+    const r = parsed.parsed;
+    if (isObject(r)) records.push({ n, r: { type: r["type"], uuid: r["uuid"], parentUuid: r["parentUuid"] }, skipped: parsed.error });
   });
   return records;
 }
 
-/** Text a user typed, without the system reminders Claude Code adds to user turns. */
-function userBlocks(content: unknown): UserBlock[] {
-  const blocks: Json[] =
-    typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as Json[]) : [];
+/** Text a user typed, without the system reminders Claude Code adds to user turns; `odd` says what could not be read. */
+function userBlocks(content: unknown, odd: (why: string) => void): UserBlock[] {
+  if (typeof content !== "string" && !Array.isArray(content)) {
+    odd("a user message whose content is neither text nor a list");
+    return [];
+  }
+  const blocks: unknown[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
   const out: UserBlock[] = [];
   for (const b of blocks) {
-    if (b["type"] === "text" && typeof b["text"] === "string") {
-      if (b["text"].trimStart().startsWith("<system-reminder>") || !b["text"].trim()) continue;
-      out.push({ type: "text", text: b["text"] });
-    } else if (b["type"] === "tool_result" && typeof b["tool_use_id"] === "string") {
-      const r: ToolResultBlock = { type: "tool_result", tool_use_id: b["tool_use_id"], content: toolResultContent(b["content"]) };
-      out.push(b["is_error"] === true ? { ...r, is_error: true } : r);
+    if (!isObject(b)) odd("a content block that is not an object");
+    else if (b["type"] === "text") {
+      if (typeof b["text"] !== "string") odd("a text block whose text is not a string");
+      else if (!b["text"].trimStart().startsWith("<system-reminder>") && b["text"].trim()) out.push({ type: "text", text: b["text"] });
+    } else if (b["type"] === "tool_result") {
+      if (typeof b["tool_use_id"] !== "string") odd("a tool_result block without a string tool_use_id");
+      else {
+        const r: ToolResultBlock = { type: "tool_result", tool_use_id: b["tool_use_id"], content: toolResultContent(b["content"]) };
+        out.push(b["is_error"] === true ? { ...r, is_error: true } : r);
+      }
     }
   }
   return out;
@@ -67,78 +98,120 @@ function userBlocks(content: unknown): UserBlock[] {
 function toolResultContent(content: unknown): ToolResultBlock["content"] {
   if (typeof content === "string") return content || "(no output)";
   if (!Array.isArray(content)) return "(no output)";
-  const text = (content as Json[]).flatMap((c) => (c["type"] === "text" && typeof c["text"] === "string" ? [c["text"]] : [])).join("\n");
+  const text = content.flatMap((c) => (isObject(c) && c["type"] === "text" && typeof c["text"] === "string" ? [c["text"]] : [])).join("\n");
   return text || "(no output)";
 }
 
-function assistantBlock(b: Json): AssistantBlock | null {
+/** An assistant block as the API takes it; "other" for Claude Code's own types (left out); null for a known type of the wrong shape. */
+function assistantBlock(b: Json): AssistantBlock | null | "other" {
   switch (b["type"]) {
     case "text":
       return typeof b["text"] === "string" ? { type: "text", text: b["text"] } : null;
     case "thinking":
-      return typeof b["thinking"] === "string"
-        ? { type: "thinking", thinking: b["thinking"], signature: String(b["signature"] ?? "") }
+      return typeof b["thinking"] === "string" && (b["signature"] === undefined || typeof b["signature"] === "string")
+        ? { type: "thinking", thinking: b["thinking"], signature: b["signature"] ?? "" }
         : null;
     case "redacted_thinking":
       return typeof b["data"] === "string" ? { type: "redacted_thinking", data: b["data"] } : null;
     case "tool_use": {
-      const input = b["input"] && typeof b["input"] === "object" && !Array.isArray(b["input"]) ? b["input"] : {};
+      const input = isObject(b["input"]) ? b["input"] : {};
       return typeof b["id"] === "string" && typeof b["name"] === "string"
         ? { type: "tool_use", id: b["id"], name: b["name"], input }
         : null;
     }
     default:
-      return null;
+      return "other";
   }
+}
+
+/** An assistant message's blocks that the API takes; `odd` says what could not be read. */
+function assistantBlocks(content: unknown[], odd: (why: string) => void): AssistantBlock[] {
+  const out: AssistantBlock[] = [];
+  for (const b of content) {
+    const made = isObject(b) ? assistantBlock(b) : null;
+    if (made === null) odd(isObject(b) ? `a ${String(b["type"])} block of the wrong shape` : "a content block that is not an object");
+    else if (made !== "other") out.push(made);
+  }
+  return out;
+}
+
+/**
+ * The record the conversation ends at: the newest one that descends from `last-prompt`'s leaf
+ * (that record names the prompt, written before the reply to it), else the last chain record.
+ */
+function leafOf(chain: readonly Line[], leafUuid: string | null): Line | null {
+  const named = leafUuid === null ? undefined : chain.find((l) => l.r["uuid"] === leafUuid);
+  if (!named) return chain.at(-1) ?? null;
+  const below = new Set([leafUuid]);
+  let leaf = named;
+  for (const l of chain) {
+    if (l.r["isSidechain"] === true || !below.has(String(l.r["parentUuid"]))) continue;
+    below.add(String(l.r["uuid"]));
+    leaf = l;
+  }
+  return leaf;
 }
 
 /** The conversation a transcript holds, as the API takes it. */
 export function readTranscript(text: string): Transcript {
-  const records = parseLines(text);
-  const byUuid = new Map<string, Json>();
-  let lastChain: Json | null = null;
+  const skipped: LineProblem[] = [];
+  const records = parseLines(text, skipped);
+  const byUuid = new Map<string, Line>();
+  const chainRecords: Line[] = [];
   let leafUuid: string | null = null;
   let sessionId: string | null = null;
   let cwd: string | null = null;
-  for (const r of records) {
+  for (const l of records) {
+    const r = l.r;
     if (typeof r["sessionId"] === "string") sessionId ??= r["sessionId"];
     if (typeof r["cwd"] === "string") cwd ??= r["cwd"];
     if (r["type"] === "last-prompt" && typeof r["leafUuid"] === "string") leafUuid = r["leafUuid"];
     if (CHAIN.has(String(r["type"])) && typeof r["uuid"] === "string") {
-      byUuid.set(r["uuid"], r);
-      lastChain = r;
+      byUuid.set(r["uuid"], l);
+      chainRecords.push(l);
     }
   }
-  const chain: Json[] = [];
+  const chain: Line[] = [];
   const seen = new Set<string>();
-  for (let r = (leafUuid && byUuid.get(leafUuid)) || lastChain; r; r = byUuid.get(String(r["parentUuid"])) ?? null) {
-    const uuid = String(r["uuid"]);
+  for (let l = leafOf(chainRecords, leafUuid); l; l = byUuid.get(String(l.r["parentUuid"])) ?? null) {
+    const uuid = String(l.r["uuid"]);
     if (seen.has(uuid)) break;
     seen.add(uuid);
-    chain.push(r);
+    chain.push(l);
   }
   chain.reverse();
 
   const raw: { role: "user" | "assistant"; blocks: (UserBlock | AssistantBlock)[]; id?: string }[] = [];
   let firstPrompt: string | null = null;
-  for (const r of chain) {
-    if (r["isSidechain"] === true || r["isMeta"] === true) continue;
-    const message = r["message"] as Json | undefined;
-    if (r["type"] === "user" && message) {
-      const blocks = userBlocks(message["content"]);
-      if (!blocks.length) continue;
+  let lastPrompt: string | null = null;
+  for (const { n, r, skipped: why } of chain) {
+    if (why !== null || r["isSidechain"] === true || r["isMeta"] === true) continue;
+    const problems: string[] = [];
+    const odd = (what: string) => problems.push(what);
+    const message = r["message"];
+    if ((r["type"] === "user" || r["type"] === "assistant") && !isObject(message)) odd("a message that is not an object");
+    else if (r["type"] === "user" && isObject(message)) {
+      const blocks = userBlocks(message["content"], odd);
       const typed = blocks.find((b) => b.type === "text");
-      if (typed?.type === "text") firstPrompt ??= typed.text;
-      raw.push({ role: "user", blocks });
-    } else if (r["type"] === "assistant" && message && Array.isArray(message["content"])) {
-      const blocks = (message["content"] as Json[]).map(assistantBlock).filter((b): b is AssistantBlock => b !== null);
-      const id = typeof message["id"] === "string" ? message["id"] : undefined;
-      const last = raw.at(-1);
-      if (last?.role === "assistant" && id && last.id === id) last.blocks.push(...blocks);
-      else raw.push({ role: "assistant", blocks, id });
+      if (typed?.type === "text") {
+        firstPrompt ??= typed.text;
+        lastPrompt = typed.text;
+      }
+      if (blocks.length) raw.push({ role: "user", blocks });
+    } else if (r["type"] === "assistant" && isObject(message)) {
+      if (!Array.isArray(message["content"])) odd("an assistant message whose content is not a list");
+      else {
+        const blocks = assistantBlocks(message["content"], odd);
+        const id = typeof message["id"] === "string" ? message["id"] : undefined;
+        const last = raw.at(-1);
+        if (last?.role === "assistant" && id && last.id === id) last.blocks.push(...blocks);
+        else raw.push({ role: "assistant", blocks, id });
+      }
     }
+    if (problems.length) skipped.push({ line: n, error: problems.join("; ") });
   }
-  return { messages: normalize(raw), sessionId, cwd, firstPrompt };
+  skipped.sort((a, b) => a.line - b.line);
+  return { messages: normalize(raw), sessionId, cwd, firstPrompt, lastPrompt, skipped };
 }
 
 /** Roles alternate, the first is the user's, every tool call is answered and every answer asked. */

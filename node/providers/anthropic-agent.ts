@@ -12,13 +12,14 @@ import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
 import { type AssistantBlock, assistantMessage, entry, type UserBlock } from "./native.ts";
 import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
-import { addUsage, applyEvent, interrupted, type PausedTurn, type Stream, withPartialText, zeroUsage } from "./stream.ts";
+import { addUsage, applyEvent, interrupted, type PausedTurn, refusedResults, type Stream, withPartialText, zeroUsage } from "./stream.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
   appendUserTurn,
   cleanAssistantBlocks,
   closeTurn,
   FORKED_BEFORE_TOOL_RAN,
+  NOT_RUN_BESIDE_REFUSED,
   pausedTurnBlocks,
   resultsIn,
   stoppedBeforeToolRan,
@@ -179,6 +180,7 @@ export class AnthropicAgent implements Runner {
       stopReason: null,
       notes: [],
       idledOut: false,
+      refused: new Map(),
     });
     const idleMs = this.connection.streamIdleTimeoutMs ?? 60_000;
     const params = buildRequest(this.config, this.history, paused?.blocks);
@@ -271,6 +273,9 @@ export class AnthropicAgent implements Runner {
       // A tool call cut off by max_tokens (or any stop but tool_use) never runs: answer it now so
       // the next send is valid.
       this.history = closeTurn(this.history, null, { missingResultText: stoppedBeforeToolRan(stopReason) });
+    } else if (stream.refused.size) {
+      // A call whose input was refused never runs: it is told why, and the turn stops for the user.
+      this.history = closeTurn(this.history, null, { knownResults: refusedResults(stream), missingResultText: NOT_RUN_BESIDE_REFUSED });
     }
     this.setStatus({ type: "stopped", stopReason });
   }

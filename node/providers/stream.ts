@@ -4,9 +4,10 @@
  * a fork copies its finished blocks, and abort or an error closes it with the turn clean-up rule.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { depthProblem, parseBounded, TOOL_INPUT_BOUNDS } from "../util/bounded-json.ts";
 import type { InProgressBlock, StopReason } from "./agent.ts";
-import type { AssistantBlock, ResponseMeta, TextBlock, Usage } from "./native.ts";
-import type { OpenTurn } from "./turn-cleanup.ts";
+import type { AssistantBlock, ResponseMeta, TextBlock, ToolResultBlock, Usage } from "./native.ts";
+import { inputRefused, type OpenTurn } from "./turn-cleanup.ts";
 
 export const zeroUsage = (): Usage => ({
   input_tokens: 0,
@@ -40,6 +41,8 @@ export type Stream = {
   notes: string[];
   /** Set when the stream went silent past the idle limit (the abort that follows is ours). */
   idledOut: boolean;
+  /** Tool calls whose input was refused as it came in (nested too deep, too long), by id: why. */
+  refused: Map<string, string>;
 };
 
 /** Applies one stream event; true when the view has something new to show. */
@@ -49,7 +52,7 @@ export function applyEvent(stream: Stream, event: Anthropic.Messages.RawMessageS
       mergeUsage(stream.usage, event.message.usage);
       return false;
     case "content_block_start": {
-      const started = startBlock(event.content_block);
+      const started = startBlock(stream, event.content_block);
       // A block type this version does not know (a newer server tool) is left out, and said so.
       if (started.type === "unknown") stream.notes.push(`skipped a "${started.blockType}" block this version of tine does not know`);
       stream.inProgress = started;
@@ -84,7 +87,7 @@ export function applyEvent(stream: Stream, event: Anthropic.Messages.RawMessageS
   return true;
 }
 
-function startBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): InProgressBlock {
+function startBlock(stream: Stream, block: Anthropic.Messages.RawContentBlockStartEvent["content_block"]): InProgressBlock {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text, ...(block.citations?.length ? { citations: block.citations as never } : {}) };
@@ -92,7 +95,10 @@ function startBlock(block: Anthropic.Messages.RawContentBlockStartEvent["content
       return { type: "thinking", thinking: block.thinking, signature: block.signature ?? "" };
     case "tool_use":
     case "server_tool_use": {
-      const given = block.input && Object.keys(block.input as object).length ? JSON.stringify(block.input) : "";
+      // An input given whole is measured before anything recurses over it (see finishBlock).
+      const deep = depthProblem(block.input, TOOL_INPUT_BOUNDS);
+      if (deep && block.type === "tool_use") stream.refused.set(block.id, deep);
+      const given = !deep && block.input && Object.keys(block.input as object).length ? JSON.stringify(block.input) : "";
       return { type: block.type, id: block.id, name: block.name, inputJson: given };
     }
     case "redacted_thinking":
@@ -133,7 +139,9 @@ function finishBlock(stream: Stream): AssistantBlock | null {
     case "tool_use":
     case "server_tool_use": {
       // Input cut off by max_tokens is not JSON; the call is then answered as never run.
-      const input = parseInput(b.inputJson);
+      // A refused server tool's input is only stored empty: the server ran it, nothing answers it here.
+      const { input, refused } = parseInput(b.inputJson);
+      if (refused && b.type === "tool_use") stream.refused.set(b.id, refused);
       return Object.freeze({ type: b.type, id: b.id, name: b.name, input } as AssistantBlock);
     }
     case "whole":
@@ -155,15 +163,27 @@ export function interrupted(stopReason: "aborted" | "error", stream: Stream): Re
   return { stopReason, usage, interrupted: true };
 }
 
-/** A tool's input must be a JSON object: anything else (cut off, or an array or a string) is stored as `{}`. */
-function parseInput(json: string): Record<string, unknown> {
-  if (!json) return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+/**
+ * A tool's input must be a JSON object: anything else (cut off, or an array or a string) is stored
+ * as `{}`. So is an input over TOOL_INPUT_BOUNDS, and `refused` says why: the call is answered with
+ * that, never run (see `refusedResults`).
+ */
+function parseInput(json: string): { input: Record<string, unknown>; refused: string | null } {
+  if (!json) return { input: {}, refused: null };
+  const parsed = parseBounded(json, TOOL_INPUT_BOUNDS);
+  if (!parsed.ok) return { input: {}, refused: parsed.outOfBounds ? parsed.error : null };
+  const value = parsed.value;
+  return { input: value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {}, refused: null };
+}
+
+/**
+ * The results of a response's tool calls when some inputs were refused: those calls are told why,
+ * the others that they were not run beside them. The turn then stops for the user (no tool runs).
+ */
+export function refusedResults(stream: Stream): Map<string, ToolResultBlock> {
+  const out = new Map<string, ToolResultBlock>();
+  for (const [id, why] of stream.refused) out.set(id, { type: "tool_result", tool_use_id: id, content: inputRefused(why), is_error: true });
+  return out;
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {

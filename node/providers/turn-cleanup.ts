@@ -20,6 +20,10 @@ export const FORKED_BEFORE_TOOL_RAN = "The thread was forked before the tool cou
 export const ABORTED_BEFORE_TOOL_RAN = "The user aborted before the tool could execute.";
 export const stoppedBeforeToolRan = (stopReason: string) =>
   `The response stopped (${stopReason}) before the tool call was complete; it did not run.`;
+/** A call whose input was refused where it came in (see bounded-json.ts). */
+export const inputRefused = (why: string) =>
+  `The tool call's input was refused (${why}); it did not run. Call it again with a smaller, flatter input.`;
+export const NOT_RUN_BESIDE_REFUSED = "Not run: another tool call of the same response had its input refused.";
 
 export type OpenTurn = {
   /** Blocks of the assistant message being streamed that have finished. */

@@ -54,7 +54,8 @@ export type SendResult = { replaced: string };
 export type ExportedSession = ThreadBuffers & { session_id: string; path: string };
 
 /** One of this project's Claude Code sessions (`:Tine import`). */
-export type ClaudeSession = { id: string; path: string; modified: number; first_prompt: string | null };
+/** `label`: its last prompt, message count and short id, as the picker shows it. */
+export type ClaudeSession = { id: string; path: string; modified: number; label: string };
 
 /** Where a fork branched from its parent. */
 export type Lineage = { parent_id: ThreadId; at_message: number };

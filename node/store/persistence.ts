@@ -61,7 +61,7 @@ export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | nu
 export type EndedThread = { id: ThreadId; title: string; messages: number; updated: number };
 export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
 
-export function toStoredThread(s: ThreadSummary): StoredThread {
+export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredThread {
   return {
     id: s.id,
     num: s.num,
@@ -74,6 +74,7 @@ export function toStoredThread(s: ThreadSummary): StoredThread {
     messages: s.messages,
     problems: s.problems.length,
     runner: s.runner,
+    busyBy,
   };
 }
 
@@ -126,7 +127,17 @@ export class Persistence {
     });
     const visible = remapped.filter((t) => !t.deleted && !t.ended);
     const ended = remapped.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted");
-    return { threads: visible.map(toStoredThread), ended: ended.map(toStoredThread), unreadable, summaries: visible };
+    const stored = (t: ThreadSummary) => toStoredThread(t, this.busyBy(t.id));
+    return { threads: visible.map(stored), ended: ended.map((t) => toStoredThread(t, null)), unreadable, summaries: visible };
+  }
+
+  /** Who holds a stored thread's lock, read up front so the list shows it busy before it is opened. */
+  private busyBy(id: ThreadId): number | null {
+    try {
+      return this.store.lockedBy(id);
+    } catch {
+      return null; // a lock that is not a file: opening the thread says so
+    }
   }
 
   /**
@@ -188,6 +199,7 @@ export class Persistence {
       this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
       return { loaded, readOnlyBy: writer.busy };
     }
+    this.anchors.delete(id); // read-only here before: written here from now on
     this.recorders.set(id, new ThreadRecorder(writer, written, this.clock));
     return { loaded, readOnlyBy: null };
   }

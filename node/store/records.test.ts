@@ -1,7 +1,13 @@
-/** Headers as older versions wrote them still decode, into the runner union the chat takes. */
+/**
+ * Headers as older versions wrote them still decode, into the runner union the chat takes; a record
+ * of the wrong types is refused with the reason, so replay, the list and the view never see it.
+ */
 import { describe, expect, it } from "vitest";
+import { LINE_BOUNDS } from "../util/bounded-json.ts";
 import { decode, FORMAT_VERSION } from "./records.ts";
 
+const S1 = "11111111-1111-4111-8111-111111111111";
+const S2 = "22222222-2222-4222-8222-222222222222";
 const header = (extra: Record<string, unknown>) =>
   JSON.stringify({
     t: "header",
@@ -23,17 +29,17 @@ describe("header runner", () => {
   });
 
   it("an old Claude Code header keeps its arguments and session but never its program", () => {
-    const d = decode(header({ claude: { command: ["sh", "--model", "opus"], sessionId: "s-1" } }));
+    const d = decode(header({ claude: { command: ["sh", "--model", "opus"], sessionId: S1 } }));
     expect(d.ok && d.record.t === "header" && d.record.runner).toEqual({
       kind: "claude-code",
       args: ["--model", "opus"],
-      sessionId: "s-1",
+      sessionId: S1,
     });
     expect(d.ok && "claude" in d.record).toBe(false);
   });
 
   it("a runner of the current format is read as written; a bad one makes the header unreadable", () => {
-    const spec = { kind: "claude-code", args: ["-p"], sessionId: "s-2" };
+    const spec = { kind: "claude-code", args: ["-p"], sessionId: S2 };
     const d = decode(header({ runner: spec }));
     expect(d.ok && d.record.t === "header" && d.record.runner).toEqual(spec);
     expect(decode(header({ runner: { kind: "shell", args: [] } }))).toEqual({
@@ -44,5 +50,63 @@ describe("header runner", () => {
       ok: false,
       error: "header record: runner.args is not a list of strings",
     });
+  });
+});
+
+const deep = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+
+describe("decoding what a transcript holds", () => {
+  const text = (t: string) => ({ type: "text", text: t });
+  const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+  const refused: [string, Record<string, unknown>, RegExp][] = [
+    ["a header whose num is not a number", JSON.parse(header({ num: "7" })), /num is not a whole number/],
+    ["a header whose id would leave the folder", JSON.parse(header({ id: "../../../etc/x" })), /id is not a thread id/],
+    ["a header whose parent is not a pointer", JSON.parse(header({ parent: { id: "p", records: "3" } })), /parent is not a pointer/],
+    [
+      "a Claude Code runner whose session is not a UUID",
+      JSON.parse(header({ runner: { kind: "claude-code", args: [], sessionId: "../../x" } })),
+      /runner\.sessionId is not a UUID/,
+    ],
+    ["a text block whose text is a number", { t: "block", b: { type: "text", text: 5 } }, /text block without a string text/],
+    ["a tool call whose input is a list", { t: "block", b: { type: "tool_use", id: "t", name: "n", input: [] } }, /input is not an object/],
+    ["a message holding a null block", { t: "append", m: { role: "user", content: [null] } }, /block 0: a content block is not an object/],
+    [
+      "a user message holding a tool call",
+      { t: "append", m: { role: "user", content: [{ type: "tool_use", id: "t", name: "n", input: {} }] } },
+      /cannot hold a "tool_use" block/,
+    ],
+    [
+      "a reply whose usage is missing",
+      { t: "append", m: { role: "assistant", content: [text("a")] }, meta: { stopReason: "end_turn" } },
+      /meta with bad usage/,
+    ],
+    [
+      "a tool result whose content is a number",
+      { t: "result", r: { type: "tool_result", tool_use_id: "t", content: 5 } },
+      /neither text nor a list/,
+    ],
+    ["a truncation to half a message", { t: "truncate", n: 0.5 }, /n is not a whole number/],
+    ["a branch record with a negative count", { t: "branched", to: "b", after: 1, upTo: -1 }, /to, after or upTo missing/],
+    ["an end that points out of the folder", { t: "ended", how: "promoted", into: "../x" }, /into is not a thread id/],
+  ];
+  it.each(refused)("refuses %s, saying why", (_what, record, why) => {
+    const d = decode(JSON.stringify(record));
+    expect(d.ok).toBe(false);
+    expect(!d.ok && d.error).toMatch(why);
+  });
+
+  it("keeps only what the API takes of a message, and the records it reads whole", () => {
+    const d = decode(
+      JSON.stringify({ t: "append", m: { role: "assistant", content: [text("hi")], extra: 1 }, meta: { stopReason: "end_turn", usage } }),
+    );
+    expect(d).toEqual({
+      ok: true,
+      record: { t: "append", m: { role: "assistant", content: [text("hi")] }, meta: { stopReason: "end_turn", usage } },
+    });
+  });
+
+  it("refuses a line nested deeper than its bound before anything recurses over it", () => {
+    const line = `{"t":"append","m":{"role":"user","content":[{"type":"text","text":"x","citations":${deep(6000)}}]}}`;
+    expect(decode(line)).toEqual({ ok: false, error: `nested more than ${LINE_BOUNDS.depth} levels deep` });
   });
 });

@@ -6,6 +6,8 @@
  */
 import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
+import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
+import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "./shapes.ts";
 
 export const FORMAT_VERSION = 1;
 
@@ -36,7 +38,7 @@ export type Header = {
   readonly t: "header";
   readonly v: number;
   readonly id: string;
-  /** A short number for display (buffer names); unique per project only in practice. */
+  /** A short number for display (buffer names); unique per project (see numbers.ts). */
   readonly num: number;
   readonly title: string;
   readonly created: number;
@@ -109,81 +111,126 @@ export function encode(record: StoredRecord): string {
 
 export type Decoded = { ok: true; record: StoredRecord } | { ok: false; error: string };
 
-/** Checks the shape a replay relies on; a record that passes cannot make the replay throw. */
+/** What a thread id looks like: it names files, so nothing that could leave the folder. */
+export const isThreadId = (v: unknown): v is string => typeof v === "string" && /^[A-Za-z0-9-]+$/.test(v);
+
+/** How a fork can end (the `ended` record). */
+export const ENDINGS: ReadonlySet<string> = new Set(["discarded", "reported", "promoted"]);
+
+/**
+ * Checks every field a replay, the list, the view or the next request reads, with its type; a
+ * record that passes cannot make them throw. A line nested too deep or too long is refused before
+ * anything recurses over it (see bounded-json.ts).
+ */
 export function decode(line: string): Decoded {
-  let r: Record<string, unknown>;
-  try {
-    r = JSON.parse(line) as Record<string, unknown>;
-  } catch (error) {
-    return { ok: false, error: `not JSON (${(error as Error).message})` };
-  }
-  if (!r || typeof r !== "object" || Array.isArray(r)) return { ok: false, error: "not an object" };
-  const bad = (what: string): Decoded => ({ ok: false, error: `${String(r["t"])} record: ${what}` });
+  const parsed = parseBounded(line, LINE_BOUNDS);
+  if (!parsed.ok) return { ok: false, error: parsed.error };
+  const r = parsed.value;
+  if (!isObject(r)) return { ok: false, error: "not an object" };
+  const bad = (what: string): Decoded => ({ ok: false, error: `${typeof r["t"] === "string" ? r["t"] : "a"} record: ${what}` });
+  const good = (record: StoredRecord): Decoded => ({ ok: true, record });
   switch (r["t"]) {
-    case "header": {
-      if (typeof r["id"] !== "string" || typeof r["title"] !== "string" || typeof r["cwd"] !== "string")
-        return bad("id, title or cwd missing");
-      if (r["v"] !== FORMAT_VERSION) return bad(`format version ${String(r["v"])} is not ${FORMAT_VERSION}`);
-      const runner = checkRunnerSpec(r["runner"] ?? legacyRunner(r["claude"]));
-      if (!runner.ok) return bad(runner.why);
-      const parent = parentPointer(r["parent"]);
-      if (parent === undefined) return bad("parent is not a fork or hand-off pointer");
-      const { claude: _legacy, ...header } = r;
-      return { ok: true, record: { ...header, parent, runner: runner.spec } as Header };
-    }
+    case "header":
+      return decodeHeader(r, bad);
     case "append": {
-      const m = r["m"] as Record<string, unknown> | undefined;
-      if (!m || (m["role"] !== "user" && m["role"] !== "assistant") || !Array.isArray(m["content"])) return bad("no message");
-      return { ok: true, record: r as ChangeRecord };
+      const why = messageProblem(r["m"]) ?? metaProblem(r["meta"]);
+      if (why) return bad(why);
+      const m = r["m"] as NativeMessage;
+      // Only what the API takes: a field added to the message in the file is not sent.
+      const message = { role: m.role, content: m.content } as NativeMessage;
+      return good(r["meta"] ? { t: "append", m: message, meta: r["meta"] as ResponseMeta } : { t: "append", m: message });
     }
     case "truncate":
     case "open":
-      if (typeof r["n"] !== "number" || r["n"] < 0) return bad("n missing");
-      return { ok: true, record: r as ChangeRecord };
+      return isCount(r["n"]) ? good({ t: r["t"], n: r["n"] }) : bad("n is not a whole number ≥ 0");
     case "streamed":
-      if (typeof r["at"] !== "number" || r["at"] < 0 || typeof r["text"] !== "string") return bad("at or text missing");
-      return { ok: true, record: r as ChangeRecord };
-    case "block":
-      if (!r["b"] || typeof r["b"] !== "object") return bad("no block");
-      return { ok: true, record: r as ChangeRecord };
-    case "result":
-      if (!r["r"] || typeof (r["r"] as Record<string, unknown>)["tool_use_id"] !== "string") return bad("no result");
-      return { ok: true, record: r as ChangeRecord };
+      if (!isCount(r["at"]) || typeof r["text"] !== "string") return bad("at or text missing");
+      return good({ t: "streamed", at: r["at"], text: r["text"] });
+    case "block": {
+      const why = assistantBlockProblem(r["b"]);
+      return why ? bad(why) : good({ t: "block", b: r["b"] as AssistantBlock });
+    }
+    case "result": {
+      const why = toolResultProblem(r["r"]);
+      return why ? bad(why) : good({ t: "result", r: r["r"] as ToolResultBlock });
+    }
     case "title":
-      if (typeof r["title"] !== "string") return bad("no title");
-      return { ok: true, record: r as ChangeRecord };
+      return typeof r["title"] === "string" ? good({ t: "title", title: r["title"] }) : bad("no title");
     case "report":
       if (typeof r["from"] !== "string" || typeof r["text"] !== "string") return bad("from or text missing");
-      return { ok: true, record: r as ChangeRecord };
-    case "ended":
-      if (!["discarded", "reported", "promoted"].includes(String(r["how"]))) return bad("how missing");
-      return { ok: true, record: r as ChangeRecord };
+      return good({ t: "report", from: r["from"], text: r["text"] });
+    case "ended": {
+      const how = r["how"];
+      if (typeof how !== "string" || !ENDINGS.has(how)) return bad("how missing");
+      if (r["into"] !== undefined && !isThreadId(r["into"])) return bad("into is not a thread id");
+      const ending = how as "discarded" | "reported" | "promoted";
+      return good(r["into"] ? { t: "ended", how: ending, into: r["into"] as string } : { t: "ended", how: ending });
+    }
     case "branched":
-      if (typeof r["to"] !== "string" || typeof r["after"] !== "number" || typeof r["upTo"] !== "number")
-        return bad("to, after or upTo missing");
-      return { ok: true, record: r as ChangeRecord };
+      if (!isThreadId(r["to"]) || !isCount(r["after"]) || !isCount(r["upTo"])) return bad("to, after or upTo missing");
+      return good({ t: "branched", to: r["to"], after: r["after"], upTo: r["upTo"] });
     case "deleted":
     case "reports-sent":
     case "restored":
-      return { ok: true, record: r as ChangeRecord };
+      return good({ t: r["t"] });
     default:
-      return { ok: false, error: `unknown record type ${String(r["t"])}` };
+      return { ok: false, error: `unknown record type ${JSON.stringify(r["t"])}` };
   }
 }
 
-/** A header's parent pointer checked (and an old one read as a fork), or undefined when it is not one. */
-function parentPointer(v: unknown): ParentPointer | null | undefined {
-  if (v === null || v === undefined) return null;
-  if (typeof v !== "object" || Array.isArray(v)) return undefined;
-  const p = v as Record<string, unknown>;
-  if (typeof p["id"] !== "string" || !isCount(p["atMessage"])) return undefined;
-  if (p["relation"] === "handoff") return { relation: "handoff", id: p["id"], atMessage: p["atMessage"] };
-  if (p["relation"] !== undefined && p["relation"] !== "fork") return undefined;
-  if (!isCount(p["records"]) || !isCount(p["messages"])) return undefined;
-  return { relation: "fork", id: p["id"], records: p["records"], atMessage: p["atMessage"], messages: p["messages"] };
+function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded): Decoded {
+  if (r["v"] !== FORMAT_VERSION) return bad(`format version ${JSON.stringify(r["v"])} is not ${FORMAT_VERSION}`);
+  if (!isThreadId(r["id"])) return bad("id is not a thread id");
+  if (typeof r["title"] !== "string" || typeof r["cwd"] !== "string" || typeof r["model"] !== "string")
+    return bad("title, cwd or model is not a string");
+  if (!isCount(r["num"])) return bad("num is not a whole number ≥ 0");
+  if (typeof r["created"] !== "number" || !Number.isFinite(r["created"])) return bad("created is not a time");
+  const parent = parentPointer(r["parent"]);
+  if (parent === undefined) return bad("parent is not a pointer into a thread (a fork's or a hand-off's)");
+  const origin = r["origin"];
+  if (origin !== undefined && !isOrigin(origin)) return bad("origin is not a kind, session and path");
+  const runner = checkRunnerSpec(r["runner"] ?? legacyRunner(r["claude"]));
+  if (!runner.ok) return bad(runner.why);
+  const header: Header = {
+    t: "header",
+    v: FORMAT_VERSION,
+    id: r["id"],
+    num: r["num"],
+    title: r["title"],
+    created: r["created"],
+    cwd: r["cwd"],
+    model: r["model"],
+    parent,
+    runner: runner.spec,
+    ...(origin ? { origin } : {}),
+  };
+  return { ok: true, record: header };
 }
 
-const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+/** A header's parent pointer checked (and one written before hand-offs were told apart read as a fork), or undefined. */
+function parentPointer(v: unknown): ParentPointer | null | undefined {
+  if (v === null || v === undefined) return null;
+  if (!isObject(v) || !isThreadId(v["id"]) || !isCount(v["atMessage"])) return undefined;
+  if (v["relation"] === "handoff") return { relation: "handoff", id: v["id"], atMessage: v["atMessage"] };
+  if (v["relation"] !== undefined && v["relation"] !== "fork") return undefined;
+  if (!isCount(v["records"]) || !isCount(v["messages"])) return undefined;
+  return { relation: "fork", id: v["id"], records: v["records"], atMessage: v["atMessage"], messages: v["messages"] };
+}
+
+/** A pointer as the index keeps it (already read from a header: its relation is written). */
+export function isParentPointer(p: unknown): p is ParentPointer {
+  if (!isObject(p) || !isThreadId(p["id"]) || !isCount(p["atMessage"])) return false;
+  return p["relation"] === "handoff" || (p["relation"] === "fork" && isCount(p["records"]) && isCount(p["messages"]));
+}
+
+function isOrigin(o: unknown): o is NonNullable<Header["origin"]> {
+  return (
+    isObject(o) &&
+    typeof o["kind"] === "string" &&
+    (o["sessionId"] === null || typeof o["sessionId"] === "string") &&
+    typeof o["path"] === "string"
+  );
+}
 
 /**
  * The runner of a header written before `runner` existed: none (tine's agent), or a Claude Code

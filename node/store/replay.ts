@@ -2,10 +2,10 @@
  * Reading a transcript back: its lines parsed (a truncated last line tolerated, any other bad line
  * reported), and its change records replayed onto a History. Pure but for `readLog`.
  */
-import { readFileSync } from "node:fs";
 import { History } from "../providers/history.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
+import { readRegular } from "../util/regular-file.ts";
 import { type ChangeRecord, decode, type Header, isChange } from "./records.ts";
 
 /** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
@@ -143,8 +143,9 @@ export function parseLog(text: string, path: string): ParsedLog {
   return { header, records, lines: recordLines, problems };
 }
 
+/** Reads a transcript, never through a link (see regular-file.ts). */
 export function readLog(path: string): ParsedLog {
-  return parseLog(readFileSync(path, "utf8"), path);
+  return parseLog(readRegular(path).toString("utf8"), path);
 }
 
 /**

@@ -4,32 +4,23 @@
  *   <data_dir>/projects/<name>-<hash of cwd>/<thread id>.jsonl   one transcript per thread (0600)
  *                                            <thread id>.lock    pid of the host writing it
  *                                            index.json          cache of the list's summaries
+ *                                            nums/<n>            thread numbers claimed
  *
  * A fork's transcript starts with a pointer into its parent's (id and record count), never a copy.
  * Loading replays the parent's log up to that count, recursively; parsed logs and the states at
  * fork points are cached, so forks loaded together share their prefix in memory.
  */
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  truncateSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { History } from "../providers/history.ts";
+import { kindOf, openRegular, readFrom } from "../util/regular-file.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
 import { LogWriter, writeAll } from "./log-writer.ts";
-import { encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
+import { claimNumber } from "./numbers.ts";
+import { encode, FORMAT_VERSION, type Header, isThreadId, type ParentPointer } from "./records.ts";
 import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
+import { readIndex, writeIndex } from "./scan-index.ts";
 import { type ScanState, scanLog, type ThreadSummary } from "./summary.ts";
 
 export type NewThread = {
@@ -83,7 +74,7 @@ export class ThreadStore {
   }
 
   private path(id: string, dir = this.dir): string {
-    if (!/^[A-Za-z0-9-]+$/.test(id)) throw new Error(`tine: not a thread id: ${id}`);
+    if (!isThreadId(id)) throw new Error(`tine: not a thread id: ${id}`);
     return join(dir, `${id}.jsonl`);
   }
 
@@ -123,6 +114,11 @@ export class ThreadStore {
     }
   }
 
+  /** A thread number no other instance on this project has (see numbers.ts). */
+  claimNum(atLeast: number): number {
+    return claimNumber(this.dir, atLeast);
+  }
+
   /** The live process writing `id` in another instance, or null. */
   lockedBy(id: string): number | null {
     if (this.writers.has(id)) return null;
@@ -132,20 +128,23 @@ export class ThreadStore {
   /**
    * Opens a stored thread for writing, or returns who holds it. A partial last line (the host was
    * killed mid-write) is cut first: it never became a record, and appending after it would
-   * corrupt the next one.
+   * corrupt the next one. Read, cut and appended through one descriptor that never follows a link.
    */
   openWriter(id: string, records: number): LogWriter | { busy: number } {
     const existing = this.writers.get(id);
     if (existing) return existing;
     const lock = acquireLock(this.lockPath(id), this.pid);
     if (!lock.ok) return { busy: lock.pid };
+    let fd: number | null = null;
     try {
-      const bytes = readFileSync(this.path(id));
+      fd = openRegular(this.path(id), "update");
+      const bytes = readFrom(fd);
       const end = bytes.lastIndexOf(0x0a) + 1;
-      if (end !== bytes.length) truncateSync(this.path(id), end);
-      return this.track(id, openSync(this.path(id), "a", 0o600), records, end);
+      if (end !== bytes.length) ftruncateSync(fd, end);
+      return this.track(id, fd, records, end);
     } catch (error) {
-      // Not writable here (a read-only disk): the lock goes with the writer that was not made.
+      // Not writable here (a read-only disk, not a regular file): the lock goes with the writer that was not made.
+      if (fd !== null) closeSync(fd);
       releaseLock(this.lockPath(id), this.pid);
       throw error;
     }
@@ -167,7 +166,7 @@ export class ThreadStore {
 
   private parse(id: string, dir = this.dir): Cached {
     const path = this.path(id, dir);
-    const size = statSync(path).size;
+    const size = lstatSync(path).size;
     const hit = this.parsed.get(path);
     if (hit && hit.size === size) return hit;
     const log = readLog(path);
@@ -194,6 +193,8 @@ export class ThreadStore {
       start = below;
       state = cached.states.get(below)!;
     } else if (header.parent?.relation === "fork") {
+      if (!existsSync(this.path(header.parent.id)))
+        throw new Error(`tine: ${header.title}: its parent transcript ${this.path(header.parent.id)} is missing`);
       const parent = this.stateAt(header.parent.id, header.parent.records, new Set([...seen, id]));
       // A fork starts from its parent's history only: a turn streaming in the parent is not its own.
       state = { ...emptyState(header.title), history: parent.history };
@@ -229,13 +230,7 @@ export class ThreadStore {
   private listDir(dir: string, knownCwd: string | null): ProjectThreads {
     if (!existsSync(dir)) return { cwd: knownCwd ?? dir, threads: [], unreadable: [] };
     const indexPath = join(dir, "index.json");
-    let index: Record<string, ScanState> = {};
-    try {
-      const parsed = JSON.parse(readFileSync(indexPath, "utf8")) as { v?: number; files?: Record<string, ScanState> };
-      if (parsed.v === FORMAT_VERSION && parsed.files) index = parsed.files;
-    } catch {
-      // No index yet, or a damaged one: it is only a cache, rebuilt below.
-    }
+    const index = readIndex(indexPath);
     const next: Record<string, ScanState> = {};
     const threads: ThreadSummary[] = [];
     const unreadable: Unreadable[] = [];
@@ -244,8 +239,13 @@ export class ThreadStore {
       if (!name.endsWith(".jsonl")) continue;
       const path = join(dir, name);
       try {
-        const before = index[name] ?? null;
-        const state = scanLog(path, statSync(path), before);
+        const seen = lstatSync(path);
+        if (!seen.isFile()) {
+          unreadable.push({ path, error: `${kindOf(seen)}: tine opens only regular files there, never through a link` });
+          continue;
+        }
+        const before = index.get(name) ?? null;
+        const state = scanLog(path, seen, before);
         next[name] = state;
         if (state !== before) changed = true;
         if (state.summary) threads.push(state.summary);
@@ -254,15 +254,7 @@ export class ThreadStore {
         unreadable.push({ path, error: (error as Error).message });
       }
     }
-    if (changed || Object.keys(index).length !== Object.keys(next).length) {
-      try {
-        const tmp = `${indexPath}.${this.pid}.tmp`;
-        writeFileSync(tmp, JSON.stringify({ v: FORMAT_VERSION, files: next }), { mode: 0o600 });
-        renameSync(tmp, indexPath);
-      } catch {
-        // A read-only data dir still lists; the next list scans again.
-      }
-    }
+    if (changed || index.size !== Object.keys(next).length) writeIndex(indexPath, next, this.pid);
     threads.sort((a, b) => a.created - b.created);
     return { cwd: knownCwd ?? threads[0]?.cwd ?? dir, threads, unreadable };
   }
@@ -281,7 +273,7 @@ export class ThreadStore {
       const own = this.writers.get(id);
       if (own) own.append([{ t: "deleted" }]);
       else {
-        const fd = openSync(this.path(id), "a", 0o600);
+        const fd = openRegular(this.path(id), "append");
         writeSync(fd, encode({ t: "deleted" }));
         closeSync(fd);
       }

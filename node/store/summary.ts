@@ -2,11 +2,13 @@
  * What the thread list needs of a transcript (title, tree position, message count, time), read
  * incrementally: logs only grow, so a cached scan is continued from the byte it stopped at, and
  * an unchanged file (same size and mtime) is not opened at all. `append` lines are counted from
- * their first bytes, never parsed.
+ * their first bytes, never parsed. Scans are cached in the project's index (scan-index.ts).
  */
 
-import { closeSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, type Stats } from "node:fs";
+import { basename } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
+import { openRegular, readFrom } from "../util/regular-file.ts";
 import { decode, type ParentPointer } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
 
@@ -44,24 +46,14 @@ export type ScanState = {
 
 const APPEND_PREFIX = '{"t":"append"';
 
-export function scanLog(path: string, stat: Stats, previous: ScanState | null): ScanState {
-  if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) return previous;
-  // A file that shrank was replaced: start over.
-  const from = previous && previous.offset <= stat.size ? previous : null;
+/**
+ * Scans a transcript from where `previous` stopped. `seen` is the path's lstat: an unchanged file
+ * is not opened; a changed one is opened without following a link and measured again.
+ */
+export function scanLog(path: string, seen: Stats, previous: ScanState | null): ScanState {
+  if (previous && previous.size === seen.size && previous.mtimeMs === seen.mtimeMs) return previous;
+  const { stat, from, buf } = readSince(path, previous);
   const offset = from?.offset ?? 0;
-  const length = stat.size - offset;
-  const buf = Buffer.alloc(Math.max(0, length));
-  const fd = openSync(path, "r");
-  try {
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, buf, read, length - read, offset + read);
-      if (n === 0) break;
-      read += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
   const end = buf.lastIndexOf(0x0a);
   const text = end < 0 ? "" : buf.subarray(0, end).toString("utf8");
   let summary = from?.summary ?? null;
@@ -89,6 +81,7 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
     const r = d.record;
     if (r.t === "header") {
       if (lines !== 1) problems.push({ line: lines, error: "a second header" });
+      else if (`${r.id}.jsonl` !== basename(path)) error = `its header names thread ${r.id}, not the one its file name says`;
       else {
         summary = {
           id: r.id,
@@ -119,4 +112,17 @@ export function scanLog(path: string, stat: Stats, previous: ScanState | null): 
   if (summary) summary = { ...summary, title, messages, deleted, ended, branches, problems, updated: stat.mtimeMs };
   else if (!error) error = lines === 0 ? "empty file" : "no header";
   return { size: stat.size, mtimeMs: stat.mtimeMs, offset: offset + end + 1, lines, summary, ...(error && !summary ? { error } : {}) };
+}
+
+/** The file's stat and its bytes after where `previous` stopped (all of them when it shrank: it was replaced). */
+function readSince(path: string, previous: ScanState | null): { stat: Stats; from: ScanState | null; buf: Buffer } {
+  const fd = openRegular(path, "read");
+  try {
+    const stat = fstatSync(fd);
+    const from = previous && previous.offset <= stat.size ? previous : null;
+    const offset = from?.offset ?? 0;
+    return { stat, from, buf: readFrom(fd, offset).subarray(0, stat.size - offset) };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -6,6 +6,7 @@
 import { constants, realpathSync, type Stats } from "node:fs";
 import { open, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { kindOf } from "../util/regular-file.ts";
 import { sizeOf } from "./byte-size.ts";
 import { DEFAULT_TOOL_LIMITS, type Environment, type ReadLimit, type ToolLimits } from "./environment.ts";
 import { runBash } from "./local-shell.ts";
@@ -58,14 +59,6 @@ function realish(path: string): string {
 }
 
 // ---- Files: regular files only, read with a size cap ----
-
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return "a directory";
-  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
-  if (info.isFIFO()) return "a FIFO (pipe)";
-  if (info.isSocket()) return "a socket";
-  return "not a regular file";
-}
 
 /**
  * The bytes of a regular file of at most `limit.bytes`. Devices, FIFOs and sockets are refused

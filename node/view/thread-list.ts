@@ -1,7 +1,7 @@
 /**
  * The thread list: one line per thread, forks indented under their parent at the message they
  * branched from, live status, message count and last activity. Stored threads that are not
- * loaded show as `stored`. With every project (`:Tine threads!`), other projects' threads follow,
+ * loaded show as `stored`, or `busy` while another Neovim writes them. With every project (`:Tine threads!`), other projects' threads follow,
  * grouped under their working directory.
  */
 import type { Chat } from "../chat/chat.ts";
@@ -72,12 +72,12 @@ export class ThreadList {
       const stored = chat.stored.get(id);
       const label = live ? live.runner.label : stored ? extras.label(stored.runner) : "";
       const title = label + (live?.title ?? stored?.title ?? "?");
-      const status = live ? live.status : "stored";
-      const activity = live && live.readOnlyBy === null ? live.runner.statusDetail() : "";
+      // Written by another Neovim: known from its lock before the thread is opened here.
+      const busyBy = live ? live.readOnlyBy : (stored?.busyBy ?? null);
+      const status = live ? live.status : busyBy !== null ? "busy" : "stored";
+      const activity = live && busyBy === null ? live.runner.statusDetail() : "";
       const statusText =
-        (live?.readOnlyBy != null ? `busy (pid ${live.readOnlyBy})` : status) +
-        activity +
-        (chat.forks.get(id)?.background ? " (background)" : "");
+        (busyBy !== null ? `busy (pid ${busyBy})` : status) + activity + (chat.forks.get(id)?.background ? " (background)" : "");
       const count = live ? live.runner.history.length : (stored?.messages ?? 0);
       const at = (live && extras.updated(id)) ?? stored?.updated;
       const notSaved = live ? extras.notSaved(id) : undefined;

@@ -125,7 +125,10 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
     /** Loads a stored thread, as the host does when it is opened. */
     open(id: ThreadId): void {
       const { loaded, readOnlyBy } = persistence.open(id);
-      dispatch({ type: "chat-msg", msg: { type: "load-thread", id, history: loaded.history, readOnlyBy, reports: loaded.raw.reports } });
+      dispatch({
+        type: "chat-msg",
+        msg: { type: "load-thread", id, title: loaded.raw.title, history: loaded.history, readOnlyBy, reports: loaded.raw.reports },
+      });
     },
   };
 }

@@ -74,7 +74,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
 
       await s.pick(1);
       await s.cmd("Tine import");
-      assert.match((await s.asked()).items?.[0] ?? "", /run a command for me$/);
+      assert.match((await s.asked()).items?.[0] ?? "", /run a command for me · 4 msgs · 11111111$/);
       const t = (await s.threads()).at(-1)!;
       assert.equal(t.title, "run a command for me");
       s.mock.reply(textReply("Continued in tine."));

@@ -1,0 +1,72 @@
+/**
+ * Files opened only when they are what they claim to be: regular files, reached without following
+ * a symbolic link. A link planted in tine's data folder would otherwise have its target read,
+ * truncated or appended to; a FIFO there would block the host on open.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+
+/** What a path that is not a regular file is, for messages. */
+export function kindOf(info: Stats): string {
+  if (info.isDirectory()) return "a directory";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  if (info.isFIFO()) return "a FIFO (pipe)";
+  if (info.isSocket()) return "a socket";
+  if (info.isSymbolicLink()) return "a symbolic link";
+  return "not a regular file";
+}
+
+const MODES = {
+  read: constants.O_RDONLY,
+  /** Appends, and reads (to find the last whole line) and truncates through the same descriptor. */
+  update: constants.O_RDWR | constants.O_APPEND,
+  append: constants.O_WRONLY | constants.O_APPEND,
+} as const;
+
+/**
+ * Opens an existing regular file without following a link (`O_NOFOLLOW`) and without blocking on
+ * a FIFO (`O_NONBLOCK`), then checks what was opened. Errors name the path and what it is.
+ */
+export function openRegular(path: string, mode: keyof typeof MODES): number {
+  let fd: number;
+  try {
+    fd = openSync(path, MODES[mode] | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Linux says ELOOP for a link under O_NOFOLLOW; the BSDs say EMLINK.
+    if (code === "ELOOP" || code === "EMLINK") throw notRegular(path, "a symbolic link");
+    throw error;
+  }
+  const info = fstatSync(fd);
+  if (!info.isFile()) {
+    closeSync(fd);
+    throw notRegular(path, kindOf(info));
+  }
+  return fd;
+}
+
+function notRegular(path: string, kind: string): Error {
+  return Object.assign(new Error(`${path} is ${kind}: tine opens only regular files there, never through a link`), { code: "ENOTREG" });
+}
+
+/** The bytes of an open file from `offset` to its end as it is now. */
+export function readFrom(fd: number, offset = 0): Buffer {
+  const length = Math.max(0, fstatSync(fd).size - offset);
+  const buf = Buffer.alloc(length);
+  let read = 0;
+  while (read < length) {
+    const n = readSync(fd, buf, read, length - read, offset + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return buf.subarray(0, read);
+}
+
+/** The whole of a regular file (see `openRegular`). */
+export function readRegular(path: string): Buffer {
+  const fd = openRegular(path, "read");
+  try {
+    return readFrom(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
