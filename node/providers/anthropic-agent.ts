@@ -5,6 +5,7 @@
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
  */
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import { giveWay } from "../util/fair-share.ts";
 import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
@@ -208,6 +209,9 @@ export class AnthropicAgent implements Runner {
           if (this.stream !== stream) return;
           touch();
           if (applyEvent(stream, event)) this.dispatch({ type: "stream-updated" });
+          // Past this turn's budget for stream work, requests from Neovim are answered first.
+          const wait = giveWay();
+          if (wait) await wait;
         }
         if (this.stream !== stream) return;
         if (!stream.stopReason) throw new Error("the response ended before message_stop");
