@@ -214,7 +214,8 @@ async function cpuPerDelta(s: Session): Promise<number> {
     async () => (await s.lua<number>("return vim.api.nvim_buf_line_count(...)", seeded.display)) >= seeded.lines,
     60_000,
   );
-  const text = Array.from({ length: DELTAS }, (_, i) => (i % 40 === 39 ? "\n" : "x")).join("");
+  // Its last line is one no other line is, so the wait below sees the whole text arrive.
+  const text = `${Array.from({ length: DELTAS - 9 }, (_, i) => (i % 40 === 39 ? "\n" : "x")).join("")}\nend-mark`;
   s.mock.reply(response([{ text, chunk: 1, holdInside: { hold: "last", afterDeltas: DELTAS } }]));
   // The first sync writes the seeded messages: not part of streaming, so done before measuring.
   await s.lua("require('tine').send(...)", seeded.id, "warm up");

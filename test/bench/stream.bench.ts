@@ -30,7 +30,8 @@ await withNeovim(
         60_000,
       );
       const openMs = performance.now() - opened;
-      const text = Array.from({ length: DELTAS }, (_, i) => (i % 40 === 39 ? "\n" : "x")).join("");
+      // Its last line is one no other line is, so the wait below sees the whole text arrive.
+      const text = `${Array.from({ length: DELTAS - 9 }, (_, i) => (i % 40 === 39 ? "\n" : "x")).join("")}\nend-mark`;
       s.mock.reply(response([{ text, chunk: 1, holdInside: { hold: `last${size}`, afterDeltas: DELTAS } }]));
       const cpu0 = await s.lua<number>("return require('tine.host').request('bench_cpu')");
       await s.lua("require('tine').send(...)", seeded.id, "stream please");
