@@ -5,7 +5,6 @@
  * one as it exits: by then the cache holds every function the host ran, start-up's included.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Script } from "node:vm";
 
@@ -29,7 +28,8 @@ const script = new Script(`(function (exports, require, module, __filename, __di
   cachedData: cached,
 });
 const hostModule = { exports: {} };
-script.runInThisContext().call(hostModule.exports, hostModule.exports, createRequire(bundle), hostModule, bundle, __dirname);
+// This file's own require: the bundle lies beside it, so its relative requires (./sdk.cjs) resolve alike.
+script.runInThisContext().call(hostModule.exports, hostModule.exports, require, hostModule, bundle, __dirname);
 
 if (cached === undefined || script.cachedDataRejected) {
   // Registered after the host's own exit handlers: they run first.

@@ -7,10 +7,11 @@
 // (names kept, so stack traces still read; dist/*.map maps them back to the sources).
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { build } from "esbuild";
 
 const common = { bundle: true, platform: "node", target: "node20", format: "cjs", sourcemap: "linked", logLevel: "warning" };
-const minified = { minify: true, keepNames: true };
+const minified = process.env.NOMIN ? {} : { minify: true, keepNames: true };
 
 /**
  * The SDK is three quarters of the host's code but needed only once a request is sent. It is
@@ -35,7 +36,36 @@ export default new Proxy(function Anthropic() {}, {
   },
 };
 
-const host = { ...common, ...minified, plugins: [sdkOnFirstUse] };
+/**
+ * Node's own modules that Node's start-up has not loaded and the host's start-up does not use
+ * load when first used (the tools' child_process and fs/promises, long after start-up; node:crypto
+ * is not among them: the store and a first thread's id need it at once). Each import of one is a
+ * stand-in whose exports, named here from the Node that builds, require the module on first access.
+ */
+const ON_FIRST_USE = ["child_process", "fs/promises", "os", "v8"];
+const builtinsOnFirstUse = {
+  name: "builtins-on-first-use",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      ON_FIRST_USE.includes(args.path.replace(/^node:/, "")) && args.namespace !== "builtin-on-first-use"
+        ? { path: args.path, namespace: "builtin-on-first-use" }
+        : undefined,
+    );
+    const require = createRequire(import.meta.url);
+    b.onLoad({ filter: /.*/, namespace: "builtin-on-first-use" }, ({ path }) => ({
+      loader: "js",
+      contents: [
+        `let m;\nconst load = () => (m ??= require(${JSON.stringify(path)}));`,
+        ...Object.keys(require(path)).map(
+          (name) =>
+            `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => load()[${JSON.stringify(name)}] });`,
+        ),
+      ].join("\n"),
+    }));
+  },
+};
+
+const host = { ...common, ...minified, plugins: [sdkOnFirstUse, builtinsOnFirstUse] };
 await Promise.all([
   build({ ...host, entryPoints: ["node/index.ts"], outfile: "dist/host-main.cjs" }),
   build({ ...host, entryPoints: ["node/rplugin.ts"], outfile: "dist/rplugin.cjs" }),
