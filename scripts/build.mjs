@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { build } from "esbuild";
 
 const common = { bundle: true, platform: "node", target: "node20", format: "cjs", sourcemap: "linked", logLevel: "warning" };
-const minified = process.env.NOMIN ? {} : { minify: true, keepNames: true };
+const minified = { minify: true, keepNames: true };
 
 /**
  * The SDK is three quarters of the host's code but needed only once a request is sent. It is
