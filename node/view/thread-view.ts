@@ -14,19 +14,20 @@ import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agen
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { replaceTail } from "../util/arrays.ts";
-import { Document, type Edit } from "./document.ts";
-import { type RenderContext, type Rendered, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
+import { Document, type Edit, RemadeLines, type Segment } from "./document.ts";
+import { type RenderContext, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
 
 /** An entry's segment: the entry, what else shaped its look (its variant), and its lines. */
-type EntrySeg = { readonly entry: Entry; readonly variant: string } & Rendered;
+type EntrySeg = { readonly entry: Entry; readonly variant: string; readonly blockStarts: readonly number[]; readonly lines: Segment };
 
 /**
  * Segments of entries whose look depends on nothing but the entry (variant ""), made once and
  * shared by every view of a thread holding the entry: a fork's view of its source's 1,000
- * messages holds 1,000 references, not 1,000 segments of its own.
+ * messages holds 1,000 references, not 1,000 segments of its own. Their lines are remade when
+ * needed (RemadeLines), not held: rendering an entry again gives the same lines.
  */
 const plainSegs = new WeakMap<Entry, EntrySeg>();
 
@@ -111,7 +112,10 @@ export class ThreadView {
     if (variant !== "") return { entry, variant, ...renderEntry(entry, withToolNames(ctx, history)) };
     let seg = plainSegs.get(entry);
     if (!seg) {
-      seg = { entry, variant, ...renderEntry(entry, withToolNames(ctx, history)) };
+      // Made again in the same context: no view state, the same tool names (from the entry before it).
+      const plain = { ...withToolNames(ctx, history), expanded: NOTHING_EXPANDED };
+      const { lines, blockStarts } = renderEntry(entry, plain);
+      seg = { entry, variant, blockStarts, lines: new RemadeLines(lines, () => renderEntry(entry, plain).lines) };
       plainSegs.set(entry, seg);
     }
     return seg;
@@ -193,6 +197,8 @@ export class ThreadView {
     this.syncSegment(i, lines);
   }
 }
+
+const NOTHING_EXPANDED: ReadonlySet<string> = new Set();
 
 /** What shapes an entry's look beyond the entry itself (its variant), without the tool names. */
 function contextFor(thread: Thread, history: History, index: number): RenderContext {
