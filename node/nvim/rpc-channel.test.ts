@@ -30,6 +30,21 @@ describe("RpcChannel", () => {
     assert.deepEqual(await nvim.next(), [1, 8, "it failed", null]);
   });
 
+  it("answers with an error when the handler throws or its result cannot be sent, and goes on reading", async () => {
+    const nvim = wired((method) => {
+      if (method === "throws") throw new Error("thrown at once");
+      return Promise.resolve(method === "unsendable" ? { n: 1n } : "fine");
+    });
+    nvim.send([0, 1, "throws", []]);
+    assert.deepEqual(await nvim.next(), [1, 1, "thrown at once", null]);
+    nvim.send([0, 2, "unsendable", []]);
+    const [type, id, error] = await nvim.next();
+    assert.deepEqual([type, id], [1, 2]);
+    assert.match(String(error), /^tine: the answer could not be sent: /);
+    nvim.send([0, 3, "ok", []]);
+    assert.deepEqual(await nvim.next(), [1, 3, null, "fine"]);
+  });
+
   it("resolves the host's requests by id, in any order; Neovim's errors reject with the method's name", async () => {
     const nvim = wired(async () => null);
     const first = nvim.channel.request("nvim_exec_lua", ["return 1", []]);

@@ -42,9 +42,10 @@ export class RpcChannel {
     switch (message[0]) {
       case 0: {
         const [, id, method, args] = message;
-        this.onRequest(String(method), args).then(
-          (result) => this.send([1, id, null, result ?? null]),
-          (error: unknown) => this.send([1, id, error instanceof Error ? error.message : String(error), null]),
+        // A handler that throws is answered with its error too: the channel keeps reading.
+        new Promise((resolve) => resolve(this.onRequest(String(method), args))).then(
+          (result) => this.answer(id, null, result ?? null),
+          (error: unknown) => this.answer(id, error instanceof Error ? error.message : String(error), null),
         );
         return;
       }
@@ -62,6 +63,15 @@ export class RpcChannel {
         return; // Neovim sends the host no notifications.
       default:
         assertUnreachable(message);
+    }
+  }
+
+  /** Answers request `id`; an answer that cannot be encoded is answered as an error (Neovim waits for one). */
+  private answer(id: number, error: string | null, result: unknown): void {
+    try {
+      this.send([1, id, error, result]);
+    } catch (e) {
+      this.send([1, id, `tine: the answer could not be sent: ${(e as Error).message}`, null]);
     }
   }
 
