@@ -1,11 +1,84 @@
-// Bundles the Node host into one file that Neovim starts (dist/host.cjs), the same code for the
-// classic remote-plugin host (dist/rplugin.cjs), plus the offline demo
-// server used by `npm run try` (dist/mock-demo.cjs).
+// Bundles the Node host into one file (dist/host-main.cjs) that Neovim starts through a loader
+// (dist/host.cjs, node/boot.ts: V8's code cache), the same code for the classic remote-plugin
+// host (dist/rplugin.cjs), the Anthropic SDK they load on first use (dist/sdk.cjs), plus the
+// offline demo server used by `npm run try` (dist/mock-demo.cjs).
+//
+// Start-up time is what shapes the host's bundle: it holds only what start-up runs, minified
+// (names kept, so stack traces still read; dist/*.map maps them back to the sources).
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { build } from "esbuild";
 
 const common = { bundle: true, platform: "node", target: "node20", format: "cjs", sourcemap: "linked", logLevel: "warning" };
+const minified = { minify: true, keepNames: true };
+
+/**
+ * The SDK is three quarters of the host's code but needed only once a request is sent. It is
+ * bundled alone into dist/sdk.cjs, and in the host's bundle `@anthropic-ai/sdk` is a stand-in
+ * that requires that file on first use: `new Anthropic(...)` or any property of the class
+ * (`Anthropic.APIError`). Types are erased, so only these value uses reach it.
+ */
+const sdkOnFirstUse = {
+  name: "sdk-on-first-use",
+  setup(b) {
+    b.onResolve({ filter: /^@anthropic-ai\/sdk$/ }, () => ({ path: "sdk", namespace: "sdk-on-first-use" }));
+    b.onResolve({ filter: /^\.\/sdk\.cjs$/ }, () => ({ path: "./sdk.cjs", external: true }));
+    b.onLoad({ filter: /.*/, namespace: "sdk-on-first-use" }, () => ({
+      loader: "js",
+      contents: `let sdk;
+const load = () => (sdk ??= require("./sdk.cjs").default);
+export default new Proxy(function Anthropic() {}, {
+  construct: (_, args) => Reflect.construct(load(), args),
+  get: (_, key) => load()[key],
+});`,
+    }));
+  },
+};
+
+/**
+ * Node's own modules that Node's start-up has not loaded and the host's start-up does not use
+ * load when first used (the tools' child_process and fs/promises, long after start-up; node:crypto
+ * is not among them: the store and a first thread's id need it at once). Each import of one is a
+ * stand-in whose exports, named here from the Node that builds, require the module on first access.
+ */
+const ON_FIRST_USE = ["child_process", "fs/promises", "os", "v8"];
+const builtinsOnFirstUse = {
+  name: "builtins-on-first-use",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      ON_FIRST_USE.includes(args.path.replace(/^node:/, "")) && args.namespace !== "builtin-on-first-use"
+        ? { path: args.path, namespace: "builtin-on-first-use" }
+        : undefined,
+    );
+    const require = createRequire(import.meta.url);
+    b.onLoad({ filter: /.*/, namespace: "builtin-on-first-use" }, ({ path }) => ({
+      loader: "js",
+      contents: [
+        `let m;\nconst load = () => (m ??= require(${JSON.stringify(path)}));`,
+        ...Object.keys(require(path)).map(
+          (name) =>
+            `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => load()[${JSON.stringify(name)}] });`,
+        ),
+      ].join("\n"),
+    }));
+  },
+};
+
+const host = { ...common, ...minified, plugins: [sdkOnFirstUse, builtinsOnFirstUse] };
 await Promise.all([
-  build({ ...common, entryPoints: ["node/index.ts"], outfile: "dist/host.cjs" }),
-  build({ ...common, entryPoints: ["node/rplugin.ts"], outfile: "dist/rplugin.cjs" }),
+  build({ ...host, entryPoints: ["node/index.ts"], outfile: "dist/host-main.cjs" }),
+  build({ ...host, entryPoints: ["node/rplugin.ts"], outfile: "dist/rplugin.cjs" }),
+  build({
+    ...common,
+    ...minified,
+    stdin: { contents: 'export { default } from "@anthropic-ai/sdk";', resolveDir: ".", sourcefile: "sdk.ts" },
+    outfile: "dist/sdk.cjs",
+  }),
   build({ ...common, entryPoints: ["test/mock-anthropic/demo.ts"], outfile: "dist/mock-demo.cjs" }),
 ]);
+
+// The loader names the code cache after the bundle's content; a cache of an earlier build is dropped.
+const hash = createHash("sha256").update(readFileSync("dist/host-main.cjs")).digest("hex").slice(0, 16);
+for (const f of readdirSync("dist")) if (/^host-main\..*\.v8cache/.test(f) && !f.startsWith(`host-main.${hash}.`)) rmSync(`dist/${f}`);
+await build({ ...common, entryPoints: ["node/boot.ts"], outfile: "dist/host.cjs", define: { HOST_BUNDLE_HASH: JSON.stringify(hash) } });

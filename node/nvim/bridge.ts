@@ -2,11 +2,13 @@
  * The host's only way to touch Neovim: calls into the Lua side (`require("tine.host_api")`).
  * Buffer writes are sent without waiting, in order, so streaming never waits on a round trip.
  */
-import type { NeovimClient } from "neovim";
 import type { ViewUpdate } from "../view/thread-view.ts";
 
+/** Neovim's RPC API as the host uses it: the jobstart host's RpcChannel, or the remote-plugin host's client. */
+export type NvimRequests = { request(method: string, args: unknown[]): Promise<unknown> };
+
 export class NvimBridge {
-  constructor(private readonly nvim: NeovimClient) {}
+  constructor(private readonly nvim: NvimRequests) {}
 
   /** Calls `require("tine.host_api")[fn](...args)` and returns its result. */
   call(fn: string, args: unknown[]): Promise<unknown> {

@@ -43,16 +43,19 @@ export function connect(
   } = {},
 ): Connection {
   const apiKey = process.env["ANTHROPIC_API_KEY"];
-  const client = apiKey
-    ? new Anthropic({
+  let client: Anthropic | null = null;
+  return {
+    // Made when the first request asks for it: the host's build loads the SDK then, not at start-up.
+    get client() {
+      if (!apiKey) return null;
+      client ??= new Anthropic({
         apiKey,
         baseURL: options.baseURL || process.env["ANTHROPIC_BASE_URL"] || undefined,
         maxRetries: 0,
         logger: options.logger ?? sdkLogger,
-      })
-    : null;
-  return {
-    client,
+      });
+      return client;
+    },
     streamRetries: 3,
     retryDelayMs: options.retryDelayMs ?? 1000,
     maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,

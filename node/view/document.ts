@@ -3,6 +3,7 @@
  * being streamed and a footer), mirrored exactly in Neovim. Every change is turned into the
  * smallest `nvim_buf_set_lines` edits: a change near the end costs what it changes, not what the
  * buffer holds, so streaming into a 10,000-message thread costs what it does into an empty one.
+ * A segment of a history entry is not held as lines but made again when needed (RemadeLines).
  */
 
 import { replaceRange, replaceTail } from "../util/arrays.ts";
@@ -10,12 +11,46 @@ import { replaceRange, replaceTail } from "../util/arrays.ts";
 /** [start, end, replacement] in buffer lines, 0-based, end exclusive. */
 export type Edit = [number, number, string[]];
 
+/**
+ * Lines the document does not hold but can have made again, the same, when it needs them (to
+ * tell what an edit changes): a rendered history entry, whose lines would cost four times its
+ * text (a 10 MB reply's million lines are 40 MB of strings). Those last made are kept until the
+ * garbage collector wants the room: made again only after that.
+ */
+export class RemadeLines {
+  private last: WeakRef<readonly string[]>;
+
+  constructor(
+    lines: readonly string[],
+    private readonly make: () => readonly string[],
+  ) {
+    this.length = lines.length;
+    this.last = new WeakRef(lines);
+  }
+
+  readonly length: number;
+
+  get(): readonly string[] {
+    let lines = this.last.deref();
+    if (!lines) {
+      lines = this.make();
+      this.last = new WeakRef(lines);
+    }
+    return lines;
+  }
+}
+
+/** A segment's lines: held (the header, the footer, the message being streamed), or remade. */
+export type Segment = string[] | RemadeLines;
+
+const linesOf = (segment: Segment): readonly string[] => (segment instanceof RemadeLines ? segment.get() : segment);
+
 export class Document {
-  private segments: string[][];
+  private segments: Segment[];
   private total: number;
   private edits: Edit[] = [];
 
-  constructor(initial: string[][]) {
+  constructor(initial: Segment[]) {
     this.segments = initial;
     this.total = initial.reduce((n, s) => n + s.length, 0);
   }
@@ -29,7 +64,7 @@ export class Document {
   }
 
   lines(i: number): readonly string[] {
-    return this.segments[i]!;
+    return linesOf(this.segments[i]!);
   }
 
   /** First line of segment i. Counted from the nearer end: O(1) for the tail segments. */
@@ -56,18 +91,19 @@ export class Document {
   }
 
   /** Replaces `count` segments at `from` with `replacement`; writes only the lines that differ. */
-  splice(from: number, count: number, replacement: string[][]): void {
+  splice(from: number, count: number, replacement: Segment[]): void {
     const start = this.start(from);
-    const old = this.segments.slice(from, from + count).flat();
-    const next = replacement.flat();
+    const old = this.segments.slice(from, from + count).flatMap(linesOf);
+    const next = replacement.flatMap(linesOf);
     replaceRange(this.segments, from, count, replacement);
     this.total += next.length - old.length;
     this.write(start, old, next);
   }
 
-  /** Replaces the lines of segment i from line `offset` on (the streaming tail). */
+  /** Replaces the lines of segment i, a held one, from line `offset` on (the streaming tail). */
   patchTail(i: number, offset: number, tail: string[]): void {
     const seg = this.segments[i]!;
+    if (seg instanceof RemadeLines) throw new Error("patchTail: a remade segment is never patched");
     const old = seg.slice(offset);
     replaceTail(seg, offset, tail);
     this.total += tail.length - old.length;
@@ -92,6 +128,6 @@ export class Document {
 
   /** The whole content (tests and first render). */
   text(): string[] {
-    return this.segments.flat();
+    return this.segments.flatMap(linesOf);
   }
 }

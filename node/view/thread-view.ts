@@ -14,16 +14,22 @@ import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agen
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { replaceTail } from "../util/arrays.ts";
-import { Document, type Edit } from "./document.ts";
-import { type RenderContext, type Rendered, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
+import { Document, type Edit, RemadeLines, type Segment } from "./document.ts";
+import { type RenderContext, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
 
-/** Renders of entries that need no view state, shared by every thread holding the entry. */
-const plainRenders = new WeakMap<Entry, Rendered>();
+/** An entry's segment: the entry, what else shaped its look (its variant), and its lines. */
+type EntrySeg = { readonly entry: Entry; readonly variant: string; readonly blockStarts: readonly number[]; readonly lines: Segment };
 
-type EntrySeg = { entry: Entry; variant: string; blockStarts: number[] };
+/**
+ * Segments of entries whose look depends on nothing but the entry (variant ""), made once and
+ * shared by every view of a thread holding the entry: a fork's view of its source's 1,000
+ * messages holds 1,000 references, not 1,000 segments of its own. Their lines are remade when
+ * needed (RemadeLines), not held: rendering an entry again gives the same lines.
+ */
+const plainSegs = new WeakMap<Entry, EntrySeg>();
 
 export type ThreadViewInput = {
   thread: Thread;
@@ -99,16 +105,20 @@ export class ThreadView {
     if (old.length !== lines.length || old.some((l, j) => l !== lines[j])) this.doc.splice(i, 1, [lines]);
   }
 
-  private renderAt(history: History, thread: Thread, index: number): EntrySeg & { lines: string[] } {
+  private renderAt(history: History, thread: Thread, index: number): EntrySeg {
     const entry = history.at(index);
     const ctx = contextFor(thread, history, index);
     const variant = variantOf(ctx);
-    let rendered = variant === "" ? plainRenders.get(entry) : undefined;
-    if (!rendered) {
-      rendered = renderEntry(entry, ctx);
-      if (variant === "") plainRenders.set(entry, rendered);
+    if (variant !== "") return { entry, variant, ...renderEntry(entry, withToolNames(ctx, history)) };
+    let seg = plainSegs.get(entry);
+    if (!seg) {
+      // Made again in the same context: no view state, the same tool names (from the entry before it).
+      const plain = { ...withToolNames(ctx, history), expanded: NOTHING_EXPANDED };
+      const { lines, blockStarts } = renderEntry(entry, plain);
+      seg = { entry, variant, blockStarts, lines: new RemadeLines(lines, () => renderEntry(entry, plain).lines) };
+      plainSegs.set(entry, seg);
     }
-    return { entry, variant, blockStarts: rendered.blockStarts, lines: rendered.lines };
+    return seg;
   }
 
   private syncHistory(thread: Thread): void {
@@ -188,20 +198,27 @@ export class ThreadView {
   }
 }
 
+const NOTHING_EXPANDED: ReadonlySet<string> = new Set();
+
+/** What shapes an entry's look beyond the entry itself (its variant), without the tool names. */
 function contextFor(thread: Thread, history: History, index: number): RenderContext {
   const entry = history.at(index);
   const isLastAssistant = index === history.length - 1 && entry.message.role === "assistant";
-  let toolNames: Map<string, string> | undefined;
-  if (entry.message.role === "user" && index > 0) {
-    const prev = history.at(index - 1).message;
-    toolNames = new Map(prev.content.flatMap((b) => (b.type === "tool_use" ? [[b.id, b.name] as [string, string]] : [])));
-  }
   return {
     index,
     expanded: thread.expanded,
     toolRuns: isLastAssistant && thread.toolRuns.length ? thread.toolRuns : undefined,
-    toolNames,
   };
+}
+
+/**
+ * The context with the names of the tools whose results the entry holds (from the entry before
+ * it, which a thread holding the entry holds too): looked up only when the entry is rendered.
+ */
+function withToolNames(ctx: RenderContext, history: History): RenderContext {
+  if (history.at(ctx.index).message.role !== "user" || ctx.index === 0) return ctx;
+  const prev = history.at(ctx.index - 1).message;
+  return { ...ctx, toolNames: new Map(prev.content.flatMap((b) => (b.type === "tool_use" ? [[b.id, b.name] as [string, string]] : []))) };
 }
 
 /** What, beyond the entry itself, its rendering depends on ("" = nothing). */
