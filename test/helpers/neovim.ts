@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { attach, type NeovimClient } from "neovim";
+import { afterEach } from "vitest";
 import type { ThreadInfo } from "../../node/rpc/methods.ts";
 
 export type { ThreadInfo } from "../../node/rpc/methods.ts";
@@ -134,14 +135,29 @@ const TERMINAL_PIDS = `
   end
   return pids`;
 
-const alive = (pid: number) => {
+/** Whether process `pid` is running (or a zombie not yet reaped). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch {
     return false;
   }
-};
+}
+
+/** Project folders for the tests of one file, each removed after its test: call at the file's top. */
+export function tempProjects(): () => string {
+  let dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    dirs = [];
+  });
+  return () => {
+    const d = projectDir();
+    dirs.push(d);
+    return d;
+  };
+}
 
 /** Ends each process group (a terminal's program leads its own) and waits until the leaders are gone. */
 async function endProcessGroups(pids: readonly number[]): Promise<void> {

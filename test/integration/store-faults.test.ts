@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, inject, it } from "vitest";
 import { exchange, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
-import { projectDir, type Session, withNeovim } from "../helpers/neovim.ts";
+import { alive, projectDir, type Session, withNeovim } from "../helpers/neovim.ts";
 import { mountTmpfs, type Tmpfs, tmpfsRefused } from "../helpers/tmpfs.ts";
 import { textReply } from "../mock-anthropic/script.ts";
 
@@ -24,15 +24,6 @@ function setUp(): { disk: Tmpfs; cwd: string } {
   const cwd = projectDir();
   cleanup.push(() => disk.close());
   return { disk, cwd };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Polls `check` until it holds (outside a Neovim session). */

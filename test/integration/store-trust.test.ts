@@ -3,12 +3,12 @@
  * host's recursion, and another Neovim on the same project (its numbers, its locks, its exit).
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, inject, it } from "vitest";
+import { describe, inject, it } from "vitest";
 import { blocks, body, exchange, resultOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
-import { projectDir, withNeovim } from "../helpers/neovim.ts";
+import { alive, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response } from "../mock-anthropic/script.ts";
 import type { Step } from "../mock-anthropic/server.ts";
 
@@ -21,25 +21,7 @@ function storeDir(cwd: string): string {
   return join(root, only!);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-let dirs: string[] = [];
-const project = () => {
-  const d = projectDir();
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
+const project = tempProjects();
 
 describe(`files and instances the store cannot trust (${nv.version})`, () => {
   it("an index entry of the wrong shape is rebuilt: the list still shows the project's threads", async () => {

@@ -4,13 +4,13 @@
  * by area, not by length.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, inject, it } from "vitest";
+import { describe, inject, it } from "vitest";
 import { SESSION_ENDED_BEFORE_TOOL_RAN } from "../../node/store/replay.ts";
 import { blocks, body, exchange, resultOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
-import { projectDir, withNeovim } from "../helpers/neovim.ts";
+import { alive, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -37,25 +37,7 @@ function streamedOnDisk(path: string): string {
   return text;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-let dirs: string[] = [];
-const project = () => {
-  const d = projectDir();
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
+const project = tempProjects();
 
 describe(`storage (${nv.version})`, () => {
   it("threads and forks come back after quitting Neovim: tree, titles, histories; a send carries the full history", async () => {
