@@ -1,8 +1,10 @@
 /** The registry runs only what the user configured: a stored header never names the program. */
+
 import { describe, expect, it } from "vitest";
+import { headerLine } from "../test/helpers/stored-header.ts";
 import { History } from "./providers/history.ts";
 import { runnerRegistry } from "./runners.ts";
-import { decode, FORMAT_VERSION } from "./store/records.ts";
+import { decode } from "./store/records.ts";
 
 const registry = runnerRegistry({
   api: {
@@ -13,20 +15,7 @@ const registry = runnerRegistry({
 });
 
 const argvOf = (header: Record<string, unknown>) => {
-  const d = decode(
-    JSON.stringify({
-      t: "header",
-      v: FORMAT_VERSION,
-      id: "a",
-      num: 1,
-      title: "T",
-      created: 1,
-      cwd: "/p",
-      model: "m",
-      parent: null,
-      ...header,
-    }),
-  );
+  const d = decode(headerLine(header));
   if (!d.ok || d.record.t !== "header") throw new Error(d.ok ? "not a header" : d.error);
   const surface = registry.reopen(d.record.runner, History.empty, () => {}).surface;
   if (surface.type !== "terminal") throw new Error("not a terminal");

@@ -2,25 +2,15 @@
  * Headers as older versions wrote them still decode, into the runner union the chat takes; a record
  * of the wrong types is refused with the reason, so replay, the list and the view never see it.
  */
+
 import { describe, expect, it } from "vitest";
+import { headerLine } from "../../test/helpers/stored-header.ts";
 import { LINE_BOUNDS } from "../util/bounded-json.ts";
-import { decode, FORMAT_VERSION } from "./records.ts";
+import { decode } from "./records.ts";
 
 const S1 = "11111111-1111-4111-8111-111111111111";
 const S2 = "22222222-2222-4222-8222-222222222222";
-const header = (extra: Record<string, unknown>) =>
-  JSON.stringify({
-    t: "header",
-    v: FORMAT_VERSION,
-    id: "a",
-    num: 1,
-    title: "T",
-    created: 1,
-    cwd: "/p",
-    model: "m",
-    parent: null,
-    ...extra,
-  });
+const header = headerLine;
 
 describe("header runner", () => {
   it("a header from before runners were stored is tine's agent", () => {
