@@ -13,6 +13,8 @@
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
+import type { RunnerSpec } from "../chat/runner.ts";
+import type { ThreadInstructions } from "../context/instructions.ts";
 import type { History } from "../providers/history.ts";
 import { kindOf, openRegular, readFrom } from "../util/regular-file.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
@@ -35,6 +37,8 @@ export type NewThread = {
 
 export type LoadedThread = {
   readonly header: Header;
+  /** How it runs: its header's runner with the instructions it sends (a fork's are its source's). */
+  readonly runner: RunnerSpec;
   /** The state as the log leaves it (a recorder continues from here). */
   readonly raw: LogState;
   /** `raw` with an interrupted turn closed: what the thread continues from. */
@@ -92,7 +96,11 @@ export class ThreadStore {
    */
   create(thread: NewThread): LogWriter {
     this.ensureDir();
-    const header: Header = { t: "header", v: FORMAT_VERSION, ...thread, created: Date.now(), cwd: this.cwd };
+    // The instructions go beside the runner, and only where no fork pointer leads to them.
+    const { runner: spec, ...fields } = thread;
+    const { instructions, ...runner } = spec;
+    const own = instructions && thread.parent?.relation !== "fork" ? { instructions } : {};
+    const header: Header = { t: "header", v: FORMAT_VERSION, ...fields, runner, ...own, created: Date.now(), cwd: this.cwd };
     const lock = acquireLock(this.lockPath(thread.id), this.pid);
     if (!lock.ok) throw new Error(`tine: thread ${thread.id} is locked by pid ${lock.pid}`);
     let fd: number | null = null;
@@ -210,7 +218,16 @@ export class ThreadStore {
   load(id: string): LoadedThread {
     const cached = this.parse(id);
     const raw = this.stateAt(id);
-    return { header: cached.log.header, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
+    const { header } = cached.log;
+    const instructions = this.instructionsOf(id);
+    const runner = instructions ? { ...header.runner, instructions } : header.runner;
+    return { header, runner, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
+  }
+
+  /** The instructions a stored thread sends: its header's, or a fork's source's (`stateAt` has checked the pointers). */
+  private instructionsOf(id: string): ThreadInstructions | undefined {
+    const { header } = this.parse(id).log;
+    return header.parent?.relation === "fork" ? this.instructionsOf(header.parent.id) : header.instructions;
   }
 
   /** This project's threads (and transcripts that could not be read), from headers and the index. */
