@@ -37,7 +37,10 @@ const DEFAULT: InstructionsOption = { files: ["$XDG_CONFIG_HOME/tine/AGENTS.md",
 describe("where the files are", () => {
   it("$XDG_CONFIG_HOME is its value, or ~/.config when unset or relative; ~ is home; a relative path is in the project", () => {
     expect(instructionPath("$XDG_CONFIG_HOME/tine/AGENTS.md", root, env)).toBe(join(home, ".config/tine/AGENTS.md"));
-    expect(instructionPath("${XDG_CONFIG_HOME}/tine/AGENTS.md", root, { ...env, XDG_CONFIG_HOME: "/x/conf" })).toBe("/x/conf/tine/AGENTS.md");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the ${…} form a user may write in setup
+    expect(instructionPath("${XDG_CONFIG_HOME}/tine/AGENTS.md", root, { ...env, XDG_CONFIG_HOME: "/x/conf" })).toBe(
+      "/x/conf/tine/AGENTS.md",
+    );
     expect(instructionPath("$XDG_CONFIG_HOME/a.md", root, { ...env, XDG_CONFIG_HOME: "rel" })).toBe(join(home, ".config/a.md"));
     expect(instructionPath("~/notes/agent.md", root, env)).toBe(join(home, "notes/agent.md"));
     expect(instructionPath("docs/AI.md", root, env)).toBe(join(root, "docs/AI.md"));

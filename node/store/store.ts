@@ -9,12 +9,14 @@
  * A fork's transcript starts with a pointer into its parent's (id and record count), never a copy.
  * Loading replays the parent's log up to that count, recursively; parsed logs and the states at
  * fork points are cached, so forks loaded together share their prefix in memory.
+ *
+ * Over 300 lines: it is the one module that touches the data folder (files, locks, the index), so
+ * that no rule about what is trusted there lives anywhere else.
  */
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
-import type { ThreadInstructions } from "../context/instructions.ts";
 import type { History } from "../providers/history.ts";
 import { kindOf, openRegular, readFrom } from "../util/regular-file.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
@@ -219,15 +221,11 @@ export class ThreadStore {
     const cached = this.parse(id);
     const raw = this.stateAt(id);
     const { header } = cached.log;
-    const instructions = this.instructionsOf(id);
-    const runner = instructions ? { ...header.runner, instructions } : header.runner;
+    // A fork sends what its source sent: the instructions of the first header up its pointers (checked by stateAt) that is no fork's.
+    let source = header;
+    while (source.parent?.relation === "fork") source = this.parse(source.parent.id).log.header;
+    const runner = source.instructions ? { ...header.runner, instructions: source.instructions } : header.runner;
     return { header, runner, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
-  }
-
-  /** The instructions a stored thread sends: its header's, or a fork's source's (`stateAt` has checked the pointers). */
-  private instructionsOf(id: string): ThreadInstructions | undefined {
-    const { header } = this.parse(id).log;
-    return header.parent?.relation === "fork" ? this.instructionsOf(header.parent.id) : header.instructions;
   }
 
   /** This project's threads (and transcripts that could not be read), from headers and the index. */
