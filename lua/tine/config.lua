@@ -247,10 +247,6 @@ function M.setup(opts)
   if opts.thinking ~= nil then
     options.thinking = opts.thinking
   end
-  -- A list of files: the user's replaces the default list, not its first items.
-  if type(opts.instructions) == "table" and opts.instructions.files ~= nil then
-    options.instructions.files = opts.instructions.files
-  end
   local problems = M.problems(options, opts)
   if #problems > 0 then
     vim.notify(table.concat(problems, "\n"), vim.log.levels.ERROR)

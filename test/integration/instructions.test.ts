@@ -131,6 +131,20 @@ describe(`project instructions (${nv.version})`, () => {
     );
   });
 
+  it("files set in setup replace the default list whole; a wrong value is reported at setup, naming the option", async () => {
+    await withNeovim(nv, async (s) => {
+      const options = await s.lua<{ files: string[]; max_bytes: number }>(
+        "return require('tine.config').setup({ instructions = { files = { 'docs/agents.md' } } }).instructions",
+      );
+      assert.deepEqual(options, { files: ["docs/agents.md"], max_bytes: 32768 });
+      await s.lua("require('tine.config').setup({ instructions = { files = 'AGENTS.md' } })");
+      assert.match(
+        await s.lastNotification(),
+        /^tine: setup: instructions must be false or a table \{ files = \{ paths \}, max_bytes = N \}/,
+      );
+    });
+  });
+
   it("a file that cannot be read does not stop the thread, and one over max_bytes is cut: the banner says both", async () => {
     const cwd = project();
     mkdirSync(join(cwd, "AGENTS.md"));
