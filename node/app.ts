@@ -45,7 +45,7 @@ export class App {
 
   constructor(
     private readonly nvim: NvimBridge,
-    config: HostConfig,
+    readonly config: HostConfig,
   ) {
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
@@ -97,7 +97,7 @@ export class App {
       {
         create: (fields) => this.create(fields),
         historyOf: (id) =>
-          this.chat.threads.get(id)?.runner.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id) : undefined),
+          this.chat.threads.get(id)?.runner.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id).history : undefined),
         titleOf: (id) => this.chat.titleOf(id),
         nextNum: () => this.chat.nextNum(),
         warn: (message) => this.nvim.notifyError(message),
@@ -266,7 +266,7 @@ export class App {
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
     if (this.cancelWaitingFork(sourceId)) return null;
     const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
-    const length = live ? live.runner.history.length : storedSource!.length;
+    const length = live ? live.runner.history.length : storedSource!.history.length;
     if (opts.at_message !== undefined && (opts.at_message < 0 || opts.at_message >= length)) {
       throw new Error(`${this.chat.titleOf(sourceId)} has no message ${opts.at_message}`);
     }
@@ -334,7 +334,8 @@ export class App {
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
     const { title, reports } = loaded.raw;
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history: loaded.history, readOnlyBy, reports } });
+    const { history, runner } = loaded;
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports } });
   }
 
   /**
@@ -490,7 +491,7 @@ export class App {
       throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
     const side = (id: ThreadId) => ({
       title: this.chat.titleOf(id) ?? id,
-      history: this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id),
+      history: this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history,
     });
     return diffBranches(side(a), side(b));
   }

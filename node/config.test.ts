@@ -33,6 +33,7 @@ const base: SentConfig = {
   web_search: false,
   tools_needing_approval: ["bash_command", "edit_file"],
   system_prompt: "s",
+  instructions: { files: ["AGENTS.md"], max_bytes: 32768 },
   base_url: null,
   stream_idle_timeout: 60,
   max_retry_wait: 60,
@@ -128,6 +129,13 @@ describe("parseConfig: every option, no defaults of its own", () => {
     assert.throws(() => parseConfig({ ...base, sidebar: { ...base.sidebar, width: "wide" } }), /config\.sidebar\.width must be a number/);
     assert.throws(() => parseConfig({ ...base, keymaps: { ...keymaps, send: 1 } }), /config\.keymaps\.send must be a key/);
     assert.throws(() => parseConfig("model"), /^Error: tine: config must be a table \(got "model"\)$/);
+    assert.equal(parseConfig({ ...base, instructions: false }).instructions, false);
+    assert.throws(() => parseConfig({ ...base, instructions: true }), /config\.instructions must be false or a table/);
+    assert.throws(
+      () => parseConfig({ ...base, instructions: { files: ["A"], max_bytes: 0.5 } }),
+      /config\.instructions\.max_bytes must be a whole number >= 1/,
+    );
+    assert.throws(() => parseConfig({ ...base, instructions: { files: "A", max_bytes: 9 } }), /config\.instructions\.files must be a list/);
   });
 
   it("an option it does not know is an error naming it", () => {

@@ -5,6 +5,7 @@
  * keys a fork's banner names, the hint of an empty thread) is derived here, once.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import type { InstructionsOption } from "./context/instructions.ts";
 import {
   boolean,
   type Check,
@@ -37,6 +38,8 @@ export type SentConfig = {
   web_search: boolean;
   tools_needing_approval: string[];
   system_prompt: string;
+  /** Project instructions (context/instructions.ts): the files a thread reads when it starts, each capped; false: none. */
+  instructions: InstructionsOption;
   /** null: the SDK's own (or ANTHROPIC_BASE_URL). */
   base_url: string | null;
   /** Seconds without any stream event before a request is given up. */
@@ -146,6 +149,15 @@ const thinking: Check<Anthropic.Messages.ThinkingConfigParam | false> = (v, name
   }
 };
 
+/** false, or the files to read and the cap on each (a whole number of bytes >= 1). */
+const instructions: Check<InstructionsOption> = (v, name) => {
+  if (v === false) return ok(false);
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return wrong(name, "false or a table { files, max_bytes }", v);
+  const maxBytes = (v as Record<string, unknown>)["max_bytes"];
+  if (!Number.isInteger(maxBytes) || (maxBytes as number) < 1) return wrong(`${name}.max_bytes`, "a whole number >= 1", maxBytes);
+  return record({ files: strings, max_bytes: positive })(v, name);
+};
+
 /** Every field of SentConfig and its check; the compiler keeps the two in step. */
 const sentConfig = record({
   model: string,
@@ -155,6 +167,7 @@ const sentConfig = record({
   web_search: boolean,
   tools_needing_approval: strings,
   system_prompt: string,
+  instructions,
   base_url: nullable(string),
   stream_idle_timeout: positive,
   max_retry_wait: positive,

@@ -10,6 +10,7 @@ const registry = runnerRegistry({
   api: {
     config: { model: "m", maxTokens: 1, thinking: null, effort: null, webSearch: false, system: "", tools: [] },
     connection: { client: null, streamRetries: 0, retryDelayMs: 0 },
+    instructions: () => null,
   },
   claudeCode: { command: ["/opt/claude", "--verbose"], transcriptPath: () => "/nonexistent" },
 });

@@ -8,6 +8,7 @@ import type { Runner, RunnerSpec, RunnerStart, Runners } from "./chat/runner.ts"
 import { projectSessionsDir } from "./claude-code/project.ts";
 import { CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "./claude-code/session.ts";
 import type { HostConfig } from "./config.ts";
+import { readInstructions, type ThreadInstructions } from "./context/instructions.ts";
 import type { AgentMsg } from "./providers/agent.ts";
 import { AnthropicAgent } from "./providers/anthropic-agent.ts";
 import { type Connection, connect } from "./providers/connection.ts";
@@ -18,7 +19,12 @@ import { TOOL_SPECS } from "./tools/specs.ts";
 import { assertUnreachable } from "./util/assert-unreachable.ts";
 
 export type RunnerKinds = {
-  readonly api: { readonly config: ProviderConfig; readonly connection: Connection };
+  readonly api: {
+    readonly config: ProviderConfig;
+    readonly connection: Connection;
+    /** The project instructions a thread starting now sends (read each time: a change applies to new threads). */
+    readonly instructions: () => ThreadInstructions | null;
+  };
   readonly claudeCode: ClaudeCodeSetup;
 };
 
@@ -40,19 +46,20 @@ export function runnerRegistryFor(config: HostConfig): Runners {
     tools: [...TOOL_SPECS, ...FORK_TOOL_SPECS],
   };
   return runnerRegistry({
-    api: { config: api, connection },
+    // Read from the threads' environment root (app.ts): the project folder.
+    api: { config: api, connection, instructions: () => readInstructions(config.instructions, config.cwd) },
     claudeCode: { command: config.claude_command, transcriptPath: (id) => join(projectSessionsDir(config.cwd), `${id}.jsonl`) },
   });
 }
 
 export function runnerRegistry(kinds: RunnerKinds): Runners {
-  const api = (dispatch: (msg: AgentMsg) => void, history?: History): Runner =>
-    new AnthropicAgent(kinds.api.config, kinds.api.connection, dispatch, history);
+  const api = (dispatch: (msg: AgentMsg) => void, instructions: ThreadInstructions | null, history?: History): Runner =>
+    new AnthropicAgent(kinds.api.config, kinds.api.connection, dispatch, history, undefined, instructions);
   return {
     start(start: RunnerStart, dispatch): Runner {
       switch (start.kind) {
         case "api":
-          return api(dispatch, start.history);
+          return api(dispatch, kinds.api.instructions(), start.history);
         case "claude-code":
           return start.resume === undefined
             ? ClaudeCodeSession.start(kinds.claudeCode, start.args, dispatch)
@@ -64,7 +71,8 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
     reopen(spec: RunnerSpec, history: History, dispatch): Runner {
       switch (spec.kind) {
         case "api":
-          return api(dispatch, history);
+          // What it started with, not what the files say now: its requests stay as they were.
+          return api(dispatch, spec.instructions ?? null, history);
         case "claude-code":
           // Its conversation is the CLI's: opening it resumes the session.
           return ClaudeCodeSession.resume(kinds.claudeCode, spec.args, spec.sessionId, dispatch);

@@ -24,6 +24,17 @@ M.defaults = {
   -- The system prompt every thread starts with.
   system_prompt = "You are a coding assistant working inside Neovim. Be concise. "
     .. "Use the tools to read and change files in the project when that helps.",
+  -- Project instructions, sent in a thread's system prompt after system_prompt: these files, in
+  -- this order (yours, then the project's: a later file is the more specific). Read when a thread
+  -- starts: a change applies to new threads, and a thread keeps what it read (in its forks and
+  -- after a restart too). Paths are relative to the project root, or absolute; `~` and
+  -- $XDG_CONFIG_HOME (~/.config when unset) are expanded; a file that is not there is skipped.
+  -- A file longer than max_bytes is cut there, and the model and the thread's banner are told.
+  -- `files` you set replaces this list whole. false: none.
+  instructions = {
+    files = { "$XDG_CONFIG_HOME/tine/AGENTS.md", "AGENTS.md", "CLAUDE.md" },
+    max_bytes = 32768,
+  },
   -- Unset by default (one of M.unset below): points the SDK elsewhere; ANTHROPIC_BASE_URL in the
   -- environment does the same. The API key is read only from the environment (ANTHROPIC_API_KEY),
   -- never from here.
@@ -140,6 +151,15 @@ local checks = {
   web_search = typed("boolean"),
   tools_needing_approval = string_list,
   system_prompt = typed("string"),
+  instructions = function(v)
+    return v == false
+      or type(v) == "table"
+        and string_list(v.files)
+        and type(v.max_bytes) == "number"
+        and v.max_bytes >= 1
+        and v.max_bytes == math.floor(v.max_bytes),
+      "false or a table { files = { paths }, max_bytes = N } (a whole number >= 1)"
+  end,
   base_url = typed("string", true),
   bash_timeout = positive,
   stream_idle_timeout = positive,

@@ -59,6 +59,38 @@ function M.check()
     )
   end
 
+  h.start("tine.nvim: project instructions")
+  if config.instructions == false then
+    h.info("instructions = false: no instruction files are sent")
+  else
+    local ok, files = pcall(host.request, "instructions_health")
+    if not ok then
+      h.error("the host could not look for the instruction files: " .. tostring(files))
+    else
+      -- What a thread started now would read, in order (`instructions.files`).
+      for _, f in ipairs(files) do
+        if f.state == "read" then
+          h.ok(f.path .. ": sent to new threads")
+        elseif f.state == "cut" then
+          h.warn(
+            ("%s: %d bytes, over instructions.max_bytes (%d): only its first %d bytes are sent"):format(
+              f.path,
+              f.size,
+              config.instructions.max_bytes,
+              config.instructions.max_bytes
+            )
+          )
+        elseif f.state == "unreadable" then
+          h.warn(("%s: could not be read (%s): new threads start without it"):format(f.path, f.why))
+        elseif f.state == "same" then
+          h.info(("%s: the same file as %s, sent once"):format(f.path, f.as))
+        else
+          h.info(f.path .. ": not there")
+        end
+      end
+    end
+  end
+
   h.start("tine.nvim: stored threads")
   if not config.persist then
     h.info("persist = false: threads are not stored")

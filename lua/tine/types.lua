@@ -15,6 +15,7 @@
 ---@field web_search? boolean Anthropic's server-side web search
 ---@field tools_needing_approval? string[] client tools that wait for your approval
 ---@field system_prompt? string
+---@field instructions? TineInstructions|false project instructions sent after system_prompt; false: none
 ---@field base_url? string points the SDK elsewhere (as ANTHROPIC_BASE_URL does)
 ---@field stream_idle_timeout? number seconds without data before a request is given up
 ---@field max_retry_wait? number the longest `retry-after` (seconds) waited out by itself
@@ -36,6 +37,11 @@
 ---@field type "adaptive"|"between_tools"|"enabled"|"disabled"
 ---@field display? "summarized"|"omitted"
 ---@field budget_tokens? integer with type "enabled": at least 1024, below max_tokens
+
+--- Project instructions (:help tine-instructions); `files` you set replaces the default list whole.
+---@class TineInstructions
+---@field files? string[] read in this order; relative to the project root, or absolute; `~` and $XDG_CONFIG_HOME expanded
+---@field max_bytes? integer a longer file is cut there (with a note)
 
 ---@class TineSidebar
 ---@field side? "left"|"right"

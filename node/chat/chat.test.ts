@@ -43,7 +43,7 @@ function setup({ agentForkLimit = 3, needsApproval = false } = {}) {
   const chat: Chat = new Chat(
     dispatch,
     runnerRegistry({
-      api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 } },
+      api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 }, instructions: () => null },
       claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
     }),
     { environmentFor: () => localEnvironment("/"), needsApproval: () => needsApproval, fileWritten: () => {} },

@@ -201,13 +201,13 @@ export class Chat implements ChatTree {
         if (live) {
           // Open read-only here, its writer gone: read again, and writable here from now on.
           if (live.readOnlyBy !== null && m.readOnlyBy === null)
-            live.takenOver(this.runners.reopen(live.runner.spec, m.history, this.agentDispatch(m.id)), m.title, m.reports);
+            live.takenOver(this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id)), m.title, m.reports);
           return;
         }
         const stored = this.stored.get(m.id);
         if (!stored) return;
         this.stored.delete(m.id);
-        const runner = this.runners.reopen(stored.runner, m.history, this.agentDispatch(m.id));
+        const runner = this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id));
         const thread = new Thread(m.id, stored.num, m.title, runner, this.threadContext(m.id), {
           autoTitle: false,
           readOnlyBy: m.readOnlyBy,
@@ -274,7 +274,8 @@ export class Chat implements ChatTree {
     const live = this.threads.get(request.sourceId);
     const stored = this.stored.get(request.sourceId);
     // A stored source is cloned without loading it: a throwaway runner holds its history.
-    const source = live?.runner ?? (stored && request.storedSource && this.runners.reopen(stored.runner, request.storedSource, () => {}));
+    const from = request.storedSource;
+    const source = live?.runner ?? (stored && from && this.runners.reopen(from.runner, from.history, () => {}));
     const sourceTitle = live?.title ?? stored?.title;
     if (!source || sourceTitle === undefined) throw new Error(`no thread ${request.sourceId}`);
     const runner = source.clone(this.agentDispatch(request.newId), {

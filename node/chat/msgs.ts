@@ -26,6 +26,9 @@ export type ThreadMsg =
 /** Where a thread's conversation came from, when not from tine (kept in its stored header). */
 export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
 
+/** A stored thread as read from its file: its history, and how it runs (with what only the file holds, its instructions). */
+export type StoredSource = { readonly history: History; readonly runner: RunnerSpec };
+
 /** A thread known from disk and not loaded: what the list shows of it. */
 export type StoredThread = {
   readonly id: ThreadId;
@@ -40,7 +43,7 @@ export type StoredThread = {
   readonly messages: number;
   /** Lines of its transcript that could not be read. */
   readonly problems: number;
-  /** How it runs when opened. */
+  /** How it runs when opened (its instructions, which only its file holds, come with `load-thread`). */
   readonly runner: RunnerSpec;
   /** The pid of another Neovim's host holding it open for writing (its lock), or null. */
   readonly busyBy: number | null;
@@ -56,8 +59,8 @@ export type ForkRequest = {
   atMessage?: number;
   /** Text put in the clone's input buffer (a quoted selection). */
   prefill?: string;
-  /** The source's history when it is stored and not loaded: the fork is cloned from it. */
-  storedSource?: History;
+  /** The source when it is stored and not loaded: the fork is cloned from its history, run as it ran. */
+  storedSource?: StoredSource;
   /** Wait until the source is at rest (reply finished, tools answered), then fork. */
   wait?: boolean;
   /** Run without a window; report back to the source when its turn ends. */
@@ -92,6 +95,8 @@ export type ChatMsg =
       id: ThreadId;
       title: string;
       history: History;
+      /** How it runs, as its file says (the list's `StoredThread.runner` lacks its instructions). */
+      runner: RunnerSpec;
       readOnlyBy: number | null;
       reports: readonly { from: string; text: string }[];
     }

@@ -1,7 +1,7 @@
 /**
  * The texts tine itself puts in front of the model (wrap-up, summary and hand-off prompts, report
- * blocks, refusals of enter_fork, results for tools a fork never saw finish): one place to read and tune what the model is
- * told on the user's behalf.
+ * blocks, refusals of enter_fork, results for tools a fork never saw finish, the frame around
+ * project instructions): one place to read and tune what the model is told on the user's behalf.
  */
 import type { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -89,4 +89,29 @@ export function lastReply(history: History): string {
     if (text) return text;
   }
   return "(the fork ended without a reply)";
+}
+
+/** One instruction file's text as it goes in the system prompt; `cut`: what the note after it says was left out. */
+export type InstructionPart = {
+  readonly file: string;
+  readonly text: string;
+  readonly cut?: { readonly size: string; readonly kept: string };
+};
+
+/**
+ * The project instructions as they follow tine's own system prompt: each file in a block naming
+ * it, in the order read (a later file is the more specific). "" when no file has any text.
+ */
+export function instructionsPrompt(parts: readonly InstructionPart[]): string {
+  const blocks = parts.flatMap((p) => {
+    const note = p.cut ? `\n[tine: the file is ${p.cut.size}; only its first ${p.cut.kept} are here (instructions.max_bytes)]` : "";
+    const text = p.text.trim();
+    return text || note ? [`<instructions file="${p.file.replace(/"/g, "'")}">\n${text}${note}\n</instructions>`] : [];
+  });
+  if (!blocks.length) return "";
+  return [
+    "[tine] The user's instruction files for this project follow, as they were when this thread started. Follow them; " +
+      "where they differ from the above, they win, and where they differ from each other, the later file wins.",
+    ...blocks,
+  ].join("\n\n");
 }

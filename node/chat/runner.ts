@@ -5,12 +5,23 @@
  * injected registry (`Runners`), so the chat constructs none itself; a new kind of runner is a new
  * implementation of `Runner` and a case in the registry, nothing else.
  */
+import type { ThreadInstructions } from "../context/instructions.ts";
 import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import { isUuid } from "../util/uuid.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
-export type RunnerSpec =
+export type RunnerSpec = RunnerKind & {
+  /**
+   * The project instructions its runner sends after tine's system prompt, as they were read when
+   * the thread started (context/instructions.ts): kept so its requests never change, in a fork
+   * or after a restart. Absent when it sends none (turned off, none found, a thread from before
+   * they were read, or a runner whose program reads its own, as Claude Code does).
+   */
+  readonly instructions?: ThreadInstructions;
+};
+
+type RunnerKind =
   | { readonly kind: "api" }
   /** `args`: what the user added to `claude_command` (the program itself is never stored). */
   | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly sessionId: string };

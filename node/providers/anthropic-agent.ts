@@ -5,6 +5,7 @@
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
  */
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import type { ThreadInstructions } from "../context/instructions.ts";
 import { giveWay } from "../util/fair-share.ts";
 import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
@@ -53,7 +54,7 @@ const TRANSCRIPT: Surface = { type: "transcript" };
 /** tine's own runner: the conversation is here, rendered by tine. */
 export class AnthropicAgent implements Runner {
   private stream: Stream | null = null;
-  readonly spec = API_SPEC;
+  readonly spec: RunnerSpec;
   readonly traits = API_TRAITS;
   readonly surface = TRANSCRIPT;
   readonly label = "";
@@ -64,7 +65,11 @@ export class AnthropicAgent implements Runner {
     private readonly dispatch: (msg: AgentMsg) => void,
     public history: History = History.empty,
     public status: AgentStatus = { type: "idle" },
-  ) {}
+    /** Sent after the configured system prompt in every request, as read when the thread started; kept by its clones. */
+    private readonly instructions: ThreadInstructions | null = null,
+  ) {
+    this.spec = instructions ? { ...API_SPEC, instructions } : API_SPEC;
+  }
 
   get open(): OpenMessage | null {
     return this.stream;
@@ -153,10 +158,15 @@ export class AnthropicAgent implements Runner {
       open = null;
     }
     history = closeTurn(history, open, { knownResults, missingResultText: FORKED_BEFORE_TOOL_RAN });
-    return new AnthropicAgent(this.config, this.connection, dispatch, history, {
-      type: "stopped",
-      stopReason: "end_turn",
-    });
+    // The same system prompt as its source: its first request reads the source's cache.
+    return new AnthropicAgent(
+      this.config,
+      this.connection,
+      dispatch,
+      history,
+      { type: "stopped", stopReason: "end_turn" },
+      this.instructions,
+    );
   }
 
   private setStatus(status: AgentStatus): void {
@@ -184,7 +194,7 @@ export class AnthropicAgent implements Runner {
       refused: new Map(),
     });
     const idleMs = this.connection.streamIdleTimeoutMs ?? 60_000;
-    const params = buildRequest(this.config, this.history, paused?.blocks);
+    const params = buildRequest(this.config, this.instructions?.text ?? "", this.history, paused?.blocks);
     // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
     const oversize = oversizeRequest(params);
     for (let attempt = 0; ; attempt++) {

@@ -1,6 +1,7 @@
 /**
- * Builds the Messages API request for a history. Deterministic: the same config and history give
- * the same request, which is what lets a fork's first request read its source's prompt cache.
+ * Builds the Messages API request for a history. Deterministic: the same config, instructions and
+ * history give the same request, which is what lets a fork's first request read its source's
+ * prompt cache.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { History } from "./history.ts";
@@ -14,6 +15,7 @@ export type ProviderConfig = {
   /** `output_config.effort`; null sends none. */
   effort: NonNullable<Anthropic.Messages.OutputConfig["effort"]> | null;
   webSearch: boolean;
+  /** tine's own system prompt (`system_prompt`); a thread's project instructions follow it. */
   system: string;
   tools: readonly Anthropic.Messages.Tool[];
 };
@@ -37,9 +39,14 @@ function sentBack(blocks: readonly AssistantBlock[]): AssistantBlock[] {
   return out;
 }
 
-/** `pausedTurn`: the blocks of a turn a server tool paused, sent back last so the API continues it. */
+/**
+ * `instructions`: the thread's project instructions, sent after tine's system prompt ("" for
+ * none). `pausedTurn`: the blocks of a turn a server tool paused, sent back last so the API
+ * continues it.
+ */
 export function buildRequest(
   config: ProviderConfig,
+  instructions: string,
   history: History,
   pausedTurn?: readonly AssistantBlock[],
 ): Anthropic.Messages.MessageCreateParamsStreaming {
@@ -49,7 +56,7 @@ export function buildRequest(
   if (messages.length) messages[messages.length - 1] = withCacheBreakpoint(messages[messages.length - 1]!);
   const tools: Anthropic.Messages.ToolUnion[] = [...config.tools];
   if (config.webSearch) tools.push({ type: "web_search_20250305", name: "web_search", max_uses: 5 });
-  // Breakpoint on system + tools: the part every request of every thread shares.
+  // Breakpoint on the tools: the part every request of every thread shares.
   if (tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: EPHEMERAL };
   const params: Anthropic.Messages.MessageCreateParamsStreaming = {
     model: config.model,
@@ -57,8 +64,15 @@ export function buildRequest(
     messages: messages as Anthropic.Messages.MessageParam[],
     stream: true,
   };
-  // The API refuses an empty system text block: an empty prompt sends none.
-  if (config.system.trim()) params.system = [{ type: "text", text: config.system, cache_control: EPHEMERAL }];
+  // tine's text, then the thread's instructions, a block each; the API refuses an empty one.
+  const system: Anthropic.Messages.TextBlockParam[] = [config.system, instructions]
+    .filter((text) => text.trim())
+    .map((text) => ({ type: "text" as const, text }));
+  // One breakpoint after both: every request of the thread (and of its forks) shares them.
+  if (system.length) {
+    system[system.length - 1] = { ...system[system.length - 1]!, cache_control: EPHEMERAL };
+    params.system = system;
+  }
   if (tools.length) params.tools = tools;
   if (config.thinking) params.thinking = config.thinking;
   if (config.effort) params.output_config = { effort: config.effort };

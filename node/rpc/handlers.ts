@@ -5,6 +5,7 @@
  */
 import { App } from "../app.ts";
 import { type HostConfig, parseConfig } from "../config.ts";
+import { findInstructions } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { parseArguments } from "./checks.ts";
 import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
@@ -88,6 +89,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   thread_at_list_line: ({ app }, [line]) => app.threadAtListLine(line),
   list_item: ({ app }, [line]) => app.listItem(line),
   store_health: ({ app }) => app.storeHealth(),
+  instructions_health: ({ app }) => findInstructions(app.config.instructions, app.config.cwd),
 
   new_claude: ({ app }, [args]) => app.claudeCode.open(args),
   terminal_exited: ({ app }, [id]) => {

@@ -4,6 +4,7 @@
  * receives are defined here, once; lua/tine/types.lua mirrors them for the user's editor.
  */
 import type { ThreadId } from "../chat/msgs.ts";
+import type { FoundFile } from "../context/instructions.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import {
   type Arg,
@@ -158,6 +159,8 @@ export const METHODS = {
   thread_at_list_line: { args: [arg("line", index)], result: returns<ThreadId | null>() },
   list_item: { args: [arg("line", index)], result: returns<ListItem>() },
   store_health: { args: [], result: returns<StoreHealth>() },
+  /** The instruction files a thread starting now would read, as they are (`:checkhealth tine`). */
+  instructions_health: { args: [], result: returns<FoundFile[]>() },
 
   // -- Claude Code --
   /** `args`: the text after `:Tine claude`, split as a shell would. */

@@ -14,7 +14,7 @@
  * what is not about threads (failure bookkeeping, the words for a failure) lives beside it.
  */
 import type { Changes, Chat } from "../chat/chat.ts";
-import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredSource, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -204,11 +204,11 @@ export class Persistence {
     return { loaded, readOnlyBy: null };
   }
 
-  /** The history of a stored thread that is not loaded, for a fork taken from it. */
-  storedSource(id: ThreadId): History {
+  /** A stored thread that is not loaded, as a fork taken from it starts: its history and how it runs. */
+  storedSource(id: ThreadId): StoredSource {
     const loaded = this.store.load(id);
     this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
-    return loaded.history;
+    return { history: loaded.history, runner: loaded.runner };
   }
 
   /** A thread appeared in the chat: a new root waits for content, a fork is written at once. */

@@ -5,6 +5,7 @@
  * needs counts can tell an `append` line from its first bytes without parsing the message.
  */
 import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
+import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
 import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "./shapes.ts";
@@ -52,6 +53,13 @@ export type Header = {
   readonly runner: RunnerSpec;
   /** Where the conversation came from when it was imported (a Claude Code session). */
   readonly origin?: { readonly kind: string; readonly sessionId: string | null; readonly path: string };
+  /**
+   * The project instructions its runner sends, as read when the thread started (`runner` never
+   * holds them, so the list's index never holds their text). A fork's header has none: a fork
+   * sends what its source sent (see `ThreadStore.load`). Headers written before they were read
+   * have none, and neither has a thread that sends none.
+   */
+  readonly instructions?: ThreadInstructions;
 };
 
 export type ChangeRecord =
@@ -191,6 +199,8 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
   if (origin !== undefined && !isOrigin(origin)) return bad("origin is not a kind, session and path");
   const runner = checkRunnerSpec(r["runner"] ?? legacyRunner(r["claude"]));
   if (!runner.ok) return bad(runner.why);
+  const instructions = r["instructions"] === undefined ? null : checkInstructions(r["instructions"]);
+  if (r["instructions"] !== undefined && !instructions) return bad("instructions are not a text and the files it came from");
   const header: Header = {
     t: "header",
     v: FORMAT_VERSION,
@@ -203,6 +213,7 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
     parent,
     runner: runner.spec,
     ...(origin ? { origin } : {}),
+    ...(instructions ? { instructions } : {}),
   };
   return { ok: true, record: header };
 }

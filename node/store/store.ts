@@ -9,10 +9,14 @@
  * A fork's transcript starts with a pointer into its parent's (id and record count), never a copy.
  * Loading replays the parent's log up to that count, recursively; parsed logs and the states at
  * fork points are cached, so forks loaded together share their prefix in memory.
+ *
+ * Over 300 lines: it is the one module that touches the data folder (files, locks, the index), so
+ * that no rule about what is trusted there lives anywhere else.
  */
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
+import type { RunnerSpec } from "../chat/runner.ts";
 import type { History } from "../providers/history.ts";
 import { kindOf, openRegular, readFrom } from "../util/regular-file.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
@@ -35,6 +39,8 @@ export type NewThread = {
 
 export type LoadedThread = {
   readonly header: Header;
+  /** How it runs: its header's runner with the instructions it sends (a fork's are its source's). */
+  readonly runner: RunnerSpec;
   /** The state as the log leaves it (a recorder continues from here). */
   readonly raw: LogState;
   /** `raw` with an interrupted turn closed: what the thread continues from. */
@@ -92,7 +98,11 @@ export class ThreadStore {
    */
   create(thread: NewThread): LogWriter {
     this.ensureDir();
-    const header: Header = { t: "header", v: FORMAT_VERSION, ...thread, created: Date.now(), cwd: this.cwd };
+    // The instructions go beside the runner, and only where no fork pointer leads to them.
+    const { runner: spec, ...fields } = thread;
+    const { instructions, ...runner } = spec;
+    const own = instructions && thread.parent?.relation !== "fork" ? { instructions } : {};
+    const header: Header = { t: "header", v: FORMAT_VERSION, ...fields, runner, ...own, created: Date.now(), cwd: this.cwd };
     const lock = acquireLock(this.lockPath(thread.id), this.pid);
     if (!lock.ok) throw new Error(`tine: thread ${thread.id} is locked by pid ${lock.pid}`);
     let fd: number | null = null;
@@ -210,7 +220,12 @@ export class ThreadStore {
   load(id: string): LoadedThread {
     const cached = this.parse(id);
     const raw = this.stateAt(id);
-    return { header: cached.log.header, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
+    const { header } = cached.log;
+    // A fork sends what its source sent: the instructions of the first header up its pointers (checked by stateAt) that is no fork's.
+    let source = header;
+    while (source.parent?.relation === "fork") source = this.parse(source.parent.id).log.header;
+    const runner = source.instructions ? { ...header.runner, instructions: source.instructions } : header.runner;
+    return { header, runner, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
   }
 
   /** This project's threads (and transcripts that could not be read), from headers and the index. */

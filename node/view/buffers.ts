@@ -6,6 +6,7 @@
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import { instructionsLine } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
@@ -220,6 +221,9 @@ export class Buffers {
           assertUnreachable(lineage.relation);
       }
     }
+    // What it sends after tine's system prompt, as read when it started.
+    const instructions = instructionsLine(thread.runner.spec.instructions);
+    if (instructions) headerLines.push(instructions, "");
     if (thread.runner.history.length === 0 && !thread.runner.open) headerLines.push(this.emptyHint, "");
     if (thread.readOnlyBy !== null)
       headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");

@@ -65,7 +65,7 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
   const chat: Chat = new Chat(
     dispatch,
     runnerRegistry({
-      api: { config: testConfig, connection },
+      api: { config: testConfig, connection, instructions: () => null },
       claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
     }),
     { environmentFor: () => localEnvironment("/"), needsApproval: () => false, fileWritten: () => {} },
@@ -127,7 +127,15 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
       const { loaded, readOnlyBy } = persistence.open(id);
       dispatch({
         type: "chat-msg",
-        msg: { type: "load-thread", id, title: loaded.raw.title, history: loaded.history, readOnlyBy, reports: loaded.raw.reports },
+        msg: {
+          type: "load-thread",
+          id,
+          title: loaded.raw.title,
+          history: loaded.history,
+          runner: loaded.runner,
+          readOnlyBy,
+          reports: loaded.raw.reports,
+        },
       });
     },
   };

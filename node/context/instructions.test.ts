@@ -1,0 +1,154 @@
+/**
+ * Finding, reading and capping the instruction files: the order configured, `~` and
+ * $XDG_CONFIG_HOME, files that are not there, too long, unreadable or the same file twice, and the
+ * shape a stored thread's instructions must have.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  checkInstructions,
+  findInstructions,
+  type InstructionsOption,
+  instructionPath,
+  instructionsLine,
+  readInstructions,
+  shownPath,
+} from "./instructions.ts";
+
+let dir: string;
+let root: string;
+let home: string;
+let env: Record<string, string | undefined>;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "tine-instructions-"));
+  root = join(dir, "project");
+  home = join(dir, "home");
+  mkdirSync(root);
+  mkdirSync(join(home, ".config", "tine"), { recursive: true });
+  env = { HOME: home };
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const DEFAULT: InstructionsOption = { files: ["$XDG_CONFIG_HOME/tine/AGENTS.md", "AGENTS.md", "CLAUDE.md"], max_bytes: 32768 };
+
+describe("where the files are", () => {
+  it("$XDG_CONFIG_HOME is its value, or ~/.config when unset or relative; ~ is home; a relative path is in the project", () => {
+    expect(instructionPath("$XDG_CONFIG_HOME/tine/AGENTS.md", root, env)).toBe(join(home, ".config/tine/AGENTS.md"));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the ${…} form a user may write in setup
+    expect(instructionPath("${XDG_CONFIG_HOME}/tine/AGENTS.md", root, { ...env, XDG_CONFIG_HOME: "/x/conf" })).toBe(
+      "/x/conf/tine/AGENTS.md",
+    );
+    expect(instructionPath("$XDG_CONFIG_HOME/a.md", root, { ...env, XDG_CONFIG_HOME: "rel" })).toBe(join(home, ".config/a.md"));
+    expect(instructionPath("~/notes/agent.md", root, env)).toBe(join(home, "notes/agent.md"));
+    expect(instructionPath("docs/AI.md", root, env)).toBe(join(root, "docs/AI.md"));
+    expect(instructionPath("/etc/agent.md", root, env)).toBe("/etc/agent.md");
+  });
+
+  it("shown relative to the project, under ~, or whole", () => {
+    expect(shownPath(join(root, "docs/AI.md"), root, env)).toBe("docs/AI.md");
+    expect(shownPath(join(home, ".config/tine/AGENTS.md"), root, env)).toBe("~/.config/tine/AGENTS.md");
+    expect(shownPath("/etc/agent.md", root, env)).toBe("/etc/agent.md");
+  });
+});
+
+describe("reading them", () => {
+  it("the user's file first, then the project's, each in a block naming it, after a line saying what they are", () => {
+    writeFileSync(join(home, ".config/tine/AGENTS.md"), "Answer in French.\n");
+    writeFileSync(join(root, "AGENTS.md"), "Run npm test before you say done.\n");
+    writeFileSync(join(root, "CLAUDE.md"), "Use tabs.\n");
+    const read = readInstructions(DEFAULT, root, env)!;
+    expect(read.files).toEqual([
+      { path: "~/.config/tine/AGENTS.md", state: "read" },
+      { path: "AGENTS.md", state: "read" },
+      { path: "CLAUDE.md", state: "read" },
+    ]);
+    const blocks = read.text.split("\n\n");
+    expect(blocks[0]).toMatch(/^\[tine\] The user's instruction files for this project follow/);
+    expect(blocks.slice(1)).toEqual([
+      '<instructions file="~/.config/tine/AGENTS.md">\nAnswer in French.\n</instructions>',
+      '<instructions file="AGENTS.md">\nRun npm test before you say done.\n</instructions>',
+      '<instructions file="CLAUDE.md">\nUse tabs.\n</instructions>',
+    ]);
+    expect(instructionsLine(read)).toBe("instructions: ~/.config/tine/AGENTS.md, AGENTS.md, CLAUDE.md");
+  });
+
+  it("files that are not there are skipped; none at all, or instructions = false, is no instructions", () => {
+    expect(readInstructions(DEFAULT, root, env)).toBeNull();
+    writeFileSync(join(root, "CLAUDE.md"), "Use tabs.");
+    expect(readInstructions(DEFAULT, root, env)!.files).toEqual([{ path: "CLAUDE.md", state: "read" }]);
+    expect(readInstructions(false, root, env)).toBeNull();
+    expect(findInstructions(DEFAULT, root, env).map((f) => f.state)).toEqual(["missing", "missing", "read"]);
+  });
+
+  it("a file over max_bytes is cut there, never inside a character, and both the model and the banner are told", () => {
+    // 10 bytes of ASCII, then "é" (2 bytes) across the cap of 11.
+    writeFileSync(join(root, "AGENTS.md"), `0123456789é${"x".repeat(100)}`);
+    const read = readInstructions({ files: ["AGENTS.md"], max_bytes: 11 }, root, env)!;
+    expect(read.files).toEqual([{ path: "AGENTS.md", state: "cut", size: 112 }]);
+    expect(read.text).toContain(
+      '<instructions file="AGENTS.md">\n0123456789\n[tine: the file is 112 bytes; only its first 11 bytes are here (instructions.max_bytes)]\n</instructions>',
+    );
+    expect(instructionsLine(read)).toBe("instructions: AGENTS.md (cut: 112 bytes, over instructions.max_bytes)");
+  });
+
+  it("a file that cannot be read (a folder, a FIFO) starts the thread without it, and the banner says why; a FIFO never blocks", () => {
+    mkdirSync(join(root, "AGENTS.md"));
+    execFileSync("mkfifo", [join(root, "CLAUDE.md")]);
+    writeFileSync(join(root, "more.md"), "More.");
+    const read = readInstructions({ files: ["AGENTS.md", "CLAUDE.md", "more.md"], max_bytes: 100 }, root, env)!;
+    expect(read.files).toEqual([
+      { path: "AGENTS.md", state: "unreadable", why: "it is a directory" },
+      { path: "CLAUDE.md", state: "unreadable", why: "it is a FIFO (pipe)" },
+      { path: "more.md", state: "read" },
+    ]);
+    expect(read.text).not.toContain('file="AGENTS.md"');
+    expect(instructionsLine(read)).toBe(
+      "instructions: AGENTS.md (could not be read: it is a directory), CLAUDE.md (could not be read: it is a FIFO (pipe)), more.md",
+    );
+  });
+
+  it("CLAUDE.md that is a link to AGENTS.md is sent once, under the first name", () => {
+    writeFileSync(join(root, "AGENTS.md"), "Once.");
+    symlinkSync("AGENTS.md", join(root, "CLAUDE.md"));
+    const read = readInstructions(DEFAULT, root, env)!;
+    expect(read.files).toEqual([{ path: "AGENTS.md", state: "read" }]);
+    expect(read.text.match(/Once\./g)).toHaveLength(1);
+    expect(findInstructions(DEFAULT, root, env)[2]).toEqual({ path: "CLAUDE.md", state: "same", as: "AGENTS.md" });
+  });
+
+  it("an empty file is read and named, but sends no block; a byte-order mark is dropped", () => {
+    writeFileSync(join(root, "AGENTS.md"), "");
+    writeFileSync(join(root, "CLAUDE.md"), "\uFEFFHello.");
+    const read = readInstructions(DEFAULT, root, env)!;
+    expect(read.files.map((f) => f.path)).toEqual(["AGENTS.md", "CLAUDE.md"]);
+    expect(read.text).not.toContain('file="AGENTS.md"');
+    expect(read.text).toContain('<instructions file="CLAUDE.md">\nHello.\n</instructions>');
+  });
+});
+
+describe("stored instructions", () => {
+  it("are read back field by field; another shape is refused", () => {
+    const stored = {
+      text: "t",
+      files: [
+        { path: "a", state: "read", extra: 1 },
+        { path: "b", state: "cut", size: 9 },
+        { path: "c", state: "unreadable", why: "w" },
+      ],
+    };
+    expect(checkInstructions(stored)).toEqual({
+      text: "t",
+      files: [
+        { path: "a", state: "read" },
+        { path: "b", state: "cut", size: 9 },
+        { path: "c", state: "unreadable", why: "w" },
+      ],
+    });
+    expect(checkInstructions({ text: 1, files: [] })).toBeNull();
+    expect(checkInstructions({ text: "t", files: [{ path: "a", state: "cut" }] })).toBeNull();
+    expect(checkInstructions({ text: "t", files: [{ path: "a", state: "other" }] })).toBeNull();
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * Project instructions: the files (the user's own AGENTS.md, then the project's AGENTS.md and
+ * CLAUDE.md, or those `instructions.files` names) whose text a thread sends in its system prompt
+ * after tine's own. Read once, when a thread starts, each capped at `instructions.max_bytes`; what
+ * was read is kept with the thread (its runner spec, its stored header), so its requests never
+ * change while it lives, after a restart or in a fork. The one module that finds, reads and caps
+ * them, and says what was read.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { type InstructionPart, instructionsPrompt } from "../chat/prompts.ts";
+import { sizeOf } from "../tools/byte-size.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { kindOf } from "../util/regular-file.ts";
+
+/** The `instructions` option: the files to read (relative to the project root, or absolute), each capped; false: none. */
+export type InstructionsOption = false | { readonly files: readonly string[]; readonly max_bytes: number };
+
+/** What one file gave the thread, as its banner says it. `path` as shown: relative to the root, `~/…`, or absolute. */
+export type InstructionFile =
+  | { readonly path: string; readonly state: "read" }
+  /** Longer than max_bytes: its first max_bytes were sent, with a note saying so. `size`: its bytes. */
+  | { readonly path: string; readonly state: "cut"; readonly size: number }
+  /** There, but it could not be read (`why`): nothing of it was sent. */
+  | { readonly path: string; readonly state: "unreadable"; readonly why: string };
+
+/** What a thread started with: the text sent after tine's system prompt ("" for none) and the files it came from. */
+export type ThreadInstructions = { readonly text: string; readonly files: readonly InstructionFile[] };
+
+/** A configured file as it is now, for `:checkhealth tine` and for a thread's start. */
+export type FoundFile =
+  | InstructionFile
+  | { readonly path: string; readonly state: "missing" }
+  /** The same file as an earlier one (CLAUDE.md a link to AGENTS.md): sent once, under the earlier name. */
+  | { readonly path: string; readonly state: "same"; readonly as: string };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The absolute path a configured name means: `~` is the home folder, `$XDG_CONFIG_HOME` (or
+ * `${XDG_CONFIG_HOME}`) its value, or `~/.config` when it is unset or not absolute (as the XDG
+ * spec says); a relative path is under the project root.
+ */
+export function instructionPath(name: string, root: string, env: Env = process.env): string {
+  const home = env["HOME"] || homedir();
+  const xdg = env["XDG_CONFIG_HOME"];
+  const config = xdg && isAbsolute(xdg) ? xdg : join(home, ".config");
+  let path = name.replace(/^\$(XDG_CONFIG_HOME|\{XDG_CONFIG_HOME\})(?=\/|$)/, () => config);
+  if (path === "~" || path.startsWith("~/")) path = join(home, path.slice(1));
+  return isAbsolute(path) ? path : resolve(root, path);
+}
+
+/** How a path is shown: relative to the project root inside it, `~/…` inside the home folder, else whole. */
+export function shownPath(path: string, root: string, env: Env = process.env): string {
+  const inside = (folder: string) => {
+    const rel = relative(folder, path);
+    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
+  };
+  const inRoot = inside(root);
+  if (inRoot !== null) return inRoot.split(sep).join("/");
+  const inHome = inside(env["HOME"] || homedir());
+  return inHome !== null ? `~/${inHome.split(sep).join("/")}` : path;
+}
+
+/** Every configured file as it is now, in the configured order (what a thread starting now would read). */
+export function findInstructions(option: InstructionsOption, root: string, env: Env = process.env): FoundFile[] {
+  return read(option, root, env).map((f) => f.found);
+}
+
+/** The instructions a thread starting now sends, or null when there are none to speak of (turned off, or no file there). */
+export function readInstructions(option: InstructionsOption, root: string, env: Env = process.env): ThreadInstructions | null {
+  const found = read(option, root, env);
+  const files: InstructionFile[] = [];
+  const parts: InstructionPart[] = [];
+  for (const { found: f, part } of found) {
+    switch (f.state) {
+      case "missing":
+      case "same":
+        continue;
+      case "read":
+      case "cut":
+      case "unreadable":
+        files.push(f);
+        if (part) parts.push(part);
+        continue;
+      default:
+        assertUnreachable(f);
+    }
+  }
+  return files.length ? { text: instructionsPrompt(parts), files } : null;
+}
+
+/** The banner's line for what a thread started with (`instructions: AGENTS.md, CLAUDE.md`), or null for none. */
+export function instructionsLine(instructions: ThreadInstructions | undefined): string | null {
+  if (!instructions?.files.length) return null;
+  const named = instructions.files.map((f) => {
+    switch (f.state) {
+      case "read":
+        return f.path;
+      case "cut":
+        return `${f.path} (cut: ${sizeOf(f.size)}, over instructions.max_bytes)`;
+      case "unreadable":
+        return `${f.path} (could not be read: ${f.why})`;
+      default:
+        return assertUnreachable(f);
+    }
+  });
+  return `instructions: ${named.join(", ")}`;
+}
+
+/** Instructions read back from a stored thread, field by field (only these fields are kept), or null when they are of another shape. */
+export function checkInstructions(v: unknown): ThreadInstructions | null {
+  const isObject = (o: unknown): o is Record<string, unknown> => typeof o === "object" && o !== null && !Array.isArray(o);
+  if (!isObject(v) || typeof v["text"] !== "string" || !Array.isArray(v["files"])) return null;
+  const files: InstructionFile[] = [];
+  for (const f of v["files"] as unknown[]) {
+    if (!isObject(f) || typeof f["path"] !== "string") return null;
+    const path = f["path"];
+    const size = f["size"];
+    const why = f["why"];
+    if (f["state"] === "read") files.push({ path, state: "read" });
+    else if (f["state"] === "cut" && Number.isInteger(size) && (size as number) >= 0)
+      files.push({ path, state: "cut", size: size as number });
+    else if (f["state"] === "unreadable" && typeof why === "string") files.push({ path, state: "unreadable", why });
+    else return null;
+  }
+  return { text: v["text"], files };
+}
+
+type Read = { readonly found: FoundFile; readonly part?: InstructionPart };
+
+function read(option: InstructionsOption, root: string, env: Env): Read[] {
+  if (option === false) return [];
+  const seen = new Map<string, string>();
+  return option.files.map((name) => {
+    const abs = instructionPath(name, root, env);
+    const path = shownPath(abs, root, env);
+    let file: { bytes: Buffer; size: number; id: string };
+    try {
+      file = readCapped(abs, option.max_bytes);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return { found: { path, state: "missing" } };
+      return { found: { path, state: "unreadable", why: reason(error) } };
+    }
+    const earlier = seen.get(file.id);
+    if (earlier !== undefined) return { found: { path, state: "same", as: earlier } };
+    seen.set(file.id, path);
+    const text = utf8(file.bytes);
+    if (file.size <= option.max_bytes) return { found: { path, state: "read" }, part: { file: path, text } };
+    return {
+      found: { path, state: "cut", size: file.size },
+      part: { file: path, text, cut: { size: sizeOf(file.size), kept: sizeOf(option.max_bytes) } },
+    };
+  });
+}
+
+/** Why a file could not be read, in a few words (no path: the banner names it). */
+function reason(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === "EACCES" || e.code === "EPERM") return "permission denied";
+  if (e.code === "ENOTREG") return e.message;
+  return e.code ?? e.message;
+}
+
+/**
+ * At most `max` bytes of a regular file, its whole size, and what tells it from another name for
+ * the same file. Opened without blocking (a FIFO named AGENTS.md must not hang the host); anything
+ * but a regular file is refused. Links are followed: CLAUDE.md is often a link to AGENTS.md.
+ */
+function readCapped(path: string, max: number): { bytes: Buffer; size: number; id: string } {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw Object.assign(new Error(`it is ${kindOf(info)}`), { code: "ENOTREG" });
+    // Read to the end or one byte past the cap, whatever stat says (/proc says 0; a file may grow).
+    const parts: Buffer[] = [];
+    let got = 0;
+    while (got <= max) {
+      const chunk = Buffer.alloc(Math.min(64 * 1024, max + 1 - got));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      parts.push(chunk.subarray(0, n));
+      got += n;
+    }
+    const bytes = Buffer.concat(parts, got);
+    const size = got > max ? Math.max(info.size, got) : got;
+    return { bytes: bytes.subarray(0, Math.min(got, max)), size, id: `${info.dev}:${info.ino}` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bytes as text: a character cut by the cap is left out whole, a byte-order mark dropped. */
+function utf8(bytes: Buffer): string {
+  let end = bytes.length;
+  // Back to the first byte of the last character; keep it only if all its bytes are here.
+  let start = end;
+  while (start > 0 && start > end - 4 && (bytes[start - 1]! & 0xc0) === 0x80) start--;
+  if (start > 0) {
+    const lead = bytes[start - 1]!;
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (end - (start - 1) < need) end = start - 1;
+  }
+  const text = bytes.subarray(0, end).toString("utf8");
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
+}
