@@ -244,16 +244,21 @@ export class App {
     const blocker = thread.sendBlocker();
     if (blocker) throw new Error(blocker);
     // Mentions are resolved first (an unresolvable one throws: nothing is sent, the input stays).
-    const context = await expandMentions(command.text, thread.sendBase(), {
-      environment: thread.environment,
-      limits: this.contextLimits,
-      gather: (request) => this.nvim.gatherContext(request),
-    });
+    const context = await this.expand(thread, command.text);
     const meanwhile = thread.sendBlocker();
     if (meanwhile) throw new Error(meanwhile);
     const replaced = thread.failedText();
     this.dispatch({ type: "thread-msg", id, msg: { type: "send", text: command.text, ...(context ? { context } : {}) } });
     return { replaced: replaced === command.text ? "" : replaced };
+  }
+
+  /** What a send of `text` to `thread` carries besides the text: its mentions and the files followed, resolved. */
+  expand(thread: Thread, text: string) {
+    return expandMentions(text, thread.sendBase(), {
+      environment: thread.environment,
+      limits: this.contextLimits,
+      gather: (request) => this.nvim.gatherContext(request),
+    });
   }
 
   /** `:Tine retry`: the turn that failed is sent again, as it was. */

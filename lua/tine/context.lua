@@ -38,10 +38,11 @@ local function source_window()
   return users_window(came_from) and came_from or nil
 end
 
-local function buffer_text(buf, with_lines)
+--- A buffer's name and flags; with `with_text`, its lines joined (one string crosses the channel faster than a list).
+local function buffer_text(buf, with_text)
   return {
     name = vim.api.nvim_buf_get_name(buf),
-    lines = with_lines and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or nil,
+    text = with_text and table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") or nil,
     eol = vim.bo[buf].eol or vim.bo[buf].fixeol,
     modified = vim.bo[buf].modified,
   }

@@ -27,8 +27,11 @@ export type GatherRequest = {
   around: number;
 };
 
-/** A buffer's text: its lines, and whether a write would end the last one with a newline. */
-export type BufferText = { readonly name: string; readonly lines: readonly string[]; readonly eol: boolean; readonly modified: boolean };
+/**
+ * A buffer's text: its lines joined with newlines (one string, not a list: 50 buffers cross the
+ * RPC channel as 50 strings), and whether a write would end the last line with a newline.
+ */
+export type BufferText = { readonly name: string; readonly text: string; readonly eol: boolean; readonly modified: boolean };
 
 /** A line (1-based) in a file, with lines around it from `first` on. */
 export type Located = {
@@ -68,7 +71,7 @@ export function requestFor(needs: ReadonlySet<EditorNeed>): GatherRequest {
 
 /** A buffer's text as a write would leave it on disk. */
 export function textOf(b: BufferText): string {
-  return b.lines.join("\n") + (b.eol && b.lines.length ? "\n" : "");
+  return b.eol ? `${b.text}\n` : b.text;
 }
 
 // ---- the answer's shape, checked ----
@@ -106,7 +109,7 @@ const strings = (v: unknown, what: string): string[] =>
 
 const bufferText = (o: Obj): BufferText => ({
   name: str(o, "name"),
-  lines: strings(o["lines"], "lines"),
+  text: str(o, "text"),
   eol: bool(o, "eol"),
   modified: bool(o, "modified"),
 });

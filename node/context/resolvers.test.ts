@@ -53,7 +53,7 @@ describe("@file", () => {
 
   it("a modified buffer's text wins over the disk's", async () => {
     const root = project({ "a.ts": "on disk\n" });
-    const modified = new Map([[join(root, "a.ts"), { name: join(root, "a.ts"), lines: ["in the buffer"], eol: true, modified: true }]]);
+    const modified = new Map([[join(root, "a.ts"), { name: join(root, "a.ts"), text: "in the buffer", eol: true, modified: true }]]);
     expect(await RESOLVERS.file.resolve("a.ts", scope(root, { modified }))).toEqual([
       { kind: "file", path: "a.ts", text: "in the buffer\n", unsaved: true, changed: false },
     ]);
@@ -82,7 +82,7 @@ describe("@file", () => {
 describe("editor mentions", () => {
   it("@buf: the source window's buffer with its cursor; none known is an error", async () => {
     const root = project({});
-    const source = { name: join(root, "x.lua"), lines: ["a", "b"], eol: true, modified: true, cursor: 2 };
+    const source = { name: join(root, "x.lua"), text: "a\nb", eol: true, modified: true, cursor: 2 };
     expect(await RESOLVERS.buf.resolve(null, scope(root, { source }))).toEqual([
       { kind: "buffer", name: "x.lua", text: "a\nb\n", cursor: 2, unsaved: true },
     ]);
@@ -92,8 +92,8 @@ describe("editor mentions", () => {
   it("@bufs leaves out the empty buffer without a name", async () => {
     const root = project({});
     const buffers = [
-      { name: "", lines: [""], eol: true, modified: false },
-      { name: "/elsewhere/y.txt", lines: ["y"], eol: false, modified: false },
+      { name: "", text: "", eol: true, modified: false },
+      { name: "/elsewhere/y.txt", text: "y", eol: false, modified: false },
     ];
     expect(await RESOLVERS.bufs.resolve(null, scope(root, { buffers }))).toEqual([
       { kind: "buffer", name: "/elsewhere/y.txt", text: "y", cursor: 0, unsaved: false },
@@ -102,7 +102,7 @@ describe("editor mentions", () => {
 
   it("@diag: each diagnostic with its place, severity, source and the lines around it", async () => {
     const root = project({});
-    const source = { name: join(root, "a.ts"), lines: [], eol: true, modified: false, cursor: 1 };
+    const source = { name: join(root, "a.ts"), text: "", eol: true, modified: false, cursor: 1 };
     const diagnostics = [
       {
         name: join(root, "a.ts"),
@@ -168,7 +168,7 @@ describe("expandMentions", () => {
     const asked: GatherRequest[] = [];
     const gather = async (r: GatherRequest) => {
       asked.push(r);
-      return { source: { name: join(root, "a.ts"), lines: ["a"], eol: true, modified: false, cursor: 1 }, modified: {} };
+      return { source: { name: join(root, "a.ts"), text: "a", eol: true, modified: false, cursor: 1 }, modified: {} };
     };
     const s = { environment: localEnvironment(root), limits: LIMITS, gather };
     const context = await expandMentions("@buf and @diag and @file:a.ts", History.empty, s);

@@ -107,7 +107,7 @@ export const RESOLVERS: { readonly [N in MentionName]: Resolver } = {
     needs: ["buffers"],
     resolve: async (_, { environment, editor }) => {
       // An empty buffer without a name is the one Neovim starts with: nothing the user means.
-      const buffers = editor.buffers.filter((b) => b.name || b.lines.some((l) => l !== ""));
+      const buffers = editor.buffers.filter((b) => b.name || b.text !== "");
       if (buffers.length === 0) throw new Error("no listed, loaded buffer holds anything");
       return buffers.map((b) => ({
         kind: "buffer",
