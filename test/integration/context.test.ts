@@ -12,6 +12,7 @@ import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { bodies, body, exchange, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";
+import { errorReply } from "../mock-anthropic/server.ts";
 
 const nv = inject("nvim");
 
@@ -161,6 +162,24 @@ describe(`mentions (${nv.version})`, () => {
       // Every request reads the one before it from the cache: earlier messages never changed.
       const all = bodies(s);
       for (let i = 1; i < all.length; i++) assert.ok(readsCacheOf(all[i]!, all[i - 1]!), `request ${i} keeps request ${i - 1}'s prefix`);
+    });
+  });
+
+  it("after an error, a new send replaces the failed turn's items too; the failed text comes back with its mentions", async () => {
+    await withNeovim(nv, async (s) => {
+      writeFileSync(join(s.cwd, "spec.md"), "FIRST-COPY\n");
+      s.mock.reply(errorReply(400, "invalid_request_error", "prompt is too long"), textReply("Works again."));
+      await s.cmd("Tine");
+      const t = (await s.threads())[0]!;
+      await typeAndSend(s, "read @file:spec.md");
+      await s.waitForStatus(t.id, "error");
+      writeFileSync(join(s.cwd, "spec.md"), "SECOND-COPY\n");
+      await typeAndSend(s, "and what now?");
+      await s.waitForDisplay(t.id, "Works again.");
+      assert.deepEqual(await s.lines(t.input_bufnr!), ["read @file:spec.md"], "the failed text, without its blocks");
+      // The failed turn's copy was never kept: the file is no longer followed, and nothing of it is sent.
+      assert.deepEqual(trailing(s), ["and what now?"]);
+      assert.equal(occurrences(s, -1, "COPY"), 0);
     });
   });
 
