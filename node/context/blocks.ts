@@ -233,7 +233,7 @@ export function distinctItems(items: readonly ContextItem[]): ContextItem[] {
   });
 }
 
-/** Whether the item is one of a file's kinds (what the files followed read from a history). */
+/** The file an item is about (its copy, its diff, its unfollowing), or null: the files followed are read from these. */
 export function fileOf(item: ContextItem): string | null {
   switch (item.kind) {
     case "file":
