@@ -15,6 +15,8 @@ import { parseSend } from "./chat/send-command.ts";
 import { cleanTitle, type Thread } from "./chat/thread.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
+import { expandMentions } from "./context/expand.ts";
+import type { ContextLimits } from "./context/files.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { runnerRegistryFor } from "./runners.ts";
 import { Persistence } from "./store/persistence.ts";
@@ -42,11 +44,13 @@ export class App {
   private unreadable: readonly Unreadable[] = [];
   private readonly queue: RootMsg[] = [];
   private draining = false;
+  private readonly contextLimits: ContextLimits;
 
   constructor(
     private readonly nvim: NvimBridge,
     readonly config: HostConfig,
   ) {
+    this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.runners = runnerRegistryFor(config);
@@ -239,9 +243,22 @@ export class App {
     if (!command.text) throw new Error("nothing to send");
     const blocker = thread.sendBlocker();
     if (blocker) throw new Error(blocker);
+    // Mentions are resolved first (an unresolvable one throws: nothing is sent, the input stays).
+    const context = await this.expand(thread, command.text);
+    const meanwhile = thread.sendBlocker();
+    if (meanwhile) throw new Error(meanwhile);
     const replaced = thread.failedText();
-    this.dispatch({ type: "thread-msg", id, msg: { type: "send", text: command.text } });
+    this.dispatch({ type: "thread-msg", id, msg: { type: "send", text: command.text, ...(context ? { context } : {}) } });
     return { replaced: replaced === command.text ? "" : replaced };
+  }
+
+  /** What a send of `text` to `thread` carries besides the text: its mentions and the files followed, resolved. */
+  expand(thread: Thread, text: string) {
+    return expandMentions(text, thread.sendBase(), {
+      environment: thread.environment,
+      limits: this.contextLimits,
+      gather: (request) => this.nvim.gatherContext(request),
+    });
   }
 
   /** `:Tine retry`: the turn that failed is sent again, as it was. */

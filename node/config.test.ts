@@ -43,6 +43,8 @@ const base: SentConfig = {
   persist: true,
   fork_idle_timeout: 10,
   agent_fork_limit: 3,
+  context_max_bytes: 262144,
+  context_max_files: 50,
   fork_open: "vsplit",
   sidebar: { side: "right", width: 80, input_height: 8 },
   retry_delay_ms: 1000,

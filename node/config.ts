@@ -58,6 +58,10 @@ export type SentConfig = {
   fork_idle_timeout: number;
   /** Live forks the agent may have opened (enter_fork) from one thread; 0: none. */
   agent_fork_limit: number;
+  /** The most bytes one mention's item may hold (a larger file is an error; buffers and diffs are cut). */
+  context_max_bytes: number;
+  /** The most files one `@file:` glob may name. */
+  context_max_files: number;
   fork_open: "split" | "vsplit" | "tab" | "replace";
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
   sidebar: { side: "left" | "right"; width: number; input_height: number };
@@ -177,6 +181,8 @@ const sentConfig = record({
   persist: boolean,
   fork_idle_timeout: positive,
   agent_fork_limit: count,
+  context_max_bytes: positive,
+  context_max_files: positive,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
   sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
   retry_delay_ms: nonNegative,

@@ -59,6 +59,11 @@ M.defaults = {
   -- thread; past it, enter_fork is refused and the agent told why. A fork the agent opened opens
   -- none until you send a message in it (then it is yours, and no longer counts). 0: none.
   agent_fork_limit = 3,
+  -- Mentions (@file:, @buf, @diff…): the most one item may hold, in bytes (a file mentioned that
+  -- is larger is an error; a buffer or a diff is cut to its start and end), and the most files one
+  -- @file: glob may name.
+  context_max_bytes = 256 * 1024,
+  context_max_files = 50,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
   -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height (lines).
@@ -169,6 +174,8 @@ local checks = {
     return type(v) == "number" and v >= 0 and v == math.floor(v), "a whole number >= 0"
   end,
   tool_env_deny = string_list,
+  context_max_bytes = positive,
+  context_max_files = positive,
   data_dir = typed("string"),
   persist = typed("boolean"),
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),

@@ -17,6 +17,8 @@ local M = {}
 ---@param opts? TineConfig
 function M.setup(opts)
   config.setup(opts)
+  -- @buf and @diag mean the window the user came from: remembered from now on.
+  require("tine.context").track()
 end
 
 -- ---- :help tine-api ----

@@ -25,6 +25,8 @@
 ---@field persist? boolean false: nothing is written to disk
 ---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
 ---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
+---@field context_max_bytes? integer the most one mention's item may hold (bytes)
+---@field context_max_files? integer the most files one @file: glob may name
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
 ---@field sidebar? TineSidebar
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried

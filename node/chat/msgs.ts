@@ -1,4 +1,5 @@
 /** The typed messages that drive every change, dispatched through the one loop in `App`. */
+import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { ToolOutcome } from "../tools/run.ts";
@@ -9,8 +10,12 @@ import type { Relation } from "./tree.ts";
 export type ThreadId = string;
 
 export type ThreadMsg =
-  /** `auto`: sent by tine itself (a wrap-up or summary prompt), not typed by the user. */
-  | { type: "send"; text: string; auto?: boolean }
+  /**
+   * `auto`: sent by tine itself (a wrap-up or summary prompt), not typed by the user. `context`:
+   * what the text's mentions and the files followed resolved to (context/expand.ts), made blocks
+   * of the same user message when the send reaches the thread.
+   */
+  | { type: "send"; text: string; auto?: boolean; context?: SendContext }
   | { type: "queue-report"; report: { from: string; text: string } }
   | { type: "agent"; msg: AgentMsg }
   | { type: "tool-decision"; toolUseId: string; approved: boolean }

@@ -2,6 +2,9 @@
  * A Thread owns the runner that runs it (see runner.ts), the runs of the tools its agent asked
  * for, and its view state.
  */
+import { readContextBlock } from "../context/blocks.ts";
+import { contextBlocks } from "../context/follow.ts";
+import type { History } from "../providers/history.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
@@ -130,7 +133,18 @@ export class Thread {
   failedText(): string {
     const last = this.runner.history.last()?.message;
     if (this.runner.status.type !== "error" || last?.role !== "user") return "";
-    return last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+    return last.content.flatMap((b) => (b.type === "text" && !readContextBlock(b.text) ? [b.text] : [])).join("\n");
+  }
+
+  /** The history a send builds on: after an error, without the failed turn it replaces. */
+  sendBase(): History {
+    const history = this.runner.history;
+    return this.runner.status.type === "error" && history.last()?.message.role === "user" ? history.prefix(history.length - 1) : history;
+  }
+
+  /** Where its tools act; mentions read its files there too. */
+  get environment(): Environment {
+    return this.context.environment;
   }
 
   /** Why a send would be refused now, or null. */
@@ -174,11 +188,9 @@ export class Thread {
         if (this.readOnlyBy !== null) return;
         if (this.autoTitle && this.runner.history.length === 0) this.title = titleFrom(msg.text);
         this.autoTitle = false;
-        // Queued fork reports go first, each a block of its own, then what was typed.
-        const blocks = [
-          ...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })),
-          { type: "text" as const, text: msg.text },
-        ];
+        // Queued fork reports go first, then the context (each item a block of its own), then what was typed.
+        const context = msg.context ? contextBlocks(this.sendBase(), msg.context) : [];
+        const blocks = [...this.reports.map(reportBlock), ...context, msg.text].map((text) => ({ type: "text" as const, text }));
         this.reports = [];
         // After an error the failed turn is replaced, not joined (the host gave its text back to the input).
         if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);

@@ -2,6 +2,7 @@
  * The host's only way to touch Neovim: calls into the Lua side (`require("tine.host_api")`).
  * Buffer writes are sent without waiting, in order, so streaming never waits on a round trip.
  */
+import type { GatherRequest } from "../context/editor.ts";
 import type { ViewUpdate } from "../view/thread-view.ts";
 
 /** Neovim's RPC API as the host uses it: the jobstart host's RpcChannel, or the remote-plugin host's client. */
@@ -13,6 +14,11 @@ export class NvimBridge {
   /** Calls `require("tine.host_api")[fn](...args)` and returns its result. */
   call(fn: string, args: unknown[]): Promise<unknown> {
     return this.nvim.request("nvim_exec_lua", [`return require("tine.host_api").${fn}(...)`, args]);
+  }
+
+  /** What the editor shows, for a message's mentions: `require("tine.context").gather(request)`. */
+  gatherContext(request: GatherRequest): Promise<unknown> {
+    return this.nvim.request("nvim_exec_lua", ['return require("tine.context").gather(...)', [request]]);
   }
 
   applyView(buf: number, update: ViewUpdate): void {

@@ -21,6 +21,8 @@ export const TEST_METHODS = {
     result: returns<{ id: string; display: number; lines: number }>(),
     enabledBy: "TINE_BENCH",
   },
+  /** Milliseconds the mentions of `text` take to expand for thread `id` (the editor asked, each item made); nothing is sent. */
+  bench_expand: { args: [arg("id", string), arg("text", string)], result: returns<number>(), enabledBy: "TINE_BENCH" },
   /** The host's CPU time so far (µs). */
   bench_cpu: { args: [], result: returns<number>(), enabledBy: "TINE_BENCH" },
   /** The host's heap in use (bytes) once its garbage is collected. */
@@ -52,6 +54,13 @@ export const TEST_RUNNERS: MethodRunners<typeof TEST_METHODS> = {
     }
     const { id, display } = await app.create({ runner: { kind: "api", history: History.of(entries) } });
     return { id, display, lines: app.displayText(id).length };
+  },
+  bench_expand: async ({ app }, [id, text]) => {
+    const thread = app.chat.threads.get(id);
+    if (!thread) throw new Error(`no thread ${id}`);
+    const t0 = performance.now();
+    await app.expand(thread, text);
+    return performance.now() - t0;
   },
   bench_cpu: () => process.cpuUsage().user + process.cpuUsage().system,
   bench_heap: async () => {

@@ -17,7 +17,7 @@ const STDIO_GRACE_MS = 1000;
 /** Never in a tool's environment: the host's own credentials. */
 const ALWAYS_DENIED = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"];
 
-function toolEnv(deny: readonly string[]): NodeJS.ProcessEnv {
+export function toolEnv(deny: readonly string[]): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of [...ALWAYS_DENIED, ...deny]) delete env[name];
   return env;

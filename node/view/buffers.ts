@@ -6,6 +6,7 @@
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -245,7 +246,11 @@ export class Buffers {
         .catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
     }
     const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
-    const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: reportLines });
+    const followed = [...followedAfter(thread.runner.history).keys()];
+    const contextLines = followed.length
+      ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
+      : [];
+    const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: [...contextLines, ...reportLines] });
     if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
   }
 

@@ -4,6 +4,7 @@
  */
 
 import type { ToolRun } from "../chat/thread.ts";
+import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
 import type { InProgressBlock } from "../providers/agent.ts";
 import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import { appendAll } from "../util/arrays.ts";
@@ -36,8 +37,11 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   const blockStarts: number[] = [];
   e.message.content.forEach((block: Block, i) => {
     blockStarts.push(lines.length);
+    const expanded = ctx.expanded.has(detailKey(ctx.index, i));
+    // A user's text block may be a context item (a mention's content): one line, <Tab> shows it.
+    const item = e.message.role === "user" && block.type === "text" ? readContextBlock(block.text) : null;
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
-    appendAll(lines, renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx).flatMap(splitLines));
+    appendAll(lines, (item ? contextLines(item, expanded) : renderBlock(block, expanded, ctx)).flatMap(splitLines));
   });
   if (e.meta) appendAll(lines, (e.meta.notes ?? []).map((n) => `ℹ ${n}`).flatMap(splitLines)).push(metaLine(e.meta));
   lines.push("");
@@ -92,6 +96,11 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
     case "tool_result":
       return toolResultLines(block, expanded, ctx.toolNames?.get(block.tool_use_id));
   }
+}
+
+function contextLines(item: ContextItem, expanded: boolean): string[] {
+  if (!expanded) return [`▸ ${contextLabel(item)}`];
+  return [`▾ ${contextLabel(item)}`, "```", ...contextBody(item).replace(/\n$/, "").split("\n"), "```"];
 }
 
 function toolCallLines(name: string, input: unknown): string[] {
