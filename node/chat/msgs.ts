@@ -9,8 +9,14 @@ import type { Relation } from "./tree.ts";
 export type ThreadId = string;
 
 export type ThreadMsg =
-  /** `auto`: sent by tine itself (a wrap-up or summary prompt), not typed by the user. */
-  | { type: "send"; text: string; auto?: boolean }
+  /**
+   * `auto`: sent by tine itself (a wrap-up or summary prompt), not typed by the user. While the
+   * agent works a send waits in the thread's queue (send-queue.ts); `now` (`@now`): it goes with
+   * the next tool results instead of at the end of the turn.
+   */
+  | { type: "send"; text: string; auto?: boolean; now?: boolean }
+  /** A queued send cancelled, or taken back into the input to be edited. */
+  | { type: "unqueue"; item: number }
   | { type: "queue-report"; report: { from: string; text: string } }
   | { type: "agent"; msg: AgentMsg }
   | { type: "tool-decision"; toolUseId: string; approved: boolean }

@@ -52,8 +52,8 @@ export class Buffers {
     private readonly listExtras: ListExtras,
     /** Shown in a thread with no messages yet. */
     private readonly emptyHint: string,
-    /** The keys a fork's banner names. */
-    private readonly keys: { report: string; promote: string; discard: string },
+    /** The keys a fork's banner names, and the one named under queued messages. */
+    private readonly keys: { report: string; promote: string; discard: string; editQueued: string | false },
   ) {}
 
   get(id: ThreadId): Mounted | undefined {
@@ -241,7 +241,7 @@ export class Buffers {
         .catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
     }
     const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
-    const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: reportLines });
+    const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: reportLines, editQueuedKey: this.keys.editQueued });
     if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
   }
 
