@@ -352,8 +352,8 @@ export class App {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    const { title, reports } = loaded.raw;
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history: loaded.history, readOnlyBy, reports } });
+    const { title, reports, queue } = loaded.raw;
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history: loaded.history, readOnlyBy, reports, queue } });
   }
 
   /**

@@ -100,6 +100,8 @@ export type ChatMsg =
       history: History;
       readOnlyBy: number | null;
       reports: readonly { from: string; text: string }[];
+      /** Messages the user had queued when the thread was last written (they come back held). */
+      queue: readonly { text: string; now?: boolean }[];
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
   | { type: "fork-discard"; id: ThreadId }

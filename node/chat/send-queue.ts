@@ -12,8 +12,11 @@ export type SendMsg = Extract<ThreadMsg, { type: "send" }>;
 /** One waiting message: the whole send (whatever it carries), and its number for cancel and edit. */
 export type QueuedSend = { readonly id: number; readonly msg: SendMsg };
 
-/** Why the queue waits for the user instead of going when a turn ends: the turn was aborted, or failed. */
-export type QueueHold = "aborted" | "failed";
+/**
+ * Why the queue waits for the user instead of going when a turn ends: the turn was aborted, or
+ * failed, or the session it belonged to ended (the queue came back from disk).
+ */
+export type QueueHold = "aborted" | "failed" | "restored";
 
 export class SendQueue {
   /** In the order they were sent. Replaced, never mutated. */
@@ -66,6 +69,15 @@ export class SendQueue {
   /** The turn stopped without ending: what waits stays until the user sends again. */
   hold(why: QueueHold): void {
     if (this.items.length) this.held = why;
+  }
+
+  /** Messages read back from disk (a restart, a thread taken over): they wait for the user, held. */
+  restore(stored: readonly { readonly text: string; readonly now?: boolean }[]): void {
+    this.items = stored.map((s) => ({
+      id: this.nextId++,
+      msg: s.now ? { type: "send", text: s.text, now: true } : { type: "send", text: s.text },
+    }));
+    this.held = this.items.length ? "restored" : null;
   }
 
   /** The failed turn is sent again: what waits goes when that turn ends. */

@@ -43,5 +43,7 @@ function whenTheyGo(queue: SendQueue): string {
       return "held: the turn was aborted · they go with your next message (an empty send sends them as they are)";
     case "failed":
       return "held: the turn failed · they go with your next message, or after R's retry ends";
+    case "restored":
+      return "held: tine stopped before they were sent · they go with your next message (an empty send sends them as they are)";
   }
 }

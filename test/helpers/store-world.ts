@@ -127,7 +127,15 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
       const { loaded, readOnlyBy } = persistence.open(id);
       dispatch({
         type: "chat-msg",
-        msg: { type: "load-thread", id, title: loaded.raw.title, history: loaded.history, readOnlyBy, reports: loaded.raw.reports },
+        msg: {
+          type: "load-thread",
+          id,
+          title: loaded.raw.title,
+          history: loaded.history,
+          readOnlyBy,
+          reports: loaded.raw.reports,
+          queue: loaded.raw.queue,
+        },
       });
     },
   };

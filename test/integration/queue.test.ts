@@ -164,6 +164,26 @@ describe(`messages while the agent works (${nv.version})`, () => {
     });
   });
 
+  it("queued messages outlive :Tine restart: they come back held, and an empty send sends them", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(heldReply("h"));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "first");
+      await s.mock.reached("h");
+      await queue(s, t.id, "not lost", "⏳ queued: not lost");
+      await queue(s, t.id, "@now nor this", "⚡ @now: nor this");
+      await s.cmd("Tine restart");
+      const shown = await s.waitForDisplay(t.id, "⏸ held: not lost\n⏸ held: nor this\n   held: tine stopped before they were sent");
+      assert.match(shown, /── interrupted \(the session ended\)/);
+      s.mock.reply(textReply("Both came back."));
+      await typeAndSend(s, "");
+      await s.waitForDisplay(t.id, "Both came back.\n── end_turn");
+      assert.deepEqual(texts(body(s, -1).messages).at(-1), "not lost|nor this");
+      assert.equal(bodies(s).length, 2, "sent once");
+      s.mock.release("h");
+    });
+  });
+
   it("a fork taken while messages wait starts without them; the source sends them when its turn ends", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(heldReply("h"), textReply("Fork answer."), textReply("Source got it."));
