@@ -216,7 +216,8 @@ export class Chat implements ChatTree {
           created: stored.created,
         });
         thread.reports = m.reports;
-        thread.queue.restore(m.queue);
+        // Another Neovim's queue is its own: it comes here with the thread when that one is taken over.
+        if (m.readOnlyBy === null) thread.queue.restore(m.queue);
         this.add(thread, { loaded: true }, true);
         return;
       }
