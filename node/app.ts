@@ -94,7 +94,7 @@ export class App {
         notSaved: (id) => this.persistence?.notSaved(id),
       },
       config.empty_hint,
-      config.fork_keys,
+      { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
     );
     this.queries = new ThreadQueries(this.chat, this.buffers, (id) => this.persistence?.updated.get(id));
     this.claudeCode = new ClaudeCodeThreads(
@@ -217,8 +217,10 @@ export class App {
   // ---- RPC entry points (each answers one Lua request) ----
 
   /**
-   * The one entry for user input: `@`-commands are routed here, before any Thread sees them.
-   * After an error the new text replaces the failed turn's; that text is returned, for the input.
+   * The one entry for user input: `@`-commands are routed here, before any Thread sees them; the
+   * thread decides whether a message goes now or waits for the turn to end (send-queue.ts). An
+   * empty send sends what waits, if anything. After an error the new text replaces the failed
+   * turn's; that text is returned, for the input.
    */
   async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
     this.takeOverIfFree(id);
@@ -235,12 +237,16 @@ export class App {
     }
     if (command.type === "handoff") {
       if (!command.goal) throw new Error("tine: @handoff needs a goal: what the fresh thread should do");
-      const blocker = thread.sendBlocker();
+      const blocker =
+        thread.sendBlocker() ??
+        (thread.atRest ? null : `${thread.title} is ${thread.status}: @handoff waits for the turn to end (or abort it)`);
       if (blocker) throw new Error(blocker);
       this.dispatch({ type: "chat-msg", msg: { type: "handoff", id, goal: command.goal } });
       return { replaced: "" };
     }
-    if (!command.text) throw new Error("nothing to send");
+    // <CR> in an empty input: nothing, unless messages wait (held after an abort or an error).
+    if (command.type === "now" && !command.text) throw new Error("tine: @now needs a message: it goes with the next tool results");
+    if (!command.text && !thread.queue.length) return { replaced: "" };
     const blocker = thread.sendBlocker();
     if (blocker) throw new Error(blocker);
     // Mentions are resolved first (an unresolvable one throws: nothing is sent, the input stays).
@@ -248,7 +254,11 @@ export class App {
     const meanwhile = thread.sendBlocker();
     if (meanwhile) throw new Error(meanwhile);
     const replaced = thread.failedText();
-    this.dispatch({ type: "thread-msg", id, msg: { type: "send", text: command.text, ...(context ? { context } : {}) } });
+    this.dispatch({
+      type: "thread-msg",
+      id,
+      msg: { type: "send", text: command.text, ...(context ? { context } : {}), ...(command.type === "now" ? { now: true } : {}) },
+    });
     return { replaced: replaced === command.text ? "" : replaced };
   }
 
@@ -259,6 +269,19 @@ export class App {
       limits: this.contextLimits,
       gather: (request) => this.nvim.gatherContext(request),
     });
+  }
+
+  /** The queued message shown at a display line (0-based), or null. */
+  queuedAt(id: ThreadId, line: number): { item: number; text: string } | null {
+    const item = this.buffers.get(id)?.view.queuedAt(line);
+    const queued = item === undefined ? undefined : this.live(id).queue.items.find((q) => q.id === item);
+    return queued ? { item: queued.id, text: queued.msg.text } : null;
+  }
+
+  /** A queued message cancelled, or taken back to be edited: refused when it went meanwhile. */
+  unqueue(id: ThreadId, item: number): void {
+    if (!this.live(id).queue.items.some((q) => q.id === item)) throw new Error("tine: that message is no longer queued: it was sent");
+    this.dispatch({ type: "thread-msg", id, msg: { type: "unqueue", item } });
   }
 
   /** `:Tine retry`: the turn that failed is sent again, as it was. */
@@ -350,9 +373,9 @@ export class App {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    const { title, reports } = loaded.raw;
+    const { title, reports, queue } = loaded.raw;
     const { history, runner } = loaded;
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports } });
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue } });
   }
 
   /**

@@ -11,6 +11,7 @@ const keymaps: Keymaps = {
   toggle_detail: "<Tab>",
   approve: "a",
   deny: "d",
+  edit_queued: "<CR>",
   fork_at_message: "F",
   go_to_parent: "gp",
   go_to_fork: "gb",

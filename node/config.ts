@@ -103,6 +103,7 @@ const keymaps = record({
   toggle_detail: key,
   approve: key,
   deny: key,
+  edit_queued: key,
   fork_at_message: key,
   go_to_parent: key,
   go_to_fork: key,

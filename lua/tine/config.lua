@@ -88,6 +88,9 @@ M.defaults = {
     -- mode): only while a tool waits for approval, else `a` and `d` do what they always do.
     approve = "a",
     deny = "d",
+    -- display, on a message queued while the agent works: take it back into the input to edit
+    -- (`dd` there cancels it).
+    edit_queued = "<CR>",
     fork_at_message = "F", -- display: fork here (visual: quote the selection in the fork)
     go_to_parent = "gp", -- display of a fork: jump to where it branched
     go_to_fork = "gb", -- display, on a message with a ⑂ mark: jump to that fork (the pair of gp)

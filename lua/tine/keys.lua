@@ -11,14 +11,12 @@ local err, guarded = util.err, util.guarded
 local M = {}
 
 --- <CR> in an input buffer: the input is cleared only when the host accepted it. After an error
---- the new text replaces the failed turn, whose text comes back into the input.
+--- the new text replaces the failed turn, whose text comes back into the input. An empty input
+--- goes too: it sends the messages held after an abort or an error (the host ignores it otherwise).
 ---@param buf integer the input buffer
 function M.send_input(buf)
   local id = vim.b[buf].tine_thread
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
-  if vim.trim(text) == "" then
-    return
-  end
   local ok, result = guarded(host.request, "send", id, text)
   if ok and vim.api.nvim_buf_is_valid(buf) then
     local replaced = type(result) == "table" and result.replaced or ""
@@ -37,6 +35,73 @@ end
 ---@param action "toggle"|"approve"|"deny"
 function M.line_action(id, action)
   guarded(host.request, "line_action", id, vim.api.nvim_win_get_cursor(0)[1] - 1, action)
+end
+
+--- The message queued while the agent works under the cursor of the display, or nil.
+---@param id string the thread shown
+---@return { item: integer, text: string }?
+local function queued_under_cursor(id)
+  local ok, q = guarded(host.request, "queued_at", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if ok and q ~= nil and q ~= vim.NIL then
+    return q
+  end
+end
+
+--- `dd` on a queued message: it is cancelled, never sent; its text goes to the unnamed register,
+--- as `dd` puts a line there (`p` in the input brings it back).
+---@param id string the thread shown
+---@param q { item: integer, text: string }? the message (nil: the one under the cursor)
+function M.cancel_queued(id, q)
+  q = q or queued_under_cursor(id)
+  if not q then
+    return err("tine: no queued message here (they show under the reply, marked ⏳ queued)")
+  end
+  if guarded(host.request, "unqueue", id, q.item) then
+    vim.fn.setreg('"', vim.split(q.text, "\n"), "l")
+    vim.notify('tine: the queued message is cancelled (its text is in the " register)', vim.log.levels.INFO)
+  end
+end
+
+--- `d` in the display: on a queued message it starts `dd` (cancel it), as `d` waits for its
+--- motion anywhere else in Neovim; on any other line it denies the tool call (see line_action).
+---@param id string the thread shown
+function M.deny_or_cancel(id)
+  local q = queued_under_cursor(id)
+  if not q then
+    return M.line_action(id, "deny")
+  end
+  if vim.fn.getcharstr() == "d" then
+    M.cancel_queued(id, q)
+  end
+end
+
+--- The edit key (<CR>) on a queued message: it leaves the queue and its text goes into the input
+--- (after what the input holds, so nothing typed is lost), the cursor with it. On any other line
+--- the key does what it always does.
+---@param id string the thread shown
+---@param input integer the thread's input buffer
+---@param lhs string the key, fed back elsewhere
+function M.edit_queued(id, input, lhs)
+  local q = queued_under_cursor(id)
+  if not q then
+    local count = vim.v.count > 0 and tostring(vim.v.count) or ""
+    return vim.api.nvim_feedkeys(count .. vim.api.nvim_replace_termcodes(lhs, true, false, true), "n", false)
+  end
+  if not guarded(host.request, "unqueue", id, q.item) or not vim.api.nvim_buf_is_valid(input) then
+    return
+  end
+  local lines = vim.split(q.text, "\n")
+  local draft = vim.api.nvim_buf_get_lines(input, 0, -1, false)
+  local empty = #draft == 1 and draft[1] == ""
+  vim.api.nvim_buf_set_lines(input, empty and 0 or -1, -1, false, empty and lines or vim.list_extend({ "" }, lines))
+  local win = vim.fn.win_findbuf(input)[1]
+  if win then
+    vim.api.nvim_set_current_win(win)
+    vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(input), 0 })
+  end
+  if not empty then
+    vim.notify("tine: the queued message is back in the input, after what you had typed there", vim.log.levels.INFO)
+  end
 end
 
 --- The display buffer of the thread shown in the current window (display or input).

@@ -60,6 +60,7 @@
 ---@field toggle_detail? string|false
 ---@field approve? string|false
 ---@field deny? string|false
+---@field edit_queued? string|false
 ---@field fork_at_message? string|false
 ---@field go_to_parent? string|false
 ---@field go_to_fork? string|false

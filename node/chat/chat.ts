@@ -200,8 +200,10 @@ export class Chat implements ChatTree {
         const live = this.threads.get(m.id);
         if (live) {
           // Open read-only here, its writer gone: read again, and writable here from now on.
-          if (live.readOnlyBy !== null && m.readOnlyBy === null)
+          if (live.readOnlyBy !== null && m.readOnlyBy === null) {
             live.takenOver(this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id)), m.title, m.reports);
+            live.queue.restore(m.queue);
+          }
           return;
         }
         const stored = this.stored.get(m.id);
@@ -214,6 +216,8 @@ export class Chat implements ChatTree {
           created: stored.created,
         });
         thread.reports = m.reports;
+        // Another Neovim's queue is its own: it comes here with the thread when that one is taken over.
+        if (m.readOnlyBy === null) thread.queue.restore(m.queue);
         this.add(thread, { loaded: true }, true);
         return;
       }

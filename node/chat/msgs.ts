@@ -13,9 +13,13 @@ export type ThreadMsg =
   /**
    * `auto`: sent by tine itself (a wrap-up or summary prompt), not typed by the user. `context`:
    * what the text's mentions and the files followed resolved to (context/expand.ts), made blocks
-   * of the same user message when the send reaches the thread.
+   * of the same user message when the send reaches the thread. While the agent works a send waits
+   * in the thread's queue (send-queue.ts); `now` (`@now`): it goes with the next tool results
+   * instead of at the end of the turn.
    */
-  | { type: "send"; text: string; auto?: boolean; context?: SendContext }
+  | { type: "send"; text: string; auto?: boolean; now?: boolean; context?: SendContext }
+  /** A queued send cancelled, or taken back into the input to be edited. */
+  | { type: "unqueue"; item: number }
   | { type: "queue-report"; report: { from: string; text: string } }
   | { type: "agent"; msg: AgentMsg }
   | { type: "tool-decision"; toolUseId: string; approved: boolean }
@@ -104,6 +108,8 @@ export type ChatMsg =
       runner: RunnerSpec;
       readOnlyBy: number | null;
       reports: readonly { from: string; text: string }[];
+      /** Messages the user had queued when the thread was last written (they come back held). */
+      queue: readonly { text: string; now?: boolean }[];
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
   | { type: "fork-discard"; id: ThreadId }

@@ -18,3 +18,9 @@ it("recognises @bg with a prompt as a background fork", () => {
 it("recognises @handoff with its goal", () => {
   assert.deepEqual(parseSend("@handoff write the migration"), { type: "handoff", goal: "write the migration" });
 });
+
+it("recognises @now with its text (steering), only at the start", () => {
+  assert.deepEqual(parseSend("@now use the staging database\nnot prod"), { type: "now", text: "use the staging database\nnot prod" });
+  assert.deepEqual(parseSend("@nowhere"), { type: "message", text: "@nowhere" });
+  assert.deepEqual(parseSend("do it @now"), { type: "message", text: "do it @now" });
+});

@@ -1,11 +1,12 @@
 /**
  * A Thread owns the runner that runs it (see runner.ts), the runs of the tools its agent asked
- * for, and its view state.
+ * for, the messages the user sent while it worked (send-queue.ts), and its view state.
  */
 import { readContextBlock } from "../context/blocks.ts";
-import { contextBlocks } from "../context/follow.ts";
+import { contextBlocks, type SendContext } from "../context/follow.ts";
+import type { AgentStatus } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
-import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
@@ -13,6 +14,8 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
+import { type SendMsg, SendQueue } from "./send-queue.ts";
+import { titleFrom } from "./titles.ts";
 
 export type { QueuedReport } from "./prompts.ts";
 
@@ -24,31 +27,7 @@ export type ToolRun = {
 
 export type { ThreadStatus } from "./runner.ts";
 
-/** The longest title, in characters: a longer one is cut, ending in "…". */
-export const TITLE_MAX_CHARS = 80;
-/** A title made from a message is shorter: its first words, for the list. */
-const MESSAGE_TITLE_CHARS = 40;
-
-/** A C0 or C1 control character, or DEL (ESC, BEL, NUL, line breaks, tabs…). */
-const CONTROL = /\p{Cc}/gu;
-
-const shortened = (line: string, max: number) => (line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line);
-
-/**
- * The rule for every title a user or a message gives (`:Tine rename`, the list's `r`, a first
- * message): one line, without control characters (a title reaches buffer names, the list and
- * notices, where ESC or BEL would act), spaces collapsed, at most TITLE_MAX_CHARS. "" when
- * nothing is left.
- */
-export function cleanTitle(text: string): string {
-  return shortened(text.replace(CONTROL, " ").replace(/\s+/g, " ").trim(), TITLE_MAX_CHARS);
-}
-
-/** A title from the first user message: its first line, shortened, as cleanTitle keeps every title. */
-export function titleFrom(text: string): string {
-  const firstLine = text.trim().split("\n")[0]!;
-  return shortened(cleanTitle(firstLine), MESSAGE_TITLE_CHARS) || "Untitled";
-}
+export { cleanTitle, TITLE_MAX_CHARS, titleFrom } from "./titles.ts";
 
 export type ThreadContext = {
   readonly dispatch: Dispatch;
@@ -74,6 +53,8 @@ export class Thread {
   version = 0;
   /** Reports of forks, shown at once and sent with the next user turn. Replaced, never mutated. */
   reports: readonly QueuedReport[] = [];
+  /** What the user sent while the agent worked; a fork starts with none (the queue is this thread's). */
+  readonly queue = new SendQueue();
 
   /** Titled from the first message until the user names it. */
   private autoTitle: boolean;
@@ -147,13 +128,10 @@ export class Thread {
     return this.context.environment;
   }
 
-  /** Why a send would be refused now, or null. */
+  /** Why a send would be refused now, or null. A send while the agent works is not refused: it waits in `queue`. */
   sendBlocker(): string | null {
-    const status = this.status;
-    if (status === "busy")
+    if (this.status === "busy")
       return `${this.title} is open for writing in another Neovim (pid ${this.readOnlyBy}): it is read-only here; fork it to continue`;
-    if (status === "streaming") return `${this.title} is streaming: abort it first, or fork it with @fork`;
-    if (status === "waiting") return `${this.title} is waiting on tools: answer or abort them first, or fork it with @fork`;
     return null;
   }
 
@@ -186,18 +164,22 @@ export class Thread {
     switch (msg.type) {
       case "send": {
         if (this.readOnlyBy !== null) return;
+        // The one place a send is told apart: now, or queued while the agent works.
+        if (!this.atRest) {
+          this.queue.add(msg);
+          return;
+        }
         if (this.autoTitle && this.runner.history.length === 0) this.title = titleFrom(msg.text);
         this.autoTitle = false;
-        // Queued fork reports go first, then the context (each item a block of its own), then what was typed.
-        const context = msg.context ? contextBlocks(this.sendBase(), msg.context) : [];
-        const blocks = [...this.reports.map(reportBlock), ...context, msg.text].map((text) => ({ type: "text" as const, text }));
-        this.reports = [];
-        // After an error the failed turn is replaced, not joined (the host gave its text back to the input).
-        if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
-        else this.runner.send(blocks);
+        // What waits (held after an abort or error) goes first; tine's own prompts leave it waiting.
+        this.sendUserTurn([...(msg.auto ? [] : this.queue.takeAll()), msg]);
         return;
       }
+      case "unqueue":
+        this.queue.remove(msg.item);
+        return;
       case "retry":
+        this.queue.release();
         this.runner.retry();
         return;
       case "rewind":
@@ -214,9 +196,7 @@ export class Thread {
         this.autoTitle = false;
         return;
       case "agent":
-        if (msg.msg.type === "status-changed" && msg.msg.status.type === "stopped" && msg.msg.status.stopReason === "tool_use") {
-          this.startTools();
-        }
+        if (msg.msg.type === "status-changed") this.statusChanged(msg.msg.status);
         return;
       case "tool-decision": {
         const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
@@ -240,6 +220,42 @@ export class Thread {
       default:
         assertUnreachable(msg);
     }
+  }
+
+  /**
+   * Queued fork reports go first, each a block of its own, then the sends, each its own blocks, as
+   * one user message. After an error the failed turn is replaced, not joined (the host gave its
+   * text back to the input).
+   */
+  private sendUserTurn(sends: readonly SendMsg[]): void {
+    const blocks = this.blocksOf(sends);
+    if (!blocks.length) return;
+    blocks.unshift(...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })));
+    this.reports = [];
+    if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
+    else this.runner.send(blocks);
+  }
+
+  /** What sends give a user message: the context of their mentions and of the files followed (each item once), then each text. */
+  private blocksOf(sends: readonly SendMsg[]): UserBlock[] {
+    const context = mergedContext(sends);
+    const items = context ? contextBlocks(this.sendBase(), context) : [];
+    return [...items.map((text) => ({ type: "text" as const, text })), ...sends.flatMap(sendBlocks)];
+  }
+
+  /**
+   * The agent's status changed (its message arrives after the change: the runner's status now is
+   * what counts). A stop on tool_use starts the tools; a turn that ended sends what the user queued
+   * meanwhile; one that was aborted or failed holds it.
+   */
+  private statusChanged(status: AgentStatus): void {
+    if (status.type === "error") this.queue.hold("failed");
+    if (status.type !== "stopped") return;
+    if (status.stopReason === "aborted") this.queue.hold("aborted");
+    else if (status.stopReason === "tool_use") this.startTools();
+    const now = this.runner.status;
+    if (this.queue.length && now.type === "stopped" && now.stopReason !== "aborted" && this.toolRuns.length === 0)
+      this.sendUserTurn(this.queue.takeAtTurnEnd());
   }
 
   private startTools(): void {
@@ -283,8 +299,8 @@ export class Thread {
     if (this.toolRuns.every((r) => r.state === "done")) {
       const results = this.toolRuns.map((r) => toResult(r.use.id, r.outcome!));
       this.toolRuns = [];
-      // All results go back in one user message.
-      this.runner.send(results);
+      // All results go back in one user message, then what the user sent with `@now`.
+      this.runner.send([...results, ...this.blocksOf(this.queue.takeForToolResults())]);
     }
   }
 
@@ -294,6 +310,18 @@ export class Thread {
 }
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
+
+/** The blocks one send gives its user message: what was typed (an empty send, which only sends what waits, gives none). */
+function sendBlocks(msg: SendMsg): UserBlock[] {
+  return msg.text.trim() ? [{ type: "text", text: msg.text }] : [];
+}
+
+/** Several sends going as one message: all their mentions; the files followed as the latest of them saw them. */
+function mergedContext(sends: readonly SendMsg[]): SendContext | null {
+  const contexts = sends.flatMap((s) => (s.context ? [s.context] : []));
+  if (!contexts.length) return null;
+  return { items: contexts.flatMap((c) => c.items), followed: contexts.at(-1)!.followed };
+}
 
 function toResult(id: string, outcome: ToolOutcome): ToolResultBlock {
   return outcome.isError

@@ -61,6 +61,11 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     app.lineAction(id, line, action);
     return true;
   },
+  queued_at: ({ app }, [id, line]) => app.queuedAt(id, line),
+  unqueue: ({ app }, [id, item]) => {
+    app.unqueue(id, item);
+    return true;
+  },
 
   fork: ({ app }, [id, prompt, opts]) => app.fork(id, prompt, opts),
   cancel_waiting_fork: ({ app }, [id]) => app.cancelWaitingFork(id),

@@ -51,6 +51,9 @@ export type OpenedThread = ThreadBuffers & { read_only_by: number | null };
 /** After a send: the failed turn's text a new message replaced ("" when none), for the input. */
 export type SendResult = { replaced: string };
 
+/** A message waiting in a thread's queue (`item`: its number there). */
+export type QueuedAt = { item: number; text: string };
+
 /** A thread written as a Claude Code session, and the `[claude]` thread that continues it. */
 export type ExportedSession = ThreadBuffers & { session_id: string; path: string };
 
@@ -130,6 +133,10 @@ export const METHODS = {
   abort: { args: [id], result: returns<true>() },
   /** A key on a display line: toggle a detail, or answer the tool call awaiting approval. */
   line_action: { args: [id, arg("line", index), arg("action", oneOf("toggle", "approve", "deny"))], result: returns<true>() },
+  /** The message queued while the agent works that a display line (0-based) shows: its number and text. */
+  queued_at: { args: [id, arg("line", index)], result: returns<QueuedAt | null>() },
+  /** A queued message cancelled, or taken back to be edited (refused once it was sent). */
+  unqueue: { args: [id, arg("item", index)], result: returns<true>() },
 
   // -- forks --
   /** The new fork's id; null when the call cancelled a fork waiting on the same source instead. */

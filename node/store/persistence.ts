@@ -52,6 +52,7 @@ function snapshotOf(thread: Thread): Snapshot {
     results: thread.finishedResults(),
     title: thread.title,
     reports: thread.reports,
+    queue: thread.queue.items.map((i) => i.msg),
   };
 }
 
@@ -186,6 +187,7 @@ export class Persistence {
       results: loaded.raw.results,
       title: loaded.raw.title,
       reports: loaded.raw.reports,
+      queue: loaded.raw.queue,
     };
     let writer: ReturnType<ThreadStore["openWriter"]>;
     try {
@@ -355,6 +357,7 @@ export class Persistence {
       results: new Map(),
       title: thread.title,
       reports: NO_REPORTS,
+      queue: NO_REPORTS,
     };
     return new ThreadRecorder(log, base, this.clock);
   }

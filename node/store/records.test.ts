@@ -100,3 +100,21 @@ describe("decoding what a transcript holds", () => {
     expect(decode(line)).toEqual({ ok: false, error: `nested more than ${LINE_BOUNDS.depth} levels deep` });
   });
 });
+
+describe("queue record", () => {
+  it("holds the messages as they wait, each its text and whether it is @now; only those fields are kept", () => {
+    const line = JSON.stringify({
+      t: "queue",
+      items: [{ text: "one" }, { text: "two", now: true, extra: 1 }, { text: "three", now: false }],
+    });
+    expect(decode(line)).toEqual({
+      ok: true,
+      record: { t: "queue", items: [{ text: "one" }, { text: "two", now: true }, { text: "three" }] },
+    });
+  });
+
+  it("a queue of the wrong shape is refused", () => {
+    for (const items of [null, "x", [{}], [{ text: 1 }], [{ text: "a", now: "yes" }]])
+      expect(decode(JSON.stringify({ t: "queue", items }))).toEqual({ ok: false, error: "queue record: items is not a list of messages" });
+  });
+});

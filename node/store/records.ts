@@ -86,6 +86,8 @@ export type ChangeRecord =
   | { readonly t: "report"; readonly from: string; readonly text: string }
   /** The queued reports went out with a user turn. */
   | { readonly t: "reports-sent" }
+  /** The messages the user sent while the agent worked, as they wait now (the whole queue; empty once sent). */
+  | { readonly t: "queue"; readonly items: readonly StoredQueued[] }
   /** The fork ended (discarded, reported, or promoted `into` its parent); `:Tine threads!` can restore it. */
   | { readonly t: "ended"; readonly how: "discarded" | "reported" | "promoted"; readonly into?: string }
   | { readonly t: "restored" }
@@ -96,6 +98,9 @@ export type ChangeRecord =
   | { readonly t: "branched"; readonly to: string; readonly after: number; readonly upTo: number };
 
 export type StoredRecord = Header | ChangeRecord;
+
+/** A message waiting in a thread's queue, as stored: its text, and whether it goes with the next tool results (`@now`). */
+export type StoredQueued = { readonly text: string; readonly now?: boolean };
 
 const CHANGE_TYPES = new Set([
   "append",
@@ -108,6 +113,7 @@ const CHANGE_TYPES = new Set([
   "deleted",
   "report",
   "reports-sent",
+  "queue",
   "ended",
   "restored",
   "branched",
@@ -167,6 +173,18 @@ export function decode(line: string): Decoded {
     case "report":
       if (typeof r["from"] !== "string" || typeof r["text"] !== "string") return bad("from or text missing");
       return good({ t: "report", from: r["from"], text: r["text"] });
+    case "queue": {
+      const items = r["items"];
+      if (
+        !Array.isArray(items) ||
+        !items.every((i) => isObject(i) && typeof i["text"] === "string" && (i["now"] ?? false) === Boolean(i["now"]))
+      )
+        return bad("items is not a list of messages");
+      return good({
+        t: "queue",
+        items: items.map((i) => (i.now === true ? { text: i.text as string, now: true } : { text: i.text as string })),
+      });
+    }
     case "ended": {
       const how = r["how"];
       if (typeof how !== "string" || !ENDINGS.has(how)) return bad("how missing");

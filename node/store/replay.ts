@@ -6,7 +6,7 @@ import { History } from "../providers/history.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
 import { readRegular } from "../util/regular-file.ts";
-import { type ChangeRecord, decode, type Header, isChange } from "./records.ts";
+import { type ChangeRecord, decode, type Header, isChange, type StoredQueued } from "./records.ts";
 
 /** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
 export const SESSION_ENDED_BEFORE_TOOL_RAN = "The session ended before the tool ran.";
@@ -24,6 +24,8 @@ export type LogState = {
   readonly deleted: boolean;
   /** Fork reports waiting for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
+  /** Messages the user sent while the agent worked, still waiting. */
+  readonly queue: readonly StoredQueued[];
   /** How the fork ended, or null while it is part of the tree. */
   readonly ended: { readonly how: "discarded" | "reported" | "promoted"; readonly into?: string } | null;
 };
@@ -36,6 +38,7 @@ export const emptyState = (title: string): LogState => ({
   title,
   deleted: false,
   reports: [],
+  queue: [],
   ended: null,
 });
 
@@ -71,6 +74,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, reports: [...state.reports, { from: record.from, text: record.text }] };
     case "reports-sent":
       return { ...state, reports: [] };
+    case "queue":
+      return { ...state, queue: record.items };
     case "ended":
       return { ...state, ended: record.into ? { how: record.how, into: record.into } : { how: record.how } };
     case "restored":

@@ -10,7 +10,7 @@
 import type { History } from "../providers/history.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
 import type { LogWriter } from "./log-writer.ts";
-import type { ChangeRecord } from "./records.ts";
+import type { ChangeRecord, StoredQueued } from "./records.ts";
 
 /** How long streamed text may wait before it is written: at most one `streamed` record per thread this often. */
 export const STREAMED_TEXT_EVERY_MS = 1000;
@@ -27,7 +27,13 @@ export type Snapshot = {
   readonly title: string;
   /** Fork reports queued for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
+  /** Messages the user sent while the agent worked, waiting (none when left out). */
+  readonly queue?: readonly StoredQueued[];
 };
+
+/** Whether two queues hold the same messages (a thread's is made anew for each snapshot: compared by content). */
+const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] = []) =>
+  a.length === b.length && a.every((q, i) => q.text === b[i]!.text && Boolean(q.now) === Boolean(b[i]!.now));
 
 /** The records that turn `written` into `now`. */
 export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
@@ -65,6 +71,8 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     if (!kept) out.push({ t: "reports-sent" });
     for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push({ t: "report", from: r.from, text: r.text });
   }
+  if (!sameQueue(written.queue, now.queue))
+    out.push({ t: "queue", items: (now.queue ?? []).map((q) => (q.now ? { text: q.text, now: true } : { text: q.text })) });
   return out;
 }
 
@@ -121,6 +129,7 @@ export class ThreadRecorder {
       now.results.size === w.results.size &&
       now.title === w.title &&
       now.reports === w.reports &&
+      sameQueue(now.queue, w.queue) &&
       this.queued.length === 0;
     if (same) {
       if (now.streamed === w.streamed) {

@@ -54,8 +54,8 @@ export class Buffers {
     private readonly listExtras: ListExtras,
     /** Shown in a thread with no messages yet. */
     private readonly emptyHint: string,
-    /** The keys a fork's banner names. */
-    private readonly keys: { report: string; promote: string; discard: string },
+    /** The keys a fork's banner names, and the one named under queued messages. */
+    private readonly keys: { report: string; promote: string; discard: string; editQueued: string | false },
   ) {}
 
   get(id: ThreadId): Mounted | undefined {
@@ -250,7 +250,13 @@ export class Buffers {
     const contextLines = followed.length
       ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
       : [];
-    const update = m.view.sync({ thread, headerLines, forkMarks, noteLines: [...contextLines, ...reportLines] });
+    const update = m.view.sync({
+      thread,
+      headerLines,
+      forkMarks,
+      noteLines: [...contextLines, ...reportLines],
+      editQueuedKey: this.keys.editQueued,
+    });
     if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
   }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, it } from "vitest";
+import { SendQueue } from "../chat/send-queue.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { AgentStatus, OpenMessage } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
@@ -10,7 +11,7 @@ import { ThreadView } from "./thread-view.ts";
 
 /** A thread as the view reads it. */
 function threadOf(history: History, open: OpenMessage | null = null, status: AgentStatus = { type: "idle" }): Thread {
-  return { runner: { history, open, status }, expanded: new Set<string>(), toolRuns: [] } as unknown as Thread;
+  return { runner: { history, open, status }, expanded: new Set<string>(), toolRuns: [], queue: new SendQueue() } as unknown as Thread;
 }
 
 function conversation(messages: number): Entry[] {

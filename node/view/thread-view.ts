@@ -15,6 +15,7 @@ import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { replaceTail } from "../util/arrays.ts";
 import { Document, type Edit, RemadeLines, type Segment } from "./document.ts";
+import { NO_QUEUED_LINES, type QueuedLines, queuedLines } from "./queued-lines.ts";
 import { type RenderContext, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
 
 export type Mark = { line: number; text: string };
@@ -37,6 +38,8 @@ export type ThreadViewInput = {
   forkMarks: { atMessage: number; text: string }[];
   /** Shown above the footer (fork reports waiting for the next message). */
   noteLines?: string[];
+  /** The display key that takes a queued message back into the input (named under the queue). */
+  editQueuedKey?: string | false;
 };
 
 export class ThreadView {
@@ -48,13 +51,19 @@ export class ThreadView {
   private open: { ref: OpenMessage; finalized: number; block: InProgressBlock | null; textLen: number; lastLine: number } | null = null;
   private marksKey = "";
   private busyKey: number | null = null;
+  /** The queued messages shown in the footer, and the footer line they start at. */
+  private queued: { at: number; shown: QueuedLines } = { at: 0, shown: NO_QUEUED_LINES };
 
   sync(input: ThreadViewInput): ViewUpdate {
     const { thread } = input;
     this.syncSegment(0, input.headerLines);
     this.syncHistory(thread);
     this.syncOpen(thread);
-    this.syncSegment(this.doc.count - 1, [...(input.noteLines?.length ? [...input.noteLines, ""] : []), ...footerLines(thread)]);
+    // Messages the user queued come last, under the reply being written and what its end says.
+    const footer = [...(input.noteLines?.length ? [...input.noteLines, ""] : []), ...footerLines(thread)].flatMap(splitLines);
+    const shown = queuedLines(thread.queue, input.editQueuedKey ?? "<CR>");
+    this.queued = { at: footer.length, shown };
+    this.syncSegment(this.doc.count - 1, shown.lines.length ? [...footer, ...shown.lines, ""] : footer);
     const update: ViewUpdate = { edits: this.doc.takeEdits() };
     // Forks taken at the same message share one mark, in fork order (separate end-of-line
     // marks on one line would be shown in an order of Neovim's own).
@@ -92,6 +101,14 @@ export class ThreadView {
     let block: number | null = null;
     for (let b = 0; b < starts.length; b++) if (starts[b]! <= at.offset) block = b;
     return { message, block };
+  }
+
+  /** The queued message shown at a buffer line (0-based), if any: its number in the thread's queue. */
+  queuedAt(line: number): number | undefined {
+    const at = this.doc.locate(line);
+    if (!at || at.segment !== this.doc.count - 1) return undefined;
+    const offset = at.offset - this.queued.at;
+    return this.queued.shown.spans.find((s) => offset >= s.from && offset < s.to)?.item;
   }
 
   /** First line of a message's segment. */

@@ -135,6 +135,7 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
           runner: loaded.runner,
           readOnlyBy,
           reports: loaded.raw.reports,
+          queue: loaded.raw.queue,
         },
       });
     },

@@ -216,18 +216,7 @@ describe(`chat (${nv.version})`, () => {
     });
   });
 
-  it("a send refused while streaming keeps the input and says why", async () => {
-    await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ text: "busy", holdInside: { hold: "h", afterDeltas: 1 } }]));
-      const t = await openSidebar(s);
-      await typeAndSend(s, "one");
-      await s.waitForStatus(t.id, "streaming");
-      await typeAndSend(s, "two, not lost");
-      assert.deepEqual(await s.lines(t.input_bufnr!), ["two, not lost"]);
-      assert.match(await s.lastNotification(), /is streaming: abort it first, or fork it with @fork/);
-      s.mock.release("h");
-    });
-  });
+  // A send while the thread streams is no longer refused: it is queued (test/integration/queue.test.ts).
 
   it("without ANTHROPIC_API_KEY the thread says so clearly", async () => {
     await withNeovim(

@@ -1,0 +1,87 @@
+/**
+ * The messages a user sends while the agent works, and the one rule of when each goes. A send
+ * while the thread streams or runs tools waits here: it goes when the turn ends (all that wait,
+ * as one user message, in order, once), or, sent with `@now`, with the next tool results, so the
+ * agent reads it mid-turn. A turn that stops without ending (an abort, an error) holds them: they
+ * go with the user's next message, never by themselves.
+ */
+import type { ThreadMsg } from "./msgs.ts";
+
+export type SendMsg = Extract<ThreadMsg, { type: "send" }>;
+
+/** One waiting message: the whole send (whatever it carries), and its number for cancel and edit. */
+export type QueuedSend = { readonly id: number; readonly msg: SendMsg };
+
+/**
+ * Why the queue waits for the user instead of going when a turn ends: the turn was aborted, or
+ * failed, or the session it belonged to ended (the queue came back from disk).
+ */
+export type QueueHold = "aborted" | "failed" | "restored";
+
+export class SendQueue {
+  /** In the order they were sent. Replaced, never mutated. */
+  items: readonly QueuedSend[] = [];
+  /** Non-null: nothing goes by itself until the user sends again (or retries the failed turn). */
+  held: QueueHold | null = null;
+  private nextId = 1;
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  /** A send while the agent works. The user acted again: a held queue goes with it, when this turn ends. */
+  add(msg: SendMsg): QueuedSend {
+    const item = { id: this.nextId++, msg };
+    this.items = [...this.items, item];
+    if (!msg.auto) this.held = null;
+    return item;
+  }
+
+  /** Cancelled or taken back to be edited; undefined when it is no longer here (it went meanwhile). */
+  remove(id: number): QueuedSend | undefined {
+    const item = this.items.find((i) => i.id === id);
+    if (item) this.items = this.items.filter((i) => i !== item);
+    if (!this.items.length) this.held = null;
+    return item;
+  }
+
+  /** Tool results go back to the agent: the `@now` messages go with them (unless held). */
+  takeForToolResults(): SendMsg[] {
+    if (this.held) return [];
+    const now = this.items.filter((i) => i.msg.now);
+    if (now.length) this.items = this.items.filter((i) => !i.msg.now);
+    return now.map((i) => i.msg);
+  }
+
+  /** The turn ended by itself (no tools left): everything that waits goes, unless held. */
+  takeAtTurnEnd(): SendMsg[] {
+    return this.held ? [] : this.takeAll();
+  }
+
+  /** The user sends while the thread is at rest: what waits (held or not) goes first, in order. */
+  takeAll(): SendMsg[] {
+    const all = this.items.map((i) => i.msg);
+    this.items = [];
+    this.held = null;
+    return all;
+  }
+
+  /** The turn stopped without ending: what waits stays until the user sends again. */
+  hold(why: QueueHold): void {
+    if (this.items.length) this.held = why;
+  }
+
+  /** Messages read back from disk (a restart, a thread taken over): they wait for the user, held. */
+  restore(stored: readonly { readonly text: string; readonly now?: boolean }[]): void {
+    this.items = stored.map((s) => ({
+      id: this.nextId++,
+      msg: s.now ? { type: "send", text: s.text, now: true } : { type: "send", text: s.text },
+    }));
+    this.held = this.items.length ? "restored" : null;
+  }
+
+  /** The failed turn is sent again: what waits goes when that turn ends. */
+  release(): void {
+    this.held = null;
+  }
+}
