@@ -5,6 +5,8 @@
  * agent reads it mid-turn. A turn that stops without ending (an abort, an error) holds them: they
  * go with the user's next message, never by themselves.
  */
+import type { SendContext } from "../context/follow.ts";
+import type { UserBlock } from "../providers/native.ts";
 import type { ThreadMsg } from "./msgs.ts";
 
 export type SendMsg = Extract<ThreadMsg, { type: "send" }>;
@@ -84,4 +86,16 @@ export class SendQueue {
   release(): void {
     this.held = null;
   }
+}
+
+/** The blocks one send gives its user message: what was typed (an empty send, which only sends what waits, gives none). */
+export function sendBlocks(msg: SendMsg): UserBlock[] {
+  return msg.text.trim() ? [{ type: "text", text: msg.text }] : [];
+}
+
+/** Several sends going as one message: all their mentions; the files followed as the latest of them saw them. */
+export function mergedContext(sends: readonly SendMsg[]): SendContext | null {
+  const contexts = sends.flatMap((s) => (s.context ? [s.context] : []));
+  if (!contexts.length) return null;
+  return { items: contexts.flatMap((c) => c.items), followed: contexts.at(-1)!.followed };
 }

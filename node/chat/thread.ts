@@ -3,7 +3,7 @@
  * for, the messages the user sent while it worked (send-queue.ts), and its view state.
  */
 import { readContextBlock } from "../context/blocks.ts";
-import { contextBlocks, type SendContext } from "../context/follow.ts";
+import { contextBlocks } from "../context/follow.ts";
 import type { AgentStatus } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
@@ -14,7 +14,7 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
-import { type SendMsg, SendQueue } from "./send-queue.ts";
+import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { titleFrom } from "./titles.ts";
 
 export type { QueuedReport } from "./prompts.ts";
@@ -310,18 +310,6 @@ export class Thread {
 }
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
-
-/** The blocks one send gives its user message: what was typed (an empty send, which only sends what waits, gives none). */
-function sendBlocks(msg: SendMsg): UserBlock[] {
-  return msg.text.trim() ? [{ type: "text", text: msg.text }] : [];
-}
-
-/** Several sends going as one message: all their mentions; the files followed as the latest of them saw them. */
-function mergedContext(sends: readonly SendMsg[]): SendContext | null {
-  const contexts = sends.flatMap((s) => (s.context ? [s.context] : []));
-  if (!contexts.length) return null;
-  return { items: contexts.flatMap((c) => c.items), followed: contexts.at(-1)!.followed };
-}
 
 function toResult(id: string, outcome: ToolOutcome): ToolResultBlock {
   return outcome.isError

@@ -11,7 +11,7 @@ import { describe, inject, it } from "vitest";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { bodies, body, exchange, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
 
 const nv = inject("nvim");
@@ -162,6 +162,29 @@ describe(`mentions (${nv.version})`, () => {
       // Every request reads the one before it from the cache: earlier messages never changed.
       const all = bodies(s);
       for (let i = 1; i < all.length; i++) assert.ok(readsCacheOf(all[i]!, all[i - 1]!), `request ${i} keeps request ${i - 1}'s prefix`);
+    });
+  });
+
+  it("messages queued while the agent works keep their mentions: when they go as one message, each item goes once", async () => {
+    await withNeovim(nv, async (s) => {
+      writeFileSync(join(s.cwd, "q.txt"), "QUEUED-FILE-MARK\n");
+      s.mock.reply(response([{ text: "Working.", holdInside: { hold: "h", afterDeltas: 1 } }]), textReply("Read both."));
+      await s.cmd("Tine");
+      const t = (await s.threads())[0]!;
+      await typeAndSend(s, "start");
+      await s.mock.reached("h");
+      await typeAndSend(s, "look at @file:q.txt");
+      await s.waitForDisplay(t.id, "⏳ queued: look at @file:q.txt");
+      await typeAndSend(s, "and again @file:q.txt");
+      await s.waitForDisplay(t.id, "⏳ queued: and again @file:q.txt");
+      s.mock.release("h");
+      await s.waitForDisplay(t.id, "Read both.");
+      assert.equal(bodies(s).length, 2, "the queue went once");
+      const [file, ...rest] = trailing(s);
+      assert.match(file!, /^<context kind="file" path="q.txt"[^>]*>\nQUEUED-FILE-MARK\n/);
+      assert.deepEqual(rest, ["look at @file:q.txt", "and again @file:q.txt"]);
+      assert.equal(occurrences(s, 1, "QUEUED-FILE-MARK"), 1);
+      await s.waitForDisplay(t.id, "▸ @file q.txt (1 line)");
     });
   });
 
