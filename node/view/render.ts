@@ -26,6 +26,18 @@ const fmt = (n: number) => n.toLocaleString("en-US");
 
 export const splitLines = (line: string): string[] => line.split("\n");
 
+/**
+ * Appends `items` to `lines` as buffer lines, splitting those that hold a newline: no array is
+ * made per line (a reply of a million lines would make a million of them).
+ */
+function appendLines(lines: string[], items: readonly string[]): string[] {
+  for (const item of items) {
+    if (item.includes("\n")) appendAll(lines, item.split("\n"));
+    else lines.push(item);
+  }
+  return lines;
+}
+
 export function headerFor(e: Entry): string {
   if (e.message.role === "assistant") return HEADER.assistant;
   return e.message.content.every((b) => b.type === "tool_result") ? HEADER.results : HEADER.user;
@@ -37,9 +49,13 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   e.message.content.forEach((block: Block, i) => {
     blockStarts.push(lines.length);
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
-    appendAll(lines, renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx).flatMap(splitLines));
+    appendLines(lines, renderBlock(block, ctx.expanded.has(detailKey(ctx.index, i)), ctx));
   });
-  if (e.meta) appendAll(lines, (e.meta.notes ?? []).map((n) => `ℹ ${n}`).flatMap(splitLines)).push(metaLine(e.meta));
+  if (e.meta)
+    appendLines(
+      lines,
+      (e.meta.notes ?? []).map((n) => `ℹ ${n}`),
+    ).push(metaLine(e.meta));
   lines.push("");
   return { lines, blockStarts };
 }
@@ -72,7 +88,7 @@ function citationLines(citations: readonly unknown[] | null | undefined): string
 function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): string[] {
   switch (block.type) {
     case "text":
-      return [...block.text.split("\n"), ...citationLines(block.citations)];
+      return appendAll(block.text.split("\n"), citationLines(block.citations));
     case "thinking":
       if (!expanded) return [`▸ Thinking (${fmt(block.thinking.length)} chars)`];
       return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `> ${l}`)];
