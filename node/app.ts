@@ -91,6 +91,7 @@ export class App {
       },
       config.empty_hint,
       config.fork_keys,
+      config.display_fill_step,
     );
     this.queries = new ThreadQueries(this.chat, this.buffers, (id) => this.persistence?.updated.get(id));
     this.claudeCode = new ClaudeCodeThreads(
@@ -431,12 +432,11 @@ export class App {
 
   /** What is at a display-buffer line: the message index and block. */
   locate(id: ThreadId, line: number) {
-    return this.buffers.get(id)?.view.locate(line) ?? null;
+    return this.buffers.locate(id, line);
   }
 
-  messageLine(id: ThreadId, index: number): number | null {
-    const m = this.buffers.get(id);
-    return m && index < this.live(id).runner.history.length ? m.view.messageLine(index) : null;
+  messageLine(id: ThreadId, index: number): Promise<number | null> | null {
+    return index < this.live(id).runner.history.length ? this.buffers.messageLine(id, index) : null;
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
