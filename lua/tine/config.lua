@@ -57,7 +57,7 @@ M.defaults = {
   retry_delay_ms = 1000,
   -- A thread opens at its end; the rest of its display is written in steps of about this many
   -- bytes (a step holds Neovim a few ms), each once Neovim has applied the one before.
-  display_fill_step = 256 * 1024,
+  display_fill_step = 128 * 1024,
   -- How Claude Code is started (:Tine export resumes the exported session with it).
   claude_command = { "claude" },
   -- The Node binary that runs the host.
