@@ -40,11 +40,11 @@ export class DisplayFill {
     const applied = this.send(update);
     if (this.view.filling) {
       this.running = true;
-      this.run(applied)
-        .catch(() => {}) // a write that failed is logged by `apply`; the fill stops
-        .finally(() => {
-          this.running = false;
-        });
+      // A write that failed is logged by `apply` (the next step is made all the same); a bug in a
+      // step is an unhandled rejection, which the host reports.
+      void this.run(applied).finally(() => {
+        this.running = false;
+      });
     }
     return applied;
   }
