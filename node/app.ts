@@ -95,6 +95,7 @@ export class App {
       },
       config.empty_hint,
       { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
+      config.display_fill_step,
     );
     this.queries = new ThreadQueries(this.chat, this.buffers, (id) => this.persistence?.updated.get(id));
     this.claudeCode = new ClaudeCodeThreads(
@@ -273,7 +274,7 @@ export class App {
 
   /** The queued message shown at a display line (0-based), or null. */
   queuedAt(id: ThreadId, line: number): { item: number; text: string } | null {
-    const item = this.buffers.get(id)?.view.queuedAt(line);
+    const item = this.buffers.queuedAt(id, line);
     const queued = item === undefined ? undefined : this.live(id).queue.items.find((q) => q.id === item);
     return queued ? { item: queued.id, text: queued.msg.text } : null;
   }
@@ -472,12 +473,11 @@ export class App {
 
   /** What is at a display-buffer line: the message index and block. */
   locate(id: ThreadId, line: number) {
-    return this.buffers.get(id)?.view.locate(line) ?? null;
+    return this.buffers.locate(id, line);
   }
 
-  messageLine(id: ThreadId, index: number): number | null {
-    const m = this.buffers.get(id);
-    return m && index < this.live(id).runner.history.length ? m.view.messageLine(index) : null;
+  messageLine(id: ThreadId, index: number): Promise<number | null> | null {
+    return index < this.live(id).runner.history.length ? this.buffers.messageLine(id, index) : null;
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */

@@ -49,6 +49,7 @@ const base: SentConfig = {
   fork_open: "vsplit",
   sidebar: { side: "right", width: 80, input_height: 8 },
   retry_delay_ms: 1000,
+  display_fill_step: 131072,
   claude_command: ["claude"],
   node: "node",
   keymaps,

@@ -67,6 +67,8 @@ export type SentConfig = {
   sidebar: { side: "left" | "right"; width: number; input_height: number };
   /** First delay (ms) when a mid-stream overload is retried. */
   retry_delay_ms: number;
+  /** About how many bytes of a long display's text one step of filling it in writes. */
+  display_fill_step: number;
   /** How the Claude Code CLI is started. */
   claude_command: string[];
   /** The Node binary that runs this host (the Lua side's own). */
@@ -187,6 +189,7 @@ const sentConfig = record({
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
   sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
   retry_delay_ms: nonNegative,
+  display_fill_step: positive,
   claude_command: listOf(string, "a non-empty list of strings", true),
   node: string,
   keymaps,

@@ -71,6 +71,9 @@ M.defaults = {
   -- First delay when a transient error (overload, rate limit, 5xx, 408, a refused or reset
   -- connection) is retried and the server names no wait (doubles each time).
   retry_delay_ms = 1000,
+  -- A thread opens at its end; the rest of its display is written in steps of about this many
+  -- bytes (a step holds Neovim a few ms), each once Neovim has applied the one before.
+  display_fill_step = 128 * 1024,
   -- How Claude Code is started (:Tine export resumes the exported session with it).
   claude_command = { "claude" },
   -- The Node binary that runs the host.
@@ -185,6 +188,7 @@ local checks = {
   retry_delay_ms = function(v)
     return type(v) == "number" and v >= 0, "a number >= 0"
   end,
+  display_fill_step = positive,
   node = typed("string"),
   claude_command = function(v)
     return type(v) == "table" and #v > 0 and string_list(v), "a non-empty list of strings"

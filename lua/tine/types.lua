@@ -30,6 +30,7 @@
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
 ---@field sidebar? TineSidebar
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
+---@field display_fill_step? integer bytes of a long display written per step as it fills in from its end
 ---@field claude_command? string[] how Claude Code is started
 ---@field node? string the Node binary that runs the host
 ---@field keymaps? TineKeymaps

@@ -14,11 +14,22 @@
  * that no rule about what is trusted there lives anywhere else.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
 import type { History } from "../providers/history.ts";
-import { kindOf, openRegular, readFrom } from "../util/regular-file.ts";
+import { endOfLastLine, kindOf, openRegular } from "../util/regular-file.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
 import { LogWriter, writeAll } from "./log-writer.ts";
 import { claimNumber } from "./numbers.ts";
@@ -148,9 +159,9 @@ export class ThreadStore {
     let fd: number | null = null;
     try {
       fd = openRegular(this.path(id), "update");
-      const bytes = readFrom(fd);
-      const end = bytes.lastIndexOf(0x0a) + 1;
-      if (end !== bytes.length) ftruncateSync(fd, end);
+      const size = fstatSync(fd).size;
+      const end = endOfLastLine(fd);
+      if (end !== size) ftruncateSync(fd, end);
       return this.track(id, fd, records, end);
     } catch (error) {
       // Not writable here (a read-only disk, not a regular file): the lock goes with the writer that was not made.

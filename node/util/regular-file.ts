@@ -61,6 +61,23 @@ export function readFrom(fd: number, offset = 0): Buffer {
   return buf.subarray(0, read);
 }
 
+/**
+ * Where the last whole line of an open file ends (just after its newline; 0 without one), read
+ * from the end back: a 50 MB transcript opened for writing is not read again whole.
+ */
+export function endOfLastLine(fd: number): number {
+  const chunk = Buffer.alloc(64 * 1024);
+  for (let end = fstatSync(fd).size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    const n = readSync(fd, chunk, 0, end - start, start);
+    if (n === 0) return 0; // shorter than it said: nothing more to read
+    const at = chunk.subarray(0, n).lastIndexOf(0x0a);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
+
 /** The whole of a regular file (see `openRegular`). */
 export function readRegular(path: string): Buffer {
   const fd = openRegular(path, "read");

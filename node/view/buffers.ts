@@ -1,7 +1,8 @@
 /**
  * The Neovim buffers of live threads and of the thread list, kept in step with the chat: each
  * thread's display buffer is derived from its state after every batch of messages (one render
- * per event-loop turn), the list from the chat's tree.
+ * per event-loop turn), the list from the chat's tree. A display opens at its thread's end and
+ * the rest is filled in by steps, each written once Neovim has applied the one before.
  */
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
@@ -10,6 +11,7 @@ import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { DisplayFill } from "./display-fill.ts";
 import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
 
@@ -26,6 +28,8 @@ export type Mounted = {
   treeKey: string;
   title: string;
   pending: boolean;
+  /** What writes the display, and fills it in from its end. */
+  fill: DisplayFill;
 };
 
 export type ForkOpen = "split" | "vsplit" | "tab" | "replace";
@@ -56,6 +60,8 @@ export class Buffers {
     private readonly emptyHint: string,
     /** The keys a fork's banner names, and the one named under queued messages. */
     private readonly keys: { report: string; promote: string; discard: string; editQueued: string | false },
+    /** About how many bytes of a display's text one step of filling it in writes (display_fill_step). */
+    private readonly fillStep: number,
   ) {}
 
   get(id: ThreadId): Mounted | undefined {
@@ -76,6 +82,26 @@ export class Buffers {
   gone(id: ThreadId, draft: string[]): void {
     if (!this.mounted.delete(id)) return;
     if (draft.some((l) => l !== "")) this.drafts.set(id, draft);
+  }
+
+  /** What is at line `line` of thread `id`'s display, the line as Neovim numbered it when it asked. */
+  locate(id: ThreadId, line: number): ReturnType<ThreadView["locate"]> {
+    const m = this.mounted.get(id);
+    return m ? m.view.locate(m.fill.line(line)) : null;
+  }
+
+  /** The display line of message `index`, as Neovim numbers it when it gets the answer: after the fill step on its way. */
+  /** The queued message at a display line Neovim gave (0-based), allowing for a fill step in flight. */
+  queuedAt(id: ThreadId, line: number): number | undefined {
+    const m = this.mounted.get(id);
+    return m ? m.view.queuedAt(m.fill.line(line)) : undefined;
+  }
+
+  async messageLine(id: ThreadId, index: number): Promise<number | null> {
+    const m = this.mounted.get(id);
+    if (!m) return null;
+    await m.fill.settled();
+    return this.mounted.get(id) === m ? m.view.messageLine(index) : null;
   }
 
   threadForBuffer(buf: number): ThreadId | null {
@@ -113,17 +139,25 @@ export class Buffers {
         default:
           assertUnreachable(surface);
       }
+      const view = new ThreadView();
       const m: Mounted = {
-        view: new ThreadView(),
+        view,
         ...bufs,
         rendered: -1,
         treeKey: this.treeKey(thread),
         title: thread.title,
         pending: false,
+        fill: new DisplayFill(
+          view,
+          (update) => this.nvim.applyView(bufs.display, update),
+          () => (this.mounted.get(thread.id) === m ? (this.chat.threads.get(thread.id) ?? null) : null),
+          this.fillStep,
+        ),
       };
       this.mounted.set(thread.id, m);
       this.mounting.delete(thread.id);
-      this.renderThread(thread, m);
+      // Ready once Neovim shows the first screen: a caller (the open of a stored thread) finds it there.
+      await this.renderThread(thread, m);
       if (how.under !== undefined) {
         const source = this.mounted.get(how.under);
         await this.nvim.call("open_fork", [bufs.display, bufs.input, source?.display ?? -1, this.forkOpen, how.prefill ?? ""]);
@@ -196,7 +230,8 @@ export class Buffers {
     return `${parent}\u0001${forks.join("\u0000")}\u0001${thread.readOnlyBy}`;
   }
 
-  private renderThread(thread: Thread, m: Mounted): void {
+  /** Draws a thread's display; resolves once Neovim has applied what was written. */
+  private renderThread(thread: Thread, m: Mounted): Promise<void> | undefined {
     m.rendered = thread.version;
     if (thread.runner.surface.type === "terminal") return; // its program draws it
     if (m.title !== thread.title) {
@@ -257,7 +292,7 @@ export class Buffers {
       noteLines: [...contextLines, ...reportLines],
       editQueuedKey: this.keys.editQueued,
     });
-    if (update.edits.length || update.marks || update.busySince !== undefined) this.nvim.applyView(m.display, update);
+    return m.fill.write(update, thread);
   }
 
   /** The thread-list buffer (created on first use), showing `scope`. */

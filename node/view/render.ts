@@ -27,6 +27,18 @@ const fmt = (n: number) => n.toLocaleString("en-US");
 
 export const splitLines = (line: string): string[] => line.split("\n");
 
+/**
+ * Appends `items` to `lines` as buffer lines, splitting those that hold a newline: no array is
+ * made per line (a reply of a million lines would make a million of them).
+ */
+function appendLines(lines: string[], items: readonly string[]): string[] {
+  for (const item of items) {
+    if (item.includes("\n")) appendAll(lines, item.split("\n"));
+    else lines.push(item);
+  }
+  return lines;
+}
+
 export function headerFor(e: Entry): string {
   if (e.message.role === "assistant") return HEADER.assistant;
   return e.message.content.every((b) => b.type === "tool_result") ? HEADER.results : HEADER.user;
@@ -41,9 +53,13 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
     // A user's text block may be a context item (a mention's content): one line, <Tab> shows it.
     const item = e.message.role === "user" && block.type === "text" ? readContextBlock(block.text) : null;
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
-    appendAll(lines, (item ? contextLines(item, expanded) : renderBlock(block, expanded, ctx)).flatMap(splitLines));
+    appendLines(lines, item ? contextLines(item, expanded) : renderBlock(block, expanded, ctx));
   });
-  if (e.meta) appendAll(lines, (e.meta.notes ?? []).map((n) => `ℹ ${n}`).flatMap(splitLines)).push(metaLine(e.meta));
+  if (e.meta)
+    appendLines(
+      lines,
+      (e.meta.notes ?? []).map((n) => `ℹ ${n}`),
+    ).push(metaLine(e.meta));
   lines.push("");
   return { lines, blockStarts };
 }
@@ -76,7 +92,7 @@ function citationLines(citations: readonly unknown[] | null | undefined): string
 function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): string[] {
   switch (block.type) {
     case "text":
-      return [...block.text.split("\n"), ...citationLines(block.citations)];
+      return appendAll(block.text.split("\n"), citationLines(block.citations));
     case "thinking":
       if (!expanded) return [`▸ Thinking (${fmt(block.thinking.length)} chars)`];
       return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `> ${l}`)];

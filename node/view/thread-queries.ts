@@ -67,7 +67,7 @@ export class ThreadQueries {
 
   /** Forks taken at the message on a display line, in fork order. */
   forksAt(id: ThreadId, line: number): { id: ThreadId; title: string }[] {
-    const at = this.buffers.get(id)?.view.locate(line);
+    const at = this.buffers.locate(id, line);
     if (!at) return [];
     return this.chat
       .childrenOf(id)

@@ -6,15 +6,18 @@
  * - a delta of the block in progress touches only the last line(s) of the open segment;
  * - a history change re-renders only the entries after the common (shared) prefix;
  * - entries whose look depends on view state (expanded details, live tool runs) are the only
- *   ones revisited; everything else is rendered once (and cached per shared entry).
+ *   ones revisited; everything else is rendered once (and cached per shared entry);
+ * - a new view shows its thread from the end: `sync` writes none of the history, `fill` shows it
+ *   from the end up a step at a time, rendering an entry only when the fill reaches it, so the
+ *   first screen of a 50 MB thread costs what its last entries do (Buffers paces the steps).
  */
 
 import type { Thread } from "../chat/thread.ts";
 import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agent.ts";
-import type { History } from "../providers/history.ts";
+import { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { replaceTail } from "../util/arrays.ts";
-import { Document, type Edit, RemadeLines, type Segment } from "./document.ts";
+import { Document, type Edit, RemadeLines, type Segment, UNMADE } from "./document.ts";
 import { NO_QUEUED_LINES, type QueuedLines, queuedLines } from "./queued-lines.ts";
 import { type RenderContext, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
 
@@ -23,6 +26,9 @@ export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | n
 
 /** An entry's segment: the entry, what else shaped its look (its variant), and its lines. */
 type EntrySeg = { readonly entry: Entry; readonly variant: string; readonly blockStarts: readonly number[]; readonly lines: Segment };
+/** An entry above what the buffer shows, not rendered yet: rendered when the fill reaches it. */
+type Unrendered = { readonly entry: Entry; readonly unrendered: true };
+type EntrySlot = EntrySeg | Unrendered;
 
 /**
  * Segments of entries whose look depends on nothing but the entry (variant ""), made once and
@@ -43,9 +49,12 @@ export type ThreadViewInput = {
 };
 
 export class ThreadView {
-  private readonly doc = new Document([[], [], [""]]);
-  private history: History | null = null;
-  private entries: EntrySeg[] = [];
+  /** A new buffer's one empty line is the footer's; all above it is shown by `fill`. */
+  private readonly doc = new Document([[], [], [""]], 2);
+  private history: History = History.empty;
+  private entries: EntrySlot[] = [];
+  /** The fork marks last asked for (by message): marks are placed again as the fill shows their lines. */
+  private forkMarks: ThreadViewInput["forkMarks"] = [];
   /** Entry indices rendered with a non-empty variant: revisited on every sync. */
   private readonly varied = new Set<number>();
   private open: { ref: OpenMessage; finalized: number; block: InProgressBlock | null; textLen: number; lastLine: number } | null = null;
@@ -65,20 +74,8 @@ export class ThreadView {
     this.queued = { at: footer.length, shown };
     this.syncSegment(this.doc.count - 1, shown.lines.length ? [...footer, ...shown.lines, ""] : footer);
     const update: ViewUpdate = { edits: this.doc.takeEdits() };
-    // Forks taken at the same message share one mark, in fork order (separate end-of-line
-    // marks on one line would be shown in an order of Neovim's own).
-    const byLine = new Map<number, string[]>();
-    for (const m of input.forkMarks) {
-      if (m.atMessage >= this.entries.length) continue;
-      const line = this.doc.start(1 + m.atMessage);
-      byLine.set(line, [...(byLine.get(line) ?? []), m.text]);
-    }
-    const marks = [...byLine].map(([line, texts]) => ({ line, text: texts.join("  ") }));
-    const key = JSON.stringify(marks);
-    if (key !== this.marksKey) {
-      this.marksKey = key;
-      update.marks = marks;
-    }
+    this.forkMarks = input.forkMarks;
+    this.placeMarks(update);
     const status = thread.runner.status;
     const busy = status.type === "streaming" ? status.startedAt : null;
     if (busy !== this.busyKey) {
@@ -88,8 +85,51 @@ export class ThreadView {
     return update;
   }
 
+  /** Whether lines above what the buffer shows wait to be filled in. */
+  get filling(): boolean {
+    return this.doc.filling;
+  }
+
+  /**
+   * Shows about `budget` bytes more of what lies above the buffer's first line (the next step of
+   * filling in a thread opened from its end); null when all is shown. `thread` is the one last
+   * synced, in its present state (an entry rendered now looks as it does now).
+   */
+  fill(thread: Thread, budget: number): ViewUpdate | null {
+    if (!this.doc.filling) return null;
+    const history = this.history;
+    this.doc.reveal(budget, (i) => {
+      const seg = this.renderAt(history, thread, i - 1);
+      this.entries[i - 1] = seg;
+      return seg.lines;
+    });
+    const update: ViewUpdate = { edits: this.doc.takeEdits() };
+    this.placeMarks(update);
+    return update;
+  }
+
+  /** The lines the buffer holds. */
   text(): string[] {
     return this.doc.text();
+  }
+
+  /** The fork marks, by buffer line, when they changed (lines above the buffer have none yet). */
+  private placeMarks(update: ViewUpdate): void {
+    // Forks taken at the same message share one mark, in fork order (separate end-of-line
+    // marks on one line would be shown in an order of Neovim's own).
+    const byLine = new Map<number, string[]>();
+    for (const m of this.forkMarks) {
+      if (m.atMessage >= this.entries.length) continue;
+      const line = this.doc.shownStart(1 + m.atMessage);
+      if (line === null) continue;
+      byLine.set(line, [...(byLine.get(line) ?? []), m.text]);
+    }
+    const marks = [...byLine].map(([line, texts]) => ({ line, text: texts.join("  ") }));
+    const key = JSON.stringify(marks);
+    if (key !== this.marksKey) {
+      this.marksKey = key;
+      update.marks = marks;
+    }
   }
 
   /** The history entry and block at a buffer line (0-based), if any. */
@@ -97,7 +137,9 @@ export class ThreadView {
     const at = this.doc.locate(line);
     if (!at || at.segment === 0 || at.segment > this.entries.length) return null;
     const message = at.segment - 1;
-    const starts = this.entries[message]!.blockStarts;
+    const seg = this.entries[message]!;
+    if ("unrendered" in seg) return null; // never: what the buffer shows is rendered
+    const starts = seg.blockStarts;
     let block: number | null = null;
     for (let b = 0; b < starts.length; b++) if (starts[b]! <= at.offset) block = b;
     return { message, block };
@@ -111,9 +153,9 @@ export class ThreadView {
     return this.queued.shown.spans.find((s) => offset >= s.from && offset < s.to)?.item;
   }
 
-  /** First line of a message's segment. */
-  messageLine(index: number): number {
-    return this.doc.start(1 + index);
+  /** First line of a message's segment; null while the fill has not shown it yet. */
+  messageLine(index: number): number | null {
+    return this.doc.shownStart(1 + index);
   }
 
   private syncSegment(i: number, given: string[]): void {
@@ -141,34 +183,35 @@ export class ThreadView {
   private syncHistory(thread: Thread): void {
     const history = thread.runner.history;
     const n = history.length;
-    let k = 0;
-    if (this.history) {
-      // Histories only change at their tail: walk back to the shared prefix.
-      k = Math.min(this.entries.length, n);
-      while (k > 0 && this.entries[k - 1]!.entry !== history.at(k - 1)) k--;
-    }
+    // Histories only change at their tail: walk back to the shared prefix.
+    let k = Math.min(this.entries.length, n);
+    while (k > 0 && this.entries[k - 1]!.entry !== history.at(k - 1)) k--;
     // Entries whose view state may have changed: the last two (live tool runs) and expanded ones.
     const revisit = new Set<number>([...this.varied, n - 1, n - 2]);
     for (const key of thread.expanded) revisit.add(Number(key.split(":")[0]));
     for (const i of revisit) {
       if (i < 0 || i >= k) continue;
+      const old = this.entries[i]!;
+      if ("unrendered" in old) continue; // rendered as it is then, when the fill reaches it
       const seg = this.renderAt(history, thread, i);
-      if (seg.variant !== this.entries[i]!.variant) {
+      if (seg.variant !== old.variant) {
         this.doc.splice(1 + i, 1, [seg.lines]);
         this.entries[i] = seg;
       }
     }
     if (k < this.entries.length || k < n) {
-      const fresh = [];
-      for (let i = k; i < n; i++) fresh.push(this.renderAt(history, thread, i));
+      // Entries the buffer will not show at once (above its first line) are rendered when the fill reaches them.
+      const shown = this.doc.shows(1 + k);
+      const fresh: EntrySlot[] = [];
+      for (let i = k; i < n; i++) fresh.push(shown ? this.renderAt(history, thread, i) : { entry: history.at(i), unrendered: true });
       // The open segment is replaced too: a finished stream becomes its entry (same lines: no write).
       const removed = this.entries.length - k + 1;
       const openLines = this.renderOpenLines(thread.runner.open, thread, n);
-      this.doc.splice(1 + k, removed, [...fresh.map((s) => s.lines), openLines]);
+      this.doc.splice(1 + k, removed, [...fresh.map((s) => ("unrendered" in s ? UNMADE : s.lines)), openLines]);
       replaceTail(this.entries, k, fresh);
     }
     this.varied.clear();
-    for (const [i, e] of this.entries.entries()) if (e.variant !== "") this.varied.add(i);
+    for (const [i, e] of this.entries.entries()) if (!("unrendered" in e) && e.variant !== "") this.varied.add(i);
     this.history = history;
   }
 

@@ -83,16 +83,30 @@ end))`;
 
 /**
  * Opens stored thread \`id\` (require('tine').open, from the main loop) and watches its display
- * every 5 ms: when its first lines hold \`first\` (first screen) and when its last lines hold
- * \`last\` (all shown), each from the call; \`max_gap\`: the longest time between two ticks from
- * the call to all shown (the main loop held, by the call itself or by what fills the buffer in).
- * Results in _G.tine_bench_open; gives up after \`limit\` ms.
+ * every 5 ms. \`first\`: when the display's window shows \`last\` (the thread opens at its end:
+ * its first screen), from the call; \`all\`: when the buffer's first lines hold \`first\` and its
+ * last lines \`last\` (all shown). \`open_call\`: how long the call held Neovim; \`max_gap\`: the
+ * longest time between two ticks from the first screen to all shown (Neovim held by what fills
+ * the buffer in, or by anything else); \`max_apply\`, \`applies\`: the longest of the host's
+ * writes into Neovim (tine.host_api.apply) in that time, and how many there were. Results in
+ * _G.tine_bench_open; gives up after \`limit\` ms.
  */
 export const OPEN_PROBE = `
 local id, first, last, limit = ...
 local every = 5
-local P = { max_gap = 0 }
+local P = { max_gap = 0, max_apply = 0, applies = 0 }
 _G.tine_bench_open = P
+local api = require('tine.host_api')
+local apply = api.apply
+api.apply = function(...)
+  local t = vim.uv.hrtime()
+  local r = apply(...)
+  if P.first and not P.done then
+    P.max_apply = math.max(P.max_apply, (vim.uv.hrtime() - t) / 1e6)
+    P.applies = P.applies + 1
+  end
+  return r
+end
 local t0, prev, disp = nil, nil, nil
 local timer = vim.uv.new_timer()
 local function finish(how)
@@ -109,12 +123,13 @@ end
 timer:start(every, every, vim.schedule_wrap(function()
   if P.done or not t0 then return end
   local now = vim.uv.hrtime()
-  P.max_gap = math.max(P.max_gap, (now - (prev or t0)) / 1e6)
+  if P.first then P.max_gap = math.max(P.max_gap, (now - prev) / 1e6) end
   local at = (now - t0) / 1e6
   if disp and vim.api.nvim_buf_is_valid(disp) then
     local n = vim.api.nvim_buf_line_count(disp)
-    if not P.first and has(0, math.min(n, 60), first) then P.first = at end
-    if P.first and has(math.max(0, n - 8), n, last) then
+    local win = vim.fn.win_findbuf(disp)[1]
+    if not P.first and win and has(vim.fn.line('w0', win) - 1, vim.fn.line('w$', win), last) then P.first = at end
+    if P.first and has(0, math.min(n, 60), first) and has(math.max(0, n - 8), n, last) then
       P.all = at
       return finish('all')
     end

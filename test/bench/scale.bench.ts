@@ -11,7 +11,7 @@
  * 5. host heap per opened fork of a 1,000-message thread (≤ 64 KiB);
  * 6. :Tine → a thread ready for input (≤ 100 ms), with Node's own start-up for reference;
  * 7. a 1,000,000-line (10 MB) reply renders, and the host's heap for it (< 5× its size); a 50 MB
- *    stored thread opens: first screen (< 200 ms), longest main-loop block from the open call
+ *    stored thread opens at its end: first screen (< 200 ms), then the longest main-loop block
  *    until all is shown (≤ 50 ms).
  * Every wait has a limit: what does not finish prints as FAIL, and the run goes on.
  * TINE_SCALE_ONLY=forks,calls,heap,startup,reply,stored runs only the parts named.
@@ -387,8 +387,8 @@ async function longReply(): Promise<void> {
 
 /** 7c, 7d. */
 async function storedThread(): Promise<void> {
-  owe("7c", "7c. a 50 MB stored thread: open → first screen", "< 200 ms");
-  owe("7d", "7d. a 50 MB stored thread: longest main-loop block from the open call until all is shown", "≤ 50 ms");
+  owe("7c", "7c. a 50 MB stored thread: open → first screen (its end)", "< 200 ms");
+  owe("7d", "7d. a 50 MB stored thread: longest main-loop block from the first screen until all is shown", "≤ 50 ms");
   progress("7: a 50 MB stored thread");
   await session(nv, ["7c", "7d"], 90_000, { env }, async (s, ctx) => {
     // Written as the host writes a thread, before the host starts (it finds it when it starts).
@@ -408,21 +408,45 @@ async function storedThread(): Promise<void> {
     rec.sync({ ...empty, history: History.of(entries) });
     rec.close();
     const size = statSync(join(store.dir, `${id}.jsonl`)).size;
+    // For reference: reading and parsing the transcript alone, in this process (the host does it first).
+    const reading: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      new ThreadStore(dir, await s.lua<string>("return vim.fn.getcwd()")).load(id);
+      reading.push(performance.now() - t0);
+    }
     await ctx.startHost();
     await s.lua(OPEN_PROBE, id, "m0 l0 ", `m${MESSAGES - 1} l${LINES - 1} `, 60_000);
     await until("the stored thread to open", async () => s.lua<boolean>("return _G.tine_bench_open.done ~= nil"), 70_000);
-    const p = await s.lua<{ done: string; first?: number; all?: number; max_gap: number; open_call?: number; error?: string }>(
-      "return _G.tine_bench_open",
-    );
+    const p = await s.lua<{
+      done: string;
+      first?: number;
+      all?: number;
+      max_gap: number;
+      max_apply: number;
+      applies: number;
+      open_call?: number;
+      error?: string;
+    }>("return _G.tine_bench_open");
     const what = `${(size / 1e6).toFixed(1)} MB, ${((MESSAGES * LINES) / 1e6).toFixed(1)} M lines`;
     if (p.done === "error") {
       unfinished(["7c", "7d"], `failed: ${p.error}`);
       return;
     }
     if (p.first === undefined) unfinished(["7c"], `did not finish in 60 s (${what})`);
-    else record("7c", `${ms(p.first)} (${what}; the open call held Neovim ${ms(p.open_call ?? Number.NaN)})`, p.first < 200);
+    else
+      record(
+        "7c",
+        `${ms(p.first)} (${what}; the open call held Neovim ${ms(p.open_call ?? Number.NaN)}; reading and parsing the transcript alone: ${ms(median(reading))})`,
+        p.first < 200,
+      );
     if (p.done !== "all") unfinished(["7d"], "did not finish in 60 s");
-    else record("7d", `${ms(p.max_gap)} (all shown after ${ms(p.all!)}; the longest gap between 5 ms ticks)`, p.max_gap <= 50);
+    else
+      record(
+        "7d",
+        `${ms(p.max_gap)} (all shown after ${ms(p.all!)}; the longest gap between 5 ms ticks; the longest of ${p.applies} writes into Neovim meanwhile: ${ms(p.max_apply)})`,
+        p.max_gap <= 50,
+      );
   });
 }
 
