@@ -22,6 +22,7 @@ const keymaps: Keymaps = {
   list_fork: "f",
   list_rename: "r",
   list_delete: "D",
+  add: "<leader>ta",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */
@@ -47,6 +48,7 @@ const base: SentConfig = {
   retry_delay_ms: 1000,
   claude_command: ["claude"],
   node: "node",
+  complete_max_items: 50,
   keymaps,
   cwd: "/",
 };
