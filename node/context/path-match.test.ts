@@ -22,12 +22,7 @@ describe("matchPaths", () => {
 
   it("puts a match in the file's own name before one in its folders", () => {
     expect(matchPaths("app", PATHS, 50)[0]).toBe("node/app.ts");
-    expect(matchPaths("comp", PATHS, 4)).toEqual([
-      "lua/tine/complete.lua",
-      "node/context/complete.ts",
-      "test/bench/complete.bench.ts",
-      "lib/compile/plete.c",
-    ]);
+    expect(matchPaths("comp", PATHS, 3)).toEqual(["lua/tine/complete.lua", "node/context/complete.ts", "test/bench/complete.bench.ts"]);
   });
 
   it("reads `/` as a segment start: each part of n/c/p begins a folder or the name", () => {
