@@ -17,6 +17,8 @@ local M = {}
 ---@param opts? TineConfig
 function M.setup(opts)
   config.setup(opts)
+  -- The one key tine maps outside its own buffers (:Tine add), loaded on use of setup().
+  require("tine.add").map_key(config.options.keymaps.add)
 end
 
 -- ---- :help tine-api ----
