@@ -10,7 +10,7 @@
 import { execFile } from "node:child_process";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { MENTIONS, type MentionName, type MentionSpec } from "./mention-names.ts";
-import { matchPaths, type PreparedPaths, preparePaths } from "./path-match.ts";
+import { PathMatcher, preparePaths } from "./path-match.ts";
 import { listProjectFiles } from "./project-files.ts";
 
 export type CompletionKind = "mention" | "file" | "rev";
@@ -119,8 +119,8 @@ export class Kept<T> {
 
 /** Completion for one project root: its files and its revisions, kept while the user types. */
 export class MentionCompleter {
-  private readonly files: Kept<PreparedPaths>;
-  private readonly revs: Kept<PreparedPaths>;
+  private readonly files: Kept<PathMatcher>;
+  private readonly revs: Kept<PathMatcher>;
 
   constructor(
     root: string,
@@ -128,8 +128,8 @@ export class MentionCompleter {
     private readonly maxItems: number,
     now: () => number = Date.now,
   ) {
-    this.files = new Kept(async () => preparePaths((await listProjectFiles(root)).files), now);
-    this.revs = new Kept(async () => preparePaths(await listRevs(root)), now);
+    this.files = new Kept(async () => new PathMatcher(preparePaths((await listProjectFiles(root)).files)), now);
+    this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(root))), now);
   }
 
   /** Insert mode began in an input: lists older than a moment are made again while the user types. */
@@ -146,13 +146,13 @@ export class MentionCompleter {
     const from = ARGUMENT_FROM[typed.mention.name];
     switch (from) {
       case "files": {
-        const paths = matchPaths(typed.typed, await this.files.get(STALE_AFTER_MS), this.maxItems);
+        const paths = (await this.files.get(STALE_AFTER_MS)).match(typed.typed, this.maxItems);
         return { start: typed.start, items: paths.map((word) => ({ word, menu: "", info: "", kind: "file" })) };
       }
       case "revs": {
         const revs = await this.revs.get(STALE_AFTER_MS);
         // Typed nothing yet: the most recent first, as git sorted them.
-        const names = typed.typed === "" ? revs.paths.slice(0, this.maxItems) : matchPaths(typed.typed, revs, this.maxItems);
+        const names = typed.typed === "" ? revs.list.paths.slice(0, this.maxItems) : revs.match(typed.typed, this.maxItems);
         return { start: typed.start, items: names.map((word) => ({ word, menu: "", info: "", kind: "rev" })) };
       }
       case "nothing":

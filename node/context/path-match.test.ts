@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchPaths, preparePaths } from "./path-match.ts";
+import { matchPaths, PathMatcher, preparePaths } from "./path-match.ts";
 
 const PATHS = preparePaths([
   "README.md",
@@ -44,5 +44,13 @@ describe("matchPaths", () => {
   it("offers at most `limit`, the best ones; with nothing typed, shallow paths first", () => {
     expect(matchPaths("t", PATHS, 2)).toHaveLength(2);
     expect(matchPaths("", PATHS, 3)).toEqual(["README.md", "node/app.ts", "components/x/y.ts"]);
+  });
+});
+
+describe("PathMatcher", () => {
+  it("typed a key at a time, finds what a fresh match finds, and after a deletion too", () => {
+    const matcher = new PathMatcher(PATHS);
+    for (const query of ["n", "no", "nod", "node", "nodeC", "nodeCo", "no", "c", "co", "com", "comp", "", "m", "mt"])
+      expect(matcher.match(query, 50), query).toEqual(matchPaths(query, PATHS, 50));
   });
 });

@@ -106,16 +106,48 @@ function better(score: number, path: string, than: Ranked): boolean {
 
 /** The `limit` paths that match `query` best, best first; an empty query lists shallow paths first. */
 export function matchPaths(query: string, list: PreparedPaths, limit: number): string[] {
-  if (query === "") return firstByDepth(list, limit);
+  return query === "" ? firstByDepth(list, limit) : rank(query, list, limit, null).paths;
+}
+
+/**
+ * Matching as a user types, a key at a time: a query that extends the last one can only match
+ * paths that one matched, so only those are scanned again.
+ */
+export class PathMatcher {
+  private last: { query: string; matched: Int32Array } | null = null;
+
+  constructor(readonly list: PreparedPaths) {}
+
+  match(query: string, limit: number): string[] {
+    if (query === "") {
+      this.last = null;
+      return firstByDepth(this.list, limit);
+    }
+    // Adding characters (a capital included: an exact-case match is a case-blind one) only narrows.
+    const within = this.last && query.startsWith(this.last.query) ? this.last.matched : null;
+    const { paths, matched } = rank(query, this.list, limit, within);
+    this.last = { query, matched };
+    return paths;
+  }
+}
+
+/** The best `limit` matches of `query` among `within` (indexes into the list; null: all of it), and every index that matched. */
+function rank(query: string, list: PreparedPaths, limit: number, within: Int32Array | null): { paths: string[]; matched: Int32Array } {
   const caseSensitive = query !== query.toLowerCase();
   const texts = caseSensitive ? list.paths : list.lower;
   const at: number[] = Array.from({ length: query.length }, () => 0);
+  const count = within ? within.length : texts.length;
+  const matched = new Int32Array(count);
+  let found = 0;
   // The best so far, kept sorted (best first): a few dozen, so insertion beats sorting every match.
   const top: Ranked[] = [];
-  for (let n = 0; n < texts.length; n++) {
+  for (let k = 0; k < count; k++) {
+    const n = within ? within[k]! : k;
     const path = list.paths[n]!;
     const score = matchScore(query, texts[n]!, path, list.nameAt[n]!, at);
-    if (score === null || (top.length === limit && !better(score, path, top[limit - 1]!))) continue;
+    if (score === null) continue;
+    matched[found++] = n;
+    if (top.length === limit && !better(score, path, top[limit - 1]!)) continue;
     let i = top.length === limit ? limit - 1 : top.length;
     while (i > 0 && better(score, path, top[i - 1]!)) {
       top[i] = top[i - 1]!;
@@ -123,7 +155,7 @@ export function matchPaths(query: string, list: PreparedPaths, limit: number): s
     }
     top[i] = { score, path };
   }
-  return top.map((t) => t.path);
+  return { paths: top.map((t) => t.path), matched: matched.subarray(0, found) };
 }
 
 function firstByDepth(list: PreparedPaths, limit: number): string[] {
