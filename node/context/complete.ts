@@ -128,7 +128,12 @@ export class MentionCompleter {
     private readonly maxItems: number,
     now: () => number = Date.now,
   ) {
-    this.files = new Kept(async () => new PathMatcher(preparePaths((await listProjectFiles(root)).files)), now);
+    this.files = new Kept(async () => {
+      const matcher = new PathMatcher(preparePaths((await listProjectFiles(root)).files));
+      // After the answer that waits on this list, before the next key.
+      setImmediate(() => matcher.warmUp());
+      return matcher;
+    }, now);
     this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(root))), now);
   }
 

@@ -35,15 +35,16 @@ const FIRST_CHAR_MULTIPLIER = 2;
 /** Per character matched inside the file name: `app` finds `node/app.ts` before `app/x/y.ts`. */
 const BONUS_FILE_NAME = 2;
 
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
 function bonusAt(path: string, i: number): number {
   if (i === 0) return BONUS_SEGMENT;
   const before = path.charCodeAt(i - 1);
   if (before === 47 /* / */) return BONUS_SEGMENT;
   if (before === 95 /* _ */ || before === 45 /* - */ || before === 46 /* . */ || before === 32) return BONUS_WORD;
   const here = path.charCodeAt(i);
-  const isUpper = (c: number) => c >= 65 && c <= 90;
-  const isLower = (c: number) => c >= 97 && c <= 122;
-  const isDigit = (c: number) => c >= 48 && c <= 57;
   if ((isLower(before) && isUpper(here)) || (!isDigit(before) && isDigit(here))) return BONUS_CAMEL;
   return 0;
 }
@@ -81,7 +82,9 @@ function matchScore(query: string, text: string, original: string, nameAt: numbe
     if (end < 0) return null;
   }
   const first = scoreAlignedBefore(query, text, original, nameAt, at, end);
-  return end === text.length - 1 ? first : Math.max(first, scoreAlignedBefore(query, text, original, nameAt, at, text.length - 1));
+  // Already all in the file name: the rightmost alignment would find nothing better there.
+  if (at[0]! >= nameAt || end === text.length - 1) return first;
+  return Math.max(first, scoreAlignedBefore(query, text, original, nameAt, at, text.length - 1));
 }
 
 /** The score of the tightest alignment of `query` in `text` that ends at or before `from`. */
@@ -109,6 +112,8 @@ export function matchPaths(query: string, list: PreparedPaths, limit: number): s
   return query === "" ? firstByDepth(list, limit) : rank(query, list, limit, null).paths;
 }
 
+let warm = false;
+
 /**
  * Matching as a user types, a key at a time: a query that extends the last one can only match
  * paths that one matched, so only those are scanned again.
@@ -117,6 +122,17 @@ export class PathMatcher {
   private last: { query: string; matched: Int32Array } | null = null;
 
   constructor(readonly list: PreparedPaths) {}
+
+  /**
+   * Runs the matching a few times over the list, so that V8 has compiled it before the user's
+   * first keys (it compiles code once it runs hot: cold, the first keys cost several times more).
+   * Once per host: compiled code serves every list.
+   */
+  warmUp(): void {
+    if (warm) return;
+    warm = true;
+    for (const query of ["e", "s/", "ts", "a.t"]) rank(query, this.list, 50, null);
+  }
 
   match(query: string, limit: number): string[] {
     if (query === "") {
@@ -158,9 +174,15 @@ function rank(query: string, list: PreparedPaths, limit: number, within: Int32Ar
   return { paths: top.map((t) => t.path), matched: matched.subarray(0, found) };
 }
 
+function slashes(path: string): number {
+  let n = 0;
+  for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) n++;
+  return n;
+}
+
 function firstByDepth(list: PreparedPaths, limit: number): string[] {
   if (!list.byDepth) {
-    const depth = list.paths.map((p) => p.split("/").length);
+    const depth = list.paths.map(slashes);
     list.byDepth = list.paths.map((_, i) => i).sort((a, b) => depth[a]! - depth[b]! || (list.paths[a]! < list.paths[b]! ? -1 : 1));
   }
   return list.byDepth.slice(0, limit).map((i) => list.paths[i]!);
