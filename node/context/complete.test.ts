@@ -103,10 +103,18 @@ describe("Kept", () => {
     gates.shift()!();
     await new Promise((r) => setImmediate(r));
     expect(await kept.get(5000)).toBe(2);
-    kept.refreshIfOlder(10_000);
+    kept.refreshIfOlder(10_000, true);
     expect(made).toBe(2); // young enough
     clock = 20_000;
-    kept.refreshIfOlder(1000);
+    kept.refreshIfOlder(1000, false);
     expect(made).toBe(3);
+    let lazyMade = 0;
+    const lazy = new Kept(
+      async () => ++lazyMade,
+      () => clock,
+    );
+    lazy.refreshIfOlder(1000, false);
+    expect(lazyMade).toBe(0); // never asked for: not made before its first use
+    expect(await lazy.get(5000)).toBe(1);
   });
 });

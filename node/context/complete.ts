@@ -97,9 +97,9 @@ export class Kept<T> {
     return Promise.resolve(this.held.value);
   }
 
-  /** Makes the list again unless it is younger than `ms` (or being made). */
-  refreshIfOlder(ms: number): void {
-    if (!this.held || this.now() - this.held.madeAt > ms) void this.remake();
+  /** Makes the list again unless it is younger than `ms` (or being made); `first`: even one never made yet. */
+  refreshIfOlder(ms: number, first: boolean): void {
+    if (this.held ? this.now() - this.held.madeAt > ms : first) void this.remake();
   }
 
   private remake(): Promise<T> {
@@ -130,17 +130,20 @@ export class MentionCompleter {
   ) {
     this.files = new Kept(async () => {
       const matcher = new PathMatcher(preparePaths((await listProjectFiles(root)).files));
-      // After the answer that waits on this list, before the next key.
-      setImmediate(() => matcher.warmUp());
+      // After the answer that waits on this list, giving way to the keys typed next.
+      setImmediate(() => void matcher.warmUp());
       return matcher;
     }, now);
     this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(root))), now);
   }
 
-  /** Insert mode began in an input: lists older than a moment are made again while the user types. */
+  /**
+   * Insert mode began in an input: the files are listed (again, if older than a moment) while the
+   * user types; the revisions only if they were ever asked for (`@diff:` is rarer).
+   */
   prepare(): void {
-    this.files.refreshIfOlder(FRESH_FOR_INSERT_MS);
-    this.revs.refreshIfOlder(FRESH_FOR_INSERT_MS);
+    this.files.refreshIfOlder(FRESH_FOR_INSERT_MS, true);
+    this.revs.refreshIfOlder(FRESH_FOR_INSERT_MS, false);
   }
 
   /** What completes the mention at the end of `before` (the line up to the cursor); null: no mention there. */
