@@ -15,6 +15,7 @@ import { parseSend } from "./chat/send-command.ts";
 import { cleanTitle, type Thread } from "./chat/thread.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
+import { MentionCompleter } from "./context/complete.ts";
 import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
@@ -39,6 +40,8 @@ export class App {
   private readonly runners: Runners;
   readonly queries: ThreadQueries;
   readonly claudeCode: ClaudeCodeThreads;
+  /** Completion of mentions in the inputs, for the project's folder. */
+  readonly completer: MentionCompleter;
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
@@ -109,6 +112,7 @@ export class App {
       },
       config.cwd,
     );
+    this.completer = new MentionCompleter(config.cwd, config.complete_max_items);
     this.rescan();
   }
 

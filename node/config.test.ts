@@ -23,6 +23,7 @@ const keymaps: Keymaps = {
   list_fork: "f",
   list_rename: "r",
   list_delete: "D",
+  add: "<leader>ta",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */
@@ -52,6 +53,7 @@ const base: SentConfig = {
   display_fill_step: 131072,
   claude_command: ["claude"],
   node: "node",
+  complete_max_items: 50,
   keymaps,
   cwd: "/",
 };

@@ -73,6 +73,8 @@ export type SentConfig = {
   claude_command: string[];
   /** The Node binary that runs this host (the Lua side's own). */
   node: string;
+  /** The most items one completion of a mention offers. */
+  complete_max_items: number;
   keymaps: Keymaps;
   cwd: string;
 };
@@ -117,6 +119,7 @@ const keymaps = record({
   list_fork: key,
   list_rename: key,
   list_delete: key,
+  add: key,
 });
 
 export type Keymaps = CheckedType<typeof keymaps>;
@@ -125,6 +128,9 @@ const nonNegative: Check<number> = (v, name) => (typeof v === "number" && v >= 0
 
 const count: Check<number> = (v, name) =>
   Number.isInteger(v) && (v as number) >= 0 ? ok(v as number) : wrong(name, "a whole number >= 0", v);
+
+const wholeAboveZero: Check<number> = (v, name) =>
+  Number.isInteger(v) && (v as number) >= 1 ? ok(v as number) : wrong(name, "a whole number >= 1", v);
 
 const strings = listOf(string, "a list of strings");
 
@@ -192,6 +198,7 @@ const sentConfig = record({
   display_fill_step: positive,
   claude_command: listOf(string, "a non-empty list of strings", true),
   node: string,
+  complete_max_items: wholeAboveZero,
   keymaps,
   cwd: string,
 } satisfies { [K in keyof SentConfig]: Check<SentConfig[K]> });

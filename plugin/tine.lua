@@ -9,7 +9,11 @@ vim.api.nvim_create_user_command("Tine", function(args)
 end, {
   nargs = "*",
   bang = true,
+  range = true, -- `:'<,'>Tine add` / `:'<,'>Tine ask`: the selection's lines
   complete = function(lead, line)
+    if line:match("^%S*Tine!?%s+ask%s") and lead:match("^@") then
+      return require("tine.complete").cmdline(lead)
+    end
     if line:match("^%S+%s+fork%s+%S*$") then
       return vim.tbl_filter(function(c)
         return c:find(lead, 1, true) == 1
@@ -33,10 +37,12 @@ end, {
       "claude",
       "import",
       "export",
+      "add",
+      "ask",
       "restart",
     })
   end,
-  desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, restart)",
+  desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, add, ask, restart)",
 })
 
 vim.api.nvim_create_user_command("ForkThread", function(args)

@@ -1,6 +1,7 @@
 -- tine's buffers: a thread's display and input, and the thread list. Made when the host asks
 -- (host_api.lua), with their keys (what the keys do is in keys.lua, fork.lua, list.lua and the
 -- API), renamed, closed, and told when the host dies. Their windows are ui.lua's job.
+local complete = require("tine.complete")
 local config = require("tine.config")
 local fork = require("tine.fork")
 local keys = require("tine.keys")
@@ -100,6 +101,7 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   watch(display, id, display, input)
   watch(input, id, display, input)
+  complete.attach(input)
 
   map(input, "n", km.send, function()
     keys.send_input(input)

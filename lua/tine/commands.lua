@@ -1,6 +1,7 @@
 -- The :Tine command (plugin/tine.lua defines it): each subcommand is a function here. They act
 -- through the API (init.lua) and report a failure instead of raising it. :ForkThread is in
--- fork.lua, `:Tine threads` in list.lua.
+-- fork.lua, `:Tine threads` in list.lua, `:Tine add` and `:Tine ask` in add.lua.
+local add = require("tine.add")
 local buffers = require("tine.buffers")
 local host = require("tine.host")
 local keys = require("tine.keys")
@@ -150,8 +151,15 @@ function M.restart()
   M.toggle()
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|claude …|import …|export|restart]
----@param args { fargs: string[], args: string, bang: boolean } as nvim_create_user_command gives it
+--- The lines a command was given (`:'<,'>Tine add`), or nil without a range.
+---@param args { range: integer, line1: integer, line2: integer }
+---@return TineRange?
+local function range_of(args)
+  return (args.range or 0) > 0 and { from = args.line1, to = args.line2 } or nil
+end
+
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|claude …|import …|export|add|ask …|restart]
+---@param args { fargs: string[], args: string, bang: boolean, range: integer, line1: integer, line2: integer } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
   if sub == nil then
@@ -199,13 +207,19 @@ function M.command(args)
   if sub == "claude" then
     return guarded(tine.claude, args.args:match("^%s*claude%s*(.-)%s*$"))
   end
+  if sub == "add" then
+    return guarded(add.add, range_of(args))
+  end
+  if sub == "ask" then
+    return add.ask(args.args:match("^%s*ask%s*(.-)%s*$"), range_of(args))
+  end
   if sub == "restart" then
     return M.restart()
   end
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, claude, import, export, restart)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, claude, import, export, add, ask, restart)"
   )
 end
 

@@ -78,6 +78,8 @@ M.defaults = {
   claude_command = { "claude" },
   -- The Node binary that runs the host.
   node = "node",
+  -- The most items one completion of a mention in the input offers (`@file:` paths best first).
+  complete_max_items = 50,
   -- Keys in tine's buffers; false leaves one unmapped. The empty thread's hint names send, send_any
   -- and help; a fork's banner names fork_report, fork_promote and fork_discard.
   keymaps = {
@@ -106,6 +108,10 @@ M.defaults = {
     list_fork = "f", -- thread list: fork the thread under the cursor (asks for the prompt)
     list_rename = "r", -- thread list: rename the thread under the cursor
     list_delete = "D", -- asks for confirmation
+    -- Any buffer (set by setup()): Visual mode, the selection with its file and lines goes into
+    -- the active thread's input as a quoted block (`:'<,'>Tine add`); Normal mode, the file as
+    -- `@file:<path>` (`:Tine add`).
+    add = "<leader>ta",
   },
 }
 
@@ -190,6 +196,9 @@ local checks = {
   end,
   display_fill_step = positive,
   node = typed("string"),
+  complete_max_items = function(v)
+    return type(v) == "number" and v >= 1 and v == math.floor(v), "a whole number >= 1"
+  end,
   claude_command = function(v)
     return type(v) == "table" and #v > 0 and string_list(v), "a non-empty list of strings"
   end,

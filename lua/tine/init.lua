@@ -19,6 +19,8 @@ function M.setup(opts)
   config.setup(opts)
   -- @buf and @diag mean the window the user came from: remembered from now on.
   require("tine.context").track()
+  -- The one key tine maps outside its own buffers (:Tine add), loaded on use of setup().
+  require("tine.add").map_key(config.options.keymaps.add)
 end
 
 -- ---- :help tine-api ----

@@ -10,24 +10,52 @@ local err, guarded = util.err, util.guarded
 
 local M = {}
 
---- <CR> in an input buffer: the input is cleared only when the host accepted it. After an error
---- the new text replaces the failed turn, whose text comes back into the input. An empty input
---- goes too: it sends the messages held after an abort or an error (the host ignores it otherwise).
+--- Sends `text` through the host's one entry for what the user writes (`@`-commands and mentions
+--- included). A failure is reported. After an error, the new text replaces the failed turn, whose
+--- text is returned for the input.
+---@param id string
+---@param text string
+---@return boolean ok the host took the message
+---@return string replaced
+local function send(id, text)
+  local ok, result = guarded(host.request, "send", id, text)
+  local replaced = ok and type(result) == "table" and result.replaced or ""
+  if replaced ~= "" then
+    vim.notify(
+      "tine: your new message replaced the one that failed; its text is back in the input",
+      vim.log.levels.INFO
+    )
+  end
+  return ok, replaced
+end
+
+--- <CR> in an input buffer: the input is cleared only when the host accepted it (then it holds
+--- the failed turn's text the message replaced, if any). An empty input goes too: it sends the
+--- messages held after an abort or an error (the host ignores it otherwise).
 ---@param buf integer the input buffer
 function M.send_input(buf)
   local id = vim.b[buf].tine_thread
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
-  local ok, result = guarded(host.request, "send", id, text)
+  local ok, replaced = send(id, text)
   if ok and vim.api.nvim_buf_is_valid(buf) then
-    local replaced = type(result) == "table" and result.replaced or ""
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, replaced ~= "" and vim.split(replaced, "\n") or {})
-    if replaced ~= "" then
-      vim.notify(
-        "tine: your new message replaced the one that failed; its text is back in the input",
-        vim.log.levels.INFO
-      )
-    end
   end
+end
+
+--- Sends `text` (not typed in the input: `:Tine ask`) as the input would; the input keeps what the
+--- user is writing, and gets the failed turn's text the message replaced below it.
+---@param id string
+---@param input integer the thread's input buffer
+---@param text string
+---@return boolean ok the host took the message
+function M.send_text(id, input, text)
+  local ok, replaced = send(id, text)
+  if ok and replaced ~= "" and vim.api.nvim_buf_is_valid(input) then
+    local have = vim.api.nvim_buf_get_lines(input, 0, -1, false)
+    local blank = #have == 1 and have[1] == ""
+    vim.api.nvim_buf_set_lines(input, blank and 0 or -1, -1, false, vim.split(replaced, "\n"))
+  end
+  return ok
 end
 
 --- A key on a display line: toggle a detail, or approve or deny the tool call under the cursor.

@@ -33,6 +33,7 @@
 ---@field display_fill_step? integer bytes of a long display written per step as it fills in from its end
 ---@field claude_command? string[] how Claude Code is started
 ---@field node? string the Node binary that runs the host
+---@field complete_max_items? integer the most items one completion of a mention offers
 ---@field keymaps? TineKeymaps
 
 --- The request's `thinking` (checked at setup; a value you set replaces the default whole).
@@ -73,6 +74,7 @@
 ---@field list_fork? string|false
 ---@field list_rename? string|false
 ---@field list_delete? string|false
+---@field add? string|false any buffer: add the selection (Visual) or the file (Normal) to the input
 
 --- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.

@@ -104,6 +104,12 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   claude_sessions: ({ app }) => app.claudeCode.sessions(),
   import_claude: ({ app }, [session]) => app.claudeCode.import(session),
   export_claude: ({ app }, [id]) => app.claudeCode.export(id),
+
+  complete_mention: ({ app }, [before]) => app.completer.complete(before),
+  complete_prepare: ({ app }) => {
+    app.completer.prepare();
+    return true;
+  },
 };
 
 /** Checks the call's arguments against the table, then runs the method. */

@@ -4,6 +4,7 @@
  * receives are defined here, once; lua/tine/types.lua mirrors them for the user's editor.
  */
 import type { ThreadId } from "../chat/msgs.ts";
+import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import {
@@ -177,6 +178,12 @@ export const METHODS = {
   /** A session by id or transcript path. */
   import_claude: { args: [arg("session", string)], result: returns<ThreadBuffers>() },
   export_claude: { args: [id], result: returns<ExportedSession>() },
+
+  // -- completion of mentions in an input (lua/tine/complete.lua) --
+  /** `before`: the line up to the cursor; null when no mention is being typed there. */
+  complete_mention: { args: [arg("before", string)], result: returns<MentionCompletion | null>() },
+  /** Insert mode began in an input: the lists completion reads are made again if old. */
+  complete_prepare: { args: [], result: returns<true>() },
 } as const satisfies Record<string, Method>;
 
 export type Methods = typeof METHODS;

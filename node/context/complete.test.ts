@@ -1,0 +1,120 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Kept, MentionCompleter, typedMention } from "./complete.ts";
+import { MENTIONS } from "./mention-names.ts";
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+});
+
+function gitProject(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "tine-complete-"));
+  roots.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: root });
+  return root;
+}
+
+describe("typedMention", () => {
+  it("finds the mention before the cursor, at a line's start or after white space", () => {
+    expect(typedMention("@fi")).toEqual({ type: "name", typed: "fi", start: 1 });
+    expect(typedMention("look at @")).toEqual({ type: "name", typed: "", start: 9 });
+    expect(typedMention("mail me@home")).toBeNull();
+    expect(typedMention("@file:a b")).toBeNull();
+  });
+
+  it("after a colon, the argument of a mention that takes one", () => {
+    const file = MENTIONS.find((m) => m.name === "file")!;
+    expect(typedMention("see @file:src/a")).toEqual({ type: "argument", mention: file, typed: "src/a", start: 10 });
+    expect(typedMention("@buf:x")).toBeNull();
+    expect(typedMention("@nosuch:x")).toBeNull();
+  });
+
+  it("counts the start in bytes, as Neovim's columns do", () => {
+    expect(typedMention("é ✓ @file:x")).toEqual(expect.objectContaining({ start: "é ✓ @file:".length + 1 + 2 }));
+  });
+});
+
+describe("MentionCompleter", () => {
+  it("offers the mentions by name with what each gives; one that needs its argument ends in a colon", async () => {
+    const c = new MentionCompleter(tmpdir(), 50);
+    const all = await c.complete("@");
+    expect(all?.items.map((i) => i.word)).toEqual(MENTIONS.map((m) => (m.argument === "required" ? `${m.name}:` : m.name)));
+    const di = await c.complete("@di");
+    expect(di?.items.map((i) => i.word)).toEqual(["diag", "diag!", "diff"]);
+    expect(di?.items[0]?.menu).toBe(MENTIONS.find((m) => m.name === "diag")!.info);
+  });
+
+  it("after @file:, the project's files best first, ignored ones left out", async () => {
+    const root = gitProject({ ".gitignore": "dist/\n", "src/app.ts": "", "src/apple/pie.ts": "", "dist/app.js": "" });
+    const c = new MentionCompleter(root, 50);
+    const done = await c.complete("explain @file:app");
+    expect(done).toEqual({
+      start: "explain @file:".length,
+      items: [
+        { word: "src/app.ts", menu: "", info: "", kind: "file" },
+        { word: "src/apple/pie.ts", menu: "", info: "", kind: "file" },
+      ],
+    });
+  });
+
+  it("after @diff:, HEAD and the branches", async () => {
+    const root = gitProject({ "a.txt": "a" });
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: root });
+    git("add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one");
+    git("branch", "feature/parser");
+    const c = new MentionCompleter(root, 50);
+    const revs = (await c.complete("@diff:"))?.items.map((i) => i.word);
+    expect(revs?.[0]).toBe("HEAD");
+    expect(revs?.slice(1).sort()).toEqual(["feature/parser", "main"]);
+    expect((await c.complete("@diff:fpar"))?.items.map((i) => i.word)).toEqual(["feature/parser"]);
+  });
+});
+
+describe("Kept", () => {
+  it("serves the list it holds while a newer one is made, and makes one at a time", async () => {
+    let clock = 0;
+    let made = 0;
+    const gates: (() => void)[] = [];
+    const kept = new Kept(
+      () =>
+        new Promise<number>((resolve) => {
+          const n = ++made;
+          gates.push(() => resolve(n));
+        }),
+      () => clock,
+    );
+    const first = kept.get(5000);
+    const second = kept.get(5000);
+    expect(made).toBe(1); // the second call waits on the same listing
+    gates.shift()!();
+    expect([await first, await second]).toEqual([1, 1]);
+    clock = 6000;
+    expect(await kept.get(5000)).toBe(1); // stale: served at once, a new one started
+    expect(made).toBe(2);
+    gates.shift()!();
+    await new Promise((r) => setImmediate(r));
+    expect(await kept.get(5000)).toBe(2);
+    kept.refreshIfOlder(10_000, true);
+    expect(made).toBe(2); // young enough
+    clock = 20_000;
+    kept.refreshIfOlder(1000, false);
+    expect(made).toBe(3);
+    let lazyMade = 0;
+    const lazy = new Kept(
+      async () => ++lazyMade,
+      () => clock,
+    );
+    lazy.refreshIfOlder(1000, false);
+    expect(lazyMade).toBe(0); // never asked for: not made before its first use
+    expect(await lazy.get(5000)).toBe(1);
+  });
+});

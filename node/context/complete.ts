@@ -1,0 +1,184 @@
+/**
+ * Completion of the mention being typed in a thread's input (the input's omnifunc asks, through
+ * the `complete_mention` request): after `@`, the mentions by name with what each gives
+ * (mention-names.ts); after `@file:` and `@drop:`, the project's files (project-files.ts),
+ * fuzzy-matched (path-match.ts); after `@diff:`, the repository's branches and tags. The lists are
+ * kept while the user types, so a keystroke never waits on git: see `Kept` for when they are made
+ * again.
+ */
+
+import { execFile } from "node:child_process";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { MENTIONS, type MentionName, type MentionSpec } from "./mention-names.ts";
+import { PathMatcher, preparePaths } from "./path-match.ts";
+import { listProjectFiles } from "./project-files.ts";
+
+export type CompletionKind = "mention" | "file" | "rev";
+
+/** One item, as an omnifunc returns it (`:help complete-items`). */
+export type CompletionItem = { word: string; menu: string; info: string; kind: CompletionKind };
+
+/** `start`: where the completed word begins in the line, in bytes (what an omnifunc's findstart returns). */
+export type MentionCompletion = { start: number; items: CompletionItem[] };
+
+/** What the argument of each mention is completed from; a new mention must say (the compiler asks). */
+const ARGUMENT_FROM: Record<MentionName, "files" | "revs" | "nothing"> = {
+  file: "files",
+  drop: "files",
+  diff: "revs",
+  buf: "nothing",
+  bufs: "nothing",
+  diag: "nothing",
+  "diag!": "nothing",
+  qf: "nothing",
+  staged: "nothing",
+};
+
+/** The mention at the end of `before` (the line up to the cursor): its name being typed, or its argument. */
+export type Typed =
+  | { type: "name"; typed: string; start: number }
+  | { type: "argument"; mention: MentionSpec; typed: string; start: number };
+
+/** A mention starts a line or follows white space, and runs to the cursor without any. */
+const MENTION_AT_END = /(?:^|\s)@(\S*)$/u;
+
+export function typedMention(before: string): Typed | null {
+  const found = MENTION_AT_END.exec(before);
+  if (!found) return null;
+  const text = found[1]!;
+  const afterAt = before.length - text.length;
+  const colon = text.indexOf(":");
+  if (colon < 0) return { type: "name", typed: text, start: byteLength(before, afterAt) };
+  const mention = MENTIONS.find((m) => m.name === text.slice(0, colon));
+  if (!mention || mention.argument === "none") return null;
+  return { type: "argument", mention, typed: text.slice(colon + 1), start: byteLength(before, afterAt + colon + 1) };
+}
+
+/** Lua's columns are bytes; JavaScript's indexes are UTF-16 units. */
+function byteLength(text: string, end: number): number {
+  return Buffer.byteLength(text.slice(0, end), "utf8");
+}
+
+/** The mentions whose name starts with `typed` (or, when none does, holds it), in the list's order. */
+function mentionItems(typed: string): CompletionItem[] {
+  const t = typed.toLowerCase();
+  const starting = MENTIONS.filter((m) => m.name.startsWith(t));
+  return (starting.length ? starting : MENTIONS.filter((m) => m.name.includes(t))).map((m) => ({
+    // One that needs its argument gets its colon, so the next completion goes on to the argument.
+    word: m.argument === "required" ? `${m.name}:` : m.name,
+    menu: m.info,
+    info: `@${m.name}${m.argument === "none" ? "" : m.argument === "required" ? ":<…>" : "[:<…>]"}  ${m.info}`,
+    kind: "mention",
+  }));
+}
+
+/** A listing is made again in the background when a completion finds it older than this. */
+const STALE_AFTER_MS = 5000;
+/** Insert mode began: a listing older than this is made again at once (the user is about to type). */
+const FRESH_FOR_INSERT_MS = 1000;
+
+/**
+ * A list kept for the typing session: made on first use, served as it is while a newer one is
+ * made in the background, and never made twice at once.
+ */
+export class Kept<T> {
+  private held: { value: T; madeAt: number } | null = null;
+  private making: Promise<T> | null = null;
+
+  constructor(
+    private readonly make: () => Promise<T>,
+    private readonly now: () => number,
+  ) {}
+
+  /** The list held (made again in the background when older than `staleAfterMs`), or the first one. */
+  get(staleAfterMs: number): Promise<T> {
+    if (!this.held) return this.remake();
+    if (this.now() - this.held.madeAt > staleAfterMs) void this.remake();
+    return Promise.resolve(this.held.value);
+  }
+
+  /** Makes the list again unless it is younger than `ms` (or being made); `first`: even one never made yet. */
+  refreshIfOlder(ms: number, first: boolean): void {
+    if (this.held ? this.now() - this.held.madeAt > ms : first) void this.remake();
+  }
+
+  private remake(): Promise<T> {
+    if (this.making) return this.making;
+    const startedAt = this.now();
+    this.making = this.make()
+      .then((value) => {
+        this.held = { value, madeAt: startedAt };
+        return value;
+      })
+      .finally(() => {
+        this.making = null;
+      });
+    return this.making;
+  }
+}
+
+/** Completion for one project root: its files and its revisions, kept while the user types. */
+export class MentionCompleter {
+  private readonly files: Kept<PathMatcher>;
+  private readonly revs: Kept<PathMatcher>;
+
+  constructor(
+    root: string,
+    /** The most items one completion offers (`complete_max_items`). */
+    private readonly maxItems: number,
+    now: () => number = Date.now,
+  ) {
+    this.files = new Kept(async () => {
+      const matcher = new PathMatcher(preparePaths((await listProjectFiles(root)).files));
+      // After the answer that waits on this list, giving way to the keys typed next.
+      setImmediate(() => void matcher.warmUp());
+      return matcher;
+    }, now);
+    this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(root))), now);
+  }
+
+  /**
+   * Insert mode began in an input: the files are listed (again, if older than a moment) while the
+   * user types; the revisions only if they were ever asked for (`@diff:` is rarer).
+   */
+  prepare(): void {
+    this.files.refreshIfOlder(FRESH_FOR_INSERT_MS, true);
+    this.revs.refreshIfOlder(FRESH_FOR_INSERT_MS, false);
+  }
+
+  /** What completes the mention at the end of `before` (the line up to the cursor); null: no mention there. */
+  async complete(before: string): Promise<MentionCompletion | null> {
+    const typed = typedMention(before);
+    if (!typed) return null;
+    if (typed.type === "name") return { start: typed.start, items: mentionItems(typed.typed).slice(0, this.maxItems) };
+    const from = ARGUMENT_FROM[typed.mention.name];
+    switch (from) {
+      case "files": {
+        const paths = (await this.files.get(STALE_AFTER_MS)).match(typed.typed, this.maxItems);
+        return { start: typed.start, items: paths.map((word) => ({ word, menu: "", info: "", kind: "file" })) };
+      }
+      case "revs": {
+        const revs = await this.revs.get(STALE_AFTER_MS);
+        // Typed nothing yet: the most recent first, as git sorted them.
+        const names = typed.typed === "" ? revs.list.paths.slice(0, this.maxItems) : revs.match(typed.typed, this.maxItems);
+        return { start: typed.start, items: names.map((word) => ({ word, menu: "", info: "", kind: "rev" })) };
+      }
+      case "nothing":
+        return null;
+      default:
+        return assertUnreachable(from);
+    }
+  }
+}
+
+/** HEAD, then the branches and tags, the most recently committed first; none outside a repository. */
+function listRevs(root: string): Promise<string[]> {
+  return new Promise((done) => {
+    execFile(
+      "git",
+      ["for-each-ref", "--sort=-committerdate", "--format=%(refname:short)", "refs/heads", "refs/tags"],
+      { cwd: root, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
+      (error, stdout) => done(error ? [] : ["HEAD", ...stdout.split("\n").filter((r) => r.length > 0)]),
+    );
+  });
+}
