@@ -80,6 +80,9 @@ const OPS = [
   "report",
 ] as const;
 
+/** A fixed number of runs, each real file IO: a bound for a machine whose two cores are shared, not a wait. */
+const PROPERTY_TIMEOUT_MS = 120_000;
+
 it("stored threads and forks reload to their in-memory state, and any crash cut reloads to a valid history", () => {
   fc.assert(
     fc.property(
@@ -281,7 +284,7 @@ it("stored threads and forks reload to their in-memory state, and any crash cut 
     ),
     { numRuns: 150 },
   );
-});
+}, PROPERTY_TIMEOUT_MS);
 
 /** Every write to the store's files, in order: the file and its size after the write. */
 function journalWrites(dir: string): { writes: { file: string; size: number }[]; stop: () => void } {
@@ -410,4 +413,4 @@ it("a promote, a report or a discard cut at any of its writes (a kill -9 between
     ),
     { numRuns: 40 },
   );
-});
+}, PROPERTY_TIMEOUT_MS);
