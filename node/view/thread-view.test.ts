@@ -106,6 +106,33 @@ describe("ThreadView", () => {
     assert.ok(held < text.length / 2, `${(held / text.length).toFixed(2)}× the reply's size`);
   });
 
+  it("a finished block of the reply still streaming is found at its line and expands at once", () => {
+    const prompt = History.of([entry(userMessage([{ type: "text", text: "think" }]))]);
+    const thinking = { type: "thinking" as const, thinking: "deep thoughts\nin two lines", signature: "sig" };
+    const block = { type: "text" as const, text: "Answer so far" };
+    const open: OpenMessage = {
+      finalized: [thinking],
+      inProgress: block,
+      usage: { input_tokens: 1, output_tokens: 1 } as OpenMessage["usage"],
+    };
+    const thread = threadOf(prompt, open, { type: "streaming", startedAt: 0, attempt: 0 });
+    const input = { thread, headerLines: ["# t"], forkMarks: [] };
+    const view = new ThreadView();
+    const buffer = new Mirror();
+    buffer.apply(view.sync(input));
+    buffer.apply(view.fill(thread, Number.POSITIVE_INFINITY));
+    const line = buffer.lines.indexOf("▸ Thinking (26 chars)");
+    assert.ok(line > 0, buffer.lines.join("\n"));
+    assert.deepEqual(view.locate(line), { message: 1, block: 0 }, "the open reply's finished block, as the entry it becomes");
+    thread.expanded.add("1:0");
+    buffer.apply(view.sync(input));
+    assert.deepEqual(buffer.lines.slice(line, line + 4), ["▾ Thinking", "> deep thoughts", "> in two lines", "Answer so far"]);
+    block.text += ", and more";
+    buffer.apply(view.sync(input));
+    assert.deepEqual(buffer.lines, view.text());
+    assert.ok(buffer.lines.includes("Answer so far, and more"), "the stream goes on after the toggle");
+  });
+
   describe("opened from its end and filled in by steps", () => {
     /** 300 messages of 40 lines: about 360 KB of text. */
     const long = () =>

@@ -57,7 +57,17 @@ export class ThreadView {
   private forkMarks: ThreadViewInput["forkMarks"] = [];
   /** Entry indices rendered with a non-empty variant: revisited on every sync. */
   private readonly varied = new Set<number>();
-  private open: { ref: OpenMessage; finalized: number; block: InProgressBlock | null; textLen: number; lastLine: number } | null = null;
+  private open: {
+    ref: OpenMessage;
+    finalized: number;
+    block: InProgressBlock | null;
+    textLen: number;
+    lastLine: number;
+    /** Where each finished block starts, for keys on them while the reply streams. */
+    blockStarts: readonly number[];
+    /** The details of this message expanded when it was rendered: a toggle renders it again. */
+    expandedKey: string;
+  } | null = null;
   private marksKey = "";
   private busyKey: number | null = null;
   /** The queued messages shown in the footer, and the footer line they start at. */
@@ -135,10 +145,11 @@ export class ThreadView {
   /** The history entry and block at a buffer line (0-based), if any. */
   locate(line: number): { message: number; block: number | null } | null {
     const at = this.doc.locate(line);
-    if (!at || at.segment === 0 || at.segment > this.entries.length) return null;
+    if (!at || at.segment === 0 || at.segment > this.entries.length + 1) return null;
     const message = at.segment - 1;
-    const seg = this.entries[message]!;
-    if ("unrendered" in seg) return null; // never: what the buffer shows is rendered
+    // The reply being written: its finished blocks are keyed as the entry it becomes.
+    const seg = message === this.entries.length ? this.open : this.entries[message]!;
+    if (!seg || "unrendered" in seg) return null; // never: what the buffer shows is rendered
     const starts = seg.blockStarts;
     let block: number | null = null;
     for (let b = 0; b < starts.length; b++) if (starts[b]! <= at.offset) block = b;
@@ -228,6 +239,8 @@ export class ThreadView {
       block,
       textLen: block?.type === "text" ? block.text.length : 0,
       lastLine: lines.length + ip.length - 1,
+      blockStarts: fin.blockStarts,
+      expandedKey: expandedKeyOf(thread.expanded, index),
     };
     return [...lines, ...ip];
   }
@@ -236,7 +249,13 @@ export class ThreadView {
     const open = thread.runner.open;
     const i = 1 + this.entries.length;
     const o = this.open;
-    if (o && open === o.ref && open.finalized.length === o.finalized && open.inProgress === o.block && o.block) {
+    const same =
+      o &&
+      open === o.ref &&
+      open.finalized.length === o.finalized &&
+      open.inProgress === o.block &&
+      o.expandedKey === expandedKeyOf(thread.expanded, i - 1);
+    if (o && same && o.block) {
       const block = o.block;
       if (block.type === "text") {
         // Append only the new characters: the cost of a delta is the delta.
@@ -259,6 +278,15 @@ export class ThreadView {
 }
 
 const NOTHING_EXPANDED: ReadonlySet<string> = new Set();
+
+/** The details of message `index` that are expanded, as one comparable string. */
+function expandedKeyOf(expanded: ReadonlySet<string>, index: number): string {
+  if (expanded.size === 0) return "";
+  const prefix = `${index}:`;
+  const keys: string[] = [];
+  for (const key of expanded) if (key.startsWith(prefix)) keys.push(key);
+  return keys.sort().join(" ");
+}
 
 /** What shapes an entry's look beyond the entry itself (its variant), without the tool names. */
 function contextFor(thread: Thread, history: History, index: number): RenderContext {
