@@ -76,6 +76,26 @@ describe(`chat (${nv.version})`, () => {
     });
   });
 
+  it("<Tab> on finished thinking expands it while the reply still streams", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([
+          { thinking: "deep thoughts\nin two lines", signature: "sig" },
+          { text: "Answer.", holdInside: { hold: "h", afterDeltas: 1 } },
+        ]),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "think");
+      await s.mock.reached("h");
+      await s.waitForDisplay(t.id, "▸ Thinking (26 chars)");
+      await s.onDisplayLine(t.id, "▸ Thinking (26 chars)", "<Tab>");
+      await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines");
+      assert.equal((await s.threads())[0]!.status, "streaming", "expanded while the reply streams");
+      s.mock.release("h");
+      await s.waitForDisplay(t.id, "> in two lines\nAnswer.\n── end_turn");
+    });
+  });
+
   it("thinking and effort from setup() reach the request", async () => {
     await withNeovim(
       nv,
