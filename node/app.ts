@@ -17,6 +17,8 @@ import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { runnerRegistryFor } from "./runners.ts";
+import { type CodeSnapshots, gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
+import { codeRecorder } from "./snapshot/recorder.ts";
 import { Persistence } from "./store/persistence.ts";
 import { describeNotices } from "./store/save-failures.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
@@ -37,6 +39,8 @@ export class App {
   private readonly runners: Runners;
   readonly queries: ThreadQueries;
   readonly claudeCode: ClaudeCodeThreads;
+  /** The project's code snapshots (node/snapshot/). */
+  readonly snapshots: CodeSnapshots;
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
@@ -48,6 +52,13 @@ export class App {
     config: HostConfig,
   ) {
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
+    this.snapshots = gitSnapshots({
+      enabled: config.snapshots,
+      cwd: config.cwd,
+      dataDir: config.data_dir,
+      maxFileBytes: MAX_SNAPSHOT_FILE_BYTES,
+      keepDays: config.snapshot_keep_days,
+    });
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.runners = runnerRegistryFor(config);
     this.chat = new Chat(
@@ -58,6 +69,7 @@ export class App {
         environmentFor: () => environment,
         needsApproval: (name, input, env) => needsApproval(name, input, env, config.tools_needing_approval),
         fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
+        code: codeRecorder(this.snapshots, this.dispatch, (text, error) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text))),
       },
       {
         threadCreated: (thread, how) => {
@@ -333,8 +345,8 @@ export class App {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    const { title, reports } = loaded.raw;
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history: loaded.history, readOnlyBy, reports } });
+    const { title, reports, code } = loaded.raw;
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history: loaded.history, readOnlyBy, reports, code } });
   }
 
   /**

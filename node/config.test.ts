@@ -40,6 +40,8 @@ const base: SentConfig = {
   tool_env_deny: [],
   data_dir: "/tmp/tine-data",
   persist: true,
+  snapshots: true,
+  snapshot_keep_days: 30,
   fork_idle_timeout: 10,
   agent_fork_limit: 3,
   fork_open: "vsplit",

@@ -41,6 +41,12 @@ M.defaults = {
   data_dir = vim.fn.stdpath("data") .. "/tine",
   -- false: threads live only in memory and nothing is written to disk.
   persist = true,
+  -- Code snapshots (:help tine-code): the project's files are recorded in a private git store under
+  -- data_dir before a turn's tools run and when it ends, so a turn's changes are listed and
+  -- :Tine restore can bring files back. Needs git and a git repository; false: none are taken.
+  snapshots = true,
+  -- Days a snapshot is kept; older ones (and those of deleted threads) are dropped once a day.
+  snapshot_keep_days = 30,
   -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
   -- you, it reports back to its parent and ends. Fractions allowed.
   fork_idle_timeout = 10,
@@ -151,6 +157,8 @@ local checks = {
   tool_env_deny = string_list,
   data_dir = typed("string"),
   persist = typed("boolean"),
+  snapshots = typed("boolean"),
+  snapshot_keep_days = positive,
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
   retry_delay_ms = function(v)
     return type(v) == "number" and v >= 0, "a number >= 0"

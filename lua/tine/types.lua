@@ -22,6 +22,8 @@
 ---@field tool_env_deny? string[] environment variables kept from tool processes
 ---@field data_dir? string where threads are stored
 ---@field persist? boolean false: nothing is written to disk
+---@field snapshots? boolean false: no code snapshots (a turn's changes are not listed, :Tine restore is off)
+---@field snapshot_keep_days? number days a code snapshot is kept
 ---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
 ---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens

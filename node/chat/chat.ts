@@ -200,8 +200,10 @@ export class Chat implements ChatTree {
         const live = this.threads.get(m.id);
         if (live) {
           // Open read-only here, its writer gone: read again, and writable here from now on.
-          if (live.readOnlyBy !== null && m.readOnlyBy === null)
+          if (live.readOnlyBy !== null && m.readOnlyBy === null) {
             live.takenOver(this.runners.reopen(live.runner.spec, m.history, this.agentDispatch(m.id)), m.title, m.reports);
+            live.code = m.code ?? [];
+          }
           return;
         }
         const stored = this.stored.get(m.id);
@@ -214,6 +216,7 @@ export class Chat implements ChatTree {
           created: stored.created,
         });
         thread.reports = m.reports;
+        thread.code = m.code ?? [];
         this.add(thread, { loaded: true }, true);
         return;
       }
@@ -286,6 +289,8 @@ export class Chat implements ChatTree {
     const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${ordinal}`, runner, this.threadContext(request.newId), {
       autoTitle: false,
     });
+    // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
+    thread.code = live?.code ?? [];
     const sourceLength = source.history.length;
     this.lineage.link(thread.id, {
       parentId: request.sourceId,

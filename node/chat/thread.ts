@@ -2,7 +2,8 @@
  * A Thread owns the runner that runs it (see runner.ts), the runs of the tools its agent asked
  * for, and its view state.
  */
-import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import type { Entry, ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import type { CodeMark, CodePurpose, CodeRecorder, SnapshotId, ThreadMark } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
@@ -59,6 +60,8 @@ export type ThreadContext = {
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
   /** The thread changed (its version went up): the chat notes it, so work after a batch covers only what changed. */
   readonly changed?: (id: ThreadId) => void;
+  /** Takes the code snapshots of its turns (before its tools run, when a turn that ran tools ends). */
+  readonly code: CodeRecorder;
 };
 
 export class Thread {
@@ -71,6 +74,16 @@ export class Thread {
   version = 0;
   /** Reports of forks, shown at once and sent with the next user turn. Replaced, never mutated. */
   reports: readonly QueuedReport[] = [];
+  /** The code snapshots its messages were made on (see snapshot/code.ts); forks share their source's. Replaced, never mutated. */
+  code: readonly ThreadMark[] = [];
+  /** Diffs of changed files shown under replies, by detail key. */
+  readonly fileDiffs = new Map<string, readonly string[]>();
+  /** The current turn's first snapshot (its change list starts there), or null before its first tool. */
+  private turnStart: SnapshotId | null = null;
+  /** Snapshots asked for and not yet answered: the entry each was asked after, by message count. */
+  private readonly codeAsked = new Map<number, Entry | null>();
+  /** While the snapshot before a batch of tools is taken: that batch (by message count) and the calls that start once it is. */
+  private codeWait: { at: number; ids: string[] } | null = null;
 
   /** Titled from the first message until the user names it. */
   private autoTitle: boolean;
@@ -180,6 +193,7 @@ export class Thread {
           { type: "text" as const, text: msg.text },
         ];
         this.reports = [];
+        this.turnStart = null;
         // After an error the failed turn is replaced, not joined (the host gave its text back to the input).
         if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
         else this.runner.send(blocks);
@@ -192,6 +206,7 @@ export class Thread {
         for (const c of this.controllers.values()) c.abort();
         this.controllers.clear();
         this.toolRuns = [];
+        this.codeWait = null;
         this.runner.rewind(msg.history);
         return;
       case "queue-report":
@@ -201,10 +216,21 @@ export class Thread {
         this.title = msg.title;
         this.autoTitle = false;
         return;
-      case "agent":
-        if (msg.msg.type === "status-changed" && msg.msg.status.type === "stopped" && msg.msg.status.stopReason === "tool_use") {
-          this.startTools();
+      case "agent": {
+        const status = msg.msg.type === "status-changed" ? msg.msg.status : null;
+        if (status?.type === "stopped" && status.stopReason === "tool_use") this.startTools();
+        else if ((status?.type === "stopped" || status?.type === "error") && this.turnStart !== null) {
+          // A turn that ran tools ended: its change list is what changed since its first snapshot.
+          this.takeCode("turn-end", this.turnStart);
+          this.turnStart = null;
         }
+        return;
+      }
+      case "code":
+        this.codeTaken(msg.at, msg.purpose, msg.mark);
+        return;
+      case "file-diff":
+        this.fileDiffs.set(msg.key, msg.lines);
         return;
       case "tool-decision": {
         const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
@@ -220,6 +246,7 @@ export class Thread {
         for (const c of this.controllers.values()) c.abort();
         this.controllers.clear();
         this.toolRuns = [];
+        this.codeWait = null;
         this.runner.abort();
         return;
       case "toggle-detail":
@@ -235,6 +262,9 @@ export class Thread {
     if (last?.role !== "assistant") return;
     const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
+    // The files are recorded before any of these calls can change them (approved ones wait for it).
+    this.codeWait = { at: this.runner.history.length, ids: [] };
+    this.takeCode("tools", null);
     // Tools that need no approval start at once, all concurrently.
     for (const run of this.toolRuns)
       if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input, this.context.environment)) this.start(run);
@@ -249,14 +279,45 @@ export class Thread {
       queueMicrotask(() => dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } }));
       return;
     }
+    this.replaceRun(run.use.id, { ...run, state: "running" });
+    if (this.codeWait) {
+      this.codeWait.ids.push(run.use.id);
+      return;
+    }
+    this.launch(run);
+  }
+
+  private launch(run: ToolRun): void {
     const controller = new AbortController();
     this.controllers.set(run.use.id, controller);
-    this.replaceRun(run.use.id, { ...run, state: "running" });
     const { dispatch, environment } = this.context;
     void runTool(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
       if (!controller.signal.aborted)
         dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
+  }
+
+  private takeCode(purpose: CodePurpose, since: SnapshotId | null): void {
+    const at = this.runner.history.length;
+    this.codeAsked.set(at, at > 0 ? this.runner.history.at(at - 1) : null);
+    this.context.code.record(this.id, at, since, purpose);
+  }
+
+  /** A snapshot asked for at `at` messages was taken: kept with the entry it followed; the calls waiting for it start. */
+  private codeTaken(at: number, purpose: CodePurpose, mark: CodeMark | null): void {
+    const entry = this.codeAsked.get(at);
+    this.codeAsked.delete(at);
+    if (mark && entry !== undefined) {
+      this.code = [...this.code, { ...mark, entry }];
+      if (purpose === "tools") this.turnStart ??= mark.id;
+    }
+    if (purpose !== "tools" || this.codeWait?.at !== at) return;
+    const { ids } = this.codeWait;
+    this.codeWait = null;
+    for (const id of ids) {
+      const run = this.toolRuns.find((r) => r.use.id === id);
+      if (run?.state === "running") this.launch(run);
+    }
   }
 
   private finish(toolUseId: string, outcome: ToolOutcome): void {

@@ -241,7 +241,9 @@ export class SnapshotRepo {
    */
   prune(owners: ReadonlySet<string>, cutoff: number): Promise<number> {
     return this.serial(async () => {
-      const listing = (await this.run(["for-each-ref", "--format=%(refname) %(committerdate:unix)", SNAPSHOT_REFS])).stdout.toString("utf8");
+      const listing = (await this.run(["for-each-ref", "--format=%(refname) %(committerdate:unix)", SNAPSHOT_REFS])).stdout.toString(
+        "utf8",
+      );
       const drop: string[] = [];
       for (const line of listing.split("\n")) {
         if (!line) continue;

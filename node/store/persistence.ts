@@ -17,6 +17,7 @@ import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
+import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
 import { SaveFailures, type SaveNotice } from "./save-failures.ts";
@@ -25,11 +26,12 @@ import type { ThreadSummary } from "./summary.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
 import { writeFailure } from "./write-failure.ts";
 
-/** Where a fork taken now would point, and the history that position holds. */
-type Anchor = { readonly records: number; readonly history: History };
+/** Where a fork taken now would point, and the history (and code marks) that position holds. */
+type Anchor = { readonly records: number; readonly history: History; readonly code: readonly ThreadMark[] };
 
 const NOTHING_OPEN: readonly never[] = [];
 const NO_REPORTS: readonly never[] = [];
+const NO_MARKS: readonly never[] = [];
 
 /** How a live thread's file comes to be open for writing, while it is not. */
 type Unopened =
@@ -52,6 +54,7 @@ function snapshotOf(thread: Thread): Snapshot {
     results: thread.finishedResults(),
     title: thread.title,
     reports: thread.reports,
+    code: thread.code,
   };
 }
 
@@ -186,6 +189,7 @@ export class Persistence {
       results: loaded.raw.results,
       title: loaded.raw.title,
       reports: loaded.raw.reports,
+      code: loaded.raw.code,
     };
     let writer: ReturnType<ThreadStore["openWriter"]>;
     try {
@@ -196,7 +200,7 @@ export class Persistence {
       return { loaded, readOnlyBy: null };
     }
     if ("busy" in writer) {
-      this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
+      this.anchors.set(id, { records: loaded.records, history: loaded.raw.history, code: loaded.raw.code });
       return { loaded, readOnlyBy: writer.busy };
     }
     this.anchors.delete(id); // read-only here before: written here from now on
@@ -207,7 +211,7 @@ export class Persistence {
   /** The history of a stored thread that is not loaded, for a fork taken from it. */
   storedSource(id: ThreadId): History {
     const loaded = this.store.load(id);
-    this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
+    this.anchors.set(id, { records: loaded.records, history: loaded.raw.history, code: loaded.raw.code });
     return loaded.history;
   }
 
@@ -224,7 +228,7 @@ export class Persistence {
     const live = chat.threads.get(id);
     if (live && (this.recorders.has(id) || this.unopened.has(id))) this.syncOne(live, chat, true);
     const rec = this.recorders.get(id);
-    if (rec) return { records: rec.records, history: rec.writtenHistory };
+    if (rec) return { records: rec.records, history: rec.writtenHistory, code: rec.writtenCode };
     return this.anchors.get(id) ?? null;
   }
 
@@ -355,6 +359,7 @@ export class Persistence {
       results: new Map(),
       title: thread.title,
       reports: NO_REPORTS,
+      code: anchor?.code ?? NO_MARKS,
     };
     return new ThreadRecorder(log, base, this.clock);
   }

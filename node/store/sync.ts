@@ -9,6 +9,8 @@
  */
 import type { History } from "../providers/history.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
+import type { ThreadMark } from "../snapshot/code.ts";
+import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";
 import type { ChangeRecord } from "./records.ts";
 
@@ -27,7 +29,11 @@ export type Snapshot = {
   readonly title: string;
   /** Fork reports queued for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
+  /** The code snapshots its messages were made on (they only grow); none when absent. */
+  readonly code?: readonly ThreadMark[];
 };
+
+const NO_MARKS: readonly ThreadMark[] = [];
 
 /** The records that turn `written` into `now`. */
 export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
@@ -58,6 +64,11 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
         : { t: "streamed", at: 0, text: now.streamed },
     );
   for (const [id, r] of now.results) if (!results.has(id)) out.push({ t: "result", r });
+  if ((now.code ?? NO_MARKS) !== (written.code ?? NO_MARKS)) {
+    // After the history they follow: a replayed mark attaches to the entry before it.
+    const had = new Set(written.code);
+    for (const m of now.code ?? NO_MARKS) if (!had.has(m)) out.push(toCodeRecord(m));
+  }
   if (now.title !== written.title) out.push({ t: "title", title: now.title });
   if (now.reports !== written.reports) {
     // Queued reports only grow, until a user turn takes them all.
@@ -106,6 +117,11 @@ export class ThreadRecorder {
     return this.written.history;
   }
 
+  /** The code marks on disk, for the same fork. */
+  get writtenCode(): readonly ThreadMark[] {
+    return this.written.code ?? NO_MARKS;
+  }
+
   /**
    * Writes what changed. `now.open` may be the agent's live array: it is copied when written. A
    * write that fails throws and changes nothing: the next sync writes the same difference again.
@@ -121,6 +137,7 @@ export class ThreadRecorder {
       now.results.size === w.results.size &&
       now.title === w.title &&
       now.reports === w.reports &&
+      (now.code ?? NO_MARKS) === (w.code ?? NO_MARKS) &&
       this.queued.length === 0;
     if (same) {
       if (now.streamed === w.streamed) {
