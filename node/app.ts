@@ -17,7 +17,8 @@ import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { runnerRegistryFor } from "./runners.ts";
-import { type CodeSnapshots, gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
+import { CodeActions } from "./snapshot/actions.ts";
+import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
 import { Persistence } from "./store/persistence.ts";
 import { describeNotices } from "./store/save-failures.ts";
@@ -39,8 +40,8 @@ export class App {
   private readonly runners: Runners;
   readonly queries: ThreadQueries;
   readonly claudeCode: ClaudeCodeThreads;
-  /** The project's code snapshots (node/snapshot/). */
-  readonly snapshots: CodeSnapshots;
+  /** What the user does with code snapshots: change lists, restore (node/snapshot/). */
+  readonly code: CodeActions;
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
@@ -52,13 +53,16 @@ export class App {
     config: HostConfig,
   ) {
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
-    this.snapshots = gitSnapshots({
+    const snapshots = gitSnapshots({
       enabled: config.snapshots,
       cwd: config.cwd,
       dataDir: config.data_dir,
       maxFileBytes: MAX_SNAPSHOT_FILE_BYTES,
       keepDays: config.snapshot_keep_days,
     });
+    const written = (by: string) => (path: string) =>
+      void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
+    this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"));
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.runners = runnerRegistryFor(config);
     this.chat = new Chat(
@@ -68,8 +72,8 @@ export class App {
         // Every thread works in the project folder for now; a fork may get a folder of its own.
         environmentFor: () => environment,
         needsApproval: (name, input, env) => needsApproval(name, input, env, config.tools_needing_approval),
-        fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
-        code: codeRecorder(this.snapshots, this.dispatch, (text, error) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text))),
+        fileWritten: written("edit_file"),
+        code: codeRecorder(snapshots, this.dispatch, (text, error) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text))),
       },
       {
         threadCreated: (thread, how) => {
@@ -456,6 +460,10 @@ export class App {
     const thread = this.live(id);
     const at = this.locate(id, line);
     if (action === "toggle") {
+      if (at?.file !== undefined) {
+        this.code.toggle(id, at.message, at.file).catch((e: Error) => this.nvim.notifyError(e.message));
+        return;
+      }
       if (at?.block == null) return;
       this.dispatch({ type: "thread-msg", id, msg: { type: "toggle-detail", key: `${at.message}:${at.block}` } });
       return;
@@ -526,7 +534,8 @@ export class App {
     return this.buffers.get(id)?.view.text() ?? [];
   }
 
-  private live(id: ThreadId): Thread {
+  /** A live thread (an error names a stored one, which must be opened first). */
+  live(id: ThreadId): Thread {
     const t = this.chat.threads.get(id);
     if (!t) throw new Error(this.chat.stored.has(id) ? `tine: thread ${id} is stored and not open: open it first` : `no thread ${id}`);
     return t;

@@ -9,6 +9,7 @@ const keymaps: Keymaps = {
   abort: "<C-c>",
   retry: "R",
   toggle_detail: "<Tab>",
+  open_change: "<CR>",
   approve: "a",
   deny: "d",
   fork_at_message: "F",

@@ -98,6 +98,7 @@ const keymaps = record({
   abort: key,
   retry: key,
   toggle_detail: key,
+  open_change: key,
   approve: key,
   deny: key,
   fork_at_message: key,

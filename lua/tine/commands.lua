@@ -150,7 +150,7 @@ function M.restart()
   M.toggle()
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|claude …|import …|export|restart]
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|claude …|import …|export|restart]
 ---@param args { fargs: string[], args: string, bang: boolean } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
@@ -186,6 +186,9 @@ function M.command(args)
   if sub == "diff" then
     return tine.diff(args.fargs[2], args.fargs[3])
   end
+  if sub == "restore" then
+    return require("tine.code").command(args.fargs[2])
+  end
   if sub == "import" then
     if args.fargs[2] then
       return guarded(tine.import_claude, args.fargs[2])
@@ -205,7 +208,7 @@ function M.command(args)
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, claude, import, export, restart)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, claude, import, export, restart)"
   )
 end
 

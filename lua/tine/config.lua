@@ -73,7 +73,8 @@ M.defaults = {
     help = "g?", -- display, input and list buffers: show the keys
     abort = "<C-c>", -- input and display buffers
     retry = "R", -- display: after an error, send the failed turn again (or :Tine retry)
-    toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results
+    toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results, a reply's changed files
+    open_change = "<CR>", -- display, on a file of a reply's change list: it beside its state before the turn
     -- display: approve the tool call under the cursor (or the first pending); input (Normal
     -- mode): only while a tool waits for approval, else `a` and `d` do what they always do.
     approve = "a",

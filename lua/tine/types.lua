@@ -52,6 +52,7 @@
 ---@field abort? string|false
 ---@field retry? string|false
 ---@field toggle_detail? string|false
+---@field open_change? string|false
 ---@field approve? string|false
 ---@field deny? string|false
 ---@field fork_at_message? string|false
@@ -85,6 +86,19 @@
 ---@field updated integer|vim.NIL when it last changed (ms since the epoch)
 ---@field bufnr integer|vim.NIL its display buffer, while it has one
 ---@field input_bufnr integer|vim.NIL
+---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
+
+--- A file a turn changed, or a restore would change; added/removed are vim.NIL for a binary file.
+---@class TineChangedFile
+---@field path string
+---@field status "added"|"modified"|"deleted"
+---@field added integer|vim.NIL
+---@field removed integer|vim.NIL
+
+--- How `restore()` or `restore_undo()` went: files written (or removed), and files left alone.
+---@class TineRestoreResult
+---@field written string[]
+---@field left string[]
 
 --- How `fork()` takes the fork; only these keys (another is an error naming it).
 ---@class TineForkOpts
