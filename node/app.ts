@@ -31,6 +31,9 @@ import { Buffers } from "./view/buffers.ts";
 import type { ListScope } from "./view/thread-list.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
 
+/** How long after start-up the snapshot housekeeping runs (once a day at most). */
+const SNAPSHOT_HOUSEKEEPING_DELAY_MS = 10_000;
+
 /** The fields of a `new-thread` message the caller chooses (the id is the host's; the number too unless claimed before). */
 type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { num?: number };
 
@@ -121,6 +124,21 @@ export class App {
       config.cwd,
     );
     this.rescan();
+    // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
+    startTimer(() => this.pruneSnapshots(), SNAPSHOT_HOUSEKEEPING_DELAY_MS).unref();
+  }
+
+  /** Drops the code snapshots no thread of this project refers to any more (see CodeSnapshots.prune). */
+  private pruneSnapshots(): void {
+    let owners: Set<string>;
+    try {
+      // Every transcript on disk (a deleted thread's stays while its forks need it), every live thread, the last restore's undo.
+      owners = new Set([...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys(), "undo"]);
+    } catch (error) {
+      this.nvim.log(`snapshot housekeeping skipped: ${String(error)}`);
+      return;
+    }
+    this.code.snapshots.prune(owners, Date.now()).catch((e) => this.nvim.log(`snapshot housekeeping failed: ${String(e)}`));
   }
 
   /** Reads what the store holds for this project into the chat (threads stay unloaded). */

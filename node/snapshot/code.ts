@@ -58,7 +58,10 @@ export interface CodeSnapshots {
   /** The folder snapshot paths are relative to; null when snapshots are off. */
   root(): Promise<string | null>;
   health(): Promise<SnapshotHealth>;
-  /** Drops the snapshots of owners not in `owners`, and those older than the keep limit. */
+  /**
+   * Housekeeping, at most once a day (else 0): drops the snapshots of owners not in `owners` (a
+   * thread that is gone) and those older than the keep limit. Returns how many were dropped.
+   */
   prune(owners: ReadonlySet<string>, now: number): Promise<number>;
 }
 
@@ -70,6 +73,8 @@ export type SnapshotOptions = {
   readonly maxFileBytes: number;
   readonly keepDays: number;
 };
+
+const DAY_MS = 86_400_000;
 
 /** Files bigger than this are left out of snapshots (and named). */
 export const MAX_SNAPSHOT_FILE_BYTES = 2 * 1024 * 1024;
@@ -108,7 +113,8 @@ export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
     },
     async prune(owners, now) {
       const r = await repo();
-      return "off" in r ? 0 : r.prune(owners, now - options.keepDays * 86_400_000);
+      if ("off" in r || !r.pruneDue(now, DAY_MS)) return 0;
+      return r.prune(owners, now - options.keepDays * DAY_MS);
     },
   };
 }

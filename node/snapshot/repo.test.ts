@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitIn, gitProject, userGitState, writeFiles } from "../../test/helpers/git-project.ts";
+import { gitSnapshots } from "./code.ts";
 import { SnapshotRepo } from "./repo.ts";
 
 const dirs: string[] = [];
@@ -103,6 +104,19 @@ describe("SnapshotRepo", () => {
     expect(await repo.has(gone.id)).toBe(false);
     expect(await repo.prune(new Set(["alive"]), Date.now() + 60_000)).toBe(1);
     expect(await repo.has(kept.id)).toBe(false);
+  });
+
+  it("housekeeping runs at most once a day", async () => {
+    const { root, data } = await project();
+    const snapshots = gitSnapshots({ enabled: true, cwd: root, dataDir: data, maxFileBytes: MiB, keepDays: 30 });
+    const gone = await snapshots.take("gone");
+    const day = 86_400_000;
+    const t0 = Date.now();
+    expect(await snapshots.prune(new Set(), t0)).toBe(1);
+    await snapshots.take("gone");
+    expect(await snapshots.prune(new Set(), t0 + day - 1)).toBe(0);
+    expect(await snapshots.has(gone!.id)).toBe(true);
+    expect(await snapshots.prune(new Set(), t0 + day)).toBe(1);
   });
 
   it("refuses a folder that is not in a git repository, saying so", async () => {

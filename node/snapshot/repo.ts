@@ -9,7 +9,7 @@
  * (`refs/tine/<owner>/<sha>`: a thread, or the restore's safety copy), so housekeeping can drop
  * the snapshots of threads that are gone. Work on one repository is serialized.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { projectKey } from "../store/store.ts";
@@ -233,6 +233,21 @@ export class SnapshotRepo {
   /** Whether the repository still holds snapshot `id` (housekeeping drops old ones). */
   has(id: SnapshotId): Promise<boolean> {
     return this.serial(async () => (await this.run(["cat-file", "-e", `${id}^{commit}`], undefined, [1, 128])).code === 0);
+  }
+
+  /** Whether the last housekeeping was `interval` ms before `now` or longer ago (or never ran); marks it run now when so. */
+  pruneDue(now: number, interval: number): boolean {
+    const stamp = join(this.gitDir, "tine-pruned");
+    let last = 0;
+    try {
+      last = statSync(stamp).mtimeMs;
+    } catch {
+      // never ran
+    }
+    if (now - last < interval) return false;
+    writeFileSync(stamp, "");
+    utimesSync(stamp, now / 1000, now / 1000);
+    return true;
   }
 
   /**
