@@ -48,8 +48,8 @@ export type SnapshotHealth =
   | { readonly on: false; readonly why: string };
 
 export interface CodeSnapshots {
-  /** A snapshot of the project's files now, kept for `owner` (a thread); null when snapshots are off here. */
-  take(owner: string): Promise<Taken | null>;
+  /** A snapshot of the project's files now, kept for `owner` (a thread); null when snapshots are off here. `background`: nobody waits for it. */
+  take(owner: string, background?: boolean): Promise<Taken | null>;
   changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]>;
   fileDiff(from: SnapshotId, to: SnapshotId, path: string): Promise<string[]>;
   read(id: SnapshotId, paths: readonly string[]): Promise<Map<string, StoredFile | null>>;
@@ -94,9 +94,9 @@ export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
     return r;
   };
   return {
-    async take(owner) {
+    async take(owner, background) {
       const r = await repo();
-      return "off" in r ? null : r.take(owner);
+      return "off" in r ? null : r.take(owner, background);
     },
     changes: async (from, to) => (await on()).changes(from, to),
     fileDiff: async (from, to, path) => (await on()).fileDiff(from, to, path),

@@ -4,6 +4,10 @@
  * tine's private repository, and nothing tine runs touches the user's.
  */
 import { execFile } from "node:child_process";
+import { setPriority } from "node:os";
+
+/** The niceness of background git work. */
+const BACKGROUND_PRIORITY = 10;
 
 export type GitResult = { readonly stdout: Buffer; readonly stderr: string; readonly code: number };
 
@@ -18,6 +22,8 @@ export type GitRun = {
   readonly okCodes?: readonly number[];
   /** Reads the user's repository as the user's git would (their global config included); nothing is written with it. */
   readonly user?: boolean;
+  /** Work nobody waits for: git runs at a lower CPU priority, so the editor and streams keep theirs. */
+  readonly background?: boolean;
 };
 
 /** Bigger than any listing or diff tine reads (a file's content is at most the skip size). */
@@ -72,6 +78,13 @@ export function git(args: readonly string[], run: GitRun): Promise<GitResult> {
         resolve({ stdout, stderr: stderr.toString("utf8"), code });
       },
     );
+    if (run.background && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, BACKGROUND_PRIORITY);
+      } catch {
+        // not allowed here, or already gone: it runs at the host's priority
+      }
+    }
     // A git that exits before reading all its input must not crash the host.
     child.stdin?.on("error", () => {});
     if (run.input !== undefined) child.stdin?.end(run.input);

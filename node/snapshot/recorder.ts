@@ -14,7 +14,8 @@ export function codeRecorder(snapshots: CodeSnapshots, dispatch: Dispatch, tell:
       void (async () => {
         let mark: CodeMark | null = null;
         try {
-          const taken = await snapshots.take(thread);
+          // A turn's end is recorded while the user reads and types: nobody waits for it.
+          const taken = await snapshots.take(thread, purpose === "turn-end");
           if (taken) {
             const turn =
               since === null ? {} : { turn: { from: since, files: since === taken.id ? [] : await snapshots.changes(since, taken.id) } };

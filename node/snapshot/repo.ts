@@ -36,6 +36,9 @@ const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n";
 
 const SNAPSHOT_REFS = "refs/tine/";
 
+/** How often the index's stat data is refreshed behind the snapshots. */
+const REFRESH_EVERY_MS = 60_000;
+
 export class SnapshotRepo {
   private chain: Promise<unknown> = Promise.resolve();
   /** The last snapshot taken here and its tree: an unchanged tree is not committed again. */
@@ -43,6 +46,8 @@ export class SnapshotRepo {
   /** Refs made by this host (`owner/sha`): not written twice. */
   private readonly refs = new Set<string>();
   private excludes = "";
+  /** When the index's stat data was last refreshed (ms). */
+  private refreshed = 0;
 
   private constructor(
     /** The project's top folder (the work tree snapshots hold). */
@@ -93,8 +98,8 @@ export class SnapshotRepo {
     return { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: this.indexFile, GIT_LITERAL_PATHSPECS: "1" };
   }
 
-  private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[]) {
-    return git(args, { cwd: this.root, env: this.env(), input, okCodes });
+  private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[], background = false) {
+    return git(args, { cwd: this.root, env: this.env(), input, okCodes, background });
   }
 
   /** Runs `work` after every earlier one on this repository. */
@@ -104,16 +109,30 @@ export class SnapshotRepo {
     return next;
   }
 
-  /** A snapshot of the project's files now, kept under `owner` (a thread id, or "undo"). */
-  take(owner: string): Promise<Taken> {
-    return this.serial(() => this.takeNow(owner));
+  /**
+   * A snapshot of the project's files now, kept under `owner` (a thread id, or "undo");
+   * `background`: nobody waits for it (git runs at a lower priority).
+   */
+  take(owner: string, background = false): Promise<Taken> {
+    const taken = this.serial(() => this.takeNow(background));
+    // After it, where no one waits: its ref, and now and then the stat data of files whose content
+    // did not change (touched by a build or a checkout), so later listings need not read them again.
+    void this.serial(async () => {
+      const { id } = await taken;
+      const ref = `${owner}/${id}`;
+      if (!this.refs.has(ref)) await this.run(["update-ref", `${SNAPSHOT_REFS}${ref}`, id], undefined, undefined, true);
+      this.refs.add(ref);
+      if (Date.now() - this.refreshed < REFRESH_EVERY_MS) return;
+      this.refreshed = Date.now();
+      await this.run(["update-index", "-q", "--refresh"], undefined, [1], true);
+    }).catch(() => {});
+    return taken;
   }
 
-  private async takeNow(owner: string): Promise<Taken> {
+  private async takeNow(background: boolean): Promise<Taken> {
+    const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background);
     await this.syncExcludes();
-    // Stat data of files whose content did not change is refreshed, so later listings stay fast.
-    await this.run(["update-index", "-q", "--refresh"], undefined, [1]);
-    const listed = [...new Set(splitNul((await this.run(["ls-files", "-z", "-m", "-o", "--exclude-standard"])).stdout))];
+    const listed = [...new Set(splitNul((await run(["ls-files", "-z", "-m", "-o", "--exclude-standard"])).stdout))];
     const add: string[] = [];
     const skipped: string[] = [];
     for (const path of listed) {
@@ -123,27 +142,22 @@ export class SnapshotRepo {
       if (size !== null && size > this.maxFileBytes) skipped.push(path);
       else add.push(path);
     }
-    if (add.length) await this.run(["update-index", "-z", "--add", "--remove", "--stdin"], `${add.join("\0")}\0`);
+    if (add.length) await run(["update-index", "-z", "--add", "--remove", "--stdin"], `${add.join("\0")}\0`);
     // A file that grew past the limit leaves the index: the snapshot names it instead of holding stale bytes.
-    if (skipped.length) await this.run(["update-index", "-z", "--force-remove", "--stdin"], `${skipped.join("\0")}\0`);
+    if (skipped.length) await run(["update-index", "-z", "--force-remove", "--stdin"], `${skipped.join("\0")}\0`);
     skipped.sort();
     const skippedKey = skipped.join("\0");
     let last = this.last;
     if (!last || add.length || skippedKey !== last.skipped) {
-      const tree = (await this.run(["write-tree"])).stdout.toString("utf8").trim();
+      const tree = (await run(["write-tree"])).stdout.toString("utf8").trim();
       if (!last || tree !== last.tree || skippedKey !== last.skipped) {
         const message = skipped.length
           ? `tine snapshot\n\nskipped (over ${this.maxFileBytes} bytes):\n${skipped.join("\n")}\n`
           : "tine snapshot\n";
-        const id = (await this.run(["commit-tree", tree, "-F", "-"], message)).stdout.toString("utf8").trim();
+        const id = (await run(["commit-tree", tree, "-F", "-"], message)).stdout.toString("utf8").trim();
         last = { id, tree, skipped: skippedKey };
         this.last = last;
       }
-    }
-    const ref = `${owner}/${last.id}`;
-    if (!this.refs.has(ref)) {
-      await this.run(["update-ref", `${SNAPSHOT_REFS}${ref}`, last.id]);
-      this.refs.add(ref);
     }
     return { id: last.id, skipped };
   }

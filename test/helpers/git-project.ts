@@ -34,7 +34,8 @@ export function gitProject(root: string, files: Record<string, string | Buffer> 
   writeFiles(root, { ".gitignore": ".state/\n.config/\n.data/\n.claude-config/\n", ...files });
   gitIn(root, "init", "-q", "-b", "main");
   gitIn(root, "add", "-A");
-  gitIn(root, "commit", "-q", "-m", "first");
+  // No background gc (10,000 loose objects would start one): it would still write as the folder is removed.
+  gitIn(root, "-c", "gc.auto=0", "commit", "-q", "-m", "first");
 }
 
 /** What tine must leave as it was in the user's repository. */
