@@ -294,9 +294,15 @@ export class App {
   async fork(
     sourceId: ThreadId,
     prompt: string,
-    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean } = {},
+    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean; restore_code?: boolean } = {},
   ): Promise<ThreadId | null> {
     const live = this.chat.threads.get(sourceId);
+    if (opts.restore_code) {
+      // The files first, as they were at the fork point (files changed since are left alone, and named).
+      if (opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
+      const { left } = await this.code.restore(sourceId, opts.at_message, false);
+      if (left.length) this.nvim.notifyInfo(`tine: left alone (changed since, not overwritten): ${left.join(", ")}`);
+    }
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
     if (this.cancelWaitingFork(sourceId)) return null;
     const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);

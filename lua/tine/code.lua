@@ -33,7 +33,7 @@ end
 ---@param id string
 ---@param at_message integer
 ---@param opts? { confirm?: boolean, overwrite?: boolean }
----@return TineRestoreResult?
+---@return TineRestoreResult? nil when the user cancelled
 function M.restore(id, at_message, opts)
   opts = opts or {}
   local overwrite = opts.overwrite == true
@@ -41,7 +41,7 @@ function M.restore(id, at_message, opts)
     local plan = host.request("restore_plan", id, at_message)
     if #plan.files == 0 then
       vim.notify("tine: the files are already as they were at this message: nothing to restore", vim.log.levels.INFO)
-      return nil
+      return { written = {}, left = {} }
     end
     local lines = { ("Restore %d file%s to this message?"):format(#plan.files, #plan.files == 1 and "" or "s") }
     vim.list_extend(lines, vim.tbl_map(file_line, plan.files))

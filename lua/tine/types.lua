@@ -105,6 +105,7 @@
 ---@field at_message? integer fork from this message (0-based)
 ---@field prefill? string put in the fork's input
 ---@field wait? boolean fork once the thread is at rest
+---@field restore_code? boolean with at_message: the project's files are first restored to that message (|tine-restore|)
 ---@field background? boolean run without a window, and report back
 
 --- After `send()`: the failed turn's text your message replaced ("" when none).

@@ -85,6 +85,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return at?.file == null ? null : app.code.fileBefore(id, at.message, at.file);
   },
   snapshot_health: ({ app }) => app.code.snapshots.health(),
+  code_differs: ({ app }, [id, at]) => app.code.differs(id, at),
 
   buffers_gone: ({ app }, [id, draft]) => {
     app.buffersGone(id, draft);

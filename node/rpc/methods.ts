@@ -114,7 +114,7 @@ export type Method = { readonly args: readonly Arg<unknown>[]; readonly result: 
 const id = arg("id", string);
 
 /** `fork(id, prompt, opts)`: where and how the fork is taken. */
-const forkOptions = options({ at_message: index, prefill: string, wait: boolean, background: boolean });
+const forkOptions = options({ at_message: index, prefill: string, wait: boolean, background: boolean, restore_code: boolean });
 
 /** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */
 const restoreOptions = options({ confirm: boolean, overwrite: boolean });
@@ -173,6 +173,8 @@ export const METHODS = {
   /** The changed file at a display line of a change list, and its text before the turn. */
   file_before: { args: [id, arg("line", index)], result: returns<FileBefore | null>() },
   snapshot_health: { args: [], result: returns<SnapshotHealthInfo>() },
+  /** Whether message `at_message`'s files differ from the thread's latest snapshot (a fork there may restore them). */
+  code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
 
   // -- buffers and lines --
   /** The user deleted a thread's buffers (:bd, :bw); `draft`: the unsent input, kept for the next ones. */

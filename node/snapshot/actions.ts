@@ -14,6 +14,11 @@ import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFil
 /** The last restore, until it is undone: the files it wrote and the snapshot that holds them as they were. */
 type Undo = { readonly root: string; readonly safety: string; readonly paths: readonly string[] };
 
+/** The thread's last snapshot: the files as its last turn left them. */
+function latestMark(thread: Thread): ThreadMark | null {
+  return validMarks(thread.code, thread.runner.history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
+}
+
 export class CodeActions {
   private undo: Undo | null = null;
 
@@ -58,6 +63,14 @@ export class CodeActions {
     return mark;
   }
 
+  /** Whether message `atMessage` was made on other files than the thread's latest snapshot holds. */
+  differs(id: ThreadId, atMessage: number): boolean {
+    const thread = this.threadOf(id);
+    const history = thread.runner.history;
+    const mark = atMessage < history.length ? markAt(thread.code, history, atMessage) : null;
+    return mark !== null && mark.id !== latestMark(thread)?.id;
+  }
+
   /** What restoring the files to message `atMessage`'s snapshot would change. */
   plan(id: ThreadId, atMessage: number): Promise<RestorePlan> {
     return this.planFor(this.threadOf(id), atMessage);
@@ -74,8 +87,7 @@ export class CodeActions {
     }
     if (!(await this.snapshots.has(target.id)))
       throw new Error("tine: the snapshot of this message is gone (older than snapshot_keep_days): nothing can be restored");
-    const latest = validMarks(thread.code, history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
-    return planRestore(this.snapshots, target.id, latest?.id ?? null);
+    return planRestore(this.snapshots, target.id, latestMark(thread)?.id ?? null);
   }
 
   /** Restores the files to message `atMessage`'s snapshot; `overwrite`: files changed since are written too. */

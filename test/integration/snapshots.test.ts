@@ -133,6 +133,27 @@ describe(`code snapshots (${nv.version})`, () => {
     });
   });
 
+  it("F on a message asks whether the fork keeps the code; restoring gives the files as they were there", async () => {
+    await withGitProject(async (s) => {
+      const id = await editingTurn(s);
+      await s.pick(2);
+      await s.answerConfirm(1);
+      await s.answerInput("");
+      await s.onDisplayLine(id, "## You", "F");
+      assert.deepEqual((await s.asked()).items, ["Keep the code as it is now", "Restore the files to this message"]);
+      await s.waitForThreadCount(2);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+      // From Lua: the files of message 0 again, after an undo, without asking.
+      await s.lua(`require("tine").restore_undo()`);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), true);
+      await s.lua(`require("tine").fork(..., "", { at_message = 0, restore_code = true })`, id);
+      await s.waitForThreadCount(3);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+    });
+  });
+
   it("a project without git works without snapshots, and says so once", async () => {
     await withNeovim(
       nv,
