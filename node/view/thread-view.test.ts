@@ -10,7 +10,7 @@ import { ThreadView } from "./thread-view.ts";
 
 /** A thread as the view reads it. */
 function threadOf(history: History, open: OpenMessage | null = null, status: AgentStatus = { type: "idle" }): Thread {
-  return { runner: { history, open, status }, expanded: new Set<string>(), toolRuns: [] } as unknown as Thread;
+  return { runner: { history, open, status }, expanded: new Set<string>(), toolRuns: [], code: [] } as unknown as Thread;
 }
 
 function conversation(messages: number): Entry[] {
