@@ -84,8 +84,10 @@ export class SnapshotRepo {
     if (!existsSync(join(gitDir, "HEAD"))) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       await git(["init", "--bare", "--quiet", gitDir], { cwd: dir });
-      // Directory mtimes spare a full walk of untracked folders when nothing changed.
+      // Directory mtimes spare a full walk of untracked folders when nothing changed; a split
+      // index writes only what changed, not all 10,000 entries, after each change.
       await git(["config", "core.untrackedCache", "true"], { cwd: dir, env: { GIT_DIR: gitDir } });
+      await git(["config", "core.splitIndex", "true"], { cwd: dir, env: { GIT_DIR: gitDir } });
     }
     mkdirSync(join(gitDir, "info"), { recursive: true });
     writeIfChanged(join(gitDir, "info", "attributes"), ATTRIBUTES);
