@@ -20,6 +20,9 @@ import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { runnerRegistryFor } from "./runners.ts";
+import { CodeActions } from "./snapshot/actions.ts";
+import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
+import { codeRecorder } from "./snapshot/recorder.ts";
 import { Persistence } from "./store/persistence.ts";
 import { describeNotices } from "./store/save-failures.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
@@ -30,6 +33,9 @@ import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
 import type { ListScope } from "./view/thread-list.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
+
+/** How long after start-up the snapshot housekeeping runs (once a day at most). */
+const SNAPSHOT_HOUSEKEEPING_DELAY_MS = 10_000;
 
 /** The fields of a `new-thread` message the caller chooses (the id is the host's; the number too unless claimed before). */
 type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { num?: number };
@@ -42,6 +48,8 @@ export class App {
   readonly claudeCode: ClaudeCodeThreads;
   /** Completion of mentions in the inputs, for the project's folder. */
   readonly completer: MentionCompleter;
+  /** What the user does with code snapshots: change lists, restore (node/snapshot/). */
+  readonly code: CodeActions;
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
@@ -55,6 +63,16 @@ export class App {
   ) {
     this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
+    const snapshots = gitSnapshots({
+      enabled: config.snapshots,
+      cwd: config.cwd,
+      dataDir: config.data_dir,
+      maxFileBytes: MAX_SNAPSHOT_FILE_BYTES,
+      keepDays: config.snapshot_keep_days,
+    });
+    const written = (by: string) => (path: string) =>
+      void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
+    this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"));
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.runners = runnerRegistryFor(config);
     this.chat = new Chat(
@@ -64,7 +82,8 @@ export class App {
         // Every thread works in the project folder for now; a fork may get a folder of its own.
         environmentFor: () => environment,
         needsApproval: (name, input, env) => needsApproval(name, input, env, config.tools_needing_approval),
-        fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
+        fileWritten: written("edit_file"),
+        code: codeRecorder(snapshots, this.dispatch, (text, error) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text))),
       },
       {
         threadCreated: (thread, how) => {
@@ -114,6 +133,21 @@ export class App {
     );
     this.completer = new MentionCompleter(config.cwd, config.complete_max_items);
     this.rescan();
+    // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
+    startTimer(() => this.pruneSnapshots(), SNAPSHOT_HOUSEKEEPING_DELAY_MS).unref();
+  }
+
+  /** Drops the code snapshots no thread of this project refers to any more (see CodeSnapshots.prune). */
+  private pruneSnapshots(): void {
+    let owners: Set<string>;
+    try {
+      // Every transcript on disk (a deleted thread's stays while its forks need it), every live thread, the last restore's undo.
+      owners = new Set([...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys(), "undo"]);
+    } catch (error) {
+      this.nvim.log(`snapshot housekeeping skipped: ${String(error)}`);
+      return;
+    }
+    this.code.snapshots.prune(owners, Date.now()).catch((e) => this.nvim.log(`snapshot housekeeping failed: ${String(e)}`));
   }
 
   /** Reads what the store holds for this project into the chat (threads stay unloaded). */
@@ -305,9 +339,15 @@ export class App {
   async fork(
     sourceId: ThreadId,
     prompt: string,
-    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean } = {},
+    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean; restore_code?: boolean } = {},
   ): Promise<ThreadId | null> {
     const live = this.chat.threads.get(sourceId);
+    if (opts.restore_code) {
+      // The files first, as they were at the fork point (files changed since are left alone, and named).
+      if (opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
+      const { left } = await this.code.restore(sourceId, opts.at_message, false);
+      if (left.length) this.nvim.notifyInfo(`tine: left alone (changed since, not overwritten): ${left.join(", ")}`);
+    }
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
     if (this.cancelWaitingFork(sourceId)) return null;
     const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
@@ -378,9 +418,9 @@ export class App {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    const { title, reports, queue } = loaded.raw;
+    const { title, reports, queue, code } = loaded.raw;
     const { history, runner } = loaded;
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue } });
+    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code } });
   }
 
   /**
@@ -489,6 +529,10 @@ export class App {
     const thread = this.live(id);
     const at = this.locate(id, line);
     if (action === "toggle") {
+      if (at?.file !== undefined) {
+        this.code.toggle(id, at.message, at.file).catch((e: Error) => this.nvim.notifyError(e.message));
+        return;
+      }
       if (at?.block == null) return;
       this.dispatch({ type: "thread-msg", id, msg: { type: "toggle-detail", key: `${at.message}:${at.block}` } });
       return;
@@ -559,7 +603,8 @@ export class App {
     return this.buffers.get(id)?.view.text() ?? [];
   }
 
-  private live(id: ThreadId): Thread {
+  /** A live thread (an error names a stored one, which must be opened first). */
+  live(id: ThreadId): Thread {
     const t = this.chat.threads.get(id);
     if (!t) throw new Error(this.chat.stored.has(id) ? `tine: thread ${id} is stored and not open: open it first` : `no thread ${id}`);
     return t;

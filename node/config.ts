@@ -54,6 +54,10 @@ export type SentConfig = {
   data_dir: string;
   /** False: nothing is written to disk. */
   persist: boolean;
+  /** False: no code snapshots are taken. */
+  snapshots: boolean;
+  /** Days a code snapshot is kept. */
+  snapshot_keep_days: number;
   /** Minutes of idleness before a fork is asked to wrap up (fractions allowed). */
   fork_idle_timeout: number;
   /** Live forks the agent may have opened (enter_fork) from one thread; 0: none. */
@@ -105,6 +109,7 @@ const keymaps = record({
   abort: key,
   retry: key,
   toggle_detail: key,
+  open_change: key,
   approve: key,
   deny: key,
   edit_queued: key,
@@ -188,6 +193,8 @@ const sentConfig = record({
   tool_env_deny: strings,
   data_dir: string,
   persist: boolean,
+  snapshots: boolean,
+  snapshot_keep_days: positive,
   fork_idle_timeout: positive,
   agent_fork_limit: count,
   context_max_bytes: positive,

@@ -19,6 +19,11 @@ end, {
         return c:find(lead, 1, true) == 1
       end, { "discard", "promote", "report" })
     end
+    if line:match("^%S+%s+restore%s+%S*$") then
+      return vim.tbl_filter(function(c)
+        return c:find(lead, 1, true) == 1
+      end, { "undo" })
+    end
     if line:match("^%S+%s+%S+%s") then
       return {}
     end
@@ -34,6 +39,7 @@ end, {
       "rename",
       "fork",
       "diff",
+      "restore",
       "claude",
       "import",
       "export",

@@ -129,6 +129,9 @@ function M.create_thread_buffers(id, num, title, draft)
   map(display, "n", km.toggle_detail, function()
     keys.line_action(id, "toggle")
   end, "expand/collapse")
+  map(display, "n", km.open_change, function()
+    require("tine.code").open_change(id)
+  end, "a changed file beside its state before the turn")
   map(display, "n", km.approve, function()
     keys.line_action(id, "approve")
   end, "approve tool call")
@@ -263,7 +266,9 @@ function M.set_pending(display, input, pending, title, tell)
 end
 
 --- After a tool wrote `path`: a buffer holding it is reloaded, unless it has unsaved changes.
-function M.file_written(path)
+---@param path string
+---@param by? string what wrote it (default: edit_file)
+function M.file_written(path, by)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if
       vim.api.nvim_buf_is_loaded(buf)
@@ -272,8 +277,9 @@ function M.file_written(path)
     then
       if vim.bo[buf].modified then
         vim.notify(
-          ("tine: %s was changed by edit_file, but your buffer has unsaved changes: it was not reloaded (:e! to take the file's)"):format(
-            vim.fn.fnamemodify(path, ":~:.")
+          ("tine: %s was changed by %s, but your buffer has unsaved changes: it was not reloaded (:e! to take the file's)"):format(
+            vim.fn.fnamemodify(path, ":~:."),
+            by or "edit_file"
           ),
           vim.log.levels.WARN
         )

@@ -52,6 +52,12 @@ M.defaults = {
   data_dir = vim.fn.stdpath("data") .. "/tine",
   -- false: threads live only in memory and nothing is written to disk.
   persist = true,
+  -- Code snapshots (:help tine-code): the project's files are recorded in a private git store under
+  -- data_dir before a turn's tools run and when it ends, so a turn's changes are listed and
+  -- :Tine restore can bring files back. Needs git and a git repository; false: none are taken.
+  snapshots = true,
+  -- Days a snapshot is kept; older ones (and those of deleted threads) are dropped once a day.
+  snapshot_keep_days = 30,
   -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
   -- you, it reports back to its parent and ends. Fractions allowed.
   fork_idle_timeout = 10,
@@ -88,7 +94,8 @@ M.defaults = {
     help = "g?", -- display, input and list buffers: show the keys
     abort = "<C-c>", -- input and display buffers
     retry = "R", -- display: after an error, send the failed turn again (or :Tine retry)
-    toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results
+    toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results, a reply's changed files
+    open_change = "<CR>", -- display, on a file of a reply's change list: it beside its state before the turn
     -- display: approve the tool call under the cursor (or the first pending); input (Normal
     -- mode): only while a tool waits for approval, else `a` and `d` do what they always do.
     approve = "a",
@@ -190,6 +197,8 @@ local checks = {
   context_max_files = positive,
   data_dir = typed("string"),
   persist = typed("boolean"),
+  snapshots = typed("boolean"),
+  snapshot_keep_days = positive,
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
   retry_delay_ms = function(v)
     return type(v) == "number" and v >= 0, "a number >= 0"

@@ -61,17 +61,36 @@ function M.fork_command(cmd)
     end
   end
   cmd = { bang = cmd.bang, args = args }
-  if cmd.bang then
-    local at = host.request("locate", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
-    if not at then
-      return err("tine: the cursor is not on a message")
+  local go = function()
+    if cmd.args and cmd.args ~= "" then
+      return guarded(tine.fork, id, cmd.args, opts)
     end
-    opts = vim.tbl_extend("force", opts, { at_message = at.message })
+    M.ask_and_fork(id, opts)
   end
-  if cmd.args and cmd.args ~= "" then
-    return guarded(tine.fork, id, cmd.args, opts)
+  if not cmd.bang then
+    return go()
   end
-  M.ask_and_fork(id, opts)
+  local at = host.request("locate", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if not at then
+    return err("tine: the cursor is not on a message")
+  end
+  opts = vim.tbl_extend("force", opts, { at_message = at.message })
+  -- Asked only where the files of that message differ from the thread's last turn.
+  if not host.request("code_differs", id, at.message) then
+    return go()
+  end
+  local choices = { "Keep the code as it is now", "Restore the files to this message" }
+  vim.ui.select(choices, { prompt = "The fork's code" }, function(choice)
+    if choice == choices[2] then
+      local ok, restored = guarded(require("tine.code").restore, id, at.message)
+      if not ok or restored == nil then
+        return -- failed (and said so), or cancelled: no fork either
+      end
+    end
+    if choice then
+      go()
+    end
+  end)
 end
 
 --- Visual `F`: fork at the selection's last message, the selection quoted in the fork's input.

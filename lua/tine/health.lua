@@ -108,6 +108,23 @@ function M.check()
       end
     end
   end
+
+  h.start("tine.nvim: code snapshots")
+  local ok, snap = pcall(host.request, "snapshot_health")
+  if not ok then
+    h.error("the host could not report on code snapshots: " .. tostring(snap))
+  elseif snap.on then
+    h.ok(
+      ("of %s, in %s: %.1f MiB (kept %d days)"):format(
+        snap.root,
+        snap.dir,
+        snap.bytes / 1048576,
+        config.snapshot_keep_days
+      )
+    )
+  else
+    h.info(("off: %s (a turn's changed files are not listed, :Tine restore cannot bring files back)"):format(snap.why))
+  end
 end
 
 return M

@@ -122,9 +122,9 @@ function M.set_pending(display, input, pending, title, tell)
   return true
 end
 
-function M.file_written(path)
+function M.file_written(path, by)
   vim.schedule(function()
-    buffers.file_written(path)
+    buffers.file_written(path, by)
   end)
   return true
 end

@@ -126,6 +126,25 @@ function M.report(id, text)
   return host.request("fork_report", id, text or vim.NIL)
 end
 
+-- ---- code snapshots (:help tine-code) ----
+
+--- Restores the project's files to message `at_message`'s snapshot in thread `id` (only the code;
+--- the conversation is unchanged). Unless `opts.confirm` is false, shows what will change and asks
+--- first. Files changed since the thread's last turn are left alone unless `opts.overwrite`.
+---@param id string
+---@param at_message integer
+---@param opts? { confirm?: boolean, overwrite?: boolean }
+---@return TineRestoreResult?
+function M.restore(id, at_message, opts)
+  return require("tine.code").restore(id, at_message, opts)
+end
+
+--- Puts back the files the last restore wrote, exactly as they were before it.
+---@return TineRestoreResult
+function M.restore_undo()
+  return require("tine.code").restore_undo()
+end
+
 -- ---- Claude Code ----
 
 --- Turns a Claude Code session (its id or transcript path) into a tine thread; returns its id.

@@ -23,6 +23,8 @@
 ---@field tool_env_deny? string[] environment variables kept from tool processes
 ---@field data_dir? string where threads are stored
 ---@field persist? boolean false: nothing is written to disk
+---@field snapshots? boolean false: no code snapshots (a turn's changes are not listed, :Tine restore is off)
+---@field snapshot_keep_days? number days a code snapshot is kept
 ---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
 ---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
 ---@field context_max_bytes? integer the most one mention's item may hold (bytes)
@@ -60,6 +62,7 @@
 ---@field abort? string|false
 ---@field retry? string|false
 ---@field toggle_detail? string|false
+---@field open_change? string|false
 ---@field approve? string|false
 ---@field deny? string|false
 ---@field edit_queued? string|false
@@ -95,12 +98,26 @@
 ---@field updated integer|vim.NIL when it last changed (ms since the epoch)
 ---@field bufnr integer|vim.NIL its display buffer, while it has one
 ---@field input_bufnr integer|vim.NIL
+---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
+
+--- A file a turn changed, or a restore would change; added/removed are vim.NIL for a binary file.
+---@class TineChangedFile
+---@field path string
+---@field status "added"|"modified"|"deleted"
+---@field added integer|vim.NIL
+---@field removed integer|vim.NIL
+
+--- How `restore()` or `restore_undo()` went: files written (or removed), and files left alone.
+---@class TineRestoreResult
+---@field written string[]
+---@field left string[]
 
 --- How `fork()` takes the fork; only these keys (another is an error naming it).
 ---@class TineForkOpts
 ---@field at_message? integer fork from this message (0-based)
 ---@field prefill? string put in the fork's input
 ---@field wait? boolean fork once the thread is at rest
+---@field restore_code? boolean with at_message: the project's files are first restored to that message (|tine-restore|)
 ---@field background? boolean run without a window, and report back
 
 --- After `send()`: the failed turn's text your message replaced ("" when none).

@@ -203,6 +203,7 @@ export class Chat implements ChatTree {
           if (live.readOnlyBy !== null && m.readOnlyBy === null) {
             live.takenOver(this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id)), m.title, m.reports);
             live.queue.restore(m.queue);
+            live.code = m.code ?? [];
           }
           return;
         }
@@ -218,6 +219,7 @@ export class Chat implements ChatTree {
         thread.reports = m.reports;
         // Another Neovim's queue is its own: it comes here with the thread when that one is taken over.
         if (m.readOnlyBy === null) thread.queue.restore(m.queue);
+        thread.code = m.code ?? [];
         this.add(thread, { loaded: true }, true);
         return;
       }
@@ -291,6 +293,8 @@ export class Chat implements ChatTree {
     const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${ordinal}`, runner, this.threadContext(request.newId), {
       autoTitle: false,
     });
+    // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
+    thread.code = live?.code ?? [];
     const sourceLength = source.history.length;
     this.lineage.link(thread.id, {
       parentId: request.sourceId,

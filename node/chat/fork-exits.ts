@@ -221,16 +221,16 @@ export class ForkExits {
     if (hasTail) {
       const runner = chat.runners.reopen(parent.runner.spec, oldTail, chat.agentDispatch(siblingId));
       // Made before the parent changes, so its stored pointer holds the parent as it was.
-      chat.add(
-        chat.makeThread(siblingId, siblingNum, `${parent.title} ⑂${ordinal}`, runner),
-        { under: parent.id, background: true },
-        false,
-      );
+      const sibling = chat.makeThread(siblingId, siblingNum, `${parent.title} ⑂${ordinal}`, runner);
+      sibling.code = parent.code;
+      chat.add(sibling, { under: parent.id, background: true }, false);
       // The parent's forks taken after the fork point go with the old tail (in the store too).
       chat.events.branched(parent.id, siblingId, lineage.atMessage);
     }
     parent.runner.close();
     parent.runner = chat.runners.reopen(fork.runner.spec, fork.runner.history, chat.agentDispatch(parent.id));
+    // The fork's code snapshots come with its history (those it shared with the parent are there already).
+    parent.code = [...parent.code, ...fork.code.filter((m) => !parent.code.includes(m))];
     parent.version++;
     this.end(id, "promoted", parent.id);
     chat.activeId = parent.id;

@@ -94,6 +94,8 @@ export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
       return "agent";
     case "queue-report":
     case "rewind":
+    case "code":
+    case "file-diff":
       return null;
   }
 }

@@ -2,6 +2,7 @@
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
+import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { RunnerSpec, RunnerStart } from "./runner.ts";
 import type { Relation } from "./tree.ts";
@@ -30,7 +31,11 @@ export type ThreadMsg =
   /** Back to `history`, a prefix of the thread's (tool runs dropped). */
   | { type: "rewind"; history: History }
   | { type: "toggle-detail"; key: string }
-  | { type: "rename"; title: string };
+  | { type: "rename"; title: string }
+  /** A code snapshot asked for at `at` messages was taken (null: off, or it failed). */
+  | { type: "code"; at: number; purpose: CodePurpose; mark: CodeMark | null }
+  /** A changed file's diff, fetched for the change list under a reply (key: its detail key). */
+  | { type: "file-diff"; key: string; lines: readonly string[] };
 
 /** Where a thread's conversation came from, when not from tine (kept in its stored header). */
 export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
@@ -110,6 +115,8 @@ export type ChatMsg =
       reports: readonly { from: string; text: string }[];
       /** Messages the user had queued when the thread was last written (they come back held). */
       queue: readonly { text: string; now?: boolean }[];
+      /** The snapshots its messages were made on (none in transcripts written before them). */
+      code?: readonly ThreadMark[];
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
   | { type: "fork-discard"; id: ThreadId }

@@ -6,7 +6,8 @@ import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";
 import type { AgentStatus } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
-import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
+import type { Entry, ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
+import type { CodeMark, CodePurpose, CodeRecorder, SnapshotId, ThreadMark } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
@@ -41,6 +42,8 @@ export type ThreadContext = {
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
   /** The thread changed (its version went up): the chat notes it, so work after a batch covers only what changed. */
   readonly changed?: (id: ThreadId) => void;
+  /** Takes the code snapshots of its turns (before its tools run, when a turn that ran tools ends). */
+  readonly code: CodeRecorder;
 };
 
 export class Thread {
@@ -55,6 +58,16 @@ export class Thread {
   reports: readonly QueuedReport[] = [];
   /** What the user sent while the agent worked; a fork starts with none (the queue is this thread's). */
   readonly queue = new SendQueue();
+  /** The code snapshots its messages were made on (see snapshot/code.ts); forks share their source's. Replaced, never mutated. */
+  code: readonly ThreadMark[] = [];
+  /** Diffs of changed files shown under replies, by detail key. */
+  readonly fileDiffs = new Map<string, readonly string[]>();
+  /** The current turn's first snapshot (its change list starts there), or null before its first tool. */
+  private turnStart: SnapshotId | null = null;
+  /** Snapshots asked for and not yet answered: the entry each was asked after, by message count. */
+  private readonly codeAsked = new Map<number, Entry | null>();
+  /** While the snapshot before a batch of tools is taken: that batch (by message count) and the calls that start once it is. */
+  private codeWait: { at: number; ids: string[] } | null = null;
 
   /** Titled from the first message until the user names it. */
   private autoTitle: boolean;
@@ -186,6 +199,7 @@ export class Thread {
         for (const c of this.controllers.values()) c.abort();
         this.controllers.clear();
         this.toolRuns = [];
+        this.codeWait = null;
         this.runner.rewind(msg.history);
         return;
       case "queue-report":
@@ -195,8 +209,15 @@ export class Thread {
         this.title = msg.title;
         this.autoTitle = false;
         return;
-      case "agent":
+      case "agent": {
         if (msg.msg.type === "status-changed") this.statusChanged(msg.msg.status);
+        return;
+      }
+      case "code":
+        this.codeTaken(msg.at, msg.purpose, msg.mark);
+        return;
+      case "file-diff":
+        this.fileDiffs.set(msg.key, msg.lines);
         return;
       case "tool-decision": {
         const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
@@ -212,6 +233,7 @@ export class Thread {
         for (const c of this.controllers.values()) c.abort();
         this.controllers.clear();
         this.toolRuns = [];
+        this.codeWait = null;
         this.runner.abort();
         return;
       case "toggle-detail":
@@ -232,6 +254,7 @@ export class Thread {
     if (!blocks.length) return;
     blocks.unshift(...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })));
     this.reports = [];
+    this.turnStart = null;
     if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
     else this.runner.send(blocks);
   }
@@ -249,6 +272,12 @@ export class Thread {
    * meanwhile; one that was aborted or failed holds it.
    */
   private statusChanged(status: AgentStatus): void {
+    const ended = status.type === "error" || (status.type === "stopped" && status.stopReason !== "tool_use");
+    if (ended && this.turnStart !== null) {
+      // A turn that ran tools ended: its change list is what changed since its first snapshot.
+      this.takeCode("turn-end", this.turnStart);
+      this.turnStart = null;
+    }
     if (status.type === "error") this.queue.hold("failed");
     if (status.type !== "stopped") return;
     if (status.stopReason === "aborted") this.queue.hold("aborted");
@@ -263,6 +292,9 @@ export class Thread {
     if (last?.role !== "assistant") return;
     const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
+    // The files are recorded before any of these calls can change them (approved ones wait for it).
+    this.codeWait = { at: this.runner.history.length, ids: [] };
+    this.takeCode("tools", null);
     // Tools that need no approval start at once, all concurrently.
     for (const run of this.toolRuns)
       if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input, this.context.environment)) this.start(run);
@@ -277,14 +309,45 @@ export class Thread {
       queueMicrotask(() => dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } }));
       return;
     }
+    this.replaceRun(run.use.id, { ...run, state: "running" });
+    if (this.codeWait) {
+      this.codeWait.ids.push(run.use.id);
+      return;
+    }
+    this.launch(run);
+  }
+
+  private launch(run: ToolRun): void {
     const controller = new AbortController();
     this.controllers.set(run.use.id, controller);
-    this.replaceRun(run.use.id, { ...run, state: "running" });
     const { dispatch, environment } = this.context;
     void runTool(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
       if (!controller.signal.aborted)
         dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
+  }
+
+  private takeCode(purpose: CodePurpose, since: SnapshotId | null): void {
+    const at = this.runner.history.length;
+    this.codeAsked.set(at, at > 0 ? this.runner.history.at(at - 1) : null);
+    this.context.code.record(this.id, at, since, purpose);
+  }
+
+  /** A snapshot asked for at `at` messages was taken: kept with the entry it followed; the calls waiting for it start. */
+  private codeTaken(at: number, purpose: CodePurpose, mark: CodeMark | null): void {
+    const entry = this.codeAsked.get(at);
+    this.codeAsked.delete(at);
+    if (mark && entry !== undefined) {
+      this.code = [...this.code, { ...mark, entry }];
+      if (purpose === "tools") this.turnStart ??= mark.id;
+    }
+    if (purpose !== "tools" || this.codeWait?.at !== at) return;
+    const { ids } = this.codeWait;
+    this.codeWait = null;
+    for (const id of ids) {
+      const run = this.toolRuns.find((r) => r.use.id === id);
+      if (run?.state === "running") this.launch(run);
+    }
   }
 
   private finish(toolUseId: string, outcome: ToolOutcome): void {

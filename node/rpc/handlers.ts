@@ -7,6 +7,7 @@ import { App } from "../app.ts";
 import { type HostConfig, parseConfig } from "../config.ts";
 import { findInstructions } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import type { RestoreDone } from "../snapshot/restore.ts";
 import { parseArguments } from "./checks.ts";
 import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
 import { isTestMethod, TEST_METHODS, TEST_RUNNERS } from "./test-methods.ts";
@@ -81,6 +82,17 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   forks_at: ({ app }, [id, line]) => app.queries.forksAt(id, line),
   diff: ({ app }, [a, b]) => app.diff(a, b),
 
+  restore_plan: ({ app }, [id, at]) =>
+    app.code.plan(id, at).then((p) => ({ root: p.root, files: p.files.map((f) => ({ ...f })), changed_since: [...p.changedSince] })),
+  restore_code: ({ app }, [id, at, opts]) => app.code.restore(id, at, opts.overwrite === true).then(restoreResult),
+  restore_undo: ({ app }) => app.code.undoRestore().then(restoreResult),
+  file_before: ({ app }, [id, line]) => {
+    const at = app.locate(id, line);
+    return at?.file == null ? null : app.code.fileBefore(id, at.message, at.file);
+  },
+  snapshot_health: ({ app }) => app.code.snapshots.health(),
+  code_differs: ({ app }, [id, at]) => app.code.differs(id, at),
+
   buffers_gone: ({ app }, [id, draft]) => {
     app.buffersGone(id, draft);
     return true;
@@ -111,6 +123,8 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return true;
   },
 };
+
+const restoreResult = (r: RestoreDone) => ({ written: [...r.written], left: [...r.left] });
 
 /** Checks the call's arguments against the table, then runs the method. */
 function run<T extends Record<string, Method>, M extends keyof T & string>(

@@ -41,6 +41,8 @@ export type ThreadInfo = {
   /** Its display and input buffers; null while it has none (stored, a background fork). */
   bufnr: number | null;
   input_bufnr: number | null;
+  /** Paths (from the project's top folder) its turns changed, as their change lists show them; [] for a stored thread. */
+  changed_files: string[];
 };
 
 /** A thread's buffers, once made. */
@@ -65,8 +67,23 @@ export type ClaudeSession = { id: string; path: string; modified: number; label:
 /** Where a fork branched from its parent. */
 export type Lineage = { parent_id: ThreadId; at_message: number };
 
-/** What is at a display line: the message (0-based) and, when on one, its block. */
-export type MessageAt = { message: number; block: number | null };
+/** What is at a display line: the message (0-based) and, when on one, its block; on a change list, the file (null: the list's summary). */
+export type MessageAt = { message: number; block: number | null; file?: string | null };
+
+/** A file a turn changed, or a restore would change. */
+export type ChangedFile = { path: string; status: "added" | "modified" | "deleted"; added: number | null; removed: number | null };
+
+/** What a restore to a message would change; `changed_since`: files changed since the thread's last snapshot (left alone unless overwritten). */
+export type RestorePlanInfo = { root: string; files: ChangedFile[]; changed_since: string[] };
+
+/** How a restore (or its undo) went: the files written (or removed), and those left alone. */
+export type RestoreResult = { written: string[]; left: string[] };
+
+/** A changed file under the cursor (<CR> on a change list): its path and its text before the turn (null: it did not exist). */
+export type FileBefore = { path: string; before: string | null };
+
+/** What `:checkhealth tine` reports of code snapshots. */
+export type SnapshotHealthInfo = { on: true; root: string; dir: string; bytes: number } | { on: false; why: string };
 
 /** A fork taken at a message. */
 export type ForkAt = { id: ThreadId; title: string };
@@ -102,7 +119,10 @@ export type Method = { readonly args: readonly Arg<unknown>[]; readonly result: 
 const id = arg("id", string);
 
 /** `fork(id, prompt, opts)`: where and how the fork is taken. */
-const forkOptions = options({ at_message: index, prefill: string, wait: boolean, background: boolean });
+const forkOptions = options({ at_message: index, prefill: string, wait: boolean, background: boolean, restore_code: boolean });
+
+/** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */
+const restoreOptions = options({ confirm: boolean, overwrite: boolean });
 
 export const METHODS = {
   /** The host starts: the merged options of lua/tine/config.lua (checked by parseConfig). */
@@ -151,6 +171,19 @@ export const METHODS = {
   forks_at: { args: [id, arg("line", index)], result: returns<ForkAt[]>() },
   /** Branches by thread id or display number; `b` defaults to `a`'s parent. */
   diff: { args: [arg("a", threadRef), arg("b", optional(threadRef))], result: returns<BranchDiff>() },
+
+  // -- code snapshots --
+  /** What restoring the files to message `at_message`'s snapshot would change (a safety snapshot is taken). */
+  restore_plan: { args: [id, arg("at_message", index)], result: returns<RestorePlanInfo>() },
+  /** Restores the files to message `at_message`'s snapshot; `overwrite`: files changed since are written too. */
+  restore_code: { args: [id, arg("at_message", index), arg("opts", restoreOptions)], result: returns<RestoreResult>(), api: "restore" },
+  /** Puts back the files the last restore wrote, as they were. */
+  restore_undo: { args: [], result: returns<RestoreResult>() },
+  /** The changed file at a display line of a change list, and its text before the turn. */
+  file_before: { args: [id, arg("line", index)], result: returns<FileBefore | null>() },
+  snapshot_health: { args: [], result: returns<SnapshotHealthInfo>() },
+  /** Whether message `at_message`'s files differ from the thread's latest snapshot (a fork there may restore them). */
+  code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
 
   // -- buffers and lines --
   /** The user deleted a thread's buffers (:bd, :bw); `draft`: the unsent input, kept for the next ones. */

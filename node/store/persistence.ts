@@ -17,6 +17,7 @@ import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredSource, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
+import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
 import { SaveFailures, type SaveNotice } from "./save-failures.ts";
@@ -25,11 +26,12 @@ import type { ThreadSummary } from "./summary.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
 import { writeFailure } from "./write-failure.ts";
 
-/** Where a fork taken now would point, and the history that position holds. */
-type Anchor = { readonly records: number; readonly history: History };
+/** Where a fork taken now would point, and the history (and code marks) that position holds. */
+type Anchor = { readonly records: number; readonly history: History; readonly code: readonly ThreadMark[] };
 
 const NOTHING_OPEN: readonly never[] = [];
 const NO_REPORTS: readonly never[] = [];
+const NO_MARKS: readonly never[] = [];
 
 /** How a live thread's file comes to be open for writing, while it is not. */
 type Unopened =
@@ -53,6 +55,7 @@ function snapshotOf(thread: Thread): Snapshot {
     title: thread.title,
     reports: thread.reports,
     queue: thread.queue.items.map((i) => i.msg),
+    code: thread.code,
   };
 }
 
@@ -188,6 +191,7 @@ export class Persistence {
       title: loaded.raw.title,
       reports: loaded.raw.reports,
       queue: loaded.raw.queue,
+      code: loaded.raw.code,
     };
     let writer: ReturnType<ThreadStore["openWriter"]>;
     try {
@@ -198,7 +202,7 @@ export class Persistence {
       return { loaded, readOnlyBy: null };
     }
     if ("busy" in writer) {
-      this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
+      this.anchors.set(id, { records: loaded.records, history: loaded.raw.history, code: loaded.raw.code });
       return { loaded, readOnlyBy: writer.busy };
     }
     this.anchors.delete(id); // read-only here before: written here from now on
@@ -209,7 +213,7 @@ export class Persistence {
   /** A stored thread that is not loaded, as a fork taken from it starts: its history and how it runs. */
   storedSource(id: ThreadId): StoredSource {
     const loaded = this.store.load(id);
-    this.anchors.set(id, { records: loaded.records, history: loaded.raw.history });
+    this.anchors.set(id, { records: loaded.records, history: loaded.raw.history, code: loaded.raw.code });
     return { history: loaded.history, runner: loaded.runner };
   }
 
@@ -226,7 +230,7 @@ export class Persistence {
     const live = chat.threads.get(id);
     if (live && (this.recorders.has(id) || this.unopened.has(id))) this.syncOne(live, chat, true);
     const rec = this.recorders.get(id);
-    if (rec) return { records: rec.records, history: rec.writtenHistory };
+    if (rec) return { records: rec.records, history: rec.writtenHistory, code: rec.writtenCode };
     return this.anchors.get(id) ?? null;
   }
 
@@ -358,6 +362,7 @@ export class Persistence {
       title: thread.title,
       reports: NO_REPORTS,
       queue: NO_REPORTS,
+      code: anchor?.code ?? NO_MARKS,
     };
     return new ThreadRecorder(log, base, this.clock);
   }

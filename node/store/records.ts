@@ -7,7 +7,9 @@
 import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
+import type { FileChange } from "../snapshot/code.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
+import { codeRecord } from "./code-record.ts";
 import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "./shapes.ts";
 
 export const FORMAT_VERSION = 1;
@@ -95,7 +97,20 @@ export type ChangeRecord =
    * A promote gave this thread a fork's history; its old tail became `to`. Forks of this thread
    * that point at its first `upTo` records and branched after message `after` belong to `to`.
    */
-  | { readonly t: "branched"; readonly to: string; readonly after: number; readonly upTo: number };
+  | { readonly t: "branched"; readonly to: string; readonly after: number; readonly upTo: number }
+  /**
+   * A code snapshot (node/snapshot/) taken once the history held `at` messages; `from` and `files`:
+   * a turn's end, and what it changed since its first snapshot `from`. Logs written before
+   * snapshots existed have none.
+   */
+  | {
+      readonly t: "code";
+      readonly at: number;
+      readonly id: string;
+      readonly skipped?: readonly string[];
+      readonly from?: string;
+      readonly files?: readonly FileChange[];
+    };
 
 export type StoredRecord = Header | ChangeRecord;
 
@@ -117,6 +132,7 @@ const CHANGE_TYPES = new Set([
   "ended",
   "restored",
   "branched",
+  "code",
 ]);
 
 export function encode(record: StoredRecord): string {
@@ -195,6 +211,10 @@ export function decode(line: string): Decoded {
     case "branched":
       if (!isThreadId(r["to"]) || !isCount(r["after"]) || !isCount(r["upTo"])) return bad("to, after or upTo missing");
       return good({ t: "branched", to: r["to"], after: r["after"], upTo: r["upTo"] });
+    case "code": {
+      const record = codeRecord(r);
+      return typeof record === "string" ? bad(record) : good(record);
+    }
     case "deleted":
     case "reports-sent":
     case "restored":

@@ -5,7 +5,9 @@
 import { History } from "../providers/history.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
+import type { ThreadMark } from "../snapshot/code.ts";
 import { readRegular } from "../util/regular-file.ts";
+import { markOf } from "./code-record.ts";
 import { type ChangeRecord, decode, type Header, isChange, type StoredQueued } from "./records.ts";
 
 /** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
@@ -28,6 +30,8 @@ export type LogState = {
   readonly queue: readonly StoredQueued[];
   /** How the fork ended, or null while it is part of the tree. */
   readonly ended: { readonly how: "discarded" | "reported" | "promoted"; readonly into?: string } | null;
+  /** The code snapshots its messages were made on. */
+  readonly code: readonly ThreadMark[];
 };
 
 export const emptyState = (title: string): LogState => ({
@@ -40,6 +44,7 @@ export const emptyState = (title: string): LogState => ({
   reports: [],
   queue: [],
   ended: null,
+  code: [],
 });
 
 /** The state after one record; throws on a record that does not fit the state (then it is reported and skipped). */
@@ -82,6 +87,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, ended: null };
     case "branched":
       return state; // tree bookkeeping, read by the list
+    case "code":
+      return { ...state, code: [...state.code, markOf(record, state.history)] };
   }
 }
 

@@ -273,7 +273,7 @@ it(
               if (after && cut <= nextLine) {
                 expect(loaded.raw.history.messages()).toEqual(after.snap.history.messages());
                 expect(loaded.history.messages()).toEqual(
-                  recoverHistory({ ...after.snap, queue: [], deleted: false, ended: null }).messages(),
+                  recoverHistory({ ...after.snap, queue: [], deleted: false, ended: null, code: [] }).messages(),
                 );
               }
             } finally {

@@ -9,6 +9,8 @@
  */
 import type { History } from "../providers/history.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
+import type { ThreadMark } from "../snapshot/code.ts";
+import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";
 import type { ChangeRecord, StoredQueued } from "./records.ts";
 
@@ -29,11 +31,15 @@ export type Snapshot = {
   readonly reports: readonly { readonly from: string; readonly text: string }[];
   /** Messages the user sent while the agent worked, waiting (none when left out). */
   readonly queue?: readonly StoredQueued[];
+  /** The code snapshots its messages were made on (they only grow); none when absent. */
+  readonly code?: readonly ThreadMark[];
 };
 
 /** Whether two queues hold the same messages (a thread's is made anew for each snapshot: compared by content). */
 const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] = []) =>
   a.length === b.length && a.every((q, i) => q.text === b[i]!.text && Boolean(q.now) === Boolean(b[i]!.now));
+
+const NO_MARKS: readonly ThreadMark[] = [];
 
 /** The records that turn `written` into `now`. */
 export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
@@ -64,6 +70,11 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
         : { t: "streamed", at: 0, text: now.streamed },
     );
   for (const [id, r] of now.results) if (!results.has(id)) out.push({ t: "result", r });
+  if ((now.code ?? NO_MARKS) !== (written.code ?? NO_MARKS)) {
+    // After the history they follow: a replayed mark attaches to the entry before it.
+    const had = new Set(written.code);
+    for (const m of now.code ?? NO_MARKS) if (!had.has(m)) out.push(toCodeRecord(m));
+  }
   if (now.title !== written.title) out.push({ t: "title", title: now.title });
   if (now.reports !== written.reports) {
     // Queued reports only grow, until a user turn takes them all.
@@ -114,6 +125,11 @@ export class ThreadRecorder {
     return this.written.history;
   }
 
+  /** The code marks on disk, for the same fork. */
+  get writtenCode(): readonly ThreadMark[] {
+    return this.written.code ?? NO_MARKS;
+  }
+
   /**
    * Writes what changed. `now.open` may be the agent's live array: it is copied when written. A
    * write that fails throws and changes nothing: the next sync writes the same difference again.
@@ -130,6 +146,7 @@ export class ThreadRecorder {
       now.title === w.title &&
       now.reports === w.reports &&
       sameQueue(now.queue, w.queue) &&
+      (now.code ?? NO_MARKS) === (w.code ?? NO_MARKS) &&
       this.queued.length === 0;
     if (same) {
       if (now.streamed === w.streamed) {

@@ -7,9 +7,28 @@ import type { ToolRun } from "../chat/thread.ts";
 import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
 import type { InProgressBlock } from "../providers/agent.ts";
 import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
+import type { FileChange } from "../snapshot/code.ts";
 import { appendAll } from "../util/arrays.ts";
+import { changeListLines } from "./change-list.ts";
 
-export type Rendered = { readonly lines: string[]; readonly blockStarts: number[] };
+export type Rendered = {
+  readonly lines: string[];
+  readonly blockStarts: number[];
+  /** The change list's lines, when it has one: where it starts, and the file each line is about (null: its summary). */
+  readonly changes?: ChangeLines;
+};
+
+export type ChangeLines = { readonly start: number; readonly paths: readonly (string | null)[] };
+
+/** The change list under the reply that ended a turn which changed files (see change-list.ts). */
+export type ChangeList = {
+  readonly files: readonly FileChange[];
+  readonly skipped: readonly string[];
+  /** The list is expanded (one line per file). */
+  readonly open: boolean;
+  /** Diff lines of the files expanded, by path. */
+  readonly diffs: ReadonlyMap<string, readonly string[]>;
+};
 
 export type RenderContext = {
   readonly index: number;
@@ -18,6 +37,8 @@ export type RenderContext = {
   readonly toolRuns?: readonly ToolRun[];
   /** Tool names by tool_use id, to title results (from the previous message). */
   readonly toolNames?: ReadonlyMap<string, string>;
+  /** What the turn this reply ended changed in the project's files. */
+  readonly changes?: ChangeList;
 };
 
 export const detailKey = (index: number, block: number) => `${index}:${block}`;
@@ -60,8 +81,11 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
       lines,
       (e.meta.notes ?? []).map((n) => `ℹ ${n}`),
     ).push(metaLine(e.meta));
+  const changes = ctx.changes ? changeListLines(ctx.changes) : null;
+  const start = lines.length;
+  if (changes) appendAll(lines, changes.lines);
   lines.push("");
-  return { lines, blockStarts };
+  return changes ? { lines, blockStarts, changes: { start, paths: changes.paths } } : { lines, blockStarts };
 }
 
 /** Why a reply was cut off, by its stop reason (a failed request has the API's error instead). */

@@ -7,6 +7,7 @@ import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
 import type { Buffers } from "./buffers.ts";
+import { changedFiles } from "./code-view.ts";
 
 export class ThreadQueries {
   constructor(
@@ -32,6 +33,7 @@ export class ThreadQueries {
         updated: this.updated(t.id) ?? null,
         bufnr: m?.display ?? null,
         input_bufnr: m?.input ?? null,
+        changed_files: changedFiles(t),
       };
     });
     const stored = [...this.chat.stored.values()].map(
@@ -46,6 +48,7 @@ export class ThreadQueries {
         updated: t.updated,
         bufnr: null,
         input_bufnr: null,
+        changed_files: [],
       }),
     );
     const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;

@@ -12,7 +12,13 @@ import { ThreadView, type ThreadViewInput, type ViewUpdate } from "./thread-view
 
 /** A thread as the view reads it. */
 function threadOf(history: History, open: OpenMessage | null = null, status: AgentStatus = { type: "idle" }): Thread {
-  return { runner: { history, open, status }, expanded: new Set<string>(), toolRuns: [], queue: new SendQueue() } as unknown as Thread;
+  return {
+    runner: { history, open, status },
+    expanded: new Set<string>(),
+    toolRuns: [],
+    queue: new SendQueue(),
+    code: [],
+  } as unknown as Thread;
 }
 
 function conversation(messages: number): Entry[] {

@@ -17,15 +17,22 @@ import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agen
 import { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { replaceTail } from "../util/arrays.ts";
+import { changeListAt, turnChanges } from "./code-view.ts";
 import { Document, type Edit, RemadeLines, type Segment, UNMADE } from "./document.ts";
 import { NO_QUEUED_LINES, type QueuedLines, queuedLines } from "./queued-lines.ts";
-import { type RenderContext, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
+import { type ChangeLines, type RenderContext, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
 
 /** An entry's segment: the entry, what else shaped its look (its variant), and its lines. */
-type EntrySeg = { readonly entry: Entry; readonly variant: string; readonly blockStarts: readonly number[]; readonly lines: Segment };
+type EntrySeg = {
+  readonly entry: Entry;
+  readonly variant: string;
+  readonly blockStarts: readonly number[];
+  readonly lines: Segment;
+  readonly changes?: ChangeLines;
+};
 /** An entry above what the buffer shows, not rendered yet: rendered when the fill reaches it. */
 type Unrendered = { readonly entry: Entry; readonly unrendered: true };
 type EntrySlot = EntrySeg | Unrendered;
@@ -72,6 +79,8 @@ export class ThreadView {
   private busyKey: number | null = null;
   /** The queued messages shown in the footer, and the footer line they start at. */
   private queued: { at: number; shown: QueuedLines } = { at: 0, shown: NO_QUEUED_LINES };
+  /** The thread's code marks last drawn: new ones may add a change list to any reply. */
+  private code: readonly unknown[] = [];
 
   sync(input: ThreadViewInput): ViewUpdate {
     const { thread } = input;
@@ -142,8 +151,11 @@ export class ThreadView {
     }
   }
 
-  /** The history entry and block at a buffer line (0-based), if any. */
-  locate(line: number): { message: number; block: number | null } | null {
+  /**
+   * The history entry and block at a buffer line (0-based), if any; on the change list under a
+   * reply, `file` too: the file the line is about (null: the list's summary).
+   */
+  locate(line: number): { message: number; block: number | null; file?: string | null } | null {
     const at = this.doc.locate(line);
     if (!at || at.segment === 0 || at.segment > this.entries.length + 1) return null;
     const message = at.segment - 1;
@@ -153,7 +165,9 @@ export class ThreadView {
     const starts = seg.blockStarts;
     let block: number | null = null;
     for (let b = 0; b < starts.length; b++) if (starts[b]! <= at.offset) block = b;
-    return { message, block };
+    const changes = "changes" in seg ? seg.changes : undefined;
+    const onList = changes && at.offset >= changes.start && at.offset < changes.start + changes.paths.length;
+    return onList ? { message, block, file: changes.paths[at.offset - changes.start]! } : { message, block };
   }
 
   /** The queued message shown at a buffer line (0-based), if any: its number in the thread's queue. */
@@ -180,6 +194,7 @@ export class ThreadView {
     const ctx = contextFor(thread, history, index);
     const variant = variantOf(ctx);
     if (variant !== "") return { entry, variant, ...renderEntry(entry, withToolNames(ctx, history)) };
+    // (an entry with a change list has a variant: it is never cached as plain)
     let seg = plainSegs.get(entry);
     if (!seg) {
       // Made again in the same context: no view state, the same tool names (from the entry before it).
@@ -200,10 +215,15 @@ export class ThreadView {
     // Entries whose view state may have changed: the last two (live tool runs) and expanded ones.
     const revisit = new Set<number>([...this.varied, n - 1, n - 2]);
     for (const key of thread.expanded) revisit.add(Number(key.split(":")[0]));
+    // New code marks may give any reply its change list.
+    if (thread.code !== this.code) for (const i of turnChanges(thread).keys()) revisit.add(i);
+    this.code = thread.code;
     for (const i of revisit) {
       if (i < 0 || i >= k) continue;
       const old = this.entries[i]!;
       if ("unrendered" in old) continue; // rendered as it is then, when the fill reaches it
+      // Unchanged view state: the entry looks as drawn (it is not rendered again to find out).
+      if (variantOf(contextFor(thread, history, i)) === old.variant) continue;
       const seg = this.renderAt(history, thread, i);
       if (seg.variant !== old.variant) {
         this.doc.splice(1 + i, 1, [seg.lines]);
@@ -292,10 +312,12 @@ function expandedKeyOf(expanded: ReadonlySet<string>, index: number): string {
 function contextFor(thread: Thread, history: History, index: number): RenderContext {
   const entry = history.at(index);
   const isLastAssistant = index === history.length - 1 && entry.message.role === "assistant";
+  const changes = changeListAt(thread, index);
   return {
     index,
     expanded: thread.expanded,
     toolRuns: isLastAssistant && thread.toolRuns.length ? thread.toolRuns : undefined,
+    ...(changes ? { changes } : {}),
   };
 }
 
@@ -315,6 +337,7 @@ function variantOf(ctx: RenderContext): string {
   const prefix = `${ctx.index}:`;
   for (const key of ctx.expanded) if (key.startsWith(prefix)) parts.push(key);
   if (ctx.toolRuns) parts.push(ctx.toolRuns.map((r) => `${r.use.id}=${r.state}${r.outcome?.isError ? "!" : ""}`).join(","));
+  if (ctx.changes) parts.push(`files=${ctx.changes.files.length}/${ctx.changes.skipped.length}`);
   return parts.sort().join(";");
 }
 

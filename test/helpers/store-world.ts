@@ -12,6 +12,8 @@ import { History } from "../../node/providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
 import { zeroUsage } from "../../node/providers/stream.ts";
 import { runnerRegistry } from "../../node/runners.ts";
+import { snapshotsOff } from "../../node/snapshot/code.ts";
+import { codeRecorder } from "../../node/snapshot/recorder.ts";
 import { Persistence } from "../../node/store/persistence.ts";
 import { ThreadStore } from "../../node/store/store.ts";
 import { localEnvironment } from "../../node/tools/local-environment.ts";
@@ -68,7 +70,16 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
       api: { config: testConfig, connection, instructions: () => null },
       claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
     }),
-    { environmentFor: () => localEnvironment("/"), needsApproval: () => false, fileWritten: () => {} },
+    {
+      environmentFor: () => localEnvironment("/"),
+      needsApproval: () => false,
+      fileWritten: () => {},
+      code: codeRecorder(
+        snapshotsOff(),
+        (m) => dispatch(m),
+        () => {},
+      ),
+    },
     {
       threadCreated: (thread, how) => persistence.created(thread, chat, how),
       threadDeleted: () => {},

@@ -124,7 +124,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("tabnew");
       s.mock.release("h");
       await s.waitForDisplay(1, "awaiting approval");
-      await s.until("the notice", async () => /in the background waits for your approval/.test(await s.lastNotification()));
+      await s.notified(/in the background waits for your approval/);
       const count = (await s.notifications()).filter((n) => /waits for your approval/.test(n.msg)).length;
       assert.equal(count, 1);
     });

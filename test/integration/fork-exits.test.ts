@@ -341,7 +341,7 @@ describe(`forks that come back (${nv.version})`, () => {
         textReply("Background done."),
       );
       await typeAndSend(s, "@bg run something");
-      await s.until("the notice", async () => /\(in the background\) waits for your approval/.test(await s.lastNotification()));
+      await s.notified(/\(in the background\) waits for your approval/);
       await s.openList();
       await s.onListLine("waiting (background)", "<CR>");
       const bg = (await s.threads())[1]!;

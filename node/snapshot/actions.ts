@@ -1,0 +1,111 @@
+/**
+ * What the user does with a thread's code snapshots, for the host's entry points: expand a
+ * turn's change list and a file's diff, see a file as it was before a turn, restore the files to
+ * a message's snapshot (planned, then written) and undo the last restore. The host calls these
+ * and dispatches what they give back; nothing here touches the chat's state directly.
+ */
+import { join } from "node:path";
+import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Thread } from "../chat/thread.ts";
+import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
+import { type CodeSnapshots, markAt, type ThreadMark, validMarks } from "./code.ts";
+import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
+
+/** The last restore, until it is undone: the files it wrote and the snapshot that holds them as they were. */
+type Undo = { readonly root: string; readonly safety: string; readonly paths: readonly string[] };
+
+/** The thread's last snapshot: the files as its last turn left them. */
+function latestMark(thread: Thread): ThreadMark | null {
+  return validMarks(thread.code, thread.runner.history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
+}
+
+export class CodeActions {
+  private undo: Undo | null = null;
+
+  constructor(
+    readonly snapshots: CodeSnapshots,
+    /** A live thread by id (throws when there is none). */
+    private readonly threadOf: (id: ThreadId) => Thread,
+    private readonly dispatch: Dispatch,
+    /** A restore wrote this file (absolute): buffers holding it are reloaded (one with unsaved changes is left, and the user told). */
+    private readonly fileWritten: (path: string) => void,
+  ) {}
+
+  /** <Tab> on a change list: the list opens or closes; on a file, its diff (fetched first). */
+  async toggle(id: ThreadId, message: number, file: string | null): Promise<void> {
+    const thread = this.threadOf(id);
+    if (file === null) {
+      this.dispatch({ type: "thread-msg", id, msg: { type: "toggle-detail", key: changeListKey(message) } });
+      return;
+    }
+    const key = fileDiffKey(message, file);
+    const turn = turnChanges(thread).get(message)?.turn;
+    if (!thread.expanded.has(key) && turn && !thread.fileDiffs.has(key)) {
+      const lines = await this.snapshots.fileDiff(turn.from, this.markOf(thread, message).id, file);
+      this.dispatch({ type: "thread-msg", id, msg: { type: "file-diff", key, lines } });
+    }
+    this.dispatch({ type: "thread-msg", id, msg: { type: "toggle-detail", key } });
+  }
+
+  /** <CR> on a changed file: where it is, and its text before the turn (null: it did not exist). */
+  async fileBefore(id: ThreadId, message: number, file: string): Promise<{ path: string; before: string | null }> {
+    const thread = this.threadOf(id);
+    const mark = this.markOf(thread, message);
+    const root = await this.snapshots.root();
+    if (!root || !mark.turn) throw new Error("tine: no change list here");
+    const before = (await this.snapshots.read(mark.turn.from, [file])).get(file);
+    return { path: join(root, file), before: before ? before.bytes.toString("utf8") : null };
+  }
+
+  private markOf(thread: Thread, message: number): ThreadMark {
+    const mark = turnChanges(thread).get(message);
+    if (!mark) throw new Error("tine: this reply changed no files");
+    return mark;
+  }
+
+  /** Whether message `atMessage` was made on other files than the thread's latest snapshot holds. */
+  differs(id: ThreadId, atMessage: number): boolean {
+    const thread = this.threadOf(id);
+    const history = thread.runner.history;
+    const mark = atMessage < history.length ? markAt(thread.code, history, atMessage) : null;
+    return mark !== null && mark.id !== latestMark(thread)?.id;
+  }
+
+  /** What restoring the files to message `atMessage`'s snapshot would change. */
+  plan(id: ThreadId, atMessage: number): Promise<RestorePlan> {
+    return this.planFor(this.threadOf(id), atMessage);
+  }
+
+  private async planFor(thread: Thread, atMessage: number): Promise<RestorePlan> {
+    const history = thread.runner.history;
+    if (atMessage >= history.length) throw new Error(`tine: ${thread.title} has no message ${atMessage}`);
+    const target = markAt(thread.code, history, atMessage);
+    if (!target) {
+      const off = await this.snapshots.health();
+      if (!off.on) throw new Error(`tine: code snapshots are off (${off.why}): nothing can be restored`);
+      throw new Error(`tine: no tool of ${thread.title} ran after this message: its files are as the message left them`);
+    }
+    if (!(await this.snapshots.has(target.id)))
+      throw new Error("tine: the snapshot of this message is gone (older than snapshot_keep_days): nothing can be restored");
+    return planRestore(this.snapshots, target.id, latestMark(thread)?.id ?? null);
+  }
+
+  /** Restores the files to message `atMessage`'s snapshot; `overwrite`: files changed since are written too. */
+  async restore(id: ThreadId, atMessage: number, overwrite: boolean): Promise<RestoreDone> {
+    const plan = await this.planFor(this.threadOf(id), atMessage);
+    const done = await applyRestore(this.snapshots, plan, overwrite);
+    this.undo = { root: plan.root, safety: plan.safety, paths: done.written };
+    for (const path of done.written) this.fileWritten(join(plan.root, path));
+    return done;
+  }
+
+  /** Puts back the files the last restore wrote, exactly as they were before it. */
+  async undoRestore(): Promise<RestoreDone> {
+    const undo = this.undo;
+    if (!undo) throw new Error("tine: no restore to undo");
+    await writeFiles(this.snapshots, undo.root, undo.safety, undo.paths);
+    this.undo = null;
+    for (const path of undo.paths) this.fileWritten(join(undo.root, path));
+    return { written: undo.paths, left: [] };
+  }
+}

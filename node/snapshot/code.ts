@@ -1,0 +1,135 @@
+/**
+ * Code snapshots as the host's services see them: the `CodeSnapshots` contract (take, compare,
+ * read, housekeeping) and its implementation on a project's private git store (repo.ts). Where
+ * snapshots cannot be taken (no git, not a repository, `snapshots = false`) the same object
+ * answers "off" and why; callers never ask which it is. A fork in a worktree of its own will be
+ * another implementation of the contract.
+ *
+ * Also the marks a thread keeps: which snapshot each of its messages was made on.
+ */
+import type { History } from "../providers/history.ts";
+import type { Entry } from "../providers/native.ts";
+import { type FileChange, type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
+
+export type { FileChange, SnapshotId, StoredFile, Taken } from "./repo.ts";
+
+/**
+ * A snapshot a thread's messages were made on: the files once the thread held its first `at`
+ * messages (taken before a batch of tools ran, and when a turn ended). Message k was made on the
+ * first mark with `at > k` (no tool ran between k and that mark).
+ */
+export type CodeMark = {
+  readonly at: number;
+  readonly id: SnapshotId;
+  /** Files left out of it, as too big. */
+  readonly skipped: readonly string[];
+  /** At a turn's end: the turn's changes, from its first snapshot `from`. */
+  readonly turn?: { readonly from: SnapshotId; readonly files: readonly FileChange[] };
+};
+
+/** A thread's marks, each with the entry it was taken after: a mark counts only while that entry is still in the history. */
+export type ThreadMark = CodeMark & { readonly entry: Entry | null };
+
+/** The marks of `marks` that still describe `history` (a rewind or clean-up drops the others). */
+export function validMarks(marks: readonly ThreadMark[], history: History): ThreadMark[] {
+  return marks.filter((m) => m.at <= history.length && (m.at === 0 ? m.entry === null : history.at(m.at - 1) === m.entry));
+}
+
+/** The snapshot message `k` of `history` was made on, or null when no tool ran after it (the files are as it left them). */
+export function markAt(marks: readonly ThreadMark[], history: History, k: number): ThreadMark | null {
+  let best: ThreadMark | null = null;
+  for (const m of validMarks(marks, history)) if (m.at > k && (!best || m.at < best.at)) best = m;
+  return best;
+}
+
+/** What `:checkhealth tine` says of snapshots. */
+export type SnapshotHealth =
+  | { readonly on: true; readonly root: string; readonly dir: string; readonly bytes: number }
+  | { readonly on: false; readonly why: string };
+
+export interface CodeSnapshots {
+  /** A snapshot of the project's files now, kept for `owner` (a thread); null when snapshots are off here. `background`: nobody waits for it. */
+  take(owner: string, background?: boolean): Promise<Taken | null>;
+  changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]>;
+  fileDiff(from: SnapshotId, to: SnapshotId, path: string): Promise<string[]>;
+  read(id: SnapshotId, paths: readonly string[]): Promise<Map<string, StoredFile | null>>;
+  skippedIn(id: SnapshotId): Promise<string[]>;
+  has(id: SnapshotId): Promise<boolean>;
+  /** The folder snapshot paths are relative to; null when snapshots are off. */
+  root(): Promise<string | null>;
+  health(): Promise<SnapshotHealth>;
+  /**
+   * Housekeeping, at most once a day (else 0): drops the snapshots of owners not in `owners` (a
+   * thread that is gone) and those older than the keep limit. Returns how many were dropped.
+   */
+  prune(owners: ReadonlySet<string>, now: number): Promise<number>;
+}
+
+export type SnapshotOptions = {
+  /** false: `snapshots = false`, nothing is taken. */
+  readonly enabled: boolean;
+  readonly cwd: string;
+  readonly dataDir: string;
+  readonly maxFileBytes: number;
+  readonly keepDays: number;
+};
+
+const DAY_MS = 86_400_000;
+
+/** Files bigger than this are left out of snapshots (and named). */
+export const MAX_SNAPSHOT_FILE_BYTES = 2 * 1024 * 1024;
+
+/** The project's snapshots on its private git store, opened on first use. */
+export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
+  let opened: Promise<SnapshotRepo | { off: string }> | null = null;
+  const repo = () => {
+    opened ??= options.enabled
+      ? SnapshotRepo.open(options.cwd, options.dataDir, options.maxFileBytes).catch((e: Error) => ({ off: e.message }))
+      : Promise.resolve({ off: "snapshots = false in setup()" });
+    return opened;
+  };
+  const on = async (): Promise<SnapshotRepo> => {
+    const r = await repo();
+    if ("off" in r) throw new Error(`tine: code snapshots are off: ${r.off}`);
+    return r;
+  };
+  return {
+    async take(owner, background) {
+      const r = await repo();
+      return "off" in r ? null : r.take(owner, background);
+    },
+    changes: async (from, to) => (await on()).changes(from, to),
+    fileDiff: async (from, to, path) => (await on()).fileDiff(from, to, path),
+    read: async (id, paths) => (await on()).read(id, paths),
+    skippedIn: async (id) => (await on()).skippedIn(id),
+    has: async (id) => (await on()).has(id),
+    async root() {
+      const r = await repo();
+      return "off" in r ? null : r.root;
+    },
+    async health() {
+      const r = await repo();
+      return "off" in r ? { on: false, why: r.off } : { on: true, root: r.root, dir: r.gitDir, bytes: r.size() };
+    },
+    async prune(owners, now) {
+      const r = await repo();
+      if ("off" in r || !r.pruneDue(now, DAY_MS)) return 0;
+      return r.prune(owners, now - options.keepDays * DAY_MS);
+    },
+  };
+}
+
+/** Why a thread asks for a snapshot: before a batch of its tools runs, or as a turn that ran tools ends. */
+export type CodePurpose = "tools" | "turn-end";
+
+/**
+ * Takes snapshots for threads, off the dispatch loop: each answer reaches the thread as its `code`
+ * message (with no mark when snapshots are off or the snapshot failed), in the order asked.
+ */
+export type CodeRecorder = {
+  /** A snapshot for thread `thread`, made on its first `at` messages; `since`: the turn's first snapshot, whose changes it lists. */
+  record(thread: string, at: number, since: SnapshotId | null, purpose: CodePurpose): void;
+};
+
+/** Snapshots turned off (`snapshots = false`, and tests of threads that need none). */
+export const snapshotsOff = (): CodeSnapshots => gitSnapshots({ enabled: false, cwd: "", dataDir: "", maxFileBytes: 0, keepDays: 0 });

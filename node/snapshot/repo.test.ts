@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { gitIn, gitProject, userGitState, writeFiles } from "../../test/helpers/git-project.ts";
+import { gitSnapshots } from "./code.ts";
+import { SnapshotRepo } from "./repo.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function temp(): string {
+  const d = mkdtempSync(join(tmpdir(), "tine-snap-"));
+  dirs.push(d);
+  return d;
+}
+
+const MiB = 1024 * 1024;
+
+async function project(files: Record<string, string | Buffer> = { "a.txt": "one\ntwo\n", "src/b.ts": "b\n" }) {
+  const root = temp();
+  gitProject(root, files);
+  const data = temp();
+  return { root, data, repo: await SnapshotRepo.open(root, data, 2 * MiB) };
+}
+
+describe("SnapshotRepo", () => {
+  it("never touches the user's index, HEAD, refs, config or status", async () => {
+    const { root, repo } = await project();
+    writeFiles(root, { "a.txt": "changed\n", "new.txt": "untracked\n" });
+    gitIn(root, "add", "a.txt"); // a staged change the user has
+    const before = userGitState(root);
+    const first = await repo.take("t1");
+    writeFiles(root, { "src/b.ts": "edited by a tool\n" });
+    const before2 = userGitState(root);
+    await repo.take("t1");
+    await repo.changes(first.id, (await repo.take("t2")).id);
+    expect(userGitState(root)).toEqual(before2);
+    expect(before2.index).toEqual(before.index);
+  });
+
+  it("holds tracked and untracked files, honouring .gitignore and .git/info/exclude", async () => {
+    const { root, repo } = await project({ ".gitignore": "build/\n", "a.txt": "a\n" });
+    writeFiles(root, { "build/out.js": "o", "notes.local": "n", "new.txt": "n", ".git/info/exclude": "*.local\n" });
+    const s = await repo.take("t");
+    const files = await repo.read(s.id, ["a.txt", "new.txt", "build/out.js", "notes.local", ".gitignore"]);
+    expect([...files].filter(([, f]) => f).map(([p]) => p)).toEqual(["a.txt", "new.txt", ".gitignore"]);
+    expect(files.get("new.txt")!.bytes.toString()).toBe("n");
+  });
+
+  it("leaves out tine's data folder when it lies inside the project", async () => {
+    const root = temp();
+    gitProject(root, { "a.txt": "a" });
+    const repo = await SnapshotRepo.open(root, join(root, "tine-data"), 2 * MiB);
+    writeFiles(root, { "tine-data/x": "x" });
+    const s = await repo.take("t");
+    expect((await repo.read(s.id, ["tine-data/x"])).get("tine-data/x")).toBeNull();
+  });
+
+  it("keeps the bytes as they are: CRLF and text attributes do not convert them", async () => {
+    const crlf = "one\r\ntwo\r\n";
+    const { root, repo } = await project({ ".gitattributes": "* text=auto eol=lf\n", "w.txt": crlf });
+    writeFiles(root, { "w.txt": `${crlf}three\r\n` });
+    const s = await repo.take("t");
+    expect((await repo.read(s.id, ["w.txt"])).get("w.txt")!.bytes.toString()).toBe(`${crlf}three\r\n`);
+  });
+
+  it("skips files over the limit and names them", async () => {
+    const { root, repo } = await project();
+    writeFiles(root, { "big.bin": Buffer.alloc(2 * MiB + 1, 1), "small.bin": Buffer.alloc(10, 1) });
+    const s = await repo.take("t");
+    expect(s.skipped).toEqual(["big.bin"]);
+    expect(await repo.skippedIn(s.id)).toEqual(["big.bin"]);
+    const files = await repo.read(s.id, ["big.bin", "small.bin"]);
+    expect(files.get("big.bin")).toBeNull();
+    expect(files.get("small.bin")).not.toBeNull();
+  });
+
+  it("gives the same snapshot when nothing changed, and lists what a change did with +/- counts", async () => {
+    const { root, repo } = await project();
+    const a = await repo.take("t");
+    expect((await repo.take("t")).id).toBe(a.id);
+    writeFiles(root, { "a.txt": "one\nTWO\nthree\n", "c.txt": "new\n" });
+    unlinkSync(join(root, "src/b.ts"));
+    const b = await repo.take("t");
+    expect(b.id).not.toBe(a.id);
+    expect(await repo.changes(a.id, b.id)).toEqual([
+      { path: "a.txt", status: "modified", added: 2, removed: 1 },
+      { path: "c.txt", status: "added", added: 1, removed: 0 },
+      { path: "src/b.ts", status: "deleted", added: 0, removed: 1 },
+    ]);
+    expect(await repo.fileDiff(a.id, b.id, "a.txt")).toEqual(["@@ -1,2 +1,3 @@", " one", "-two", "+TWO", "+three"]);
+  });
+
+  it("housekeeping drops the snapshots of owners that are gone, and old ones", async () => {
+    const { root, repo } = await project();
+    const kept = await repo.take("alive");
+    writeFileSync(join(root, "a.txt"), "gone's version\n");
+    const gone = await repo.take("gone");
+    expect(await repo.prune(new Set(["alive"]), 0)).toBe(1);
+    expect(await repo.has(kept.id)).toBe(true);
+    expect(await repo.has(gone.id)).toBe(false);
+    expect(await repo.prune(new Set(["alive"]), Date.now() + 60_000)).toBe(1);
+    expect(await repo.has(kept.id)).toBe(false);
+  });
+
+  it("housekeeping runs at most once a day", async () => {
+    const { root, data } = await project();
+    const snapshots = gitSnapshots({ enabled: true, cwd: root, dataDir: data, maxFileBytes: MiB, keepDays: 30 });
+    await snapshots.take("gone");
+    const day = 86_400_000;
+    const t0 = Date.now();
+    expect(await snapshots.prune(new Set(), t0)).toBe(1);
+    const again = await snapshots.take("gone");
+    expect(await snapshots.prune(new Set(), t0 + day - 1)).toBe(0);
+    expect(await snapshots.has(again!.id)).toBe(true);
+    expect(await snapshots.prune(new Set(), t0 + day)).toBe(1);
+  });
+
+  it("refuses a folder that is not in a git repository, saying so", async () => {
+    const plain = temp();
+    await expect(SnapshotRepo.open(plain, temp(), MiB)).rejects.toThrow(/is not in a git repository/);
+  });
+
+  it("a snapshot of one changed file adds about that file's size to the store", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`f${i}.txt`] = `${"x".repeat(2000)}${i}\n`;
+    const { root, repo } = await project(files);
+    await repo.take("t");
+    const before = repo.size();
+    writeFileSync(join(root, "f7.txt"), readFileSync(join(root, "f7.txt"), "utf8").replace("x", "y"));
+    await repo.take("t");
+    // A blob (compressed), a tree of 200 entries, a commit and a ref: far below the 400 KB tree.
+    expect(repo.size() - before).toBeLessThan(20_000);
+  });
+});

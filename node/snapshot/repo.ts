@@ -1,0 +1,362 @@
+/**
+ * The snapshot store of one project: a private bare git repository of tine's own under
+ * `<data_dir>/snapshots/<project>.git`, written through a persistent index of its own
+ * (`<project>.index`) with the project's top folder as work tree. The user's repository (its
+ * index, HEAD, branches, hooks, config) is only ever read, never written.
+ *
+ * A snapshot is a commit of every tracked and untracked, non-ignored file, except files over
+ * `maxFileBytes`, which are named in its message and left out. Its ref lives under its owner
+ * (`refs/tine/<owner>/<sha>`: a thread, or the restore's safety copy), so housekeeping can drop
+ * the snapshots of threads that are gone. Work on one repository is serialized.
+ */
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { projectKey } from "../store/store.ts";
+import { git, splitNul } from "./git.ts";
+
+/** A snapshot: the sha of its commit in the private repository. */
+export type SnapshotId = string;
+
+/** One file that differs between two snapshots; `added`/`removed` are null for a binary file. */
+export type FileChange = {
+  readonly path: string;
+  readonly status: "added" | "modified" | "deleted";
+  readonly added: number | null;
+  readonly removed: number | null;
+};
+
+export type Taken = { readonly id: SnapshotId; readonly skipped: readonly string[] };
+
+/** A file as a snapshot holds it: its bytes and git's mode (100644, 100755, 120000 for a link). */
+export type StoredFile = { readonly mode: string; readonly bytes: Buffer };
+
+/** Attributes that would change the bytes git stores (EOL conversion, filters): a snapshot holds the files as they are. */
+const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n";
+
+const SNAPSHOT_REFS = "refs/tine/";
+
+/** How often the index's stat data is refreshed behind the snapshots. */
+const REFRESH_EVERY_MS = 60_000;
+
+export class SnapshotRepo {
+  private chain: Promise<unknown> = Promise.resolve();
+  /** The last snapshot taken here and its tree: an unchanged tree is not committed again. */
+  private last: { id: SnapshotId; tree: string; skipped: string } | null = null;
+  /** Refs made by this host (`owner/sha`): not written twice. */
+  private readonly refs = new Set<string>();
+  private excludes = "";
+  /** When the index's stat data was last refreshed (ms). */
+  private refreshed = 0;
+
+  private constructor(
+    /** The project's top folder (the work tree snapshots hold). */
+    readonly root: string,
+    /** The private repository. */
+    readonly gitDir: string,
+    private readonly indexFile: string,
+    /** The project's own git folder (its info/exclude is honoured). */
+    private readonly projectGitDir: string,
+    private readonly dataDir: string,
+    private readonly maxFileBytes: number,
+    /** The user's excludes file (core.excludesFile, or git's default). */
+    private readonly userExcludes: string,
+  ) {}
+
+  /**
+   * The store of the git repository `cwd` is in, made when missing; throws with the reason
+   * snapshots cannot be taken (git missing, not a repository).
+   */
+  static async open(cwd: string, dataDir: string, maxFileBytes: number): Promise<SnapshotRepo> {
+    let out: string[];
+    try {
+      out = (await git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], { cwd, user: true })).stdout.toString("utf8").split("\n");
+    } catch (error) {
+      const e = error as { code?: unknown; stderr?: string };
+      if (e.code === "ENOENT") throw new Error("git was not found on PATH");
+      throw new Error(`${cwd} is not in a git repository`);
+    }
+    const [root, projectGitDir] = [out[0]!, out[1]!];
+    if (!root) throw new Error(`${cwd} is in a git repository without a work tree`);
+    const dir = join(dataDir, "snapshots");
+    const key = projectKey(root);
+    const gitDir = join(dir, `${key}.git`);
+    if (!existsSync(join(gitDir, "HEAD"))) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      await git(["init", "--bare", "--quiet", gitDir], { cwd: dir });
+      // Directory mtimes spare a full walk of untracked folders when nothing changed; a split
+      // index writes only what changed, not all 10,000 entries, after each change.
+      await git(["config", "core.untrackedCache", "true"], { cwd: dir, env: { GIT_DIR: gitDir } });
+      await git(["config", "core.splitIndex", "true"], { cwd: dir, env: { GIT_DIR: gitDir } });
+    }
+    mkdirSync(join(gitDir, "info"), { recursive: true });
+    writeIfChanged(join(gitDir, "info", "attributes"), ATTRIBUTES);
+    const configured = await git(["config", "--path", "--get", "core.excludesFile"], { cwd: root, user: true, okCodes: [1] });
+    const excludes = configured.stdout.toString("utf8").trim() || defaultExcludesFile();
+    return new SnapshotRepo(root, gitDir, join(dir, `${key}.index`), projectGitDir, dataDir, maxFileBytes, excludes);
+  }
+
+  private env(): Record<string, string> {
+    return { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: this.indexFile, GIT_LITERAL_PATHSPECS: "1" };
+  }
+
+  private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[], background = false) {
+    return git(args, { cwd: this.root, env: this.env(), input, okCodes, background });
+  }
+
+  /** Runs `work` after every earlier one on this repository. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(work, work);
+    this.chain = next.catch(() => {});
+    return next;
+  }
+
+  /**
+   * A snapshot of the project's files now, kept under `owner` (a thread id, or "undo");
+   * `background`: nobody waits for it (git runs at a lower priority).
+   */
+  take(owner: string, background = false): Promise<Taken> {
+    const taken = this.serial(() => this.takeNow(background));
+    // After it, where no one waits: its ref, and now and then the stat data of files whose content
+    // did not change (touched by a build or a checkout), so later listings need not read them again.
+    void this.serial(async () => {
+      const { id } = await taken;
+      const ref = `${owner}/${id}`;
+      if (!this.refs.has(ref)) await this.run(["update-ref", `${SNAPSHOT_REFS}${ref}`, id], undefined, undefined, true);
+      this.refs.add(ref);
+      if (Date.now() - this.refreshed < REFRESH_EVERY_MS) return;
+      this.refreshed = Date.now();
+      await this.run(["update-index", "-q", "--refresh"], undefined, [1], true);
+    }).catch(() => {});
+    return taken;
+  }
+
+  private async takeNow(background: boolean): Promise<Taken> {
+    const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background);
+    await this.syncExcludes();
+    const listed = [...new Set(splitNul((await run(["ls-files", "-z", "-m", "-o", "--exclude-standard"])).stdout))];
+    const add: string[] = [];
+    const skipped: string[] = [];
+    for (const path of listed) {
+      // A nested repository shows as its folder: it is not part of this project's snapshot.
+      if (path.endsWith("/")) continue;
+      const size = sizeOf(join(this.root, path));
+      if (size !== null && size > this.maxFileBytes) skipped.push(path);
+      else add.push(path);
+    }
+    if (add.length) await run(["update-index", "-z", "--add", "--remove", "--stdin"], `${add.join("\0")}\0`);
+    // A file that grew past the limit leaves the index: the snapshot names it instead of holding stale bytes.
+    if (skipped.length) await run(["update-index", "-z", "--force-remove", "--stdin"], `${skipped.join("\0")}\0`);
+    skipped.sort();
+    const skippedKey = skipped.join("\0");
+    let last = this.last;
+    if (!last || add.length || skippedKey !== last.skipped) {
+      const tree = (await run(["write-tree"])).stdout.toString("utf8").trim();
+      if (!last || tree !== last.tree || skippedKey !== last.skipped) {
+        const message = skipped.length
+          ? `tine snapshot\n\nskipped (over ${this.maxFileBytes} bytes):\n${skipped.join("\n")}\n`
+          : "tine snapshot\n";
+        const id = (await run(["commit-tree", tree, "-F", "-"], message)).stdout.toString("utf8").trim();
+        last = { id, tree, skipped: skippedKey };
+        this.last = last;
+      }
+    }
+    return { id: last.id, skipped };
+  }
+
+  /**
+   * The project's ignore rules as `git status` applies them, for a repository that is not the
+   * project's: its info/exclude and the user's excludes file (the .gitignore files are read from
+   * the work tree as usual), and tine's data folder when it lies inside the project.
+   */
+  private async syncExcludes(): Promise<void> {
+    const parts = [readOr(join(this.projectGitDir, "info", "exclude")), readOr(this.userExcludes)];
+    const data = insideOf(this.root, this.dataDir);
+    if (data !== null) parts.push(`/${data.split(sep).join("/")}/`);
+    const text = `${parts.join("\n")}\n`;
+    if (text === this.excludes) return;
+    writeIfChanged(join(this.gitDir, "info", "exclude"), text);
+    this.excludes = text;
+  }
+
+  /** The files that differ from snapshot `from` to `to`, by path. */
+  changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]> {
+    return this.serial(async () => {
+      const out = splitNul((await this.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", from, to])).stdout);
+      const status = new Map<string, FileChange["status"]>();
+      const counts = new Map<string, { added: number | null; removed: number | null }>();
+      for (let i = 0; i < out.length; i++) {
+        const field = out[i]!;
+        if (field.startsWith(":")) {
+          const letter = field.trim().split(" ").at(-1);
+          status.set(out[++i]!, letter === "A" ? "added" : letter === "D" ? "deleted" : "modified");
+          continue;
+        }
+        const [added, removed, path] = field.split("\t");
+        const n = (s: string | undefined) => (s === undefined || s === "-" ? null : Number(s));
+        counts.set(path!, { added: n(added), removed: n(removed) });
+      }
+      return [...status].map(([path, s]) => ({ path, status: s, added: null, removed: null, ...counts.get(path) }));
+    });
+  }
+
+  /** The unified diff of one file from `from` to `to`, from its first hunk on. */
+  fileDiff(from: SnapshotId, to: SnapshotId, path: string): Promise<string[]> {
+    return this.serial(async () => {
+      const text = (await this.run(["diff-tree", "-p", "--no-renames", "--no-color", from, to, "--", path])).stdout.toString("utf8");
+      const lines = text.split("\n");
+      if (lines.at(-1) === "") lines.pop();
+      const hunk = lines.findIndex((l) => l.startsWith("@@") || l.startsWith("Binary files"));
+      return hunk < 0 ? [] : lines.slice(hunk);
+    });
+  }
+
+  /** The given files as snapshot `id` holds them (null: it holds none at that path). */
+  read(id: SnapshotId, paths: readonly string[]): Promise<Map<string, StoredFile | null>> {
+    return this.serial(async () => {
+      const wanted = new Set(paths);
+      const entries = new Map<string, { mode: string; sha: string }>();
+      for (const line of splitNul((await this.run(["ls-tree", "-r", "-z", id])).stdout)) {
+        const tab = line.indexOf("\t");
+        const path = line.slice(tab + 1);
+        if (!wanted.has(path)) continue;
+        const [mode, , sha] = line.slice(0, tab).split(" ");
+        entries.set(path, { mode: mode!, sha: sha! });
+      }
+      const out = new Map<string, StoredFile | null>(paths.map((p) => [p, null]));
+      const shas = [...entries.values()].map((e) => e.sha);
+      if (shas.length === 0) return out;
+      const blobs = parseBatch((await this.run(["cat-file", "--batch"], `${shas.join("\n")}\n`)).stdout);
+      for (const [path, e] of entries) out.set(path, { mode: e.mode, bytes: blobs.get(e.sha)! });
+      return out;
+    });
+  }
+
+  /** The paths snapshot `id` left out as too big. */
+  skippedIn(id: SnapshotId): Promise<string[]> {
+    return this.serial(async () => {
+      const message = (await this.run(["cat-file", "commit", id])).stdout.toString("utf8");
+      const at = message.indexOf("\nskipped (over ");
+      if (at < 0) return [];
+      return message
+        .slice(at + 1)
+        .split("\n")
+        .slice(1)
+        .filter((l) => l !== "");
+    });
+  }
+
+  /** Whether the repository still holds snapshot `id` (housekeeping drops old ones). */
+  has(id: SnapshotId): Promise<boolean> {
+    return this.serial(async () => (await this.run(["cat-file", "-e", `${id}^{commit}`], undefined, [1, 128])).code === 0);
+  }
+
+  /** Whether the last housekeeping was `interval` ms before `now` or longer ago (or never ran); marks it run now when so. */
+  pruneDue(now: number, interval: number): boolean {
+    const stamp = join(this.gitDir, "tine-pruned");
+    let last = 0;
+    try {
+      last = statSync(stamp).mtimeMs;
+    } catch {
+      // never ran
+    }
+    if (now - last < interval) return false;
+    writeFileSync(stamp, "");
+    utimesSync(stamp, now / 1000, now / 1000);
+    return true;
+  }
+
+  /**
+   * Drops the refs of snapshots whose owner is not in `owners` (a thread that is gone), and of
+   * every snapshot older than `cutoff` (ms since the epoch); then git drops what no ref holds.
+   */
+  prune(owners: ReadonlySet<string>, cutoff: number): Promise<number> {
+    return this.serial(async () => {
+      const listing = (await this.run(["for-each-ref", "--format=%(refname) %(committerdate:unix)", SNAPSHOT_REFS])).stdout.toString(
+        "utf8",
+      );
+      const drop: string[] = [];
+      for (const line of listing.split("\n")) {
+        if (!line) continue;
+        const [ref, time] = line.split(" ");
+        const owner = ref!.slice(SNAPSHOT_REFS.length).split("/")[0]!;
+        if (!owners.has(owner) || Number(time) * 1000 < cutoff) drop.push(ref!);
+      }
+      if (drop.length) await this.run(["update-ref", "--stdin"], drop.map((r) => `delete ${r}\n`).join(""));
+      for (const r of drop) this.refs.delete(r.slice(SNAPSHOT_REFS.length));
+      // The last snapshot may have lost its ref: the next one is committed afresh.
+      this.last = null;
+      await this.run(["gc", "--quiet", "--prune=now"]);
+      return drop.length;
+    });
+  }
+
+  /** Bytes the repository and its index take on disk. */
+  size(): number {
+    return diskSize(this.gitDir) + (sizeOf(this.indexFile) ?? 0);
+  }
+}
+
+/** `git cat-file --batch` output: each object's bytes by sha. */
+function parseBatch(out: Buffer): Map<string, Buffer> {
+  const blobs = new Map<string, Buffer>();
+  let at = 0;
+  while (at < out.length) {
+    const nl = out.indexOf(10, at);
+    const [sha, , size] = out.subarray(at, nl).toString("utf8").split(" ");
+    const n = Number(size);
+    blobs.set(sha!, out.subarray(nl + 1, nl + 1 + n));
+    at = nl + 1 + n + 1;
+  }
+  return blobs;
+}
+
+/** Size of a file (not following links), or null when there is none. */
+function sizeOf(path: string): number | null {
+  try {
+    return lstatSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+function readOr(path: string | null): string {
+  if (!path) return "";
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function writeIfChanged(path: string, text: string): void {
+  if (readOr(path) !== text) writeFileSync(path, text);
+}
+
+/** Git's default user excludes file, when core.excludesFile names none. */
+function defaultExcludesFile(): string {
+  const xdg = process.env["XDG_CONFIG_HOME"];
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".config"), "git", "ignore");
+}
+
+/** `inner` relative to `outer` when it lies inside it (links resolved), else null. */
+function insideOf(outer: string, inner: string): string | null {
+  let real = inner;
+  try {
+    real = realpathSync(inner);
+  } catch {
+    // not made yet: compared as given
+  }
+  const rel = relative(realpathSync(outer), real);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
+}
+
+function diskSize(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += diskSize(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}

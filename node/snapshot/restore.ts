@@ -1,0 +1,92 @@
+/**
+ * Restoring the project's files to a snapshot: what a restore would change (the plan, shown
+ * before anything is written), and writing exactly the files the plan names. A safety snapshot is
+ * taken first, so the restore can be undone byte for byte. Files the user changed since the
+ * thread's last snapshot are named and left alone unless the caller says to overwrite them; files
+ * too big to be recorded are never touched.
+ */
+import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
+import type { CodeSnapshots, FileChange, SnapshotId } from "./code.ts";
+
+/** What a restore to `target` would do, seen from the files now (`safety`). */
+export type RestorePlan = {
+  readonly root: string;
+  readonly target: SnapshotId;
+  /** The files as they are now: what `restore undo` brings back. */
+  readonly safety: SnapshotId;
+  /** Files the restore writes (or deletes), with +/− from now to the snapshot. */
+  readonly files: readonly FileChange[];
+  /** Of those, files changed since the thread's last snapshot (by hand, or by something else): left alone unless overwritten. */
+  readonly changedSince: readonly string[];
+};
+
+/** How a restore went: the files written, and those left alone (changed since, and not overwritten). */
+export type RestoreDone = { readonly written: readonly string[]; readonly left: readonly string[] };
+
+/**
+ * The plan to bring the files back to `target`; `latest`: the thread's last snapshot (a file that
+ * differs from it now was changed since). Takes the safety snapshot.
+ */
+export async function planRestore(snapshots: CodeSnapshots, target: SnapshotId, latest: SnapshotId | null): Promise<RestorePlan> {
+  const root = await snapshots.root();
+  const safety = await snapshots.take("undo");
+  if (!root || !safety) throw new Error("tine: code snapshots are off: nothing can be restored");
+  // Files too big to be recorded (now or then) are not the snapshot's to decide.
+  const unrecorded = new Set([...safety.skipped, ...(await snapshots.skippedIn(target))]);
+  const files = (target === safety.id ? [] : await snapshots.changes(safety.id, target)).filter((f) => !unrecorded.has(f.path));
+  const since =
+    latest && latest !== safety.id ? new Set((await snapshots.changes(latest, safety.id)).map((f) => f.path)) : new Set<string>();
+  return { root, target, safety: safety.id, files, changedSince: files.map((f) => f.path).filter((p) => since.has(p)) };
+}
+
+/** Writes the plan's files as `plan.target` holds them (all of them with `overwrite`, else not those changed since). */
+export async function applyRestore(snapshots: CodeSnapshots, plan: RestorePlan, overwrite: boolean): Promise<RestoreDone> {
+  const left = overwrite ? [] : plan.changedSince;
+  const skip = new Set(left);
+  const paths = plan.files.map((f) => f.path).filter((p) => !skip.has(p));
+  await writeFiles(snapshots, plan.root, plan.target, paths);
+  return { written: paths, left };
+}
+
+/** Makes `paths` (relative to `root`) what snapshot `id` holds: written with their mode, or removed where it holds none. */
+export async function writeFiles(snapshots: CodeSnapshots, root: string, id: SnapshotId, paths: readonly string[]): Promise<void> {
+  const stored = await snapshots.read(id, paths);
+  for (const path of paths) {
+    const abs = join(root, path);
+    refuseOutside(root, abs);
+    const file = stored.get(path) ?? null;
+    if (!file) {
+      if (exists(abs)) unlinkSync(abs);
+      continue;
+    }
+    mkdirSync(dirname(abs), { recursive: true });
+    if (file.mode === "120000") {
+      if (exists(abs)) unlinkSync(abs);
+      symlinkSync(file.bytes.toString("utf8"), abs);
+      continue;
+    }
+    // A link in the way is replaced by the file, never written through.
+    if (exists(abs) && lstatSync(abs).isSymbolicLink()) unlinkSync(abs);
+    writeFileSync(abs, file.bytes);
+    chmodSync(abs, file.mode === "100755" ? 0o755 : 0o644);
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A path whose folder leads out of the project through a link is never written. */
+function refuseOutside(root: string, abs: string): void {
+  let dir = dirname(abs);
+  while (!existsSync(dir)) dir = dirname(dir);
+  const rel = relative(realpathSync(root), realpathSync(dir));
+  if (rel.startsWith("..") || isAbsolute(rel))
+    throw new Error(`tine: ${relative(root, abs)} leads out of the project through a link: not restored`);
+}

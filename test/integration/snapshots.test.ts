@@ -1,0 +1,185 @@
+/**
+ * Code snapshots as a user meets them, in real Neovim and real git repositories: a turn's change
+ * list under its reply, :Tine restore and its undo, files changed by hand left alone, and a
+ * project without git. The user's repository (index, refs, config, HEAD) is compared before and
+ * after every test.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { typeAndSend } from "../helpers/chat-driver.ts";
+import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
+import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+const project = tempProjects();
+
+const HELLO = "hello from a fixture\n";
+
+/** Tools run without approval here: these tests are about what they leave behind. */
+const SETUP = { tools_needing_approval: [] };
+
+/** A git project whose first turn edits hello.txt (edit_file) and makes new.txt (bash_command); returns the thread's id once the turn ended. */
+async function editingTurn(s: Session): Promise<string> {
+  s.mock.reply(
+    response([
+      { toolUse: { id: "e1", name: "edit_file", input: { path: "hello.txt", find: "hello", replace: "goodbye" } } },
+      { toolUse: { id: "b1", name: "bash_command", input: { command: "printf 'x\\ny\\n' > new.txt" } } },
+    ]),
+    textReply("Done."),
+  );
+  await s.cmd("Tine");
+  const id = (await s.threads())[0]!.id;
+  await typeAndSend(s, "edit the files");
+  await s.waitForDisplay(id, "▸ 2 files changed (+3 −1)");
+  return id;
+}
+
+/** The parts of the user's repository tine never writes (status changes as the files do). */
+const untouched = (st: UserGitState) => ({ index: st.index, refs: st.refs, config: st.config, head: st.head });
+
+async function withGitProject(fn: (s: Session, before: UserGitState) => Promise<void>): Promise<void> {
+  const cwd = project();
+  gitProject(cwd, { "hello.txt": HELLO });
+  const before = userGitState(cwd);
+  await withNeovim(nv, (s) => fn(s, before), { cwd, setup: SETUP });
+  assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
+}
+
+describe(`code snapshots (${nv.version})`, () => {
+  it("a turn that edits files lists them under its reply: <Tab> opens the list, <Tab> on a file shows its diff", async () => {
+    await withGitProject(async (s) => {
+      const id = await editingTurn(s);
+      assert.deepEqual((await s.thread(id)).changed_files, ["hello.txt", "new.txt"]);
+      await s.onDisplayLine(id, "▸ 2 files changed", "<Tab>");
+      const list = await s.waitForDisplay(id, "▾ 2 files changed (+3 −1)");
+      assert.match(list, /▾ 2 files changed \(\+3 −1\)\n {2}▸ M hello\.txt {2}\+1 −1\n {2}▸ A new\.txt {2}\+2 −0\n/);
+      await s.onDisplayLine(id, "  ▸ M hello.txt", "<Tab>");
+      const diff = await s.waitForDisplay(id, "▾ M hello.txt");
+      assert.match(diff, /▾ M hello\.txt {2}\+1 −1\n {6}@@ -1 \+1 @@\n {6}-hello from a fixture\n {6}\+goodbye from a fixture\n/);
+    });
+  });
+
+  it("<CR> on a changed file opens it beside its state before the turn, in diff mode", async () => {
+    await withGitProject(async (s) => {
+      const id = await editingTurn(s);
+      await s.onDisplayLine(id, "▸ 2 files changed", "<Tab>");
+      await s.waitForDisplay(id, "▸ M hello.txt");
+      await s.onDisplayLine(id, "  ▸ M hello.txt", "<CR>");
+      const wins = await s.lua<{ name: string; diff: boolean; lines: string[] }[]>(`
+        return vim.tbl_map(function(w)
+          local b = vim.api.nvim_win_get_buf(w)
+          return { name = vim.api.nvim_buf_get_name(b), diff = vim.wo[w].diff, lines = vim.api.nvim_buf_get_lines(b, 0, -1, false) }
+        end, vim.api.nvim_tabpage_list_wins(0))`);
+      assert.equal(wins.length, 2);
+      assert.ok(wins.every((w) => w.diff));
+      assert.deepEqual(wins[0]!.lines, ["hello from a fixture"]);
+      assert.match(wins[1]!.name, /hello\.txt$/);
+      assert.deepEqual(wins[1]!.lines, ["goodbye from a fixture"]);
+    });
+  });
+
+  it("restore then restore undo gives back the exact bytes; a buffer holding a restored file is reloaded", async () => {
+    await withGitProject(async (s, before) => {
+      const id = await editingTurn(s);
+      const after = { hello: readFileSync(join(s.cwd, "hello.txt")), added: readFileSync(join(s.cwd, "new.txt")) };
+      await s.cmd(`badd ${join(s.cwd, "hello.txt")}`);
+      await s.lua(`vim.fn.bufload(vim.fn.bufnr(...))`, join(s.cwd, "hello.txt"));
+      // On the first message, as a user would: it shows what will change and asks.
+      await s.answerConfirm(1);
+      await s.onDisplayLine(id, "## You");
+      await s.cmd("Tine restore");
+      await s.notified(/restored 2 files/);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+      assert.equal(userGitState(s.cwd).status, before.status);
+      await s.until("the buffer reloaded", async () => {
+        const lines = await s.lua<string[]>(`return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)`, join(s.cwd, "hello.txt"));
+        return lines[0] === "hello from a fixture";
+      });
+      await s.cmd("Tine restore undo");
+      await s.notified(/restore undone: 2 files/);
+      assert.deepEqual(readFileSync(join(s.cwd, "hello.txt")), after.hello);
+      assert.deepEqual(readFileSync(join(s.cwd, "new.txt")), after.added);
+    });
+  });
+
+  it("a file changed by hand since the turn is named and left alone, unless the user says to overwrite it", async () => {
+    await withGitProject(async (s) => {
+      const id = await editingTurn(s);
+      writeFileSync(join(s.cwd, "hello.txt"), "my own words\n");
+      const asked = await s.lua<string>(
+        `
+        local msg
+        vim.fn.confirm = function(m) msg = m; return 1 end
+        require("tine").restore(..., 0)
+        return msg`,
+        id,
+      );
+      assert.match(asked, /Changed since \(left alone unless overwritten\): hello\.txt/);
+      assert.match(asked, / {2}M hello\.txt {2}\+1 −1/);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "my own words\n");
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+      assert.match(await s.notified(/restored/), /left alone \(changed since, not overwritten\): hello\.txt/);
+      await s.lua(`require("tine").restore_undo()`);
+      const overwritten = await s.lua<{ written: string[] }>(
+        `return require("tine").restore(..., 0, { confirm = false, overwrite = true })`,
+        id,
+      );
+      assert.deepEqual(overwritten.written.sort(), ["hello.txt", "new.txt"]);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+    });
+  });
+
+  it("F on a message asks whether the fork keeps the code; restoring gives the files as they were there", async () => {
+    await withGitProject(async (s) => {
+      const id = await editingTurn(s);
+      await s.pick(2);
+      await s.answerConfirm(1);
+      await s.answerInput("");
+      await s.onDisplayLine(id, "## You", "F");
+      assert.deepEqual((await s.asked()).items, ["Keep the code as it is now", "Restore the files to this message"]);
+      await s.waitForThreadCount(2);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+      // From Lua: the files of message 0 again, after an undo, without asking.
+      await s.lua(`require("tine").restore_undo()`);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), true);
+      await s.lua(`require("tine").fork(..., "", { at_message = 0, restore_code = true })`, id);
+      await s.waitForThreadCount(3);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+    });
+  });
+
+  it("a project without git works without snapshots, and says so once", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(
+          response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "echo one > a.txt" } } }]),
+          textReply("First."),
+          response([{ toolUse: { id: "b2", name: "bash_command", input: { command: "echo two > a.txt" } } }]),
+          textReply("Second."),
+        );
+        await s.cmd("Tine");
+        const id = (await s.threads())[0]!.id;
+        await typeAndSend(s, "one");
+        await s.waitForDisplay(id, "First.\n── end_turn");
+        await s.waitForStatus(id, "idle");
+        await typeAndSend(s, "two");
+        await s.waitForDisplay(id, "Second.\n── end_turn");
+        assert.equal(readFileSync(join(s.cwd, "a.txt"), "utf8"), "two\n");
+        const off = (await s.notifications()).filter((n) => /code snapshots are off/.test(n.msg));
+        assert.equal(off.length, 1);
+        assert.match(off[0]!.msg, /is not in a git repository/);
+        assert.doesNotMatch(await s.display(id), /files? changed/);
+        await assert.rejects(s.lua(`require("tine").restore(..., 0, { confirm = false })`, id), /code snapshots are off/);
+        assert.match(await s.health(), /code snapshots[\s\S]*off: .* is not in a git repository/);
+      },
+      { setup: SETUP },
+    );
+  });
+});
