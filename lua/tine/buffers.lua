@@ -27,6 +27,40 @@ local function map(buf, modes, lhs, fn, desc)
   vim.keymap.set(modes, lhs, fn, { buffer = buf, nowait = true, silent = true, desc = "tine: " .. desc })
 end
 
+--- Maps each key of `handlers` ({ lhs, fn, desc }: `fn` returns whether it acted on the line)
+--- once: the handlers given that key are tried in order; when none acts, the key is fed back as
+--- Vim's own (with its count).
+---@param buf integer
+---@param handlers { [1]: string|false|nil, [2]: fun(): boolean, [3]: string }[]
+local function line_keys(buf, handlers)
+  local by_key, order = {}, {}
+  for _, h in ipairs(handlers) do
+    local lhs = h[1]
+    if lhs and lhs ~= "" then
+      if not by_key[lhs] then
+        by_key[lhs] = {}
+        table.insert(order, lhs)
+      end
+      table.insert(by_key[lhs], h)
+    end
+  end
+  for _, lhs in ipairs(order) do
+    local chain = by_key[lhs]
+    local descs = vim.tbl_map(function(h)
+      return h[3]
+    end, chain)
+    map(buf, "n", lhs, function()
+      for _, h in ipairs(chain) do
+        if h[2]() then
+          return
+        end
+      end
+      local count = vim.v.count > 0 and tostring(vim.v.count) or ""
+      vim.api.nvim_feedkeys(count .. vim.api.nvim_replace_termcodes(lhs, true, false, true), "n", false)
+    end, table.concat(descs, "; "))
+  end
+end
+
 --- `key` in the input buffer's Normal mode: approves/denies while a tool waits for approval,
 --- and is the key it always was otherwise (`a` appends, `d` deletes).
 local function approval_key(input, id, lhs, action, desc)
@@ -129,9 +163,6 @@ function M.create_thread_buffers(id, num, title, draft)
   map(display, "n", km.toggle_detail, function()
     keys.line_action(id, "toggle")
   end, "expand/collapse")
-  map(display, "n", km.open_change, function()
-    require("tine.code").open_change(id)
-  end, "a changed file beside its state before the turn")
   map(display, "n", km.approve, function()
     keys.line_action(id, "approve")
   end, "approve tool call")
@@ -148,9 +179,24 @@ function M.create_thread_buffers(id, num, title, draft)
       keys.cancel_queued(id)
     end, "cancel the queued message")
   end
-  map(display, "n", km.edit_queued, function()
-    keys.edit_queued(id, input, km.edit_queued)
-  end, "take the queued message back into the input")
+  -- Keys that act on what is under the cursor, several of which may be set to one key (both are
+  -- <CR> by default): each is tried in turn; on a line none acts on, the key does what it always does.
+  line_keys(display, {
+    {
+      km.open_change,
+      function()
+        return require("tine.code").open_change(id)
+      end,
+      "a changed file beside its state before the turn",
+    },
+    {
+      km.edit_queued,
+      function()
+        return keys.edit_queued(id, input)
+      end,
+      "take the queued message back into the input",
+    },
+  })
   map(display, "n", km.fork_at_message, function()
     fork.fork_command({ bang = true })
   end, "fork at this message")

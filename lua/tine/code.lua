@@ -100,13 +100,14 @@ end
 --- <CR> on a file of a change list: the file, and beside it a scratch buffer with its text before
 --- the turn, both in diff mode.
 ---@param id string the thread shown
+---@return boolean acted the cursor was on a file of a change list
 function M.open_change(id)
   local ok, f = guarded(host.request, "file_before", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
   if not ok then
-    return
+    return true
   end
   if f == vim.NIL or f == nil then
-    return err("tine: not on a file of a change list (<Tab> on `▸ N files changed` lists them)")
+    return false
   end
   vim.cmd("tabnew " .. vim.fn.fnameescape(f.path))
   vim.cmd("diffthis")
@@ -123,6 +124,7 @@ function M.open_change(id)
   vim.bo[buf].modifiable = false
   pcall(vim.api.nvim_buf_set_name, buf, ("tine-before://%s"):format(vim.fn.fnamemodify(f.path, ":.")))
   vim.cmd("diffthis")
+  return true
 end
 
 return M

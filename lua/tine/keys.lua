@@ -104,19 +104,17 @@ function M.deny_or_cancel(id)
 end
 
 --- The edit key (<CR>) on a queued message: it leaves the queue and its text goes into the input
---- (after what the input holds, so nothing typed is lost), the cursor with it. On any other line
---- the key does what it always does.
+--- (after what the input holds, so nothing typed is lost), the cursor with it.
 ---@param id string the thread shown
 ---@param input integer the thread's input buffer
----@param lhs string the key, fed back elsewhere
-function M.edit_queued(id, input, lhs)
+---@return boolean acted the cursor was on a queued message
+function M.edit_queued(id, input)
   local q = queued_under_cursor(id)
   if not q then
-    local count = vim.v.count > 0 and tostring(vim.v.count) or ""
-    return vim.api.nvim_feedkeys(count .. vim.api.nvim_replace_termcodes(lhs, true, false, true), "n", false)
+    return false
   end
   if not guarded(host.request, "unqueue", id, q.item) or not vim.api.nvim_buf_is_valid(input) then
-    return
+    return true
   end
   local lines = vim.split(q.text, "\n")
   local draft = vim.api.nvim_buf_get_lines(input, 0, -1, false)
@@ -130,6 +128,7 @@ function M.edit_queued(id, input, lhs)
   if not empty then
     vim.notify("tine: the queued message is back in the input, after what you had typed there", vim.log.levels.INFO)
   end
+  return true
 end
 
 --- The display buffer of the thread shown in the current window (display or input).
