@@ -10,11 +10,11 @@
  * Loading replays the parent's log up to that count, recursively; parsed logs and the states at
  * fork points are cached, so forks loaded together share their prefix in memory.
  */
-import { createHash } from "node:crypto";
 import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { History } from "../providers/history.ts";
 import { kindOf, openRegular, readFrom } from "../util/regular-file.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
 import { LogWriter, writeAll } from "./log-writer.ts";
 import { claimNumber } from "./numbers.ts";
@@ -57,7 +57,7 @@ export function projectKey(cwd: string): string {
     basename(cwd)
       .replace(/[^A-Za-z0-9._-]/g, "_")
       .slice(0, 40) || "root";
-  return `${name}-${createHash("sha256").update(cwd).digest("hex").slice(0, 12)}`;
+  return `${name}-${sha256Hex(cwd).slice(0, 12)}`;
 }
 
 export class ThreadStore {
