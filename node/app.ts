@@ -7,7 +7,6 @@
  * names them): each entry point checks what only the host knows and dispatches, in a few lines;
  * the work lives in chat/, view/, store/ and claude-code/.
  */
-import { randomUUID } from "node:crypto";
 import { type Changes, Chat } from "./chat/chat.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import type { Runners } from "./chat/runner.ts";
@@ -29,6 +28,7 @@ import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { needsApproval } from "./tools/approval.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
 import { startTimer } from "./util/timer.ts";
+import { randomUuid } from "./util/uuid.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
 import type { ListScope } from "./view/thread-list.ts";
@@ -355,7 +355,7 @@ export class App {
     if (opts.at_message !== undefined && (opts.at_message < 0 || opts.at_message >= length)) {
       throw new Error(`${this.chat.titleOf(sourceId)} has no message ${opts.at_message}`);
     }
-    const newId = randomUUID();
+    const newId = randomUuid();
     const num = this.chat.nextNum();
     const wait = opts.wait === true;
     const background = opts.background === true;
@@ -385,7 +385,7 @@ export class App {
 
   /** Makes a thread of any kind and waits for its buffers. */
   async create(fields: NewThreadFields): Promise<Opened> {
-    const newId = randomUUID();
+    const newId = randomUuid();
     const { num, ...rest } = fields;
     this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: num ?? this.chat.nextNum(), ...rest } });
     const m = await this.buffers.of(newId);
@@ -457,7 +457,7 @@ export class App {
     this.checkForkEnd(id);
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUUID(), siblingNum: this.chat.nextNum() } });
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUuid(), siblingNum: this.chat.nextNum() } });
     if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
     return parentId;
   }

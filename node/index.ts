@@ -4,16 +4,24 @@
  */
 import { NvimBridge } from "./nvim/bridge.ts";
 import { RpcChannel } from "./nvim/rpc-channel.ts";
+import { stdinChunks, writeStdout } from "./nvim/stdio.ts";
 import { Handlers } from "./rpc/handlers.ts";
 import { killAllToolProcesses } from "./tools/run.ts";
 
-const nvim: RpcChannel = new RpcChannel(process.stdout, (name, args): Promise<unknown> => {
+const call = (name: string, args: unknown[]): Promise<unknown> => {
   if (name !== "tine") return Promise.reject(new Error(`tine: unknown request ${name}`));
   const [method, ...rest] = args as [string, ...unknown[]];
   return handlers.handle(method, rest);
+};
+const nvim: RpcChannel = new RpcChannel(writeStdout, {
+  request: call,
+  // `init` comes as a notification, sent with the request that started the host (one round trip
+  // fewer); its failure is the answer to the requests after it (Handlers), and goes to the log.
+  notification: (name, args) => void call(name, args).catch((error: unknown) => process.stderr.write(`tine host: ${String(error)}\n`)),
 });
 const handlers = new Handlers(new NvimBridge(nvim));
-void nvim.listen(process.stdin);
+// Neovim closing the channel ends the host.
+void nvim.listen(stdinChunks()).then(() => process.exit(0));
 
 // A bug must not take the host (and every thread with it) down: it is logged and reported.
 const report = (what: string) => (error: unknown) => {
@@ -34,5 +42,10 @@ process.on("exit", () => {
   handlers.close();
   killAllToolProcesses();
 });
-process.on("SIGTERM", () => process.exit(0));
-process.stdin.on("end", () => process.exit(0));
+// SIGTERM: the exit handlers run, then the signal's own action ends the process. process.exit
+// would first wait for libuv's thread pool, where the read of stdin waits until Neovim closes the
+// channel (as it does before it sends this signal itself; a signal from elsewhere comes alone).
+process.once("SIGTERM", () => {
+  process.emit("exit", 0);
+  process.kill(process.pid, "SIGTERM");
+});

@@ -39,10 +39,11 @@ export default new Proxy(function Anthropic() {}, {
 /**
  * Node's own modules that Node's start-up has not loaded and the host's start-up does not use
  * load when first used (the tools' child_process and fs/promises, long after start-up; node:crypto
- * is not among them: the store and a first thread's id need it at once). Each import of one is a
- * stand-in whose exports, named here from the Node that builds, require the module on first access.
+ * too: the store's folder name and a first thread's id are made without it, see util/sha256.ts and
+ * util/uuid.ts). Each import of one is a stand-in whose exports, named here from the Node that
+ * builds, require the module on first access.
  */
-const ON_FIRST_USE = ["child_process", "fs/promises", "os", "v8"];
+const ON_FIRST_USE = ["child_process", "crypto", "fs/promises", "os", "v8"];
 const builtinsOnFirstUse = {
   name: "builtins-on-first-use",
   setup(b) {
@@ -65,7 +66,9 @@ const builtinsOnFirstUse = {
   },
 };
 
-const host = { ...common, ...minified, plugins: [sdkOnFirstUse, builtinsOnFirstUse] };
+// A package's ES module build where it has one ("module"): scope-hoisted and cut to what is used,
+// rather than CommonJS wrapped in a function per file and copied export by export at start-up.
+const host = { ...common, ...minified, mainFields: ["module", "main"], plugins: [sdkOnFirstUse, builtinsOnFirstUse] };
 await Promise.all([
   build({ ...host, entryPoints: ["node/index.ts"], outfile: "dist/host-main.cjs" }),
   build({ ...host, entryPoints: ["node/rplugin.ts"], outfile: "dist/rplugin.cjs" }),

@@ -124,11 +124,12 @@ local function start()
     error("tine: could not start the host with " .. config.options.node, 0)
   end
   chan = id
-  local ok, err = pcall(vim.rpcrequest, chan, "tine", "init", host_config())
-  if not ok then
-    M.stop()
-    error("tine: the host failed to start: " .. tostring(err), 0)
-  end
+  -- The options go as a notification, written with the request that started the host, which the
+  -- host answers after them: one round trip fewer while the user waits. The host answers a failed
+  -- start to that request and every later one.
+  vim.rpcnotify(chan, "tine", "init", host_config())
+  -- What the host calls first (the new thread's buffers) is loaded while Node starts, not after.
+  require("tine.host_api")
 end
 
 --- Calls the host; errors are raised as Lua errors with the host's message.

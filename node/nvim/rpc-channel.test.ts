@@ -8,11 +8,16 @@ import { RpcChannel } from "./rpc-channel.ts";
 function wired(onRequest: (method: string, args: unknown[]) => Promise<unknown>) {
   const toHost = new PassThrough();
   const fromHost = new PassThrough();
-  const channel = new RpcChannel(fromHost, onRequest);
+  const notified: unknown[][] = [];
+  const channel = new RpcChannel((bytes) => fromHost.write(bytes), {
+    request: onRequest,
+    notification: (method, args) => notified.push([method, ...args]),
+  });
   void channel.listen(toHost);
   const received = decodeMultiStream(fromHost)[Symbol.asyncIterator]();
   return {
     channel,
+    notified,
     send: (message: unknown[]) => toHost.write(encode(message)),
     next: async () => (await received.next()).value as unknown[],
   };
@@ -43,6 +48,20 @@ describe("RpcChannel", () => {
     assert.match(String(error), /^tine: the answer could not be sent: /);
     nvim.send([0, 3, "ok", []]);
     assert.deepEqual(await nvim.next(), [1, 3, null, "fine"]);
+  });
+
+  it("hands Neovim's notifications to their handler, in order with its requests", async () => {
+    const nvim = wired(async (_method, args) => {
+      nvim.notified.push(["request", ...args]);
+      return true;
+    });
+    nvim.send([2, "tine", ["init", { a: 1 }]]);
+    nvim.send([0, 1, "tine", ["threads"]]);
+    assert.deepEqual(await nvim.next(), [1, 1, null, true]);
+    assert.deepEqual(nvim.notified, [
+      ["tine", "init", { a: 1 }],
+      ["request", "threads"],
+    ]);
   });
 
   it("resolves the host's requests by id, in any order; Neovim's errors reject with the method's name", async () => {

@@ -1,8 +1,9 @@
 /**
  * The host's end of Neovim's msgpack-RPC channel (jobstart's `rpc = true`, on stdio): Neovim's
- * requests go to one handler and get its answer back, and the host's own requests (the bridge's
- * calls into Lua) get theirs. Only that: the neovim package's client also fetches and decodes the
- * whole API's metadata before it serves a first request, which was a good part of start-up.
+ * requests go to one handler and get its answer back, its notifications to another, and the
+ * host's own requests (the bridge's calls into Lua) get theirs. Only that: the neovim package's
+ * client also fetches and decodes the whole API's metadata before it serves a first request,
+ * which was a good part of start-up.
  */
 import { decodeMultiStream, encode } from "@msgpack/msgpack";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -14,19 +15,22 @@ type Message =
   | [type: 2, method: string, args: unknown[]];
 
 export type RequestHandler = (method: string, args: unknown[]) => Promise<unknown>;
+/** Neovim's two kinds of calls: a request waits for its answer, a notification for nothing. */
+export type CallHandlers = { request: RequestHandler; notification(method: string, args: unknown[]): void };
 
 export class RpcChannel {
   private lastId = 0;
   private readonly pending = new Map<number, { method: string; resolve(value: unknown): void; reject(error: Error): void }>();
 
+  /** `write` sends bytes to Neovim, in order. */
   constructor(
-    private readonly writer: NodeJS.WritableStream,
-    private readonly onRequest: RequestHandler,
+    private readonly write: (bytes: Uint8Array) => void,
+    private readonly on: CallHandlers,
   ) {}
 
-  /** Reads messages from `reader` until it ends. */
-  async listen(reader: NodeJS.ReadableStream): Promise<void> {
-    for await (const message of decodeMultiStream(reader as AsyncIterable<Uint8Array>)) this.receive(message as Message);
+  /** Reads messages from what Neovim sends until it ends. */
+  async listen(chunks: AsyncIterable<Uint8Array>): Promise<void> {
+    for await (const message of decodeMultiStream(chunks)) this.receive(message as Message);
   }
 
   /** Calls `method` in Neovim; a Neovim error rejects with "method: its message". */
@@ -43,7 +47,7 @@ export class RpcChannel {
       case 0: {
         const [, id, method, args] = message;
         // A handler that throws is answered with its error too: the channel keeps reading.
-        new Promise((resolve) => resolve(this.onRequest(String(method), args))).then(
+        new Promise((resolve) => resolve(this.on.request(String(method), args))).then(
           (result) => this.answer(id, null, result ?? null),
           (error: unknown) => this.answer(id, error instanceof Error ? error.message : String(error), null),
         );
@@ -59,8 +63,11 @@ export class RpcChannel {
         else waiting.resolve(result);
         return;
       }
-      case 2:
-        return; // Neovim sends the host no notifications.
+      case 2: {
+        const [, method, args] = message;
+        this.on.notification(String(method), args);
+        return;
+      }
       default:
         assertUnreachable(message);
     }
@@ -76,7 +83,6 @@ export class RpcChannel {
   }
 
   private send(message: Message): void {
-    const bytes = encode(message);
-    this.writer.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    this.write(encode(message));
   }
 }

@@ -13,7 +13,7 @@ import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./me
 import { isTestMethod, TEST_METHODS, TEST_RUNNERS } from "./test-methods.ts";
 
 /** What a method runs against: the App, once `init` has made it. */
-export type Host = { readonly app: App; start(config: HostConfig): void };
+export type Host = { readonly app: App; start(config: unknown): void };
 
 /** One function per method of `T`, taking its checked arguments and giving its result. */
 export type MethodRunners<T extends Record<string, Method>> = {
@@ -22,7 +22,7 @@ export type MethodRunners<T extends Record<string, Method>> = {
 
 const RUNNERS: MethodRunners<typeof METHODS> = {
   init: (host, [config]) => {
-    host.start(parseConfig(config));
+    host.start(config);
     return true;
   },
   ping: () => true,
@@ -140,18 +140,28 @@ function run<T extends Record<string, Method>, M extends keyof T & string>(
 
 export class Handlers implements Host {
   private current: App | null = null;
+  /** Why the last `init` failed: every method says it (the jobstart host gets `init` as a notification, which has no answer). */
+  private failedStart: string | null = null;
 
   constructor(private readonly bridge: NvimBridge) {}
 
   get app(): App {
-    if (!this.current) throw new Error("tine: the host is not initialised");
+    if (!this.current) throw new Error(this.failedStart ?? "tine: the host is not initialised");
     return this.current;
   }
 
-  /** `init`: a new App with these options (a second init replaces the first). */
-  start(config: HostConfig): void {
-    this.current?.close();
-    this.current = new App(this.bridge, config);
+  /** `init`: a new App with these options (a second init replaces the first; a rejected one changes nothing). */
+  start(config: unknown): void {
+    try {
+      const checked = parseConfig(config);
+      this.current?.close();
+      this.current = null;
+      this.current = new App(this.bridge, checked);
+      this.failedStart = null;
+    } catch (error) {
+      if (!this.current) this.failedStart = `tine: the host failed to start: ${error instanceof Error ? error.message : String(error)}`;
+      throw error;
+    }
   }
 
   /** The host is exiting: release what the store holds (locks). */

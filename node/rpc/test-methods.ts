@@ -15,6 +15,8 @@ import { type Method, returns } from "./methods.ts";
 export const TEST_METHODS = {
   /** An error thrown outside any request, as a bug in a callback would be. */
   test_throw: { args: [], result: returns<true>(), enabledBy: "TINE_TEST_HOOKS" },
+  /** The names of Node's own modules the host has loaded so far (what start-up costs). */
+  test_node_modules: { args: [], result: returns<string[]>(), enabledBy: "TINE_TEST_HOOKS" },
   /** A new thread holding `messages` messages of conversation. */
   bench_seed: {
     args: [arg("messages", index)],
@@ -46,6 +48,10 @@ export const TEST_RUNNERS: MethodRunners<typeof TEST_METHODS> = {
     });
     return true;
   },
+  test_node_modules: () =>
+    (process as unknown as { moduleLoadList: string[] }).moduleLoadList.flatMap((m) =>
+      m.startsWith("NativeModule ") ? [m.slice(13)] : [],
+    ),
   bench_seed: async ({ app }, [messages]) => {
     const entries: Entry[] = [];
     for (let i = 0; i < messages; i++) {

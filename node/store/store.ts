@@ -13,7 +13,6 @@
  * Over 300 lines: it is the one module that touches the data folder (files, locks, the index), so
  * that no rule about what is trusted there lives anywhere else.
  */
-import { createHash } from "node:crypto";
 import {
   closeSync,
   existsSync,
@@ -30,6 +29,7 @@ import { basename, join } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
 import type { History } from "../providers/history.ts";
 import { endOfLastLine, kindOf, openRegular } from "../util/regular-file.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
 import { LogWriter, writeAll } from "./log-writer.ts";
 import { claimNumber } from "./numbers.ts";
@@ -74,7 +74,7 @@ export function projectKey(cwd: string): string {
     basename(cwd)
       .replace(/[^A-Za-z0-9._-]/g, "_")
       .slice(0, 40) || "root";
-  return `${name}-${createHash("sha256").update(cwd).digest("hex").slice(0, 12)}`;
+  return `${name}-${sha256Hex(cwd).slice(0, 12)}`;
 }
 
 export class ThreadStore {

@@ -6,18 +6,20 @@
  */
 const BUDGET_MS = 4;
 
-let turnStarted = performance.now();
+/** When this turn's stream work began; unset until the first: `performance` loads perf_hooks, kept out of start-up. */
+let turnStarted: number | undefined;
 let turnMarked = false;
 
 /** Resolves at once while this turn has budget left; otherwise on the next turn. */
 export function giveWay(): Promise<void> | undefined {
   if (!turnMarked) {
     turnMarked = true;
+    turnStarted ??= performance.now();
     setImmediate(() => {
       turnMarked = false;
       turnStarted = performance.now();
     });
   }
-  if (performance.now() - turnStarted < BUDGET_MS) return undefined;
+  if (performance.now() - turnStarted! < BUDGET_MS) return undefined;
   return new Promise((resolve) => setImmediate(resolve));
 }

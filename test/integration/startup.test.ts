@@ -1,7 +1,10 @@
 /**
- * What the host's start-up loads, seen from outside on a copy of the build: not the Anthropic SDK
- * (the first request loads it), and, from the second start of a build on, not a compile of its
- * code either (the first host leaves V8's compiled code beside the build as it exits).
+ * What the host's start-up costs, seen from outside: `:Tine` waits on the host once; start-up
+ * loads neither the Anthropic SDK (the first request loads it) nor Node's modules that the first
+ * screen does not need, and, from the second start of a build on, compiles none of its code (the
+ * first host leaves V8's compiled code beside the build as it exits). The host talks through
+ * descriptors that do not block too (it reads and writes its stdio as descriptors, see
+ * node/nvim/stdio.ts).
  */
 import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -9,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { ROOT, type Session, withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { alive, ROOT, type Session, withNeovim } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
@@ -42,7 +45,90 @@ async function stopHost(s: Session): Promise<void> {
   });
 }
 
+/** Node's modules the first screen has no use for: each costs start-up time to load. */
+const NOT_FOR_THE_FIRST_SCREEN = ["crypto", "perf_hooks", "net", "stream", "child_process", "fs/promises", "http", "https"];
+
 describe(`start-up (${nv.version})`, () => {
+  it(":Tine waits on the host once, and the host's start-up loads none of Node's modules the first screen does not need", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        // Each call Neovim waits on (its main loop held until the host answers).
+        await s.lua(`
+          _G.tine_waits = {}
+          local rpcrequest = vim.rpcrequest
+          vim.rpcrequest = function(chan, name, method, ...)
+            table.insert(_G.tine_waits, method)
+            return rpcrequest(chan, name, method, ...)
+          end`);
+        await s.cmd("Tine");
+        assert.ok(await s.lua("return vim.b.tine_display"), "the cursor is in a thread's input");
+        assert.deepEqual(await s.lua("return _G.tine_waits"), ["active_buffers"], "the options travel with the first request");
+        const loaded = await s.lua<string[]>("return require('tine.host').request('test_node_modules')");
+        assert.deepEqual(
+          NOT_FOR_THE_FIRST_SCREEN.filter((m) => loaded.includes(m)),
+          [],
+        );
+      },
+      { env: { TINE_TEST_HOOKS: "1" } },
+    );
+  });
+
+  it("a host whose options fail its own checks says so on every call, and :Tine restart starts afresh", async () => {
+    await withNeovim(nv, async (s) => {
+      // Past setup()'s checks, as a host built from an older checkout would see a newer option.
+      await s.lua("require('tine.config').options.fork_open = 'sideways'");
+      await s.cmd("Tine");
+      await s.notified(/tine: the host failed to start: .*fork_open/);
+      await assert.rejects(s.lua("return require('tine').threads()"), /the host failed to start: .*fork_open/);
+      await s.lua("require('tine.config').options.fork_open = 'vsplit'");
+      await s.cmd("Tine restart");
+      assert.ok(await s.lua("return vim.b.tine_display"), "the cursor is in a new thread's input");
+      assert.equal((await s.threads()).length, 1);
+    });
+  });
+
+  it("a SIGTERM from outside Neovim ends the host: its locks are released and Neovim says the host is gone", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("stored"));
+      await s.cmd("Tine");
+      const t = (await s.threads())[0]!;
+      await typeAndSend(s, "hi");
+      await s.waitForDisplay(t.id, "stored");
+      const locks = () => readdirSync(s.cwd, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(`${t.id}.lock`));
+      assert.equal(locks().length, 1, "the open thread is locked");
+      const pid = await s.hostPid();
+      process.kill(pid, "SIGTERM");
+      await s.until("the host to exit", async () => !alive(pid));
+      assert.deepEqual(locks(), [], "the exit handlers ran");
+      await s.notified(/tine: the host exited/);
+    });
+  });
+
+  it("talks through stdio descriptors that do not block: a large answer arrives whole", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tine-nonblocking-"));
+    try {
+      // Node's own stdio streams, made first, turn both descriptors non-blocking.
+      const wrapper = join(dir, "host.cjs");
+      writeFileSync(wrapper, `process.stdin;\nprocess.stdout;\nrequire(${JSON.stringify(join(ROOT, "dist/host.cjs"))});\n`);
+      await withNeovim(nv, async (s) => {
+        await s.lua("require('tine.host').script = ...", wrapper);
+        const lines = Array.from({ length: 50_000 }, (_, i) => `line ${i} of a long reply`);
+        s.mock.reply(response([{ text: lines.join("\n"), chunk: 64 * 1024 }]));
+        await s.cmd("Tine");
+        const t = (await s.threads())[0]!;
+        await typeAndSend(s, "hi");
+        await s.waitForDisplay(t.id, "line 49999 of a long reply");
+        // One answer of several megabytes: more than a pipe holds at once.
+        const text = await s.lua<string[]>("return require('tine.host').request('display_text', ...)", t.id);
+        assert.ok(text.includes("line 49999 of a long reply"));
+        assert.equal(text.filter((l) => l.startsWith("line ")).length, 50_000);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("the host starts without the SDK and loads it with the first request; the next start reads the code the first compiled", async () => {
     const build = copyOfBuild();
     try {
