@@ -4,7 +4,7 @@
  * jobstart host and the classic remote-plugin host) route through here.
  */
 import { App } from "../app.ts";
-import { type HostConfig, parseConfig } from "../config.ts";
+import { parseConfig } from "../config.ts";
 import { findInstructions } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
