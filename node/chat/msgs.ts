@@ -3,6 +3,7 @@ import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { ToolOutcome } from "../tools/run.ts";
+import type { Labels, LabelTarget } from "./labels.ts";
 import type { RunnerSpec, RunnerStart } from "./runner.ts";
 import type { Relation } from "./tree.ts";
 
@@ -30,7 +31,9 @@ export type ThreadMsg =
   /** Back to `history`, a prefix of the thread's (tool runs dropped). */
   | { type: "rewind"; history: History }
   | { type: "toggle-detail"; key: string }
-  | { type: "rename"; title: string };
+  | { type: "rename"; title: string }
+  /** The user labelled the thread (`target` null) or one of its messages; "" removes the label. */
+  | { type: "label"; target: LabelTarget; text: string };
 
 /** Where a thread's conversation came from, when not from tine (kept in its stored header). */
 export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
@@ -56,6 +59,8 @@ export type StoredThread = {
   readonly runner: RunnerSpec;
   /** The pid of another Neovim's host holding it open for writing (its lock), or null. */
   readonly busyBy: number | null;
+  /** The user's label on it (`L`), or null. */
+  readonly label: string | null;
 };
 
 export type ForkRequest = {
@@ -110,8 +115,11 @@ export type ChatMsg =
       reports: readonly { from: string; text: string }[];
       /** Messages the user had queued when the thread was last written (they come back held). */
       queue: readonly { text: string; now?: boolean }[];
+      labels: Labels;
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
+  /** A stored thread labelled (`L` in the list); null: its label removed. */
+  | { type: "label-stored"; id: ThreadId; label: string | null }
   | { type: "fork-discard"; id: ThreadId }
   /** The parent takes the fork's history; its own tail becomes `siblingId`, a fork at the fork point. */
   | { type: "fork-promote"; id: ThreadId; siblingId: ThreadId; siblingNum: number }

@@ -11,6 +11,7 @@ import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
@@ -55,6 +56,8 @@ export class Thread {
   reports: readonly QueuedReport[] = [];
   /** What the user sent while the agent worked; a fork starts with none (the queue is this thread's). */
   readonly queue = new SendQueue();
+  /** The user's labels on it and its messages (`L`). Replaced, never mutated. */
+  labels: Labels = NO_LABELS;
 
   /** Titled from the first message until the user names it. */
   private autoTitle: boolean;
@@ -161,6 +164,8 @@ export class Thread {
   update(msg: ThreadMsg): void {
     this.version++;
     this.context.changed?.(this.id);
+    // Labels of messages a clean-up cut (an abort, a rewind) go with them.
+    this.labels = withinHistory(this.labels, this.runner.history.length);
     switch (msg.type) {
       case "send": {
         if (this.readOnlyBy !== null) return;
@@ -194,6 +199,9 @@ export class Thread {
       case "rename":
         this.title = msg.title;
         this.autoTitle = false;
+        return;
+      case "label":
+        this.labels = withLabel(this.labels, msg.target, msg.text);
         return;
       case "agent":
         if (msg.msg.type === "status-changed") this.statusChanged(msg.msg.status);
