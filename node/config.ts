@@ -65,6 +65,8 @@ export type SentConfig = {
   fork_open: "split" | "vsplit" | "tab" | "replace";
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
   sidebar: { side: "left" | "right"; width: number; input_height: number };
+  /** The thread list's most lines (the Lua side's own). */
+  list_max_height: number;
   /** First delay (ms) when a mid-stream overload is retried. */
   retry_delay_ms: number;
   /** How the Claude Code CLI is started. */
@@ -115,6 +117,10 @@ const keymaps = record({
   list_fork: key,
   list_rename: key,
   list_delete: key,
+  list_filter: key,
+  list_diff: key,
+  label: key,
+  edit_message: key,
 });
 
 export type Keymaps = CheckedType<typeof keymaps>;
@@ -186,6 +192,7 @@ const sentConfig = record({
   context_max_files: positive,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
   sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
+  list_max_height: positive,
   retry_delay_ms: nonNegative,
   claude_command: listOf(string, "a non-empty list of strings", true),
   node: string,

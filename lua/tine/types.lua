@@ -29,6 +29,7 @@
 ---@field context_max_files? integer the most files one @file: glob may name
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
 ---@field sidebar? TineSidebar
+---@field list_max_height? integer the thread list's most lines
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
 ---@field claude_command? string[] how Claude Code is started
 ---@field node? string the Node binary that runs the host
@@ -72,6 +73,10 @@
 ---@field list_fork? string|false
 ---@field list_rename? string|false
 ---@field list_delete? string|false
+---@field list_filter? string|false
+---@field list_diff? string|false
+---@field label? string|false
+---@field edit_message? string|false
 
 --- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.

@@ -21,13 +21,17 @@ export class NvimBridge {
     return this.nvim.request("nvim_exec_lua", ['return require("tine.context").gather(...)', [request]]);
   }
 
-  applyView(buf: number, update: ViewUpdate): void {
+  /** Sends a buffer's edits; the promise (which never rejects) settles once Neovim has made them. */
+  applyView(buf: number, update: ViewUpdate): Promise<void> {
     const payload = {
       edits: update.edits,
       marks: update.marks ?? null,
       busy: update.busySince === undefined ? null : { since: update.busySince ?? false },
     };
-    this.call("apply", [buf, payload]).catch((e) => this.log(`apply failed: ${String(e)}`));
+    return this.call("apply", [buf, payload]).then(
+      () => {},
+      (e) => this.log(`apply failed: ${String(e)}`),
+    );
   }
 
   notifyInfo(message: string): void {
