@@ -59,6 +59,13 @@ describe(`the thread list (${nv.version})`, () => {
       assert.match(lines[1]!, /^ {2}#2 {2}beta {2}/);
       assert.match(lines[2]!, /^ {2}#3 {4}⑂ gamma fork {2}/);
       assert.deepEqual(await listWindow(s), { height: 3, line: 1 });
+      // g? lists the list's own keys with the others.
+      await s.keys("g?");
+      const help = (await s.lines(await s.currentBuf())).join("\n");
+      for (const key of ["q", "<Esc>", "/", "d", "L", "zc", "zo", "za"])
+        assert.match(help, new RegExp(`n {2}${key.replace(/[<>/]/g, "\\$&")} +\\S`), help);
+      await s.keys("q");
+      await s.openList();
       await s.keys("q");
       assert.equal(await listWindow(s), null, "q closes the list");
       assert.equal(await s.lua("return vim.fn.reg_recording()"), "", "q records no macro");
@@ -182,7 +189,7 @@ describe(`the thread list (${nv.version})`, () => {
     );
   });
 
-  it(":Tine threads! draws another project's tree by the same rules: ended forks out, numbers and labels kept", async () => {
+  it(":Tine threads! draws another project's tree by the same rules: its ended forks are not shown as live ones", async () => {
     const first = project();
     const data = join(first, ".data");
     await withNeovim(
@@ -304,6 +311,12 @@ describe(`edit and resubmit (${nv.version})`, () => {
   it("e on a message you wrote opens a fork before it with its text in the input; the original is untouched; sending sends the edit", async () => {
     await withNeovim(nv, async (s) => {
       const id = await twoExchanges(s);
+      await s.focus((await s.thread(id)).bufnr!);
+      await s.keys("g?");
+      const help = (await s.lines(await s.currentBuf())).join("\n");
+      assert.match(help, /n {2}e +edit your message in a fork/);
+      assert.match(help, /n {2}L +label the message/);
+      await s.keys("q");
       await s.onDisplayLine(id, "second question", "e");
       await s.waitForThreadCount(2, "the fork");
       const fork = (await s.threads())[1]!;
