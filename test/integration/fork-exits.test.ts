@@ -31,7 +31,7 @@ describe(`forks that come back (${nv.version})`, () => {
       const at = await s.listLine("main question ⑂1  ○ ended");
       assert.ok(at > 1, await s.listText());
       await s.onListLine(at, "<CR>");
-      await s.until("the fork back in the tree", async () => (await s.threads()).some((t) => t.id === fork && t.status === "stored"));
+      await s.until("the fork back in the tree, open", async () => (await s.lua("return require('tine').current()")) === fork);
     });
   });
 

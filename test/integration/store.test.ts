@@ -364,9 +364,9 @@ describe(`storage (${nv.version})`, () => {
         await s.openList(true);
         await s.listLine("work in two");
         const shown = await s.listText();
-        assert.match(shown, /^ {2}work in one {2}○ stored/);
+        assert.match(shown, /^ {2}#1 {2}work in one {2}○ stored/);
         assert.ok(shown.includes(`── ${two} (another project`));
-        assert.match(shown, /\n {2}work in two {2}○ stored · 2 msgs/);
+        assert.match(shown, /\n {6}work in two {2}○ stored · 2 msgs/, "no number: it is another project's");
       },
       { cwd: one, env: { XDG_DATA_HOME: shared } },
     );
