@@ -8,7 +8,9 @@
  * the work lives in chat/, view/, store/ and claude-code/.
  */
 import { type Changes, Chat } from "./chat/chat.ts";
+import { cleanLabel, type LabelTarget } from "./chat/labels.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
+import { threadName, typedText } from "./chat/names.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
 import { cleanTitle, type Thread } from "./chat/thread.ts";
@@ -18,6 +20,7 @@ import { MentionCompleter } from "./context/complete.ts";
 import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
+import type { ListShown } from "./rpc/methods.ts";
 import { runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
 import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
@@ -31,7 +34,7 @@ import { startTimer } from "./util/timer.ts";
 import { randomUuid } from "./util/uuid.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
-import type { ListScope } from "./view/thread-list.ts";
+import type { FoldHow, ListScope } from "./view/thread-list.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
 
 /** How long after start-up the snapshot housekeeping runs (once a day at most). */
@@ -53,6 +56,8 @@ export class App {
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
+  /** The list shows every project (`:Tine threads!`). */
+  private listAll = false;
   private readonly queue: RootMsg[] = [];
   private draining = false;
   private readonly contextLimits: ContextLimits;
@@ -113,6 +118,7 @@ export class App {
         updated: (id) => this.persistence?.updated.get(id),
         unreadable: () => this.unreadable,
         label: (spec) => this.runners.label(spec),
+        ownMessages: (spec) => this.runners.ownMessages(spec),
         notSaved: (id) => this.persistence?.notSaved(id),
       },
       config.empty_hint,
@@ -348,11 +354,12 @@ export class App {
       const { left } = await this.code.restore(sourceId, opts.at_message, false);
       if (left.length) this.nvim.notifyInfo(`tine: left alone (changed since, not overwritten): ${left.join(", ")}`);
     }
-    if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: no thread ${sourceId}`);
+    if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(this.chat, sourceId)} cannot be forked`);
     if (this.cancelWaitingFork(sourceId)) return null;
     const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
     const length = live ? live.runner.history.length : storedSource!.history.length;
-    if (opts.at_message !== undefined && (opts.at_message < 0 || opts.at_message >= length)) {
+    // -1: before the first message (`e` on it); Lua's requests give 0 or more.
+    if (opts.at_message !== undefined && (opts.at_message < -1 || opts.at_message >= length)) {
       throw new Error(`${this.chat.titleOf(sourceId)} has no message ${opts.at_message}`);
     }
     const newId = randomUuid();
@@ -412,15 +419,18 @@ export class App {
 
   /** Reads a stored thread (or one open read-only here, to take it over) and makes it live. */
   private load(id: ThreadId): void {
-    if (!this.chat.has(id) || !this.persistence) throw new Error(`tine: no thread ${id}`);
+    if (!this.chat.has(id) || !this.persistence) throw new Error(`tine: ${threadName(this.chat, id)} cannot be opened`);
     const { loaded, readOnlyBy } = this.persistence.open(id);
     if (loaded.problems.length) {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    const { title, reports, queue, code } = loaded.raw;
+    const { title, reports, queue, code, labels } = loaded.raw;
     const { history, runner } = loaded;
-    this.dispatch({ type: "chat-msg", msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code } });
+    this.dispatch({
+      type: "chat-msg",
+      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },
+    });
   }
 
   /**
@@ -473,11 +483,12 @@ export class App {
     if (blocker) throw new Error(blocker);
   }
 
-  /** A discarded or reported fork back in the tree (stored). */
-  restore(id: ThreadId): void {
+  /** A discarded or reported fork back in the tree (stored); a list of every project is drawn again, without it among the ended. */
+  async restore(id: ThreadId): Promise<void> {
     if (!this.persistence) throw new Error("tine: nothing is stored (persist = false)");
     this.persistence.restore(id);
     this.rescan();
+    if (this.listAll) await this.threadList(true);
   }
 
   rename(id: ThreadId, title: string): void {
@@ -492,14 +503,42 @@ export class App {
       this.dispatch({ type: "thread-msg", id, msg: { type: "rename", title: clean } });
       return;
     }
-    if (!this.chat.stored.has(id)) throw new Error(`tine: no thread ${id}`);
+    if (!this.chat.stored.has(id)) throw new Error(`tine: ${threadName(this.chat, id)} cannot be renamed`);
     this.persistence?.renameStored(id, clean);
     this.dispatch({ type: "chat-msg", msg: { type: "rename-stored", id, title: clean } });
   }
 
+  /** `L`: the user's label on a thread (`target` null) or on one of its messages; "" removes it. */
+  label(id: ThreadId, target: LabelTarget, text: string): void {
+    const clean = cleanLabel(text);
+    const live = this.chat.threads.get(id);
+    if (live) {
+      if (live.readOnlyBy !== null)
+        throw new Error(`tine: ${threadName(this.chat, id)} is open for writing in another Neovim: it cannot be labelled here`);
+      if (target !== null && target >= live.runner.history.length)
+        throw new Error(`tine: ${threadName(this.chat, id)} has no such message`);
+      this.dispatch({ type: "thread-msg", id, msg: { type: "label", target, text: clean } });
+      return;
+    }
+    if (!this.chat.stored.has(id) || target !== null)
+      throw new Error(`tine: ${threadName(this.chat, id)} is not open: open it to label its messages`);
+    this.persistence?.labelStored(id, clean);
+    this.dispatch({ type: "chat-msg", msg: { type: "label-stored", id, label: clean || null } });
+  }
+
+  /** `e` on a message the user wrote: a fork at the message before it, with its text in the fork's input to edit and send. */
+  editMessage(id: ThreadId, index: number): Promise<ThreadId | null> {
+    const history = this.live(id).runner.history;
+    // fork() would take the request for a cancel of that fork.
+    if (this.chat.waitingForks.has(id)) throw new Error("tine: a fork waits for this reply to finish: cancel it first (<C-c> in the list)");
+    const text = index < history.length ? typedText(history.at(index).message) : "";
+    if (!text) throw new Error("tine: e edits a message you wrote: put the cursor on one of yours");
+    return this.fork(id, "", { at_message: index - 1, prefill: text });
+  }
+
   /** Deletes a thread; its forks keep their whole history (see Persistence / ThreadStore.delete). */
   delete(id: ThreadId): void {
-    if (!this.chat.has(id)) throw new Error(`tine: no thread ${id}`);
+    if (!this.chat.has(id)) throw new Error(`tine: ${threadName(this.chat, id)} cannot be deleted`);
     const thread = this.chat.threads.get(id);
     if (thread?.readOnlyBy != null) throw new Error(`tine: ${thread.title} is open in another Neovim (pid ${thread.readOnlyBy})`);
     this.persistence?.delete(id);
@@ -556,11 +595,29 @@ export class App {
     return this.live(id).runner.history.messages();
   }
 
-  /** The thread-list buffer; `all`: every project's threads, grouped by project. */
-  async threadList(all = false): Promise<{ bufnr: number }> {
+  /** The thread-list buffer, the cursor on the active thread; `all`: every project's threads, grouped by project. */
+  async threadList(all = false): Promise<ListShown> {
     this.rescan();
-    const scope: ListScope = all && this.persistence ? { type: "all", ...this.persistence.everyProject() } : { type: "project" };
-    return { bufnr: await this.buffers.showList(scope) };
+    this.listAll = all && this.persistence !== null;
+    const scope: ListScope = this.listAll ? { type: "all", ...this.persistence!.everyProject() } : { type: "project" };
+    const bufnr = await this.buffers.showList(scope);
+    return this.listShown(bufnr, this.chat.activeId);
+  }
+
+  /** `/` and the folds in the list: what it shows changes; the cursor goes to the thread acted on. */
+  async listView(change: { type: "filter"; text: string } | { type: "fold"; line: number; how: FoldHow }): Promise<ListShown> {
+    const list = this.buffers.list;
+    let at = this.chat.activeId;
+    if (change.type === "filter") list.filter = change.text.trim();
+    else at = list.fold(this.chat, change.line, change.how);
+    const bufnr = await this.buffers.redrawList();
+    if (bufnr === null) throw new Error("tine: the thread list is not open (:Tine threads)");
+    return this.listShown(bufnr, at);
+  }
+
+  private listShown(bufnr: number, at: ThreadId | null): ListShown {
+    const list = this.buffers.list;
+    return { bufnr, line: at === null ? null : list.lineOf(at), filter: list.filter };
   }
 
   threadAtListLine(line: number): ThreadId | null {
@@ -578,7 +635,7 @@ export class App {
     if (!b || !this.chat.has(b))
       throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
     const side = (id: ThreadId) => ({
-      title: this.chat.titleOf(id) ?? id,
+      title: this.chat.titleOf(id) ?? threadName(this.chat, id),
       history: this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history,
     });
     return diffBranches(side(a), side(b));
@@ -606,7 +663,7 @@ export class App {
   /** A live thread (an error names a stored one, which must be opened first). */
   live(id: ThreadId): Thread {
     const t = this.chat.threads.get(id);
-    if (!t) throw new Error(this.chat.stored.has(id) ? `tine: thread ${id} is stored and not open: open it first` : `no thread ${id}`);
+    if (!t) throw new Error(`tine: ${threadName(this.chat, id)} is not open${this.chat.stored.has(id) ? ": open it first" : ""}`);
     return t;
   }
 }

@@ -25,6 +25,10 @@ const keymaps: Keymaps = {
   list_rename: "r",
   list_delete: "D",
   add: "<leader>ta",
+  list_filter: "/",
+  list_diff: "d",
+  label: "L",
+  edit_message: "e",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */
@@ -52,6 +56,7 @@ const base: SentConfig = {
   context_max_files: 50,
   fork_open: "vsplit",
   sidebar: { side: "right", width: 80, input_height: 8 },
+  list_max_height: 15,
   retry_delay_ms: 1000,
   display_fill_step: 131072,
   claude_command: ["claude"],

@@ -69,6 +69,8 @@ export type SentConfig = {
   fork_open: "split" | "vsplit" | "tab" | "replace";
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
   sidebar: { side: "left" | "right"; width: number; input_height: number };
+  /** The thread list's most lines (the Lua side's own). */
+  list_max_height: number;
   /** First delay (ms) when a mid-stream overload is retried. */
   retry_delay_ms: number;
   /** About how many bytes of a long display's text one step of filling it in writes. */
@@ -125,6 +127,10 @@ const keymaps = record({
   list_rename: key,
   list_delete: key,
   add: key,
+  list_filter: key,
+  list_diff: key,
+  label: key,
+  edit_message: key,
 });
 
 export type Keymaps = CheckedType<typeof keymaps>;
@@ -201,6 +207,7 @@ const sentConfig = record({
   context_max_files: positive,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
   sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
+  list_max_height: positive,
   retry_delay_ms: nonNegative,
   display_fill_step: positive,
   claude_command: listOf(string, "a non-empty list of strings", true),

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { Runner, RunnerSpec, RunnerStart, Runners } from "./chat/runner.ts";
+import { SessionMessageCounts } from "./claude-code/message-count.ts";
 import { projectSessionsDir } from "./claude-code/project.ts";
 import { CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "./claude-code/session.ts";
 import type { HostConfig } from "./config.ts";
@@ -55,6 +56,7 @@ export function runnerRegistryFor(config: HostConfig): Runners {
 export function runnerRegistry(kinds: RunnerKinds): Runners {
   const api = (dispatch: (msg: AgentMsg) => void, instructions: ThreadInstructions | null, history?: History): Runner =>
     new AnthropicAgent(kinds.api.config, kinds.api.connection, dispatch, history, undefined, instructions);
+  const counts = new SessionMessageCounts();
   return {
     start(start: RunnerStart, dispatch): Runner {
       switch (start.kind) {
@@ -76,6 +78,16 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
         case "claude-code":
           // Its conversation is the CLI's: opening it resumes the session.
           return ClaudeCodeSession.resume(kinds.claudeCode, spec.args, spec.sessionId, dispatch);
+        default:
+          return assertUnreachable(spec);
+      }
+    },
+    ownMessages(spec: RunnerSpec): number | null {
+      switch (spec.kind) {
+        case "api":
+          return null;
+        case "claude-code":
+          return counts.count(spec.sessionId);
         default:
           return assertUnreachable(spec);
       }

@@ -24,6 +24,10 @@ end, {
         return c:find(lead, 1, true) == 1
       end, { "undo" })
     end
+    -- :Tine diff [a [b]]: this project's thread numbers.
+    if line:match("^%S+%s+diff%s+%S*$") or line:match("^%S+%s+diff%s+%S+%s+%S*$") then
+      return require("tine.list").thread_numbers(lead)
+    end
     if line:match("^%S+%s+%S+%s") then
       return {}
     end

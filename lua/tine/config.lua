@@ -74,6 +74,8 @@ M.defaults = {
   fork_open = "vsplit",
   -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height (lines).
   sidebar = { side = "right", width = 80, input_height = 8 },
+  -- The thread list (:Tine threads) is as tall as its lines, up to this many.
+  list_max_height = 15,
   -- First delay when a transient error (overload, rate limit, 5xx, 408, a refused or reset
   -- connection) is retried and the server names no wait (doubles each time).
   retry_delay_ms = 1000,
@@ -119,6 +121,10 @@ M.defaults = {
     -- the active thread's input as a quoted block (`:'<,'>Tine add`); Normal mode, the file as
     -- `@file:<path>` (`:Tine add`).
     add = "<leader>ta",
+    list_filter = "/", -- thread list: only threads whose title or label holds a text (asks it; empty: all)
+    list_diff = "d", -- thread list: the thread beside its parent, from where they branched (:Tine diff)
+    label = "L", -- thread list: label the thread; display: label the message under the cursor
+    edit_message = "e", -- display, on a message you wrote: a fork before it, its text in the input to edit
   },
 }
 
@@ -200,6 +206,7 @@ local checks = {
   snapshots = typed("boolean"),
   snapshot_keep_days = positive,
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
+  list_max_height = positive,
   retry_delay_ms = function(v)
     return type(v) == "number" and v >= 0, "a number >= 0"
   end,

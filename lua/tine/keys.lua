@@ -170,7 +170,41 @@ function M.go_to_parent(id)
   if not lineage then
     return err("tine: this thread is not a fork")
   end
+  if lineage.parent_gone then
+    return err("tine: the thread this fork came from was deleted: this fork goes on without it")
+  end
   guarded(navigate, lineage.parent_id, lineage.at_message)
+end
+
+--- The message under the cursor of thread `id`'s display, or nil (the failure reported).
+---@param id string
+---@return integer?
+local function message_under_cursor(id)
+  local ok, at = guarded(host.request, "locate", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if ok and (at == nil or at == vim.NIL) then
+    err("tine: the cursor is not on a message")
+  elseif ok then
+    return at.message
+  end
+end
+
+--- `L` on a message: asks for its label (list.lua asks the same for a thread).
+---@param id string the thread shown
+function M.label_message(id)
+  local message = message_under_cursor(id)
+  if message then
+    require("tine.list").ask_label(id, message)
+  end
+end
+
+--- `e` on a message the user wrote: a fork at the message before it opens with that message's text
+--- in its input, to edit and send; the thread itself is left as it is.
+---@param id string the thread shown
+function M.edit_message(id)
+  local message = message_under_cursor(id)
+  if message then
+    guarded(host.request, "edit_message", id, message)
+  end
 end
 
 --- `gb` on a message with a ⑂ mark: jump to the fork taken there (a choice when several were).

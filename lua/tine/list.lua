@@ -1,5 +1,8 @@
 -- The thread list: `:Tine threads[!]` opens it, and what its keys do, each to the thread on the
--- cursor line. buffers.lua creates the list's buffer and sets the keys; the host writes its lines.
+-- cursor line. buffers.lua creates the list's buffer and sets the keys that act on threads; the
+-- keys of the list's own view (close, filter, folds, label, diff) are set here when it first
+-- opens. The host writes its lines and keeps what it shows (the filter, the folds).
+local config = require("tine.config")
 local fork = require("tine.fork")
 local host = require("tine.host")
 local tine = require("tine")
@@ -9,19 +12,99 @@ local guarded = util.guarded
 
 local M = {}
 
---- :Tine threads[!]: the thread list.
+--- The list drawn as the host says (`shown`): as tall as its lines (up to list_max_height), the
+--- cursor on the thread the host names (the active one, or the one a key acted on).
+---@param shown { bufnr: integer, line: integer|vim.NIL, filter: string }
+local function show(shown)
+  local buf = shown.bufnr
+  vim.b[buf].tine_list_filter = shown.filter
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    -- Only a window of its own (not the tab's only one) is sized.
+    if #vim.api.nvim_tabpage_list_wins(vim.api.nvim_win_get_tabpage(win)) > 1 then
+      local lines = vim.api.nvim_buf_line_count(buf)
+      pcall(vim.api.nvim_win_set_height, win, math.max(1, math.min(lines, config.options.list_max_height)))
+    end
+    if shown.line ~= nil and shown.line ~= vim.NIL then
+      pcall(vim.api.nvim_win_set_cursor, win, { shown.line + 1, 0 })
+    end
+  end
+end
+
+--- `q` (and `<Esc>` when no filter is set) in the list: closes its window.
+local function close()
+  if not pcall(vim.api.nvim_win_close, 0, false) then
+    vim.cmd("enew") -- the last window: it stays, showing something else
+  end
+end
+
+--- The keys of the list's own view, set once on its buffer (g? lists them with the others).
+---@param buf integer
+local function map_view_keys(buf)
+  local km = config.options.keymaps
+  local function map(lhs, fn, desc)
+    if lhs and lhs ~= "" then
+      vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = "tine: " .. desc })
+    end
+  end
+  map("q", close, "close the list")
+  map("<Esc>", function()
+    if (vim.b[buf].tine_list_filter or "") ~= "" then
+      return guarded(function()
+        show(host.request("list_filter", ""))
+      end)
+    end
+    close()
+  end, "clear the filter, or close the list")
+  map(km.list_filter, M.filter, "show only threads whose title or label holds a text")
+  map(km.list_diff, M.diff_from_list, "the thread beside its parent (:Tine diff)")
+  map(km.label, M.label_from_list, "label the thread")
+  for lhs, how in pairs({ zc = "close", zo = "open", za = "toggle" }) do
+    map(lhs, function()
+      guarded(function()
+        show(host.request("list_fold", vim.api.nvim_win_get_cursor(0)[1] - 1, how))
+      end)
+    end, ("%s the forks under the thread"):format(
+      ({ close = "fold", open = "unfold", toggle = "fold/unfold" })[how]
+    ))
+  end
+  vim.b[buf].tine_list_keys = true
+end
+
+--- :Tine threads[!]: the thread list, the cursor on the active thread.
 ---@param all? boolean every project's threads, grouped by project
 function M.open_list(all)
-  local ok, list = guarded(host.request, "thread_list", all == true)
+  local ok, shown = guarded(host.request, "thread_list", all == true)
   if not ok then
     return
   end
-  local wins = vim.fn.win_findbuf(list.bufnr)
-  if #wins > 0 then
-    return vim.api.nvim_set_current_win(wins[1])
+  local buf = shown.bufnr
+  if not vim.b[buf].tine_list_keys then
+    map_view_keys(buf)
   end
-  vim.cmd("topleft 10split")
-  vim.api.nvim_win_set_buf(0, list.bufnr)
+  local wins = vim.fn.win_findbuf(buf)
+  if #wins > 0 then
+    vim.api.nvim_set_current_win(wins[1])
+  else
+    vim.cmd("topleft split")
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+  show(shown)
+end
+
+--- `/` in the list: asks for a text; only threads whose title or label holds it show (with the
+--- threads above them). An empty answer shows all again.
+function M.filter()
+  local buf = vim.api.nvim_get_current_buf()
+  vim.ui.input(
+    { prompt = "Threads holding (empty: all): ", default = vim.b[buf].tine_list_filter or "" },
+    function(answer)
+      if answer ~= nil then
+        guarded(function()
+          show(host.request("list_filter", answer))
+        end)
+      end
+    end
+  )
 end
 
 --- The thread on the list's cursor line.
@@ -34,15 +117,26 @@ local function list_thread()
   return id
 end
 
---- `<CR>` in the list: opens the thread on the line (or restores an ended fork).
+--- `<CR>` in the list: opens the thread on the line, or restores an ended fork and opens it.
 function M.open_from_list()
   local item = host.request("list_item", vim.api.nvim_win_get_cursor(0)[1] - 1)
   if item and item.type == "ended-fork" then
-    return guarded(host.request, "restore", item.id)
+    if guarded(host.request, "restore", item.id) then
+      guarded(tine.open, item.id)
+    end
+    return
   end
   local ok, id = guarded(list_thread)
   if ok then
     guarded(tine.open, id)
+  end
+end
+
+--- `d` in the list: the thread on the line beside its parent, from where they branched.
+function M.diff_from_list()
+  local ok, id = guarded(list_thread)
+  if ok then
+    tine.diff(id)
   end
 end
 
@@ -89,15 +183,40 @@ function M.cancel_from_list()
   end
 end
 
+--- A thread of this project as listed, or nil.
 ---@param id string
----@return string
-local function title_of(id)
+---@return TineThreadInfo?
+local function info_of(id)
   for _, t in ipairs(tine.threads()) do
     if t.id == id then
-      return t.title
+      return t
     end
   end
-  return id
+end
+
+--- Asks for a label (the one there as default) and puts it on thread `id`, or on its message
+--- `message`; an empty answer removes it.
+---@param id string
+---@param message? integer
+function M.ask_label(id, message)
+  local ok, current = guarded(host.request, "label_at", id, message or vim.NIL)
+  if not ok then
+    return
+  end
+  local what = message and "Label this message" or "Label this thread"
+  vim.ui.input({ prompt = what .. " (empty removes it): ", default = current }, function(answer)
+    if answer ~= nil then
+      guarded(host.request, "label", id, message or vim.NIL, answer)
+    end
+  end)
+end
+
+--- `L` in the list: labels the thread on the line.
+function M.label_from_list()
+  local ok, id = guarded(list_thread)
+  if ok then
+    M.ask_label(id)
+  end
 end
 
 --- `r` in the list: renames the thread on the line (asks for the title).
@@ -106,7 +225,8 @@ function M.rename_from_list()
   if not ok then
     return
   end
-  vim.ui.input({ prompt = "Rename thread: ", default = title_of(id) }, function(answer)
+  local t = info_of(id)
+  vim.ui.input({ prompt = "Rename thread: ", default = t and t.title or "" }, function(answer)
     if answer and vim.trim(answer) ~= "" then
       guarded(tine.rename, id, answer)
     end
@@ -119,11 +239,41 @@ function M.delete_from_list()
   if not ok then
     return
   end
-  local choice =
-    vim.fn.confirm(('Delete "%s"? Its forks keep their history.'):format(title_of(id)), "&Delete\n&Cancel", 2)
-  if choice == 1 then
+  local t = info_of(id)
+  local forks = #vim.tbl_filter(function(o)
+    return o.parent_id == id
+  end, tine.threads())
+  local keep = forks == 0 and ""
+    or forks == 1 and " Its fork keeps its history."
+    or (" Its %d forks keep their history."):format(forks)
+  local question = ('Delete "%s"?%s'):format(t and t.title or "this thread", keep)
+  if vim.fn.confirm(question, "&Delete\n&Cancel", 2) == 1 then
     guarded(tine.delete, id)
   end
+end
+
+--- `:Tine diff <Tab>`: this project's thread numbers starting with `lead` (none while no host runs).
+---@param lead string
+---@return string[]
+function M.thread_numbers(lead)
+  if not host.running() then
+    return {}
+  end
+  local ok, threads = pcall(host.request, "threads")
+  if not ok then
+    return {}
+  end
+  local out = {}
+  for _, t in ipairs(threads) do
+    local n = tostring(t.num)
+    if n:find(lead, 1, true) == 1 then
+      table.insert(out, n)
+    end
+  end
+  table.sort(out, function(a, b)
+    return tonumber(a) < tonumber(b)
+  end)
+  return out
 end
 
 return M

@@ -31,6 +31,7 @@
 ---@field context_max_files? integer the most files one @file: glob may name
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
 ---@field sidebar? TineSidebar
+---@field list_max_height? integer the thread list's most lines
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
 ---@field display_fill_step? integer bytes of a long display written per step as it fills in from its end
 ---@field claude_command? string[] how Claude Code is started
@@ -78,6 +79,10 @@
 ---@field list_rename? string|false
 ---@field list_delete? string|false
 ---@field add? string|false any buffer: add the selection (Visual) or the file (Normal) to the input
+---@field list_filter? string|false
+---@field list_diff? string|false
+---@field label? string|false
+---@field edit_message? string|false
 
 --- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.

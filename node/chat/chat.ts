@@ -11,6 +11,7 @@ import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts"
 import { type ChatTree, ForkExits } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
+import { threadName } from "./names.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { Thread, type ThreadContext } from "./thread.ts";
 import { ForkTree } from "./tree.ts";
@@ -45,6 +46,8 @@ export class Chat implements ChatTree {
   /** Threads changed since `takeChanges`; `treeChanged`: the tree, a title or the active thread did. */
   private readonly touched = new Set<ThreadId>();
   private treeChanged = false;
+  /** The highest number `nextNum` gave. */
+  private highestNum = 0;
 
   constructor(
     readonly dispatch: Dispatch,
@@ -91,10 +94,14 @@ export class Chat implements ChatTree {
     return this.exits.endBlocker(id);
   }
 
-  /** The number of a new thread: above every one in use here, and claimed from the host. */
+  /**
+   * The number of a new thread: above every one in use or ever given here (a deleted or ended
+   * thread's number is never given again), and claimed from the host.
+   */
   nextNum(): number {
-    const next = this.maxNum() + 1;
-    return this.events.claimNum?.(next) ?? next;
+    const next = Math.max(this.maxNum(), this.highestNum) + 1;
+    this.highestNum = this.events.claimNum?.(next) ?? next;
+    return this.highestNum;
   }
 
   changed(): void {
@@ -119,6 +126,7 @@ export class Chat implements ChatTree {
       const thread = this.threads.get(msg.id);
       if (!thread) return;
       const title = thread.title;
+      const label = thread.labels.thread;
       thread.update(msg.msg);
       const inner = msg.msg;
       const userSent = inner.type === "send" && !inner.auto;
@@ -145,7 +153,7 @@ export class Chat implements ChatTree {
       if (!wasAtRest && thread.atRest) this.cameToRest(thread);
       // Agents change status before their message is handled: compare with what was last seen.
       const status = thread.status + thread.runner.statusDetail();
-      if (this.seenStatus.get(thread.id) !== status || title !== thread.title) {
+      if (this.seenStatus.get(thread.id) !== status || title !== thread.title || label !== thread.labels.thread) {
         this.seenStatus.set(thread.id, status);
         this.version++;
         // A title shows in its forks' banners and its parent's fork marks.
@@ -204,6 +212,7 @@ export class Chat implements ChatTree {
             live.takenOver(this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id)), m.title, m.reports);
             live.queue.restore(m.queue);
             live.code = m.code ?? [];
+            live.labels = m.labels;
           }
           return;
         }
@@ -217,6 +226,7 @@ export class Chat implements ChatTree {
           created: stored.created,
         });
         thread.reports = m.reports;
+        thread.labels = m.labels;
         // Another Neovim's queue is its own: it comes here with the thread when that one is taken over.
         if (m.readOnlyBy === null) thread.queue.restore(m.queue);
         thread.code = m.code ?? [];
@@ -226,6 +236,11 @@ export class Chat implements ChatTree {
       case "rename-stored": {
         const stored = this.stored.get(m.id);
         if (stored) this.stored.set(m.id, { ...stored, title: m.title });
+        return;
+      }
+      case "label-stored": {
+        const stored = this.stored.get(m.id);
+        if (stored) this.stored.set(m.id, { ...stored, label: m.label });
         return;
       }
       case "fork-discard":
@@ -283,7 +298,7 @@ export class Chat implements ChatTree {
     const from = request.storedSource;
     const source = live?.runner ?? (stored && from && this.runners.reopen(from.runner, from.history, () => {}));
     const sourceTitle = live?.title ?? stored?.title;
-    if (!source || sourceTitle === undefined) throw new Error(`no thread ${request.sourceId}`);
+    if (!source || sourceTitle === undefined) throw new Error(`${threadName(this, request.sourceId)} cannot be forked`);
     const runner = source.clone(this.agentDispatch(request.newId), {
       knownResults: live?.forkResults(),
       atMessage: request.atMessage,

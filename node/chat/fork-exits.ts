@@ -13,6 +13,7 @@ import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts"
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import type { ForkEffect, ForkLives } from "./forks.ts";
 import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
+import { threadName } from "./names.ts";
 import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner, Runners } from "./runner.ts";
 import type { Thread } from "./thread.ts";
@@ -30,6 +31,7 @@ export interface ChatTree {
   readonly dispatch: Dispatch;
   activeId: ThreadId | null;
   isStored(id: ThreadId): boolean;
+  titleOf(id: ThreadId): string | undefined;
   /** The number of a new thread, claimed (unique across the Neovims sharing the project). */
   nextNum(): number;
   /** What a thread's runner dispatches through. */
@@ -246,7 +248,7 @@ export class ForkExits {
   /** Why thread `id` cannot end as a fork (discard, promote, report) now, or null. */
   endBlocker(id: ThreadId): string | null {
     const thread = this.chat.threads.get(id);
-    if (!thread) return `tine: thread ${id} is not open`;
+    if (!thread) return `tine: ${threadName(this.chat, id)} is not open`;
     const lineage = this.chat.lineage.get(id);
     if (!lineage) return `tine: ${thread.title} is not a fork`;
     // Nothing of a hand-off's history is its source's: there is nothing to promote or report into it.

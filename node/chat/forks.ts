@@ -87,6 +87,7 @@ export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
     case "retry":
     case "toggle-detail":
     case "rename":
+    case "label":
     case "unqueue":
       return "user";
     case "agent":

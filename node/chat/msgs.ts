@@ -4,6 +4,7 @@ import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
 import type { ToolOutcome } from "../tools/run.ts";
+import type { Labels, LabelTarget } from "./labels.ts";
 import type { RunnerSpec, RunnerStart } from "./runner.ts";
 import type { Relation } from "./tree.ts";
 
@@ -35,7 +36,9 @@ export type ThreadMsg =
   /** A code snapshot asked for at `at` messages was taken (null: off, or it failed). */
   | { type: "code"; at: number; purpose: CodePurpose; mark: CodeMark | null }
   /** A changed file's diff, fetched for the change list under a reply (key: its detail key). */
-  | { type: "file-diff"; key: string; lines: readonly string[] };
+  | { type: "file-diff"; key: string; lines: readonly string[] }
+  /** The user labelled the thread (`target` null) or one of its messages; "" removes the label. */
+  | { type: "label"; target: LabelTarget; text: string };
 
 /** Where a thread's conversation came from, when not from tine (kept in its stored header). */
 export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
@@ -61,6 +64,8 @@ export type StoredThread = {
   readonly runner: RunnerSpec;
   /** The pid of another Neovim's host holding it open for writing (its lock), or null. */
   readonly busyBy: number | null;
+  /** The user's label on it (`L`), or null. */
+  readonly label: string | null;
 };
 
 export type ForkRequest = {
@@ -117,8 +122,11 @@ export type ChatMsg =
       queue: readonly { text: string; now?: boolean }[];
       /** The snapshots its messages were made on (none in transcripts written before them). */
       code?: readonly ThreadMark[];
+      labels: Labels;
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
+  /** A stored thread labelled (`L` in the list); null: its label removed. */
+  | { type: "label-stored"; id: ThreadId; label: string | null }
   | { type: "fork-discard"; id: ThreadId }
   /** The parent takes the fork's history; its own tail becomes `siblingId`, a fork at the fork point. */
   | { type: "fork-promote"; id: ThreadId; siblingId: ThreadId; siblingNum: number }

@@ -83,6 +83,8 @@ export interface Runners {
   reopen(spec: RunnerSpec, history: History, dispatch: (msg: AgentMsg) => void): Runner;
   /** The list's label for a stored thread run by `spec` (no runner is made for it). */
   label(spec: RunnerSpec): string;
+  /** Messages in the conversation a runner of `spec` keeps itself (a Claude Code session's), or null when tine holds it. */
+  ownMessages(spec: RunnerSpec): number | null;
 }
 
 /** Checks a spec read from a file; `why` says what is wrong. */

@@ -12,6 +12,7 @@ import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { runTool, type ToolOutcome } from "../tools/run.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
@@ -68,6 +69,8 @@ export class Thread {
   private readonly codeAsked = new Map<number, Entry | null>();
   /** While the snapshot before a batch of tools is taken: that batch (by message count) and the calls that start once it is. */
   private codeWait: { at: number; ids: string[] } | null = null;
+  /** The user's labels on it and its messages (`L`). Replaced, never mutated. */
+  labels: Labels = NO_LABELS;
 
   /** Titled from the first message until the user names it. */
   private autoTitle: boolean;
@@ -174,6 +177,8 @@ export class Thread {
   update(msg: ThreadMsg): void {
     this.version++;
     this.context.changed?.(this.id);
+    // Labels of messages a clean-up cut (an abort, a rewind) go with them.
+    this.labels = withinHistory(this.labels, this.runner.history.length);
     switch (msg.type) {
       case "send": {
         if (this.readOnlyBy !== null) return;
@@ -208,6 +213,9 @@ export class Thread {
       case "rename":
         this.title = msg.title;
         this.autoTitle = false;
+        return;
+      case "label":
+        this.labels = withLabel(this.labels, msg.target, msg.text);
         return;
       case "agent": {
         if (msg.msg.type === "status-changed") this.statusChanged(msg.msg.status);

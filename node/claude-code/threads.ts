@@ -4,6 +4,7 @@
  * as a session and continued in Claude Code). Forks and restarts need nothing here: the runner
  * (session.ts) and the registry (runners.ts) do them like any other thread's.
  */
+import { threadName } from "../chat/names.ts";
 import type { RunnerStart } from "../chat/runner.ts";
 import { titleFrom } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
@@ -88,7 +89,7 @@ export class ClaudeCodeThreads {
    */
   async export(id: string): Promise<Opened & { session_id: string; path: string }> {
     const history = this.host.historyOf(id);
-    if (!history) throw new Error(`tine: no thread ${id}`);
+    if (!history) throw new Error(`tine: ${threadName(this.host, id)} cannot be exported`);
     const { sessionId, path } = writeSession(history.messages(), this.cwd);
     const opened = await this.host.create({
       runner: { kind: "claude-code", args: [], resume: sessionId },

@@ -21,7 +21,7 @@ export class NvimBridge {
     return this.nvim.request("nvim_exec_lua", ['return require("tine.context").gather(...)', [request]]);
   }
 
-  /** Resolves once Neovim has applied the update (a failure is logged, not thrown). */
+  /** Sends a buffer's edits; the promise (which never rejects) settles once Neovim has made them. */
   applyView(buf: number, update: ViewUpdate): Promise<void> {
     const payload = {
       edits: update.edits,

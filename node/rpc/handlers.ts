@@ -44,10 +44,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     app.delete(id);
     return true;
   },
-  restore: ({ app }, [id]) => {
-    app.restore(id);
-    return true;
-  },
+  restore: ({ app }, [id]) => app.restore(id).then(() => true as const),
 
   send: ({ app }, [id, text]) => app.send(id, text),
   retry: ({ app }, [id]) => {
@@ -80,6 +77,12 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return true;
   },
   forks_at: ({ app }, [id, line]) => app.queries.forksAt(id, line),
+  edit_message: ({ app }, [id, message]) => app.editMessage(id, message).then((fork) => fork ?? ""),
+  label: ({ app }, [id, message, text]) => {
+    app.label(id, message ?? null, text);
+    return true;
+  },
+  label_at: ({ app }, [id, message]) => app.queries.labelAt(id, message ?? null),
   diff: ({ app }, [a, b]) => app.diff(a, b),
 
   restore_plan: ({ app }, [id, at]) =>
@@ -103,6 +106,8 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   display_text: ({ app }, [id]) => app.displayText(id),
 
   thread_list: ({ app }, [all]) => app.threadList(all),
+  list_filter: ({ app }, [text]) => app.listView({ type: "filter", text }),
+  list_fold: ({ app }, [line, how]) => app.listView({ type: "fold", line, how }),
   thread_at_list_line: ({ app }, [line]) => app.threadAtListLine(line),
   list_item: ({ app }, [line]) => app.listItem(line),
   store_health: ({ app }) => app.storeHealth(),

@@ -64,8 +64,8 @@ export type ExportedSession = ThreadBuffers & { session_id: string; path: string
 /** `label`: its last prompt, message count and short id, as the picker shows it. */
 export type ClaudeSession = { id: string; path: string; modified: number; label: string };
 
-/** Where a fork branched from its parent. */
-export type Lineage = { parent_id: ThreadId; at_message: number };
+/** Where a fork branched from its parent; `parent_gone`: the parent was deleted (or ended) since. */
+export type Lineage = { parent_id: ThreadId; at_message: number; parent_gone: boolean };
 
 /** What is at a display line: the message (0-based) and, when on one, its block; on a change list, the file (null: the list's summary). */
 export type MessageAt = { message: number; block: number | null; file?: string | null };
@@ -94,6 +94,9 @@ export type ListItem =
   | { type: "waiting-fork"; sourceId: ThreadId }
   | { type: "ended-fork"; id: ThreadId }
   | null;
+
+/** The list as drawn: its buffer, the line (0-based) the cursor goes to (null: leave it), and the filter shown. */
+export type ListShown = { bufnr: number; line: number | null; filter: string };
 
 /** Two branches from their common ancestor (`:Tine diff`): one side per branch, after `common` shared messages. */
 export type BranchDiff = { common: number; sides: { title: string; lines: string[] }[] };
@@ -169,6 +172,12 @@ export const METHODS = {
   /** Without text, the fork is asked for its summary first. */
   fork_report: { args: [id, arg("text", optional(string))], result: returns<true>(), api: "report" },
   forks_at: { args: [id, arg("line", index)], result: returns<ForkAt[]>() },
+  /** `e` on a message the user wrote: a fork at the message before it, that message's text in its input. */
+  edit_message: { args: [id, arg("message", index)], result: returns<ThreadId>() },
+  /** `L`: labels the thread (`message` nil) or one of its messages; "" removes the label. */
+  label: { args: [id, arg("message", optional(index)), arg("text", string)], result: returns<true>() },
+  /** The label `label` would replace ("" for none). */
+  label_at: { args: [id, arg("message", optional(index))], result: returns<string>() },
   /** Branches by thread id or display number; `b` defaults to `a`'s parent. */
   diff: { args: [arg("a", threadRef), arg("b", optional(threadRef))], result: returns<BranchDiff>() },
 
@@ -196,7 +205,11 @@ export const METHODS = {
 
   // -- the thread list --
   /** The list's buffer; `all`: every project's threads. */
-  thread_list: { args: [arg("all", boolean)], result: returns<{ bufnr: number }>() },
+  thread_list: { args: [arg("all", boolean)], result: returns<ListShown>() },
+  /** `/` in the list: only threads whose title or label holds `text` (and their ancestors); "" shows all. */
+  list_filter: { args: [arg("text", string)], result: returns<ListShown>() },
+  /** `zc`, `zo`, `za` on a list line (0-based). */
+  list_fold: { args: [arg("line", index), arg("how", oneOf("close", "open", "toggle"))], result: returns<ListShown>() },
   thread_at_list_line: { args: [arg("line", index)], result: returns<ThreadId | null>() },
   list_item: { args: [arg("line", index)], result: returns<ListItem>() },
   store_health: { args: [], result: returns<StoreHealth>() },

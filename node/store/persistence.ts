@@ -19,6 +19,7 @@ import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { projectTree } from "./project-tree.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
 import { SaveFailures, type SaveNotice } from "./save-failures.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
@@ -56,13 +57,14 @@ function snapshotOf(thread: Thread): Snapshot {
     reports: thread.reports,
     queue: thread.queue.items.map((i) => i.msg),
     code: thread.code,
+    labels: thread.labels,
   };
 }
 
-/** A thread of another project, as `:Tine threads!` lists it. */
-export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
+/** A thread of another project, as `:Tine threads!` lists it: as this project's stored threads are. */
+export type OtherThread = StoredThread;
 /** A fork of this project that ended (discarded or reported): restorable. */
-export type EndedThread = { id: ThreadId; title: string; messages: number; updated: number };
+export type EndedThread = StoredThread & { how: ForkEnd };
 export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
 
 export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredThread {
@@ -79,6 +81,7 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredT
     problems: s.problems.length,
     runner: s.runner,
     busyBy,
+    label: s.label ?? null,
   };
 }
 
@@ -110,29 +113,12 @@ export class Persistence {
    * deleted nor ended, and (for `:Tine threads!`) the forks that ended. A fork of a fork that was
    * promoted hangs under the thread that took its history.
    */
-  scan(): { threads: StoredThread[]; ended: StoredThread[]; unreadable: readonly Unreadable[]; summaries: readonly ThreadSummary[] } {
+  scan(): { threads: StoredThread[]; ended: EndedThread[]; unreadable: readonly Unreadable[]; summaries: readonly ThreadSummary[] } {
     const { threads, unreadable } = this.store.list();
-    const into = new Map<string, string>();
-    for (const t of threads) if (t.ended?.into) into.set(t.id, t.ended.into);
-    const parentOf = (id: string | undefined) => {
-      let p = id;
-      for (let hops = 0; p && into.has(p) && hops < 100; hops++) p = into.get(p);
-      return p;
-    };
-    const byId = new Map(threads.map((t) => [t.id, t]));
-    // A fork taken from a parent's old tail, before a promote moved that tail: under the tail.
-    const branchedTo = (p: ParentPointer) =>
-      p.relation === "fork" ? byId.get(p.id)?.branches.find((b) => p.records <= b.upTo && p.atMessage > b.after)?.to : undefined;
-    const remapped = threads.map((t) => {
-      if (!t.parent) return t;
-      const moved = branchedTo(t.parent);
-      if (moved && moved !== t.id) return { ...t, parent: { ...t.parent, id: moved } };
-      return into.has(t.parent.id) ? { ...t, parent: { ...t.parent, id: parentOf(t.parent.id)! } } : t;
-    });
-    const visible = remapped.filter((t) => !t.deleted && !t.ended);
-    const ended = remapped.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted");
+    const { visible, ended } = projectTree(threads);
     const stored = (t: ThreadSummary) => toStoredThread(t, this.busyBy(t.id));
-    return { threads: visible.map(stored), ended: ended.map((t) => toStoredThread(t, null)), unreadable, summaries: visible };
+    const endedThreads = ended.map((t) => ({ ...toStoredThread(t, null), how: t.ended?.how ?? "discarded" }));
+    return { threads: visible.map(stored), ended: endedThreads, unreadable, summaries: visible };
   }
 
   /** Who holds a stored thread's lock, read up front so the list shows it busy before it is opened. */
@@ -152,14 +138,8 @@ export class Persistence {
     const others = this.store
       .listAll()
       .filter((p) => p.cwd !== this.store.cwd)
-      .map((p) => ({
-        cwd: p.cwd,
-        threads: p.threads
-          .filter((t) => !t.deleted)
-          .map((t) => ({ id: t.id, title: t.title, parentId: t.parent?.id ?? null, messages: t.messages, updated: t.updated })),
-      }));
-    const ended = this.scan().ended.map((t) => ({ id: t.id, title: t.title, messages: t.messages, updated: t.updated }));
-    return { ended, others };
+      .map((p) => ({ cwd: p.cwd, threads: projectTree(p.threads).visible.map((t) => toStoredThread(t, null)) }));
+    return { ended: this.scan().ended, others };
   }
 
   /** What `:checkhealth tine` reports of the store, and the transcripts it could not read. */
@@ -192,6 +172,7 @@ export class Persistence {
       reports: loaded.raw.reports,
       queue: loaded.raw.queue,
       code: loaded.raw.code,
+      labels: loaded.raw.labels,
     };
     let writer: ReturnType<ThreadStore["openWriter"]>;
     try {
@@ -381,6 +362,11 @@ export class Persistence {
 
   renameStored(id: ThreadId, title: string): void {
     this.appendStored(id, [{ t: "title", title }]);
+  }
+
+  /** A stored thread's own label ("" removes it). */
+  labelStored(id: ThreadId, text: string): void {
+    this.appendStored(id, [{ t: "label", text }]);
   }
 
   /** A fork reported to a parent that is not loaded: the report waits in the parent's log. */

@@ -82,6 +82,8 @@ export type ChangeRecord =
   /** A tool that finished while others of the same turn had not: its result, kept for a crash. */
   | { readonly t: "result"; readonly r: ToolResultBlock }
   | { readonly t: "title"; readonly title: string }
+  /** The user's label on the thread (no `message`) or on message `message`; "" removes it. */
+  | { readonly t: "label"; readonly message?: number; readonly text: string }
   /** Deleted by the user; the log stays while forks point into it. */
   | { readonly t: "deleted" }
   /** A fork's report queued for this thread's next user turn. */
@@ -125,6 +127,7 @@ const CHANGE_TYPES = new Set([
   "streamed",
   "result",
   "title",
+  "label",
   "deleted",
   "report",
   "reports-sent",
@@ -186,6 +189,9 @@ export function decode(line: string): Decoded {
     }
     case "title":
       return typeof r["title"] === "string" ? good({ t: "title", title: r["title"] }) : bad("no title");
+    case "label":
+      if (typeof r["text"] !== "string" || (r["message"] !== undefined && !isCount(r["message"]))) return bad("text or message missing");
+      return good(r["message"] === undefined ? { t: "label", text: r["text"] } : { t: "label", message: r["message"], text: r["text"] });
     case "report":
       if (typeof r["from"] !== "string" || typeof r["text"] !== "string") return bad("from or text missing");
       return good({ t: "report", from: r["from"], text: r["text"] });

@@ -2,6 +2,7 @@
  * Reading a transcript back: its lines parsed (a truncated last line tolerated, any other bad line
  * reported), and its change records replayed onto a History. Pure but for `readLog`.
  */
+import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
 import { History } from "../providers/history.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
@@ -28,6 +29,8 @@ export type LogState = {
   readonly reports: readonly { readonly from: string; readonly text: string }[];
   /** Messages the user sent while the agent worked, still waiting. */
   readonly queue: readonly StoredQueued[];
+  /** The user's labels on the thread and its messages. */
+  readonly labels: Labels;
   /** How the fork ended, or null while it is part of the tree. */
   readonly ended: { readonly how: "discarded" | "reported" | "promoted"; readonly into?: string } | null;
   /** The code snapshots its messages were made on. */
@@ -43,6 +46,7 @@ export const emptyState = (title: string): LogState => ({
   deleted: false,
   reports: [],
   queue: [],
+  labels: NO_LABELS,
   ended: null,
   code: [],
 });
@@ -60,7 +64,14 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       };
     case "truncate":
       if (record.n > state.history.length) throw new Error(`truncate to ${record.n} of ${state.history.length} messages`);
-      return { ...state, history: state.history.prefix(record.n), open: [], streamed: "", results: new Map() };
+      return {
+        ...state,
+        history: state.history.prefix(record.n),
+        open: [],
+        streamed: "",
+        results: new Map(),
+        labels: withinHistory(state.labels, record.n),
+      };
     case "block":
       return { ...state, open: [...state.open, Object.freeze(record.b)], streamed: "" };
     case "open":
@@ -73,6 +84,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, results: new Map(state.results).set(record.r.tool_use_id, Object.freeze(record.r)) };
     case "title":
       return { ...state, title: record.title };
+    case "label":
+      return { ...state, labels: withLabel(state.labels, record.message ?? null, record.text) };
     case "deleted":
       return { ...state, deleted: true };
     case "report":

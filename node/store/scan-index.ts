@@ -62,7 +62,7 @@ export function checkScanState(name: string, v: unknown): ScanState | null {
 
 function checkSummary(v: unknown): ThreadSummary | null {
   if (!isObject(v)) return null;
-  const { id, num, title, cwd, model, created, parent, updated, messages, deleted, runner, branches, ended, problems } = v;
+  const { id, num, title, cwd, model, created, parent, updated, messages, deleted, runner, branches, ended, problems, label } = v;
   if (!isThreadId(id) || !isCount(num) || typeof title !== "string" || typeof cwd !== "string" || typeof model !== "string") return null;
   if (typeof created !== "number" || typeof updated !== "number" || !isCount(messages) || typeof deleted !== "boolean") return null;
   if (parent !== null && !isParentPointer(parent)) return null;
@@ -75,6 +75,7 @@ function checkSummary(v: unknown): ThreadSummary | null {
   if (ended !== null && !isEnded(ended)) return null;
   const isProblem = (p: unknown) => isObject(p) && isCount(p["line"]) && typeof p["error"] === "string";
   if (!Array.isArray(problems) || !problems.every(isProblem)) return null;
+  if (label !== undefined && label !== null && typeof label !== "string") return null;
   return {
     id,
     num,
@@ -90,5 +91,6 @@ function checkSummary(v: unknown): ThreadSummary | null {
     branches: branches as ThreadSummary["branches"],
     ended: ended as ThreadSummary["ended"],
     problems: problems as LogProblem[],
+    label: label ?? null,
   };
 }

@@ -18,6 +18,7 @@ import fc from "fast-check";
 import { expect, it, vi } from "vitest";
 import { exchanges, storeWorld } from "../../test/helpers/store-world.ts";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
+import { NO_LABELS } from "../chat/labels.ts";
 import { History } from "../providers/history.ts";
 import { type AssistantBlock, assistantMessage, entry, type ToolResultBlock, type ToolUseBlock, userMessage } from "../providers/native.ts";
 import {
@@ -273,7 +274,7 @@ it(
               if (after && cut <= nextLine) {
                 expect(loaded.raw.history.messages()).toEqual(after.snap.history.messages());
                 expect(loaded.history.messages()).toEqual(
-                  recoverHistory({ ...after.snap, queue: [], deleted: false, ended: null, code: [] }).messages(),
+                  recoverHistory({ ...after.snap, queue: [], labels: NO_LABELS, deleted: false, ended: null, code: [] }).messages(),
                 );
               }
             } finally {

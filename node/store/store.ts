@@ -135,9 +135,15 @@ export class ThreadStore {
     }
   }
 
-  /** A thread number no other instance on this project has (see numbers.ts). */
+  /**
+   * A thread number no other instance on this project has (see numbers.ts), above every number a
+   * transcript here holds: forks that ended and threads kept for their forks keep theirs, even
+   * when they were made before numbers were claimed.
+   */
   claimNum(atLeast: number): number {
-    return claimNumber(this.dir, atLeast);
+    let highest = 0;
+    for (const t of this.list().threads) highest = Math.max(highest, t.num);
+    return claimNumber(this.dir, Math.max(atLeast, highest + 1));
   }
 
   /** The live process writing `id` in another instance, or null. */

@@ -29,8 +29,10 @@ export type ThreadSummary = {
   /** Old tails moved to other threads by promotes (see the `branched` record). */
   readonly branches: readonly { readonly to: string; readonly after: number; readonly upTo: number }[];
   /** How the fork ended, or null; `into`: the thread a promoted fork went into. */
-  readonly ended: { readonly how: string; readonly into?: string } | null;
+  readonly ended: { readonly how: "discarded" | "reported" | "promoted"; readonly into?: string } | null;
   readonly problems: readonly LogProblem[];
+  /** The user's label on the thread, or null (absent in an index written before labels). */
+  readonly label?: string | null;
 };
 
 export type ScanState = {
@@ -64,6 +66,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
   let title = summary?.title ?? "";
   let deleted = summary?.deleted ?? false;
   let ended = summary?.ended ?? null;
+  let label = summary?.label ?? null;
   const branches = [...(summary?.branches ?? [])];
   for (const line of end < 0 ? [] : text.split("\n")) {
     lines++;
@@ -104,12 +107,13 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
       }
     } else if (r.t === "truncate") messages = r.n;
     else if (r.t === "title") title = r.title;
+    else if (r.t === "label" && r.message === undefined) label = r.text || null;
     else if (r.t === "deleted") deleted = true;
     else if (r.t === "ended") ended = r.into ? { how: r.how, into: r.into } : { how: r.how };
     else if (r.t === "restored") ended = null;
     else if (r.t === "branched") branches.push({ to: r.to, after: r.after, upTo: r.upTo });
   }
-  if (summary) summary = { ...summary, title, messages, deleted, ended, branches, problems, updated: stat.mtimeMs };
+  if (summary) summary = { ...summary, title, messages, deleted, ended, branches, problems, label, updated: stat.mtimeMs };
   else if (!error) error = lines === 0 ? "empty file" : "no header";
   return { size: stat.size, mtimeMs: stat.mtimeMs, offset: offset + end + 1, lines, summary, ...(error && !summary ? { error } : {}) };
 }

@@ -7,9 +7,11 @@
  * it is due (`streamedDueAt`: it has waited `streamedEveryMs`; the host wakes the store then),
  * so a kill loses at most that much of it; the clock is read once per wait, never per delta.
  */
+import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
 import type { History } from "../providers/history.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
+import { appendAll } from "../util/arrays.ts";
 import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";
 import type { ChangeRecord, StoredQueued } from "./records.ts";
@@ -33,7 +35,19 @@ export type Snapshot = {
   readonly queue?: readonly StoredQueued[];
   /** The code snapshots its messages were made on (they only grow); none when absent. */
   readonly code?: readonly ThreadMark[];
+  /** The user's labels (none when left out). */
+  readonly labels?: Labels;
 };
+
+/** The records that turn labels `a` into `b`: one per label put, changed or removed. */
+function labelRecords(a: Labels = NO_LABELS, b: Labels = NO_LABELS): ChangeRecord[] {
+  if (sameLabels(a, b)) return [];
+  const out: ChangeRecord[] = [];
+  if (a.thread !== b.thread) out.push({ t: "label", text: b.thread ?? "" });
+  for (const [message, text] of b.messages) if (a.messages.get(message) !== text) out.push({ t: "label", message, text });
+  for (const message of a.messages.keys()) if (!b.messages.has(message)) out.push({ t: "label", message, text: "" });
+  return out;
+}
 
 /** Whether two queues hold the same messages (a thread's is made anew for each snapshot: compared by content). */
 const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] = []) =>
@@ -82,6 +96,7 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     if (!kept) out.push({ t: "reports-sent" });
     for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push({ t: "report", from: r.from, text: r.text });
   }
+  appendAll(out, labelRecords(written.labels, now.labels));
   if (!sameQueue(written.queue, now.queue))
     out.push({ t: "queue", items: (now.queue ?? []).map((q) => (q.now ? { text: q.text, now: true } : { text: q.text })) });
   return out;
@@ -147,6 +162,7 @@ export class ThreadRecorder {
       now.reports === w.reports &&
       sameQueue(now.queue, w.queue) &&
       (now.code ?? NO_MARKS) === (w.code ?? NO_MARKS) &&
+      sameLabels(now.labels ?? NO_LABELS, w.labels ?? NO_LABELS) &&
       this.queued.length === 0;
     if (same) {
       if (now.streamed === w.streamed) {

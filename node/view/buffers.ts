@@ -6,6 +6,7 @@
  */
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
+import { messageName, threadName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
@@ -14,6 +15,12 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { DisplayFill } from "./display-fill.ts";
 import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
+
+/** The message a fork branched at, as its banner names it (the fork holds it: it shares its parent's history up to there). */
+function forkPoint(fork: Thread, atMessage: number): string {
+  const history = fork.runner.history;
+  return messageName(atMessage < history.length ? history.at(atMessage).message : undefined);
+}
 
 /**
  * `rendered`: the thread version last drawn (-1: draw it again); `treeKey`: what of the tree it
@@ -73,7 +80,7 @@ export class Buffers {
     const m = this.mounted.get(id) ?? this.mounting.get(id);
     if (m) return Promise.resolve(m);
     const thread = this.chat.threads.get(id);
-    if (!thread) throw new Error(`tine: thread ${id} has no buffers`);
+    if (!thread) throw new Error(`tine: ${threadName(this.chat, id)} is not open`);
     this.mount(thread, {});
     return this.mounting.get(id)!;
   }
@@ -218,7 +225,7 @@ export class Buffers {
           );
         } else if (!pending) this.toldPending.delete(thread.id);
       }
-      this.renderList();
+      void this.renderList();
     });
   }
 
@@ -245,7 +252,7 @@ export class Buffers {
       switch (lineage.relation) {
         case "fork":
           headerLines.push(
-            `⑂ Forked from "${parentTitle}" at message ${lineage.atMessage + 1} · gp: go to parent`,
+            `⑂ Forked from "${parentTitle}" at ${forkPoint(thread, lineage.atMessage)} · gp: go to parent`,
             `  ends with: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard`,
             "",
           );
@@ -269,6 +276,7 @@ export class Buffers {
       atMessage: this.chat.lineage.get(child)!.atMessage,
       text: `⑂ ${this.chat.titleOf(child)}`,
     }));
+    for (const [atMessage, label] of thread.labels.messages) forkMarks.unshift({ atMessage, text: `🏷 ${label}` });
     const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
     if (pending !== m.pending) {
       m.pending = pending;
@@ -300,13 +308,22 @@ export class Buffers {
     if (this.listBuf === null) this.listBuf = (await this.nvim.call("list_buffer", [])) as number;
     this.listScope = scope;
     this.listVersion = -1;
-    this.renderList();
+    // Drawn before the answer: the Lua side sizes the window to the lines and puts the cursor on one.
+    await this.renderList();
     return this.listBuf;
   }
 
-  private renderList(): void {
-    if (this.listBuf === null || this.listVersion === this.chat.version) return;
+  /** The list drawn again now (its filter or folds changed); its buffer once drawn, or null when it was never shown. */
+  async redrawList(): Promise<number | null> {
+    this.listVersion = -1;
+    await this.renderList();
+    return this.listBuf;
+  }
+
+  /** Draws the list when the chat changed since; settles once Neovim shows it. */
+  private renderList(): Promise<void> {
+    if (this.listBuf === null || this.listVersion === this.chat.version) return Promise.resolve();
     this.listVersion = this.chat.version;
-    this.nvim.applyView(this.listBuf, { edits: [[0, -1, this.list.render(this.chat, this.listScope, this.listExtras)]] });
+    return this.nvim.applyView(this.listBuf, { edits: [[0, -1, this.list.render(this.chat, this.listScope, this.listExtras)]] });
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The thread list: one line per thread, forks indented under their parent at the message they
- * branched from, live status, message count and last activity. Stored threads that are not
- * loaded show as `stored`, or `busy` while another Neovim writes them. With every project (`:Tine threads!`), other projects' threads follow,
- * grouped under their working directory.
+ * branched from, each with its number (the one `:Tine diff` takes), its label, live status,
+ * message count and last activity. Stored threads that are not loaded show as `stored`, or `busy`
+ * while another Neovim writes them. With every project (`:Tine threads!`), this project's ended
+ * forks follow (how each ended), then other projects' trees, drawn by the same rules. What the
+ * user does to the view itself lives here too: a filter by title (`/`) and folded subtrees (`zc`).
  */
 import type { Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
@@ -19,14 +21,13 @@ const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
   stored: "○",
 };
 
-/** Another project's thread, as listed from disk. */
-export type OtherThread = { id: ThreadId; title: string; parentId: ThreadId | null; messages: number; updated: number };
-export type OtherProject = { cwd: string; threads: OtherThread[] };
+/** Another project's threads, as listed from disk: its tree by the same rules as this one's. */
+export type OtherProject = { cwd: string; threads: readonly StoredThread[] };
 
 /** A fork that ended (discarded or reported), kept on disk: `<CR>` on it restores it. */
-export type EndedFork = { id: ThreadId; title: string; messages: number; updated: number };
+export type EndedFork = StoredThread & { how: ForkEnd };
 
-export type ListScope = { type: "project" } | { type: "all"; ended: EndedFork[]; others: OtherProject[] };
+export type ListScope = { type: "project" } | { type: "all"; ended: readonly EndedFork[]; others: readonly OtherProject[] };
 
 export type ListExtras = {
   /** Last activity of a live thread, when known. */
@@ -37,6 +38,8 @@ export type ListExtras = {
   unreadable(): readonly { path: string; error: string }[];
   /** Why a live thread is not being saved (its last write failed), or undefined when it is. */
   notSaved(id: ThreadId): string | undefined;
+  /** Messages in the conversation of a thread whose runner keeps its own (a Claude Code session), or null. */
+  ownMessages(spec: RunnerSpec): number | null;
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -56,8 +59,41 @@ export type ListItem =
   | { type: "ended-fork"; id: ThreadId }
   | null;
 
+/** What `zc`, `zo` and `za` do to a subtree. */
+export type FoldHow = "close" | "open" | "toggle";
+
+/** One thread as its line shows it. */
+type Row = {
+  num: number | null;
+  /** Its runner's mark (`[claude] `) and title. */
+  title: string;
+  label: string | null;
+  status: ThreadStatus | "stored";
+  statusText: string;
+  details: string[];
+  active: boolean;
+};
+
+/** A tree as the list walks it: its roots, each thread's children and parent, and its line. */
+type Tree = {
+  roots: readonly ThreadId[];
+  children(id: ThreadId): readonly ThreadId[];
+  parent(id: ThreadId): ThreadId | undefined;
+  row(id: ThreadId): Row;
+  /** What goes on the line, for `<CR>` and the other keys; null for another project's thread. */
+  item(id: ThreadId): ListItem;
+  /** Lines shown after the thread's forks (a fork waiting for it). */
+  after?(id: ThreadId, depth: number): { line: string; item: ListItem }[];
+};
+
+const msgs = (n: number) => `${n} msg${n === 1 ? "" : "s"}`;
+
 export class ThreadList {
   private items: ListItem[] = [];
+  /** Only threads whose title or label holds this (case aside) show, with their ancestors; "" shows all. */
+  filter = "";
+  /** Threads whose forks are hidden (`zc`), for this session. */
+  readonly folded = new Set<ThreadId>();
 
   render(chat: Chat, scope: ListScope, extras: ListExtras): string[] {
     const lines: string[] = [];
@@ -66,72 +102,104 @@ export class ThreadList {
       lines.push(line);
       this.items.push(item);
     };
-    const known = (id: ThreadId) => chat.has(id);
-    const visit = (id: ThreadId, depth: number) => {
-      const live = chat.threads.get(id);
-      const stored = chat.stored.get(id);
-      const label = live ? live.runner.label : stored ? extras.label(stored.runner) : "";
-      const title = label + (live?.title ?? stored?.title ?? "?");
-      // Written by another Neovim: known from its lock before the thread is opened here.
-      const busyBy = live ? live.readOnlyBy : (stored?.busyBy ?? null);
-      const status = live ? live.status : busyBy !== null ? "busy" : "stored";
-      const activity = live && busyBy === null ? live.runner.statusDetail() : "";
-      const statusText =
-        (busyBy !== null ? `busy (pid ${busyBy})` : status) + activity + (chat.forks.get(id)?.background ? " (background)" : "");
-      const count = live ? live.runner.history.length : (stored?.messages ?? 0);
-      const at = (live && extras.updated(id)) ?? stored?.updated;
-      const notSaved = live ? extras.notSaved(id) : undefined;
-      const details = [
-        `${count} msg${count === 1 ? "" : "s"}`,
-        ...(at ? [when(at)] : []),
-        ...(stored?.problems ? [`⚠ ${stored.problems} unreadable line(s)`] : []),
-        ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
-      ];
-      const active = chat.activeId === id ? "▶" : " ";
-      add(`${active} ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${title}  ${STATUS_ICON[status]} ${statusText} · ${details.join(" · ")}`, {
-        type: "thread",
-        id,
-      });
-      for (const child of chat.childrenOf(id)) visit(child, depth + 1);
-      const waiting = chat.waitingForks.get(id);
-      if (waiting) {
-        const prompt = waiting.prompt ? ` "${waiting.prompt.split("\n")[0]}"` : "";
-        add(`  ${"  ".repeat(depth + 1)}⑂ ⏸ fork${prompt} waits for this reply to finish (<C-c> cancels)`, {
-          type: "waiting-fork",
-          sourceId: id,
-        });
-      }
+    const nums = [...chat.threads.values(), ...chat.stored.values()].map((t) => t.num);
+    const numWidth = 1 + String(Math.max(0, ...nums)).length;
+    const blank = " ".repeat(numWidth);
+    const lineOf = (row: Row, depth: number, hidden: number) => {
+      const num = row.num === null ? blank : `#${row.num}`.padStart(numWidth);
+      const label = row.label ? `  🏷 ${row.label}` : "";
+      const details = [...row.details, ...(hidden ? [`▸ ${hidden} fork${hidden === 1 ? "" : "s"} folded (zo)`] : [])];
+      const fork = depth ? "⑂ " : "";
+      const head = `${row.active ? "▶" : " "} ${num}  ${"  ".repeat(depth)}${fork}${row.title}${label}`;
+      return `${head}  ${STATUS_ICON[row.status]} ${row.statusText} · ${details.join(" · ")}`;
     };
-    const all = [...chat.threads.keys(), ...chat.stored.keys()];
-    const created = (id: ThreadId) => chat.threads.get(id)?.created ?? chat.stored.get(id)?.created ?? 0;
-    // Roots (and forks whose parent was deleted) in creation order.
-    const roots = all.filter((id) => {
-      const parent = chat.lineage.get(id)?.parentId;
-      return parent === undefined || !known(parent);
-    });
-    roots.sort((a, b) => created(a) - created(b));
-    for (const id of roots) visit(id, 0);
-    if (!lines.length) add("(no threads yet: :Tine new)", null);
+    const needle = this.filter.toLowerCase();
+    if (needle) add(`/ ${this.filter}: threads whose title or label holds it (/ changes it, <Esc> clears it)`, null);
+    const draw = (tree: Tree) => {
+      // With a filter: the threads that match and every thread above them.
+      let shown: Set<ThreadId> | null = null;
+      if (needle) {
+        shown = new Set();
+        const all = (ids: readonly ThreadId[]): ThreadId[] => ids.flatMap((id) => [id, ...all(tree.children(id))]);
+        for (const id of all(tree.roots)) {
+          const row = tree.row(id);
+          if (!`${row.title} ${row.label ?? ""}`.toLowerCase().includes(needle)) continue;
+          for (let at: ThreadId | undefined = id; at !== undefined && !shown.has(at); at = tree.parent(at)) shown.add(at);
+        }
+      }
+      const visible = (ids: readonly ThreadId[]) => (shown ? ids.filter((id) => shown.has(id)) : ids);
+      const count = (id: ThreadId): number => visible(tree.children(id)).reduce((n, c) => n + 1 + count(c), 0);
+      const visit = (id: ThreadId, depth: number) => {
+        const children = visible(tree.children(id));
+        const folded = this.folded.has(id) && children.length > 0;
+        add(lineOf(tree.row(id), depth, folded ? count(id) : 0), tree.item(id));
+        if (folded) return;
+        for (const child of children) visit(child, depth + 1);
+        for (const a of tree.after?.(id, depth) ?? []) add(a.line, a.item);
+      };
+      for (const id of visible(tree.roots)) visit(id, 0);
+    };
+    const before = lines.length;
+    draw(this.projectTree(chat, extras, blank));
+    if (lines.length === before) add(needle ? `(no thread here holds "${this.filter}")` : "(no threads yet: :Tine new)", null);
     for (const u of extras.unreadable()) add(`⚠ unreadable transcript ${u.path}: ${u.error}`, null);
     if (scope.type === "all") {
       if (scope.ended.length) {
         add("", null);
         add("── ended forks of this project (<CR> restores one)", null);
-        for (const f of scope.ended)
-          add(`  ${f.title}  ○ ended · ${f.messages} msgs · ${when(f.updated)}`, { type: "ended-fork", id: f.id });
+        for (const f of scope.ended) {
+          const row = storedRow(f, extras);
+          add(`  ${blank}  ${row.title}  ○ ended (${f.how}) · ${row.details.join(" · ")}`, { type: "ended-fork", id: f.id });
+        }
       }
       for (const project of scope.others) {
         add("", null);
         add(`── ${project.cwd} (another project: :cd there to open its threads)`, null);
-        const inProject = new Set(project.threads.map((t) => t.id));
-        const visitOther = (t: OtherThread, depth: number) => {
-          add(`  ${"  ".repeat(depth)}${depth ? "⑂ " : ""}${t.title}  ○ stored · ${t.messages} msgs · ${when(t.updated)}`, null);
-          for (const c of project.threads.filter((c) => c.parentId === t.id)) visitOther(c, depth + 1);
-        };
-        for (const t of project.threads.filter((t) => !t.parentId || !inProject.has(t.parentId))) visitOther(t, 0);
+        draw(otherTree(project, extras));
       }
     }
     return lines;
+  }
+
+  /** This project's live and stored threads: roots (and forks whose parent was deleted) in creation order. */
+  private projectTree(chat: Chat, extras: ListExtras, blank: string): Tree {
+    const parent = (id: ThreadId) => {
+      const p = chat.lineage.get(id)?.parentId;
+      return p !== undefined && chat.has(p) ? p : undefined;
+    };
+    const created = (id: ThreadId) => chat.threads.get(id)?.created ?? chat.stored.get(id)?.created ?? 0;
+    const roots = [...chat.threads.keys(), ...chat.stored.keys()].filter((id) => parent(id) === undefined);
+    roots.sort((a, b) => created(a) - created(b));
+    return {
+      roots,
+      children: (id) => chat.childrenOf(id),
+      parent,
+      row: (id) => threadRow(chat, id, extras),
+      item: (id) => ({ type: "thread", id }),
+      after: (id, depth) => {
+        const waiting = chat.waitingForks.get(id);
+        if (!waiting) return [];
+        const prompt = waiting.prompt ? ` "${waiting.prompt.split("\n")[0]}"` : "";
+        const line = `  ${blank}  ${"  ".repeat(depth + 1)}⑂ ⏸ fork${prompt} waits for this reply to finish (<C-c> cancels)`;
+        return [{ line, item: { type: "waiting-fork", sourceId: id } }];
+      },
+    };
+  }
+
+  /**
+   * Folds (`zc`), opens (`zo`) or toggles (`za`) the subtree at a line, as Vim's folds do: on a
+   * thread without forks, `zc` folds its parent's. Returns the thread whose line the cursor goes
+   * to, or null when the line shows no thread.
+   */
+  fold(chat: Chat, line: number, how: FoldHow): ThreadId | null {
+    const id = this.idAt(line);
+    if (id === null) return null;
+    const parent = chat.lineage.get(id)?.parentId;
+    const target = chat.childrenOf(id).length || parent === undefined || !chat.has(parent) ? id : parent;
+    const open = how === "open" || (how === "toggle" && this.folded.has(id));
+    if (open) this.folded.delete(id);
+    else this.folded.add(target);
+    return open ? id : target;
   }
 
   itemAt(line: number): ListItem {
@@ -142,4 +210,69 @@ export class ThreadList {
     const item = this.itemAt(line);
     return item?.type === "thread" ? item.id : null;
   }
+
+  /** The line (0-based) showing thread `id`, or null when it is not shown (filtered out, folded). */
+  lineOf(id: ThreadId): number | null {
+    const at = this.items.findIndex((item) => item?.type === "thread" && item.id === id);
+    return at < 0 ? null : at;
+  }
+}
+
+/** A thread of this project, live or stored. */
+function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
+  const live = chat.threads.get(id);
+  const stored = chat.stored.get(id);
+  if (!live) return { ...storedRow(stored!, extras), active: false };
+  const busyBy = live.readOnlyBy;
+  const status = live.status;
+  const activity = busyBy === null ? live.runner.statusDetail() : "";
+  const statusText =
+    (busyBy !== null ? `busy (pid ${busyBy})` : status) + activity + (chat.forks.get(id)?.background ? " (background)" : "");
+  const count = extras.ownMessages(live.runner.spec) ?? live.runner.history.length;
+  const at = extras.updated(id) ?? stored?.updated;
+  const notSaved = extras.notSaved(id);
+  return {
+    num: live.num,
+    title: live.runner.label + live.title,
+    label: live.labels.thread,
+    status,
+    statusText,
+    details: [msgs(count), ...(at ? [when(at)] : []), ...(notSaved ? [`⚠ not saved: ${notSaved}`] : [])],
+    active: chat.activeId === id,
+  };
+}
+
+/** A thread known from its file (not loaded here, or another project's). */
+function storedRow(t: StoredThread, extras: ListExtras): Row {
+  // Written by another Neovim: known from its lock before the thread is opened here.
+  const status = t.busyBy !== null ? "busy" : "stored";
+  return {
+    num: t.num,
+    title: extras.label(t.runner) + t.title,
+    label: t.label,
+    status,
+    statusText: t.busyBy !== null ? `busy (pid ${t.busyBy})` : status,
+    details: [
+      msgs(extras.ownMessages(t.runner) ?? t.messages),
+      when(t.updated),
+      ...(t.problems ? [`⚠ ${t.problems} unreadable line(s)`] : []),
+    ],
+    active: false,
+  };
+}
+
+/** Another project's tree: its threads are not this project's to open, so no line acts on them. */
+function otherTree(project: OtherProject, extras: ListExtras): Tree {
+  const byId = new Map(project.threads.map((t) => [t.id, t]));
+  const parent = (id: ThreadId) => {
+    const p = byId.get(id)?.parentId;
+    return p && byId.has(p) ? p : undefined;
+  };
+  return {
+    roots: project.threads.filter((t) => parent(t.id) === undefined).map((t) => t.id),
+    children: (id) => project.threads.filter((t) => t.parentId === id).map((t) => t.id),
+    parent,
+    row: (id) => ({ ...storedRow(byId.get(id)!, extras), num: null }),
+    item: () => null,
+  };
 }

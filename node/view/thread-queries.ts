@@ -5,7 +5,8 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
-import type { ThreadInfo } from "../rpc/methods.ts";
+import { threadName } from "../chat/names.ts";
+import type { Lineage, ThreadInfo } from "../rpc/methods.ts";
 import type { Buffers } from "./buffers.ts";
 import { changedFiles } from "./code-view.ts";
 
@@ -75,11 +76,19 @@ export class ThreadQueries {
     return this.chat
       .childrenOf(id)
       .filter((child) => this.chat.lineage.get(child)!.atMessage === at.message)
-      .map((child) => ({ id: child, title: this.chat.titleOf(child) ?? child }));
+      .map((child) => ({ id: child, title: this.chat.titleOf(child) ?? threadName(this.chat, child) }));
   }
 
-  lineageOf(id: ThreadId): { parent_id: ThreadId; at_message: number } | null {
+  /** Where a fork branched, and whether its parent is still there to go to (`gp`). */
+  lineageOf(id: ThreadId): Lineage | null {
     const l = this.chat.lineage.get(id);
-    return l ? { parent_id: l.parentId, at_message: l.atMessage } : null;
+    return l ? { parent_id: l.parentId, at_message: l.atMessage, parent_gone: !this.chat.has(l.parentId) } : null;
+  }
+
+  /** The label on a thread (`message` null) or on one of its messages, "" for none. */
+  labelAt(id: ThreadId, message: number | null): string {
+    const live = this.chat.threads.get(id);
+    if (!live) return this.chat.stored.get(id)?.label ?? "";
+    return (message === null ? live.labels.thread : live.labels.messages.get(message)) ?? "";
   }
 }

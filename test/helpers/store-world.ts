@@ -147,6 +147,7 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
           readOnlyBy,
           reports: loaded.raw.reports,
           queue: loaded.raw.queue,
+          labels: loaded.raw.labels,
         },
       });
     },

@@ -370,7 +370,7 @@ describe(`chat (${nv.version})`, () => {
       await s.openList();
       // The first thread is titled from its first message; the new one waits for its own.
       await s.listLine("  one  ⋯ streaming · 1 msg");
-      assert.match(await s.listText(), /▶ Thread 2 {2}· idle · 0 msgs/);
+      assert.match(await s.listText(), /▶ #2 {2}Thread 2 {2}· idle · 0 msgs/);
       s.mock.release("h");
       await s.until("live status", async () => (await s.listLines())[0]!.includes("one  · idle · 2 msgs"));
       await s.onListLine(1, "<CR>");

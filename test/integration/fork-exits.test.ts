@@ -20,7 +20,7 @@ describe(`forks that come back (${nv.version})`, () => {
       const shown = await s.display(fork);
       assert.match(
         shown,
-        /^⑂ Forked from "main question" at message 2 · gp: go to parent\n {2}ends with: gR report to it · gP promote into it · gD discard/,
+        /^⑂ Forked from "main question" at Claude's reply "Parent answer\." · gp: go to parent\n {2}ends with: gR report to it · gP promote into it · gD discard/,
       );
       await s.focus((await s.thread(fork)).bufnr!);
       await s.keys("gD");
@@ -31,7 +31,7 @@ describe(`forks that come back (${nv.version})`, () => {
       const at = await s.listLine("main question ⑂1  ○ ended");
       assert.ok(at > 1, await s.listText());
       await s.onListLine(at, "<CR>");
-      await s.until("the fork back in the tree", async () => (await s.threads()).some((t) => t.id === fork && t.status === "stored"));
+      await s.until("the fork back in the tree, open", async () => (await s.lua("return require('tine').current()")) === fork);
     });
   });
 

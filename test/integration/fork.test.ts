@@ -116,7 +116,7 @@ describe(`fork (${nv.version})`, () => {
       await s.waitForDisplay(clone.id, "Second answer.");
       assert.equal(s.mock.requests.length, 2);
       assert.equal(await s.currentBuf(), clone.input_bufnr, "focus is in the clone's input");
-      assert.match(await s.display(clone.id), /^⑂ Forked from "first question" at message 4 · gp: go to parent/);
+      assert.match(await s.display(clone.id), /^⑂ Forked from "first question" at Claude's reply "Second answer\." · gp: go to parent/);
       void id;
     });
   });

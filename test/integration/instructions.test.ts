@@ -93,7 +93,7 @@ describe(`project instructions (${nv.version})`, () => {
         assert.deepEqual(systemOf(s, 1), systemOf(s, 0));
         assert.ok(readsCacheOf(body(s, 1), body(s, 0)), "the fork's first request reads its source's cache");
         const fork = (await s.thread(2)).id;
-        assert.equal(await firstLine(s, 2), '⑂ Forked from "plan" at message 2 · gp: go to parent');
+        assert.equal(await firstLine(s, 2), '⑂ Forked from "plan" at Claude\'s reply "Planned." · gp: go to parent');
         assert.match(await s.display(2), /\ninstructions: \.config\/tine\/AGENTS\.md, AGENTS\.md, CLAUDE\.md\n/);
 
         // The files change, then the host starts again: every stored thread sends what it started with.

@@ -67,8 +67,8 @@ describe(`storage (${nv.version})`, () => {
       async (s) => {
         await s.openList();
         const lines = await s.listLines();
-        assert.match(lines[0]!, /^ {2}plan the refactor {2}○ stored · 2 msgs · \d\d:\d\d$/);
-        assert.match(lines[1]!, /^ {4}⑂ plan the refactor ⑂1 {2}○ stored · 4 msgs/);
+        assert.match(lines[0]!, /^ {2}#1 {2}plan the refactor {2}○ stored · 2 msgs · \d\d:\d\d$/);
+        assert.match(lines[1]!, /^ {2}#2 {4}⑂ plan the refactor ⑂1 {2}○ stored · 4 msgs/);
         const threads = await s.threads();
         assert.deepEqual(
           threads.map((t) => [t.id, t.status, t.parent_id]),
@@ -79,7 +79,7 @@ describe(`storage (${nv.version})`, () => {
         );
         // Opening the fork from the list loads it with its whole history and the parent's prefix.
         await s.onListLine(2, "<CR>");
-        await s.waitForDisplay(forkId, /^⑂ Forked from "plan the refactor" at message 2/);
+        await s.waitForDisplay(forkId, /^⑂ Forked from "plan the refactor" at Claude's reply "/);
         const shown = await s.waitForDisplay(forkId, "Fork answer.");
         assert.match(
           shown,
@@ -266,7 +266,7 @@ describe(`storage (${nv.version})`, () => {
           (await s.threads()).map((t) => t.title),
           ["Named fork"],
         );
-        assert.match((await s.listLines())[0]!, /^ {2}Named fork {2}○ stored · 4 msgs/);
+        assert.match((await s.listLines())[0]!, /^ {2}#\d+ {2}Named fork {2}○ stored · 4 msgs/);
         const id = (await s.threads())[0]!.id;
         await s.open(id);
         await exchange(s, id, "more", "Still whole.", { waitFor: "Still whole." });
@@ -364,9 +364,9 @@ describe(`storage (${nv.version})`, () => {
         await s.openList(true);
         await s.listLine("work in two");
         const shown = await s.listText();
-        assert.match(shown, /^ {2}work in one {2}○ stored/);
+        assert.match(shown, /^ {2}#1 {2}work in one {2}○ stored/);
         assert.ok(shown.includes(`── ${two} (another project`));
-        assert.match(shown, /\n {2}work in two {2}○ stored · 2 msgs/);
+        assert.match(shown, /\n {6}work in two {2}○ stored · 2 msgs/, "no number: it is another project's");
       },
       { cwd: one, env: { XDG_DATA_HOME: shared } },
     );

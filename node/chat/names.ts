@@ -1,0 +1,46 @@
+/**
+ * How the user is told which thread or message is meant: by its title or its first words, never
+ * by its id (a UUID means nothing to anyone). Every message that names a thread goes through here.
+ */
+import { readContextBlock } from "../context/blocks.ts";
+import type { NativeMessage } from "../providers/native.ts";
+import type { ThreadId } from "./msgs.ts";
+
+/** What knows thread titles (the chat). */
+export type Titles = { titleOf(id: ThreadId): string | undefined };
+
+/** A thread as a message names it: its title in quotes, or what became of it. */
+export function threadName(titles: Titles, id: ThreadId): string {
+  const title = titles.titleOf(id);
+  return title === undefined ? "a thread that no longer exists (it was deleted or ended)" : `"${title}"`;
+}
+
+/** At most this many characters of a message name it. */
+const MESSAGE_NAME_CHARS = 40;
+
+/**
+ * What the user typed in a message of theirs: its text blocks, without the context the mentions
+ * brought and the fork reports that went with it; "" for tool results and the like.
+ */
+export function typedText(message: NativeMessage): string {
+  if (message.role !== "user") return "";
+  return message.content
+    .flatMap((b) => (b.type === "text" && !readContextBlock(b.text) && !b.text.startsWith("<fork-report") ? [b.text] : []))
+    .join("\n");
+}
+
+/** A message as a banner names it: whose it is and its first words (`your "try a hash map…"`). */
+export function messageName(message: NativeMessage | undefined): string {
+  if (!message) return "its start";
+  const text =
+    message.role === "user"
+      ? typedText(message)
+      : message.content.flatMap((b) => (b.type === "text" ? [b.text] : b.type === "tool_use" ? [`(${b.name})`] : [])).join(" ");
+  const words = text
+    .replace(/\p{Cc}/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const short = words.length > MESSAGE_NAME_CHARS ? `${words.slice(0, MESSAGE_NAME_CHARS - 1).trimEnd()}…` : words;
+  const whose = message.role === "user" ? "your message" : "Claude's reply";
+  return short ? `${whose} "${short}"` : message.role === "user" ? "your tool results" : whose;
+}
