@@ -72,7 +72,10 @@ export class App {
         threadDeleted: (id) => this.buffers.unmount(id),
         forkEnded: (fork, how, into) => {
           this.persistence?.ended(this.chat, fork, how, into);
-          this.buffers.unmount(fork.id);
+          // The parent takes the fork's windows: one stored is loaded to show the report.
+          const parentId = into ?? this.chat.lineage.get(fork.id)?.parentId;
+          if (parentId && this.buffers.get(fork.id) && this.chat.isStored(parentId)) this.load(parentId);
+          this.buffers.handOver(fork.id, parentId);
           const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
           this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
         },

@@ -47,7 +47,7 @@ const base: SentConfig = {
   context_max_bytes: 262144,
   context_max_files: 50,
   fork_open: "vsplit",
-  sidebar: { side: "right", width: 80, input_height: 8 },
+  sidebar: { side: "right", width: 80, input_height: 8, min_editor_width: 40 },
   retry_delay_ms: 1000,
   claude_command: ["claude"],
   node: "node",

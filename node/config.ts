@@ -64,7 +64,7 @@ export type SentConfig = {
   context_max_files: number;
   fork_open: "split" | "vsplit" | "tab" | "replace";
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
-  sidebar: { side: "left" | "right"; width: number; input_height: number };
+  sidebar: { side: "left" | "right"; width: number; input_height: number; min_editor_width: number };
   /** First delay (ms) when a mid-stream overload is retried. */
   retry_delay_ms: number;
   /** How the Claude Code CLI is started. */
@@ -185,7 +185,7 @@ const sentConfig = record({
   context_max_bytes: positive,
   context_max_files: positive,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
-  sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
+  sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive, min_editor_width: nonNegative }),
   retry_delay_ms: nonNegative,
   claude_command: listOf(string, "a non-empty list of strings", true),
   node: string,

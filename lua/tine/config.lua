@@ -66,8 +66,11 @@ M.defaults = {
   context_max_files = 50,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
-  -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height (lines).
-  sidebar = { side = "right", width = 80, input_height = 8 },
+  -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height
+  -- (lines). A fork opened beside its source ("vsplit") widens the sidebar into the editor while
+  -- both stand, leaving the editor min_editor_width columns (each thread keeps 40; narrower, the
+  -- fork is stacked in the source's column).
+  sidebar = { side = "right", width = 80, input_height = 8, min_editor_width = 40 },
   -- First delay when a transient error (overload, rate limit, 5xx, 408, a refused or reset
   -- connection) is retried and the server names no wait (doubles each time).
   retry_delay_ms = 1000,
@@ -195,8 +198,10 @@ local checks = {
       and type(v.width) == "number"
       and v.width > 0
       and type(v.input_height) == "number"
-      and v.input_height > 0,
-      'a table { side = "left"|"right", width = N, input_height = N }'
+      and v.input_height > 0
+      and type(v.min_editor_width) == "number"
+      and v.min_editor_width >= 0,
+      'a table { side = "left"|"right", width = N, input_height = N, min_editor_width = N }'
   end,
   keymaps = function(v)
     if type(v) ~= "table" then

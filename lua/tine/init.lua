@@ -224,6 +224,8 @@ function M.fork_end(action, id, text)
   if not id then
     return err("tine: no fork here")
   end
+  -- Asked by the user: the fork's windows may close (ui.fork_ended), whenever it ends.
+  ui.user_ends(id)
   guarded(finish, id, text)
 end
 

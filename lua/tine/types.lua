@@ -49,6 +49,7 @@
 ---@field side? "left"|"right"
 ---@field width? integer columns
 ---@field input_height? integer lines
+---@field min_editor_width? integer columns the editor keeps when forks widen the sidebar
 
 --- Keys in tine's buffers; false leaves one unmapped.
 ---@class TineKeymaps
