@@ -170,10 +170,10 @@ end
 local function fit_heights(wins)
   local groups = units(wins)
   local total = column_height(wins)
-  local share = math.floor(total / #groups)
+  local share, rest = math.floor(total / #groups), total % #groups
   local heights = {}
   for i, group in ipairs(groups) do
-    local lines = i == #groups and total - share * (#groups - 1) or share
+    local lines = share + (i <= rest and 1 or 0)
     if #group == 2 then
       local input = math.min(config.options.sidebar.input_height, math.max(1, math.floor((lines - 2) / 3)))
       table.insert(heights, { group[1], lines - 2 - input })
@@ -182,9 +182,18 @@ local function fit_heights(wins)
       table.insert(heights, { group[1], lines - 1 })
     end
   end
-  -- Top to bottom: each change is taken from the windows below, the last one keeps the rest.
+  -- Top to bottom: each change is taken from the windows below, the last one keeps the rest
+  -- (the inputs' winfixheight, which keeps them from Neovim's own equalizing, is lifted meanwhile).
+  local fixed = {}
+  for _, w in ipairs(wins) do
+    fixed[w] = vim.wo[w].winfixheight
+    vim.wo[w].winfixheight = false
+  end
   for i = 1, #heights - 1 do
     pcall(vim.api.nvim_win_set_height, heights[i][1], math.max(1, heights[i][2]))
+  end
+  for w, was in pairs(fixed) do
+    vim.wo[w].winfixheight = was
   end
 end
 

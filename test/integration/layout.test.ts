@@ -150,3 +150,97 @@ describe(`layout (${nv.version})`, () => {
     );
   });
 });
+
+describe(`layout: split, tabs, resize (${nv.version})`, () => {
+  it("a sidebar wide enough to split: the fork's column and the source's each hold a display over its input", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await screen(s, 220, 55);
+        await twoExchanges(s);
+        await s.lua("require('tine').fork(..., '')", (await s.thread(1)).id);
+        await s.waitForThreadCount(2);
+        await s.until("the fork shown", async () => (await s.windows()).includes("tine://2/input"));
+        const wins = await layout(s);
+        const source = assertColumn(wins, 1);
+        const fork = assertColumn(wins, 2);
+        assert.notEqual(source.display.col, fork.display.col, `side by side: ${names(wins)}`);
+      },
+      { setup: { sidebar: { width: 170 } } },
+    );
+  });
+
+  it('fork_open = "split": after four forks every thread is shown, the displays share the height, no input is taller than its display', async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await screen(s, 220, 55);
+        await twoExchanges(s);
+        for (let i = 0; i < 4; i++) await typeAndSend(s, "@fork");
+        await s.waitForThreadCount(5);
+        await s.until("the last fork shown", async () => (await s.windows()).includes("tine://5/input"));
+        const wins = await layout(s);
+        const pairs = [1, 2, 3, 4, 5].map((n) => assertColumn(wins, n));
+        const heights = pairs.map((p) => p.display.height);
+        assert.ok(Math.max(...heights) - Math.min(...heights) <= 1, `the displays share the height: ${names(wins)}`);
+        for (const p of pairs) assert.ok(p.input.height < p.display.height, `no input taller than its display: ${names(wins)}`);
+        assert.ok(Math.min(...heights) >= 3, `every display readable: ${names(wins)}`);
+      },
+      { setup: { fork_open: "split" } },
+    );
+  });
+
+  it('fork_open = "tab": the tab line names each tab after its thread', async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await screen(s, 220, 55);
+        await twoExchanges(s);
+        s.mock.reply(textReply("Hash map answer."));
+        await typeAndSend(s, "@fork try a hash map");
+        await s.waitForDisplay(2, "Hash map answer.");
+        // What the tab line shows: the one set, or Neovim's default (each tab's current buffer name).
+        const tabline = await s.lua<string>(`
+          if vim.o.tabline ~= "" then return vim.api.nvim_eval_statusline(vim.o.tabline, { use_tabline = true }).str end
+          return table.concat(vim.tbl_map(function(t)
+            return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(vim.api.nvim_tabpage_get_win(t)))
+          end, vim.api.nvim_list_tabpages()), " ")`);
+        const fork = await s.thread(2);
+        assert.ok(tabline.includes(fork.title), `the fork's tab is named after it: ${tabline}`);
+        assert.ok(!tabline.includes("/input"), `no tab is named after an input buffer: ${tabline}`);
+      },
+      { setup: { fork_open: "tab" } },
+    );
+  });
+
+  it("a resize keeps the sidebar's width (capped to the screen) and the display's last lines in view", async () => {
+    await withNeovim(nv, async (s) => {
+      await screen(s, 220, 55);
+      const long = Array.from({ length: 80 }, (_, i) => `Line ${i} of a long answer that wraps when the window is narrow enough to wrap it.`);
+      s.mock.reply(textReply(long.join("\n")));
+      await s.cmd("Tine");
+      await typeAndSend(s, "a long answer please");
+      await s.waitForDisplay(1, "Line 79 of");
+      const display = (await s.thread(1)).bufnr!;
+      const sidebarWidth = async () => (await layout(s)).find((w) => w.name.startsWith("tine://1/") && !w.name.endsWith("/input"))!.width;
+      for (const [columns, width] of [
+        [150, 80],
+        [60, 58],
+        [250, 80],
+      ] as const) {
+        await s.lua(`vim.o.columns = ${columns}`);
+        await s.until(`the sidebar ${width} columns wide at ${columns}`, async () => (await sidebarWidth()) === width);
+      }
+      // Widened, the display still ends at its bottom line: no empty rows after the text.
+      const view = await s.lua<{ last: number; count: number; rows: number; height: number }>(
+        `local win = vim.fn.win_findbuf(...)[1]
+        local top = vim.fn.line("w0", win)
+        return { last = vim.fn.line("w$", win), count = vim.api.nvim_buf_line_count(...),
+          rows = vim.api.nvim_win_text_height(win, { start_row = top - 1 }).all, height = vim.api.nvim_win_get_height(win) }`,
+        display,
+      );
+      assert.equal(view.last, view.count, "the last line is in view");
+      assert.ok(view.rows >= view.height, `the window is filled to its bottom (${view.rows} rows of text for ${view.height})`);
+    });
+  });
+});
