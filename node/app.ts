@@ -18,7 +18,8 @@ import type { HostConfig } from "./config.ts";
 import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
-import { runnerRegistryFor } from "./runners.ts";
+import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
+import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { Persistence } from "./store/persistence.ts";
 import { describeNotices } from "./store/save-failures.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
@@ -45,6 +46,8 @@ export class App {
   private readonly queue: RootMsg[] = [];
   private draining = false;
   private readonly contextLimits: ContextLimits;
+  /** Asks the model for a thread's title (`auto_title`); null when turned off. */
+  private readonly askTitle: ((exchange: Exchange) => Promise<string | null>) | null;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -53,7 +56,10 @@ export class App {
     this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
-    this.runners = runnerRegistryFor(config);
+    const connection = connectionFor(config);
+    this.runners = runnerRegistryFor(config, connection);
+    const titleModel = config.auto_title === true ? config.model : config.auto_title || null;
+    this.askTitle = titleModel ? (exchange) => askTitle(connection, titleModel, exchange) : null;
     this.chat = new Chat(
       this.dispatch,
       this.runners,
@@ -147,6 +153,7 @@ export class App {
     this.syncStore(null, changes);
     this.armForkClock();
     this.buffers.scheduleRender(changes);
+    if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
   };
 
   private storeWake: { at: number; timer: NodeJS.Timeout } | null = null;

@@ -47,6 +47,7 @@ const base: SentConfig = {
   context_max_bytes: 262144,
   context_max_files: 50,
   fork_open: "vsplit",
+  auto_title: true,
   sidebar: { side: "right", width: 80, input_height: 8, min_editor_width: 40 },
   retry_delay_ms: 1000,
   claude_command: ["claude"],

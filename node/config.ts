@@ -63,6 +63,8 @@ export type SentConfig = {
   /** The most files one `@file:` glob may name. */
   context_max_files: number;
   fork_open: "split" | "vsplit" | "tab" | "replace";
+  /** The model names a thread after its first reply: with the thread's model (true), this one (a name), or not (false). */
+  auto_title: boolean | string;
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
   sidebar: { side: "left" | "right"; width: number; input_height: number; min_editor_width: number };
   /** First delay (ms) when a mid-stream overload is retried. */
@@ -185,6 +187,8 @@ const sentConfig = record({
   context_max_bytes: positive,
   context_max_files: positive,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
+  auto_title: (v, name) =>
+    typeof v === "boolean" || (typeof v === "string" && v !== "") ? ok(v) : wrong(name, "true, false or a model name", v),
   sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive, min_editor_width: nonNegative }),
   retry_delay_ms: nonNegative,
   claude_command: listOf(string, "a non-empty list of strings", true),

@@ -66,6 +66,10 @@ M.defaults = {
   context_max_files = 50,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
+  -- After a thread's first reply the model names it (3 to 6 words; one small request of its own
+  -- that leaves the thread's cache alone), unless you named it: true uses the thread's model, a
+  -- model name that model (e.g. "claude-haiku-4-5"), false keeps the title from the first message.
+  auto_title = true,
   -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height
   -- (lines). A fork opened beside its source ("vsplit") widens the sidebar into the editor while
   -- both stand, leaving the editor min_editor_width columns (each thread keeps 40; narrower, the
@@ -185,6 +189,9 @@ local checks = {
   data_dir = typed("string"),
   persist = typed("boolean"),
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
+  auto_title = function(v)
+    return type(v) == "boolean" or (type(v) == "string" and v ~= ""), "true, false or a model name"
+  end,
   retry_delay_ms = function(v)
     return type(v) == "number" and v >= 0, "a number >= 0"
   end,

@@ -28,6 +28,7 @@
 ---@field context_max_bytes? integer the most one mention's item may hold (bytes)
 ---@field context_max_files? integer the most files one @file: glob may name
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
+---@field auto_title? boolean|string the model names a thread after its first reply (true: the thread's model; a name: that model)
 ---@field sidebar? TineSidebar
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
 ---@field claude_command? string[] how Claude Code is started

@@ -216,7 +216,10 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
   it("a resize keeps the sidebar's width (capped to the screen) and the display's last lines in view", async () => {
     await withNeovim(nv, async (s) => {
       await screen(s, 220, 55);
-      const long = Array.from({ length: 80 }, (_, i) => `Line ${i} of a long answer that wraps when the window is narrow enough to wrap it.`);
+      const long = Array.from(
+        { length: 80 },
+        (_, i) => `Line ${i} of a long answer that wraps when the window is narrow enough to wrap it.`,
+      );
       s.mock.reply(textReply(long.join("\n")));
       await s.cmd("Tine");
       await typeAndSend(s, "a long answer please");
