@@ -4,10 +4,13 @@
  * sharing the height, tabs named after threads, and the sidebar keeping its width on a resize.
  */
 import assert from "node:assert/strict";
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
+import { claudeEnv, cliEnv, requireClaude } from "../helpers/claude-code.ts";
 import { parentAndFork, twoExchanges } from "../helpers/fixtures.ts";
-import { type Session, withNeovim } from "../helpers/neovim.ts";
+import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -244,6 +247,32 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
       );
       assert.equal(view.last, view.count, "the last line is in view");
       assert.ok(view.rows >= view.height, `the window is filled to its bottom (${view.rows} rows of text for ${view.height})`);
+    });
+  });
+
+  it("a Claude Code thread shown in the open sidebar takes one window (its terminal); a thread shown after it gets its input back", async () => {
+    const bin = requireClaude();
+    await withProject(async (cwd) => {
+      claudeEnv(join(cwd, ".claude-config"), "http://unused", realpathSync(cwd));
+      await withNeovim(
+        nv,
+        async (s) => {
+          await screen(s, 220, 55);
+          await s.cmd("Tine");
+          const first = await s.thread(1);
+          await s.cmd("Tine claude");
+          const claude = (await s.threads()).find((t) => t.id !== first.id)!;
+          const tine = (await layout(s)).filter((w) => w.name.startsWith("tine://"));
+          assert.deepEqual(
+            tine.map((w) => w.name),
+            [await s.lua("return vim.api.nvim_buf_get_name(...)", claude.bufnr)],
+            `one window, the terminal's: ${names(tine)}`,
+          );
+          await s.open(first.id);
+          assertColumn(await layout(s), 1);
+        },
+        { cwd, setup: { claude_command: [bin] }, env: cliEnv },
+      );
     });
   });
 });
