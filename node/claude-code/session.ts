@@ -120,9 +120,10 @@ export class ClaudeCodeSession implements Runner {
     if (this.activity === activity) return;
     this.activity = activity;
     this.dispatch({ type: "status-changed", status: this.status });
-    // Busy for the first time here: the prompt just typed is the last in the transcript (a
-    // resumed or forked session holds its source's before it).
-    const prompt = activity === "busy" && !this.prompted ? lastPromptOf(tail) : null;
+    // The first activity seen here follows the first prompt typed: it is the transcript's last (a
+    // resumed or forked session holds its source's before it). A turn may be over before the
+    // transcript is polled, so idle counts too.
+    const prompt = this.prompted ? null : lastPromptOf(tail);
     if (prompt) {
       this.prompted = true;
       this.dispatch({ type: "prompted", text: prompt });

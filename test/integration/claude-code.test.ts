@@ -248,7 +248,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
         nv,
         async (s) => {
           await s.openList();
-          assert.match(await s.listText(), /\[claude\] Claude Code 1 {2}○ stored/);
+          assert.match(await s.listText(), /\[claude\] remember this {2}○ stored/);
           s.mock.reply(textReply("Resumed reply."));
           await s.open(id);
           const t = await s.thread(id);
