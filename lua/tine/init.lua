@@ -225,8 +225,10 @@ function M.fork_end(action, id, text)
     return err("tine: no fork here")
   end
   -- Asked by the user: the fork's windows may close (ui.fork_ended), whenever it ends.
-  ui.user_ends(id)
-  guarded(finish, id, text)
+  ui.user_ends(id, true)
+  if not guarded(finish, id, text) then
+    ui.user_ends(id, false)
+  end
 end
 
 --- :Tine retry and `R` after an error: the failed turn is sent again. A failure is reported.

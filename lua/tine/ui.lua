@@ -2,6 +2,8 @@
 -- fork that ended, and the g? float. Owns no state beyond which windows form the sidebar (and the
 -- forks the user asked to end); everything about threads lives in the host. How the sidebar's
 -- columns share the room is layout.lua's; the buffers are made in buffers.lua and terminal.lua.
+-- Over 300 lines: the one place windows are opened, switched and closed, each verb short; the g?
+-- float stays here as others change it.
 local config = require("tine.config")
 local layout = require("tine.layout")
 
@@ -61,19 +63,26 @@ function M.sidebar()
   return M.sidebars[tab]
 end
 
---- After windows closed: the sidebar is the thread column still standing (a fork's, the source's).
+--- After windows closed: the sidebar is a thread column still standing whole (a fork's, the
+--- source's): a display over its input, or a terminal. A lone display or input is not adopted
+--- (`:Tine` then shows the pair again).
 local function adopt()
   local sb = M.sidebar()
   if valid_win(sb.display) and valid_win(sb.input) then
     return
   end
   local found = layout.sidebar()
-  local wins = found and found.columns[#found.columns]
-  if wins then
+  for i = #(found and found.columns or {}), 1, -1 do
+    local wins = found.columns[i]
     local buf = vim.api.nvim_win_get_buf(wins[1])
     local input = vim.b[buf].tine_input
-    sb.display = wins[1]
-    sb.input = (input == buf or not wins[2]) and wins[1] or wins[2]
+    if input == buf then
+      sb.display, sb.input = wins[1], wins[1]
+      return
+    elseif input and wins[2] and vim.api.nvim_win_get_buf(wins[2]) == input then
+      sb.display, sb.input = wins[1], wins[2]
+      return
+    end
   end
 end
 
@@ -219,9 +228,10 @@ end
 --- Forks the user ended here (a key, the list, :Tine fork): their windows may close at once.
 local ended_by_user = {}
 
---- The user asked fork `id` to end (it may end later, once it has written its summary).
-function M.user_ends(id)
-  ended_by_user[id] = true
+--- The user asked fork `id` to end (it may end later, once it has written its summary), or the
+--- asking failed (`asked` false).
+function M.user_ends(id, asked)
+  ended_by_user[id] = asked or nil
 end
 
 --- Fork `fork` ended: its windows go to the parent (`parent_display`/`parent_input`, -1 when it
