@@ -20,8 +20,9 @@ import { MentionCompleter } from "./context/complete.ts";
 import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
+import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import type { ListShown } from "./rpc/methods.ts";
-import { runnerRegistryFor } from "./runners.ts";
+import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
 import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
@@ -61,6 +62,8 @@ export class App {
   private readonly queue: RootMsg[] = [];
   private draining = false;
   private readonly contextLimits: ContextLimits;
+  /** Asks the model for a thread's title (`auto_title`); null when turned off. */
+  private readonly askTitle: ((exchange: Exchange) => Promise<string | null>) | null;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -79,7 +82,10 @@ export class App {
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
     this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"));
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
-    this.runners = runnerRegistryFor(config);
+    const connection = connectionFor(config);
+    this.runners = runnerRegistryFor(config, connection);
+    const titleModel = config.auto_title === true ? config.model : config.auto_title || null;
+    this.askTitle = titleModel ? (exchange) => askTitle(connection, titleModel, exchange) : null;
     this.chat = new Chat(
       this.dispatch,
       this.runners,
@@ -99,7 +105,10 @@ export class App {
         threadDeleted: (id) => this.buffers.unmount(id),
         forkEnded: (fork, how, into) => {
           this.persistence?.ended(this.chat, fork, how, into);
-          this.buffers.unmount(fork.id);
+          // The parent takes the fork's windows: one stored is loaded to show the report.
+          const parentId = into ?? this.chat.lineage.get(fork.id)?.parentId;
+          if (parentId && this.buffers.get(fork.id) && this.chat.isStored(parentId)) this.load(parentId);
+          this.buffers.handOver(fork.id, parentId);
           const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
           this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
         },
@@ -189,6 +198,7 @@ export class App {
     this.syncStore(null, changes);
     this.armForkClock();
     this.buffers.scheduleRender(changes);
+    if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
   };
 
   private storeWake: { at: number; timer: NodeJS.Timeout } | null = null;

@@ -67,8 +67,10 @@ export type SentConfig = {
   /** The most files one `@file:` glob may name. */
   context_max_files: number;
   fork_open: "split" | "vsplit" | "tab" | "replace";
+  /** The model names a thread after its first reply: with the thread's model (true), this one (a name), or not (false). */
+  auto_title: boolean | string;
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
-  sidebar: { side: "left" | "right"; width: number; input_height: number };
+  sidebar: { side: "left" | "right"; width: number; input_height: number; min_editor_width: number };
   /** The thread list's most lines (the Lua side's own). */
   list_max_height: number;
   /** First delay (ms) when a mid-stream overload is retried. */
@@ -206,7 +208,9 @@ const sentConfig = record({
   context_max_bytes: positive,
   context_max_files: positive,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
-  sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive }),
+  auto_title: (v, name) =>
+    typeof v === "boolean" || (typeof v === "string" && v !== "") ? ok(v) : wrong(name, "true, false or a model name", v),
+  sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive, min_editor_width: nonNegative }),
   list_max_height: positive,
   retry_delay_ms: nonNegative,
   display_fill_step: positive,

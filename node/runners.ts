@@ -29,14 +29,18 @@ export type RunnerKinds = {
   readonly claudeCode: ClaudeCodeSetup;
 };
 
-/** The registry as the host's options configure it. */
-export function runnerRegistryFor(config: HostConfig): Runners {
-  const connection = connect({
+/** The host's one connection to the Messages API, as its options configure it. */
+export function connectionFor(config: HostConfig): Connection {
+  return connect({
     baseURL: config.base_url ?? undefined,
     retryDelayMs: config.retry_delay_ms,
     maxRetryWaitMs: config.max_retry_wait * 1000,
     streamIdleTimeoutMs: config.stream_idle_timeout * 1000,
   });
+}
+
+/** The registry as the host's options configure it. */
+export function runnerRegistryFor(config: HostConfig, connection: Connection = connectionFor(config)): Runners {
   const api = {
     model: config.model,
     maxTokens: config.max_tokens,

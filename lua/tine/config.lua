@@ -72,8 +72,15 @@ M.defaults = {
   context_max_files = 50,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
-  -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height (lines).
-  sidebar = { side = "right", width = 80, input_height = 8 },
+  -- After a thread's first reply the model names it (3 to 6 words; one small request of its own
+  -- that leaves the thread's cache alone), unless you named it: true uses the thread's model, a
+  -- model name that model (e.g. "claude-haiku-4-5"), false keeps the title from the first message.
+  auto_title = true,
+  -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height
+  -- (lines). A fork opened beside its source ("vsplit") widens the sidebar into the editor while
+  -- both stand, leaving the editor min_editor_width columns (each thread keeps 40; narrower, the
+  -- fork is stacked in the source's column).
+  sidebar = { side = "right", width = 80, input_height = 8, min_editor_width = 40 },
   -- The thread list (:Tine threads) is as tall as its lines, up to this many.
   list_max_height = 15,
   -- First delay when a transient error (overload, rate limit, 5xx, 408, a refused or reset
@@ -207,6 +214,9 @@ local checks = {
   snapshot_keep_days = positive,
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
   list_max_height = positive,
+  auto_title = function(v)
+    return type(v) == "boolean" or (type(v) == "string" and v ~= ""), "true, false or a model name"
+  end,
   retry_delay_ms = function(v)
     return type(v) == "number" and v >= 0, "a number >= 0"
   end,
@@ -224,8 +234,10 @@ local checks = {
       and type(v.width) == "number"
       and v.width > 0
       and type(v.input_height) == "number"
-      and v.input_height > 0,
-      'a table { side = "left"|"right", width = N, input_height = N }'
+      and v.input_height > 0
+      and type(v.min_editor_width) == "number"
+      and v.min_editor_width >= 0,
+      'a table { side = "left"|"right", width = N, input_height = N, min_editor_width = N }'
   end,
   keymaps = function(v)
     if type(v) ~= "table" then

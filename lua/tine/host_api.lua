@@ -141,6 +141,15 @@ function M.close_thread_buffers(display, input)
   return true
 end
 
+--- Fork `id` ended: its windows go to its parent (-1: none), then its buffers go.
+function M.fork_ended(id, display, input, parent_display, parent_input)
+  vim.schedule(function()
+    ui.fork_ended(id, display, input, parent_display, parent_input)
+    buffers.close_thread_buffers(display, input)
+  end)
+  return true
+end
+
 function M.open_fork(display, input, source_display, mode, prefill)
   ui.open_fork(display, input, source_display, mode, prefill)
   return true

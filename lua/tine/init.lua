@@ -245,7 +245,11 @@ function M.fork_end(action, id, text)
   if not id then
     return err("tine: no fork here")
   end
-  guarded(finish, id, text)
+  -- Asked by the user: the fork's windows may close (ui.fork_ended), whenever it ends.
+  ui.user_ends(id, true)
+  if not guarded(finish, id, text) then
+    ui.user_ends(id, false)
+  end
 end
 
 --- :Tine retry and `R` after an error: the failed turn is sent again. A failure is reported.

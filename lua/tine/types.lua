@@ -30,6 +30,7 @@
 ---@field context_max_bytes? integer the most one mention's item may hold (bytes)
 ---@field context_max_files? integer the most files one @file: glob may name
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
+---@field auto_title? boolean|string the model names a thread after its first reply (true: the thread's model; a name: that model)
 ---@field sidebar? TineSidebar
 ---@field list_max_height? integer the thread list's most lines
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
@@ -54,6 +55,7 @@
 ---@field side? "left"|"right"
 ---@field width? integer columns
 ---@field input_height? integer lines
+---@field min_editor_width? integer columns the editor keeps when forks widen the sidebar
 
 --- Keys in tine's buffers; false leaves one unmapped.
 ---@class TineKeymaps

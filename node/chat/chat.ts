@@ -13,7 +13,7 @@ import { actorOf, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import type { Runner, Runners } from "./runner.ts";
-import { Thread, type ThreadContext } from "./thread.ts";
+import { forkTitle, Thread, type ThreadContext, type TitledBy } from "./thread.ts";
 import { ForkTree } from "./tree.ts";
 
 export type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
@@ -167,8 +167,8 @@ export class Chat implements ChatTree {
     switch (m.type) {
       case "new-thread": {
         const runner = this.runners.start(m.runner, this.agentDispatch(m.newId));
-        const thread = new Thread(m.newId, m.num, m.title ?? `Thread ${m.num}`, runner, this.threadContext(m.newId), {
-          autoTitle: m.title === undefined,
+        const thread = new Thread(m.newId, m.num, m.title ?? m.placeholder ?? `Thread ${m.num}`, runner, this.threadContext(m.newId), {
+          titledBy: m.title === undefined ? "placeholder" : "kept",
           origin: m.origin,
         });
         if (m.parentId === undefined) {
@@ -221,7 +221,7 @@ export class Chat implements ChatTree {
         this.stored.delete(m.id);
         const runner = this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id));
         const thread = new Thread(m.id, stored.num, m.title, runner, this.threadContext(m.id), {
-          autoTitle: false,
+          titledBy: "kept",
           readOnlyBy: m.readOnlyBy,
           created: stored.created,
         });
@@ -303,11 +303,8 @@ export class Chat implements ChatTree {
       knownResults: live?.forkResults(),
       atMessage: request.atMessage,
     });
-    // Every fork ever listed counts, so a deleted fork's number is not given again.
-    const ordinal = this.lineage.nextOrdinal(request.sourceId);
-    const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${ordinal}`, runner, this.threadContext(request.newId), {
-      autoTitle: false,
-    });
+    const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);
+    const thread = new Thread(request.newId, request.num, title, runner, this.threadContext(request.newId), { titledBy: by });
     // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
     thread.code = live?.code ?? [];
     const sourceLength = source.history.length;
@@ -338,8 +335,8 @@ export class Chat implements ChatTree {
     this.events.threadCreated(thread, how);
   }
 
-  makeThread(id: ThreadId, num: number, title: string, runner: Runner): Thread {
-    return new Thread(id, num, title, runner, this.threadContext(id), { autoTitle: false });
+  makeThread(id: ThreadId, num: number, title: string, runner: Runner, titledBy: TitledBy = "kept"): Thread {
+    return new Thread(id, num, title, runner, this.threadContext(id), { titledBy });
   }
 
   remove(id: ThreadId): void {

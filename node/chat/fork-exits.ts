@@ -16,7 +16,7 @@ import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner, Runners } from "./runner.ts";
-import type { Thread } from "./thread.ts";
+import { forkTitle, type Thread, type TitledBy } from "./thread.ts";
 import type { ForkTree } from "./tree.ts";
 
 /** The chat as fork exits see it: its threads and tree, and the few changes they make to them. */
@@ -37,7 +37,7 @@ export interface ChatTree {
   /** What a thread's runner dispatches through. */
   agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
   /** A thread with the chat's services, not yet in the chat. */
-  makeThread(id: ThreadId, num: number, title: string, runner: Runner): Thread;
+  makeThread(id: ThreadId, num: number, title: string, runner: Runner, titledBy?: TitledBy): Thread;
   /** Puts `thread` in the chat and tells the UI and the store. */
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
   /** Forks now (the request's `wait` is not looked at). */
@@ -217,13 +217,13 @@ export class ForkExits {
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
     const oldTail = parent.runner.history;
     const hasTail = oldTail.length > lineage.atMessage + 1;
-    const ordinal = chat.lineage.nextOrdinal(parent.id);
     // The tree first: the sibling is linked under the parent, the forks around it move.
     chat.lineage.promote(id, hasTail ? siblingId : null);
     if (hasTail) {
       const runner = chat.runners.reopen(parent.runner.spec, oldTail, chat.agentDispatch(siblingId));
       // Made before the parent changes, so its stored pointer holds the parent as it was.
-      const sibling = chat.makeThread(siblingId, siblingNum, `${parent.title} ⑂${ordinal}`, runner);
+      const { title, by } = forkTitle(parent.title, "", siblingNum);
+      const sibling = chat.makeThread(siblingId, siblingNum, title, runner, by);
       sibling.code = parent.code;
       chat.add(sibling, { under: parent.id, background: true }, false);
       // The parent's forks taken after the fork point go with the old tail (in the store too).

@@ -93,6 +93,8 @@ export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
     case "agent":
     case "tool-done":
       return "agent";
+    case "title-asked":
+    case "model-title":
     case "queue-report":
     case "rewind":
     case "code":

@@ -38,7 +38,10 @@ export type ThreadMsg =
   /** A changed file's diff, fetched for the change list under a reply (key: its detail key). */
   | { type: "file-diff"; key: string; lines: readonly string[] }
   /** The user labelled the thread (`target` null) or one of its messages; "" removes the label. */
-  | { type: "label"; target: LabelTarget; text: string };
+  | { type: "label"; target: LabelTarget; text: string }
+  /** The model was asked for the thread's title (node/providers/title.ts); `model-title` is its answer. */
+  | { type: "title-asked" }
+  | { type: "model-title"; title: string };
 
 /** Where a thread's conversation came from, when not from tine (kept in its stored header). */
 export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
@@ -98,7 +101,17 @@ export type ChatMsg =
    * Every kind of thread starts here; `runner` says what runs it. No `title`: named from its first
    * message. `parentId`: linked under that thread in the tree (an export continued elsewhere).
    */
-  | { type: "new-thread"; newId: ThreadId; num: number; runner: RunnerStart; title?: string; origin?: ThreadOrigin; parentId?: ThreadId }
+  | {
+      type: "new-thread";
+      newId: ThreadId;
+      num: number;
+      runner: RunnerStart;
+      title?: string;
+      /** Without `title`: the title until the first message names it (default `Thread N`). */
+      placeholder?: string;
+      origin?: ThreadOrigin;
+      parentId?: ThreadId;
+    }
   | ({ type: "fork-thread" } & ForkRequest)
   | { type: "select-thread"; id: ThreadId }
   /** Drops a fork still waiting for its source to come to rest. */

@@ -17,7 +17,7 @@ import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
-import { titleFrom } from "./titles.ts";
+import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
 
 export type { QueuedReport } from "./prompts.ts";
 
@@ -29,7 +29,7 @@ export type ToolRun = {
 
 export type { ThreadStatus } from "./runner.ts";
 
-export { cleanTitle, TITLE_MAX_CHARS, titleFrom } from "./titles.ts";
+export { cleanTitle, forkTitle, TITLE_MAX_CHARS, type TitledBy, titleFrom } from "./titles.ts";
 
 export type ThreadContext = {
   readonly dispatch: Dispatch;
@@ -72,8 +72,8 @@ export class Thread {
   /** The user's labels on it and its messages (`L`). Replaced, never mutated. */
   labels: Labels = NO_LABELS;
 
-  /** Titled from the first message until the user names it. */
-  private autoTitle: boolean;
+  /** Who named it: what may rename it (titles.ts). */
+  private named: TitledBy;
   /** The pid of the other Neovim's host that writes this thread, or null (see `takenOver`). */
   private writtenBy: number | null;
   /** When the thread was first made (ms), kept across restarts; orders the list. */
@@ -89,12 +89,24 @@ export class Thread {
     /** What runs it. Replaced only when a fork is promoted into this thread. */
     public runner: Runner,
     private readonly context: ThreadContext,
-    opts: { autoTitle: boolean; readOnlyBy?: number | null; created?: number; origin?: ThreadOrigin },
+    opts: { titledBy: TitledBy; readOnlyBy?: number | null; created?: number; origin?: ThreadOrigin },
   ) {
     this.created = opts.created ?? Date.now();
     this.origin = opts.origin ?? null;
-    this.autoTitle = opts.autoTitle;
+    this.named = opts.titledBy;
     this.writtenBy = opts.readOnlyBy ?? null;
+  }
+
+  get titledBy(): TitledBy {
+    return this.named;
+  }
+
+  /**
+   * Whether the model should be asked for its title now: titled from a message and not asked yet,
+   * with the first reply to it finished (at rest, a reply last).
+   */
+  get wantsModelTitle(): boolean {
+    return this.named === "message" && this.atRest && this.runner.history.last()?.message.role === "assistant";
   }
 
   /** The pid of the other Neovim's host that writes this thread, or null. */
@@ -187,8 +199,7 @@ export class Thread {
           this.queue.add(msg);
           return;
         }
-        if (this.autoTitle && this.runner.history.length === 0) this.title = titleFrom(msg.text);
-        this.autoTitle = false;
+        if (!msg.auto) this.titleFromMessage(msg.text);
         // What waits (held after an abort or error) goes first; tine's own prompts leave it waiting.
         this.sendUserTurn([...(msg.auto ? [] : this.queue.takeAll()), msg]);
         return;
@@ -212,13 +223,25 @@ export class Thread {
         return;
       case "rename":
         this.title = msg.title;
-        this.autoTitle = false;
+        this.named = "kept";
         return;
       case "label":
         this.labels = withLabel(this.labels, msg.target, msg.text);
         return;
+      case "title-asked":
+        if (this.named === "message") this.named = "asked";
+        return;
+      case "model-title": {
+        // Renamed meanwhile by the user: theirs stays.
+        const title = cleanTitle(msg.title);
+        if (this.named !== "asked" || !title) return;
+        this.title = title;
+        this.named = "model";
+        return;
+      }
       case "agent": {
         if (msg.msg.type === "status-changed") this.statusChanged(msg.msg.status);
+        else if (msg.msg.type === "prompted") this.titleFromMessage(msg.msg.text);
         return;
       }
       case "code":
@@ -250,6 +273,13 @@ export class Thread {
       default:
         assertUnreachable(msg);
     }
+  }
+
+  /** A placeholder title gives way to the first message the user sends (or types in a terminal). */
+  private titleFromMessage(text: string): void {
+    if (this.named !== "placeholder" || !text.trim()) return;
+    this.title = titleFrom(text);
+    this.named = "message";
   }
 
   /**

@@ -1,4 +1,7 @@
-/** The one rule for thread titles: what a user or a first message gives, made safe and short. */
+/**
+ * The one rule for thread titles: what a user, a first message, a fork's prompt or the model gives,
+ * made safe and short, and who may rename a thread after whom.
+ */
 
 /** The longest title, in characters: a longer one is cut, ending in "…". */
 export const TITLE_MAX_CHARS = 80;
@@ -24,4 +27,26 @@ export function cleanTitle(text: string): string {
 export function titleFrom(text: string): string {
   const firstLine = text.trim().split("\n")[0]!;
   return shortened(cleanTitle(firstLine), MESSAGE_TITLE_CHARS) || "Untitled";
+}
+
+/**
+ * Who named a thread, which says what may rename it: a placeholder (`Thread 3`, `Claude Code 2`,
+ * a fork taken without a prompt) gives way to the first message the user sends; a title from a
+ * message, to the model's (asked once, after the first reply: "asked" until it answers); a title
+ * the user gave, or one read from disk ("kept"), to nothing but the user.
+ */
+export type TitledBy = "placeholder" | "message" | "asked" | "model" | "kept";
+
+/** The mark a fork taken without a prompt ends with: ` ⑂7`. */
+const FORK_MARK = / ⑂\d+$/;
+
+/**
+ * A fork's title: its prompt's first words. Without a prompt, a placeholder until the user's first
+ * message there names it: its source's title and the fork's own number (`plan the refactor ⑂7`,
+ * the number `tine://7` and `:Tine diff 7` use), one mark however deep (a fork of `x ⑂7` is
+ * `x ⑂9`, not `x ⑂7 ⑂9`). The list and the parent's fork marks put `⑂ ` before every fork.
+ */
+export function forkTitle(sourceTitle: string, prompt: string, num: number): { title: string; by: TitledBy } {
+  if (prompt.trim()) return { title: titleFrom(prompt), by: "message" };
+  return { title: `${sourceTitle.replace(FORK_MARK, "")} ⑂${num}`, by: "placeholder" };
 }

@@ -24,6 +24,32 @@ export function activityOf(tail: string): Activity | null {
   return null;
 }
 
+/**
+ * The last prompt the user typed, as the end of a transcript shows it (null if none there): the
+ * text of the last `user` record that is not a tool result, a meta record or the CLI's own markup.
+ */
+export function lastPromptOf(tail: string): string | null {
+  const lines = tail.split("\n").filter((l) => l.trim());
+  for (let i = lines.length - 1; i >= 0; i--) {
+    let r: { type?: string; isMeta?: boolean; message?: { content?: unknown } };
+    try {
+      r = JSON.parse(lines[i]!);
+    } catch {
+      continue;
+    }
+    if (r.type !== "user" || r.isMeta) continue;
+    const content = r.message?.content;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? (content.find((b): b is { type: "text"; text: string } => b?.type === "text" && typeof b.text === "string")?.text ?? "")
+          : "";
+    if (text.trim() && !text.trimStart().startsWith("<")) return text;
+  }
+  return null;
+}
+
 /** The end of the file: a request's records can be large (the CLI logs its request body). */
 function readTail(path: string, bytes = 512 * 1024): string {
   const size = statSync(path).size;
@@ -38,19 +64,24 @@ function readTail(path: string, bytes = 512 * 1024): string {
   }
 }
 
-/** Calls `changed` with the session's activity whenever its transcript changes; returns a stop. */
-export function watchActivity(path: string, changed: (activity: Activity) => void, intervalMs = 300): () => void {
+/**
+ * Calls `changed` with the session's activity whenever its transcript changes, and the tail it
+ * read (for its last prompt); returns a stop.
+ */
+export function watchActivity(path: string, changed: (activity: Activity, tail: string) => void, intervalMs = 300): () => void {
   let last: Activity | null = null;
   const check = () => {
     let now: Activity | null = null;
+    let tail = "";
     try {
-      now = activityOf(readTail(path));
+      tail = readTail(path);
+      now = activityOf(tail);
     } catch {
       return; // not written yet
     }
     if (now && now !== last) {
       last = now;
-      changed(now);
+      changed(now, tail);
     }
   };
   watchFile(path, { interval: intervalMs, persistent: false }, check);

@@ -10,7 +10,7 @@ import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "..
 import type { AgentMsg, AgentStatus } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
 import type { UserBlock } from "../providers/native.ts";
-import { type Activity, watchActivity } from "./activity.ts";
+import { type Activity, lastPromptOf, watchActivity } from "./activity.ts";
 import { forkCommand, resumeCommand, withSessionId } from "./command.ts";
 
 /** How the list marks a thread run by Claude Code. */
@@ -46,6 +46,8 @@ export class ClaudeCodeSession implements Runner {
   /** Typed into the CLI once it is ready (a fork's prompt). */
   private pendingPrompt = "";
   private stopWatching: (() => void) | null = null;
+  /** The first prompt typed in this terminal was told (it names a thread with a placeholder title). */
+  private prompted = false;
 
   private constructor(
     private readonly setup: ClaudeCodeSetup,
@@ -95,7 +97,7 @@ export class ClaudeCodeSession implements Runner {
   private started(): void {
     if (this.terminal !== "not-started") return;
     this.setTerminal("running");
-    this.stopWatching = watchActivity(this.setup.transcriptPath(this.sessionId), (activity) => this.setActivity(activity));
+    this.stopWatching = watchActivity(this.setup.transcriptPath(this.sessionId), (activity, tail) => this.setActivity(activity, tail));
   }
 
   private exited(): void {
@@ -114,10 +116,18 @@ export class ClaudeCodeSession implements Runner {
     this.dispatch({ type: "status-changed", status: this.status });
   }
 
-  private setActivity(activity: Activity): void {
+  private setActivity(activity: Activity, tail: string): void {
     if (this.activity === activity) return;
     this.activity = activity;
     this.dispatch({ type: "status-changed", status: this.status });
+    // The first activity seen here follows the first prompt typed: it is the transcript's last (a
+    // resumed or forked session holds its source's before it). A turn may be over before the
+    // transcript is polled, so idle counts too.
+    const prompt = this.prompted ? null : lastPromptOf(tail);
+    if (prompt) {
+      this.prompted = true;
+      this.dispatch({ type: "prompted", text: prompt });
+    }
   }
 
   /** Before the CLI runs, text is kept to be typed once it is ready; after, the terminal is where to type. */

@@ -22,6 +22,8 @@ export type ThreadHost = {
   create(fields: {
     runner: RunnerStart;
     title?: string;
+    /** Without `title`: its title until the first prompt names it. */
+    placeholder?: string;
     origin?: { kind: "claude-code"; sessionId: string | null; path: string };
     parentId?: string;
     /** A number claimed with `nextNum`; without, the host claims one. */
@@ -64,7 +66,7 @@ export class ClaudeCodeThreads {
     const argv = splitArgs(args);
     sessionIdOf(argv); // refuses a --session-id that is not a UUID before a thread is made
     const num = this.host.nextNum();
-    return this.host.create({ runner: { kind: "claude-code", args: argv }, title: `Claude Code ${num}`, num });
+    return this.host.create({ runner: { kind: "claude-code", args: argv }, placeholder: `Claude Code ${num}`, num });
   }
 
   /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */

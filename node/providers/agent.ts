@@ -41,7 +41,11 @@ export type OpenMessage = {
   readonly usage: Usage;
 };
 
-export type AgentMsg = { type: "stream-updated" } | { type: "status-changed"; status: AgentStatus };
+export type AgentMsg =
+  | { type: "stream-updated" }
+  | { type: "status-changed"; status: AgentStatus }
+  /** A program running the thread (a CLI in a terminal) was given its first prompt there. */
+  | { type: "prompted"; text: string };
 
 export type CloneOptions = {
   /** Results of tools that already finished in the source; the clone gets them as they are. */

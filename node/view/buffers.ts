@@ -182,6 +182,21 @@ export class Buffers {
     if (m) this.nvim.call("close_thread_buffers", [m.display, m.input]).catch((e) => this.nvim.log(`close failed: ${String(e)}`));
   }
 
+  /**
+   * A fork ended: its windows go to `parentId` (live by then, or loading: asked after this turn
+   * of the loop), which shows the report; then its buffers go (lua/tine/ui.lua `fork_ended`).
+   */
+  handOver(id: ThreadId, parentId: ThreadId | undefined): void {
+    const m = this.mounted.get(id);
+    this.mounted.delete(id);
+    if (!m) return;
+    void (async () => {
+      await Promise.resolve(); // a stored parent being loaded is live once the dispatch loop is through
+      const parent = parentId !== undefined && this.chat.threads.has(parentId) ? await this.of(parentId) : undefined;
+      await this.nvim.call("fork_ended", [id, m.display, m.input, parent?.display ?? -1, parent?.input ?? -1]);
+    })().catch((e) => this.nvim.log(`fork_ended failed: ${String(e)}`));
+  }
+
   /** What every view shows changed outside the chat (a thread not being saved): all are drawn again. */
   redraw(): void {
     for (const m of this.mounted.values()) m.rendered = -1;

@@ -208,7 +208,8 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     if (v !== undefined) env[k] = v;
   delete env["NVIM"];
   delete env["NVIM_LISTEN_ADDRESS"];
-  const setup = JSON.stringify({ retry_delay_ms: 5, ...options.setup });
+  // auto_title off unless a test turns it on: its request would come after every first reply.
+  const setup = JSON.stringify({ retry_delay_ms: 5, auto_title: false, ...options.setup });
   const init = [
     `set rtp^=${ROOT}`,
     "set noswapfile shortmess+=I",

@@ -203,8 +203,9 @@ describe(`Claude Code sessions (${nv.version})`, () => {
           assert.equal(threads[1]!.parent_id, source.id);
           await s.openList();
           const list = await s.listText();
-          assert.match(list, /\[claude\] Claude Code 1 {2}▷ running/);
-          assert.match(list, /⑂ \[claude\] Claude Code 1 ⑂1 {2}▷ running/);
+          // Titled from the first prompt typed in the terminal, as other threads are from their first message.
+          assert.match(list, /\[claude\] hello from the terminal {2}▷ running/);
+          assert.match(list, /⑂ \[claude\] next question {2}▷ running/);
           // Both CLIs end with their terminals; the list says so.
           await stopTerminals(s);
           await s.until("both exited", async () => (await s.threads()).every((t) => t.status === "exited"), 10_000);
@@ -247,7 +248,7 @@ describe(`Claude Code sessions (${nv.version})`, () => {
         nv,
         async (s) => {
           await s.openList();
-          assert.match(await s.listText(), /\[claude\] Claude Code 1 {2}○ stored/);
+          assert.match(await s.listText(), /\[claude\] remember this {2}○ stored/);
           s.mock.reply(textReply("Resumed reply."));
           await s.open(id);
           const t = await s.thread(id);

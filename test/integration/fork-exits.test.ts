@@ -25,10 +25,10 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.focus((await s.thread(fork)).bufnr!);
       await s.keys("gD");
       await s.waitForGone(fork, "the fork to go");
-      await s.notified(/main question ⑂1 was discarded/);
+      await s.notified(/explore a tangent was discarded/);
       assert.ok(!(await s.bufferNames()).some((n) => n.startsWith("tine://2/")), "its buffers are gone");
       await s.openList(true);
-      const at = await s.listLine("main question ⑂1  ○ ended");
+      const at = await s.listLine("explore a tangent  ○ ended");
       assert.ok(at > 1, await s.listText());
       await s.onListLine(at, "<CR>");
       await s.until("the fork back in the tree, open", async () => (await s.lua("return require('tine').current()")) === fork);
@@ -42,7 +42,7 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.open(parent);
       await exchange(s, parent, "parent continues", "Parent goes on.");
       await s.openList();
-      await s.onListLine("⑂ main question ⑂1", "gP");
+      await s.onListLine("⑂ explore a tangent", "gP");
       await s.waitForGone(fork, "the promote");
       const shown = await s.waitForDisplay(parent, "Fork answer.");
       assert.doesNotMatch(shown, /Parent goes on/);
@@ -65,7 +65,7 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.lua("require('tine').report(..., 'Tangent one: the cache is the bottleneck.')", fork);
       await s.waitForDisplay(
         parent,
-        '📨 Report from "main question ⑂1" goes with your next message: Tangent one: the cache is the bottleneck.',
+        '📨 Report from "explore a tangent" goes with your next message: Tangent one: the cache is the bottleneck.',
       );
       s.mock.reply(textReply("Summary: tangent two found nothing new."));
       await s.open(second);
@@ -76,8 +76,8 @@ describe(`forks that come back (${nv.version})`, () => {
       await exchange(s, parent, "what did the forks find?", "Thanks for both.", { waitFor: "Thanks for both." });
       const last = sentBlocks(s, -1, -1).map(textOf);
       assert.deepEqual(last, [
-        '<fork-report from="main question ⑂1">\nTangent one: the cache is the bottleneck.\n</fork-report>',
-        '<fork-report from="main question ⑂2">\nSummary: tangent two found nothing new.\n</fork-report>',
+        '<fork-report from="explore a tangent">\nTangent one: the cache is the bottleneck.\n</fork-report>',
+        '<fork-report from="another tangent">\nSummary: tangent two found nothing new.\n</fork-report>',
         "what did the forks find?",
       ]);
       assert.doesNotMatch(await s.display(parent), /📨/, "sent: no longer waiting");
@@ -109,8 +109,8 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.open(parent);
       await exchange(s, parent, "and?", "Got both.", { waitFor: "Got both." });
       const sent = sentBlocks(s, -1, -1).map(textOf).join("\n");
-      assert.match(sent, /<fork-report from="main question ⑂\d">\nBackground A result\.\n<\/fork-report>/);
-      assert.match(sent, /<fork-report from="main question ⑂\d">\nBackground B result\.\n<\/fork-report>/);
+      assert.match(sent, /<fork-report from="look at A">\nBackground A result\.\n<\/fork-report>/);
+      assert.match(sent, /<fork-report from="look at B">\nBackground B result\.\n<\/fork-report>/);
     });
   });
 
@@ -160,7 +160,7 @@ describe(`forks that come back (${nv.version})`, () => {
       assert.equal(panes.length, 2);
       assert.ok(panes.every((p) => p.diff));
       assert.deepEqual(panes[0]!.lines.slice(0, 5), [
-        "main question ⑂1 · after 2 shared messages",
+        "explore a tangent · after 2 shared messages",
         "",
         "── message 3 · You ──",
         "explore a tangent",
@@ -247,13 +247,13 @@ describe(`forks that come back (${nv.version})`, () => {
       );
       await typeAndSend(s, "wrap it up");
       await s.waitForGone(fork, "the fork to end");
-      await s.waitForDisplay(parent, '📨 Report from "main question ⑂1" goes with your next message: The tangent found a 2x speed-up.');
+      await s.waitForDisplay(parent, '📨 Report from "explore a tangent" goes with your next message: The tangent found a 2x speed-up.');
       s.mock.reply(response([{ toolUse: { id: "xf1", name: "exit_fork", input: {} } }]), textReply("Understood."));
       await s.open(parent);
       await typeAndSend(s, "carry on");
       await s.waitForDisplay(parent, "Understood.");
       const sent = sentBlocks(s, -2, -1).map(textOf);
-      assert.deepEqual(sent, ['<fork-report from="main question ⑂1">\nThe tangent found a 2x speed-up.\n</fork-report>', "carry on"]);
+      assert.deepEqual(sent, ['<fork-report from="explore a tangent">\nThe tangent found a 2x speed-up.\n</fork-report>', "carry on"]);
       assert.deepEqual(sentBlocks(s, -1, -1)[0], {
         type: "tool_result",
         tool_use_id: "xf1",
@@ -367,9 +367,9 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.waitForGone(fork, "discarded");
       s.mock.reply(textReply("Summary of the second."));
       await s.openList();
-      await s.onListLine("⑂ main question ⑂2", "gR");
+      await s.onListLine("⑂ two", "gR");
       await s.waitForGone(second, "reported");
-      await s.waitForDisplay(parent, '📨 Report from "main question ⑂2" goes with your next message: Summary of the second.');
+      await s.waitForDisplay(parent, '📨 Report from "two" goes with your next message: Summary of the second.');
       await s.open(third);
       await s.focus((await s.thread(third)).bufnr!);
       await s.keys("gP");

@@ -121,7 +121,7 @@ describe(`fork (${nv.version})`, () => {
     });
   });
 
-  it(":ForkThread opens the clone in a new window beside the source (vsplit), titled after it", async () => {
+  it(":ForkThread opens the clone in a new window beside the source (vsplit), titled from its prompt", async () => {
     await withNeovim(
       nv,
       async (s) => {
@@ -133,7 +133,7 @@ describe(`fork (${nv.version})`, () => {
         await s.waitForDisplay(2, "Branch reply.");
         const wins = await s.windows();
         assert.equal(wins.length, before + 2, "a display and an input window for the clone");
-        assert.ok(wins.some((n) => /^tine:\/\/2\/first question ⑂1$/.test(n)));
+        assert.ok(wins.some((n) => /^tine:\/\/2\/a different angle$/.test(n)));
         assert.ok(
           wins.some((n) => /^tine:\/\/1\//.test(n)),
           "the source stays open",
@@ -142,13 +142,13 @@ describe(`fork (${nv.version})`, () => {
           `return vim.api.nvim_buf_get_extmarks((require('tine').threads()[1]).bufnr, vim.api.nvim_get_namespaces()["tine"], 0, -1, { details = true })`,
         );
         assert.equal(marks.length, 1, "the parent shows its fork at the message it branched from");
-        assert.equal(marks[0]![3].virt_text[0]![0], "⑂ first question ⑂1");
+        assert.equal(marks[0]![3].virt_text[0]![0], "⑂ a different angle");
       },
       { setup: { sidebar: { width: 120 } } },
     );
   });
 
-  it("forks never squeeze windows below a usable width: too narrow to split, the fork takes the source's windows", async () => {
+  it("forks never squeeze windows below a usable size: beside while 40 columns fit, then stacked, then in the source's windows", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("vim.o.columns = 240");
       await twoExchanges(s);
@@ -156,7 +156,13 @@ describe(`fork (${nv.version})`, () => {
       for (let i = 1; i <= 12; i++) await s.lua("require('tine').fork(..., '')", (await s.thread(1)).id);
       const widths = await s.lua<number[]>("return vim.tbl_map(vim.api.nvim_win_get_width, vim.api.nvim_tabpage_list_wins(0))");
       assert.ok(Math.min(...widths) >= 40, `no window narrower than 40 columns: ${widths.join(", ")}`);
-      assert.ok((await s.windows()).length <= wins.length + 2, "the later forks replaced a window pair instead of splitting");
+      const displays = await s.lua<number[]>(`return vim.tbl_map(vim.api.nvim_win_get_height, vim.tbl_filter(function(w)
+        local b = vim.api.nvim_win_get_buf(w)
+        return vim.b[b].tine_input ~= nil and vim.b[b].tine_input ~= b
+      end, vim.api.nvim_tabpage_list_wins(0)))`);
+      assert.ok(Math.min(...displays) >= 3, `no display lower than 3 lines: ${displays.join(", ")}`);
+      assert.ok((await s.windows()).length > wins.length + 2, "the first forks stood beside the source");
+      assert.match(await s.lastNotification(), /no room beside the source: the fork took its windows/);
       // Display and input of the last fork are shown together, and its cursor follows its reply.
       const last = await s.thread(13);
       const shown = await s.windows();
@@ -179,7 +185,7 @@ describe(`fork (${nv.version})`, () => {
       const text = marks[0]![3].virt_text[0]![0];
       assert.deepEqual(
         text.split("  ").map((t) => t.replace("⑂ first question ⑂", "")),
-        ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"],
+        ["2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"],
       );
       // From the mark, gb offers the forks taken there and opens the one picked, display and input together.
       await s.open(source);
@@ -220,7 +226,7 @@ describe(`fork (${nv.version})`, () => {
       await s.answerInput("list prompt");
       await s.onListLine(1, "f");
       await s.waitForDisplay(2, "From the list.");
-      await s.listLine("  ⑂ first question ⑂1");
+      await s.listLine("  ⑂ list prompt");
       assert.equal(textOf(sentBlocks(s, 2, -1)[0]), "list prompt");
       assert.ok(
         (await s.windows()).some((n) => n.startsWith("tine://2/")),

@@ -68,7 +68,7 @@ describe(`storage (${nv.version})`, () => {
         await s.openList();
         const lines = await s.listLines();
         assert.match(lines[0]!, /^ {2}#1 {2}plan the refactor {2}○ stored · 2 msgs · \d\d:\d\d$/);
-        assert.match(lines[1]!, /^ {2}#2 {4}⑂ plan the refactor ⑂1 {2}○ stored · 4 msgs/);
+        assert.match(lines[1]!, /^ {2}#2 {4}⑂ try another way {2}○ stored · 4 msgs/);
         const threads = await s.threads();
         assert.deepEqual(
           threads.map((t) => [t.id, t.status, t.parent_id]),

@@ -4,7 +4,7 @@
  * comments on the result. Prints its URL on stdout.
  */
 
-import { response } from "./script.ts";
+import { response, textReply } from "./script.ts";
 import { MockAnthropic } from "./server.ts";
 
 void main();
@@ -38,5 +38,8 @@ async function main() {
       { toolUse: { id: `toolu_demo_${calls}`, name: "bash_command", input: { command: "ls" } } },
     ]);
   });
+  // The title tine asks for after a thread's first reply (auto_title).
+  let titles = 0;
+  mock.otherwiseTitle(() => textReply(`Offline demo thread ${++titles}`));
   process.stdout.write(`${mock.url}\n`);
 }

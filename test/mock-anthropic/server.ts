@@ -2,11 +2,16 @@
  * A local HTTP mock of the Anthropic Messages API. It speaks the same SSE event stream, replies
  * from a per-test script, can hold a stream open at a chosen step until the test releases it,
  * injects HTTP errors (with any headers) and dropped or reset connections, and records (and checks) every request body.
+ * A thread's title request (node/providers/title.ts, told by its system prompt) is kept apart, in
+ * `titleRequests`, and answered from its own script (`title`): it never takes a reply scripted for
+ * a thread, nor counts among `requests`, whenever it comes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type Anthropic from "@anthropic-ai/sdk";
+import { TITLE_SYSTEM_PROMPT } from "../../node/providers/title.ts";
 import { checkRequest } from "./api-rules.ts";
+import { textReply } from "./script.ts";
 
 type Json = Record<string, unknown>;
 
@@ -47,7 +52,11 @@ function deferred(): Deferred {
 
 export class MockAnthropic {
   readonly requests: RecordedRequest[] = [];
+  /** Title requests, apart from `requests`. */
+  readonly titleRequests: RecordedRequest[] = [];
   private readonly queue: Reply[] = [];
+  private readonly titles: Reply[] = [];
+  private titleFallback: ((req: RecordedRequest) => Reply) | null = null;
   private fallback: ((req: RecordedRequest) => Reply) | null = null;
   private readonly holds = new Map<string, { reached: Deferred; released: Deferred }>();
   private readonly requestWaiters: { count: number; resolve: () => void }[] = [];
@@ -73,6 +82,18 @@ export class MockAnthropic {
   /** Replies are used in order, one per request. */
   reply(...replies: Reply[]): this {
     this.queue.push(...replies);
+    return this;
+  }
+
+  /** Answers the next title request with `title` (or that reply). Unscripted, one fails (not retried): the thread keeps its title. */
+  title(title: string | Reply): this {
+    this.titles.push(typeof title === "string" ? textReply(title) : title);
+    return this;
+  }
+
+  /** Answers title requests when none is scripted (the demo). */
+  otherwiseTitle(fallback: (req: RecordedRequest) => Reply): this {
+    this.titleFallback = fallback;
     return this;
   }
 
@@ -107,7 +128,10 @@ export class MockAnthropic {
 
   /** Every problem the API-rules checker found in any request so far. */
   violations(): string[] {
-    return this.requests.flatMap((r, i) => r.violations.map((v) => `request ${i}: ${v}`));
+    return [
+      ...this.requests.flatMap((r, i) => r.violations.map((v) => `request ${i}: ${v}`)),
+      ...this.titleRequests.flatMap((r, i) => r.violations.map((v) => `title request ${i}: ${v}`)),
+    ];
   }
 
   async close(): Promise<void> {
@@ -131,6 +155,17 @@ export class MockAnthropic {
     const recorded: RecordedRequest = beta
       ? { beta, body: body as unknown as Anthropic.Beta.Messages.MessageCreateParams, headers: req.headers, violations }
       : { beta, body: body as unknown as Anthropic.Messages.MessageCreateParams, headers: req.headers, violations };
+    if (!beta && body["system"] === TITLE_SYSTEM_PROMPT) {
+      this.titleRequests.push(recorded);
+      await this.answer(
+        req,
+        res,
+        this.titles.shift() ??
+          this.titleFallback?.(recorded) ??
+          errorReply(500, "api_error", "mock: no title scripted", { "x-should-retry": "false" }),
+      );
+      return;
+    }
     this.requests.push(recorded);
     for (const w of this.requestWaiters.filter((w) => this.requests.length >= w.count)) {
       this.requestWaiters.splice(this.requestWaiters.indexOf(w), 1);
@@ -141,6 +176,10 @@ export class MockAnthropic {
       this.queue.shift() ??
       this.fallback?.(recorded) ??
       errorReply(500, "api_error", "mock: no reply scripted", { "x-should-retry": "false" });
+    await this.answer(req, res, reply);
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse, reply: Reply): Promise<void> {
     switch (reply.kind) {
       case "drop":
         req.socket.destroy();
