@@ -170,7 +170,7 @@ describe(`the thread list (${nv.version})`, () => {
       const text = await s.listText();
       assert.doesNotMatch(text, /ended \(discarded\)/, text);
       assert.match(text, /ended \(reported\)/);
-      assert.match(text, /▶ +#2 +⑂ main question ⑂1 /, "in the tree again, active");
+      assert.match(text, /▶ +#2 +⑂ explore a tangent /, "in the tree again, active");
     });
   });
 
