@@ -17,13 +17,16 @@ import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
+import { McpServers } from "./mcp/registry.ts";
+import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { runnerRegistryFor } from "./runners.ts";
 import { Persistence } from "./store/persistence.ts";
 import { describeNotices } from "./store/save-failures.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
-import { needsApproval } from "./tools/approval.ts";
+import { builtinTools } from "./tools/builtin.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
+import { ToolSources } from "./tools/source.ts";
 import { startTimer } from "./util/timer.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
@@ -45,6 +48,8 @@ export class App {
   private readonly queue: RootMsg[] = [];
   private draining = false;
   private readonly contextLimits: ContextLimits;
+  /** The MCP servers, shared by every thread; each starts on first use. */
+  readonly mcp: McpServers;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -53,14 +58,22 @@ export class App {
     this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
     const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
-    this.runners = runnerRegistryFor(config);
+    this.mcp = new McpServers(config.mcp_servers, {
+      root: config.cwd,
+      vars: process.env,
+      timeoutMs: config.mcp_timeout * 1000,
+      notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
+    });
+    const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);
+    const tools = new ToolSources([builtinTools(config.tools_needing_approval), mcpTools]);
+    this.runners = runnerRegistryFor(config, mcpTools);
     this.chat = new Chat(
       this.dispatch,
       this.runners,
       {
         // Every thread works in the project folder for now; a fork may get a folder of its own.
         environmentFor: () => environment,
-        needsApproval: (name, input, env) => needsApproval(name, input, env, config.tools_needing_approval),
+        tools,
         fileWritten: (path) => void this.nvim.call("file_written", [path]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`)),
       },
       {
@@ -212,6 +225,7 @@ export class App {
       this.nvim.log(`the last store sync failed: ${String(error)}`);
     }
     this.persistence?.close();
+    this.mcp.killAll();
   }
 
   // ---- RPC entry points (each answers one Lua request) ----
@@ -481,7 +495,7 @@ export class App {
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
-  lineAction(id: ThreadId, line: number, action: "toggle" | "approve" | "deny"): void {
+  lineAction(id: ThreadId, line: number, action: "toggle" | "approve" | "approve_always" | "deny"): void {
     const thread = this.live(id);
     const at = this.locate(id, line);
     if (action === "toggle") {
@@ -497,11 +511,16 @@ export class App {
     if (!run) {
       throw new Error(
         pending.length
-          ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action}`
+          ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action === "deny" ? "deny" : "approve"}`
           : "tine: no tool call is awaiting approval",
       );
     }
-    this.dispatch({ type: "thread-msg", id, msg: { type: "tool-decision", toolUseId: run.use.id, approved: action === "approve" } });
+    const approved = action !== "deny";
+    this.dispatch({
+      type: "thread-msg",
+      id,
+      msg: { type: "tool-decision", toolUseId: run.use.id, approved, always: action === "approve_always" },
+    });
   }
 
   messages(id: ThreadId) {

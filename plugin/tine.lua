@@ -34,6 +34,7 @@ end, {
       "import",
       "export",
       "restart",
+      "mcp",
     })
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, restart)",

@@ -150,7 +150,7 @@ function M.restart()
   M.toggle()
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|claude …|import …|export|restart]
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|claude …|import …|export|restart|mcp]
 ---@param args { fargs: string[], args: string, bang: boolean } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
@@ -202,10 +202,13 @@ function M.command(args)
   if sub == "restart" then
     return M.restart()
   end
+  if sub == "mcp" then
+    return require("tine.mcp").pick()
+  end
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, claude, import, export, restart)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, claude, import, export, restart, mcp)"
   )
 end
 

@@ -9,7 +9,9 @@ import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
 import { runnerRegistry } from "../runners.ts";
+import { builtinTools } from "../tools/builtin.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
+import { ToolSources } from "../tools/source.ts";
 import { Chat } from "./chat.ts";
 import type { RootMsg, ThreadId } from "./msgs.ts";
 
@@ -46,7 +48,11 @@ function setup({ agentForkLimit = 3, needsApproval = false } = {}) {
       api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 }, instructions: () => null },
       claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
     }),
-    { environmentFor: () => localEnvironment("/"), needsApproval: () => needsApproval, fileWritten: () => {} },
+    {
+      environmentFor: () => localEnvironment("/"),
+      tools: new ToolSources([{ ...builtinTools([]), needsApproval: () => needsApproval }]),
+      fileWritten: () => {},
+    },
     {
       threadCreated: () => {},
       threadDeleted: () => {},

@@ -291,6 +291,7 @@ export class Chat implements ChatTree {
     const thread = new Thread(request.newId, request.num, `${sourceTitle} ⑂${ordinal}`, runner, this.threadContext(request.newId), {
       autoTitle: false,
     });
+    if (live) thread.approvalsFrom(live);
     const sourceLength = source.history.length;
     this.lineage.link(thread.id, {
       parentId: request.sourceId,

@@ -14,7 +14,9 @@ import { zeroUsage } from "../../node/providers/stream.ts";
 import { runnerRegistry } from "../../node/runners.ts";
 import { Persistence } from "../../node/store/persistence.ts";
 import { ThreadStore } from "../../node/store/store.ts";
+import { builtinTools } from "../../node/tools/builtin.ts";
 import { localEnvironment } from "../../node/tools/local-environment.ts";
+import { ToolSources } from "../../node/tools/source.ts";
 import { testConfig } from "./agent-harness.ts";
 
 const connection = { client: null, streamRetries: 0, retryDelayMs: 0 };
@@ -68,7 +70,7 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
       api: { config: testConfig, connection, instructions: () => null },
       claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
     }),
-    { environmentFor: () => localEnvironment("/"), needsApproval: () => false, fileWritten: () => {} },
+    { environmentFor: () => localEnvironment("/"), tools: new ToolSources([builtinTools([])]), fileWritten: () => {} },
     {
       threadCreated: (thread, how) => persistence.created(thread, chat, how),
       threadDeleted: () => {},
