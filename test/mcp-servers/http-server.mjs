@@ -1,0 +1,27 @@
+/**
+ * tine's test MCP server over Streamable HTTP on loopback (tools.mjs), stateless: a server per
+ * request. It prints its URL on stdout once it listens. A request without the header
+ * `x-test-token: $MCP_TEST_TOKEN` is refused (401), so a test sees the header reach it.
+ */
+import { createServer } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { log, toolServer } from "./tools.mjs";
+
+const state = { changed: false };
+const http = createServer(async (req, res) => {
+  if (req.url !== "/mcp") return void res.writeHead(404).end();
+  if (req.headers["x-test-token"] !== process.env.MCP_TEST_TOKEN) return void res.writeHead(401).end("wrong token");
+  if (req.method !== "POST") return void res.writeHead(405).end();
+  const server = toolServer(state);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+});
+http.listen(0, "127.0.0.1", () => {
+  log(`started ${process.pid}`);
+  process.stdout.write(`http://127.0.0.1:${http.address().port}/mcp\n`);
+});
