@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is what the config takes, written as a user writes it
 /**
  * The MCP servers and their tools against tine's real test server (test/mcp-servers/, started as
  * a child process over stdio): start on first use, the tool list offered, calls, a crash and the
