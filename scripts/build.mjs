@@ -40,12 +40,19 @@ export default new Proxy(function Anthropic() {}, {
 /**
  * The MCP SDK is needed only when a configured MCP server first starts (node/mcp/sdk.ts imports
  * its parts dynamically from node/mcp/sdk-entry.ts): that module is bundled alone into
- * dist/mcp-sdk.cjs, and in the host's bundle the import requires that file.
+ * dist/mcp-sdk.cjs, and in the host's bundle it is a stand-in that requires that file. A
+ * `require`, not an `import()`: the host runs as a vm Script (node/boot.ts), which has no
+ * dynamic import; esbuild makes the `import()` of a bundled module a lazy require of it.
  */
 const mcpSdkOnFirstUse = {
   name: "mcp-sdk-on-first-use",
   setup(b) {
-    b.onResolve({ filter: /^\.\/sdk-entry\.ts$/ }, () => ({ path: "./mcp-sdk.cjs", external: true }));
+    b.onResolve({ filter: /^\.\/sdk-entry\.ts$/ }, () => ({ path: "mcp-sdk", namespace: "mcp-sdk-on-first-use" }));
+    b.onResolve({ filter: /^\.\/mcp-sdk\.cjs$/ }, () => ({ path: "./mcp-sdk.cjs", external: true }));
+    b.onLoad({ filter: /.*/, namespace: "mcp-sdk-on-first-use" }, () => ({
+      loader: "js",
+      contents: 'module.exports = require("./mcp-sdk.cjs");',
+    }));
   },
 };
 

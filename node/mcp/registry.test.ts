@@ -158,15 +158,15 @@ describe("MCP servers", () => {
     expect(tool.needsApproval("mcp__test__fail")).toBe(true);
   });
 
-  it("read the project's .mcp.json (Claude Code's shape) after setup's servers, setup winning a name", async () => {
+  it("read the project's .mcp.json (Claude Code's shape) besides setup's servers, setup winning a name; listed by name", async () => {
     writeFileSync(
       join(dir, ".mcp.json"),
       JSON.stringify({ mcpServers: { test: { command: "false" }, other: { type: "http", url: "http://127.0.0.1:1/mcp" } } }),
     );
     const { servers } = start();
     expect(servers.report().map((s) => [s.name, s.from, s.where])).toEqual([
-      ["test", "setup", `${process.execPath} ${SERVER}`],
       ["other", ".mcp.json", "http://127.0.0.1:1/mcp"],
+      ["test", "setup", `${process.execPath} ${SERVER}`],
     ]);
   });
 });

@@ -39,7 +39,7 @@ export class McpServers {
     private readonly deps: RegistryDeps,
   ) {}
 
-  /** Every server, in the order configured; the project's files are read the first time. */
+  /** Every server, by name; the project's files are read the first time. */
   all(): McpServer[] {
     this.servers ??= this.load();
     return [...this.servers.values()];
@@ -58,7 +58,8 @@ export class McpServers {
       }
       return read.servers;
     });
-    const specs = mergeServers(this.setup, ...files);
+    // By name: setup's table comes from Lua, whose tables have no order.
+    const specs = mergeServers(this.setup, ...files).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return new Map(specs.map((spec) => [spec.name, new McpServer(spec, { ...this.deps, event: (e) => this.heard(spec.name, e) })]));
   }
 
