@@ -4,6 +4,7 @@
  * unless `mcp_auto_approve` trusts its server or the tool, and run on its server.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { mcpNeedsApproval } from "../tools/approval.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { OfferedTools, ToolOutcome, ToolSource, ToolSpec } from "../tools/source.ts";
 import type { McpServers } from "./registry.ts";
@@ -67,7 +68,7 @@ export class McpTools implements ToolSource, OfferedTools {
   needsApproval(name: string): boolean {
     const target = this.target(name);
     if (!target) return false; // answered "unknown" at once
-    return !this.autoApprove.includes(target.server) && !this.autoApprove.includes(`${target.server}/${target.tool}`);
+    return mcpNeedsApproval(target.server, target.tool, this.autoApprove);
   }
 
   async run(name: string, input: unknown, _env: Environment, signal: AbortSignal): Promise<ToolOutcome> {
