@@ -14,7 +14,7 @@ import { afterEach, describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { body, exchange, type RequestBody, resultOf, sentBlocks, typeAndSend } from "../helpers/chat-driver.ts";
-import { ROOT, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { alive, ROOT, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -136,7 +136,11 @@ describe(`MCP (${nv.version})`, () => {
         await exchange(s, 2, "@fork and now?", "Fork answer.");
         assert.equal(JSON.stringify(body(s, 2).tools), JSON.stringify(body(s, 0).tools), "and in a fork's first request");
         assert.ok(readsCacheOf(body(s, 2), body(s, 1)), "the fork's first request reads its source's cache");
-        assert.equal(logLines(cwd).filter((l) => l.startsWith("started")).length, 1, "one process, shared by the fork");
+        const started = logLines(cwd).filter((l) => l.startsWith("started"));
+        assert.equal(started.length, 1, "one process, shared by the fork");
+        const pid = Number(started[0]!.split(" ")[1]);
+        await s.lua("require('tine.host').stop()");
+        await s.until("the server to end with the host", async () => !alive(pid), 10_000);
       },
       { cwd, setup: withServer(cwd) },
     );
@@ -371,11 +375,13 @@ describe(`MCP (${nv.version})`, () => {
           s,
           /^tine: MCP server test changed its tools \(added added_later\): new threads get them; threads already started keep theirs$/,
         );
-        assert.equal(JSON.stringify(body(s, 1).tools), JSON.stringify(body(s, 0).tools));
+        // Sent once the server's new list is known: the thread still sends the list it started with.
+        await exchange(s, t.id, "and now?", "Same tools.");
+        assert.equal(JSON.stringify(body(s, 2).tools), JSON.stringify(body(s, 0).tools));
         await s.cmd("Tine new");
         await exchange(s, 2, "hello", "Hi.");
-        assert.ok(mcpNames(body(s, 2)).includes("mcp__test__added_later"));
-        assert.deepEqual(mcpNames(body(s, 2)), [...mcpNames(body(s, 2))].sort());
+        assert.ok(mcpNames(body(s, 3)).includes("mcp__test__added_later"));
+        assert.deepEqual(mcpNames(body(s, 3)), [...mcpNames(body(s, 3))].sort());
       },
       { cwd, setup: withServer(cwd, { mcp_auto_approve: ["test"] }) },
     );
