@@ -66,7 +66,7 @@ export class McpServers {
   private heard(name: string, event: ServerEvent): void {
     switch (event.type) {
       case "restarting":
-        this.deps.notify({ level: "info", text: `tine: MCP server ${name} had exited (${event.after}); starting it again` });
+        this.deps.notify({ level: "info", text: `tine: MCP server ${name} ${event.after}; starting it again` });
         return;
       case "failed":
         this.deps.notify({ level: "error", text: `tine: MCP server ${name} could not start: ${event.error}` });

@@ -28,7 +28,7 @@ describe("toOutcome", () => {
     expect(out.text).toBe(
       [
         "[an image of type image/bmp left out: the model takes PNG, JPEG, GIF and WebP]",
-        "[an image of 5120 KiB left out: over the API's 5 MB]",
+        "[an image of 5.0 MiB left out: over the API's 5 MB]",
         "[audio (audio/wav) left out: the model takes no audio]",
       ].join("\n"),
     );

@@ -4,6 +4,7 @@
  * the Messages API cannot take (audio, binary resources, other image types) named instead of sent.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { sizeOf } from "../tools/byte-size.ts";
 import type { ToolImage, ToolOutcome } from "../tools/source.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
 
@@ -18,7 +19,8 @@ export const MAX_IMAGES = 20;
 const IMAGE_TYPES: readonly ToolImage["mediaType"][] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 const isImageType = (t: string): t is ToolImage["mediaType"] => (IMAGE_TYPES as readonly string[]).includes(t);
 
-const sizeOf = (base64Length: number) => `${Math.round((base64Length * 3) / 4 / 1024)} KiB`;
+/** The size of base64 data in words (three bytes per four characters). */
+const sizeOfBase64 = (length: number) => sizeOf(Math.floor((length * 3) / 4));
 
 export function toOutcome(result: CallToolResult): ToolOutcome {
   const texts: string[] = [];
@@ -33,7 +35,7 @@ export function toOutcome(result: CallToolResult): ToolOutcome {
         if (!isImageType(block.mimeType))
           texts.push(`[an image of type ${block.mimeType} left out: the model takes PNG, JPEG, GIF and WebP]`);
         else if (block.data.length > MAX_IMAGE_BASE64)
-          texts.push(`[an image of ${sizeOf(block.data.length)} left out: over the API's 5 MB]`);
+          texts.push(`[an image of ${sizeOfBase64(block.data.length)} left out: over the API's 5 MB]`);
         else if (images.length >= MAX_IMAGES) texts.push(`[an image left out: only ${MAX_IMAGES} of one result are sent]`);
         else images.push({ mediaType: block.mimeType, data: block.data });
         break;

@@ -180,7 +180,7 @@ export class McpServer {
         this.live = null;
         this.pid = null;
         const last = this.stderrLines.at(-1);
-        const error = `the server exited${last ? ` (its stderr ends: ${last})` : ""}`;
+        const error = `exited${last ? ` (its stderr ends: ${last})` : ""}`;
         if (this.current.type === "ready") this.current = { type: "failed", error, wasReady: true };
       }
       closed?.();
@@ -243,8 +243,11 @@ export class McpServer {
           text: `[timed out: no result after ${Math.round(this.deps.timeoutMs / 1000)} s (mcp_timeout), so the call was cancelled]`,
           isError: true,
         };
-      if (live.generation !== this.generation || this.current.type !== "ready")
-        return { text: `The MCP server ${this.name} exited during the call: ${this.describe()}`, isError: true };
+      // Read again: the connection may have closed while the call ran.
+      const now = this.state;
+      if (now.type === "failed")
+        return { text: `The MCP server ${this.name} ${now.error} during the call; it starts again on its next use`, isError: true };
+      if (live.generation !== this.generation) return { text: `The MCP server ${this.name} was stopped during the call`, isError: true };
       return { text: error instanceof Error ? error.message : String(error), isError: true };
     }
   }
