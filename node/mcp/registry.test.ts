@@ -4,6 +4,7 @@
  * a child process over stdio): start on first use, the tool list offered, calls, a crash and the
  * restart after it, the time limit and abort cancelling through the protocol, a changed list.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,6 +15,7 @@ import { type McpNotice, McpServers } from "./registry.ts";
 import { McpTools } from "./tools.ts";
 
 const SERVER = resolve(import.meta.dirname, "../../test/mcp-servers/stdio-server.mjs");
+const HTTP_SERVER = resolve(import.meta.dirname, "../../test/mcp-servers/http-server.mjs");
 
 let dir: string;
 let logFile: string;
@@ -154,6 +156,24 @@ describe("MCP servers", () => {
     const { tools: tool } = start({ autoApprove: ["test/echo"] });
     expect(tool.needsApproval("mcp__test__echo")).toBe(false);
     expect(tool.needsApproval("mcp__test__fail")).toBe(true);
+  });
+
+  it("fall back to the older HTTP+SSE transport where Streamable HTTP is refused, the headers going with both", async () => {
+    const http = spawn(process.execPath, [HTTP_SERVER], {
+      env: { ...process.env, MCP_TEST_TOKEN: "tok" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const url = await new Promise<string>((done) => http.stdout!.once("data", (d: Buffer) => done(d.toString().trim())));
+      const spec = mcpServersOption({ old: { url: url.replace(/\/mcp$/, "/sse"), headers: { "x-test-token": "${T}" } } }, "mcp_servers");
+      if (!spec.ok) throw new Error("bad spec");
+      servers = new McpServers(spec.value, { root: dir, vars: { T: "tok" }, timeoutMs: 30_000, notify: (n) => void notices.push(n) });
+      const tools = new McpTools(servers, []);
+      expect((await tools.offered(signal())).map((t) => t.name)).toContain("mcp__old__echo");
+      expect(await tools.run("mcp__old__echo", { text: "via sse" }, env(), signal())).toEqual({ text: "echo: via sse", isError: false });
+    } finally {
+      http.kill();
+    }
   });
 
   it("read the project's .mcp.json (Claude Code's shape) besides setup's servers, setup winning a name; listed by name", async () => {
