@@ -350,7 +350,10 @@ describe(`MCP (${nv.version})`, () => {
           TEST_TOOLS.map((n) => `mcp__web__${n}`),
         );
         const logPath = await s.lua<string>("return require('tine.host').log_path()");
+        // Everything the host wrote, once it is gone (its locks released).
+        const host = await s.hostPid();
         await s.lua("require('tine.host').stop()");
+        await s.until("the host to exit", async () => !alive(host), 10_000);
         const files = [...filesUnder(cwd), ...(existsSync(logPath) ? [logPath] : [])];
         assert.ok(
           files.some((f) => f.includes(".data")),
