@@ -19,6 +19,8 @@ import type { HostConfig } from "./config.ts";
 import { MentionCompleter } from "./context/complete.ts";
 import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
+import { McpServers } from "./mcp/registry.ts";
+import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import type { ListShown } from "./rpc/methods.ts";
@@ -29,8 +31,9 @@ import { codeRecorder } from "./snapshot/recorder.ts";
 import { Persistence } from "./store/persistence.ts";
 import { describeNotices } from "./store/save-failures.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
-import { needsApproval } from "./tools/approval.ts";
+import { builtinTools } from "./tools/builtin.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
+import { ToolSources } from "./tools/source.ts";
 import { startTimer } from "./util/timer.ts";
 import { randomUuid } from "./util/uuid.ts";
 import { diffBranches } from "./view/branch-diff.ts";
@@ -64,6 +67,8 @@ export class App {
   private readonly contextLimits: ContextLimits;
   /** Asks the model for a thread's title (`auto_title`); null when turned off. */
   private readonly askTitle: ((exchange: Exchange) => Promise<string | null>) | null;
+  /** The MCP servers, shared by every thread; each starts on first use. */
+  readonly mcp: McpServers;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -82,8 +87,16 @@ export class App {
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
     this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"));
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
+    this.mcp = new McpServers(config.mcp_servers, {
+      root: config.cwd,
+      vars: process.env,
+      timeoutMs: config.mcp_timeout * 1000,
+      notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
+    });
+    const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);
+    const tools = new ToolSources([builtinTools(config.tools_needing_approval), mcpTools]);
     const connection = connectionFor(config);
-    this.runners = runnerRegistryFor(config, connection);
+    this.runners = runnerRegistryFor(config, connection, mcpTools);
     const titleModel = config.auto_title === true ? config.model : config.auto_title || null;
     this.askTitle = titleModel ? (exchange) => askTitle(connection, titleModel, exchange) : null;
     this.chat = new Chat(
@@ -92,7 +105,7 @@ export class App {
       {
         // Every thread works in the project folder for now; a fork may get a folder of its own.
         environmentFor: () => environment,
-        needsApproval: (name, input, env) => needsApproval(name, input, env, config.tools_needing_approval),
+        tools,
         fileWritten: written("edit_file"),
         code: codeRecorder(snapshots, this.dispatch, (text, error) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text))),
       },
@@ -267,6 +280,7 @@ export class App {
       this.nvim.log(`the last store sync failed: ${String(error)}`);
     }
     this.persistence?.close();
+    this.mcp.killAll();
   }
 
   // ---- RPC entry points (each answers one Lua request) ----
@@ -574,7 +588,7 @@ export class App {
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
-  lineAction(id: ThreadId, line: number, action: "toggle" | "approve" | "deny"): void {
+  lineAction(id: ThreadId, line: number, action: "toggle" | "approve" | "approve_always" | "deny"): void {
     const thread = this.live(id);
     const at = this.locate(id, line);
     if (action === "toggle") {
@@ -594,11 +608,16 @@ export class App {
     if (!run) {
       throw new Error(
         pending.length
-          ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action}`
+          ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action === "deny" ? "deny" : "approve"}`
           : "tine: no tool call is awaiting approval",
       );
     }
-    this.dispatch({ type: "thread-msg", id, msg: { type: "tool-decision", toolUseId: run.use.id, approved: action === "approve" } });
+    const approved = action !== "deny";
+    this.dispatch({
+      type: "thread-msg",
+      id,
+      msg: { type: "tool-decision", toolUseId: run.use.id, approved, always: action === "approve_always" },
+    });
   }
 
   messages(id: ThreadId) {

@@ -6,6 +6,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { InstructionsOption } from "./context/instructions.ts";
+import { type McpServerSpec, mcpServersOption } from "./mcp/config.ts";
 import {
   boolean,
   type Check,
@@ -50,6 +51,12 @@ export type SentConfig = {
   bash_timeout: number;
   /** Variables removed from tool processes' environment, besides ANTHROPIC_API_KEY. */
   tool_env_deny: string[];
+  /** MCP servers by name (mcp/config.ts), their values as written: `${VAR}` is resolved only when one starts. */
+  mcp_servers: McpServerSpec[];
+  /** MCP servers ("name") and tools ("name/tool") whose calls need no approval. */
+  mcp_auto_approve: string[];
+  /** Seconds an MCP server may take to start, or a call to answer, before it is given up (a call is cancelled). */
+  mcp_timeout: number;
   /** Root of the stored threads (one folder per project inside). */
   data_dir: string;
   /** False: nothing is written to disk. */
@@ -115,6 +122,7 @@ const keymaps = record({
   toggle_detail: key,
   open_change: key,
   approve: key,
+  approve_always: key,
   deny: key,
   edit_queued: key,
   fork_at_message: key,
@@ -199,6 +207,9 @@ const sentConfig = record({
   max_retry_wait: positive,
   bash_timeout: positive,
   tool_env_deny: strings,
+  mcp_servers: mcpServersOption,
+  mcp_auto_approve: strings,
+  mcp_timeout: positive,
   data_dir: string,
   persist: boolean,
   snapshots: boolean,

@@ -16,6 +16,7 @@ import { type Connection, connect } from "./providers/connection.ts";
 import type { History } from "./providers/history.ts";
 import type { ProviderConfig } from "./providers/request.ts";
 import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
+import { type OfferedTools, PinnedTools } from "./tools/source.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
 import { assertUnreachable } from "./util/assert-unreachable.ts";
 
@@ -25,6 +26,8 @@ export type RunnerKinds = {
     readonly connection: Connection;
     /** The project instructions a thread starting now sends (read each time: a change applies to new threads). */
     readonly instructions: () => ThreadInstructions | null;
+    /** Tools a new thread offers beyond `config.tools` (MCP servers'), pinned at its first request; null: none. */
+    readonly moreTools?: () => PinnedTools | null;
   };
   readonly claudeCode: ClaudeCodeSetup;
 };
@@ -39,8 +42,11 @@ export function connectionFor(config: HostConfig): Connection {
   });
 }
 
-/** The registry as the host's options configure it. */
-export function runnerRegistryFor(config: HostConfig, connection: Connection = connectionFor(config)): Runners {
+/**
+ * The registry as the host's options configure it; `offered`: the tools of sources that start on
+ * demand (MCP).
+ */
+export function runnerRegistryFor(config: HostConfig, connection: Connection = connectionFor(config), offered?: OfferedTools): Runners {
   const api = {
     model: config.model,
     maxTokens: config.max_tokens,
@@ -52,14 +58,19 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
   };
   return runnerRegistry({
     // Read from the threads' environment root (app.ts): the project folder.
-    api: { config: api, connection, instructions: () => readInstructions(config.instructions, config.cwd) },
+    api: {
+      config: api,
+      connection,
+      instructions: () => readInstructions(config.instructions, config.cwd),
+      moreTools: () => (offered ? new PinnedTools(offered) : null),
+    },
     claudeCode: { command: config.claude_command, transcriptPath: (id) => join(projectSessionsDir(config.cwd), `${id}.jsonl`) },
   });
 }
 
 export function runnerRegistry(kinds: RunnerKinds): Runners {
   const api = (dispatch: (msg: AgentMsg) => void, instructions: ThreadInstructions | null, history?: History): Runner =>
-    new AnthropicAgent(kinds.api.config, kinds.api.connection, dispatch, history, undefined, instructions);
+    new AnthropicAgent(kinds.api.config, kinds.api.connection, dispatch, history, undefined, instructions, kinds.api.moreTools?.() ?? null);
   const counts = new SessionMessageCounts();
   return {
     start(start: RunnerStart, dispatch): Runner {

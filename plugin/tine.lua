@@ -50,6 +50,7 @@ end, {
       "add",
       "ask",
       "restart",
+      "mcp",
     })
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, add, ask, restart)",

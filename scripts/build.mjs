@@ -1,6 +1,7 @@
 // Bundles the Node host into one file (dist/host-main.cjs) that Neovim starts through a loader
 // (dist/host.cjs, node/boot.ts: V8's code cache), the same code for the classic remote-plugin
-// host (dist/rplugin.cjs), the Anthropic SDK they load on first use (dist/sdk.cjs), plus the
+// host (dist/rplugin.cjs), the Anthropic SDK they load on first use (dist/sdk.cjs), the MCP SDK
+// they load when an MCP server first starts (dist/mcp-sdk.cjs), plus the
 // offline demo server used by `npm run try` (dist/mock-demo.cjs).
 //
 // Start-up time is what shapes the host's bundle: it holds only what start-up runs, minified
@@ -37,6 +38,25 @@ export default new Proxy(function Anthropic() {}, {
 };
 
 /**
+ * The MCP SDK is needed only when a configured MCP server first starts (node/mcp/sdk.ts imports
+ * its parts dynamically from node/mcp/sdk-entry.ts): that module is bundled alone into
+ * dist/mcp-sdk.cjs, and in the host's bundle it is a stand-in that requires that file. A
+ * `require`, not an `import()`: the host runs as a vm Script (node/boot.ts), which has no
+ * dynamic import; esbuild makes the `import()` of a bundled module a lazy require of it.
+ */
+const mcpSdkOnFirstUse = {
+  name: "mcp-sdk-on-first-use",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/sdk-entry\.ts$/ }, () => ({ path: "mcp-sdk", namespace: "mcp-sdk-on-first-use" }));
+    b.onResolve({ filter: /^\.\/mcp-sdk\.cjs$/ }, () => ({ path: "./mcp-sdk.cjs", external: true }));
+    b.onLoad({ filter: /.*/, namespace: "mcp-sdk-on-first-use" }, () => ({
+      loader: "js",
+      contents: 'module.exports = require("./mcp-sdk.cjs");',
+    }));
+  },
+};
+
+/**
  * Node's own modules that Node's start-up has not loaded and the host's start-up does not use
  * load when first used (the tools' child_process and fs/promises, long after start-up; node:crypto
  * too: the store's folder name and a first thread's id are made without it, see util/sha256.ts and
@@ -68,7 +88,7 @@ const builtinsOnFirstUse = {
 
 // A package's ES module build where it has one ("module"): scope-hoisted and cut to what is used,
 // rather than CommonJS wrapped in a function per file and copied export by export at start-up.
-const host = { ...common, ...minified, mainFields: ["module", "main"], plugins: [sdkOnFirstUse, builtinsOnFirstUse] };
+const host = { ...common, ...minified, mainFields: ["module", "main"], plugins: [sdkOnFirstUse, mcpSdkOnFirstUse, builtinsOnFirstUse] };
 await Promise.all([
   build({ ...host, entryPoints: ["node/index.ts"], outfile: "dist/host-main.cjs" }),
   build({ ...host, entryPoints: ["node/rplugin.ts"], outfile: "dist/rplugin.cjs" }),
@@ -78,6 +98,7 @@ await Promise.all([
     stdin: { contents: 'export { default } from "@anthropic-ai/sdk";', resolveDir: ".", sourcefile: "sdk.ts" },
     outfile: "dist/sdk.cjs",
   }),
+  build({ ...common, ...minified, entryPoints: ["node/mcp/sdk-entry.ts"], outfile: "dist/mcp-sdk.cjs" }),
   build({ ...common, entryPoints: ["test/mock-anthropic/demo.ts"], outfile: "dist/mock-demo.cjs" }),
 ]);
 

@@ -158,7 +158,7 @@ local function range_of(args)
   return (args.range or 0) > 0 and { from = args.line1, to = args.line2 } or nil
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|claude …|import …|export|add|ask …|restart]
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|claude …|import …|export|add|ask …|restart|mcp]
 ---@param args { fargs: string[], args: string, bang: boolean, range: integer, line1: integer, line2: integer } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
@@ -219,10 +219,13 @@ function M.command(args)
   if sub == "restart" then
     return M.restart()
   end
+  if sub == "mcp" then
+    return require("tine.mcp").pick()
+  end
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, claude, import, export, add, ask, restart)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, claude, import, export, add, ask, restart, mcp)"
   )
 end
 

@@ -48,6 +48,15 @@ M.defaults = {
   bash_timeout = 120,
   -- Environment variables kept from every tool process, besides ANTHROPIC_API_KEY (always removed).
   tool_env_deny = {},
+  -- MCP servers by name (:help tine-mcp): { command = { "prog", "arg" }, env = { K = "v" }, cwd = "dir" }
+  -- for stdio, { url = "https://…", headers = { K = "v" } } for Streamable HTTP (SSE as fallback).
+  -- "${VAR}" in a value is read from Neovim's environment when the server starts. The project's
+  -- .tine/mcp.json and .mcp.json (Claude Code's shape) add theirs; for a name in several, this wins.
+  mcp_servers = {},
+  -- MCP calls that run without waiting for your approval: "server" (all its tools) or "server/tool".
+  mcp_auto_approve = {},
+  -- Seconds an MCP server may take to start, or a call to answer; a call past it is cancelled.
+  mcp_timeout = 120,
   -- Threads are written here as they happen (one JSONL transcript per thread, per project).
   data_dir = vim.fn.stdpath("data") .. "/tine",
   -- false: threads live only in memory and nothing is written to disk.
@@ -108,6 +117,9 @@ M.defaults = {
     -- display: approve the tool call under the cursor (or the first pending); input (Normal
     -- mode): only while a tool waits for approval, else `a` and `d` do what they always do.
     approve = "a",
+    -- display: approve the call under the cursor and every later call of that tool in this
+    -- thread (and in forks taken after); input: as approve.
+    approve_always = "A",
     deny = "d",
     -- display, on a message queued while the agent works: take it back into the input to edit
     -- (`dd` there cancels it).
@@ -206,6 +218,14 @@ local checks = {
     return type(v) == "number" and v >= 0 and v == math.floor(v), "a whole number >= 0"
   end,
   tool_env_deny = string_list,
+  mcp_servers = function(v)
+    return type(v) == "table" and vim.iter(pairs(v)):all(function(name, s)
+      return type(name) == "string" and type(s) == "table" and (type(s.url) == "string" or type(s.command) == "table")
+    end),
+      "a table of servers by name, each { command = { ... } } or { url = ... }"
+  end,
+  mcp_auto_approve = string_list,
+  mcp_timeout = positive,
   context_max_bytes = positive,
   context_max_files = positive,
   data_dir = typed("string"),

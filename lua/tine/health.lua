@@ -91,6 +91,29 @@ function M.check()
     end
   end
 
+  h.start("tine.nvim: MCP servers")
+  local mcp_ok, servers = pcall(host.request, "mcp_servers")
+  if not mcp_ok then
+    h.error("the host could not report on the MCP servers: " .. tostring(servers))
+  elseif #servers == 0 then
+    h.info("none configured (mcp_servers in setup, .tine/mcp.json or .mcp.json)")
+  else
+    -- Servers start with the first thread that sends; asking here starts none.
+    for _, s in ipairs(servers) do
+      local line = require("tine.mcp").describe(s)
+      if s.state == "ready" then
+        h.ok(line)
+      elseif s.state == "failed" then
+        h.error(line)
+        if #s.stderr > 0 then
+          h.info("its last lines of stderr:\n" .. table.concat(s.stderr, "\n"))
+        end
+      else
+        h.info(line)
+      end
+    end
+  end
+
   h.start("tine.nvim: stored threads")
   if not config.persist then
     h.info("persist = false: threads are not stored")

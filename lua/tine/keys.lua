@@ -58,9 +58,10 @@ function M.send_text(id, input, text)
   return ok
 end
 
---- A key on a display line: toggle a detail, or approve or deny the tool call under the cursor.
+--- A key on a display line: toggle a detail, or approve or deny the tool call under the cursor
+--- (`approve_always`: that tool's later calls in the thread too).
 ---@param id string the thread shown
----@param action "toggle"|"approve"|"deny"
+---@param action "toggle"|"approve"|"approve_always"|"deny"
 function M.line_action(id, action)
   guarded(host.request, "line_action", id, vim.api.nvim_win_get_cursor(0)[1] - 1, action)
 end

@@ -21,6 +21,9 @@
 ---@field max_retry_wait? number the longest `retry-after` (seconds) waited out by itself
 ---@field bash_timeout? number seconds a bash_command may run
 ---@field tool_env_deny? string[] environment variables kept from tool processes
+---@field mcp_servers? table<string, TineMcpServer> MCP servers by name (:help tine-mcp)
+---@field mcp_auto_approve? string[] MCP calls needing no approval: "server" or "server/tool"
+---@field mcp_timeout? number seconds an MCP server may take to start, or a call to answer
 ---@field data_dir? string where threads are stored
 ---@field persist? boolean false: nothing is written to disk
 ---@field snapshots? boolean false: no code snapshots (a turn's changes are not listed, :Tine restore is off)
@@ -39,6 +42,15 @@
 ---@field node? string the Node binary that runs the host
 ---@field complete_max_items? integer the most items one completion of a mention offers
 ---@field keymaps? TineKeymaps
+
+--- An MCP server: `command` (stdio) or `url` (Streamable HTTP, SSE as fallback). "${VAR}" in a
+--- value is read from the environment when the server starts.
+---@class TineMcpServer
+---@field command? string[] the program and its arguments
+---@field env? table<string, string> added to the server's environment
+---@field cwd? string where it runs (relative to the project)
+---@field url? string
+---@field headers? table<string, string>
 
 --- The request's `thinking` (checked at setup; a value you set replaces the default whole).
 ---@class TineThinking
@@ -67,6 +79,7 @@
 ---@field toggle_detail? string|false
 ---@field open_change? string|false
 ---@field approve? string|false
+---@field approve_always? string|false
 ---@field deny? string|false
 ---@field edit_queued? string|false
 ---@field fork_at_message? string|false

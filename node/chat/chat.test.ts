@@ -11,7 +11,9 @@ import { assistantMessage, type Entry, entry, userMessage } from "../providers/n
 import { runnerRegistry } from "../runners.ts";
 import { snapshotsOff } from "../snapshot/code.ts";
 import { codeRecorder } from "../snapshot/recorder.ts";
+import { builtinTools } from "../tools/builtin.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
+import { ToolSources } from "../tools/source.ts";
 import { Chat } from "./chat.ts";
 import type { RootMsg, ThreadId } from "./msgs.ts";
 
@@ -50,7 +52,7 @@ function setup({ agentForkLimit = 3, needsApproval = false } = {}) {
     }),
     {
       environmentFor: () => localEnvironment("/"),
-      needsApproval: () => needsApproval,
+      tools: new ToolSources([{ ...builtinTools([]), needsApproval: () => needsApproval }]),
       fileWritten: () => {},
       code: codeRecorder(
         snapshotsOff(),

@@ -24,7 +24,8 @@ export type ThreadMsg =
   | { type: "unqueue"; item: number }
   | { type: "queue-report"; report: { from: string; text: string } }
   | { type: "agent"; msg: AgentMsg }
-  | { type: "tool-decision"; toolUseId: string; approved: boolean }
+  /** `always` (`A`): approved, and so is every later call of the same tool in this thread (and forks taken after). */
+  | { type: "tool-decision"; toolUseId: string; approved: boolean; always?: boolean }
   | { type: "tool-done"; toolUseId: string; outcome: ToolOutcome }
   | { type: "abort" }
   /** After an error: send the failed turn again. */

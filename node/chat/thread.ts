@@ -10,7 +10,7 @@ import type { Entry, ToolResultBlock, ToolUseBlock, UserBlock } from "../provide
 import type { CodeMark, CodePurpose, CodeRecorder, SnapshotId, ThreadMark } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
-import { runTool, type ToolOutcome } from "../tools/run.ts";
+import type { ToolOutcome, ToolSources } from "../tools/source.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
@@ -35,8 +35,8 @@ export type ThreadContext = {
   readonly dispatch: Dispatch;
   /** Where its tools act: their folder, files and shell. */
   readonly environment: Environment;
-  /** Whether a call waits for the user's approval, in this thread's environment. */
-  readonly needsApproval: (toolName: string, input: unknown, environment: Environment) => boolean;
+  /** The tools it may call (built-in, MCP): whether a call waits for approval, and how it runs. */
+  readonly tools: ToolSources;
   /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
   readonly fileWritten: (path: string) => void;
   /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
@@ -71,6 +71,11 @@ export class Thread {
   private codeWait: { at: number; ids: string[] } | null = null;
   /** The user's labels on it and its messages (`L`). Replaced, never mutated. */
   labels: Labels = NO_LABELS;
+  /**
+   * Tools the user approved for the rest of this thread (`A`): their calls run without asking. A
+   * fork starts with a copy of its source's (`approvalsFrom`); nothing goes back, or to a sibling.
+   */
+  private readonly approvedTools = new Set<string>();
 
   /** Who named it: what may rename it (titles.ts). */
   private named: TitledBy;
@@ -149,6 +154,11 @@ export class Thread {
   sendBase(): History {
     const history = this.runner.history;
     return this.runner.status.type === "error" && history.last()?.message.role === "user" ? history.prefix(history.length - 1) : history;
+  }
+
+  /** A fork taken now trusts what its source trusted until now (a copy: later approvals stay on their side). */
+  approvalsFrom(source: Thread): void {
+    for (const name of source.approvedTools) this.approvedTools.add(name);
   }
 
   /** Where its tools act; mentions read its files there too. */
@@ -253,8 +263,15 @@ export class Thread {
       case "tool-decision": {
         const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
         if (run?.state !== "awaiting-approval") return;
-        if (msg.approved) this.start(run);
-        else this.finish(run.use.id, { text: "The user denied this tool call.", isError: true });
+        if (!msg.approved) {
+          this.finish(run.use.id, { text: "The user denied this tool call.", isError: true });
+          return;
+        }
+        if (msg.always) {
+          // For the rest of the thread: the other calls of this tool waiting now go too.
+          this.approvedTools.add(run.use.name);
+          for (const other of this.toolRuns) if (other.state === "awaiting-approval" && other.use.name === run.use.name) this.start(other);
+        } else this.start(run);
         return;
       }
       case "tool-done":
@@ -334,8 +351,14 @@ export class Thread {
     this.codeWait = { at: this.runner.history.length, ids: [] };
     this.takeCode("tools", null);
     // Tools that need no approval start at once, all concurrently.
+    const { tools, environment } = this.context;
     for (const run of this.toolRuns)
-      if (isForkTool(run.use.name) || !this.context.needsApproval(run.use.name, run.use.input, this.context.environment)) this.start(run);
+      if (
+        isForkTool(run.use.name) ||
+        this.approvedTools.has(run.use.name) ||
+        !tools.needsApproval(run.use.name, run.use.input, environment)
+      )
+        this.start(run);
   }
 
   private start(run: ToolRun): void {
@@ -358,8 +381,8 @@ export class Thread {
   private launch(run: ToolRun): void {
     const controller = new AbortController();
     this.controllers.set(run.use.id, controller);
-    const { dispatch, environment } = this.context;
-    void runTool(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
+    const { dispatch, environment, tools } = this.context;
+    void tools.run(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
       if (!controller.signal.aborted)
         dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
@@ -412,8 +435,19 @@ export class Thread {
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
 
+/** A tool's outcome as the model gets it: its text, and its images (MCP tools') as image blocks after it. */
 function toResult(id: string, outcome: ToolOutcome): ToolResultBlock {
+  const text = outcome.text || "(no output)";
+  const content: ToolResultBlock["content"] = outcome.images?.length
+    ? [
+        { type: "text", text },
+        ...outcome.images.map((i) => ({
+          type: "image" as const,
+          source: { type: "base64" as const, media_type: i.mediaType, data: i.data },
+        })),
+      ]
+    : text;
   return outcome.isError
-    ? { type: "tool_result", tool_use_id: id, content: outcome.text || "(no output)", is_error: true }
-    : { type: "tool_result", tool_use_id: id, content: outcome.text || "(no output)" };
+    ? { type: "tool_result", tool_use_id: id, content, is_error: true }
+    : { type: "tool_result", tool_use_id: id, content };
 }

@@ -4,8 +4,10 @@
  * While a response streams, the finalized blocks of the assistant message are kept apart from the
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
  */
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
 import type { ThreadInstructions } from "../context/instructions.ts";
+import type { PinnedTools } from "../tools/source.ts";
 import { giveWay } from "../util/fair-share.ts";
 import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
@@ -67,6 +69,8 @@ export class AnthropicAgent implements Runner {
     public status: AgentStatus = { type: "idle" },
     /** Sent after the configured system prompt in every request, as read when the thread started; kept by its clones. */
     private readonly instructions: ThreadInstructions | null = null,
+    /** Tools offered after the configured ones (MCP servers'), fixed at the first request; shared with its clones. */
+    private readonly moreTools: PinnedTools | null = null,
   ) {
     this.spec = instructions ? { ...API_SPEC, instructions } : API_SPEC;
   }
@@ -166,6 +170,7 @@ export class AnthropicAgent implements Runner {
       history,
       { type: "stopped", stopReason: "end_turn" },
       this.instructions,
+      this.moreTools,
     );
   }
 
@@ -194,9 +199,8 @@ export class AnthropicAgent implements Runner {
       refused: new Map(),
     });
     const idleMs = this.connection.streamIdleTimeoutMs ?? 60_000;
-    const params = buildRequest(this.config, this.instructions?.text ?? "", this.history, paused?.blocks);
-    // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
-    const oversize = oversizeRequest(params);
+    let params: Anthropic.Messages.MessageCreateParamsStreaming | null = null;
+    let oversize: string | null = null;
     for (let attempt = 0; ; attempt++) {
       const stream = fresh();
       this.stream = stream;
@@ -212,6 +216,15 @@ export class AnthropicAgent implements Runner {
         idle.unref?.();
       };
       try {
+        if (!params) {
+          // The first request of a thread waits here for its MCP servers to start (abort stops the wait).
+          const more = this.moreTools ? await this.moreTools.list(controller.signal) : [];
+          if (this.stream !== stream) return;
+          const config = more.length ? { ...this.config, tools: [...this.config.tools, ...more] } : this.config;
+          params = buildRequest(config, this.instructions?.text ?? "", this.history, paused?.blocks);
+          // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
+          oversize = oversizeRequest(params);
+        }
         touch();
         if (oversize) throw new OversizeRequest(oversize);
         const events = await client.messages.create(params, { signal: controller.signal });

@@ -113,6 +113,9 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   store_health: ({ app }) => app.storeHealth(),
   instructions_health: ({ app }) => findInstructions(app.config.instructions, app.config.cwd),
 
+  mcp_servers: ({ app }) => app.mcp.report(),
+  mcp_server: ({ app }, [name, action]) => app.mcp.act(name, action),
+
   new_claude: ({ app }, [args]) => app.claudeCode.open(args),
   terminal_exited: ({ app }, [id]) => {
     app.terminalExited(id);

@@ -6,6 +6,7 @@
 import type { ThreadId } from "../chat/msgs.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
+import type { McpServerReport } from "../mcp/registry.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import {
   type Arg,
@@ -156,7 +157,10 @@ export const METHODS = {
   retry: { args: [id], result: returns<true>() },
   abort: { args: [id], result: returns<true>() },
   /** A key on a display line: toggle a detail, or answer the tool call awaiting approval. */
-  line_action: { args: [id, arg("line", index), arg("action", oneOf("toggle", "approve", "deny"))], result: returns<true>() },
+  line_action: {
+    args: [id, arg("line", index), arg("action", oneOf("toggle", "approve", "approve_always", "deny"))],
+    result: returns<true>(),
+  },
   /** The message queued while the agent works that a display line (0-based) shows: its number and text. */
   queued_at: { args: [id, arg("line", index)], result: returns<QueuedAt | null>() },
   /** A queued message cancelled, or taken back to be edited (refused once it was sent). */
@@ -215,6 +219,12 @@ export const METHODS = {
   store_health: { args: [], result: returns<StoreHealth>() },
   /** The instruction files a thread starting now would read, as they are (`:checkhealth tine`). */
   instructions_health: { args: [], result: returns<FoundFile[]>() },
+
+  // -- MCP servers --
+  /** Every MCP server with its state (`:Tine mcp`, `:checkhealth tine`); none is started by asking. */
+  mcp_servers: { args: [], result: returns<McpServerReport[]>() },
+  /** `:Tine mcp`: a server restarted or stopped, in the background (the host tells how a restart went); the server as it is now. */
+  mcp_server: { args: [arg("name", string), arg("action", oneOf("restart", "stop"))], result: returns<McpServerReport>() },
 
   // -- Claude Code --
   /** `args`: the text after `:Tine claude`, split as a shell would. */

@@ -5,12 +5,13 @@
  */
 import { sizeOf } from "./byte-size.ts";
 import type { CommandResult, Environment } from "./environment.ts";
+import type { ToolOutcome } from "./source.ts";
 import { isToolName } from "./specs.ts";
 
 // The host stops every tool process when it exits (index.ts): that is the local shell's to do.
 export { killAllToolProcesses } from "./local-shell.ts";
 
-export type ToolOutcome = { readonly text: string; readonly isError: boolean };
+export type { ToolOutcome } from "./source.ts";
 
 const MAX_OUTPUT = 30_000;
 const clip = (s: string) => (s.length > MAX_OUTPUT ? `${s.slice(0, MAX_OUTPUT)}\n[output cut at ${MAX_OUTPUT} characters]` : s);

@@ -16,7 +16,9 @@ import { snapshotsOff } from "../../node/snapshot/code.ts";
 import { codeRecorder } from "../../node/snapshot/recorder.ts";
 import { Persistence } from "../../node/store/persistence.ts";
 import { ThreadStore } from "../../node/store/store.ts";
+import { builtinTools } from "../../node/tools/builtin.ts";
 import { localEnvironment } from "../../node/tools/local-environment.ts";
+import { ToolSources } from "../../node/tools/source.ts";
 import { testConfig } from "./agent-harness.ts";
 
 const connection = { client: null, streamRetries: 0, retryDelayMs: 0 };
@@ -72,7 +74,7 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
     }),
     {
       environmentFor: () => localEnvironment("/"),
-      needsApproval: () => false,
+      tools: new ToolSources([builtinTools([])]),
       fileWritten: () => {},
       code: codeRecorder(
         snapshotsOff(),

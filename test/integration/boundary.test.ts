@@ -102,7 +102,10 @@ const WRONG_CALLS: [code: string, error: string][] = [
   ["tine.fork_end('discard', 5)", "tine: discard: id must be a string (got 5)"],
   ["tine.fork_end('report', FORK, {})", "tine: report: text must be a string or nil (got a table)"],
   ["tine.retry(5)", "tine: retry: id must be a string (got 5)"],
-  ["tine.line_action(ID, 'explode')", 'tine: line_action: action must be one of "toggle", "approve", "deny" (got "explode")'],
+  [
+    "tine.line_action(ID, 'explode')",
+    'tine: line_action: action must be one of "toggle", "approve", "approve_always", "deny" (got "explode")',
+  ],
   ["tine.line_action(3, 'toggle')", "tine: line_action: id must be a string (got 3)"],
   ["tine.go_to_parent(5)", "tine: lineage: id must be a string (got 5)"],
   ["tine.go_to_fork({})", "tine: forks_at: id must be a string (got a table)"],

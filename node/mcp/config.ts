@@ -1,0 +1,170 @@
+/**
+ * Which MCP servers there are and how each is reached: read from setup (`mcp_servers`) and from the
+ * project's `.tine/mcp.json` and `.mcp.json` (Claude Code's shape), checked into one spec per
+ * server. `${VAR}` in a value is kept as written here and only resolved (`launchOf`) when the
+ * server starts, so a secret never sits in anything tine writes or logs.
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type Check, type Checked, listOf, ok, say, string, wrong } from "../rpc/checks.ts";
+
+/** Where a server was configured; an earlier place wins over a later one for the same name. */
+export type McpOrigin = "setup" | ".tine/mcp.json" | ".mcp.json";
+export const MCP_FILES = [".tine/mcp.json", ".mcp.json"] as const;
+
+type Common = { readonly name: string; readonly from: McpOrigin };
+/** A server as configured, its values as written (`${VAR}` unresolved). */
+export type McpServerSpec =
+  | (Common & {
+      readonly kind: "stdio";
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+      readonly cwd: string | null;
+    })
+  /** `sse`: the old HTTP+SSE transport only (Claude Code's `"type": "sse"`); else Streamable HTTP, falling back to SSE. */
+  | (Common & { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly sse: boolean });
+
+/** A server name goes into tool names (`mcp__<name>__<tool>`), which the API allows only these characters in. */
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  (typeof v === "object" && v !== null && !Array.isArray(v)) || (Array.isArray(v) && v.length === 0);
+
+/** A table of string values (env, headers); Lua's `{}` arrives as an empty list. */
+const stringMap: Check<Record<string, string>> = (v, name) => {
+  if (v === undefined || v === null) return ok({});
+  if (!isMap(v)) return wrong(name, "a table of strings", v);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x !== "string") return wrong(`${name}.${k}`, "a string", x);
+    out[k] = x;
+  }
+  return ok(out);
+};
+
+const commandLine = listOf(string, "a non-empty list of strings (the program, then its arguments)", true);
+
+/**
+ * One server's table. Setup's shape: `{ command = { prog, args... }, env, cwd }` or `{ url, headers }`;
+ * the files' (Claude Code's): `{ command: "prog", args: [...], env, cwd }` or `{ type: "http"|"sse", url, headers }`.
+ */
+function serverSpec(v: unknown, name: string, server: string, from: McpOrigin): Checked<McpServerSpec> {
+  if (!SERVER_NAME.test(server)) return wrong(name, "named with letters, digits, _ and - only (it goes into tool names)", server);
+  if (!isMap(v)) return wrong(name, "a table { command = {...} } or { url = ... }", v);
+  const known = ["type", "command", "args", "env", "cwd", "url", "headers"];
+  const unknown = Object.keys(v).find((k) => !known.includes(k));
+  if (unknown !== undefined) return { ok: false, problem: { kind: "unknown-key", name, key: unknown, known } };
+  const type = v["type"];
+  if (type !== undefined && type !== "stdio" && type !== "http" && type !== "sse")
+    return wrong(`${name}.type`, '"stdio", "http" or "sse"', type);
+  if (typeof v["url"] === "string" || type === "http" || type === "sse") {
+    if (typeof v["url"] !== "string") return wrong(`${name}.url`, "a string", v["url"]);
+    const headers = stringMap(v["headers"], `${name}.headers`);
+    if (!headers.ok) return headers;
+    return ok({ kind: "http", name: server, from, url: v["url"], headers: headers.value, sse: type === "sse" });
+  }
+  // A string command takes its arguments from `args` (the files); a list is the whole command line (setup).
+  const line = typeof v["command"] === "string" ? ok([v["command"]]) : commandLine(v["command"], `${name}.command`);
+  if (!line.ok) return line;
+  const args = v["args"] === undefined ? ok([]) : listOf(string, "a list of strings")(v["args"], `${name}.args`);
+  if (!args.ok) return args;
+  const env = stringMap(v["env"], `${name}.env`);
+  if (!env.ok) return env;
+  const cwd = v["cwd"];
+  if (cwd !== undefined && cwd !== null && typeof cwd !== "string") return wrong(`${name}.cwd`, "a string", cwd);
+  const [command, ...rest] = line.value;
+  return ok({ kind: "stdio", name: server, from, command: command!, args: [...rest, ...args.value], env: env.value, cwd: cwd ?? null });
+}
+
+/** A table of servers by name. */
+export function serverTable(v: unknown, name: string, from: McpOrigin): Checked<McpServerSpec[]> {
+  if (!isMap(v)) return wrong(name, "a table of servers by name", v);
+  const out: McpServerSpec[] = [];
+  for (const [server, spec] of Object.entries(v)) {
+    const checked = serverSpec(spec, `${name}.${server}`, server, from);
+    if (!checked.ok) return checked;
+    out.push(checked.value);
+  }
+  return ok(out);
+}
+
+/** `mcp_servers` as setup gives it (checked with the other options, node/config.ts). */
+export const mcpServersOption: Check<McpServerSpec[]> = (v, name) => serverTable(v, name, "setup");
+
+/** The servers a project file names (`{ "mcpServers": {...} }`), or why it cannot be used; none when it is not there. */
+export function readProjectFile(root: string, file: (typeof MCP_FILES)[number]): { servers: McpServerSpec[] } | { problem: string } {
+  let text: string;
+  try {
+    text = readFileSync(join(root, file), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { servers: [] };
+    return { problem: `${file} could not be read: ${(error as Error).message}` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { problem: `${file} is not JSON: ${(error as Error).message}` };
+  }
+  const servers = isMap(json) ? (json["mcpServers"] ?? {}) : json;
+  const checked = serverTable(servers, "mcpServers", file);
+  return checked.ok ? { servers: checked.value } : { problem: `${file}: ${say(checked.problem)}` };
+}
+
+/** Every server, setup's first: for a name given twice the first place wins (setup, then .tine/mcp.json, then .mcp.json). */
+export function mergeServers(...lists: readonly (readonly McpServerSpec[])[]): McpServerSpec[] {
+  const byName = new Map<string, McpServerSpec>();
+  for (const list of lists) for (const s of list) if (!byName.has(s.name)) byName.set(s.name, s);
+  return [...byName.values()];
+}
+
+// ---- at start: `${VAR}` resolved ----
+
+/** What starts a server, its values resolved: held only by the transport, never stored or logged. */
+export type McpLaunch =
+  | {
+      readonly kind: "stdio";
+      readonly command: string;
+      readonly args: string[];
+      readonly env: Record<string, string>;
+      readonly cwd: string;
+    }
+  | { readonly kind: "http"; readonly url: URL; readonly headers: Record<string, string>; readonly sse: boolean };
+
+/** Thrown when a value names a variable that is not set: the message names the variable, never a value. */
+export class UnsetVariable extends Error {}
+
+/** `${VAR}` and `${VAR:-default}` replaced from `vars`; an unset variable without a default throws. */
+export function expandVars(value: string, vars: Readonly<Record<string, string | undefined>>): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
+    const set = vars[name];
+    if (set !== undefined && set !== "") return set;
+    if (fallback !== undefined) return fallback;
+    throw new UnsetVariable(`\${${name}} is not set in Neovim's environment`);
+  });
+}
+
+const expandAll = (table: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>) =>
+  Object.fromEntries(Object.entries(table).map(([k, v]) => [k, expandVars(v, vars)]));
+
+/** How to start `spec` now; `root`: the project folder (a relative cwd is taken from there). */
+export function launchOf(spec: McpServerSpec, root: string, vars: Readonly<Record<string, string | undefined>>): McpLaunch {
+  switch (spec.kind) {
+    case "stdio":
+      return {
+        kind: "stdio",
+        command: expandVars(spec.command, vars),
+        args: spec.args.map((a) => expandVars(a, vars)),
+        env: expandAll(spec.env, vars),
+        cwd: spec.cwd === null ? root : resolve(root, expandVars(spec.cwd, vars)),
+      };
+    case "http":
+      return { kind: "http", url: new URL(expandVars(spec.url, vars)), headers: expandAll(spec.headers, vars), sse: spec.sse };
+  }
+}
+
+/** How `:Tine mcp` and `:checkhealth tine` name where a server is, as written (no value resolved). */
+export function describeSpec(spec: McpServerSpec): string {
+  return spec.kind === "stdio" ? [spec.command, ...spec.args].join(" ") : spec.url;
+}

@@ -1,0 +1,125 @@
+/**
+ * The MCP servers of this Neovim: one per configured name, shared by every thread and fork. The
+ * list is read when first needed (setup's, then the project's files), and each server starts on
+ * first use (mcp/server.ts). What the user should hear of them (a failed start, a restart, a
+ * changed tool list, a project file that cannot be used) goes out through `notify`; `:Tine mcp`
+ * and `:checkhealth tine` read `report`.
+ */
+import { MCP_FILES, type McpOrigin, type McpServerSpec, mergeServers, readProjectFile } from "./config.ts";
+import { McpServer, type ServerEvent, type ServerState } from "./server.ts";
+
+export type McpNotice = { readonly level: "info" | "error"; readonly text: string };
+
+export type RegistryDeps = {
+  readonly root: string;
+  readonly vars: Readonly<Record<string, string | undefined>>;
+  readonly timeoutMs: number;
+  readonly notify: (notice: McpNotice) => void;
+};
+
+/** One server as `:Tine mcp` and `:checkhealth tine` show it. */
+export type McpServerReport = {
+  name: string;
+  from: McpOrigin;
+  /** Its command line or URL, as configured (variables unresolved). */
+  where: string;
+  state: ServerState["type"];
+  /** Its state in words: `ready with 3 tools`, `failed: …`. */
+  detail: string;
+  /** Its last lines of stderr. */
+  stderr: string[];
+};
+
+export class McpServers {
+  private servers: Map<string, McpServer> | null = null;
+
+  constructor(
+    /** Setup's `mcp_servers`. */
+    private readonly setup: readonly McpServerSpec[],
+    private readonly deps: RegistryDeps,
+  ) {}
+
+  /** Every server, by name; the project's files are read the first time. */
+  all(): McpServer[] {
+    this.servers ??= this.load();
+    return [...this.servers.values()];
+  }
+
+  get(name: string): McpServer | undefined {
+    return this.all().find((s) => s.name === name);
+  }
+
+  private load(): Map<string, McpServer> {
+    const files = MCP_FILES.map((file) => {
+      const read = readProjectFile(this.deps.root, file);
+      if ("problem" in read) {
+        this.deps.notify({ level: "error", text: `tine: ${read.problem} (its MCP servers are not used)` });
+        return [];
+      }
+      return read.servers;
+    });
+    // By name: setup's table comes from Lua, whose tables have no order.
+    const specs = mergeServers(this.setup, ...files).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return new Map(specs.map((spec) => [spec.name, new McpServer(spec, { ...this.deps, event: (e) => this.heard(spec.name, e) })]));
+  }
+
+  private heard(name: string, event: ServerEvent): void {
+    switch (event.type) {
+      case "restarting":
+        this.deps.notify({ level: "info", text: `tine: MCP server ${name} ${event.after}; starting it again` });
+        return;
+      case "failed":
+        this.deps.notify({ level: "error", text: `tine: MCP server ${name} could not start: ${event.error}` });
+        return;
+      case "tools-changed": {
+        const what = [
+          event.added.length ? `added ${event.added.join(", ")}` : "",
+          event.removed.length ? `removed ${event.removed.join(", ")}` : "",
+        ]
+          .filter(Boolean)
+          .join("; ");
+        this.deps.notify({
+          level: "info",
+          text: `tine: MCP server ${name} changed its tools (${what || "their descriptions"}): new threads get them; threads already started keep theirs`,
+        });
+        return;
+      }
+    }
+  }
+
+  report(): McpServerReport[] {
+    return this.all().map((s) => ({
+      name: s.name,
+      from: s.spec.from,
+      where: s.where,
+      state: s.state.type,
+      detail: s.describe(),
+      stderr: [...s.stderr],
+    }));
+  }
+
+  /**
+   * `:Tine mcp`: done in the background (a start may take up to mcp_timeout, and Neovim must not
+   * wait for it); how a restart went is told when it is known. Returns the server as it is now.
+   */
+  act(name: string, action: "restart" | "stop"): McpServerReport {
+    const server = this.named(name);
+    if (action === "stop") void server.stop();
+    else
+      void server.restart().then(() => {
+        if (server.state.type === "ready") this.deps.notify({ level: "info", text: `tine: MCP server ${name}: ${server.describe()}` });
+      });
+    return this.report().find((s) => s.name === name)!;
+  }
+
+  private named(name: string): McpServer {
+    const server = this.get(name);
+    if (!server) throw new Error(`tine: no MCP server ${name}`);
+    return server;
+  }
+
+  /** The host exits: every stdio server's process is ended. */
+  killAll(): void {
+    for (const s of this.servers?.values() ?? []) s.killNow();
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * One MCP server as the host holds it: its connection (a child process over stdio, or Streamable
+ * HTTP with the SSE fallback), its state, the last lines of its stderr, and its tool calls with
+ * their time limit and cancellation. It starts when first asked to (`ready`), and again after it
+ * exited; the state says which. The SDK does the protocol.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolOutcome } from "../tools/source.ts";
+import { timerDelay } from "../util/timer.ts";
+import { describeSpec, launchOf, type McpLaunch, type McpServerSpec } from "./config.ts";
+import { toOutcome } from "./results.ts";
+import { loadMcpSdk, type McpSdk } from "./sdk.ts";
+
+/** Lines of a server's stderr kept for `:Tine mcp` (each cut to STDERR_LINE_CHARS). */
+export const STDERR_LINES = 10;
+const STDERR_LINE_CHARS = 400;
+
+export type ServerState =
+  | { readonly type: "stopped"; readonly why: "not started yet" | "stopped by you" }
+  | { readonly type: "starting" }
+  | { readonly type: "ready"; readonly tools: readonly Tool[] }
+  /** It could not start, or it exited: it starts again on next use. */
+  | { readonly type: "failed"; readonly error: string; readonly wasReady: boolean };
+
+/** What the server tells the registry, for the user. */
+export type ServerEvent =
+  | { readonly type: "restarting"; readonly after: string }
+  | { readonly type: "failed"; readonly error: string }
+  | { readonly type: "tools-changed"; readonly added: readonly string[]; readonly removed: readonly string[] };
+
+export type ServerDeps = {
+  /** The project folder: a stdio server's default cwd. */
+  readonly root: string;
+  /** Where `${VAR}` is read (Neovim's environment, which the host inherits). */
+  readonly vars: Readonly<Record<string, string | undefined>>;
+  /** The longest a start or a call may take (mcp_timeout). */
+  readonly timeoutMs: number;
+  readonly event: (event: ServerEvent) => void;
+};
+
+const CLIENT_INFO = { name: "tine.nvim", version: "0.1.0" };
+
+/** A live connection: the generation tells a stale close from the current one's. */
+type Live = { readonly client: Client; readonly transport: Transport; readonly generation: number };
+
+export class McpServer {
+  private current: ServerState = { type: "stopped", why: "not started yet" };
+  private live: Live | null = null;
+  private starting: Promise<void> | null = null;
+  private generation = 0;
+  private readonly stderrLines: string[] = [];
+  /** The pid of a stdio server's process, while it runs (stopped with the host). */
+  private pid: number | null = null;
+
+  constructor(
+    readonly spec: McpServerSpec,
+    private readonly deps: ServerDeps,
+  ) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  get state(): ServerState {
+    return this.current;
+  }
+
+  /** Its last lines of stderr (stdio servers), oldest first. */
+  get stderr(): readonly string[] {
+    return this.stderrLines;
+  }
+
+  /** How it is started, as configured (no variable resolved). */
+  get where(): string {
+    return describeSpec(this.spec);
+  }
+
+  /**
+   * Started (once, however many ask at the same time); the state says how it went. One the user
+   * stopped stays stopped until they restart it.
+   */
+  ready(): Promise<void> {
+    if (this.current.type === "ready" || (this.current.type === "stopped" && this.current.why === "stopped by you"))
+      return Promise.resolve();
+    this.starting ??= this.start().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<void> {
+    const before = this.current;
+    if (before.type === "failed" && before.wasReady) this.deps.event({ type: "restarting", after: before.error });
+    this.current = { type: "starting" };
+    const generation = ++this.generation;
+    this.stderrLines.length = 0;
+    try {
+      const sdk = await loadMcpSdk();
+      const launch = launchOf(this.spec, this.deps.root, this.deps.vars);
+      const live = await this.connect(sdk, launch, generation);
+      if (generation !== this.generation) {
+        void live.client.close();
+        return;
+      }
+      this.live = live;
+      this.current = { type: "ready", tools: await this.listTools(live.client) };
+    } catch (error) {
+      if (generation !== this.generation) return;
+      const message = error instanceof Error ? error.message : String(error);
+      void this.live?.client.close();
+      this.live = null;
+      this.current = { type: "failed", error: message, wasReady: false };
+      this.deps.event({ type: "failed", error: message });
+    }
+  }
+
+  /** Connects by the launch's transport; an HTTP server that refuses Streamable HTTP is tried over SSE. */
+  private async connect(sdk: McpSdk, launch: McpLaunch, generation: number): Promise<Live> {
+    const options = { timeout: timerDelay(this.deps.timeoutMs) };
+    if (launch.kind === "stdio") {
+      const transport = new sdk.StdioClientTransport({ ...launch, stderr: "pipe" });
+      transport.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk.toString("utf8")));
+      const client = this.client(sdk, generation);
+      this.watch(transport, generation);
+      try {
+        await client.connect(transport, options);
+      } catch (error) {
+        void transport.close();
+        throw error;
+      }
+      this.pid = transport.pid;
+      return { client, transport, generation };
+    }
+    const requestInit = { headers: launch.headers };
+    if (!launch.sse) {
+      const transport = new sdk.StreamableHTTPClientTransport(launch.url, { requestInit });
+      const client = this.client(sdk, generation);
+      try {
+        await client.connect(transport, options);
+        this.watch(transport, generation);
+        return { client, transport, generation };
+      } catch (error) {
+        void client.close();
+        // The older HTTP+SSE transport, as the SDK's clients fall back to it.
+        try {
+          return await this.connectSse(sdk, launch, generation);
+        } catch (sseError) {
+          throw new Error(`Streamable HTTP: ${(error as Error).message}; SSE: ${(sseError as Error).message}`);
+        }
+      }
+    }
+    return this.connectSse(sdk, launch, generation);
+  }
+
+  private async connectSse(sdk: McpSdk, launch: Extract<McpLaunch, { kind: "http" }>, generation: number): Promise<Live> {
+    const transport = new sdk.SSEClientTransport(launch.url, { requestInit: { headers: launch.headers } });
+    const client = this.client(sdk, generation);
+    await client.connect(transport, { timeout: timerDelay(this.deps.timeoutMs) });
+    this.watch(transport, generation);
+    return { client, transport, generation };
+  }
+
+  private client(sdk: McpSdk, generation: number): Client {
+    return new sdk.Client(CLIENT_INFO, {
+      capabilities: {},
+      listChanged: {
+        tools: { onChanged: (error, tools) => !error && tools && this.toolsChanged(tools, generation) },
+      },
+    });
+  }
+
+  /** The connection closed: a server that exited (or dropped) is started again on next use. */
+  private watch(transport: Transport, generation: number): void {
+    const closed = transport.onclose;
+    // The state first: the calls the SDK then fails read it to say the server exited.
+    transport.onclose = () => {
+      if (generation === this.generation) {
+        this.live = null;
+        this.pid = null;
+        const last = this.stderrLines.at(-1);
+        const error = `exited${last ? ` (its stderr ends: ${last})` : ""}`;
+        if (this.current.type === "ready") this.current = { type: "failed", error, wasReady: true };
+      }
+      closed?.();
+    };
+  }
+
+  private keepStderr(text: string): void {
+    for (const line of text.split(/\r?\n/)) {
+      if (!line.trim()) continue;
+      this.stderrLines.push(line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line);
+    }
+    if (this.stderrLines.length > STDERR_LINES) this.stderrLines.splice(0, this.stderrLines.length - STDERR_LINES);
+  }
+
+  private async listTools(client: Client): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timerDelay(this.deps.timeoutMs) });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  }
+
+  private toolsChanged(tools: readonly Tool[], generation: number): void {
+    if (generation !== this.generation || this.current.type !== "ready") return;
+    const before = new Set(this.current.tools.map((t) => t.name));
+    const after = new Set(tools.map((t) => t.name));
+    this.current = { type: "ready", tools };
+    this.deps.event({
+      type: "tools-changed",
+      added: [...after].filter((n) => !before.has(n)),
+      removed: [...before].filter((n) => !after.has(n)),
+    });
+  }
+
+  /**
+   * Calls `tool`, starting the server first when it is not running. Past the time limit, or when
+   * `signal` aborts, the call is cancelled through the protocol (the SDK sends
+   * notifications/cancelled) and answered so.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
+    await this.ready();
+    const live = this.live;
+    if (this.current.type !== "ready" || !live)
+      return { text: `The MCP server ${this.name} is not running: ${this.describe()}`, isError: true };
+    const sdk = await loadMcpSdk();
+    try {
+      const result = await live.client.callTool({ name: tool, arguments: args }, sdk.CallToolResultSchema, {
+        signal,
+        timeout: timerDelay(this.deps.timeoutMs),
+      });
+      // A server of the protocol's first version may answer in its old shape.
+      return "toolResult" in result ? { text: JSON.stringify(result.toolResult), isError: false } : toOutcome(result);
+    } catch (error) {
+      if (signal.aborted) return { text: "[aborted: the call was cancelled]", isError: true };
+      if (error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout)
+        return {
+          text: `[timed out: no result after ${Math.round(this.deps.timeoutMs / 1000)} s (mcp_timeout), so the call was cancelled]`,
+          isError: true,
+        };
+      // Read again: the connection may have closed while the call ran.
+      const now = this.state;
+      if (now.type === "failed")
+        return { text: `The MCP server ${this.name} ${now.error} during the call; it starts again on its next use`, isError: true };
+      if (live.generation !== this.generation) return { text: `The MCP server ${this.name} was stopped during the call`, isError: true };
+      return { text: error instanceof Error ? error.message : String(error), isError: true };
+    }
+  }
+
+  /** Its state in words (`:Tine mcp`, errors the model reads). */
+  describe(): string {
+    const s = this.current;
+    switch (s.type) {
+      case "stopped":
+        return s.why;
+      case "starting":
+        return "starting";
+      case "ready":
+        return `ready with ${s.tools.length} tool${s.tools.length === 1 ? "" : "s"}`;
+      case "failed":
+        return `failed: ${s.error}`;
+    }
+  }
+
+  /** Stopped by the user: it stays stopped until `restart`. */
+  async stop(): Promise<void> {
+    const live = this.live;
+    this.generation++;
+    this.live = null;
+    this.pid = null;
+    this.starting = null;
+    this.current = { type: "stopped", why: "stopped by you" };
+    await live?.client.close().catch(() => {});
+  }
+
+  /** Stopped and started again (`:Tine mcp`). */
+  async restart(): Promise<void> {
+    const closing = this.stop();
+    this.current = { type: "stopped", why: "not started yet" };
+    const started = this.ready();
+    await closing;
+    await started;
+  }
+
+  /** The host exits: a stdio server's process is ended now (nothing asynchronous runs any more). */
+  killNow(): void {
+    if (this.pid === null) return;
+    try {
+      process.kill(this.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    this.pid = null;
+  }
+}

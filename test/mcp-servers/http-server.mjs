@@ -1,0 +1,41 @@
+/**
+ * tine's test MCP server over Streamable HTTP on loopback (tools.mjs), stateless: a server per
+ * request, at /mcp; at /sse, the older HTTP+SSE transport only (where a client falls back to it).
+ * It prints its /mcp URL on stdout once it listens. A request without the header
+ * `x-test-token: $MCP_TEST_TOKEN` is refused (401), so a test sees the header reach it.
+ */
+import { createServer } from "node:http";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { log, toolServer } from "./tools.mjs";
+
+const state = { changed: false };
+/** The older HTTP+SSE transport's sessions (GET /sse opens one, POST /messages?sessionId= speaks in it). */
+const sse = new Map();
+const http = createServer(async (req, res) => {
+  if (req.headers["x-test-token"] !== process.env.MCP_TEST_TOKEN) return void res.writeHead(401).end("wrong token");
+  if (req.url === "/sse" && req.method === "GET") {
+    const transport = new SSEServerTransport("/messages", res);
+    sse.set(transport.sessionId, transport);
+    res.on("close", () => sse.delete(transport.sessionId));
+    return void (await toolServer(state).connect(transport));
+  }
+  if (req.url?.startsWith("/messages") && req.method === "POST") {
+    const transport = sse.get(new URL(req.url, "http://localhost").searchParams.get("sessionId"));
+    return void (transport ? await transport.handlePostMessage(req, res) : res.writeHead(404).end());
+  }
+  if (req.url !== "/mcp") return void res.writeHead(405).end();
+  if (req.method !== "POST") return void res.writeHead(405).end();
+  const server = toolServer(state);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+});
+http.listen(0, "127.0.0.1", () => {
+  log(`started ${process.pid}`);
+  process.stdout.write(`http://127.0.0.1:${http.address().port}/mcp\n`);
+});

@@ -1,0 +1,93 @@
+/**
+ * The tools of tine's test MCP servers (stdio-server.mjs, http-server.mjs), on the SDK's own
+ * Server: they echo, sleep (cancellable), fail, return an image, change their list, crash mid-call,
+ * wait for a file, and tell a hash of an environment variable (never its value). What the tests
+ * cannot see through the protocol (a start, a cancellation) is appended to $MCP_TEST_LOG.
+ */
+import { createHash } from "node:crypto";
+import { appendFileSync, existsSync } from "node:fs";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/** Appends a line to $MCP_TEST_LOG, when set. */
+export function log(line) {
+  const file = process.env.MCP_TEST_LOG;
+  if (file) appendFileSync(file, `${line}\n`);
+}
+
+/** A 1×1 PNG. */
+export const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+const object = (properties = {}, required = []) => ({ type: "object", properties, required });
+
+const TOOLS = [
+  { name: "echo", description: "Echo the text back.", inputSchema: object({ text: { type: "string" } }, ["text"]) },
+  { name: "sleep", description: "Wait for ms milliseconds.", inputSchema: object({ ms: { type: "number" } }, ["ms"]) },
+  { name: "fail", description: "Always fails.", inputSchema: object() },
+  { name: "image", description: "Returns a small image.", inputSchema: object() },
+  { name: "change_list", description: "Adds a tool to this server's list.", inputSchema: object() },
+  { name: "crash", description: "Exits in the middle of the call.", inputSchema: object() },
+  { name: "wait_for", description: "Returns once the file exists.", inputSchema: object({ path: { type: "string" } }, ["path"]) },
+  { name: "env_hash", description: "The sha256 of an environment variable.", inputSchema: object({ name: { type: "string" } }, ["name"]) },
+];
+const ADDED = { name: "added_later", description: "Added by change_list.", inputSchema: object() };
+
+const text = (t, isError = false) => ({ content: [{ type: "text", text: t }], ...(isError ? { isError: true } : {}) });
+
+/** Resolves after `ms`, or at once when `signal` aborts (then `onAbort` runs). */
+const wait = (ms, signal, onAbort) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      onAbort();
+      resolve();
+    });
+  });
+
+/** A server with the test tools; `state` (shared by the HTTP server's per-request servers) holds whether the list changed. */
+export function toolServer(state = { changed: false }) {
+  const server = new Server({ name: "tine-test", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.changed ? [...TOOLS, ADDED] : TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const args = request.params.arguments ?? {};
+    switch (request.params.name) {
+      case "echo":
+        return text(`echo: ${args.text}`);
+      case "sleep":
+        log(`sleeping ${args.ms}`);
+        await wait(args.ms, extra.signal, () => log(`cancelled sleep ${args.ms}`));
+        return text(`slept ${args.ms} ms`);
+      case "fail":
+        return text("it failed, as it always does", true);
+      case "image":
+        return {
+          content: [
+            { type: "text", text: "a picture" },
+            { type: "image", data: PNG_1X1, mimeType: "image/png" },
+            { type: "resource_link", uri: "file:///tmp/picture.png", name: "picture", mimeType: "image/png" },
+          ],
+        };
+      case "change_list":
+        state.changed = true;
+        await server.sendToolListChanged();
+        return text("the list changed");
+      case "crash":
+        process.stderr.write("crashing on purpose\n");
+        process.exit(3);
+        return text("unreachable");
+      case "wait_for":
+        while (!existsSync(args.path) && !extra.signal.aborted) await wait(20, extra.signal, () => {});
+        return text(`${args.path} is there`);
+      case "env_hash": {
+        const value = process.env[args.name];
+        return text(value === undefined ? "unset" : createHash("sha256").update(value).digest("hex"));
+      }
+      case "added_later":
+        return text("the added tool ran");
+      default:
+        return text(`no tool ${request.params.name}`, true);
+    }
+  });
+  return server;
+}
