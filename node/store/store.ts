@@ -81,6 +81,8 @@ export class ThreadStore {
   readonly dir: string;
   private readonly writers = new Map<string, LogWriter>();
   private readonly parsed = new Map<string, Cached>();
+  /** The highest number the transcripts held when first listed for a claim (null: not yet listed). */
+  private listedHighest: number | null = null;
 
   constructor(
     readonly dataDir: string,
@@ -141,9 +143,14 @@ export class ThreadStore {
    * when they were made before numbers were claimed.
    */
   claimNum(atLeast: number): number {
-    let highest = 0;
-    for (const t of this.list().threads) highest = Math.max(highest, t.num);
-    return claimNumber(this.dir, Math.max(atLeast, highest + 1));
+    // Transcripts from before `nums/` count once: later numbers are all claimed there, so listing
+    // every thread again for each new one (a cost growing with the threads) would add nothing.
+    if (this.listedHighest === null) {
+      let highest = 0;
+      for (const t of this.list().threads) highest = Math.max(highest, t.num);
+      this.listedHighest = highest;
+    }
+    return claimNumber(this.dir, Math.max(atLeast, this.listedHighest + 1));
   }
 
   /** The live process writing `id` in another instance, or null. */
