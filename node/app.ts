@@ -91,6 +91,7 @@ export class App {
       root: config.cwd,
       vars: process.env,
       timeoutMs: config.mcp_timeout * 1000,
+      projectFiles: config.mcp_project_files,
       notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
     });
     const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);

@@ -50,6 +50,7 @@ const base: SentConfig = {
   mcp_servers: [],
   mcp_auto_approve: [],
   mcp_timeout: 120,
+  mcp_project_files: false,
   data_dir: "/tmp/tine-data",
   persist: true,
   snapshots: true,

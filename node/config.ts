@@ -57,6 +57,8 @@ export type SentConfig = {
   mcp_auto_approve: string[];
   /** Seconds an MCP server may take to start, or a call to answer, before it is given up (a call is cancelled). */
   mcp_timeout: number;
+  /** Whether the project's MCP files are read (they name programs to start; off unless the user trusts them). */
+  mcp_project_files: boolean;
   /** Root of the stored threads (one folder per project inside). */
   data_dir: string;
   /** False: nothing is written to disk. */
@@ -210,6 +212,7 @@ const sentConfig = record({
   mcp_servers: mcpServersOption,
   mcp_auto_approve: strings,
   mcp_timeout: positive,
+  mcp_project_files: (v, name) => (typeof v === "boolean" ? ok(v) : wrong(name, "true or false", v)),
   data_dir: string,
   persist: boolean,
   snapshots: boolean,

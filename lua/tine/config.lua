@@ -53,6 +53,9 @@ M.defaults = {
   -- "${VAR}" in a value is read from Neovim's environment when the server starts. The project's
   -- .tine/mcp.json and .mcp.json (Claude Code's shape) add theirs; for a name in several, this wins.
   mcp_servers = {},
+  -- The project's .tine/mcp.json and .mcp.json start programs named by whoever wrote the project:
+  -- read only when you set this to true (a project you cloned never runs a command by itself).
+  mcp_project_files = false,
   -- MCP calls that run without waiting for your approval: "server" (all its tools) or "server/tool".
   mcp_auto_approve = {},
   -- Seconds an MCP server may take to start, or a call to answer; a call past it is cancelled.
@@ -226,6 +229,9 @@ local checks = {
   end,
   mcp_auto_approve = string_list,
   mcp_timeout = positive,
+  mcp_project_files = function(v)
+    return type(v) == "boolean", "true or false"
+  end,
   context_max_bytes = positive,
   context_max_files = positive,
   data_dir = typed("string"),

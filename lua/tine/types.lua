@@ -23,6 +23,7 @@
 ---@field tool_env_deny? string[] environment variables kept from tool processes
 ---@field mcp_servers? table<string, TineMcpServer> MCP servers by name (:help tine-mcp)
 ---@field mcp_auto_approve? string[] MCP calls needing no approval: "server" or "server/tool"
+---@field mcp_project_files? boolean read the project's .tine/mcp.json and .mcp.json (they start programs)
 ---@field mcp_timeout? number seconds an MCP server may take to start, or a call to answer
 ---@field data_dir? string where threads are stored
 ---@field persist? boolean false: nothing is written to disk

@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 /** A registry of one stdio test server named `test`, with `vars` as the environment `${VAR}` reads. */
-function start(options: { timeoutMs?: number; autoApprove?: string[]; vars?: Record<string, string> } = {}) {
+function start(options: { timeoutMs?: number; autoApprove?: string[]; vars?: Record<string, string>; projectFiles?: boolean } = {}) {
   const spec = mcpServersOption(
     { test: { command: [process.execPath, SERVER], env: { MCP_TEST_LOG: logFile, SECRET: "${TINE_SECRET}" } } },
     "mcp_servers",
@@ -44,6 +44,7 @@ function start(options: { timeoutMs?: number; autoApprove?: string[]; vars?: Rec
     vars: options.vars ?? { TINE_SECRET: "s3cret" },
     timeoutMs: options.timeoutMs ?? 30_000,
     notify: (n) => void notices.push(n),
+    projectFiles: options.projectFiles ?? false,
   });
   return { servers, tools: new McpTools(servers, options.autoApprove ?? []) };
 }
@@ -167,7 +168,13 @@ describe("MCP servers", () => {
       const url = await new Promise<string>((done) => http.stdout!.once("data", (d: Buffer) => done(d.toString().trim())));
       const spec = mcpServersOption({ old: { url: url.replace(/\/mcp$/, "/sse"), headers: { "x-test-token": "${T}" } } }, "mcp_servers");
       if (!spec.ok) throw new Error("bad spec");
-      servers = new McpServers(spec.value, { root: dir, vars: { T: "tok" }, timeoutMs: 30_000, notify: (n) => void notices.push(n) });
+      servers = new McpServers(spec.value, {
+        root: dir,
+        vars: { T: "tok" },
+        timeoutMs: 30_000,
+        notify: (n) => void notices.push(n),
+        projectFiles: false,
+      });
       const tools = new McpTools(servers, []);
       expect((await tools.offered(signal())).map((t) => t.name)).toContain("mcp__old__echo");
       expect(await tools.run("mcp__old__echo", { text: "via sse" }, env(), signal())).toEqual({ text: "echo: via sse", isError: false });
@@ -181,10 +188,18 @@ describe("MCP servers", () => {
       join(dir, ".mcp.json"),
       JSON.stringify({ mcpServers: { test: { command: "false" }, other: { type: "http", url: "http://127.0.0.1:1/mcp" } } }),
     );
-    const { servers } = start();
+    const { servers } = start({ projectFiles: true });
     expect(servers.report().map((s) => [s.name, s.from, s.where])).toEqual([
       ["other", ".mcp.json", "http://127.0.0.1:1/mcp"],
       ["test", "setup", `${process.execPath} ${SERVER}`],
     ]);
+  });
+
+  it("leave the project's files alone unless mcp_project_files is set (they name programs to run), and say so once", async () => {
+    writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { evil: { command: "touch", args: ["pwned"] } } }));
+    const { servers } = start();
+    expect(servers.report().map((s) => s.name)).toEqual(["test"]);
+    servers.all();
+    expect(notices.filter((n) => n.text.includes(".mcp.json names MCP servers"))).toHaveLength(1);
   });
 });

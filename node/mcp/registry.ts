@@ -5,6 +5,8 @@
  * changed tool list, a project file that cannot be used) goes out through `notify`; `:Tine mcp`
  * and `:checkhealth tine` read `report`.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { MCP_FILES, type McpOrigin, type McpServerSpec, mergeServers, readProjectFile } from "./config.ts";
 import { McpServer, type ServerEvent, type ServerState } from "./server.ts";
 
@@ -15,6 +17,8 @@ export type RegistryDeps = {
   readonly vars: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs: number;
   readonly notify: (notice: McpNotice) => void;
+  /** Whether the project's files are read (`mcp_project_files`): they name programs to start. */
+  readonly projectFiles: boolean;
 };
 
 /** One server as `:Tine mcp` and `:checkhealth tine` show it. */
@@ -51,6 +55,15 @@ export class McpServers {
 
   private load(): Map<string, McpServer> {
     const files = MCP_FILES.map((file) => {
+      if (!this.deps.projectFiles) {
+        // Never run what a cloned project names without the user's word: said once, when it is there.
+        if (existsSync(join(this.deps.root, file)))
+          this.deps.notify({
+            level: "info",
+            text: `tine: ${file} names MCP servers; they are not started unless you set mcp_project_files = true`,
+          });
+        return [];
+      }
       const read = readProjectFile(this.deps.root, file);
       if ("problem" in read) {
         this.deps.notify({ level: "error", text: `tine: ${read.problem} (its MCP servers are not used)` });

@@ -364,7 +364,11 @@ describe(`MCP (${nv.version})`, () => {
           assert.ok(!text.includes(secret) && !text.includes(token), `${f} holds a secret`);
         }
       },
-      { cwd, setup: withServer(cwd, { mcp_auto_approve: ["test", "web"] }), env: { TINE_TEST_SECRET: secret, TINE_TEST_TOKEN: token } },
+      {
+        cwd,
+        setup: withServer(cwd, { mcp_auto_approve: ["test", "web"], mcp_project_files: true }),
+        env: { TINE_TEST_SECRET: secret, TINE_TEST_TOKEN: token },
+      },
     );
   });
 
