@@ -1,23 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempFolders } from "../../test/helpers/temp-folders.ts";
 import { Kept, MentionCompleter, typedMention } from "./complete.ts";
 import { MENTIONS } from "./mention-names.ts";
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
+const folder = tempFolders("tine-complete-");
 
 function gitProject(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "tine-complete-"));
-  roots.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
+  const root = folder(files);
   execFileSync("git", ["init", "-q", "-b", "main"], { cwd: root });
   return root;
 }

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempFolders } from "../../test/helpers/temp-folders.ts";
 import { History } from "../providers/history.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import type { EditorFacts, GatherRequest } from "./editor.ts";
@@ -10,20 +10,7 @@ import { expandMentions } from "./expand.ts";
 import type { ContextLimits } from "./files.ts";
 import { RESOLVERS, type ResolveScope } from "./resolvers.ts";
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-
-function project(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "tine-mentions-"));
-  roots.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
+const project = tempFolders("tine-mentions-");
 
 const LIMITS: ContextLimits = { maxBytes: 1024, maxFiles: 3 };
 const NO_EDITOR: EditorFacts = { source: null, buffers: [], diagnostics: [], quickfix: [], modified: new Map() };
