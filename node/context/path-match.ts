@@ -138,8 +138,7 @@ export class PathMatcher {
     // before the first key, which comes tens of milliseconds after the list (the rest is sliced).
     const first = Math.min(SLICE, this.list.paths.length);
     for (let i = 0; i < first; i++) within[i] = i;
-    for (let round = 0; round < 4; round++)
-      for (const query of ["e", "s/", "a.t"]) rank(query, this.list, 50, within.subarray(0, first));
+    for (let round = 0; round < 4; round++) for (const query of ["e", "s/", "a.t"]) rank(query, this.list, 50, within.subarray(0, first));
     await new Promise((resolve) => setImmediate(resolve));
     for (const query of ["e", "s/", "a.t"]) {
       for (let from = 0; from < this.list.paths.length; from += SLICE) {
