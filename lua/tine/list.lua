@@ -117,6 +117,15 @@ local function list_thread()
   return id
 end
 
+--- Runs `fn` on the thread of the list's cursor line; a line with none is reported.
+---@param fn fun(id: string)
+local function on_list_thread(fn)
+  local ok, id = guarded(list_thread)
+  if ok then
+    fn(id)
+  end
+end
+
 --- `<CR>` in the list: opens the thread on the line, or restores an ended fork and opens it.
 function M.open_from_list()
   local item = host.request("list_item", vim.api.nvim_win_get_cursor(0)[1] - 1)
@@ -126,35 +135,29 @@ function M.open_from_list()
     end
     return
   end
-  local ok, id = guarded(list_thread)
-  if ok then
+  on_list_thread(function(id)
     guarded(tine.open, id)
-  end
+  end)
 end
 
 --- `d` in the list: the thread on the line beside its parent, from where they branched.
 function M.diff_from_list()
-  local ok, id = guarded(list_thread)
-  if ok then
-    tine.diff(id)
-  end
+  on_list_thread(tine.diff)
 end
 
 --- `f` in the list: forks the thread on the line (asks for the prompt).
 function M.fork_from_list()
-  local ok, id = guarded(list_thread)
-  if ok then
+  on_list_thread(function(id)
     fork.ask_and_fork(id, vim.empty_dict())
-  end
+  end)
 end
 
 --- The fork keys in the list: ends the fork on the line.
 ---@param action "discard"|"promote"|"report"
 function M.fork_end_from_list(action)
-  local ok, id = guarded(list_thread)
-  if ok then
+  on_list_thread(function(id)
     tine.fork_end(action, id)
-  end
+  end)
 end
 
 --- `b` in the list: a background fork of the thread under the cursor.
@@ -213,10 +216,7 @@ end
 
 --- `L` in the list: labels the thread on the line.
 function M.label_from_list()
-  local ok, id = guarded(list_thread)
-  if ok then
-    M.ask_label(id)
-  end
+  on_list_thread(M.ask_label)
 end
 
 --- `r` in the list: renames the thread on the line (asks for the title).
