@@ -19,6 +19,7 @@ import type { HostConfig } from "./config.ts";
 import { MentionCompleter } from "./context/complete.ts";
 import { expandMentions } from "./context/expand.ts";
 import type { ContextLimits } from "./context/files.ts";
+import type { SendContext } from "./context/follow.ts";
 import { McpServers } from "./mcp/registry.ts";
 import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
@@ -297,12 +298,13 @@ export class App {
     const thread = this.live(id);
     const command = parseSend(text);
     if (command.type === "fork") {
-      await this.fork(id, command.prompt);
+      // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).
+      await this.fork(id, command.prompt, {}, (command.prompt && (await this.expand(thread, command.prompt))) || undefined);
       return { replaced: "" };
     }
     if (command.type === "background-fork") {
       if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
-      await this.fork(id, command.prompt, { background: true });
+      await this.fork(id, command.prompt, { background: true }, (await this.expand(thread, command.prompt)) ?? undefined);
       return { replaced: "" };
     }
     if (command.type === "handoff") {
@@ -371,6 +373,8 @@ export class App {
     sourceId: ThreadId,
     prompt: string,
     opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean; restore_code?: boolean } = {},
+    /** What the prompt's mentions resolved to (a prompt typed in the input: `@fork`, `@bg`). */
+    context?: SendContext,
   ): Promise<ThreadId | null> {
     const live = this.chat.threads.get(sourceId);
     if (opts.restore_code) {
@@ -400,6 +404,7 @@ export class App {
         newId,
         num,
         prompt,
+        ...(context ? { context } : {}),
         atMessage: opts.at_message,
         prefill: opts.prefill,
         storedSource,

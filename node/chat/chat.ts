@@ -326,7 +326,7 @@ export class Chat implements ChatTree {
       });
     }
     // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
-    if (request.prompt) thread.update({ type: "send", text: request.prompt });
+    if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
     this.add(thread, { under: request.sourceId, prefill: request.prefill, background: request.background === true }, !request.background);
   }
 

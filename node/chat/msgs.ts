@@ -78,6 +78,8 @@ export type ForkRequest = {
   num: number;
   /** Sent as the clone's next user turn; empty: the clone opens ready for input. */
   prompt: string;
+  /** What the prompt's mentions resolved to, sent with it. */
+  context?: SendContext;
   /** Fork the history up to and including this message. */
   atMessage?: number;
   /** Text put in the clone's input buffer (a quoted selection). */

@@ -188,6 +188,24 @@ describe(`mentions (${nv.version})`, () => {
     });
   });
 
+  it("@fork with a mention: the fork's first request carries the item, the source's none", async () => {
+    await withNeovim(nv, async (s) => {
+      writeFileSync(join(s.cwd, "f.txt"), "FORK-FILE-MARK\n");
+      await s.cmd("Tine");
+      const t = (await s.threads())[0]!;
+      await exchange(s, t.id, "hello", "Hi.");
+      s.mock.reply(textReply("Read it in the fork."));
+      await typeAndSend(s, "@fork look at @file:f.txt");
+      await s.waitForThreadCount(2);
+      const fork = (await s.threads()).find((x) => x.id !== t.id)!;
+      await s.waitForDisplay(fork.id, "Read it in the fork.");
+      const [file, text] = trailing(s);
+      assert.match(file!, /^<context kind="file" path="f.txt"[^>]*>\nFORK-FILE-MARK\n/);
+      assert.equal(text, "look at @file:f.txt");
+      assert.equal(occurrences(s, 0, "FORK-FILE-MARK"), 0, "the source's request never had it");
+    });
+  });
+
   it("after an error, a new send replaces the failed turn's items too; the failed text comes back with its mentions", async () => {
     await withNeovim(nv, async (s) => {
       writeFileSync(join(s.cwd, "spec.md"), "FIRST-COPY\n");
