@@ -7,7 +7,8 @@
  * names them): each entry point checks what only the host knows and dispatches, in a few lines;
  * the work lives in chat/, view/, store/ and claude-code/.
  */
-import { type Changes, Chat } from "./chat/chat.ts";
+import { Chat } from "./chat/chat.ts";
+import { ForkClock } from "./chat/fork-clock.ts";
 import { cleanLabel, type LabelTarget } from "./chat/labels.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { threadName, typedText } from "./chat/names.ts";
@@ -24,14 +25,13 @@ import { McpServers } from "./mcp/registry.ts";
 import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
-import type { ListShown } from "./rpc/methods.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
 import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
 import { Persistence } from "./store/persistence.ts";
-import { describeNotices } from "./store/save-failures.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
+import { StoreClock } from "./store/store-clock.ts";
 import { builtinTools } from "./tools/builtin.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
 import { ToolSources } from "./tools/source.ts";
@@ -39,7 +39,8 @@ import { startTimer } from "./util/timer.ts";
 import { randomUuid } from "./util/uuid.ts";
 import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
-import type { FoldHow, ListScope } from "./view/thread-list.ts";
+import { type LineAction, lineAction } from "./view/line-actions.ts";
+import { ThreadListEntry } from "./view/list-entry.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
 
 /** How long after start-up the snapshot housekeeping runs (once a day at most). */
@@ -61,8 +62,11 @@ export class App {
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
-  /** The list shows every project (`:Tine threads!`). */
-  private listAll = false;
+  /** What the Lua side asks of the thread list. */
+  readonly list: ThreadListEntry;
+  /** Null with `persist = false`. */
+  private readonly storeClock: StoreClock | null;
+  private readonly forkClock: ForkClock;
   private readonly queue: RootMsg[] = [];
   private draining = false;
   private readonly contextLimits: ContextLimits;
@@ -162,6 +166,14 @@ export class App {
       config.cwd,
     );
     this.completer = new MentionCompleter(config.cwd, config.complete_max_items);
+    this.list = new ThreadListEntry(this.chat, this.buffers, this.persistence, () => this.rescan());
+    this.storeClock = this.persistence
+      ? new StoreClock(this.persistence, this.chat, {
+          notify: (level, text) => (level === "error" ? this.nvim.notifyError(text) : this.nvim.notifyInfo(text)),
+          redraw: () => this.buffers.redraw(),
+        })
+      : null;
+    this.forkClock = new ForkClock(this.chat, this.dispatch);
     this.rescan();
     // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
     startTimer(() => this.pruneSnapshots(), SNAPSHOT_HOUSEKEEPING_DELAY_MS).unref();
@@ -210,68 +222,11 @@ export class App {
     }
     // Only what this batch changed is written and drawn.
     const changes = this.chat.takeChanges();
-    this.syncStore(null, changes);
-    this.armForkClock();
+    this.storeClock?.sync(null, changes);
+    this.forkClock.arm();
     this.buffers.scheduleRender(changes);
     if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
   };
-
-  private storeWake: { at: number; timer: NodeJS.Timeout } | null = null;
-
-  /**
-   * Writes what changed; tells the user once when threads stop being saved (and once when they
-   * are saved again), and wakes the store when it next has something due (a retry, streamed text).
-   */
-  private syncStore(wokenAt: number | null, changes?: Changes): void {
-    const persistence = this.persistence;
-    if (!persistence) return;
-    try {
-      persistence.sync(this.chat, wokenAt, changes);
-    } catch (error) {
-      // Failed writes are the store's to handle; anything else is a bug the user should hear of.
-      this.nvim.notifyError(`tine: could not store a thread: ${(error as Error).message}`);
-    }
-    const notices = persistence.takeNotices();
-    if (notices.length) {
-      for (const n of describeNotices(notices)) {
-        if (n.level === "error") this.nvim.notifyError(n.text);
-        else this.nvim.notifyInfo(n.text);
-      }
-      this.buffers.redraw();
-    }
-    const next = persistence.nextWake();
-    if (this.storeWake?.at === next) return;
-    if (this.storeWake) clearTimeout(this.storeWake.timer);
-    this.storeWake = null;
-    if (next === null) return;
-    const timer = setTimeout(
-      () => {
-        this.storeWake = null;
-        this.syncStore(Date.now());
-      },
-      Math.max(0, next - Date.now()),
-    );
-    timer.unref();
-    this.storeWake = { at: next, timer };
-  }
-
-  private forkTimer: { at: number; timer: NodeJS.Timeout } | null = null;
-
-  /** One timer, set for the next moment a fork's idle clock can run out. */
-  private armForkClock(): void {
-    const next = this.chat.forks.nextDeadline();
-    if (this.forkTimer?.at === next) return;
-    if (this.forkTimer) clearTimeout(this.forkTimer.timer);
-    this.forkTimer = null;
-    if (next === null) return;
-    // A deadline beyond what a timer holds fires early: the tick finds nothing due and re-arms.
-    const timer = startTimer(() => {
-      this.forkTimer = null;
-      this.dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: Date.now() } });
-    }, next - Date.now());
-    timer.unref();
-    this.forkTimer = { at: next, timer };
-  }
 
   /** Writes what waits (streamed text, a retry) and releases the store's locks; the host is going away. */
   close(): void {
@@ -513,14 +468,6 @@ export class App {
     if (blocker) throw new Error(blocker);
   }
 
-  /** A discarded or reported fork back in the tree (stored); a list of every project is drawn again, without it among the ended. */
-  async restore(id: ThreadId): Promise<void> {
-    if (!this.persistence) throw new Error("tine: nothing is stored (persist = false)");
-    this.persistence.restore(id);
-    this.rescan();
-    if (this.listAll) await this.threadList(true);
-  }
-
   rename(id: ThreadId, title: string): void {
     const clean = cleanTitle(title);
     if (!clean) throw new Error("tine: a title cannot be empty (control characters are left out)");
@@ -594,73 +541,14 @@ export class App {
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
-  lineAction(id: ThreadId, line: number, action: "toggle" | "approve" | "approve_always" | "deny"): void {
-    const thread = this.live(id);
-    const at = this.locate(id, line);
-    if (action === "toggle") {
-      if (at?.file !== undefined) {
-        this.code.toggle(id, at.message, at.file).catch((e: Error) => this.nvim.notifyError(e.message));
-        return;
-      }
-      if (at?.block == null) return;
-      this.dispatch({ type: "thread-msg", id, msg: { type: "toggle-detail", key: `${at.message}:${at.block}` } });
-      return;
-    }
-    const pending = thread.toolRuns.filter((r) => r.state === "awaiting-approval");
-    const history = thread.runner.history;
-    const block = at?.block != null && at.message === history.length - 1 ? history.at(at.message).message.content[at.block] : undefined;
-    // The call under the cursor, or the only one waiting: never one the user is not looking at.
-    const run = pending.find((r) => block?.type === "tool_use" && r.use.id === block.id) ?? (pending.length === 1 ? pending[0] : undefined);
-    if (!run) {
-      throw new Error(
-        pending.length
-          ? `tine: ${pending.length} tool calls wait for approval: put the cursor on the one to ${action === "deny" ? "deny" : "approve"}`
-          : "tine: no tool call is awaiting approval",
-      );
-    }
-    const approved = action !== "deny";
-    this.dispatch({
-      type: "thread-msg",
-      id,
-      msg: { type: "tool-decision", toolUseId: run.use.id, approved, always: action === "approve_always" },
-    });
+  lineAction(id: ThreadId, line: number, action: LineAction): void {
+    lineAction(this.live(id), this.locate(id, line), action, this.dispatch, (thread, message, file) =>
+      this.code.toggle(thread, message, file).catch((e: Error) => this.nvim.notifyError(e.message)),
+    );
   }
 
   messages(id: ThreadId) {
     return this.live(id).runner.history.messages();
-  }
-
-  /** The thread-list buffer, the cursor on the active thread; `all`: every project's threads, grouped by project. */
-  async threadList(all = false): Promise<ListShown> {
-    this.rescan();
-    this.listAll = all && this.persistence !== null;
-    const scope: ListScope = this.listAll ? { type: "all", ...this.persistence!.everyProject() } : { type: "project" };
-    const bufnr = await this.buffers.showList(scope);
-    return this.listShown(bufnr, this.chat.activeId);
-  }
-
-  /** `/` and the folds in the list: what it shows changes; the cursor goes to the thread acted on. */
-  async listView(change: { type: "filter"; text: string } | { type: "fold"; line: number; how: FoldHow }): Promise<ListShown> {
-    const list = this.buffers.list;
-    let at = this.chat.activeId;
-    if (change.type === "filter") list.filter = change.text.trim();
-    else at = list.fold(this.chat, change.line, change.how);
-    const bufnr = await this.buffers.redrawList();
-    if (bufnr === null) throw new Error("tine: the thread list is not open (:Tine threads)");
-    return this.listShown(bufnr, at);
-  }
-
-  private listShown(bufnr: number, at: ThreadId | null): ListShown {
-    const list = this.buffers.list;
-    return { bufnr, line: at === null ? null : list.lineOf(at), filter: list.filter };
-  }
-
-  threadAtListLine(line: number): ThreadId | null {
-    return this.buffers.list.idAt(line);
-  }
-
-  listItem(line: number) {
-    return this.buffers.list.itemAt(line);
   }
 
   /** Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent. Threads by id or display number. */

@@ -44,7 +44,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     app.delete(id);
     return true;
   },
-  restore: ({ app }, [id]) => app.restore(id).then(() => true as const),
+  restore: ({ app }, [id]) => app.list.restore(id).then(() => true as const),
 
   send: ({ app }, [id, text]) => app.send(id, text),
   retry: ({ app }, [id]) => {
@@ -105,11 +105,11 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   locate_message: ({ app }, [id, message]) => app.messageLine(id, message),
   display_text: ({ app }, [id]) => app.displayText(id),
 
-  thread_list: ({ app }, [all]) => app.threadList(all),
-  list_filter: ({ app }, [text]) => app.listView({ type: "filter", text }),
-  list_fold: ({ app }, [line, how]) => app.listView({ type: "fold", line, how }),
-  thread_at_list_line: ({ app }, [line]) => app.threadAtListLine(line),
-  list_item: ({ app }, [line]) => app.listItem(line),
+  thread_list: ({ app }, [all]) => app.list.show(all),
+  list_filter: ({ app }, [text]) => app.list.change({ type: "filter", text }),
+  list_fold: ({ app }, [line, how]) => app.list.change({ type: "fold", line, how }),
+  thread_at_list_line: ({ app }, [line]) => app.list.idAt(line),
+  list_item: ({ app }, [line]) => app.list.itemAt(line),
   store_health: ({ app }) => app.storeHealth(),
   instructions_health: ({ app }) => findInstructions(app.config.instructions, app.config.cwd),
 
