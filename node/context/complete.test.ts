@@ -28,6 +28,12 @@ describe("typedMention", () => {
     expect(typedMention("@nosuch:x")).toBeNull();
   });
 
+  it("reads a quoted argument up to the cursor, spaces included; the quote is part of what is replaced", () => {
+    const file = MENTIONS.find((m) => m.name === "file")!;
+    expect(typedMention('see @file:"my no')).toEqual({ type: "argument", mention: file, typed: "my no", start: 10 });
+    expect(typedMention('@file:"my notes.md" and @')).toEqual({ type: "name", typed: "", start: 25 });
+  });
+
   it("counts the start in bytes, as Neovim's columns do", () => {
     expect(typedMention("é ✓ @file:x")).toEqual(expect.objectContaining({ start: "é ✓ @file:".length + 1 + 2 }));
   });
@@ -54,6 +60,16 @@ describe("MentionCompleter", () => {
         { word: "src/apple/pie.ts", menu: "", info: "", kind: "file" },
       ],
     });
+  });
+
+  it("a path with spaces is offered in quotes, and found again from a quoted start", async () => {
+    const root = gitProject({ "notes/my notes.md": "", "notes/plain.md": "" });
+    const c = new MentionCompleter(root, 50);
+    const words = async (before: string) => (await c.complete(before))?.items.map((i) => i.word);
+    expect(await words("@file:notes")).toEqual(['"notes/my notes.md"', "notes/plain.md"]);
+    const quoted = await c.complete('@file:"notes/my no');
+    expect(quoted?.start).toBe("@file:".length);
+    expect(quoted?.items.map((i) => i.word)).toEqual(['"notes/my notes.md"']);
   });
 
   it("after @diff:, HEAD and the branches", async () => {

@@ -39,8 +39,11 @@ export type Typed =
   | { type: "name"; typed: string; start: number }
   | { type: "argument"; mention: MentionSpec; typed: string; start: number };
 
-/** A mention starts a line or follows white space, and runs to the cursor without any. */
-const MENTION_AT_END = /(?:^|\s)@(\S*)$/u;
+/**
+ * A mention starts a line or follows white space, and runs to the cursor without any, unless its
+ * argument is quoted (`@file:"my no`): a path with spaces is written in quotes (mentions.ts).
+ */
+const MENTION_AT_END = /(?:^|\s)@([^\s":]+:"[^"]*|\S*)$/u;
 
 export function typedMention(before: string): Typed | null {
   const found = MENTION_AT_END.exec(before);
@@ -51,7 +54,9 @@ export function typedMention(before: string): Typed | null {
   if (colon < 0) return { type: "name", typed: text, start: byteLength(before, afterAt) };
   const mention = MENTIONS.find((m) => m.name === text.slice(0, colon));
   if (!mention || mention.argument === "none") return null;
-  return { type: "argument", mention, typed: text.slice(colon + 1), start: byteLength(before, afterAt + colon + 1) };
+  // The completed word replaces the opening quote too: it is quoted again when it needs it.
+  const quoted = text[colon + 1] === '"' ? 1 : 0;
+  return { type: "argument", mention, typed: text.slice(colon + 1 + quoted), start: byteLength(before, afterAt + colon + 1) };
 }
 
 /** Lua's columns are bytes; JavaScript's indexes are UTF-16 units. */
@@ -155,7 +160,7 @@ export class MentionCompleter {
     switch (from) {
       case "files": {
         const paths = (await this.files.get(STALE_AFTER_MS)).match(typed.typed, this.maxItems);
-        return { start: typed.start, items: paths.map((word) => ({ word, menu: "", info: "", kind: "file" })) };
+        return { start: typed.start, items: paths.map((path) => ({ word: quotedPath(path), menu: "", info: "", kind: "file" })) };
       }
       case "revs": {
         const revs = await this.revs.get(STALE_AFTER_MS);
@@ -169,6 +174,11 @@ export class MentionCompleter {
         return assertUnreachable(from);
     }
   }
+}
+
+/** A path as a mention's argument: in quotes when it holds white space, as mentions.ts reads it. */
+function quotedPath(path: string): string {
+  return /\s/u.test(path) ? `"${path}"` : path;
 }
 
 /** HEAD, then the branches and tags, the most recently committed first; none outside a repository. */
