@@ -6,6 +6,7 @@ import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
 import type { RunnerSpec, RunnerStart } from "./runner.ts";
+import type { StoredQueued } from "./send-queue.ts";
 import type { Relation } from "./tree.ts";
 
 /** Unique across processes and machines (a UUID); stays the same when the thread is stored. */
@@ -135,7 +136,7 @@ export type ChatMsg =
       readOnlyBy: number | null;
       reports: readonly { from: string; text: string }[];
       /** Messages the user had queued when the thread was last written (they come back held). */
-      queue: readonly { text: string; now?: boolean }[];
+      queue: readonly StoredQueued[];
       /** The snapshots its messages were made on (none in transcripts written before them). */
       code?: readonly ThreadMark[];
       labels: Labels;

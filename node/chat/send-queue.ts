@@ -5,6 +5,7 @@
  * agent reads it mid-turn. A turn that stops without ending (an abort, an error) holds them: they
  * go with the user's next message, never by themselves.
  */
+import { readContextBlock, writeContextBlock } from "../context/blocks.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { UserBlock } from "../providers/native.ts";
 import type { ThreadMsg } from "./msgs.ts";
@@ -73,12 +74,22 @@ export class SendQueue {
     if (this.items.length) this.held = why;
   }
 
-  /** Messages read back from disk (a restart, a thread taken over): they wait for the user, held. */
-  restore(stored: readonly { readonly text: string; readonly now?: boolean }[]): void {
-    this.items = stored.map((s) => ({
-      id: this.nextId++,
-      msg: s.now ? { type: "send", text: s.text, now: true } : { type: "send", text: s.text },
-    }));
+  /**
+   * Messages read back from disk (a restart, a thread taken over): they wait for the user, held.
+   * Their mentions come back as they were resolved; the files followed are taken afresh by the
+   * send that releases them (a merged send's followed files are the latest send's).
+   */
+  restore(stored: readonly StoredQueued[]): void {
+    this.items = stored.map((s) => {
+      const items = (s.context ?? []).flatMap((block) => readContextBlock(block) ?? []);
+      const msg: SendMsg = {
+        type: "send",
+        text: s.text,
+        ...(s.now ? { now: true } : {}),
+        ...(items.length ? { context: { items, followed: [] } } : {}),
+      };
+      return { id: this.nextId++, msg };
+    });
     this.held = this.items.length ? "restored" : null;
   }
 
@@ -86,6 +97,19 @@ export class SendQueue {
   release(): void {
     this.held = null;
   }
+}
+
+/**
+ * A message waiting in the queue, as the store keeps it: its text, whether it goes with the next
+ * tool results (`@now`), and what its mentions resolved to when it was sent, each item in the one
+ * format it has in a request (context/blocks.ts), so that it is read back by the same reader.
+ */
+export type StoredQueued = { readonly text: string; readonly now?: boolean; readonly context?: readonly string[] };
+
+/** A queued send as it is stored: its mentions' items in their request format (context/blocks.ts). */
+export function storedQueued(msg: SendMsg): StoredQueued {
+  const context = msg.context?.items.map(writeContextBlock) ?? [];
+  return { text: msg.text, ...(msg.now ? { now: true } : {}), ...(context.length ? { context } : {}) };
 }
 
 /** The blocks one send gives its user message: what was typed (an empty send, which only sends what waits, gives none). */

@@ -13,8 +13,10 @@
  * for the chat and the list) and writing (files made late, failed writes, fork ends in order);
  * what is not about threads (failure bookkeeping, the words for a failure) lives beside it.
  */
+
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredSource, StoredThread, ThreadId } from "../chat/msgs.ts";
+import { storedQueued } from "../chat/send-queue.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
@@ -55,7 +57,7 @@ function snapshotOf(thread: Thread): Snapshot {
     results: thread.finishedResults(),
     title: thread.title,
     reports: thread.reports,
-    queue: thread.queue.items.map((i) => i.msg),
+    queue: thread.queue.items.map((i) => storedQueued(i.msg)),
     code: thread.code,
     labels: thread.labels,
   };

@@ -5,6 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { headerLine } from "../../test/helpers/stored-header.ts";
+import { writeContextBlock } from "../context/blocks.ts";
 import { LINE_BOUNDS } from "../util/bounded-json.ts";
 import { decode } from "./records.ts";
 
@@ -116,5 +117,16 @@ describe("queue record", () => {
   it("a queue of the wrong shape is refused", () => {
     for (const items of [null, "x", [{}], [{ text: 1 }], [{ text: "a", now: "yes" }]])
       expect(decode(JSON.stringify({ t: "queue", items }))).toEqual({ ok: false, error: "queue record: items is not a list of messages" });
+  });
+
+  it("a message's mentions are kept as context blocks; a block the request format cannot read is refused", () => {
+    const block = writeContextBlock({ kind: "file", path: "a.md", text: "A\n", unsaved: false, changed: false });
+    const good = JSON.stringify({ t: "queue", items: [{ text: "see @file:a.md", context: [block] }] });
+    expect(decode(good)).toEqual({ ok: true, record: { t: "queue", items: [{ text: "see @file:a.md", context: [block] }] } });
+    for (const context of ["x", [1], ['<context kind="file">cut']])
+      expect(decode(JSON.stringify({ t: "queue", items: [{ text: "a", context }] }))).toEqual({
+        ok: false,
+        error: "queue record: a message's context is not a list of context blocks",
+      });
   });
 });

@@ -4,7 +4,10 @@
  * API takes them; view state never goes in. `t` comes first in every record, so a reader that only
  * needs counts can tell an `append` line from its first bytes without parsing the message.
  */
+
 import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
+import type { StoredQueued } from "../chat/send-queue.ts";
+import { readContextBlock } from "../context/blocks.ts";
 import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
@@ -116,9 +119,6 @@ export type ChangeRecord =
 
 export type StoredRecord = Header | ChangeRecord;
 
-/** A message waiting in a thread's queue, as stored: its text, and whether it goes with the next tool results (`@now`). */
-export type StoredQueued = { readonly text: string; readonly now?: boolean };
-
 const CHANGE_TYPES = new Set([
   "append",
   "truncate",
@@ -202,9 +202,15 @@ export function decode(line: string): Decoded {
         !items.every((i) => isObject(i) && typeof i["text"] === "string" && (i["now"] ?? false) === Boolean(i["now"]))
       )
         return bad("items is not a list of messages");
+      if (!items.every((i) => i["context"] === undefined || isContextList(i["context"])))
+        return bad("a message's context is not a list of context blocks");
       return good({
         t: "queue",
-        items: items.map((i) => (i.now === true ? { text: i.text as string, now: true } : { text: i.text as string })),
+        items: items.map((i) => ({
+          text: i["text"] as string,
+          ...(i["now"] === true ? { now: true } : {}),
+          ...(i["context"] ? { context: i["context"] as string[] } : {}),
+        })),
       });
     }
     case "ended": {
@@ -299,3 +305,11 @@ function legacyRunner(claude: unknown): unknown {
 }
 
 export const isChange = (r: StoredRecord): r is ChangeRecord => CHANGE_TYPES.has(r.t);
+
+/** A stored queued message's context: blocks the request format reads back (a hand-edited or cut one is refused). */
+function isContextList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((b) => typeof b === "string" && readContextBlock(b) !== null);
+}
+
+/** A queued message as stored (its format is the queue's: chat/send-queue.ts). */
+export type { StoredQueued };

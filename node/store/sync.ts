@@ -51,7 +51,18 @@ function labelRecords(a: Labels = NO_LABELS, b: Labels = NO_LABELS): ChangeRecor
 
 /** Whether two queues hold the same messages (a thread's is made anew for each snapshot: compared by content). */
 const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] = []) =>
-  a.length === b.length && a.every((q, i) => q.text === b[i]!.text && Boolean(q.now) === Boolean(b[i]!.now));
+  a.length === b.length &&
+  a.every((q, i) => {
+    const other = b[i]!;
+    const blocks = q.context ?? [];
+    const otherBlocks = other.context ?? [];
+    return (
+      q.text === other.text &&
+      Boolean(q.now) === Boolean(other.now) &&
+      blocks.length === otherBlocks.length &&
+      blocks.every((block, j) => block === otherBlocks[j])
+    );
+  });
 
 const NO_MARKS: readonly ThreadMark[] = [];
 
@@ -97,8 +108,7 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push({ t: "report", from: r.from, text: r.text });
   }
   appendAll(out, labelRecords(written.labels, now.labels));
-  if (!sameQueue(written.queue, now.queue))
-    out.push({ t: "queue", items: (now.queue ?? []).map((q) => (q.now ? { text: q.text, now: true } : { text: q.text })) });
+  if (!sameQueue(written.queue, now.queue)) out.push({ t: "queue", items: now.queue ?? [] });
   return out;
 }
 

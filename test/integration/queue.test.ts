@@ -5,8 +5,10 @@
  * error, and left behind by a fork.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { bodies, body, sentBlocks, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { bodies, body, sentBlocks, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -180,6 +182,28 @@ describe(`messages while the agent works (${nv.version})`, () => {
       await s.waitForDisplay(t.id, "Both came back.\n── end_turn");
       assert.deepEqual(texts(body(s, -1).messages).at(-1), "not lost|nor this");
       assert.equal(bodies(s).length, 2, "sent once");
+      s.mock.release("h");
+    });
+  });
+
+  it("a queued message's mentions outlive :Tine restart: it goes with the file as it was when queued", async () => {
+    await withNeovim(nv, async (s) => {
+      writeFileSync(join(s.cwd, "notes.md"), "QUEUED-MARK\n");
+      s.mock.reply(heldReply("h"));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "first");
+      await s.mock.reached("h");
+      await queue(s, t.id, "see @file:notes.md", "⏳ queued: see @file:notes.md");
+      await s.cmd("Tine restart");
+      await s.waitForDisplay(t.id, "⏸ held: see @file:notes.md");
+      writeFileSync(join(s.cwd, "notes.md"), "LATER-MARK\n");
+      s.mock.reply(textReply("Read it."));
+      await typeAndSend(s, "");
+      await s.waitForDisplay(t.id, "Read it.\n── end_turn");
+      const sent = sentBlocks(s, -1, -1).map(textOf);
+      assert.equal(sent.length, 2, "the file's block and the text");
+      assert.match(sent[0]!, /^<context kind="file" path="notes.md" lines="1">\nQUEUED-MARK\n/);
+      assert.equal(sent[1], "see @file:notes.md");
       s.mock.release("h");
     });
   });
