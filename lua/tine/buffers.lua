@@ -123,9 +123,15 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   kept_drafts[id] = nil
   local km = config.options.keymaps
-  local display = scratch(("tine://%d/%s"):format(num, title), "markdown")
+  -- The first thread takes over the buffers `:Tine` showed while the host started.
+  local claimed = require("tine.placeholder").claim()
+  local display = claimed and claimed.display or scratch(("tine://%d/%s"):format(num, title), "markdown")
   vim.bo[display].modifiable = false
-  local input = scratch(("tine://%d/input"):format(num), "markdown")
+  local input = claimed and claimed.input or scratch(("tine://%d/input"):format(num), "markdown")
+  if claimed then
+    pcall(vim.api.nvim_buf_set_name, display, ("tine://%d/%s"):format(num, title))
+    pcall(vim.api.nvim_buf_set_name, input, ("tine://%d/input"):format(num))
+  end
   vim.b[display].tine_thread = id
   vim.b[input].tine_thread = id
   vim.b[display].tine_input = input
