@@ -112,4 +112,9 @@ function M.claim()
   return { display = p.display, input = p.input }
 end
 
+--- Whether `:Tine` showed a thread the host has not answered for yet.
+function M.waiting()
+  return pending ~= nil
+end
+
 return M

@@ -87,7 +87,8 @@ describe(`start-up (${nv.version})`, () => {
       await withNeovim(nv, async (s) => {
         await s.lua("require('tine.host').script = ...", wrapper);
         s.mock.reply(textReply("answered after the start"));
-        await s.cmd("Tine");
+        await s.lua("vim.cmd('Tine')"); // not s.cmd, which waits for the host
+
         const ready = await s.lua<{ input: boolean; modifiable: boolean; sidebar: boolean; host_answered: boolean }>(`
           local win = vim.api.nvim_get_current_win()
           return { input = vim.b.tine_display ~= nil, modifiable = vim.bo.modifiable,
