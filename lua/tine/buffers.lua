@@ -123,15 +123,12 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   kept_drafts[id] = nil
   local km = config.options.keymaps
+  local display_name, input_name = ("tine://%d/%s"):format(num, title), ("tine://%d/input"):format(num)
   -- The first thread takes over the buffers `:Tine` showed while the host started.
-  local claimed = require("tine.placeholder").claim()
-  local display = claimed and claimed.display or scratch(("tine://%d/%s"):format(num, title), "markdown")
+  local claimed = require("tine.placeholder").claim(display_name, input_name)
+  local display = claimed and claimed.display or scratch(display_name, "markdown")
   vim.bo[display].modifiable = false
-  local input = claimed and claimed.input or scratch(("tine://%d/input"):format(num), "markdown")
-  if claimed then
-    pcall(vim.api.nvim_buf_set_name, display, ("tine://%d/%s"):format(num, title))
-    pcall(vim.api.nvim_buf_set_name, input, ("tine://%d/input"):format(num))
-  end
+  local input = claimed and claimed.input or scratch(input_name, "markdown")
   vim.b[display].tine_thread = id
   vim.b[input].tine_thread = id
   vim.b[display].tine_input = input

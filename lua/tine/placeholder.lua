@@ -95,15 +95,28 @@ function M.start()
   return true
 end
 
+--- Renames `buf`; the buffer Neovim keeps under the old name (an alternate file) goes.
+local function rename(buf, name)
+  local old = vim.api.nvim_buf_get_name(buf)
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= buf and vim.api.nvim_buf_get_name(b) == old then
+      pcall(vim.api.nvim_buf_delete, b, { force = true })
+    end
+  end
+end
+
 --- For the host's first thread: the buffers shown while it started (each a scratch buffer with
---- nothing in it but what the user typed), now its own; nil when there are none.
+--- nothing in it but what the user typed), named as the thread's now; nil when there are none.
 ---@return { display: integer, input: integer }?
-function M.claim()
+function M.claim(display_name, input_name)
   local p = pending
   if not valid(p) or p.claimed then
     return nil
   end
   p.claimed = true
+  rename(p.display, display_name)
+  rename(p.input, input_name)
   vim.api.nvim_buf_clear_namespace(p.display, ns, 0, -1)
   local km = config.options.keymaps
   for _, k in ipairs({ { "n", km.send }, { "n", km.send_any }, { "i", km.send_any } }) do
