@@ -13,11 +13,26 @@ const call = (name: string, args: unknown[]): Promise<unknown> => {
   const [method, ...rest] = args as [string, ...unknown[]];
   return handlers.handle(method, rest);
 };
+/**
+ * A call Neovim did not wait for (`require("tine.host").request_async`): [token, method, ...args],
+ * answered by calling `answered(token, error, result)` back in Lua.
+ */
+const answerLater = ([token, method, ...args]: unknown[]): void => {
+  const back = (error: string | null, result: unknown) =>
+    void nvim.request("nvim_exec_lua", ['require("tine.host").answered(...)', [token, error, result ?? null]]).catch(() => {});
+  handlers.handle(String(method), args).then(
+    (result) => back(null, result),
+    (error: unknown) => back(error instanceof Error ? error.message : String(error), null),
+  );
+};
 const nvim: RpcChannel = new RpcChannel(writeStdout, {
   request: call,
   // `init` comes as a notification, sent with the request that started the host (one round trip
   // fewer); its failure is the answer to the requests after it (Handlers), and goes to the log.
-  notification: (name, args) => void call(name, args).catch((error: unknown) => process.stderr.write(`tine host: ${String(error)}\n`)),
+  notification: (name, args) =>
+    name === "tine_async"
+      ? answerLater(args)
+      : void call(name, args).catch((error: unknown) => process.stderr.write(`tine host: ${String(error)}\n`)),
 });
 const handlers = new Handlers(new NvimBridge(nvim));
 // Neovim closing the channel ends the host.

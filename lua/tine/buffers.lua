@@ -123,9 +123,12 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   kept_drafts[id] = nil
   local km = config.options.keymaps
-  local display = scratch(("tine://%d/%s"):format(num, title), "markdown")
+  local display_name, input_name = ("tine://%d/%s"):format(num, title), ("tine://%d/input"):format(num)
+  -- The first thread takes over the buffers `:Tine` showed while the host started.
+  local claimed = require("tine.placeholder").claim(display_name, input_name)
+  local display = claimed and claimed.display or scratch(display_name, "markdown")
   vim.bo[display].modifiable = false
-  local input = scratch(("tine://%d/input"):format(num), "markdown")
+  local input = claimed and claimed.input or scratch(input_name, "markdown")
   vim.b[display].tine_thread = id
   vim.b[input].tine_thread = id
   vim.b[display].tine_input = input

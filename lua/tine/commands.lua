@@ -6,6 +6,7 @@ local buffers = require("tine.buffers")
 local host = require("tine.host")
 local keys = require("tine.keys")
 local list = require("tine.list")
+local placeholder = require("tine.placeholder")
 local tine = require("tine")
 local ui = require("tine.ui")
 local util = require("tine.util")
@@ -49,6 +50,10 @@ end
 function M.toggle()
   if ui.sidebar_open() then
     return ui.close_sidebar()
+  end
+  -- With no host yet, the thread is ready for input at once and the host starts meanwhile.
+  if placeholder.start() then
+    return
   end
   local ok, t = guarded(host.request, "active_buffers")
   if ok then

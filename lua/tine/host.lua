@@ -10,6 +10,9 @@ local stderr_tail = {}
 --- Set when the host died: commands then say so instead of quietly starting a host that knows
 --- none of the open buffers. :Tine restart clears it.
 local dead = nil
+--- Calls made with request_async that the host has not answered yet: token -> callback.
+local waiting = {}
+local last_token = 0
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
 M.root = root
@@ -103,6 +106,14 @@ local function start()
         return
       end
       chan = nil
+      -- Calls made without waiting get the death as their answer (a start that failed says so).
+      local unanswered = waiting
+      waiting = {}
+      for _, callback in pairs(unanswered) do
+        vim.schedule(function()
+          callback(("tine: the host exited (code %d) before it answered. Log: %s"):format(code, M.log_path()))
+        end)
+      end
       if code ~= 0 and vim.v.exiting == vim.NIL then
         dead = { code = code }
         local last = stderr_tail[#stderr_tail] or ""
@@ -132,8 +143,8 @@ local function start()
   require("tine.host_api")
 end
 
---- Calls the host; errors are raised as Lua errors with the host's message.
-function M.request(method, ...)
+--- Starts the host unless it runs; raises when it died or cannot start.
+local function ensure_started()
   if dead then
     error(
       ("tine: the host exited (code %d; log: %s). Run :Tine restart: your stored threads come back."):format(
@@ -143,17 +154,23 @@ function M.request(method, ...)
       0
     )
   end
-  if not chan then
-    if starting then
-      error("tine: the host is starting", 0)
-    end
-    starting = true
-    local ok, err = pcall(start)
-    starting = false
-    if not ok then
-      error(err, 0)
-    end
+  if chan then
+    return
   end
+  if starting then
+    error("tine: the host is starting", 0)
+  end
+  starting = true
+  local ok, err = pcall(start)
+  starting = false
+  if not ok then
+    error(err, 0)
+  end
+end
+
+--- Calls the host; errors are raised as Lua errors with the host's message.
+function M.request(method, ...)
+  ensure_started()
   if chan == "rplugin" then
     return vim.fn.TineRequest(method, { ... })
   end
@@ -164,10 +181,49 @@ function M.request(method, ...)
   return result
 end
 
+--- Calls the host without waiting for it: Neovim goes on at once (the host may still be starting),
+--- and `callback(err, result)` runs from the main loop once the host has answered (`err`: its
+--- message, or nil). The host answers through `answered`. A host that cannot start or dies first
+--- is an `err` too. The remote-plugin host has no such call: it is asked at once.
+---@param method string
+---@param args any[]
+---@param callback fun(err: string?, result: any)
+function M.request_async(method, args, callback)
+  local ok, err = pcall(ensure_started)
+  if not ok then
+    return callback(err)
+  end
+  if chan == "rplugin" then
+    local done, result = pcall(vim.fn.TineRequest, method, args)
+    return callback(not done and result or nil, done and result or nil)
+  end
+  last_token = last_token + 1
+  waiting[last_token] = callback
+  vim.rpcnotify(chan, "tine_async", last_token, method, unpack(args))
+end
+
+--- The host's answer to request_async call `token` (called by the host through nvim_exec_lua).
+function M.answered(token, err, result)
+  local callback = waiting[token]
+  waiting[token] = nil
+  if callback then
+    vim.schedule(function()
+      callback(err ~= vim.NIL and err or nil, result ~= vim.NIL and result or nil)
+    end)
+  end
+end
+
 function M.stop()
   local c = chan
   chan = nil
   dead = nil
+  local unanswered = waiting
+  waiting = {}
+  for _, callback in pairs(unanswered) do
+    vim.schedule(function()
+      callback("tine: the host was stopped before it answered")
+    end)
+  end
   if type(c) == "number" then
     pcall(vim.fn.jobstop, c)
   end

@@ -149,11 +149,17 @@ vim.schedule(function()
 end)`;
 
 /**
- * :Tine in a Neovim whose host has not started: ms until the command returned with the cursor
- * in a thread's input (the host started, answered, and the buffers exist), or nil.
+ * :Tine in a Neovim whose host has not started: { ready, host } ms. `ready`: until the command
+ * returned with a thread ready for input (the cursor in a thread's input window in the sidebar,
+ * its buffer modifiable), nil when it did not; `host`: until the host had taken that thread over
+ * (its display belongs to a thread), nil after 5 s.
  */
 export const TINE_TIMED = `
 local t0 = vim.uv.hrtime()
 vim.cmd('Tine')
 local took = (vim.uv.hrtime() - t0) / 1e6
-return vim.b.tine_display ~= nil and took or vim.NIL`;
+local win = vim.api.nvim_get_current_win()
+local disp = vim.b.tine_display
+local ready = disp ~= nil and vim.bo.modifiable and require('tine.ui').sidebar().input == win
+local owned = vim.wait(5000, function() return disp ~= nil and vim.b[disp].tine_thread ~= nil end, 1)
+return { ready = ready and took or vim.NIL, host = owned and (vim.uv.hrtime() - t0) / 1e6 or vim.NIL }`;

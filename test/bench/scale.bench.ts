@@ -9,7 +9,9 @@
  * 4. the longest require('tine').threads() call (Neovim held in vim.rpcrequest) while 30
  *    background forks stream, their replies sent by the mock at once (≤ 20 ms);
  * 5. host heap per opened fork of a 1,000-message thread (≤ 64 KiB);
- * 6. :Tine → a thread ready for input (≤ 100 ms), with Node's own start-up for reference;
+ * 6. :Tine → a thread ready for input (≤ 100 ms): the cursor in its input window in the sidebar,
+ *    the buffer modifiable (the host starts meanwhile; when it took over is shown, and Node's own
+ *    start-up, for reference);
  * 7. a 1,000,000-line (10 MB) reply renders, and the host's heap for it (< 5× its size); a 50 MB
  *    stored thread opens at its end: first screen (< 200 ms), then the longest main-loop block
  *    until all is shown (≤ 50 ms).
@@ -317,11 +319,14 @@ async function startUp(): Promise<void> {
   owe("6", `6. :Tine → a thread ready for input (median of ${RUNS_6} fresh Neovims)`, "≤ 100 ms");
   progress("6: start-up");
   const runs: number[] = [];
+  const hostRuns: number[] = [];
   for (let i = 0; i < RUNS_6; i++) {
     await session(nv, ["6"], 20_000, { env }, async (s) => {
-      const took = await s.lua<number | null>(TINE_TIMED);
-      if (took === null) throw new Error(":Tine left no thread input focused");
-      runs.push(took);
+      const took = await s.lua<{ ready: number | null; host: number | null }>(TINE_TIMED);
+      if (took.ready === null) throw new Error(":Tine left no thread input focused in the sidebar");
+      if (took.host === null) throw new Error("the host never took the thread over");
+      runs.push(took.ready);
+      hostRuns.push(took.host);
     });
   }
   // For reference, taken in turns: Node's own start-up, and the host bundle loading (with its
@@ -340,7 +345,7 @@ async function startUp(): Promise<void> {
   if (runs.length === RUNS_6)
     record(
       "6",
-      `${ms(median(runs))} [${list(runs)}] (node -e 0: ${ms(median(floor))}; node dist/host.cjs loading and exiting: ${ms(median(bundle))})`,
+      `${ms(median(runs))} [${list(runs)}] (the host took the thread over after ${ms(median(hostRuns))}; node -e 0: ${ms(median(floor))}; node dist/host.cjs loading and exiting: ${ms(median(bundle))})`,
       median(runs) <= 100,
     );
 }

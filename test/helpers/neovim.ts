@@ -255,6 +255,9 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     },
     async cmd(command) {
       await nvim.command(command);
+      // `:Tine` shows a thread before the host has started (lua/tine/placeholder.lua): a command
+      // is done, for a test, once the host has taken that thread over.
+      await session.until("the host to take the first thread over", () => lua<boolean>("return not require('tine.placeholder').waiting()"));
     },
     lines: (buf) => lua<string[]>("return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf),
     async setLines(buf, lines) {

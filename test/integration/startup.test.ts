@@ -49,7 +49,7 @@ async function stopHost(s: Session): Promise<void> {
 const NOT_FOR_THE_FIRST_SCREEN = ["crypto", "perf_hooks", "net", "stream", "child_process", "fs/promises", "http", "https"];
 
 describe(`start-up (${nv.version})`, () => {
-  it(":Tine waits on the host once, and the host's start-up loads none of Node's modules the first screen does not need", async () => {
+  it(":Tine never waits on the host, and the host's start-up loads none of Node's modules the first screen does not need", async () => {
     await withNeovim(
       nv,
       async (s) => {
@@ -63,7 +63,7 @@ describe(`start-up (${nv.version})`, () => {
           end`);
         await s.cmd("Tine");
         assert.ok(await s.lua("return vim.b.tine_display"), "the cursor is in a thread's input");
-        assert.deepEqual(await s.lua("return _G.tine_waits"), ["active_buffers"], "the options travel with the first request");
+        assert.deepEqual(await s.lua("return _G.tine_waits"), [], "the host is asked without waiting");
         const loaded = await s.lua<string[]>("return require('tine.host').request('test_node_modules')");
         assert.deepEqual(
           NOT_FOR_THE_FIRST_SCREEN.filter((m) => loaded.includes(m)),
@@ -72,6 +72,43 @@ describe(`start-up (${nv.version})`, () => {
       },
       { env: { TINE_TEST_HOOKS: "1" } },
     );
+  });
+
+  it(":Tine is ready for input before the host has started: what is typed and sent meanwhile goes once it has", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tine-slow-host-"));
+    try {
+      // A host that starts only once the test lets it.
+      const go = join(dir, "go");
+      const wrapper = join(dir, "host.cjs");
+      writeFileSync(
+        wrapper,
+        `const t = setInterval(() => { if (require("node:fs").existsSync(${JSON.stringify(go)})) { clearInterval(t); require(${JSON.stringify(join(ROOT, "dist/host.cjs"))}); } }, 5);\n`,
+      );
+      await withNeovim(nv, async (s) => {
+        await s.lua("require('tine.host').script = ...", wrapper);
+        s.mock.reply(textReply("answered after the start"));
+        await s.lua("vim.cmd('Tine')"); // not s.cmd, which waits for the host
+
+        const ready = await s.lua<{ input: boolean; modifiable: boolean; sidebar: boolean; host_answered: boolean }>(`
+          local win = vim.api.nvim_get_current_win()
+          return { input = vim.b.tine_display ~= nil, modifiable = vim.bo.modifiable,
+                   sidebar = require('tine.ui').sidebar().input == win,
+                   host_answered = vim.b[vim.b.tine_display].tine_thread ~= nil }`);
+        assert.deepEqual(ready, { input: true, modifiable: true, sidebar: true, host_answered: false });
+        await typeAndSend(s, "typed while the host started");
+        writeFileSync(go, "");
+        await s.waitForThreadCount(1);
+        const t = (await s.threads())[0]!;
+        await s.waitForDisplay(t.id, "answered after the start");
+        assert.equal(s.mock.requests.length, 1);
+        assert.match(JSON.stringify(s.mock.requests[0]!.body.messages), /typed while the host started/);
+        // The buffers shown while it started are the thread's own now.
+        assert.equal(await s.lua("return vim.b[vim.b.tine_display].tine_thread"), t.id);
+        assert.deepEqual(await s.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"), [""], "the input was sent");
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a host whose options fail its own checks says so on every call, and :Tine restart starts afresh", async () => {
