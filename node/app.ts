@@ -35,6 +35,7 @@ import { StoreClock } from "./store/store-clock.ts";
 import { builtinTools } from "./tools/builtin.ts";
 import { localEnvironment } from "./tools/local-environment.ts";
 import { ToolSources } from "./tools/source.ts";
+import { UsageBook } from "./usage/book.ts";
 import { startTimer } from "./util/timer.ts";
 import { randomUuid } from "./util/uuid.ts";
 import { diffBranches } from "./view/branch-diff.ts";
@@ -74,6 +75,8 @@ export class App {
   private readonly askTitle: ((exchange: Exchange) => Promise<string | null>) | null;
   /** The MCP servers, shared by every thread; each starts on first use. */
   readonly mcp: McpServers;
+  /** What each thread's requests used and cost (node/usage/). */
+  readonly usage: UsageBook;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -121,7 +124,10 @@ export class App {
           // A background fork (or a promote's branch) gets its buffers when it is opened.
           if (!how.background) this.buffers.mount(thread, how);
         },
-        threadDeleted: (id) => this.buffers.unmount(id),
+        threadDeleted: (id) => {
+          this.buffers.unmount(id);
+          this.usage.forget(id);
+        },
         forkEnded: (fork, how, into) => {
           this.persistence?.ended(this.chat, fork, how, into);
           // The parent takes the fork's windows: one stored is loaded to show the report.
@@ -138,11 +144,16 @@ export class App {
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },
     );
+    const expired = (id: ThreadId) => this.buffers.scheduleRender({ threads: [id], tree: false });
+    const storedHistory = (id: ThreadId) => this.persistence?.storedSource(id).history ?? null;
+    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired, storedHistory);
     this.buffers = new Buffers(
       nvim,
       this.chat,
       config.fork_open,
       {
+        usage: (thread) => this.usage.listDetails(thread),
+        winbar: (thread) => this.usage.winbar(thread),
         updated: (id) => this.persistence?.updated.get(id),
         unreadable: () => this.unreadable,
         label: (spec) => this.runners.label(spec),
@@ -153,7 +164,7 @@ export class App {
       { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
       config.display_fill_step,
     );
-    this.queries = new ThreadQueries(this.chat, this.buffers, (id) => this.persistence?.updated.get(id));
+    this.queries = new ThreadQueries(this.chat, this.buffers, (id) => this.persistence?.updated.get(id), this.usage);
     this.claudeCode = new ClaudeCodeThreads(
       {
         create: (fields) => this.create(fields),
@@ -549,6 +560,13 @@ export class App {
 
   messages(id: ThreadId) {
     return this.live(id).runner.history.messages();
+  }
+
+  /** A thread's usage (node/usage/); a stored one is loaded first: its figures are in its history. */
+  usageOf(id: ThreadId) {
+    if (this.chat.isStored(id)) this.load(id);
+    const thread = this.live(id);
+    return thread.runner.nextRequest() === null ? null : this.usage.info(thread);
   }
 
   /** Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent. Threads by id or display number. */

@@ -68,6 +68,8 @@ const base: SentConfig = {
   claude_command: ["claude"],
   node: "node",
   complete_max_items: 50,
+  prices: {},
+  cache_lifetime: 5,
   keymaps,
   cwd: "/",
 };

@@ -22,6 +22,7 @@ import {
   string,
   wrong,
 } from "./rpc/checks.ts";
+import { pricesOption, type Rates } from "./usage/prices.ts";
 
 export type Effort = NonNullable<Anthropic.Messages.OutputConfig["effort"]>;
 
@@ -92,6 +93,10 @@ export type SentConfig = {
   node: string;
   /** The most items one completion of a mention offers. */
   complete_max_items: number;
+  /** Rates by model (node/usage/prices.ts's table with setup's `prices` over it). */
+  prices: Record<string, Rates>;
+  /** Minutes the prompt cache lives after a request reads or writes it (the winbar warns past it). */
+  cache_lifetime: number;
   keymaps: Keymaps;
   cwd: string;
 };
@@ -231,6 +236,8 @@ const sentConfig = record({
   claude_command: listOf(string, "a non-empty list of strings", true),
   node: string,
   complete_max_items: wholeAboveZero,
+  prices: pricesOption,
+  cache_lifetime: positive,
   keymaps,
   cwd: string,
 } satisfies { [K in keyof SentConfig]: Check<SentConfig[K]> });

@@ -107,6 +107,13 @@ M.defaults = {
   node = "node",
   -- The most items one completion of a mention in the input offers (`@file:` paths best first).
   complete_max_items = 50,
+  -- Costs in the winbar and the thread list: rates in dollars per million tokens by model, over
+  -- the built-in table (node/usage/prices.ts, with its date); a model in neither shows tokens only.
+  -- e.g. { ["claude-x-1"] = { input = 3, output = 15, cache_write = 3.75, cache_read = 0.3, context_window = 200000 } }
+  prices = {},
+  -- Minutes the prompt cache lives after a request (5 for the API's default cache): past it, the
+  -- winbar says the next send will not read the cache.
+  cache_lifetime = 5,
   -- Keys in tine's buffers; false leaves one unmapped. The empty thread's hint names send, send_any
   -- and help; a fork's banner names fork_report, fork_promote and fork_discard.
   keymaps = {
@@ -247,6 +254,8 @@ local checks = {
     return type(v) == "number" and v >= 0, "a number >= 0"
   end,
   display_fill_step = positive,
+  prices = typed("table"),
+  cache_lifetime = positive,
   node = typed("string"),
   complete_max_items = function(v)
     return type(v) == "number" and v >= 1 and v == math.floor(v), "a whole number >= 1"

@@ -134,6 +134,12 @@ function M.set_title(display, num, title)
   return true
 end
 
+--- The display's winbar: its thread's usage and cache (lua/tine/winbar.lua).
+function M.set_winbar(display, text)
+  require("tine.winbar").set(display, text)
+  return true
+end
+
 function M.close_thread_buffers(display, input)
   vim.schedule(function()
     buffers.close_thread_buffers(display, input)

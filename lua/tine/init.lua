@@ -44,6 +44,15 @@ function M.messages(id)
   return host.request("messages", id)
 end
 
+--- What the thread's own requests used and cost (a fork's start after its fork point), with its
+--- subtree's; nil for a thread whose requests tine does not make (a Claude Code one).
+---@param id string
+---@return TineUsage?
+function M.usage(id)
+  local u = host.request("usage", id)
+  return u ~= vim.NIL and u or nil
+end
+
 --- The same entry as typing in the input buffer and pressing <CR> (`@fork ...` included).
 ---@param id string
 ---@param text string

@@ -39,6 +39,8 @@
 ---@field list_max_height? integer the thread list's most lines
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
 ---@field display_fill_step? integer bytes of a long display written per step as it fills in from its end
+---@field prices? table<string, TineRates> rates by model over the built-in price table
+---@field cache_lifetime? number minutes the prompt cache lives after a request
 ---@field claude_command? string[] how Claude Code is started
 ---@field node? string the Node binary that runs the host
 ---@field complete_max_items? integer the most items one completion of a mention offers
@@ -120,6 +122,30 @@
 ---@field bufnr integer|vim.NIL its display buffer, while it has one
 ---@field input_bufnr integer|vim.NIL
 ---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
+---@field usage TineUsage|vim.NIL its requests' usage; vim.NIL for a stored thread not opened yet
+
+--- A thread's own requests (a fork's start after its fork point), from `usage(id)` and `threads()`.
+---@class TineUsage
+---@field input integer
+---@field output integer
+---@field cache_read integer
+---@field cache_write integer
+---@field web_searches integer
+---@field requests integer
+---@field cost_usd number|vim.NIL vim.NIL when a model is not in the price table
+---@field context_tokens integer the last request's prompt and reply
+---@field context_window integer|vim.NIL the model's, from the price table
+---@field cache_hit number|vim.NIL share of the last request's input read from the cache
+---@field cache_miss "model"|"tools"|"expired"|vim.NIL why the next send would not read the cache
+---@field subtree { input: integer, output: integer, cache_read: integer, cache_write: integer, web_searches: integer, requests: integer, cost_usd: number|vim.NIL } the thread and its forks
+
+--- Dollars per million tokens (`prices` in setup).
+---@class TineRates
+---@field input number
+---@field output number
+---@field cache_write number
+---@field cache_read number
+---@field context_window integer
 
 --- A file a turn changed, or a restore would change; added/removed are vim.NIL for a binary file.
 ---@class TineChangedFile

@@ -8,6 +8,7 @@
 import type { ThreadInstructions } from "../context/instructions.ts";
 import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
+import type { RequestKey } from "../providers/native.ts";
 import { isUuid } from "../util/uuid.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
@@ -70,6 +71,8 @@ export interface Runner extends Agent {
   threadStatus(toolsPending: boolean): ThreadStatus;
   /** Added after the status in the list (` (busy)`), or empty. */
   statusDetail(): string;
+  /** What its next request would be (model, cached prefix), or null when tine makes none (another program's). */
+  nextRequest(): RequestKey | null;
   /** The thread leaves this host (deleted, ended, replaced): what the runner holds is let go. */
   close(): void;
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;

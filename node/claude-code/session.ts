@@ -93,6 +93,11 @@ export class ClaudeCodeSession implements Runner {
     return this.terminal === "running" && this.activity ? ` (${this.activity})` : "";
   }
 
+  /** Its requests are the CLI's, not tine's. */
+  nextRequest(): null {
+    return null;
+  }
+
   /** The CLI runs in its terminal: its transcript tells when it works and when it waits. */
   private started(): void {
     if (this.terminal !== "not-started") return;

@@ -8,15 +8,16 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
 import type { ThreadInstructions } from "../context/instructions.ts";
 import type { PinnedTools } from "../tools/source.ts";
+import { prefixKey } from "../usage/cache.ts";
 import { giveWay } from "../util/fair-share.ts";
 import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
-import { type AssistantBlock, assistantMessage, entry, type UserBlock } from "./native.ts";
+import { type AssistantBlock, assistantMessage, entry, type RequestKey, type UserBlock } from "./native.ts";
 import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
-import { addUsage, applyEvent, interrupted, type PausedTurn, refusedResults, type Stream, withPartialText, zeroUsage } from "./stream.ts";
+import { applyEvent, interrupted, type PausedTurn, refusedResults, type Stream, turnUsage, withPartialText, zeroUsage } from "./stream.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
   appendUserTurn,
@@ -56,6 +57,7 @@ const TRANSCRIPT: Surface = { type: "transcript" };
 /** tine's own runner: the conversation is here, rendered by tine. */
 export class AnthropicAgent implements Runner {
   private stream: Stream | null = null;
+  private key: RequestKey | null = null;
   readonly spec: RunnerSpec;
   readonly traits = API_TRAITS;
   readonly surface = TRANSCRIPT;
@@ -88,6 +90,12 @@ export class AnthropicAgent implements Runner {
 
   statusDetail(): string {
     return "";
+  }
+
+  /** The same for every request of this agent and its clones (its config and instructions are fixed). */
+  nextRequest(): RequestKey {
+    this.key ??= { model: this.config.model, prefix: prefixKey(this.config, this.instructions?.text ?? "") };
+    return this.key;
   }
 
   /** Nothing is held beyond a stream, which the thread aborts before it lets the agent go. */
@@ -193,6 +201,7 @@ export class AnthropicAgent implements Runner {
       finalized: paused ? paused.blocks.slice() : [],
       inProgress: null,
       usage: zeroUsage(),
+      key: this.nextRequest(),
       stopReason: null,
       notes: [],
       idledOut: false,
@@ -281,20 +290,25 @@ export class AnthropicAgent implements Runner {
 
   private finish(stream: Stream): void {
     const stopReason = stream.stopReason!;
-    const usage = stream.paused ? addUsage(stream.paused.usage, stream.usage) : stream.usage;
+    const usage = turnUsage(stream);
     const continuations = stream.paused?.continuations ?? 0;
     if (stopReason === "pause_turn" && continuations < MAX_PAUSE_CONTINUATIONS) {
       // A server tool paused the turn: the API goes on from the paused message sent back as it is.
       const blocks = pausedTurnBlocks(stream.finalized);
       if (blocks.length) {
-        void this.request({ blocks, usage, continuations: continuations + 1, startedAt: stream.paused?.startedAt ?? Date.now() });
+        void this.request({
+          blocks,
+          usage: usage.usage,
+          continuations: continuations + 1,
+          startedAt: stream.paused?.startedAt ?? Date.now(),
+        });
         return;
       }
     }
     this.stream = null;
     // A complete message can still hold blocks the API would refuse back (an empty text block).
     const content = cleanAssistantBlocks(stream.finalized);
-    const meta = stream.notes.length ? { stopReason, usage, notes: stream.notes } : { stopReason, usage };
+    const meta = stream.notes.length ? { stopReason, ...usage, notes: stream.notes } : { stopReason, ...usage };
     if (content.length) this.history = this.history.push(entry(assistantMessage(content), meta));
     if (stopReason !== "tool_use") {
       // A tool call cut off by max_tokens (or any stop but tool_use) never runs: answer it now so

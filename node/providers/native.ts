@@ -29,7 +29,16 @@ export type Usage = {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** The API's `server_tool_use.web_search_requests`; absent in entries stored before it was kept. */
+  web_search_requests?: number;
 };
+
+/**
+ * What a request was, for its cost and for whether the next one reads the cache (node/usage/):
+ * the model asked for, and a digest of the cached prefix before the messages (tools and system
+ * prompt, see `prefixKey` in node/usage/cache.ts).
+ */
+export type RequestKey = { readonly model: string; readonly prefix: string };
 
 /**
  * What the view shows under a response; never sent to the API. `interrupted`: the turn was cut
@@ -37,7 +46,12 @@ export type Usage = {
  */
 export type ResponseMeta = {
   readonly stopReason: string;
+  /** Summed over every request of the turn (a paused turn's continuations each were billed). */
   readonly usage: Usage;
+  /** Its request, and when the response ended (ms); absent in entries stored before it was kept. */
+  readonly request?: RequestKey & { readonly at: number };
+  /** Present when `usage` sums more than one request: how many, and the last one's own figures. */
+  readonly continued?: { readonly requests: number; readonly last: Usage };
   readonly interrupted?: boolean;
   readonly notes?: readonly string[];
 };

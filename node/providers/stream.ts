@@ -6,7 +6,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { depthProblem, parseBounded, TOOL_INPUT_BOUNDS } from "../util/bounded-json.ts";
 import type { InProgressBlock, StopReason } from "./agent.ts";
-import type { AssistantBlock, ResponseMeta, TextBlock, ToolResultBlock, Usage } from "./native.ts";
+import type { AssistantBlock, RequestKey, ResponseMeta, TextBlock, ToolResultBlock, Usage } from "./native.ts";
 import { inputRefused, type OpenTurn } from "./turn-cleanup.ts";
 
 export const zeroUsage = (): Usage => ({
@@ -14,6 +14,7 @@ export const zeroUsage = (): Usage => ({
   output_tokens: 0,
   cache_read_input_tokens: 0,
   cache_creation_input_tokens: 0,
+  web_search_requests: 0,
 });
 
 /**
@@ -25,6 +26,7 @@ export type PausedTurn = {
   readonly blocks: readonly AssistantBlock[];
   /** Usage summed over the responses so far: each was billed. */
   readonly usage: Usage;
+  /** Responses after the first so far (the stream continuing it is one more). */
   readonly continuations: number;
   readonly startedAt: number;
 };
@@ -34,8 +36,10 @@ export type Stream = {
   readonly paused: PausedTurn | null;
   finalized: AssistantBlock[];
   inProgress: InProgressBlock | null;
-  /** This response's usage; the turn's is this plus `paused.usage`. */
+  /** This response's usage; the turn's is this plus `paused.usage`. A retried attempt starts from zero: only the kept one counts. */
   usage: Usage;
+  /** The request this stream answers, once it is built. */
+  key: RequestKey | null;
   stopReason: StopReason | null;
   /** Blocks of types tine does not know, left out of the history; said in the reply. */
   notes: string[];
@@ -159,8 +163,21 @@ export function withPartialText(stream: Stream): OpenTurn {
 
 /** The bookkeeping of a turn that ended early: the view marks it interrupted. */
 export function interrupted(stopReason: "aborted" | "error", stream: Stream): ResponseMeta {
-  const usage = stream.paused ? addUsage(stream.paused.usage, stream.usage) : stream.usage;
-  return { stopReason, usage, interrupted: true };
+  return { stopReason, ...turnUsage(stream), interrupted: true };
+}
+
+/**
+ * The usage of the turn a stream ends, as its entry keeps it: summed over a paused turn's
+ * responses (with the last one's own figures), with its request and when it ended.
+ */
+export function turnUsage(stream: Stream): Pick<ResponseMeta, "usage" | "request" | "continued"> {
+  const request = stream.key ? { request: { ...stream.key, at: Date.now() } } : {};
+  if (!stream.paused) return { usage: stream.usage, ...request };
+  return {
+    usage: addUsage(stream.paused.usage, stream.usage),
+    ...request,
+    continued: { requests: stream.paused.continuations + 1, last: stream.usage },
+  };
 }
 
 /**
@@ -188,14 +205,21 @@ export function refusedResults(stream: Stream): Map<string, ToolResultBlock> {
 
 export function addUsage(a: Usage, b: Usage): Usage {
   const out = zeroUsage();
-  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
+  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = (a[key] ?? 0) + (b[key] ?? 0);
   return out;
 }
 
-function mergeUsage(into: Usage, from: Partial<Record<keyof Usage, number | null>> | null | undefined): void {
+type ApiUsage = Partial<Record<Exclude<keyof Usage, "web_search_requests">, number | null>> & {
+  server_tool_use?: { web_search_requests?: number | null } | null;
+};
+
+/** The API's figures are totals so far (message_delta repeats and updates message_start's): each replaces the last. */
+function mergeUsage(into: Usage, from: ApiUsage | null | undefined): void {
   if (!from) return;
-  for (const key of Object.keys(into) as (keyof Usage)[]) {
+  for (const key of ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const) {
     const v = from[key];
     if (typeof v === "number") into[key] = v;
   }
+  const searches = from.server_tool_use?.web_search_requests;
+  if (typeof searches === "number") into.web_search_requests = searches;
 }

@@ -31,6 +31,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   recent: ({ app }) => app.queries.recent(),
   current: ({ app }) => app.chat.activeId,
   messages: ({ app }, [id]) => app.messages(id),
+  usage: ({ app }, [id]) => app.usageOf(id),
   lineage: ({ app }, [id]) => app.queries.lineageOf(id),
   new_thread: ({ app }) => app.newThread().then(({ id, display, input }) => ({ id, display, input })),
   active_buffers: ({ app }) => app.activeBuffers(),

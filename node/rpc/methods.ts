@@ -8,6 +8,7 @@ import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
 import type { McpServerReport } from "../mcp/registry.ts";
 import type { NativeMessage } from "../providers/native.ts";
+import type { UsageInfo } from "../usage/book.ts";
 import {
   type Arg,
   type ArgValues,
@@ -44,6 +45,8 @@ export type ThreadInfo = {
   input_bufnr: number | null;
   /** Paths (from the project's top folder) its turns changed, as their change lists show them; [] for a stored thread. */
   changed_files: string[];
+  /** Its own requests' usage (node/usage/book.ts); null for a stored thread not opened, or one tine makes no requests for. */
+  usage: UsageInfo | null;
 };
 
 /** A thread's buffers, once made. */
@@ -140,6 +143,8 @@ export const METHODS = {
   /** The active thread's id. */
   current: { args: [], result: returns<ThreadId | null>() },
   messages: { args: [id], result: returns<NativeMessage[]>() },
+  /** Its own requests' usage and cost (a stored thread is loaded to count it); null when tine makes none for it. */
+  usage: { args: [id], result: returns<UsageInfo | null>() },
   lineage: { args: [id], result: returns<Lineage | null>() },
   new_thread: { args: [], result: returns<ThreadBuffers>() },
   /** The active thread's buffers (a first thread is made when there is none). */

@@ -76,13 +76,19 @@ export function messageProblem(m: unknown): string | null {
 }
 
 const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
+const isFigure = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
+/** Web searches were kept later: a usage without them is whole. */
+const usageOk = (u: unknown) => isObject(u) && USAGE_KEYS.every((k) => isFigure(u[k])) && optional(u["web_search_requests"], isFigure);
+const requestOk = (r: unknown) => isObject(r) && isString(r["model"]) && isString(r["prefix"]) && typeof r["at"] === "number";
+const continuedOk = (c: unknown) => isObject(c) && isCount(c["requests"]) && usageOk(c["last"]);
 
 /** A response's bookkeeping (`ResponseMeta`), when present. */
 export function metaProblem(meta: unknown): string | null {
   if (meta === undefined) return null;
   if (!isObject(meta) || !isString(meta["stopReason"])) return "meta without a string stopReason";
-  const usage = meta["usage"];
-  if (!isObject(usage) || !USAGE_KEYS.every((k) => typeof usage[k] === "number")) return "meta with bad usage";
+  if (!usageOk(meta["usage"])) return "meta with bad usage";
+  if (!optional(meta["request"], requestOk)) return "meta with a bad request";
+  if (!optional(meta["continued"], continuedOk)) return "meta with a bad continued";
   if (!optional(meta["interrupted"], (v) => typeof v === "boolean")) return "meta with a non-boolean interrupted";
   if (!optional(meta["notes"], (n) => Array.isArray(n) && n.every(isString))) return "meta notes that are not strings";
   return null;

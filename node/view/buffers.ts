@@ -35,6 +35,8 @@ export type Mounted = {
   treeKey: string;
   title: string;
   pending: boolean;
+  /** The winbar text last sent (usage, a cache warning: node/usage/). */
+  winbar: string;
   /** What writes the display, and fills it in from its end. */
   fill: DisplayFill;
 };
@@ -154,6 +156,7 @@ export class Buffers {
         treeKey: this.treeKey(thread),
         title: thread.title,
         pending: false,
+        winbar: "",
         fill: new DisplayFill(
           view,
           (update) => this.nvim.applyView(bufs.display, update),
@@ -224,6 +227,7 @@ export class Buffers {
         const m = this.mounted.get(id);
         const thread = this.chat.threads.get(id);
         if (!m || !thread) continue;
+        this.showWinbar(thread, m);
         const key = tree ? this.treeKey(thread) : m.treeKey;
         if (thread.version === m.rendered && key === m.treeKey) continue;
         m.treeKey = key;
@@ -253,9 +257,18 @@ export class Buffers {
   }
 
   /** Draws a thread's display; resolves once Neovim has applied what was written. */
+  /** Sent only when it changed (it changes with a request, or when the cache expires, not per delta). */
+  private showWinbar(thread: Thread, m: Mounted): void {
+    const text = this.listExtras.winbar(thread);
+    if (text === m.winbar) return;
+    m.winbar = text;
+    this.nvim.call("set_winbar", [m.display, text]).catch((e) => this.nvim.log(`set_winbar failed: ${String(e)}`));
+  }
+
   private renderThread(thread: Thread, m: Mounted): Promise<void> | undefined {
     m.rendered = thread.version;
     if (thread.runner.surface.type === "terminal") return; // its program draws it
+    this.showWinbar(thread, m);
     if (m.title !== thread.title) {
       m.title = thread.title;
       this.nvim.call("set_title", [m.display, thread.num, thread.title]).catch((e) => this.nvim.log(`set_title failed: ${String(e)}`));

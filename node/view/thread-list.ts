@@ -9,6 +9,7 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
+import type { Thread } from "../chat/thread.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
   idle: "·",
@@ -30,6 +31,10 @@ export type EndedFork = StoredThread & { how: ForkEnd };
 export type ListScope = { type: "project" } | { type: "all"; ended: readonly EndedFork[]; others: readonly OtherProject[] };
 
 export type ListExtras = {
+  /** What a live thread's requests used and cost, its subtree's, a fork's cache miss (node/usage/book.ts). */
+  usage(thread: Thread): string[];
+  /** The display window's winbar of a live thread. */
+  winbar(thread: Thread): string;
   /** Last activity of a live thread, when known. */
   updated(id: ThreadId): number | undefined;
   /** The label of a stored thread run by `spec` (no runner exists for it). */
@@ -237,7 +242,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
     label: live.labels.thread,
     status,
     statusText,
-    details: [msgs(count), ...(at ? [when(at)] : []), ...(notSaved ? [`⚠ not saved: ${notSaved}`] : [])],
+    details: [msgs(count), ...extras.usage(live), ...(at ? [when(at)] : []), ...(notSaved ? [`⚠ not saved: ${notSaved}`] : [])],
     active: chat.activeId === id,
   };
 }

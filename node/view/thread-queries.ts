@@ -7,6 +7,7 @@ import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import type { Lineage, ThreadInfo } from "../rpc/methods.ts";
+import type { UsageBook } from "../usage/book.ts";
 import type { Buffers } from "./buffers.ts";
 import { changedFiles } from "./code-view.ts";
 
@@ -16,6 +17,7 @@ export class ThreadQueries {
     private readonly buffers: Buffers,
     /** Last change of a live thread, when the store knows it. */
     private readonly updated: (id: ThreadId) => number | undefined,
+    private readonly usage: UsageBook,
   ) {}
 
   /** Every thread of this project, live and stored, oldest first. */
@@ -35,6 +37,7 @@ export class ThreadQueries {
         bufnr: m?.display ?? null,
         input_bufnr: m?.input ?? null,
         changed_files: changedFiles(t),
+        usage: t.runner.nextRequest() === null ? null : this.usage.info(t),
       };
     });
     const stored = [...this.chat.stored.values()].map(
@@ -50,6 +53,7 @@ export class ThreadQueries {
         bufnr: null,
         input_bufnr: null,
         changed_files: [],
+        usage: null,
       }),
     );
     const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;

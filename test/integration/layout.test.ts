@@ -242,7 +242,9 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
         `local win = vim.fn.win_findbuf(...)[1]
         local top = vim.fn.line("w0", win)
         return { last = vim.fn.line("w$", win), count = vim.api.nvim_buf_line_count(...),
-          rows = vim.api.nvim_win_text_height(win, { start_row = top - 1 }).all, height = vim.api.nvim_win_get_height(win) }`,
+          rows = vim.api.nvim_win_text_height(win, { start_row = top - 1 }).all,
+          -- The winbar (usage) takes a row of the window's height.
+          height = vim.api.nvim_win_get_height(win) - (vim.wo[win].winbar ~= "" and 1 or 0) }`,
         display,
       );
       assert.equal(view.last, view.count, "the last line is in view");

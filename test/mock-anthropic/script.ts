@@ -2,6 +2,8 @@
  * Builders for scripted responses: a response is a list of content parts, turned into the exact
  * SSE event sequence the Messages API sends (message_start, content blocks with chunked deltas,
  * message_delta with stop_reason and usage, message_stop). Holds and errors can be put anywhere.
+ * Usage goes as the API sends it: message_start has the input figures (and 1 output token so far),
+ * message_delta the totals again with the final output and the web searches.
  */
 import type { Reply, Step } from "./server.ts";
 
@@ -27,7 +29,13 @@ export type Part =
 
 export type ResponseOptions = {
   stopReason?: string;
-  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+    web_search_requests?: number;
+  };
   id?: string;
 };
 
@@ -43,12 +51,13 @@ const ev = (event: Json): Step => ({ event });
 /** One streamed response made of `parts`. */
 export function response(parts: Part[], opts: ResponseOptions = {}): Reply {
   const steps: Step[] = [];
+  const { web_search_requests: searches = 0, ...tokens } = opts.usage ?? {};
   const usage = {
     input_tokens: 10,
     output_tokens: 0,
     cache_read_input_tokens: 0,
     cache_creation_input_tokens: 0,
-    ...opts.usage,
+    ...tokens,
   };
   steps.push(
     ev({
@@ -82,7 +91,8 @@ export function response(parts: Part[], opts: ResponseOptions = {}): Reply {
     ev({
       type: "message_delta",
       delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { output_tokens: usage.output_tokens || 20 },
+      // Cumulative, as the API's: the totals again, not what came since message_start.
+      usage: { ...usage, output_tokens: usage.output_tokens || 20, server_tool_use: { web_search_requests: searches } },
     }),
     ev({ type: "message_stop" }),
   );

@@ -1,0 +1,112 @@
+/**
+ * The price table: what a request costs, in US dollars per million tokens, by model. The one file
+ * to update when Anthropic's prices change; `prices = { ... }` in setup adds models or overrides
+ * these. Checked on 2026-11-23 against platform.claude.com/docs/en/about-claude/pricing and the
+ * model pages (base input, 5-minute cache writes = 1.25× input, cache reads, output; 1-hour cache
+ * writes are not used by tine). Web search: $10 per 1,000 searches.
+ */
+import { type Check, ok, wrong } from "../rpc/checks.ts";
+import type { Figures } from "./figures.ts";
+
+/** Dollars per million tokens; `context_window`: tokens the model reads at most. */
+export type Rates = {
+  readonly input: number;
+  readonly output: number;
+  readonly cache_write: number;
+  readonly cache_read: number;
+  readonly context_window: number;
+  /** Rates for every token of a request whose prompt (input, cache reads and writes) is over `over` tokens. */
+  readonly long_prompt?: {
+    readonly over: number;
+    readonly input: number;
+    readonly output: number;
+    readonly cache_write: number;
+    readonly cache_read: number;
+  };
+};
+
+export const PRICES_DATE = "2026-11-23";
+export const WEB_SEARCH_USD = 10 / 1000;
+
+const M = 1_000_000;
+const K200 = 200_000;
+/** Input and output per MTok, cache reads as a fraction of input; writes (5 min) are 1.25× input. */
+const rates = (input: number, output: number, readShare: number, context_window: number): Rates => ({
+  input,
+  output,
+  cache_write: input * 1.25,
+  cache_read: input * readShare,
+  context_window,
+});
+
+export const PRICES: Readonly<Record<string, Rates>> = {
+  "claude-fable-5-1": rates(10, 50, 0.025, M),
+  "claude-fable-5": rates(10, 50, 0.1, M),
+  "claude-opus-5-5": rates(4, 20, 0.05, M),
+  "claude-opus-5": rates(5, 25, 0.1, M),
+  "claude-opus-4-8": rates(5, 25, 0.1, M),
+  "claude-opus-4-7": rates(5, 25, 0.1, M),
+  "claude-opus-4-6": rates(5, 25, 0.1, M),
+  "claude-opus-4-5": rates(5, 25, 0.1, K200),
+  "claude-opus-4-1": rates(15, 75, 0.1, K200),
+  "claude-opus-4": rates(15, 75, 0.1, K200),
+  "claude-sonnet-5-5": rates(2, 10, 0.05, M),
+  "claude-sonnet-5": rates(2, 10, 0.1, M),
+  "claude-sonnet-4-6": rates(3, 15, 0.1, M),
+  "claude-sonnet-4-5": rates(3, 15, 0.1, K200),
+  "claude-sonnet-4": rates(3, 15, 0.1, K200),
+  "claude-haiku-5-5": {
+    ...rates(0.1, 0.5, 0.1, M),
+    long_prompt: { over: 100_000, input: 0.5, output: 2.5, cache_write: 0.625, cache_read: 0.05 },
+  },
+  "claude-haiku-4-5": rates(1, 5, 0.1, K200),
+};
+
+/** A model's rates: its name with a date (`-20251001`) or a `[1m]` suffix is the same model. */
+export function ratesFor(prices: Readonly<Record<string, Rates>>, model: string | null): Rates | null {
+  if (model === null) return null;
+  const bare = model.replace(/\[1m\]$/, "").replace(/-\d{8}$/, "");
+  return prices[model] ?? prices[bare] ?? null;
+}
+
+/**
+ * What requests cost. `prompt`: the prompt of the (last) request, which picks the band of a model
+ * priced by prompt length.
+ */
+export function costOf(r: Rates, f: Figures, prompt: number): number {
+  const band = r.long_prompt && prompt > r.long_prompt.over ? r.long_prompt : r;
+  return (
+    (f.input * band.input + f.output * band.output + f.cache_write * band.cache_write + f.cache_read * band.cache_read) / M +
+    f.web_searches * WEB_SEARCH_USD
+  );
+}
+
+const RATE_FIELDS = ["input", "output", "cache_write", "cache_read", "context_window"] as const;
+
+/**
+ * `prices` as setup gives it: rates by model name, each field a number >= 0 (context_window
+ * above 0), over the built-in table (a model named in both takes setup's).
+ */
+export const pricesOption: Check<Record<string, Rates>> = (v, name) => {
+  const given = Array.isArray(v) && v.length === 0 ? {} : v;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) return wrong(name, "a table of rates by model name", v);
+  const out: Record<string, Rates> = { ...PRICES };
+  for (const [model, r] of Object.entries(given)) {
+    const at = `${name}["${model}"]`;
+    if (typeof r !== "object" || r === null) return wrong(at, `a table { ${RATE_FIELDS.join(", ")} }`, r);
+    const fields = r as Record<string, unknown>;
+    for (const f of RATE_FIELDS) {
+      const n = fields[f];
+      if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (f === "context_window" && n <= 0))
+        return wrong(`${at}.${f}`, f === "context_window" ? "a number above 0" : "a number >= 0 (dollars per million tokens)", n);
+    }
+    out[model] = {
+      input: fields["input"],
+      output: fields["output"],
+      cache_write: fields["cache_write"],
+      cache_read: fields["cache_read"],
+      context_window: fields["context_window"],
+    } as Rates;
+  }
+  return ok(out);
+};

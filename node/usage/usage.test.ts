@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { History } from "../providers/history.ts";
+import { assistantMessage, entry, type ResponseMeta, userMessage } from "../providers/native.ts";
+import { cacheMiss } from "./cache.ts";
+import { extendFigures, sumByModel, threadFigures } from "./figures.ts";
+import { costOf, PRICES, ratesFor } from "./prices.ts";
+import { tokens } from "./winbar.ts";
+
+const reply = (meta: ResponseMeta) => entry(assistantMessage([{ type: "text", text: "r" }]), meta);
+const ask = entry(userMessage([{ type: "text", text: "q" }]));
+const usage = (input: number, cache_read: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_read_input_tokens: cache_read,
+  cache_creation_input_tokens: 0,
+});
+const request = (model: string, at = 0) => ({ model, prefix: "p", at });
+
+describe("usage figures", () => {
+  it("a thread's own figures start at its fork point; a paused turn counts every request and keeps its last one's context", () => {
+    const history = History.of([
+      ask,
+      reply({ stopReason: "end_turn", usage: usage(10, 0, 5), request: request("claude-opus-4-5") }),
+      ask,
+      reply({
+        stopReason: "end_turn",
+        usage: usage(30, 200, 9),
+        request: request("claude-opus-4-5"),
+        continued: { requests: 2, last: usage(20, 100, 4) },
+      }),
+    ]);
+    const f = threadFigures(history, 2, PRICES);
+    expect(sumByModel(f.own)).toEqual({ input: 30, output: 9, cache_read: 200, cache_write: 0, web_searches: 0, requests: 2 });
+    expect(f.last?.figures).toMatchObject({ input: 20, cache_read: 100, output: 4, requests: 1 });
+    // Counted again or extended from a prefix: the same.
+    const prefix = threadFigures(history.prefix(2), 2, PRICES);
+    expect(extendFigures(prefix, history, 2, 2, PRICES)).toEqual(f);
+  });
+
+  it("an unpriced model leaves the cost unknown, not zero", () => {
+    const history = History.of([ask, reply({ stopReason: "end_turn", usage: usage(10, 0, 5), request: request("claude-unknown-9") })]);
+    expect(threadFigures(history, 0, PRICES).cost).toBeNull();
+  });
+
+  it("a dated or [1m] model name has its model's rates; a prompt over the long band's mark pays those for every token", () => {
+    expect(ratesFor(PRICES, "claude-haiku-4-5-20251001")).toBe(PRICES["claude-haiku-4-5"]);
+    expect(ratesFor(PRICES, "claude-sonnet-5-5[1m]")).toBe(PRICES["claude-sonnet-5-5"]);
+    const haiku = PRICES["claude-haiku-5-5"]!;
+    const f = { input: 1_000_000, output: 0, cache_read: 0, cache_write: 0, web_searches: 0, requests: 1 };
+    expect(costOf(haiku, f, 1000)).toBeCloseTo(0.1);
+    expect(costOf(haiku, f, 200_000)).toBeCloseTo(0.5);
+  });
+
+  it("the next request misses the cache when the model or the prefix changed or the cache expired", () => {
+    const last = { model: "m", prefix: "p", at: 1000 };
+    expect(cacheMiss(last, { model: "m", prefix: "p" }, 1000 + 299_999, 300_000)).toBeNull();
+    expect(cacheMiss(last, { model: "m", prefix: "p" }, 1000 + 300_000, 300_000)).toBe("expired");
+    expect(cacheMiss(last, { model: "n", prefix: "p" }, 1000, 300_000)).toBe("model");
+    expect(cacheMiss(last, { model: "m", prefix: "q" }, 1000, 300_000)).toBe("tools");
+    expect(cacheMiss(null, { model: "m", prefix: "p" }, 1000, 300_000)).toBeNull();
+  });
+
+  it("tokens read short", () => {
+    expect([950, 4200, 48_300, 1_250_000].map(tokens)).toEqual(["950", "4.2k", "48k", "1.3M"]);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * Usage per thread and per branch, as a user sees it in real Neovim against the HTTP mock: the
+ * display window's winbar, `require('tine').usage(id)`, the thread list, after a restart, and the
+ * warning before a send that would not read the prompt cache.
+ */
+import assert from "node:assert/strict";
+import { describe, inject, it } from "vitest";
+import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
+import type { Session } from "../helpers/neovim.ts";
+import { withNeovim } from "../helpers/neovim.ts";
+import { response } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+
+/** A model with rates of its own (setup's `prices`), so the cost is known exactly. */
+const MODEL = "claude-test-1";
+const PRICED = {
+  model: MODEL,
+  prices: { [MODEL]: { input: 3, output: 15, cache_write: 3.75, cache_read: 0.3, context_window: 200000 } },
+};
+
+type Usage = {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  web_searches: number;
+  requests: number;
+  cost_usd: number | null;
+  context_tokens: number;
+  context_window: number | null;
+  cache_hit: number | null;
+  cache_miss: string | null;
+  subtree: { requests: number; input: number; cache_read: number };
+};
+
+const usage = (s: Session, id: string) => s.lua<Usage>("return require('tine').usage(...)", id);
+
+/** The display window's winbar, as Neovim draws it. */
+function winbar(s: Session, id: string): Promise<string> {
+  return s.lua<string>(
+    `local id = ...
+    for _, t in ipairs(require("tine").threads()) do
+      if t.id == id and t.bufnr ~= vim.NIL then
+        for _, win in ipairs(vim.fn.win_findbuf(t.bufnr)) do
+          local bar = vim.wo[win].winbar
+          if bar ~= "" then return vim.api.nvim_eval_statusline(bar, { winid = win, use_winbar = true }).str end
+        end
+      end
+    end
+    return ""`,
+    id,
+  );
+}
+
+const waitForWinbar = async (s: Session, id: string, text: string) => {
+  let last = "";
+  await s.until(`the winbar to show ${text}`, async () => {
+    last = await winbar(s, id);
+    return last.includes(text);
+  });
+  return last;
+};
+
+describe(`usage (${nv.version})`, () => {
+  it("the winbar and usage(id) sum the requests exactly: message_start and message_delta, a pause_turn continuation, a retried request once", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(
+          // Overloaded mid-stream after message_start: retried, and that attempt is not counted.
+          response([{ text: "cut" }, { error: { type: "overloaded_error", message: "Overloaded" } }], { usage: { input_tokens: 1000 } }),
+          response([{ text: "First." }], { usage: { input_tokens: 1000, cache_creation_input_tokens: 2000, output_tokens: 50 } }),
+          response([{ text: "Looking." }, { serverToolUse: { id: "s1", query: "q" } }], {
+            stopReason: "pause_turn",
+            usage: { input_tokens: 100, cache_read_input_tokens: 3000, output_tokens: 7, web_search_requests: 1 },
+          }),
+          response([{ searchResult: { toolUseId: "s1", title: "T", url: "https://example.com" } }, { text: "Found." }], {
+            usage: { input_tokens: 120, cache_read_input_tokens: 3100, output_tokens: 5 },
+          }),
+        );
+        await s.cmd("Tine");
+        const id = (await s.thread(1)).id;
+        await typeAndSend(s, "one");
+        await s.waitForDisplay(id, "First.\n── end_turn");
+        await s.waitForStatus(id, "idle");
+        await typeAndSend(s, "two");
+        await s.waitForDisplay(id, "Found.\n── end_turn");
+        await s.waitForStatus(id, "idle");
+        assert.equal(s.mock.requests.length, 4);
+        const u = await usage(s, id);
+        assert.deepEqual(
+          { ...u, cost_usd: undefined, cache_hit: undefined, subtree: undefined },
+          {
+            input: 1000 + 100 + 120,
+            output: 50 + 7 + 5,
+            cache_read: 3000 + 3100,
+            cache_write: 2000,
+            web_searches: 1,
+            requests: 3,
+            cost_usd: undefined,
+            // The last request alone: its prompt and its reply.
+            context_tokens: 120 + 3100 + 5,
+            context_window: 200000,
+            cache_hit: undefined,
+            cache_miss: null,
+            subtree: undefined,
+          },
+        );
+        // $3 in, $15 out, $3.75 cache writes, $0.30 cache reads per MTok; $0.01 a search.
+        assert.ok(Math.abs(u.cost_usd! - ((1220 * 3 + 62 * 15 + 2000 * 3.75 + 6100 * 0.3) / 1e6 + 0.01)) < 1e-12);
+        assert.ok(Math.abs(u.cache_hit! - 3100 / 3220) < 1e-12);
+        assert.equal(await waitForWinbar(s, id, "ctx"), "ctx 3.2k / 200k  ·  9.4k tokens  ·  cache 96%  ·  $0.024");
+        const listed = (await s.threads()).find((t) => t.id === id) as unknown as { usage: Usage };
+        assert.equal(listed.usage.requests, 3, "threads() entries carry it");
+      },
+      { setup: { ...PRICED, web_search: true } },
+    );
+  });
+
+  it("a fork counts its own requests: its first shows the cache read the mock reports, a cold one is marked in the list, the parent shows the subtree", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(
+          response([{ text: "Parent." }], { usage: { input_tokens: 10, cache_creation_input_tokens: 5000, output_tokens: 20 } }),
+        );
+        await s.cmd("Tine");
+        const parent = (await s.thread(1)).id;
+        await typeAndSend(s, "start");
+        await s.waitForDisplay(parent, "Parent.\n── end_turn");
+        await s.waitForStatus(parent, "idle");
+        s.mock.reply(response([{ text: "Warm." }], { usage: { input_tokens: 12, cache_read_input_tokens: 5000, output_tokens: 30 } }));
+        await typeAndSend(s, "@fork warm");
+        await s.waitForDisplay(2, "Warm.\n── end_turn");
+        s.mock.reply(response([{ text: "Cold." }], { usage: { input_tokens: 5012, output_tokens: 30 } }));
+        await s.focus((await s.thread(1)).input_bufnr!);
+        await typeAndSend(s, "@fork cold");
+        await s.waitForDisplay(3, "Cold.\n── end_turn");
+        const warm = await usage(s, (await s.thread(2)).id);
+        assert.deepEqual(
+          [warm.input, warm.cache_read, warm.cache_write, warm.requests],
+          [12, 5000, 0, 1],
+          "its own request, not its parent's",
+        );
+        assert.equal(await waitForWinbar(s, (await s.thread(2)).id, "ctx"), "ctx 5k / 200k  ·  5k tokens  ·  cache 100%  ·  $0.0020");
+        const p = await usage(s, parent);
+        assert.deepEqual([p.requests, p.subtree.requests, p.subtree.input, p.subtree.cache_read], [1, 3, 10 + 12 + 5012, 5000]);
+        await s.openList();
+        await s.listLine("first request read no cache");
+        const lines = await s.listLines();
+        const line = (n: number) => lines.find((l) => l.includes(`#${n}`))!;
+        assert.match(line(3), /⚠ first request read no cache/);
+        assert.doesNotMatch(line(2), /first request read no cache/);
+        assert.match(line(1), /5k tok \$0\.019 · Σ 15k tok \$0\.037/);
+      },
+      { setup: PRICED },
+    );
+  });
+
+  it("the figures survive a restart: usage(id) and the winbar are the same", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(response([{ text: "Kept." }], { usage: { input_tokens: 40, cache_creation_input_tokens: 900, output_tokens: 60 } }));
+        await s.cmd("Tine");
+        const id = (await s.thread(1)).id;
+        await typeAndSend(s, "keep");
+        await s.waitForDisplay(id, "Kept.\n── end_turn");
+        await s.waitForStatus(id, "idle");
+        const before = await usage(s, id);
+        const bar = await waitForWinbar(s, id, "ctx");
+        await s.cmd("Tine restart");
+        await s.open(id);
+        assert.deepEqual(await usage(s, id), before);
+        assert.equal(await waitForWinbar(s, id, "ctx"), bar);
+      },
+      { setup: PRICED },
+    );
+  });
+
+  it("before a send that would not read the cache the winbar says why: the cache expired, the model changed", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(response([{ text: "Hi." }], { usage: { input_tokens: 40, output_tokens: 6 } }));
+        await s.cmd("Tine");
+        const id = (await s.thread(1)).id;
+        await typeAndSend(s, "hello");
+        await s.waitForDisplay(id, "Hi.\n── end_turn");
+        await waitForWinbar(s, id, "ctx");
+        // cache_lifetime = 0.01 min: the winbar says so once it passes, with no send.
+        await waitForWinbar(s, id, "⚠ next send won't read the cache: the cache has expired");
+        assert.equal((await usage(s, id)).cache_miss, "expired");
+        await s.lua(
+          `require("tine").setup(vim.tbl_extend("force", require("tine.config").options, { model = "claude-test-2", cache_lifetime = 5 }))`,
+        );
+        await s.cmd("Tine restart");
+        await s.open(id);
+        await waitForWinbar(s, id, "⚠ next send won't read the cache: the model changed");
+        assert.equal((await usage(s, id)).cache_miss, "model");
+        await exchange(s, id, "again", "Again.");
+        await s.waitForStatus(id, "idle");
+        assert.doesNotMatch(await winbar(s, id), /⚠/);
+      },
+      { setup: { ...PRICED, cache_lifetime: 0.01 } },
+    );
+  });
+});
