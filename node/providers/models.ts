@@ -1,0 +1,56 @@
+/**
+ * What tine knows of models: the context window of each (for compaction's mark), and a thread's
+ * own choice of model and thinking effort (`:Tine model`) turned into the request's fields.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ProviderConfig } from "./request.ts";
+
+/** Thinking effort as `:Tine model` offers it; each but `none` is a thinking budget (`thinking_budgets`). */
+export type ThinkingEffort = "none" | "low" | "medium" | "high";
+export const THINKING_EFFORTS: readonly ThinkingEffort[] = ["none", "low", "medium", "high"];
+
+export const isThinkingEffort = (v: unknown): v is ThinkingEffort => THINKING_EFFORTS.includes(v as ThinkingEffort);
+
+/** A thread's own model and thinking effort, chosen with `:Tine model`; a thread without one uses setup's `model` and `thinking`. */
+export type ModelChoice = { readonly model: string; readonly effort: ThinkingEffort };
+
+/** Thinking budgets (tokens) by effort, from `thinking_budgets` in setup. */
+export type ThinkingBudgets = { readonly low: number; readonly medium: number; readonly high: number };
+
+export const sameChoice = (a: ModelChoice | null, b: ModelChoice | null): boolean =>
+  a === b || (a !== null && b !== null && a.model === b.model && a.effort === b.effort);
+
+/** The window of models not in the table: every current Claude model has at least this. */
+const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+/** Context windows (tokens) by model-name prefix, the longest matching prefix first. Easy to extend. */
+const CONTEXT_WINDOWS: readonly (readonly [string, number])[] = [
+  ["claude-sonnet-5", 200_000],
+  ["claude-opus-4", 200_000],
+  ["claude-sonnet-4", 200_000],
+  ["claude-haiku-4", 200_000],
+  ["claude-3", 200_000],
+];
+
+/** The context window of `model`, in tokens. */
+export function contextWindow(model: string): number {
+  return CONTEXT_WINDOWS.find(([prefix]) => model.startsWith(prefix))?.[1] ?? DEFAULT_CONTEXT_WINDOW;
+}
+
+/** The request's `thinking` for an effort: none turns it off; the others get their budget, kept below `max_tokens`. */
+function thinkingFor(effort: ThinkingEffort, budgets: ThinkingBudgets, maxTokens: number): Anthropic.Messages.ThinkingConfigParam {
+  if (effort === "none") return { type: "disabled" };
+  const budget = Math.max(1024, Math.min(budgets[effort], maxTokens - 1));
+  return { type: "enabled", budget_tokens: budget };
+}
+
+/** The provider config a thread's requests use: setup's, with its own model and thinking when it chose them. */
+export function withChoice(config: ProviderConfig, choice: ModelChoice | null, budgets: ThinkingBudgets): ProviderConfig {
+  if (!choice) return config;
+  // output_config.effort goes with adaptive thinking; a budget of the thread's own replaces both.
+  return { ...config, model: choice.model, thinking: thinkingFor(choice.effort, budgets, config.maxTokens), effort: null };
+}
+
+/** How the banner and the picker name a choice. */
+export const describeChoice = (choice: ModelChoice): string =>
+  choice.effort === "none" ? `${choice.model} · no thinking` : `${choice.model} · thinking ${choice.effort}`;
