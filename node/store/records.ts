@@ -6,6 +6,7 @@
  */
 import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
+import { isThinkingEffort, type ThinkingEffort } from "../providers/models.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
@@ -82,6 +83,8 @@ export type ChangeRecord =
   /** A tool that finished while others of the same turn had not: its result, kept for a crash. */
   | { readonly t: "result"; readonly r: ToolResultBlock }
   | { readonly t: "title"; readonly title: string }
+  /** The thread's own model and thinking effort from now on (`:Tine model`); a thread without one uses setup's. */
+  | { readonly t: "model"; readonly model: string; readonly effort: ThinkingEffort }
   /** The user's label on the thread (no `message`) or on message `message`; "" removes it. */
   | { readonly t: "label"; readonly message?: number; readonly text: string }
   /** Deleted by the user; the log stays while forks point into it. */
@@ -127,6 +130,7 @@ const CHANGE_TYPES = new Set([
   "streamed",
   "result",
   "title",
+  "model",
   "label",
   "deleted",
   "report",
@@ -189,6 +193,9 @@ export function decode(line: string): Decoded {
     }
     case "title":
       return typeof r["title"] === "string" ? good({ t: "title", title: r["title"] }) : bad("no title");
+    case "model":
+      if (typeof r["model"] !== "string" || !r["model"] || !isThinkingEffort(r["effort"])) return bad("model or effort missing");
+      return good({ t: "model", model: r["model"], effort: r["effort"] });
     case "label":
       if (typeof r["text"] !== "string" || (r["message"] !== undefined && !isCount(r["message"]))) return bad("text or message missing");
       return good(r["message"] === undefined ? { t: "label", text: r["text"] } : { t: "label", message: r["message"], text: r["text"] });
