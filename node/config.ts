@@ -203,7 +203,8 @@ const instructions: Check<InstructionsOption> = (v, name) => {
 };
 
 /** A thinking budget: whole tokens, at least the API's 1024. */
-const budget: Check<number> = (v, name) => (Number.isInteger(v) && (v as number) >= 1024 ? ok(v as number) : wrong(name, "a whole number >= 1024", v));
+const budget: Check<number> = (v, name) =>
+  Number.isInteger(v) && (v as number) >= 1024 ? ok(v as number) : wrong(name, "a whole number >= 1024", v);
 
 /** Every field of SentConfig and its check; the compiler keeps the two in step. */
 const sentConfig = record({

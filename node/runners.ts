@@ -71,7 +71,12 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
 }
 
 export function runnerRegistry(kinds: RunnerKinds): Runners {
-  const api = (dispatch: (msg: AgentMsg) => void, instructions: ThreadInstructions | null, history?: History, model?: ModelChoice): Runner =>
+  const api = (
+    dispatch: (msg: AgentMsg) => void,
+    instructions: ThreadInstructions | null,
+    history?: History,
+    model?: ModelChoice,
+  ): Runner =>
     new AnthropicAgent(
       kinds.api.config,
       kinds.api.connection,

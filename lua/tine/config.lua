@@ -264,7 +264,8 @@ local checks = {
   thinking_budgets = function(v)
     return type(v) == "table" and vim.iter({ "low", "medium", "high" }):all(function(k)
       return type(v[k]) == "number" and v[k] >= 1024
-    end), "a table { low = N, medium = N, high = N } (each >= 1024)"
+    end),
+      "a table { low = N, medium = N, high = N } (each >= 1024)"
   end,
   auto_compact = function(v)
     return v == false or (type(v) == "number" and v > 0 and v <= 1), "false or a fraction above 0, at most 1"

@@ -124,6 +124,7 @@
 ---@field bufnr integer|vim.NIL its display buffer, while it has one
 ---@field input_bufnr integer|vim.NIL
 ---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
+---@field model string|vim.NIL the model its next request names; vim.NIL for a stored or Claude Code thread
 
 --- A file a turn changed, or a restore would change; added/removed are vim.NIL for a binary file.
 ---@class TineChangedFile

@@ -76,7 +76,11 @@ export class AnthropicAgent implements Runner {
   ) {}
 
   get spec(): RunnerSpec {
-    return { ...API_SPEC, ...(this.instructions ? { instructions: this.instructions } : {}), ...(this.choice ? { model: this.choice } : {}) };
+    return {
+      ...API_SPEC,
+      ...(this.instructions ? { instructions: this.instructions } : {}),
+      ...(this.choice ? { model: this.choice } : {}),
+    };
   }
 
   get modelName(): string {

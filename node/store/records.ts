@@ -32,9 +32,10 @@ export type ParentPointer =
       readonly messages: number;
     }
   | {
-      readonly relation: "handoff";
+      /** A compaction (`@compact`) is linked as a hand-off is: it holds a history of its own. */
+      readonly relation: "handoff" | "compact";
       readonly id: string;
-      /** The source's last message when the hand-off was made, for the tree. */
+      /** The source's last message when the hand-off was made (or the last one summarized), for the tree. */
       readonly atMessage: number;
     };
 
@@ -273,7 +274,8 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
 function parentPointer(v: unknown): ParentPointer | null | undefined {
   if (v === null || v === undefined) return null;
   if (!isObject(v) || !isThreadId(v["id"]) || !isCount(v["atMessage"])) return undefined;
-  if (v["relation"] === "handoff") return { relation: "handoff", id: v["id"], atMessage: v["atMessage"] };
+  if (v["relation"] === "handoff" || v["relation"] === "compact")
+    return { relation: v["relation"], id: v["id"], atMessage: v["atMessage"] };
   if (v["relation"] !== undefined && v["relation"] !== "fork") return undefined;
   if (!isCount(v["records"]) || !isCount(v["messages"])) return undefined;
   return { relation: "fork", id: v["id"], records: v["records"], atMessage: v["atMessage"], messages: v["messages"] };
@@ -282,7 +284,11 @@ function parentPointer(v: unknown): ParentPointer | null | undefined {
 /** A pointer as the index keeps it (already read from a header: its relation is written). */
 export function isParentPointer(p: unknown): p is ParentPointer {
   if (!isObject(p) || !isThreadId(p["id"]) || !isCount(p["atMessage"])) return false;
-  return p["relation"] === "handoff" || (p["relation"] === "fork" && isCount(p["records"]) && isCount(p["messages"]));
+  return (
+    p["relation"] === "handoff" ||
+    p["relation"] === "compact" ||
+    (p["relation"] === "fork" && isCount(p["records"]) && isCount(p["messages"]))
+  );
 }
 
 function isOrigin(o: unknown): o is NonNullable<Header["origin"]> {

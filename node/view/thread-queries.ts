@@ -35,6 +35,7 @@ export class ThreadQueries {
         bufnr: m?.display ?? null,
         input_bufnr: m?.input ?? null,
         changed_files: changedFiles(t),
+        model: t.runner.modelName,
       };
     });
     const stored = [...this.chat.stored.values()].map(
@@ -50,6 +51,7 @@ export class ThreadQueries {
         bufnr: null,
         input_bufnr: null,
         changed_files: [],
+        model: null,
       }),
     );
     const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
