@@ -25,7 +25,7 @@ import type { SendContext } from "./context/follow.ts";
 import { McpServers } from "./mcp/registry.ts";
 import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
-import { describeChoice, type ThinkingEffort } from "./providers/models.ts";
+import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/models.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
@@ -321,11 +321,9 @@ export class App {
   }
 
   /** `:Tine model`: what the picker offers for thread `id`, and what it uses now. */
-  modelChoices(id: ThreadId): { models: string[]; efforts: ThinkingEffort[]; current: string | null } {
+  modelChoices(id: ThreadId) {
     const runner = this.live(id).runner;
-    const models = [...new Set([this.config.model, ...this.config.models])];
-    const chosen = runner.spec.model;
-    return { models, efforts: ["none", "low", "medium", "high"], current: chosen ? describeChoice(chosen) : runner.modelName };
+    return modelChoices(runner.spec.model, runner.modelName, this.config);
   }
 
   /** `:Tine model`: thread `id`'s next requests use this model and thinking effort (its forks inherit them). */
@@ -334,14 +332,9 @@ export class App {
     if (thread.readOnlyBy !== null)
       throw new Error(`tine: ${thread.title} is open for writing in another Neovim: its model cannot be changed here`);
     if (thread.runner.modelName === null) thread.runner.chooseModel({ model, effort }); // its runner says why not
-    const before = thread.runner.spec.model;
-    const choice = { model, effort };
-    this.dispatch({ type: "thread-msg", id, msg: { type: "choose-model", choice } });
-    const changed = before ? before.model !== model || before.effort !== effort : true;
-    if (changed)
-      this.nvim.notifyInfo(
-        `tine: ${thread.title} now uses ${describeChoice(choice)}: its next request will not read the prompt cache (written for ${before ? describeChoice(before) : "setup's model"})`,
-      );
+    const notice = choiceNotice(thread.title, thread.runner.spec.model, { model, effort });
+    this.dispatch({ type: "thread-msg", id, msg: { type: "choose-model", choice: { model, effort } } });
+    if (notice) this.nvim.notifyInfo(notice);
   }
 
   /** What a send of `text` to `thread` carries besides the text: its mentions and the files followed, resolved. */

@@ -54,3 +54,20 @@ export function withChoice(config: ProviderConfig, choice: ModelChoice | null, b
 /** How the banner and the picker name a choice. */
 export const describeChoice = (choice: ModelChoice): string =>
   choice.effort === "none" ? `${choice.model} · no thinking` : `${choice.model} · thinking ${choice.effort}`;
+
+/** What `:Tine model` offers a thread: setup's model and `models`, the efforts, and what it uses now (null: its program chooses). */
+export function modelChoices(
+  chosen: ModelChoice | undefined,
+  modelName: string | null,
+  setup: { readonly model: string; readonly models: readonly string[] },
+): { models: string[]; efforts: ThinkingEffort[]; current: string | null } {
+  const models = [...new Set([setup.model, ...setup.models])];
+  return { models, efforts: [...THINKING_EFFORTS], current: chosen ? describeChoice(chosen) : modelName };
+}
+
+/** What the user is told when a thread's choice changes (a new model or thinking misses the cache); null when it did not change. */
+export function choiceNotice(title: string, before: ModelChoice | undefined, after: ModelChoice): string | null {
+  if (before && sameChoice(before, after)) return null;
+  const was = before ? describeChoice(before) : "setup's model";
+  return `tine: ${title} now uses ${describeChoice(after)}: its next request will not read the prompt cache (written for ${was})`;
+}
