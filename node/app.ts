@@ -16,6 +16,7 @@ import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
 import { cleanTitle, type Thread } from "./chat/thread.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
+import { Compaction } from "./compact/compaction.ts";
 import type { HostConfig } from "./config.ts";
 import { MentionCompleter } from "./context/complete.ts";
 import { expandMentions } from "./context/expand.ts";
@@ -24,6 +25,7 @@ import type { SendContext } from "./context/follow.ts";
 import { McpServers } from "./mcp/registry.ts";
 import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
+import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/models.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
@@ -77,6 +79,8 @@ export class App {
   readonly mcp: McpServers;
   /** What each thread's requests used and cost (node/usage/). */
   readonly usage: UsageBook;
+  /** `@compact`, `C` and `auto_compact` (node/compact/). */
+  readonly compaction: Compaction;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -185,6 +189,17 @@ export class App {
         })
       : null;
     this.forkClock = new ForkClock(this.chat, this.dispatch);
+    this.compaction = new Compaction(
+      {
+        chat: this.chat,
+        dispatch: this.dispatch,
+        notifyInfo: (text) => this.nvim.notifyInfo(text),
+        offer: (id, text) =>
+          void this.nvim.call("offer_compact", [id, text]).catch((e) => this.nvim.log(`offer_compact failed: ${String(e)}`)),
+        contextWindow: (model) => this.usage.contextWindow(model),
+      },
+      config.auto_compact,
+    );
     this.rescan();
     // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
     startTimer(() => this.pruneSnapshots(), SNAPSHOT_HOUSEKEEPING_DELAY_MS).unref();
@@ -237,6 +252,7 @@ export class App {
     this.forkClock.arm();
     this.buffers.scheduleRender(changes);
     if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
+    this.compaction?.checkMarks(changes.threads);
   };
 
   /** Writes what waits (streamed text, a retry) and releases the store's locks; the host is going away. */
@@ -282,6 +298,10 @@ export class App {
       this.dispatch({ type: "chat-msg", msg: { type: "handoff", id, goal: command.goal } });
       return { replaced: "" };
     }
+    if (command.type === "compact") {
+      await this.compact(id, command.instructions);
+      return { replaced: "" };
+    }
     // <CR> in an empty input: nothing, unless messages wait (held after an abort or an error).
     if (command.type === "now" && !command.text) throw new Error("tine: @now needs a message: it goes with the next tool results");
     if (!command.text && !thread.queue.length) return { replaced: "" };
@@ -292,12 +312,41 @@ export class App {
     const meanwhile = thread.sendBlocker();
     if (meanwhile) throw new Error(meanwhile);
     const replaced = thread.failedText();
+    // A request that would overflow the context window goes to a compaction of the thread instead.
+    const to = await this.compaction.beforeSend(thread, command.text + JSON.stringify(context ?? ""));
+    if (to !== id) await this.buffers.of(to);
     this.dispatch({
       type: "thread-msg",
-      id,
+      id: to,
       msg: { type: "send", text: command.text, ...(context ? { context } : {}), ...(command.type === "now" ? { now: true } : {}) },
     });
     return { replaced: replaced === command.text ? "" : replaced };
+  }
+
+  /** `@compact`, `:Tine compact`, `C` on a message: a new thread under `id`, opened once made; its id. */
+  async compact(id: ThreadId, instructions: string, atMessage?: number): Promise<ThreadId> {
+    this.takeOverIfFree(id);
+    this.live(id);
+    const newId = await this.compaction.compact(id, instructions, atMessage);
+    await this.buffers.of(newId);
+    return newId;
+  }
+
+  /** `:Tine model`: what the picker offers for thread `id`, and what it uses now. */
+  modelChoices(id: ThreadId) {
+    const runner = this.live(id).runner;
+    return modelChoices(runner.spec.model, runner.modelName, this.config);
+  }
+
+  /** `:Tine model`: thread `id`'s next requests use this model and thinking effort (its forks inherit them). */
+  chooseModel(id: ThreadId, model: string, effort: ThinkingEffort): void {
+    const thread = this.live(id);
+    if (thread.readOnlyBy !== null)
+      throw new Error(`tine: ${thread.title} is open for writing in another Neovim: its model cannot be changed here`);
+    if (thread.runner.modelName === null) thread.runner.chooseModel({ model, effort }); // its runner says why not
+    const notice = choiceNotice(thread.title, thread.runner.spec.model, { model, effort });
+    this.dispatch({ type: "thread-msg", id, msg: { type: "choose-model", choice: { model, effort } } });
+    if (notice) this.nvim.notifyInfo(notice);
   }
 
   /** What a send of `text` to `thread` carries besides the text: its mentions and the files followed, resolved. */

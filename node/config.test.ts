@@ -30,6 +30,7 @@ const keymaps: Keymaps = {
   list_diff: "d",
   label: "L",
   edit_message: "e",
+  compact: "C",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */
@@ -61,6 +62,9 @@ const base: SentConfig = {
   context_max_files: 50,
   fork_open: "vsplit",
   auto_title: true,
+  models: ["m", "n"],
+  thinking_budgets: { low: 2048, medium: 4096, high: 6000 },
+  auto_compact: 0.8,
   sidebar: { side: "right", width: 80, input_height: 8, min_editor_width: 40 },
   list_max_height: 15,
   retry_delay_ms: 1000,

@@ -7,6 +7,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { InstructionsOption } from "./context/instructions.ts";
 import { type McpServerSpec, mcpServersOption } from "./mcp/config.ts";
+import type { ThinkingBudgets } from "./providers/models.ts";
 import {
   boolean,
   type Check,
@@ -79,6 +80,12 @@ export type SentConfig = {
   fork_open: "split" | "vsplit" | "tab" | "replace";
   /** The model names a thread after its first reply: with the thread's model (true), this one (a name), or not (false). */
   auto_title: boolean | string;
+  /** What `:Tine model` offers besides `model`. */
+  models: string[];
+  /** Thinking budgets of the efforts `:Tine model` offers. */
+  thinking_budgets: ThinkingBudgets;
+  /** Compaction is offered past this fraction of the context window (and done before an overflow); false: neither. */
+  auto_compact: number | false;
   /** The sidebar's place and size (the Lua side's own; checked here as every option is). */
   sidebar: { side: "left" | "right"; width: number; input_height: number; min_editor_width: number };
   /** The thread list's most lines (the Lua side's own). */
@@ -148,6 +155,7 @@ const keymaps = record({
   list_diff: key,
   label: key,
   edit_message: key,
+  compact: key,
 });
 
 export type Keymaps = CheckedType<typeof keymaps>;
@@ -199,6 +207,10 @@ const instructions: Check<InstructionsOption> = (v, name) => {
   return record({ files: strings, max_bytes: positive })(v, name);
 };
 
+/** A thinking budget: whole tokens, at least the API's 1024. */
+const budget: Check<number> = (v, name) =>
+  Number.isInteger(v) && (v as number) >= 1024 ? ok(v as number) : wrong(name, "a whole number >= 1024", v);
+
 /** Every field of SentConfig and its check; the compiler keeps the two in step. */
 const sentConfig = record({
   model: string,
@@ -229,6 +241,10 @@ const sentConfig = record({
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
   auto_title: (v, name) =>
     typeof v === "boolean" || (typeof v === "string" && v !== "") ? ok(v) : wrong(name, "true, false or a model name", v),
+  models: strings,
+  thinking_budgets: record({ low: budget, medium: budget, high: budget }),
+  auto_compact: (v, name) =>
+    v === false || (typeof v === "number" && v > 0 && v <= 1) ? ok(v) : wrong(name, "false or a fraction above 0, at most 1", v),
   sidebar: record({ side: oneOf("left", "right"), width: positive, input_height: positive, min_editor_width: nonNegative }),
   list_max_height: positive,
   retry_delay_ms: nonNegative,

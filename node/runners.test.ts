@@ -8,7 +8,16 @@ import { decode } from "./store/records.ts";
 
 const registry = runnerRegistry({
   api: {
-    config: { model: "m", maxTokens: 1, thinking: null, effort: null, webSearch: false, system: "", tools: [] },
+    config: {
+      model: "m",
+      maxTokens: 1,
+      thinking: null,
+      effort: null,
+      webSearch: false,
+      system: "",
+      tools: [],
+      thinkingBudgets: { low: 1024, medium: 2048, high: 4096 },
+    },
     connection: { client: null, streamRetries: 0, retryDelayMs: 0 },
     instructions: () => null,
   },

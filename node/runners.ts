@@ -14,6 +14,7 @@ import type { AgentMsg } from "./providers/agent.ts";
 import { AnthropicAgent } from "./providers/anthropic-agent.ts";
 import { type Connection, connect } from "./providers/connection.ts";
 import type { History } from "./providers/history.ts";
+import type { ModelChoice } from "./providers/models.ts";
 import type { ProviderConfig } from "./providers/request.ts";
 import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
 import { type OfferedTools, PinnedTools } from "./tools/source.ts";
@@ -55,6 +56,7 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
     webSearch: config.web_search,
     system: config.system_prompt,
     tools: [...TOOL_SPECS, ...FORK_TOOL_SPECS],
+    thinkingBudgets: config.thinking_budgets,
   };
   return runnerRegistry({
     // Read from the threads' environment root (app.ts): the project folder.
@@ -69,8 +71,22 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
 }
 
 export function runnerRegistry(kinds: RunnerKinds): Runners {
-  const api = (dispatch: (msg: AgentMsg) => void, instructions: ThreadInstructions | null, history?: History): Runner =>
-    new AnthropicAgent(kinds.api.config, kinds.api.connection, dispatch, history, undefined, instructions, kinds.api.moreTools?.() ?? null);
+  const api = (
+    dispatch: (msg: AgentMsg) => void,
+    instructions: ThreadInstructions | null,
+    history?: History,
+    model?: ModelChoice,
+  ): Runner =>
+    new AnthropicAgent(
+      kinds.api.config,
+      kinds.api.connection,
+      dispatch,
+      history,
+      undefined,
+      instructions,
+      kinds.api.moreTools?.() ?? null,
+      model ?? null,
+    );
   const counts = new SessionMessageCounts();
   return {
     start(start: RunnerStart, dispatch): Runner {
@@ -89,7 +105,7 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
       switch (spec.kind) {
         case "api":
           // What it started with, not what the files say now: its requests stay as they were.
-          return api(dispatch, spec.instructions ?? null, history);
+          return api(dispatch, spec.instructions ?? null, history, spec.model);
         case "claude-code":
           // Its conversation is the CLI's: opening it resumes the session.
           return ClaudeCodeSession.resume(kinds.claudeCode, spec.args, spec.sessionId, dispatch);

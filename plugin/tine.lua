@@ -51,6 +51,8 @@ end, {
       "ask",
       "restart",
       "mcp",
+      "compact",
+      "model",
     })
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, add, ask, restart)",

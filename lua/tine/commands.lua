@@ -132,6 +132,41 @@ function M.rename_current(title)
   guarded(tine.rename, id, title)
 end
 
+--- :Tine compact [instructions]: the thread in the current window compacted into a new thread under it.
+---@param instructions string
+function M.compact_current(instructions)
+  local id = vim.b.tine_thread or tine.current()
+  if not id then
+    return err("tine: no thread to compact")
+  end
+  guarded(tine.compact, id, instructions)
+end
+
+--- :Tine model: pick the model, then the thinking effort, of the thread in the current window.
+function M.model_picker()
+  local id = vim.b.tine_thread or tine.current()
+  if not id then
+    return err("tine: no thread to choose a model for")
+  end
+  local ok, choices = guarded(host.request, "model_choices", id)
+  if not ok then
+    return
+  end
+  local prompt = ("Model for this thread (now %s)"):format(
+    (choices.current == nil or choices.current == vim.NIL) and "?" or choices.current
+  )
+  vim.ui.select(choices.models, { prompt = prompt }, function(model)
+    if not model then
+      return
+    end
+    vim.ui.select(choices.efforts, { prompt = "Thinking effort" }, function(effort)
+      if effort then
+        guarded(tine.model, id, model, effort)
+      end
+    end)
+  end)
+end
+
 --- Starts a new host. Stored threads come back; the one that was in the sidebar is reopened.
 function M.restart()
   local sb = ui.sidebar()
@@ -227,10 +262,16 @@ function M.command(args)
   if sub == "mcp" then
     return require("tine.mcp").pick()
   end
+  if sub == "compact" then
+    return M.compact_current(args.args:match("^%s*compact%s*(.-)%s*$"))
+  end
+  if sub == "model" then
+    return M.model_picker()
+  end
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, claude, import, export, add, ask, restart, mcp)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, claude, import, export, add, ask, restart, mcp, compact, model)"
   )
 end
 

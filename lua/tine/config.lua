@@ -88,6 +88,17 @@ M.defaults = {
   -- that leaves the thread's cache alone), unless you named it: true uses the thread's model, a
   -- model name that model (e.g. "claude-haiku-4-5"), false keeps the title from the first message.
   auto_title = true,
+  -- `:Tine model` picks the current thread's own model and thinking effort from these (`model`
+  -- above is offered too); the thread keeps it (its forks inherit it) until picked again.
+  models = { "claude-sonnet-5-5", "claude-haiku-4-5" },
+  -- Thinking budgets (tokens) of the efforts `:Tine model` offers ("none" turns thinking off);
+  -- each is kept below max_tokens.
+  thinking_budgets = { low = 4096, medium = 12000, high = 24000 },
+  -- Compaction (:help tine-compact): when a reply leaves a thread's context (the last request's
+  -- input, cache and output tokens) past this fraction of the model's context window, tine offers
+  -- to compact it into a new thread (the old one stays whole); a send that would overflow the
+  -- window compacts first without asking. false: neither.
+  auto_compact = 0.8,
   -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height
   -- (lines). A fork opened beside its source ("vsplit") widens the sidebar into the editor while
   -- both stand, leaving the editor min_editor_width columns (each thread keeps 40; narrower, the
@@ -154,6 +165,9 @@ M.defaults = {
     list_diff = "d", -- thread list: the thread beside its parent, from where they branched (:Tine diff)
     label = "L", -- thread list: label the thread; display: label the message under the cursor
     edit_message = "e", -- display, on a message you wrote: a fork before it, its text in the input to edit
+    -- display, on a message: a new thread under this one, a summary of what came before the
+    -- message followed by the rest kept as it is (the thread itself is left whole)
+    compact = "C",
   },
 }
 
@@ -252,6 +266,16 @@ local checks = {
   end,
   retry_delay_ms = function(v)
     return type(v) == "number" and v >= 0, "a number >= 0"
+  end,
+  models = string_list,
+  thinking_budgets = function(v)
+    return type(v) == "table" and vim.iter({ "low", "medium", "high" }):all(function(k)
+      return type(v[k]) == "number" and v[k] >= 1024
+    end),
+      "a table { low = N, medium = N, high = N } (each >= 1024)"
+  end,
+  auto_compact = function(v)
+    return v == false or (type(v) == "number" and v > 0 and v <= 1), "false or a fraction above 0, at most 1"
   end,
   display_fill_step = positive,
   prices = typed("table"),

@@ -109,6 +109,18 @@ function M.notify(message, level)
   return true
 end
 
+--- The thread crossed `auto_compact`: the user is asked (later, not inside the host's call) whether to compact it.
+function M.offer_compact(id, text)
+  vim.schedule(function()
+    vim.ui.select({ "Compact into a new thread", "Not now" }, { prompt = text }, function(choice)
+      if choice == "Compact into a new thread" then
+        require("tine.util").guarded(require("tine").compact, id)
+      end
+    end)
+  end)
+  return true
+end
+
 function M.create_thread_buffers(id, num, title, draft)
   return buffers.create_thread_buffers(id, num, title, draft)
 end

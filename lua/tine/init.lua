@@ -102,6 +102,27 @@ function M.rename(id, title)
   return host.request("rename", id, title)
 end
 
+--- Compacts thread `id` into a new thread under it, whose first message is the model's summary of
+--- it (following `instructions`) up to message `at_message` (all of it without); the rest after it
+--- is kept verbatim. The thread itself stays whole. Returns the new thread's id once it is open.
+---@param id string
+---@param instructions? string
+---@param at_message? integer
+---@return string
+function M.compact(id, instructions, at_message)
+  return host.request("compact", id, instructions or "", at_message)
+end
+
+--- Thread `id`'s own model and thinking effort ("none", "low", "medium", "high") from its next
+--- request on (`:Tine model` asks for them); its forks inherit them.
+---@param id string
+---@param model string
+---@param effort "none"|"low"|"medium"|"high"
+---@return true
+function M.model(id, model, effort)
+  return host.request("choose_model", id, model, effort)
+end
+
 --- Deletes thread `id` (no confirmation: the list's `D` asks). Its forks keep their history.
 ---@param id string
 ---@return true

@@ -208,6 +208,16 @@ function M.edit_message(id)
   end
 end
 
+--- `C` on a message: a new thread under this one with a summary of what came before the message
+--- and the rest verbatim (this thread stays whole).
+---@param id string the thread shown
+function M.compact_message(id)
+  local message = message_under_cursor(id)
+  if message then
+    guarded(host.request, "compact", id, "", message)
+  end
+end
+
 --- `gb` on a message with a ⑂ mark: jump to the fork taken there (a choice when several were).
 ---@param id string the thread shown
 function M.go_to_fork(id)

@@ -35,6 +35,9 @@
 ---@field context_max_files? integer the most files one @file: glob may name
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
 ---@field auto_title? boolean|string the model names a thread after its first reply (true: the thread's model; a name: that model)
+---@field models? string[] what `:Tine model` offers besides `model`
+---@field thinking_budgets? { low: integer, medium: integer, high: integer } thinking budgets of `:Tine model`'s efforts
+---@field auto_compact? number|false offer compaction past this fraction of the context window (:help tine-compact)
 ---@field sidebar? TineSidebar
 ---@field list_max_height? integer the thread list's most lines
 ---@field retry_delay_ms? number first back-off (ms) when a transient error is retried
@@ -101,6 +104,7 @@
 ---@field list_diff? string|false
 ---@field label? string|false
 ---@field edit_message? string|false
+---@field compact? string|false display: compact the thread up to the message under the cursor
 
 --- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.
@@ -122,6 +126,7 @@
 ---@field bufnr integer|vim.NIL its display buffer, while it has one
 ---@field input_bufnr integer|vim.NIL
 ---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
+---@field model string|vim.NIL the model its next request names; vim.NIL for a stored or Claude Code thread
 ---@field usage TineUsage|vim.NIL its requests' usage; vim.NIL for a stored thread not opened yet
 
 --- A thread's own requests (a fork's start after its fork point), from `usage(id)` and `threads()`.

@@ -3,7 +3,8 @@
 -- one that goes to another buffer gets its own winbar back.
 local M = {}
 
-local BAR = "%{get(b:, 'tine_winbar', '')}"
+-- A statusline of its own (the host marks where a narrow window cuts it: node/usage/winbar.ts).
+local BAR = "%{%get(b:, 'tine_winbar', '')%}"
 
 --- The host's text for a display buffer (sent only when it changes).
 function M.set(buf, text)

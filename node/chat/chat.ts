@@ -8,7 +8,7 @@ import type { AgentMsg } from "../providers/agent.ts";
 import type { Environment } from "../tools/environment.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
-import { type ChatTree, ForkExits } from "./fork-exits.ts";
+import { type ChatTree, ForkExits, linkedThread } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
 import { threadName } from "./names.ts";
@@ -261,6 +261,14 @@ export class Chat implements ChatTree {
       case "handoff": {
         const thread = this.threads.get(m.id);
         if (thread) this.exits.askHandoff(thread, m.goal);
+        return;
+      }
+      case "compacted": {
+        const source = this.threads.get(m.sourceId);
+        if (!source) return;
+        const runner = this.runners.reopen(source.runner.spec, m.history, this.agentDispatch(m.newId));
+        const made = { id: m.newId, num: m.num, title: `⇣ ${source.title}`, runner };
+        linkedThread(this, m.sourceId, made, m.summarized - 1, "compact");
         return;
       }
       case "delete-thread":

@@ -17,7 +17,7 @@ import { threadName } from "./names.ts";
 import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { forkTitle, type Thread, type TitledBy } from "./thread.ts";
-import type { ForkTree } from "./tree.ts";
+import type { ForkTree, Relation } from "./tree.ts";
 
 /** The chat as fork exits see it: its threads and tree, and the few changes they make to them. */
 export interface ChatTree {
@@ -46,6 +46,24 @@ export interface ChatTree {
   remove(id: ThreadId): void;
   /** The tree or the active thread changed: the list redraws. */
   changed(): void;
+}
+
+/**
+ * A thread of its own (a hand-off, a compaction) made under `sourceId`, linked there at message
+ * `atMessage`, opened beside it and made active; `prefill`: its input's text.
+ */
+export function linkedThread(
+  chat: ChatTree,
+  sourceId: ThreadId,
+  made: { id: ThreadId; num: number; title: string; runner: Runner },
+  atMessage: number,
+  relation: Exclude<Relation, "fork">,
+  prefill?: string,
+): Thread {
+  const thread = chat.makeThread(made.id, made.num, made.title, made.runner);
+  chat.lineage.link(made.id, { parentId: sourceId, atMessage: Math.max(0, atMessage), relation });
+  chat.add(thread, { under: sourceId, ...(prefill === undefined ? {} : { prefill }) }, true);
+  return thread;
 }
 
 /** What an agent's fork tool asked for, done when its response ends. */
@@ -117,14 +135,15 @@ export class ForkExits {
   private handOff(source: Thread, base: History, prompt: string): void {
     const chat = this.chat;
     const id = randomUUID();
-    const thread = chat.makeThread(
-      id,
-      chat.nextNum(),
-      `${source.title} → hand-off`,
-      chat.runners.start({ kind: "api" }, chat.agentDispatch(id)),
+    const runner = chat.runners.start({ kind: "api" }, chat.agentDispatch(id));
+    linkedThread(
+      chat,
+      source.id,
+      { id, num: chat.nextNum(), title: `${source.title} → hand-off`, runner },
+      base.length - 1,
+      "handoff",
+      prompt,
     );
-    chat.lineage.link(id, { parentId: source.id, atMessage: Math.max(0, base.length - 1), relation: "handoff" });
-    chat.add(thread, { under: source.id, prefill: prompt }, true);
     // After the message being handled: the tool run that got us here is dropped with the turn.
     chat.dispatch({ type: "thread-msg", id: source.id, msg: { type: "rewind", history: base } });
   }
@@ -251,9 +270,9 @@ export class ForkExits {
     if (!thread) return `tine: ${threadName(this.chat, id)} is not open`;
     const lineage = this.chat.lineage.get(id);
     if (!lineage) return `tine: ${thread.title} is not a fork`;
-    // Nothing of a hand-off's history is its source's: there is nothing to promote or report into it.
-    if (lineage.relation === "handoff")
-      return `tine: ${thread.title} was handed off, not forked: it is a thread of its own and does not end into its source`;
+    // Nothing of a hand-off's (or a compaction's) history is its source's: there is nothing to promote or report into it.
+    if (lineage.relation !== "fork")
+      return `tine: ${thread.title} was ${lineage.relation === "handoff" ? "handed off" : "compacted"}, not forked: it is a thread of its own and does not end into its source`;
     return thread.runner.traits.endBlocker;
   }
 

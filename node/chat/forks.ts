@@ -89,6 +89,7 @@ export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
     case "rename":
     case "label":
     case "unqueue":
+    case "choose-model":
       return "user";
     case "agent":
     case "tool-done":

@@ -2,6 +2,7 @@
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
+import type { ModelChoice } from "../providers/models.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
@@ -43,7 +44,9 @@ export type ThreadMsg =
   | { type: "label"; target: LabelTarget; text: string }
   /** The model was asked for the thread's title (node/providers/title.ts); `model-title` is its answer. */
   | { type: "title-asked" }
-  | { type: "model-title"; title: string };
+  | { type: "model-title"; title: string }
+  /** `:Tine model`: its next requests name this model and thinking effort. */
+  | { type: "choose-model"; choice: ModelChoice };
 
 /** Where a thread's conversation came from, when not from tine (kept in its stored header). */
 export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
@@ -154,6 +157,12 @@ export type ChatMsg =
   | { type: "clock-tick"; now: number }
   /** `@handoff <goal>`: the agent is asked to call fork_thread; the thread then returns to how it was. */
   | { type: "handoff"; id: ThreadId; goal: string }
+  /**
+   * A compaction's summary came (compact/): thread `newId` opens under `sourceId` with `history`
+   * (the summary of the source's first `summarized` messages, then the rest as they were), run
+   * as the source runs (its instructions and model). The source is not touched.
+   */
+  | { type: "compacted"; sourceId: ThreadId; newId: ThreadId; num: number; history: History; summarized: number }
   | { type: "delete-thread"; id: ThreadId };
 
 export type RootMsg = { type: "chat-msg"; msg: ChatMsg } | { type: "thread-msg"; id: ThreadId; msg: ThreadMsg };

@@ -8,6 +8,7 @@
 import type { ThreadInstructions } from "../context/instructions.ts";
 import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
+import type { ModelChoice } from "../providers/models.ts";
 import type { RequestKey } from "../providers/native.ts";
 import { isUuid } from "../util/uuid.ts";
 
@@ -20,6 +21,8 @@ export type RunnerSpec = RunnerKind & {
    * they were read, or a runner whose program reads its own, as Claude Code does).
    */
   readonly instructions?: ThreadInstructions;
+  /** Its own model and thinking (`:Tine model`); absent: setup's. Stored as a record, not in the header (it changes). */
+  readonly model?: ModelChoice;
 };
 
 type RunnerKind =
@@ -73,6 +76,15 @@ export interface Runner extends Agent {
   statusDetail(): string;
   /** What its next request would be (model, cached prefix), or null when tine makes none (another program's). */
   nextRequest(): RequestKey | null;
+  /** The model its next request names; null when its program chooses its own (Claude Code). */
+  readonly modelName: string | null;
+  /** Its next requests use `choice`; throws for a runner whose program chooses its own model. */
+  chooseModel(choice: ModelChoice): void;
+  /**
+   * One request of its own that never joins the history: its first `upTo` messages, then `prompt`;
+   * resolves to the reply's text (compaction's summary). Rejects for a runner that cannot.
+   */
+  summarize(upTo: number, prompt: string): Promise<string>;
   /** The thread leaves this host (deleted, ended, replaced): what the runner holds is let go. */
   close(): void;
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;

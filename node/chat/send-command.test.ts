@@ -24,3 +24,9 @@ it("recognises @now with its text (steering), only at the start", () => {
   assert.deepEqual(parseSend("@nowhere"), { type: "message", text: "@nowhere" });
   assert.deepEqual(parseSend("do it @now"), { type: "message", text: "do it @now" });
 });
+
+it("recognises @compact with or without instructions, only at the start", () => {
+  assert.deepEqual(parseSend("@compact"), { type: "compact", instructions: "" });
+  assert.deepEqual(parseSend("@compact keep the API decisions"), { type: "compact", instructions: "keep the API decisions" });
+  assert.deepEqual(parseSend("@compaction"), { type: "message", text: "@compaction" });
+});

@@ -284,6 +284,9 @@ export class Thread {
         this.codeWait = null;
         this.runner.abort();
         return;
+      case "choose-model":
+        this.runner.chooseModel(msg.choice);
+        return;
       case "toggle-detail":
         if (!this.expanded.delete(msg.key)) this.expanded.add(msg.key);
         return;

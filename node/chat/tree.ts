@@ -10,9 +10,10 @@ import type { ThreadId } from "./msgs.ts";
 /**
  * How a thread hangs under another: a `fork` shares its parent's history up to `atMessage`; a
  * `handoff` (`@handoff`, an export to Claude Code) is a thread of its own, linked under its source
- * at the message it was made from, and never ends into it.
+ * at the message it was made from, and never ends into it; so is a `compact` (`@compact`, `C`),
+ * which opens with a summary of its source up to `atMessage`.
  */
-export type Relation = "fork" | "handoff";
+export type Relation = "fork" | "handoff" | "compact";
 
 export type Lineage = {
   readonly parentId: ThreadId;

@@ -39,6 +39,8 @@ export class ClaudeCodeSession implements Runner {
   readonly open = null;
   readonly traits = TRAITS;
   readonly label = CLAUDE_LABEL;
+  /** The CLI picks its model (`--model` in `:Tine claude`'s arguments). */
+  readonly modelName = null;
   status: AgentStatus = { type: "idle" };
   terminal: TerminalState = "not-started";
   /** Busy or idle, as the session's transcript tells (null until it says). */
@@ -108,6 +110,14 @@ export class ClaudeCodeSession implements Runner {
   private exited(): void {
     this.close();
     this.setTerminal("exited");
+  }
+
+  chooseModel(): void {
+    throw new Error("tine: Claude Code chooses its own model: /model in its terminal, or :Tine claude --model <name>");
+  }
+
+  summarize(): Promise<string> {
+    return Promise.reject(new Error("tine: a Claude Code thread compacts itself: /compact in its terminal"));
   }
 
   close(): void {

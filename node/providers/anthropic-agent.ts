@@ -15,6 +15,7 @@ import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.t
 import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
+import { type ModelChoice, withChoice } from "./models.ts";
 import { type AssistantBlock, assistantMessage, entry, type RequestKey, type UserBlock } from "./native.ts";
 import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
 import { applyEvent, interrupted, type PausedTurn, refusedResults, type Stream, turnUsage, withPartialText, zeroUsage } from "./stream.ts";
@@ -57,8 +58,7 @@ const TRANSCRIPT: Surface = { type: "transcript" };
 /** tine's own runner: the conversation is here, rendered by tine. */
 export class AnthropicAgent implements Runner {
   private stream: Stream | null = null;
-  private key: RequestKey | null = null;
-  readonly spec: RunnerSpec;
+  private key: { readonly choice: ModelChoice | null; readonly key: RequestKey } | null = null;
   readonly traits = API_TRAITS;
   readonly surface = TRANSCRIPT;
   readonly label = "";
@@ -73,8 +73,56 @@ export class AnthropicAgent implements Runner {
     private readonly instructions: ThreadInstructions | null = null,
     /** Tools offered after the configured ones (MCP servers'), fixed at the first request; shared with its clones. */
     private readonly moreTools: PinnedTools | null = null,
-  ) {
-    this.spec = instructions ? { ...API_SPEC, instructions } : API_SPEC;
+    /** Its own model and thinking (`:Tine model`); null: setup's. Kept by its clones. */
+    private choice: ModelChoice | null = null,
+  ) {}
+
+  get spec(): RunnerSpec {
+    return {
+      ...API_SPEC,
+      ...(this.instructions ? { instructions: this.instructions } : {}),
+      ...(this.choice ? { model: this.choice } : {}),
+    };
+  }
+
+  get modelName(): string {
+    return this.choice?.model ?? this.config.model;
+  }
+
+  /** Its next requests name this model and thinking (the prompt cache of the old model is not read). */
+  chooseModel(choice: ModelChoice): void {
+    this.choice = choice;
+  }
+
+  /** The request for `history` as this thread sends it: setup's config with its own model, its instructions, its pinned tools. */
+  private async params(
+    history: History,
+    signal: AbortSignal,
+    paused?: readonly AssistantBlock[],
+  ): Promise<Anthropic.Messages.MessageCreateParamsStreaming> {
+    // The first request of a thread waits here for its MCP servers to start (abort stops the wait).
+    const more = this.moreTools ? await this.moreTools.list(signal) : [];
+    const own = withChoice(this.config, this.choice, this.config.thinkingBudgets);
+    const config = more.length ? { ...own, tools: [...own.tools, ...more] } : own;
+    return buildRequest(config, this.instructions?.text ?? "", history, paused);
+  }
+
+  /**
+   * One request of its own, never added to the history: the first `upTo` messages and `prompt`
+   * after them, sent as the thread's requests are (so it reads their prompt cache); the reply's
+   * text. Compaction's summary (chat/compact.ts).
+   */
+  async summarize(upTo: number, prompt: string): Promise<string> {
+    const client = this.connection.client;
+    if (!client) throw new Error(MISSING_KEY_MESSAGE);
+    const controller = new AbortController();
+    const params = await this.params(appendUserTurn(this.history.prefix(upTo), [{ type: "text", text: prompt }]), controller.signal);
+    const oversize = oversizeRequest(params);
+    if (oversize) throw new Error(oversize);
+    let text = "";
+    for await (const event of await client.messages.create(params, { signal: controller.signal }))
+      if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
+    return text.trim();
   }
 
   get open(): OpenMessage | null {
@@ -92,10 +140,13 @@ export class AnthropicAgent implements Runner {
     return "";
   }
 
-  /** The same for every request of this agent and its clones (its config and instructions are fixed). */
+  /** What its next request is, for the cache: its config and instructions are fixed; its own model choice may change. */
   nextRequest(): RequestKey {
-    this.key ??= { model: this.config.model, prefix: prefixKey(this.config, this.instructions?.text ?? "") };
-    return this.key;
+    if (this.key?.choice !== this.choice) {
+      const config = withChoice(this.config, this.choice, this.config.thinkingBudgets);
+      this.key = { choice: this.choice, key: { model: config.model, prefix: prefixKey(config, this.instructions?.text ?? "") } };
+    }
+    return this.key.key;
   }
 
   /** Nothing is held beyond a stream, which the thread aborts before it lets the agent go. */
@@ -179,6 +230,7 @@ export class AnthropicAgent implements Runner {
       { type: "stopped", stopReason: "end_turn" },
       this.instructions,
       this.moreTools,
+      this.choice,
     );
   }
 
@@ -226,11 +278,8 @@ export class AnthropicAgent implements Runner {
       };
       try {
         if (!params) {
-          // The first request of a thread waits here for its MCP servers to start (abort stops the wait).
-          const more = this.moreTools ? await this.moreTools.list(controller.signal) : [];
+          params = await this.params(this.history, controller.signal, paused?.blocks);
           if (this.stream !== stream) return;
-          const config = more.length ? { ...this.config, tools: [...this.config.tools, ...more] } : this.config;
-          params = buildRequest(config, this.instructions?.text ?? "", this.history, paused?.blocks);
           // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
           oversize = oversizeRequest(params);
         }

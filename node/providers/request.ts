@@ -5,6 +5,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { History } from "./history.ts";
+import type { ThinkingBudgets } from "./models.ts";
 import { type AssistantBlock, assistantMessage, type Block, type NativeMessage } from "./native.ts";
 
 export type ProviderConfig = {
@@ -18,6 +19,8 @@ export type ProviderConfig = {
   /** tine's own system prompt (`system_prompt`); a thread's project instructions follow it. */
   system: string;
   tools: readonly Anthropic.Messages.Tool[];
+  /** What a thread's own thinking effort (`:Tine model`, models.ts) asks for. */
+  thinkingBudgets: ThinkingBudgets;
 };
 
 const EPHEMERAL = { type: "ephemeral" } as const;

@@ -46,6 +46,12 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return true;
   },
   restore: ({ app }, [id]) => app.list.restore(id).then(() => true as const),
+  compact: ({ app }, [id, instructions, at]) => app.compact(id, instructions, at ?? undefined),
+  model_choices: ({ app }, [id]) => app.modelChoices(id),
+  choose_model: ({ app }, [id, model, effort]) => {
+    app.chooseModel(id, model, effort);
+    return true;
+  },
 
   send: ({ app }, [id, text]) => app.send(id, text),
   retry: ({ app }, [id]) => {

@@ -47,7 +47,12 @@ export type ThreadInfo = {
   changed_files: string[];
   /** Its own requests' usage (node/usage/book.ts); null for a stored thread not opened, or one tine makes no requests for. */
   usage: UsageInfo | null;
+  /** The model its next request names (its own from `:Tine model`, else setup's); null for a stored thread or one whose program chooses (Claude Code). */
+  model: string | null;
 };
+
+/** What `:Tine model` offers: the models, the thinking efforts, and what the thread uses now. */
+export type ModelChoices = { models: string[]; efforts: string[]; current: string | null };
 
 /** A thread's buffers, once made. */
 export type ThreadBuffers = { id: ThreadId; display: number; input: number };
@@ -156,6 +161,15 @@ export const METHODS = {
   delete: { args: [id], result: returns<true>() },
   /** A discarded or reported fork back in the tree. */
   restore: { args: [id], result: returns<true>() },
+  /** `@compact`, `:Tine compact`, `C`: a new thread under `id` (its id) with a summary of it up to `at_message` (all of it without). */
+  compact: { args: [id, arg("instructions", string), arg("at_message", optional(index))], result: returns<ThreadId>() },
+  model_choices: { args: [id], result: returns<ModelChoices>() },
+  /** `:Tine model`: the thread's own model and thinking effort from its next request on. */
+  choose_model: {
+    args: [id, arg("model", string), arg("effort", oneOf("none", "low", "medium", "high"))],
+    result: returns<true>(),
+    api: "model",
+  },
 
   // -- a turn --
   send: { args: [id, arg("text", string)], result: returns<SendResult>() },

@@ -56,6 +56,7 @@ function snapshotOf(thread: Thread): Snapshot {
     streamed: inProgress?.type === "text" ? inProgress.text : "",
     results: thread.finishedResults(),
     title: thread.title,
+    model: thread.runner.spec.model ?? null,
     reports: thread.reports,
     queue: thread.queue.items.map((i) => storedQueued(i.msg)),
     code: thread.code,
@@ -171,6 +172,7 @@ export class Persistence {
       streamed: loaded.raw.streamed,
       results: loaded.raw.results,
       title: loaded.raw.title,
+      model: loaded.raw.model,
       reports: loaded.raw.reports,
       queue: loaded.raw.queue,
       code: loaded.raw.code,
@@ -321,10 +323,11 @@ export class Persistence {
    */
   private createFile(thread: Thread, chat: Chat, under: ThreadId | null): ThreadRecorder {
     const lineage = chat.lineage.get(thread.id);
-    const handoff = under !== null && lineage?.relation === "handoff";
-    const anchor = under === null || handoff ? null : this.anchorOf(under, chat);
-    const parent: ParentPointer | null = handoff
-      ? { relation: "handoff", id: under, atMessage: lineage.atMessage }
+    // A hand-off or a compaction holds a history of its own: only its place in the tree points up.
+    const ownHistory = under !== null && lineage !== undefined && lineage.relation !== "fork" ? lineage.relation : null;
+    const anchor = under === null || ownHistory ? null : this.anchorOf(under, chat);
+    const parent: ParentPointer | null = ownHistory
+      ? { relation: ownHistory, id: under!, atMessage: lineage!.atMessage }
       : under !== null && anchor
         ? { relation: "fork", id: under, records: anchor.records, atMessage: lineage?.atMessage ?? 0, messages: anchor.history.length }
         : null;

@@ -9,6 +9,7 @@ import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import type { StoredQueued } from "../chat/send-queue.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
+import { isThinkingEffort, type ThinkingEffort } from "../providers/models.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
@@ -34,9 +35,10 @@ export type ParentPointer =
       readonly messages: number;
     }
   | {
-      readonly relation: "handoff";
+      /** A compaction (`@compact`) is linked as a hand-off is: it holds a history of its own. */
+      readonly relation: "handoff" | "compact";
       readonly id: string;
-      /** The source's last message when the hand-off was made, for the tree. */
+      /** The source's last message when the hand-off was made (or the last one summarized), for the tree. */
       readonly atMessage: number;
     };
 
@@ -85,6 +87,8 @@ export type ChangeRecord =
   /** A tool that finished while others of the same turn had not: its result, kept for a crash. */
   | { readonly t: "result"; readonly r: ToolResultBlock }
   | { readonly t: "title"; readonly title: string }
+  /** The thread's own model and thinking effort from now on (`:Tine model`); a thread without one uses setup's. */
+  | { readonly t: "model"; readonly model: string; readonly effort: ThinkingEffort }
   /** The user's label on the thread (no `message`) or on message `message`; "" removes it. */
   | { readonly t: "label"; readonly message?: number; readonly text: string }
   /** Deleted by the user; the log stays while forks point into it. */
@@ -127,6 +131,7 @@ const CHANGE_TYPES = new Set([
   "streamed",
   "result",
   "title",
+  "model",
   "label",
   "deleted",
   "report",
@@ -189,6 +194,9 @@ export function decode(line: string): Decoded {
     }
     case "title":
       return typeof r["title"] === "string" ? good({ t: "title", title: r["title"] }) : bad("no title");
+    case "model":
+      if (typeof r["model"] !== "string" || !r["model"] || !isThinkingEffort(r["effort"])) return bad("model or effort missing");
+      return good({ t: "model", model: r["model"], effort: r["effort"] });
     case "label":
       if (typeof r["text"] !== "string" || (r["message"] !== undefined && !isCount(r["message"]))) return bad("text or message missing");
       return good(r["message"] === undefined ? { t: "label", text: r["text"] } : { t: "label", message: r["message"], text: r["text"] });
@@ -272,7 +280,8 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
 function parentPointer(v: unknown): ParentPointer | null | undefined {
   if (v === null || v === undefined) return null;
   if (!isObject(v) || !isThreadId(v["id"]) || !isCount(v["atMessage"])) return undefined;
-  if (v["relation"] === "handoff") return { relation: "handoff", id: v["id"], atMessage: v["atMessage"] };
+  if (v["relation"] === "handoff" || v["relation"] === "compact")
+    return { relation: v["relation"], id: v["id"], atMessage: v["atMessage"] };
   if (v["relation"] !== undefined && v["relation"] !== "fork") return undefined;
   if (!isCount(v["records"]) || !isCount(v["messages"])) return undefined;
   return { relation: "fork", id: v["id"], records: v["records"], atMessage: v["atMessage"], messages: v["messages"] };
@@ -281,7 +290,11 @@ function parentPointer(v: unknown): ParentPointer | null | undefined {
 /** A pointer as the index keeps it (already read from a header: its relation is written). */
 export function isParentPointer(p: unknown): p is ParentPointer {
   if (!isObject(p) || !isThreadId(p["id"]) || !isCount(p["atMessage"])) return false;
-  return p["relation"] === "handoff" || (p["relation"] === "fork" && isCount(p["records"]) && isCount(p["messages"]));
+  return (
+    p["relation"] === "handoff" ||
+    p["relation"] === "compact" ||
+    (p["relation"] === "fork" && isCount(p["records"]) && isCount(p["messages"]))
+  );
 }
 
 function isOrigin(o: unknown): o is NonNullable<Header["origin"]> {

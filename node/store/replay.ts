@@ -4,6 +4,7 @@
  */
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
 import { History } from "../providers/history.ts";
+import type { ModelChoice } from "../providers/models.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
@@ -24,6 +25,8 @@ export type LogState = {
   /** Results of tools that finished while others of their turn had not. */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
   readonly title: string;
+  /** Its own model and thinking effort (`:Tine model`), or null: setup's. */
+  readonly model: ModelChoice | null;
   readonly deleted: boolean;
   /** Fork reports waiting for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
@@ -43,6 +46,7 @@ export const emptyState = (title: string): LogState => ({
   streamed: "",
   results: new Map(),
   title,
+  model: null,
   deleted: false,
   reports: [],
   queue: [],
@@ -84,6 +88,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, results: new Map(state.results).set(record.r.tool_use_id, Object.freeze(record.r)) };
     case "title":
       return { ...state, title: record.title };
+    case "model":
+      return { ...state, model: { model: record.model, effort: record.effort } };
     case "label":
       return { ...state, labels: withLabel(state.labels, record.message ?? null, record.text) };
     case "deleted":

@@ -274,7 +274,15 @@ it(
               if (after && cut <= nextLine) {
                 expect(loaded.raw.history.messages()).toEqual(after.snap.history.messages());
                 expect(loaded.history.messages()).toEqual(
-                  recoverHistory({ ...after.snap, queue: [], labels: NO_LABELS, deleted: false, ended: null, code: [] }).messages(),
+                  recoverHistory({
+                    ...after.snap,
+                    queue: [],
+                    labels: NO_LABELS,
+                    deleted: false,
+                    ended: null,
+                    code: [],
+                    model: null,
+                  }).messages(),
                 );
               }
             } finally {

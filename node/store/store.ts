@@ -113,7 +113,8 @@ export class ThreadStore {
     this.ensureDir();
     // The instructions go beside the runner, and only where no fork pointer leads to them.
     const { runner: spec, ...fields } = thread;
-    const { instructions, ...runner } = spec;
+    // The model choice is a record of its own (it changes): written by the first sync.
+    const { instructions, model: _chosen, ...runner } = spec;
     const own = instructions && thread.parent?.relation !== "fork" ? { instructions } : {};
     const header: Header = { t: "header", v: FORMAT_VERSION, ...fields, runner, ...own, created: Date.now(), cwd: this.cwd };
     const lock = acquireLock(this.lockPath(thread.id), this.pid);
@@ -248,7 +249,11 @@ export class ThreadStore {
     // A fork sends what its source sent: the instructions of the first header up its pointers (checked by stateAt) that is no fork's.
     let source = header;
     while (source.parent?.relation === "fork") source = this.parse(source.parent.id).log.header;
-    const runner = source.instructions ? { ...header.runner, instructions: source.instructions } : header.runner;
+    const runner = {
+      ...header.runner,
+      ...(source.instructions ? { instructions: source.instructions } : {}),
+      ...(raw.model ? { model: raw.model } : {}),
+    };
     return { header, runner, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
   }
 

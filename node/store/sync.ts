@@ -9,6 +9,7 @@
  */
 import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
 import type { History } from "../providers/history.ts";
+import { type ModelChoice, sameChoice } from "../providers/models.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
 import { appendAll } from "../util/arrays.ts";
@@ -29,6 +30,8 @@ export type Snapshot = {
   /** Results of tools that finished while others of their turn run. */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
   readonly title: string;
+  /** Its own model choice (none when left out: setup's). */
+  readonly model?: ModelChoice | null;
   /** Fork reports queued for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
   /** Messages the user sent while the agent worked, waiting (none when left out). */
@@ -101,6 +104,8 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     for (const m of now.code ?? NO_MARKS) if (!had.has(m)) out.push(toCodeRecord(m));
   }
   if (now.title !== written.title) out.push({ t: "title", title: now.title });
+  const model = now.model ?? null;
+  if (model && !sameChoice(model, written.model ?? null)) out.push({ t: "model", model: model.model, effort: model.effort });
   if (now.reports !== written.reports) {
     // Queued reports only grow, until a user turn takes them all.
     const kept = now.reports.length >= written.reports.length && written.reports.every((r, i) => now.reports[i] === r);
@@ -169,6 +174,7 @@ export class ThreadRecorder {
       now.open.at(-1) === w.open.at(-1) &&
       now.results.size === w.results.size &&
       now.title === w.title &&
+      sameChoice(now.model ?? null, w.model ?? null) &&
       now.reports === w.reports &&
       sameQueue(now.queue, w.queue) &&
       (now.code ?? NO_MARKS) === (w.code ?? NO_MARKS) &&

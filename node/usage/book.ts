@@ -24,7 +24,7 @@ import {
   threadFigures,
   totalTokens,
 } from "./figures.ts";
-import { ratesFor } from "./prices.ts";
+import { DEFAULT_CONTEXT_WINDOW, ratesFor } from "./prices.ts";
 import { dollars, tokens, type WinbarView, winbarText } from "./winbar.ts";
 
 /** `require('tine').usage(id)`, and each entry of `threads()`: the thread's own requests. */
@@ -120,6 +120,11 @@ export class UsageBook {
     this.clocks.set(id, { at, timer });
   }
 
+  /** The context window of `model` (the price table's; a model not in it: the least any current model has), for compaction's mark. */
+  contextWindow(model: string): number {
+    return ratesFor(this.prices, model)?.context_window ?? DEFAULT_CONTEXT_WINDOW;
+  }
+
   view(thread: Thread): WinbarView {
     const f = this.figures(thread);
     const own = sumByModel(f.own);
@@ -127,6 +132,7 @@ export class UsageBook {
     const model = thread.runner.nextRequest()?.model ?? f.last?.request?.model ?? null;
     const prompt = last ? last.input + last.cache_read + last.cache_write : 0;
     return {
+      model: thread.runner.modelName,
       contextTokens: last ? totalTokens(last) : 0,
       contextWindow: ratesFor(this.prices, model)?.context_window ?? null,
       totalTokens: totalTokens(own),

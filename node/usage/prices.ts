@@ -62,6 +62,9 @@ export const PRICES: Readonly<Record<string, Rates>> = {
   "claude-haiku-4-5": rates(1, 5, 0.1, K200),
 };
 
+/** The window of a model not in the table: every current Claude model reads at least this. */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
 /** A model's rates: its name with a date (`-20251001`) or a `[1m]` suffix is the same model. */
 export function ratesFor(prices: Readonly<Record<string, Rates>>, model: string | null): Rates | null {
   if (model === null) return null;

@@ -4,7 +4,7 @@ import { assistantMessage, entry, type ResponseMeta, userMessage } from "../prov
 import { cacheMiss } from "./cache.ts";
 import { extendFigures, sumByModel, threadFigures } from "./figures.ts";
 import { costOf, PRICES, ratesFor } from "./prices.ts";
-import { tokens } from "./winbar.ts";
+import { tokens, winbarText } from "./winbar.ts";
 
 const reply = (meta: ResponseMeta) => entry(assistantMessage([{ type: "text", text: "r" }]), meta);
 const ask = entry(userMessage([{ type: "text", text: "q" }]));
@@ -62,5 +62,21 @@ describe("usage figures", () => {
 
   it("tokens read short", () => {
     expect([950, 4200, 48_300, 1_250_000].map(tokens)).toEqual(["950", "4.2k", "48k", "1.3M"]);
+  });
+
+  it("the winbar is a statusline: the model leads, a narrow window cuts the figures after it, a % is literal", () => {
+    const view = {
+      model: "claude-haiku-4-5",
+      contextTokens: 3200,
+      contextWindow: 200_000,
+      totalTokens: 9400,
+      cacheShare: 0.96,
+      cost: 0.024,
+      requests: 2,
+      miss: null,
+    };
+    expect(winbarText(view)).toBe("claude-haiku-4-5  ·  %<ctx 3.2k / 200k  ·  9.4k tokens  ·  cache 96%%  ·  $0.024");
+    expect(winbarText({ ...view, contextTokens: 0, requests: 0 })).toBe("claude-haiku-4-5");
+    expect(winbarText({ ...view, model: null, contextTokens: 0, requests: 0 })).toBe("");
   });
 });

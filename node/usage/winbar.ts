@@ -6,6 +6,8 @@ import { CACHE_MISS_TEXT, type CacheMiss } from "./cache.ts";
 
 /** What the winbar shows, as `UsageBook.view` gives it. */
 export type WinbarView = {
+  /** The model its next request names (null: its program chooses, Claude Code). */
+  readonly model: string | null;
   /** Tokens of the last request (its prompt and its reply), and the model's window (null: unknown model). */
   readonly contextTokens: number;
   readonly contextWindow: number | null;
@@ -32,8 +34,10 @@ export function tokens(n: number): string {
 export const dollars = (usd: number) => (usd === 0 ? "$0" : usd >= 0.1 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(2)}`);
 
 export function winbarParts(v: WinbarView): string[] {
-  if (v.contextTokens === 0 && v.requests === 0 && v.miss === null) return [];
+  const model = v.model === null ? [] : [v.model];
+  if (v.contextTokens === 0 && v.requests === 0 && v.miss === null) return model;
   return [
+    ...model,
     v.contextWindow === null ? `ctx ${tokens(v.contextTokens)}` : `ctx ${tokens(v.contextTokens)} / ${tokens(v.contextWindow)}`,
     `${tokens(v.totalTokens)} tokens`,
     v.cacheShare === null ? "" : `cache ${Math.round(v.cacheShare * 100)}%`,
@@ -42,4 +46,16 @@ export function winbarParts(v: WinbarView): string[] {
   ].filter((part) => part !== "");
 }
 
-export const winbarText = (v: WinbarView) => winbarParts(v).join("  ·  ");
+/** Statusline text: `%` is literal. */
+const literal = (text: string) => text.replaceAll("%", "%%");
+
+/**
+ * The winbar as a statusline (`%{%…%}` in lua/tine/winbar.lua): in a window too narrow for it the
+ * figures after the model are cut from their start (`%<`), so the model and a warning at the end
+ * stay in view.
+ */
+export function winbarText(v: WinbarView): string {
+  const [first, ...rest] = winbarParts(v);
+  if (first === undefined) return "";
+  return rest.length ? `${literal(first)}  ·  %<${literal(rest.join("  ·  "))}` : literal(first);
+}

@@ -11,6 +11,7 @@ import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { DisplayFill } from "./display-fill.ts";
 import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
@@ -288,6 +289,12 @@ export class Buffers {
         case "handoff":
           headerLines.push(`↪ Handed off from "${parentTitle}": a thread of its own · gp: go to it`, "");
           break;
+        case "compact":
+          headerLines.push(
+            `⇣ Compacted from "${parentTitle}": its first ${lineage.atMessage + 1} messages summarized below; that thread is kept whole · gp: go to it`,
+            "",
+          );
+          break;
         default:
           assertUnreachable(lineage.relation);
       }
@@ -295,15 +302,19 @@ export class Buffers {
     // What it sends after tine's system prompt, as read when it started.
     const instructions = instructionsLine(thread.runner.spec.instructions);
     if (instructions) headerLines.push(instructions, "");
+    // A model of its own (`:Tine model`); setup's goes unsaid.
+    const chosen = thread.runner.spec.model;
+    if (chosen) headerLines.push(`model: ${describeChoice(chosen)} (:Tine model)`, "");
     if (thread.runner.history.length === 0 && !thread.runner.open) headerLines.push(this.emptyHint, "");
     if (thread.readOnlyBy !== null)
       headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
     const notSaved = this.listExtras.notSaved(thread.id);
     if (notSaved) headerLines.push(`⚠ Not being saved: ${notSaved}. It works on in memory and is written once saving works again.`, "");
-    const forkMarks = this.chat.childrenOf(thread.id).map((child) => ({
-      atMessage: this.chat.lineage.get(child)!.atMessage,
-      text: `⑂ ${this.chat.titleOf(child)}`,
-    }));
+    const forkMarks = this.chat.childrenOf(thread.id).map((child) => {
+      const l = this.chat.lineage.get(child)!;
+      // A compaction's title carries its own mark (⇣).
+      return { atMessage: l.atMessage, text: l.relation === "compact" ? `${this.chat.titleOf(child)}` : `⑂ ${this.chat.titleOf(child)}` };
+    });
     for (const [atMessage, label] of thread.labels.messages) forkMarks.unshift({ atMessage, text: `🏷 ${label}` });
     const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
     if (pending !== m.pending) {

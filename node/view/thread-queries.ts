@@ -38,6 +38,7 @@ export class ThreadQueries {
         input_bufnr: m?.input ?? null,
         changed_files: changedFiles(t),
         usage: t.runner.nextRequest() === null ? null : this.usage.info(t),
+        model: t.runner.modelName,
       };
     });
     const stored = [...this.chat.stored.values()].map(
@@ -54,6 +55,7 @@ export class ThreadQueries {
         input_bufnr: null,
         changed_files: [],
         usage: null,
+        model: null,
       }),
     );
     const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;

@@ -14,6 +14,7 @@ export const testConfig: ProviderConfig = {
   webSearch: false,
   system: "You are a test assistant.",
   tools: [{ name: "get_file", description: "Reads a file", input_schema: { type: "object", properties: { path: { type: "string" } } } }],
+  thinkingBudgets: { low: 2048, medium: 3000, high: 4000 },
 };
 
 export function testConnection(mock: MockAnthropic): Connection {

@@ -8,6 +8,7 @@ import { describe, inject, it } from "vitest";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { withNeovim } from "../helpers/neovim.ts";
+import { waitForWinbar, winbar } from "../helpers/winbar.ts";
 import { response } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -35,32 +36,6 @@ type Usage = {
 };
 
 const usage = (s: Session, id: string) => s.lua<Usage>("return require('tine').usage(...)", id);
-
-/** The display window's winbar, as Neovim draws it. */
-function winbar(s: Session, id: string): Promise<string> {
-  return s.lua<string>(
-    `local id = ...
-    for _, t in ipairs(require("tine").threads()) do
-      if t.id == id and t.bufnr ~= vim.NIL then
-        for _, win in ipairs(vim.fn.win_findbuf(t.bufnr)) do
-          local bar = vim.wo[win].winbar
-          if bar ~= "" then return vim.api.nvim_eval_statusline(bar, { winid = win, use_winbar = true }).str end
-        end
-      end
-    end
-    return ""`,
-    id,
-  );
-}
-
-const waitForWinbar = async (s: Session, id: string, text: string) => {
-  let last = "";
-  await s.until(`the winbar to show ${text}`, async () => {
-    last = await winbar(s, id);
-    return last.includes(text);
-  });
-  return last;
-};
 
 describe(`usage (${nv.version})`, () => {
   it("the winbar and usage(id) sum the requests exactly: message_start and message_delta, a pause_turn continuation, a retried request once", async () => {
@@ -110,7 +85,7 @@ describe(`usage (${nv.version})`, () => {
         // $3 in, $15 out, $3.75 cache writes, $0.30 cache reads per MTok; $0.01 a search.
         assert.ok(Math.abs(u.cost_usd! - ((1220 * 3 + 62 * 15 + 2000 * 3.75 + 6100 * 0.3) / 1e6 + 0.01)) < 1e-12);
         assert.ok(Math.abs(u.cache_hit! - 3100 / 3220) < 1e-12);
-        assert.equal(await waitForWinbar(s, id, "ctx"), "ctx 3.2k / 200k  ·  9.4k tokens  ·  cache 96%  ·  $0.024");
+        assert.equal(await waitForWinbar(s, id, "ctx"), "claude-test-1  ·  ctx 3.2k / 200k  ·  9.4k tokens  ·  cache 96%  ·  $0.024");
         const listed = (await s.threads()).find((t) => t.id === id) as unknown as { usage: Usage };
         assert.equal(listed.usage.requests, 3, "threads() entries carry it");
       },
@@ -143,7 +118,10 @@ describe(`usage (${nv.version})`, () => {
           [12, 5000, 0, 1],
           "its own request, not its parent's",
         );
-        assert.equal(await waitForWinbar(s, (await s.thread(2)).id, "ctx"), "ctx 5k / 200k  ·  5k tokens  ·  cache 100%  ·  $0.0020");
+        assert.equal(
+          await waitForWinbar(s, (await s.thread(2)).id, "ctx"),
+          "claude-test-1  ·  ctx 5k / 200k  ·  5k tokens  ·  cache 100%  ·  $0.0020",
+        );
         const p = await usage(s, parent);
         assert.deepEqual([p.requests, p.subtree.requests, p.subtree.input, p.subtree.cache_read], [1, 3, 10 + 12 + 5012, 5000]);
         await s.openList();

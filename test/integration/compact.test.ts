@@ -1,0 +1,206 @@
+/**
+ * Compaction as a branch (`@compact`, `C`, `auto_compact`) and a model per thread (`:Tine model`):
+ * what the requests carry, what the new thread holds, and that the source stays whole on disk
+ * and in its requests.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { body, exchange, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { oneExchange } from "../helpers/fixtures.ts";
+import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { waitForWinbar } from "../helpers/winbar.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+const project = tempProjects();
+
+/** The transcript of thread `id` as written on disk. */
+function transcript(cwd: string, id: string): string {
+  const root = join(cwd, ".data", "nvim", "tine", "projects");
+  for (const p of existsSync(root) ? readdirSync(root) : []) {
+    const path = join(root, p, `${id}.jsonl`);
+    if (existsSync(path)) return readFileSync(path, "utf8");
+  }
+  throw new Error(`no transcript of ${id}`);
+}
+
+const SUMMARY = "The user asked about hello.txt; it says hello.\n\nOpen points\n- write the tests";
+
+/** A thread that follows hello.txt, with two exchanges; its id. */
+async function followingThread(s: Session): Promise<string> {
+  const id = await oneExchange(s, "read @file:hello.txt", "It says hello.");
+  await exchange(s, id, "second question", "Second answer.");
+  return id;
+}
+
+describe(`compaction (${nv.version})`, () => {
+  it("@compact: one summary request, a new thread under the old one opening with the summary and the files followed; the old thread is byte-identical", async () => {
+    await withNeovim(nv, async (s) => {
+      const source = await followingThread(s);
+      await s.waitForStatus(source, "idle");
+      const before = await s.messages(source);
+      const onDisk = transcript(s.cwd, source);
+      const sent = s.mock.requests.length;
+      s.mock.reply(textReply(SUMMARY));
+      await typeAndSend(s, "@compact keep the file's greeting");
+      await s.waitForThreadCount(2, "the compacted thread");
+      const compacted = (await s.threads())[1]!;
+      assert.equal(compacted.parent_id, source, "listed under its source");
+      assert.equal(s.mock.requests.length, sent + 1, "one summary request");
+      // The summary request is the source's history and the prompt: it reads the source's cache.
+      const summaryRequest = body(s, -1);
+      assert.deepEqual(texts(summaryRequest.messages.slice(0, -1)), texts(before));
+      assert.match(
+        texts(summaryRequest.messages).at(-1)!,
+        /Open points[\s\S]*The user's instructions for this summary: keep the file's greeting$/,
+      );
+      // The new thread: the file followed (as last sent), then the summary.
+      const [first, ...rest] = await s.messages(compacted.id);
+      assert.equal(rest.length, 0);
+      const firstTexts = first!.content.map((b) => (b.type === "text" ? b.text : b.type));
+      assert.match(firstTexts[0]!, /^<context kind="file" path="hello.txt"[\s\S]*hello from a fixture/);
+      assert.match(firstTexts[1]!, /^This thread continues "read @file:hello.txt", compacted: its first 4 messages are summarized here/);
+      assert.ok(firstTexts[1]!.endsWith(SUMMARY));
+      await s.waitForDisplay(
+        compacted.id,
+        /^⇣ Compacted from "read @file:hello.txt": its first 4 messages summarized below; that thread is kept whole/,
+      );
+      // The source: the same history, the same bytes on disk.
+      assert.deepEqual(await s.messages(source), before);
+      assert.equal(transcript(s.cwd, source), onDisk, "the source's transcript is byte-identical");
+      // The new thread goes on from the summary; the source's next request is the one it would have sent.
+      await exchange(s, compacted.id, "go on", "Going on.");
+      assert.deepEqual(texts(body(s, -1).messages), [`${firstTexts[0]}|${firstTexts[1]}|go on`]);
+      await s.open(source);
+      await exchange(s, source, "third question", "Third answer.");
+      // The same blocks (the cache breakpoint aside; key order is not compared: Lua's tables keep none).
+      const withoutBreakpoints = (content: unknown) =>
+        JSON.parse(JSON.stringify(content), (k, v) => (k === "cache_control" ? undefined : v));
+      assert.deepEqual(
+        body(s, -1)
+          .messages.slice(0, -1)
+          .map((m) => withoutBreakpoints(m.content)),
+        before.map((m) => m.content),
+      );
+    });
+  });
+
+  it("C on a message: the summary covers what came before it; it and the later messages are kept verbatim", async () => {
+    await withNeovim(nv, async (s) => {
+      const source = await oneExchange(s, "first question", "First answer.");
+      await exchange(s, source, "second question", "Second answer.");
+      await exchange(s, source, "third question", "Third answer.");
+      await s.waitForStatus(source, "idle");
+      const before = await s.messages(source);
+      s.mock.reply(textReply(SUMMARY));
+      await s.onDisplayLine(source, "second question", "C");
+      await s.waitForThreadCount(2, "the compacted thread");
+      // Summarized: the first exchange only.
+      assert.deepEqual(texts(body(s, -1).messages).slice(0, 2), ["first question", "First answer."]);
+      assert.equal(body(s, -1).messages.length, 3);
+      const compacted = (await s.threads())[1]!.id;
+      const after = await s.messages(compacted);
+      assert.equal(after.length, 4);
+      assert.match(textOf(after[0]!.content[0] as never)!, /its first 2 messages are summarized here/);
+      assert.deepEqual(after[0]!.content.slice(1), before[2]!.content, "the message C was on, verbatim after the summary");
+      assert.deepEqual(after.slice(1), before.slice(3), "the later messages verbatim");
+      assert.deepEqual(await s.messages(source), before);
+    });
+  });
+
+  it("auto_compact: crossing the mark offers a compaction; a send that would overflow compacts without asking and goes to the new thread", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.pick(2); // "Not now"
+        await s.cmd("Tine");
+        s.mock.reply(response([{ text: "Big answer." }], { usage: { input_tokens: 850_000 } }));
+        await typeAndSend(s, "a big question");
+        const source = (await s.thread(1)).id;
+        await s.waitForDisplay(source, "Big answer.");
+        await s.until("the offer", async () => (await s.asked()).items !== null);
+        assert.deepEqual((await s.asked()).items, ["Compact into a new thread", "Not now"]);
+        assert.equal((await s.threads()).length, 1, "declined: nothing compacted");
+        await s.pick(1); // accept the next offer (none is made: the mark is crossed once)
+        s.mock.reply(response([{ text: "Bigger answer." }], { usage: { input_tokens: 999_000 } }));
+        await typeAndSend(s, "another question");
+        await s.waitForDisplay(source, "Bigger answer.");
+        await s.waitForStatus(source, "idle");
+        assert.equal((await s.threads()).length, 1, "past the mark already: not offered again");
+        // About 1,500 tokens more would overflow the model's 1M window (node/usage/prices.ts): compacted first, then sent there.
+        s.mock.reply(textReply(SUMMARY), textReply("Carrying on."));
+        const long = `go on ${"x".repeat(6000)}`;
+        await typeAndSend(s, long);
+        await s.waitForThreadCount(2, "the compaction made before the send");
+        const compacted = (await s.threads())[1]!.id;
+        await s.waitForDisplay(compacted, "Carrying on.");
+        assert.match(texts(body(s, -2).messages).at(-1)!, /Open points/);
+        const first = texts(body(s, -1).messages)[0]!;
+        assert.ok(first.includes(SUMMARY) && first.endsWith(long), "the message went to the new thread, after the summary");
+        assert.equal((await s.messages(source)).length, 4, "the source never got it");
+      },
+      { setup: { auto_compact: 0.8 } },
+    );
+  });
+
+  it("auto_compact: accepting the offer compacts the thread", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.pick(1);
+      await s.cmd("Tine");
+      s.mock.reply(response([{ text: "Big answer." }], { usage: { input_tokens: 750_000, cache_read_input_tokens: 100_000 } }));
+      s.mock.reply(textReply(SUMMARY));
+      await typeAndSend(s, "a big question");
+      await s.waitForThreadCount(2, "the compacted thread");
+      assert.match(texts(body(s, -1).messages).at(-1)!, /Open points/);
+      assert.equal((await s.threads())[1]!.parent_id, (await s.thread(1)).id);
+    });
+  });
+});
+
+describe(`a model per thread (${nv.version})`, () => {
+  it(":Tine model changes this thread's next request (model and thinking) only; a fork inherits it; a restart keeps it", async () => {
+    const cwd = project();
+    let id = "";
+    await withNeovim(
+      nv,
+      async (s) => {
+        id = await oneExchange(s, "first question", "First answer.");
+        assert.equal(body(s, -1).model, "claude-sonnet-5-5");
+        await s.pick(2); // claude-haiku-4-5, then effort "low"
+        await s.cmd("Tine model");
+        await s.notified(/now uses claude-haiku-4-5 · thinking low: its next request will not read the prompt cache/);
+        await s.waitForDisplay(id, "model: claude-haiku-4-5 · thinking low (:Tine model)");
+        await waitForWinbar(s, id, "claude-haiku-4-5");
+        assert.equal((await s.thread(id)).model, "claude-haiku-4-5");
+        await exchange(s, id, "second question", "Second answer.");
+        assert.equal(body(s, -1).model, "claude-haiku-4-5");
+        assert.deepEqual(body(s, -1).thinking, { type: "enabled", budget_tokens: 4096 });
+        // A fork inherits it.
+        s.mock.reply(textReply("Fork answer."));
+        await typeAndSend(s, "@fork try another way");
+        await s.waitForThreadCount(2);
+        const fork = (await s.threads())[1]!.id;
+        await s.waitForDisplay(fork, "Fork answer.");
+        assert.equal(body(s, -1).model, "claude-haiku-4-5");
+        // Another thread keeps setup's.
+        await s.cmd("Tine new");
+        await exchange(s, 3, "elsewhere", "Elsewhere answer.");
+        assert.equal(body(s, -1).model, "claude-sonnet-5-5");
+        assert.deepEqual(body(s, -1).thinking, { type: "adaptive", display: "summarized" });
+      },
+      { cwd },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.open(id);
+        await exchange(s, id, "after the restart", "Still here.");
+        assert.equal(body(s, -1).model, "claude-haiku-4-5");
+        assert.equal((await s.thread(id)).model, "claude-haiku-4-5");
+      },
+      { cwd },
+    );
+  });
+});
