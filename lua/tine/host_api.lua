@@ -93,6 +93,9 @@ function M.apply(buf, p)
   if spinners[buf] then
     draw_spinner(buf)
   end
+  for _, win in ipairs(follow) do
+    ui.show_end(win)
+  end
 end
 
 --- The host is gone: no spinner may keep counting.

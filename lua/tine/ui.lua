@@ -111,6 +111,25 @@ local function follow(win)
   pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(buf), 0 })
 end
 
+--- A window following its buffer's end shows the virtual lines under the last line too (the
+--- streaming spinner): Neovim scrolls to the cursor's line only, `zb` to what hangs under it.
+---@param win integer
+function M.show_end(win)
+  pcall(vim.api.nvim_win_call, win, function()
+    vim.cmd("normal! zb")
+  end)
+end
+
+--- After a send: every window of the thread's display follows its end, wherever its cursor was,
+--- so the reply is seen as it comes (host_api.apply keeps a window at the end following).
+---@param display integer
+function M.follow_end(display)
+  for _, w in ipairs(vim.fn.win_findbuf(display)) do
+    follow(w)
+    M.show_end(w)
+  end
+end
+
 --- Shows a thread in the sidebar (opening it if needed) and focuses its input.
 function M.show(display, input)
   local opts = config.options.sidebar

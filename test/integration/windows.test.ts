@@ -1,0 +1,58 @@
+/**
+ * Windows and buffers in daily use: a send brings the reply into view, `:Tine` after a restart
+ * reopens the thread the user was in (never an empty one), a background fork leaves the active
+ * thread alone, `:Tine restart` keeps drafts and asks during a stream, and quitting while work
+ * runs asks first. Each test stands alone in its own Neovim.
+ */
+import assert from "node:assert/strict";
+import { describe, inject, it } from "vitest";
+import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
+import { oneExchange } from "../helpers/fixtures.ts";
+import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+const project = tempProjects();
+
+/** Whether `text` is drawn in a window showing `buf` (the screen as Neovim draws it, virtual lines included). */
+const onScreen = (s: Session, buf: number, text: string) =>
+  s.lua<boolean>(
+    `local buf, text = ...
+    vim.cmd("redraw")
+    for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+      local pos = vim.api.nvim_win_get_position(w)
+      for row = pos[1] + 1, pos[1] + vim.api.nvim_win_get_height(w) do
+        local line = {}
+        for col = pos[2] + 1, pos[2] + vim.api.nvim_win_get_width(w) do table.insert(line, vim.fn.screenstring(row, col)) end
+        if table.concat(line):find(text, 1, true) then return true end
+      end
+    end
+    return false`,
+    buf,
+    text,
+  );
+
+/** A screen of that size with a file in the editor. */
+const screen = (s: Session, columns: number, lines: number) =>
+  s.lua(`vim.o.columns = ${columns}; vim.o.lines = ${lines}; vim.cmd.edit("hello.txt")`);
+
+describe(`windows: sending (${nv.version})`, () => {
+  it("a send with the display's cursor higher up: the display follows the new turn, the streaming spinner in view", async () => {
+    await withNeovim(nv, async (s) => {
+      await screen(s, 160, 40);
+      const long = Array.from({ length: 60 }, (_, i) => `Line ${i} of the first answer.`).join("\n");
+      const id = await oneExchange(s, "a long answer please", long);
+      const display = (await s.thread(id)).bufnr!;
+      await s.lua("vim.api.nvim_win_set_cursor(vim.fn.win_findbuf(...)[1], { 1, 0 })", display);
+      assert.ok(!(await onScreen(s, display, "Line 59 of")), "the display shows its top");
+      s.mock.reply(response([{ text: "The second answer begins", holdInside: { hold: "h", afterDeltas: 2 } }]));
+      await typeAndSend(s, "and another");
+      await s.mock.reached("h");
+      await s.waitForDisplay(id, "The second");
+      await s.until("the new turn in view", async () => onScreen(s, display, "The second"));
+      await s.until("the spinner in view", async () => onScreen(s, display, "streaming ·"));
+      s.mock.release("h");
+      await s.waitForStatus(id, "idle");
+    });
+  });
+});
