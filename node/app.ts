@@ -15,6 +15,7 @@ import { threadName, typedText } from "./chat/names.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
 import { cleanTitle, type Thread } from "./chat/thread.ts";
+import { workingNow } from "./chat/working.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import type { HostConfig } from "./config.ts";
 import { MentionCompleter } from "./context/complete.ts";
@@ -228,10 +229,11 @@ export class App {
     if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
   };
 
-  /** Writes what waits (streamed text, a retry) and releases the store's locks; the host is going away. */
+  /** Writes what waits (streamed text, a retry), marks what the exit cuts, and releases the store's locks; the host is going away. */
   close(): void {
     try {
       this.persistence?.sync(this.chat, Number.POSITIVE_INFINITY);
+      this.persistence?.interrupted(workingNow(this.chat).map((w) => w.id));
     } catch (error) {
       // On the way out: the locks must still be released.
       this.nvim.log(`the last store sync failed: ${String(error)}`);

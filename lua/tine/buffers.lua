@@ -351,6 +351,7 @@ end
 --- Called when the host dies: thread buffers no longer update; say so in each, and in the list.
 function M.host_died()
   require("tine.host_api").stop_spinners()
+  require("tine.quit").let_go()
   local note = "⚠ The tine host exited: :Tine restart starts a new one (stored threads come back)."
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     local is_list = vim.api.nvim_buf_get_name(buf) == "tine://threads"

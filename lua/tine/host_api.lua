@@ -158,6 +158,12 @@ function M.open_fork(display, input, source_display, mode, prefill)
   return true
 end
 
+--- What works now, in words: a quit or a restart asks first while anything does (quit.lua).
+function M.set_working(list)
+  require("tine.quit").set_working(list)
+  return true
+end
+
 function M.list_buffer()
   return buffers.create_list_buffer()
 end

@@ -56,3 +56,57 @@ describe(`windows: sending (${nv.version})`, () => {
     });
   });
 });
+
+describe(`windows: :Tine restart (${nv.version})`, () => {
+  it("keeps every thread's unsent input, the shown one's and another's", async () => {
+    await withNeovim(nv, async (s) => {
+      const alpha = await oneExchange(s, "alpha", "Alpha answer.");
+      await s.setLines((await s.thread(alpha)).input_bufnr!, ["draft for alpha"]);
+      await s.cmd("Tine new");
+      await exchange(s, 2, "beta", "Beta answer.");
+      const beta = (await s.thread(2)).id;
+      await s.setLines((await s.thread(beta)).input_bufnr!, ["draft for beta", "second line"]);
+      const pid = await s.hostPid();
+      await s.cmd("Tine restart");
+      assert.notEqual(await s.hostPid(), pid, "a new host");
+      await s.until("beta shown again", async () => (await s.thread(beta)).input_bufnr !== null);
+      assert.deepEqual(await s.lines((await s.thread(beta)).input_bufnr!), ["draft for beta", "second line"]);
+      await s.open(alpha);
+      assert.deepEqual(await s.lines((await s.thread(alpha)).input_bufnr!), ["draft for alpha"]);
+    });
+  });
+
+  it("keeps the unsent input of a thread with no message yet (never stored)", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      await s.setLines((await s.thread(1)).input_bufnr!, ["my first question, half written"]);
+      await s.cmd("Tine restart");
+      await s.until("an input shown", async () => s.lua<boolean>("return vim.api.nvim_buf_get_name(0):match('/input$') ~= nil"));
+      assert.deepEqual(await s.lines(0), ["my first question, half written"]);
+    });
+  });
+
+  it("asks first while a thread streams: cancelled, the stream goes on; confirmed, the host restarts", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Streaming on and on", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      await s.cmd("Tine");
+      const id = (await s.thread(1)).id;
+      await typeAndSend(s, "go");
+      await s.mock.reached("h");
+      const pid = await s.hostPid();
+      await s.answerConfirm(2);
+      await s.cmd("Tine restart");
+      assert.equal(await s.hostPid(), pid, "not restarted");
+      assert.equal((await s.thread(id)).status, "streaming");
+      s.mock.release("h");
+      await s.waitForStatus(id, "idle");
+      s.mock.reply(response([{ text: "Again streaming", holdInside: { hold: "h2", afterDeltas: 1 } }]));
+      await typeAndSend(s, "again");
+      await s.mock.reached("h2");
+      await s.answerConfirm(1);
+      await s.cmd("Tine restart");
+      assert.notEqual(await s.hostPid(), pid, "restarted once confirmed");
+      s.mock.release("h2");
+    });
+  });
+});
