@@ -100,12 +100,51 @@ function M.confirm(verb)
   return true
 end
 
+local group = vim.api.nvim_create_augroup("tine.quit", { clear = true })
 vim.api.nvim_create_autocmd("ExitPre", {
-  group = vim.api.nvim_create_augroup("tine.quit", { clear = true }),
+  group = group,
   callback = function()
     quitting = true
     vim.schedule(function()
       quitting = false
+    end)
+  end,
+})
+
+--- Whether `win` is the last window a `:q` there would exit from.
+local function last_window(win)
+  if #vim.api.nvim_list_tabpages() > 1 then
+    return false
+  end
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if w ~= win and vim.api.nvim_win_get_config(w).relative == "" then
+      return false
+    end
+  end
+  return true
+end
+
+-- A quit Neovim refuses from the last window unloads that window's buffer (to show the holder
+-- there): a thread's buffer would lose its text. A placeholder takes the window meanwhile, and the
+-- thread's buffer comes back once the quit is refused (when it is not, Neovim is gone).
+vim.api.nvim_create_autocmd("QuitPre", {
+  group = group,
+  callback = function()
+    local win = vim.api.nvim_get_current_win()
+    local buf = vim.api.nvim_win_get_buf(win)
+    if #working == 0 or not vim.b[buf].tine_thread or not last_window(win) then
+      return
+    end
+    local placeholder = vim.api.nvim_create_buf(false, true)
+    vim.bo[placeholder].bufhidden = "wipe"
+    vim.api.nvim_win_set_buf(win, placeholder)
+    vim.schedule(function()
+      if vim.api.nvim_win_is_valid(win) and vim.api.nvim_buf_is_valid(buf) then
+        local now = vim.api.nvim_win_get_buf(win)
+        if now == placeholder or now == holder then
+          vim.api.nvim_win_set_buf(win, buf)
+        end
+      end
     end)
   end,
 })

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
-import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { alive, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -108,5 +108,79 @@ describe(`windows: :Tine restart (${nv.version})`, () => {
       assert.notEqual(await s.hostPid(), pid, "restarted once confirmed");
       s.mock.release("h2");
     });
+  });
+});
+
+/** From now on vim.fn.confirm answers `n` and keeps its question in `_G.tine_confirmed`. */
+const answerConfirm = (s: Session, n: number) =>
+  s.lua("local n = ...; _G.tine_confirmed = {}; vim.fn.confirm = function(q) table.insert(_G.tine_confirmed, q); return n end", n);
+const confirmed = (s: Session) => s.lua<string[]>("return _G.tine_confirmed");
+
+/** Runs an Ex command that Neovim refuses (an error, as a user sees it), or that quits it. */
+const tryCmd = (s: Session, command: string) => s.cmd(command).catch((e: Error) => e.message);
+
+describe(`windows: quitting while work runs (${nv.version})`, () => {
+  it(":qa, :q in the last window and :wqa while a thread streams ask first; cancelled, nothing changes; :qa! quits", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Streaming on", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      await s.cmd("Tine");
+      await typeAndSend(s, "go");
+      await s.mock.reached("h");
+      await s.until("Neovim told", async () => s.lua<boolean>("return #require('tine.quit').working() == 1"));
+      await answerConfirm(s, 2);
+      const input = await s.currentBuf();
+      await s.setLines(input, ["a draft"]);
+      for (const [i, command] of ["qa", "only | q", "wqa"].entries()) {
+        await tryCmd(s, command);
+        await s.until(`asked after :${command}`, async () => (await confirmed(s)).length === i + 1);
+        assert.match((await confirmed(s))[i]!, /"go" streams/);
+        assert.ok(s.running(), `Neovim still runs after :${command}`);
+        await s.until("the window has its buffer back", async () => (await s.currentBuf()) === input);
+        assert.deepEqual(await s.lines(input), ["a draft"], "the input keeps its text");
+      }
+      // Scheduled: a request that quits Neovim gets no answer.
+      await s.lua("vim.schedule(function() vim.cmd('qa!') end)");
+      await s.waitForExit();
+      assert.ok(!s.running(), ":qa! quit without asking");
+    });
+  });
+
+  it("a background fork cut by a confirmed :qa is stored interrupted; the list says so and <CR> goes on with it", async () => {
+    const cwd = project();
+    let host = 0;
+    await withNeovim(
+      nv,
+      async (s) => {
+        await oneExchange(s, "alpha", "Alpha answer.");
+        s.mock.reply(response([{ text: "Looking into it", holdInside: { hold: "bg", afterDeltas: 1 } }]));
+        await typeAndSend(s, "@bg look into the tangent");
+        await s.mock.reached("bg");
+        await s.until("Neovim told", async () => s.lua<boolean>("return #require('tine.quit').working() == 1"));
+        await answerConfirm(s, 1);
+        host = await s.hostPid();
+        await tryCmd(s, "qa");
+        await s.waitForExit();
+      },
+      { cwd },
+    );
+    // The host writes what the quit cut as it exits, after Neovim.
+    const deadline = Date.now() + 5000;
+    while (alive(host) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.openList();
+        const line = await s.listLine("interrupted");
+        assert.match((await s.listLines())[line - 1]!, /⑂ .*look into the tangent/);
+        await answerConfirm(s, 1);
+        s.mock.reply(textReply("Going on with the tangent."));
+        await s.onListLine(line, "<CR>");
+        const fork = (await s.threads()).find((t) => t.title.includes("look into the tangent"))!;
+        await s.waitForDisplay(fork.id, "Going on with the tangent.");
+        assert.match((await confirmed(s))[0]!, /cut off when Neovim quit/);
+        assert.ok(!(await s.listText()).includes("interrupted"), "no longer interrupted once it went on");
+      },
+      { cwd },
+    );
   });
 });
