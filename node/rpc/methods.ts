@@ -199,6 +199,8 @@ export const METHODS = {
   code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
 
   // -- buffers and lines --
+  /** Another thread took the windows of thread `id`, whose input is blank: an empty thread goes. */
+  thread_left: { args: [id], result: returns<true>() },
   /** The user deleted a thread's buffers (:bd, :bw); `draft`: the unsent input, kept for the next ones. */
   buffers_gone: { args: [id, arg("draft", listOf(string, "a list of lines"))], result: returns<true>() },
   thread_for_buffer: { args: [arg("buf", bufnr)], result: returns<ThreadId | null>() },

@@ -184,3 +184,88 @@ describe(`windows: quitting while work runs (${nv.version})`, () => {
     );
   });
 });
+
+/** The thread shown in the sidebar: its number, from the display's name. */
+const shownNum = (s: Session) =>
+  s.lua<number>(
+    "return tonumber(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display)):match('^tine://(%d+)/'))",
+  );
+
+/** A project with "alpha" (1) and "beta" (2), beta answered last, then alpha opened again: the user was last in alpha. */
+async function alphaThenBeta(s: Session): Promise<void> {
+  const alpha = await oneExchange(s, "alpha", "Alpha answer.");
+  await s.cmd("Tine new");
+  await exchange(s, 2, "beta", "Beta answer.");
+  await s.open(alpha);
+}
+
+describe(`windows: :Tine after a restart, empty threads (${nv.version})`, () => {
+  it(":Tine reopens the thread the user was last in, not a new empty one", async () => {
+    const cwd = project();
+    await withNeovim(nv, alphaThenBeta, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("Tine");
+        assert.equal(await shownNum(s), 1, "alpha, where the user was");
+        assert.deepEqual(
+          (await s.threads()).map((t) => t.title),
+          ["alpha", "beta"],
+          "no new thread",
+        );
+        assert.equal(await s.lua("return require('tine').current()"), (await s.thread(1)).id);
+      },
+      { cwd },
+    );
+  });
+
+  it("b on a stored thread in the list leaves the active thread alone: :Tine after it still opens the one the user was in", async () => {
+    const cwd = project();
+    await withNeovim(nv, alphaThenBeta, { cwd });
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.openList();
+        s.mock.reply(textReply("Background answer."));
+        await s.answerInput("look into beta");
+        await s.onListLine("beta", "b");
+        await s.notified(/reported back/);
+        await s.cmd("Tine");
+        assert.equal(await shownNum(s), 1, "alpha, not beta (which the background fork reported to)");
+        assert.deepEqual(
+          (await s.threads()).map((t) => t.title),
+          ["alpha", "beta"],
+        );
+      },
+      { cwd },
+    );
+  });
+
+  it("an empty thread leaves the list once the user leaves it; one with unsent input stays", async () => {
+    await withNeovim(nv, async (s) => {
+      const alpha = await oneExchange(s, "alpha", "Alpha answer.");
+      await s.cmd("Tine new");
+      await s.cmd("Tine new");
+      assert.deepEqual(
+        (await s.threads()).map((t) => t.num),
+        [1, 3],
+        "the first empty thread went when the second took its windows",
+      );
+      await s.open(alpha);
+      assert.deepEqual(
+        (await s.threads()).map((t) => t.num),
+        [1],
+      );
+      await s.openList();
+      assert.ok(!(await s.listText()).includes("0 msgs"), await s.listText());
+      await s.cmd("Tine new");
+      await s.setLines((await s.thread(4)).input_bufnr!, ["half a question"]);
+      await s.open(alpha);
+      assert.deepEqual(
+        (await s.threads()).map((t) => t.num),
+        [1, 4],
+        "kept: its input holds text",
+      );
+    });
+  });
+});
