@@ -274,7 +274,9 @@ function M.set_title(display, num, title)
     return
   end
   local old = vim.api.nvim_buf_get_name(display)
-  pcall(vim.api.nvim_buf_set_name, display, ("tine://%d/%s"):format(num, title))
+  local terminal = vim.b[display].tine_input == display
+  local name = terminal and require("tine.terminal").name(num, title) or ("tine://%d/%s"):format(num, title)
+  pcall(vim.api.nvim_buf_set_name, display, name)
   -- Renaming leaves an unloaded buffer holding the old name (as `:file` does): wipe it.
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if b ~= display and not vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == old then

@@ -267,11 +267,12 @@ export class Buffers {
   /** Draws a thread's display; resolves once Neovim has applied what was written. */
   private renderThread(thread: Thread, m: Mounted): Promise<void> | undefined {
     m.rendered = thread.version;
-    if (thread.runner.surface.type === "terminal") return; // its program draws it
+    // A terminal's buffer is named after its thread too (a Claude Code thread, from its first prompt).
     if (m.title !== thread.title) {
       m.title = thread.title;
       this.nvim.call("set_title", [m.display, thread.num, thread.title]).catch((e) => this.nvim.log(`set_title failed: ${String(e)}`));
     }
+    if (thread.runner.surface.type === "terminal") return; // its program draws it
     const lineage = this.chat.lineage.get(thread.id);
     const parentTitle = lineage && this.chat.titleOf(lineage.parentId);
     const headerLines: string[] = [];

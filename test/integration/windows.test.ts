@@ -5,8 +5,11 @@
  * runs asks first. Each test stands alone in its own Neovim.
  */
 import assert from "node:assert/strict";
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
+import { claudeEnv, cliEnv, requireClaude, stopTerminals, typeInTerminal, waitForCliPrompt } from "../helpers/claude-code.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
 import { alive, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
@@ -267,5 +270,36 @@ describe(`windows: :Tine after a restart, empty threads (${nv.version})`, () => 
         "kept: its input holds text",
       );
     });
+  });
+});
+
+describe(`windows: a Claude Code thread in the sidebar (${nv.version})`, () => {
+  it("opened with the sidebar closed it takes one window, its terminal, named after the first prompt typed there", async () => {
+    const bin = requireClaude();
+    const cwd = project();
+    claudeEnv(join(cwd, ".claude-config"), "http://unused", realpathSync(cwd));
+    await withNeovim(
+      nv,
+      async (s) => {
+        await screen(s, 220, 55);
+        s.mock.reply(textReply("Hi from the mock."));
+        await s.cmd("Tine claude");
+        const t = (await s.threads())[0]!;
+        const tineWindows = async () => (await s.windows()).filter((n) => n.startsWith("tine://"));
+        assert.deepEqual(await tineWindows(), [`tine://${t.num}/Claude Code ${t.num} [claude]`], "one window, the terminal's");
+        await waitForCliPrompt(s, t.bufnr!);
+        await typeInTerminal(s, t.bufnr!, "explain the fixture file");
+        await s.until("titled from the first prompt", async () => (await s.thread(t.id)).title === "explain the fixture file", 30_000);
+        await s.until(
+          "its window named after it",
+          async () => (await tineWindows()).join() === `tine://${t.num}/explain the fixture file [claude]`,
+        );
+        await s.cmd("Tine");
+        await s.cmd("Tine");
+        assert.equal((await tineWindows()).length, 1, "shown again: still one window");
+        await stopTerminals(s);
+      },
+      { cwd, setup: { claude_command: [bin] }, env: cliEnv },
+    );
   });
 });
