@@ -145,13 +145,13 @@ function M.open_from_list()
   end)
 end
 
---- What a thread cut off by a quit is sent when the user goes on with it.
-local GO_ON = "(Neovim quit while you were working and cut your turn off. Go on from where you stopped.)"
+--- What a thread cut off when tine stopped is sent when the user goes on with it.
+local GO_ON = "(tine stopped while you were working and cut your turn off. Go on from where you stopped.)"
 
---- A thread a quit cut off (quit.lua), just opened: asks whether it goes on now.
+--- A thread cut off when tine stopped (quit.lua), just opened: asks whether it goes on now.
 ---@param id string
 function M.offer_to_go_on(id)
-  local question = "tine: this thread was cut off when Neovim quit. Go on with it now?"
+  local question = "tine: this thread was cut off when tine stopped (a quit, :Tine restart). Go on with it now?"
   if vim.fn.confirm(question, "&Go on\n&Not now", 1) == 1 then
     guarded(tine.send, id, GO_ON)
   end

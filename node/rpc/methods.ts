@@ -33,7 +33,7 @@ export type ThreadInfo = {
   num: number;
   parent_id: ThreadId | null;
   title: string;
-  /** The thread's status (idle, streaming, waiting, error, busy, running, exited), or "stored" ("interrupted": stored, cut by a quit). */
+  /** The thread's status (idle, streaming, waiting, error, busy, running, exited), or "stored" ("interrupted": stored, cut off when tine stopped). */
   status: string;
   stop_reason: string | null;
   messages: number;

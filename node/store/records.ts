@@ -96,8 +96,8 @@ export type ChangeRecord =
   | { readonly t: "ended"; readonly how: "discarded" | "reported" | "promoted"; readonly into?: string }
   | { readonly t: "restored" }
   /**
-   * Neovim quit while the thread worked (a stream, a running tool, a background fork): its turn
-   * was cut there. The list shows it interrupted until its next message.
+   * tine stopped (Neovim quit, :Tine restart) while the thread worked (a stream, a running tool, a
+   * background fork): its turn was cut there. The list shows it interrupted until its next message.
    */
   | { readonly t: "interrupted" }
   /**

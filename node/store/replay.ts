@@ -100,7 +100,7 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, ended: null };
     case "branched":
     case "interrupted":
-      return state; // bookkeeping for the list (the tree, a turn cut by a quit)
+      return state; // bookkeeping for the list (the tree, a turn cut when tine stopped)
     case "code":
       return { ...state, code: [...state.code, markOf(record, state.history)] };
   }

@@ -33,7 +33,7 @@ export type ThreadSummary = {
   readonly problems: readonly LogProblem[];
   /** The user's label on the thread, or null (absent in an index written before labels). */
   readonly label?: string | null;
-  /** Cut by a quit while it worked, with no message since (absent in an index written before). */
+  /** Cut off when tine stopped while it worked, with no message since (absent in an index written before). */
   readonly interrupted?: boolean;
 };
 

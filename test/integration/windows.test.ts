@@ -180,7 +180,7 @@ describe(`windows: quitting while work runs (${nv.version})`, () => {
         await s.onListLine(line, "<CR>");
         const fork = (await s.threads()).find((t) => t.title.includes("look into the tangent"))!;
         await s.waitForDisplay(fork.id, "Going on with the tangent.");
-        assert.match((await confirmed(s))[0]!, /cut off when Neovim quit/);
+        assert.match((await confirmed(s))[0]!, /cut off when tine stopped/);
         assert.ok(!(await s.listText()).includes("interrupted"), "no longer interrupted once it went on");
       },
       { cwd },
