@@ -2,7 +2,9 @@
  * Windows and buffers in daily use: a send brings the reply into view, `:Tine` after a restart
  * reopens the thread the user was in (never an empty one), a background fork leaves the active
  * thread alone, `:Tine restart` keeps drafts and asks during a stream, and quitting while work
- * runs asks first. Each test stands alone in its own Neovim.
+ * runs asks first; a Claude Code thread's one window. Each test stands alone in its own Neovim.
+ *
+ * Over 300 lines: one file for the "windows and buffers" side of daily use, each test a few verbs.
  */
 import assert from "node:assert/strict";
 import { realpathSync } from "node:fs";
