@@ -8,6 +8,7 @@
  * the work lives in chat/, view/, store/ and claude-code/.
  */
 import { Chat } from "./chat/chat.ts";
+import { isEmptyThread } from "./chat/empty-thread.ts";
 import { ForkClock } from "./chat/fork-clock.ts";
 import { cleanLabel, type LabelTarget } from "./chat/labels.ts";
 import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
@@ -15,6 +16,7 @@ import { threadName, typedText } from "./chat/names.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
 import { cleanTitle, type Thread } from "./chat/thread.ts";
+import { workingNow } from "./chat/working.ts";
 import { ClaudeCodeThreads, type Opened } from "./claude-code/threads.ts";
 import { Compaction } from "./compact/compaction.ts";
 import type { HostConfig } from "./config.ts";
@@ -31,6 +33,7 @@ import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
 import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
+import { LastActive } from "./store/last-active.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { StoreClock } from "./store/store-clock.ts";
@@ -81,6 +84,8 @@ export class App {
   readonly usage: UsageBook;
   /** `@compact`, `C` and `auto_compact` (node/compact/). */
   readonly compaction: Compaction;
+  /** The thread the user was last in, kept for `:Tine` after a restart; null with `persist = false`. */
+  private readonly lastActive: LastActive | null;
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -99,6 +104,7 @@ export class App {
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
     this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"));
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
+    this.lastActive = this.persistence ? new LastActive(this.persistence.store.dir) : null;
     this.mcp = new McpServers(config.mcp_servers, {
       root: config.cwd,
       vars: process.env,
@@ -249,16 +255,18 @@ export class App {
     // Only what this batch changed is written and drawn.
     const changes = this.chat.takeChanges();
     this.storeClock?.sync(null, changes);
+    this.lastActive?.note(this.chat);
     this.forkClock.arm();
     this.buffers.scheduleRender(changes);
     if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
     this.compaction?.checkMarks(changes.threads);
   };
 
-  /** Writes what waits (streamed text, a retry) and releases the store's locks; the host is going away. */
+  /** Writes what waits (streamed text, a retry), marks what the exit cuts, and releases the store's locks; the host is going away. */
   close(): void {
     try {
       this.persistence?.sync(this.chat, Number.POSITIVE_INFINITY);
+      this.persistence?.interrupted(workingNow(this.chat).map((w) => w.id));
     } catch (error) {
       // On the way out: the locks must still be released.
       this.nvim.log(`the last store sync failed: ${String(error)}`);
@@ -444,10 +452,13 @@ export class App {
     return { id: newId, display: m.display, input: m.input };
   }
 
-  /** The active thread's buffers, creating a first thread when there is none. */
+  /** The active thread's buffers; without one, the thread the user was last in (after a restart), else a first thread. */
   async activeBuffers(): Promise<{ id: ThreadId; display: number; input: number }> {
     const active = this.chat.active;
-    if (!active) return this.newThread();
+    if (!active) {
+      const last = this.lastActive?.pick(this.chat, this.queries.recent());
+      return last ? this.select(last) : this.newThread();
+    }
     const m = await this.buffers.of(active.id);
     return { id: active.id, display: m.display, input: m.input };
   }
@@ -580,6 +591,13 @@ export class App {
     if (thread?.readOnlyBy != null) throw new Error(`tine: ${thread.title} is open in another Neovim (pid ${thread.readOnlyBy})`);
     this.persistence?.delete(id);
     this.dispatch({ type: "chat-msg", msg: { type: "delete-thread", id } });
+  }
+
+  /** The user left a thread (another took its windows, its input blank): an empty one goes (empty-thread.ts). */
+  threadLeft(id: ThreadId): void {
+    const thread = this.chat.threads.get(id);
+    if (!thread || this.chat.activeId === id || !isEmptyThread(this.chat, thread)) return;
+    this.delete(id);
   }
 
   /** The user deleted a thread's buffer (:bd, :bw): they are made again when next shown. */

@@ -246,7 +246,7 @@ function M.create_list_buffer()
   end, "show these keys")
   map(buf, "n", km.list_open, function()
     list.open_from_list()
-  end, "open thread")
+  end, "open thread (an interrupted one: offers to go on)")
   map(buf, "n", km.list_fork, function()
     list.fork_from_list()
   end, "fork thread")
@@ -280,7 +280,9 @@ function M.set_title(display, num, title)
     return
   end
   local old = vim.api.nvim_buf_get_name(display)
-  pcall(vim.api.nvim_buf_set_name, display, ("tine://%d/%s"):format(num, title))
+  local terminal = vim.b[display].tine_input == display
+  local name = terminal and require("tine.terminal").name(num, title) or ("tine://%d/%s"):format(num, title)
+  pcall(vim.api.nvim_buf_set_name, display, name)
   -- Renaming leaves an unloaded buffer holding the old name (as `:file` does): wipe it.
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if b ~= display and not vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == old then
@@ -357,6 +359,7 @@ end
 --- Called when the host dies: thread buffers no longer update; say so in each, and in the list.
 function M.host_died()
   require("tine.host_api").stop_spinners()
+  require("tine.quit").let_go()
   local note = "⚠ The tine host exited: :Tine restart starts a new one (stored threads come back)."
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     local is_list = vim.api.nvim_buf_get_name(buf) == "tine://threads"

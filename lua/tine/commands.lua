@@ -167,12 +167,19 @@ function M.model_picker()
   end)
 end
 
---- Starts a new host. Stored threads come back; the one that was in the sidebar is reopened.
+--- Starts a new host (asking first while a thread works). Stored threads come back, with their
+--- unsent input; the one that was in the sidebar is reopened (its input with it, when it was
+--- never stored: a thread with no message yet).
 function M.restart()
+  if not require("tine.quit").confirm("Restart") then
+    return
+  end
   local sb = ui.sidebar()
-  local shown = sb.display
-    and vim.api.nvim_win_is_valid(sb.display)
-    and vim.b[vim.api.nvim_win_get_buf(sb.display)].tine_thread
+  local shown_buf = sb.display and vim.api.nvim_win_is_valid(sb.display) and vim.api.nvim_win_get_buf(sb.display)
+  local shown = shown_buf and vim.b[shown_buf].tine_thread
+  local shown_input = shown_buf and vim.b[shown_buf].tine_input
+  local shown_draft = shown_input and shown_input ~= shown_buf and vim.api.nvim_buf_get_lines(shown_input, 0, -1, false)
+    or nil
   host.stop()
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     -- Unsent input outlives the host: the new buffers of the same thread start with it.
@@ -189,6 +196,16 @@ function M.restart()
     return
   end
   M.toggle()
+  local input = ui.sidebar().input
+  local now = input and vim.api.nvim_win_is_valid(input) and vim.api.nvim_win_get_buf(input)
+  if
+    shown_draft
+    and now
+    and vim.b[now].tine_display
+    and table.concat(vim.api.nvim_buf_get_lines(now, 0, -1, false)) == ""
+  then
+    vim.api.nvim_buf_set_lines(now, 0, -1, false, shown_draft)
+  end
 end
 
 --- The lines a command was given (`:'<,'>Tine add`), or nil without a range.

@@ -93,6 +93,9 @@ function M.apply(buf, p)
   if spinners[buf] then
     draw_spinner(buf)
   end
+  for _, win in ipairs(follow) do
+    ui.show_end(win)
+  end
 end
 
 --- The host is gone: no spinner may keep counting.
@@ -170,6 +173,12 @@ end
 
 function M.open_fork(display, input, source_display, mode, prefill)
   ui.open_fork(display, input, source_display, mode, prefill)
+  return true
+end
+
+--- What works now, in words: a quit or a restart asks first while anything does (quit.lua).
+function M.set_working(list)
+  require("tine.quit").set_working(list)
   return true
 end
 

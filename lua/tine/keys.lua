@@ -37,6 +37,9 @@ function M.send_input(buf)
   local id = vim.b[buf].tine_thread
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
   local ok, replaced = send(id, text)
+  if ok then
+    ui.follow_end(vim.b[buf].tine_display)
+  end
   if ok and vim.api.nvim_buf_is_valid(buf) then
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, replaced ~= "" and vim.split(replaced, "\n") or {})
   end
@@ -50,6 +53,9 @@ end
 ---@return boolean ok the host took the message
 function M.send_text(id, input, text)
   local ok, replaced = send(id, text)
+  if ok and vim.api.nvim_buf_is_valid(input) then
+    ui.follow_end(vim.b[input].tine_display)
+  end
   if ok and replaced ~= "" and vim.api.nvim_buf_is_valid(input) then
     local have = vim.api.nvim_buf_get_lines(input, 0, -1, false)
     local blank = #have == 1 and have[1] == ""

@@ -136,8 +136,25 @@ function M.open_from_list()
     return
   end
   on_list_thread(function(id)
-    guarded(tine.open, id)
+    local cut = #vim.tbl_filter(function(t)
+      return t.id == id and t.status == "interrupted"
+    end, tine.threads()) > 0
+    if guarded(tine.open, id) and cut then
+      M.offer_to_go_on(id)
+    end
   end)
+end
+
+--- What a thread cut off when tine stopped is sent when the user goes on with it.
+local GO_ON = "(tine stopped while you were working and cut your turn off. Go on from where you stopped.)"
+
+--- A thread cut off when tine stopped (quit.lua), just opened: asks whether it goes on now.
+---@param id string
+function M.offer_to_go_on(id)
+  local question = "tine: this thread was cut off when tine stopped (a quit, :Tine restart). Go on with it now?"
+  if vim.fn.confirm(question, "&Go on\n&Not now", 1) == 1 then
+    guarded(tine.send, id, GO_ON)
+  end
 end
 
 --- `d` in the list: the thread on the line beside its parent, from where they branched.

@@ -2,6 +2,13 @@
 -- it once the CLI can take it. The thread's runner and its session are the host's.
 local M = {}
 
+--- A Claude Code thread's buffer name: its number and title, marked as the list marks it.
+---@param num integer
+---@param title string
+function M.name(num, title)
+  return ("tine://%d/%s [claude]"):format(num, title)
+end
+
 --- A Claude Code thread: a terminal running `argv` in the working directory. `prompt` is typed
 --- into the CLI once its input box is there (its status line names shift+tab).
 function M.create_terminal_thread(id, num, title, argv, prompt)
@@ -38,7 +45,7 @@ function M.create_terminal_thread(id, num, title, argv, prompt)
   end)
   vim.api.nvim_win_close(float, true)
   vim.b[buf].tine_job = job
-  pcall(vim.api.nvim_buf_set_name, buf, ("tine://%d/%s [claude]"):format(num, title))
+  pcall(vim.api.nvim_buf_set_name, buf, M.name(num, title))
   if prompt and prompt ~= "" then
     -- Typed once the CLI's input box is there, then entered once the text shows in it (keys sent
     -- while the CLI still draws its start-up screen are lost).

@@ -119,7 +119,7 @@
 ---@field num integer the short number in buffer names (`tine://3/...`)
 ---@field parent_id string|vim.NIL
 ---@field title string
----@field status string idle, streaming, waiting, error, busy, running, exited, or stored
+---@field status string idle, streaming, waiting, error, busy, running, exited, or stored (interrupted: stored, cut off when tine stopped)
 ---@field stop_reason string|vim.NIL
 ---@field messages integer
 ---@field updated integer|vim.NIL when it last changed (ms since the epoch)

@@ -111,12 +111,49 @@ local function follow(win)
   pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(buf), 0 })
 end
 
+--- A window following its buffer's end shows the virtual lines under the last line too (the
+--- streaming spinner): Neovim scrolls to the cursor's line only, `zb` to what hangs under it.
+---@param win integer
+function M.show_end(win)
+  pcall(vim.api.nvim_win_call, win, function()
+    vim.cmd("normal! zb")
+  end)
+end
+
+--- After a send: every window of the thread's display follows its end, wherever its cursor was,
+--- so the reply is seen as it comes (host_api.apply keeps a window at the end following).
+---@param display integer
+function M.follow_end(display)
+  for _, w in ipairs(vim.fn.win_findbuf(display)) do
+    follow(w)
+    M.show_end(w)
+  end
+end
+
+--- The thread whose windows `display` took: when none of its windows is left and its input is
+--- blank, the host is told (an empty thread then leaves the list).
+local function left(display)
+  local input = vim.b[display].tine_input
+  local id = vim.b[display].tine_thread
+  if not id or #vim.fn.win_findbuf(display) > 0 or (input and #vim.fn.win_findbuf(input) > 0) then
+    return
+  end
+  if input and table.concat(vim.api.nvim_buf_get_lines(input, 0, -1, false)) ~= "" then
+    return
+  end
+  pcall(require("tine.host").request, "thread_left", id)
+end
+
 --- Shows a thread in the sidebar (opening it if needed) and focuses its input.
 function M.show(display, input)
   local opts = config.options.sidebar
   local sb = M.sidebar()
   if M.sidebar_open() then
+    local before = vim.api.nvim_win_get_buf(sb.display)
     sb.display, sb.input = put(sb.display, sb.input, display, input)
+    if before ~= display then
+      left(before)
+    end
   else
     M.close_sidebar()
     vim.cmd((opts.side == "left" and "topleft" or "botright") .. (" %dvsplit"):format(opts.width))

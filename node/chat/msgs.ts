@@ -74,6 +74,8 @@ export type StoredThread = {
   readonly busyBy: number | null;
   /** The user's label on it (`L`), or null. */
   readonly label: string | null;
+  /** tine stopped (a quit, a restart) while it worked, and nothing was sent to it since: opening it from the list offers to go on. */
+  readonly interrupted: boolean;
 };
 
 export type ForkRequest = {

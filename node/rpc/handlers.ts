@@ -103,6 +103,10 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   snapshot_health: ({ app }) => app.code.snapshots.health(),
   code_differs: ({ app }, [id, at]) => app.code.differs(id, at),
 
+  thread_left: ({ app }, [id]) => {
+    app.threadLeft(id);
+    return true;
+  },
   buffers_gone: ({ app }, [id, draft]) => {
     app.buffersGone(id, draft);
     return true;

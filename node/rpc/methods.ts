@@ -34,7 +34,7 @@ export type ThreadInfo = {
   num: number;
   parent_id: ThreadId | null;
   title: string;
-  /** The thread's status (idle, streaming, waiting, error, busy, running, exited), or "stored". */
+  /** The thread's status (idle, streaming, waiting, error, busy, running, exited), or "stored" ("interrupted": stored, cut off when tine stopped). */
   status: string;
   stop_reason: string | null;
   messages: number;
@@ -218,6 +218,8 @@ export const METHODS = {
   code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
 
   // -- buffers and lines --
+  /** Another thread took the windows of thread `id`, whose input is blank: an empty thread goes. */
+  thread_left: { args: [id], result: returns<true>() },
   /** The user deleted a thread's buffers (:bd, :bw); `draft`: the unsent input, kept for the next ones. */
   buffers_gone: { args: [id, arg("draft", listOf(string, "a list of lines"))], result: returns<true>() },
   thread_for_buffer: { args: [arg("buf", bufnr)], result: returns<ThreadId | null>() },

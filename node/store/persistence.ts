@@ -85,6 +85,7 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredT
     runner: s.runner,
     busyBy,
     label: s.label ?? null,
+    interrupted: s.interrupted === true,
   };
 }
 
@@ -438,6 +439,17 @@ export class Persistence {
     } catch (error) {
       // Never written (an empty thread): nothing on disk to delete.
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+
+  /** Neovim quits while these threads work: each log says its turn was cut there (after `sync`, before `close`). */
+  interrupted(ids: readonly ThreadId[]): void {
+    for (const id of ids) {
+      try {
+        this.recorders.get(id)?.append([{ t: "interrupted" }]);
+      } catch {
+        // On the way out: the thread still reads as cut off from its open turn.
+      }
     }
   }
 

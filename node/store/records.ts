@@ -103,6 +103,11 @@ export type ChangeRecord =
   | { readonly t: "ended"; readonly how: "discarded" | "reported" | "promoted"; readonly into?: string }
   | { readonly t: "restored" }
   /**
+   * tine stopped (Neovim quit, :Tine restart) while the thread worked (a stream, a running tool, a
+   * background fork): its turn was cut there. The list shows it interrupted until its next message.
+   */
+  | { readonly t: "interrupted" }
+  /**
    * A promote gave this thread a fork's history; its old tail became `to`. Forks of this thread
    * that point at its first `upTo` records and branched after message `after` belong to `to`.
    */
@@ -139,6 +144,7 @@ const CHANGE_TYPES = new Set([
   "queue",
   "ended",
   "restored",
+  "interrupted",
   "branched",
   "code",
 ]);
@@ -238,6 +244,7 @@ export function decode(line: string): Decoded {
     case "deleted":
     case "reports-sent":
     case "restored":
+    case "interrupted":
       return good({ t: r["t"] });
     default:
       return { ok: false, error: `unknown record type ${JSON.stringify(r["t"])}` };

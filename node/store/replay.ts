@@ -105,7 +105,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
     case "restored":
       return { ...state, ended: null };
     case "branched":
-      return state; // tree bookkeeping, read by the list
+    case "interrupted":
+      return state; // bookkeeping for the list (the tree, a turn cut when tine stopped)
     case "code":
       return { ...state, code: [...state.code, markOf(record, state.history)] };
   }

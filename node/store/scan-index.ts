@@ -62,7 +62,8 @@ export function checkScanState(name: string, v: unknown): ScanState | null {
 
 function checkSummary(v: unknown): ThreadSummary | null {
   if (!isObject(v)) return null;
-  const { id, num, title, cwd, model, created, parent, updated, messages, deleted, runner, branches, ended, problems, label } = v;
+  const { id, num, title, cwd, model, created, parent, updated, messages, deleted, runner, branches, ended, problems, label, interrupted } =
+    v;
   if (!isThreadId(id) || !isCount(num) || typeof title !== "string" || typeof cwd !== "string" || typeof model !== "string") return null;
   if (typeof created !== "number" || typeof updated !== "number" || !isCount(messages) || typeof deleted !== "boolean") return null;
   if (parent !== null && !isParentPointer(parent)) return null;
@@ -76,6 +77,7 @@ function checkSummary(v: unknown): ThreadSummary | null {
   const isProblem = (p: unknown) => isObject(p) && isCount(p["line"]) && typeof p["error"] === "string";
   if (!Array.isArray(problems) || !problems.every(isProblem)) return null;
   if (label !== undefined && label !== null && typeof label !== "string") return null;
+  if (interrupted !== undefined && typeof interrupted !== "boolean") return null;
   return {
     id,
     num,
@@ -92,5 +94,6 @@ function checkSummary(v: unknown): ThreadSummary | null {
     ended: ended as ThreadSummary["ended"],
     problems: problems as LogProblem[],
     label: label ?? null,
+    interrupted: interrupted === true,
   };
 }

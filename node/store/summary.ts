@@ -33,6 +33,8 @@ export type ThreadSummary = {
   readonly problems: readonly LogProblem[];
   /** The user's label on the thread, or null (absent in an index written before labels). */
   readonly label?: string | null;
+  /** Cut off when tine stopped while it worked, with no message since (absent in an index written before). */
+  readonly interrupted?: boolean;
 };
 
 export type ScanState = {
@@ -67,11 +69,13 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
   let deleted = summary?.deleted ?? false;
   let ended = summary?.ended ?? null;
   let label = summary?.label ?? null;
+  let interrupted = summary?.interrupted ?? false;
   const branches = [...(summary?.branches ?? [])];
   for (const line of end < 0 ? [] : text.split("\n")) {
     lines++;
     if (line.startsWith(APPEND_PREFIX)) {
       messages++;
+      interrupted = false;
       continue;
     }
     if (line.trim() === "") continue;
@@ -111,9 +115,10 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
     else if (r.t === "deleted") deleted = true;
     else if (r.t === "ended") ended = r.into ? { how: r.how, into: r.into } : { how: r.how };
     else if (r.t === "restored") ended = null;
+    else if (r.t === "interrupted") interrupted = true;
     else if (r.t === "branched") branches.push({ to: r.to, after: r.after, upTo: r.upTo });
   }
-  if (summary) summary = { ...summary, title, messages, deleted, ended, branches, problems, label, updated: stat.mtimeMs };
+  if (summary) summary = { ...summary, title, messages, deleted, ended, branches, problems, label, interrupted, updated: stat.mtimeMs };
   else if (!error) error = lines === 0 ? "empty file" : "no header";
   return { size: stat.size, mtimeMs: stat.mtimeMs, offset: offset + end + 1, lines, summary, ...(error && !summary ? { error } : {}) };
 }

@@ -8,6 +8,7 @@ import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import { messageName, threadName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
+import { workingNow } from "../chat/working.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
@@ -60,6 +61,8 @@ export class Buffers {
   private readonly toldPending = new Set<ThreadId>();
   /** Unsent input of threads whose buffers the user wiped, for the buffers made next. */
   private readonly drafts = new Map<ThreadId, string[]>();
+  /** What works, as Neovim was last told (a quit or a restart asks first while anything does). */
+  private toldWorking = "";
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -246,7 +249,16 @@ export class Buffers {
         } else if (!pending) this.toldPending.delete(thread.id);
       }
       void this.renderList();
+      this.tellWorking();
     });
+  }
+
+  /** Neovim knows what works now, before the user quits (lua/tine/quit.lua): told when it changes. */
+  private tellWorking(): void {
+    const working = workingNow(this.chat).map((w) => w.what);
+    if (working.join("\n") === this.toldWorking) return;
+    this.toldWorking = working.join("\n");
+    this.nvim.call("set_working", [working]).catch((e) => this.nvim.log(`set_working failed: ${String(e)}`));
   }
 
   /** What a thread's display shows of the tree: its banner's parent, its forks' marks, who writes it. */
@@ -268,12 +280,13 @@ export class Buffers {
 
   private renderThread(thread: Thread, m: Mounted): Promise<void> | undefined {
     m.rendered = thread.version;
-    if (thread.runner.surface.type === "terminal") return; // its program draws it
-    this.showWinbar(thread, m);
+    // A terminal's buffer is named after its thread too (a Claude Code thread, from its first prompt).
     if (m.title !== thread.title) {
       m.title = thread.title;
       this.nvim.call("set_title", [m.display, thread.num, thread.title]).catch((e) => this.nvim.log(`set_title failed: ${String(e)}`));
     }
+    if (thread.runner.surface.type === "terminal") return; // its program draws it
+    this.showWinbar(thread, m);
     const lineage = this.chat.lineage.get(thread.id);
     const parentTitle = lineage && this.chat.titleOf(lineage.parentId);
     const headerLines: string[] = [];

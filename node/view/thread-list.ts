@@ -256,7 +256,7 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
     title: extras.label(t.runner) + t.title,
     label: t.label,
     status,
-    statusText: t.busyBy !== null ? `busy (pid ${t.busyBy})` : status,
+    statusText: t.busyBy !== null ? `busy (pid ${t.busyBy})` : t.interrupted ? "interrupted (<CR> goes on)" : status,
     details: [
       msgs(extras.ownMessages(t.runner) ?? t.messages),
       when(t.updated),

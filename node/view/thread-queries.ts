@@ -47,7 +47,7 @@ export class ThreadQueries {
         num: t.num,
         parent_id: t.parentId,
         title: t.title,
-        status: "stored",
+        status: t.interrupted ? "interrupted" : "stored",
         stop_reason: null,
         messages: t.messages,
         updated: t.updated,

@@ -105,6 +105,10 @@ export type Session = {
   health(): Promise<string>;
   /** kill -9 of this Neovim (its host then sees its input end); resolves once it is gone. */
   killNeovim(): Promise<void>;
+  /** Resolves once this Neovim has exited by itself (a quit); fails after `timeoutMs`. */
+  waitForExit(timeoutMs?: number): Promise<void>;
+  /** Whether this Neovim is still running. */
+  running(): boolean;
 };
 
 /** A thread id, or a display number. */
@@ -398,6 +402,14 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
       proc.kill("SIGKILL");
       await exited;
     },
+    async waitForExit(timeoutMs = 5000) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timed out waiting for Neovim to exit")), timeoutMs);
+      });
+      await Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
+    running: () => proc.exitCode === null && proc.signalCode === null,
   };
   try {
     await fn(session);

@@ -262,6 +262,8 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
           await screen(s, 220, 55);
           await s.cmd("Tine");
           const first = await s.thread(1);
+          // Something typed, so the first thread is not an empty one (those leave when left).
+          await s.setLines(first.input_bufnr!, ["a draft"]);
           await s.cmd("Tine claude");
           const claude = (await s.threads()).find((t) => t.id !== first.id)!;
           const tine = (await layout(s)).filter((w) => w.name.startsWith("tine://"));

@@ -174,6 +174,7 @@ describe(`messages while the agent works (${nv.version})`, () => {
       await s.mock.reached("h");
       await queue(s, t.id, "not lost", "⏳ queued: not lost");
       await queue(s, t.id, "@now nor this", "⚡ @now: nor this");
+      await s.answerConfirm(1); // it asks first while the thread streams
       await s.cmd("Tine restart");
       const shown = await s.waitForDisplay(t.id, "⏸ held: not lost\n⏸ held: nor this\n   held: tine stopped before they were sent");
       assert.match(shown, /── interrupted \(the session ended\)/);
@@ -194,6 +195,7 @@ describe(`messages while the agent works (${nv.version})`, () => {
       await typeAndSend(s, "first");
       await s.mock.reached("h");
       await queue(s, t.id, "see @file:notes.md", "⏳ queued: see @file:notes.md");
+      await s.answerConfirm(1); // it asks first while the thread streams
       await s.cmd("Tine restart");
       await s.waitForDisplay(t.id, "⏸ held: see @file:notes.md");
       writeFileSync(join(s.cwd, "notes.md"), "LATER-MARK\n");

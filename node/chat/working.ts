@@ -1,0 +1,25 @@
+/**
+ * What of the chat works right now, in words: the threads a quit or a `:Tine restart` would cut
+ * (a reply streaming, a tool running, a background fork not done). Neovim asks before either
+ * (lua/tine/quit.lua); the store marks the threads a quit did cut (`Persistence.interrupted`).
+ * A foreground tool waiting for approval, a Claude Code terminal (its status is `running`:
+ * Neovim asks for a running terminal itself) and a thread another Neovim writes are not cut.
+ */
+import type { Chat } from "./chat.ts";
+import type { ThreadId } from "./msgs.ts";
+
+export type Working = { readonly id: ThreadId; readonly what: string };
+
+export function workingNow(chat: Chat): Working[] {
+  const out: Working[] = [];
+  for (const thread of chat.threads.values()) {
+    if (thread.readOnlyBy !== null) continue;
+    const streaming = thread.status === "streaming";
+    const tool = thread.toolRuns.some((r) => r.state === "running");
+    const background = chat.forks.get(thread.id)?.background === true;
+    if (!streaming && !tool && !(background && !thread.atRest)) continue;
+    const doing = streaming ? "streams" : tool ? "runs a tool" : "works";
+    out.push({ id: thread.id, what: `${background ? "background fork " : ""}"${thread.title}" ${doing}` });
+  }
+  return out;
+}
