@@ -95,6 +95,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   },
   snapshot_health: ({ app }) => app.code.snapshots.health(),
   code_differs: ({ app }, [id, at]) => app.code.differs(id, at),
+  merge_done: ({ app }, [force]) => app.forkCode.mergeDone(force),
 
   buffers_gone: ({ app }, [id, draft]) => {
     app.buffersGone(id, draft);

@@ -44,6 +44,8 @@ export type ThreadInfo = {
   input_bufnr: number | null;
   /** Paths (from the project's top folder) its turns changed, as their change lists show them; [] for a stored thread. */
   changed_files: string[];
+  /** The folder its tools work in (the project's, or a worktree fork's worktree); null for a stored thread. */
+  cwd: string | null;
 };
 
 /** A thread's buffers, once made. */
@@ -123,7 +125,14 @@ export type Method = { readonly args: readonly Arg<unknown>[]; readonly result: 
 const id = arg("id", string);
 
 /** `fork(id, prompt, opts)`: where and how the fork is taken. */
-const forkOptions = options({ at_message: index, prefill: string, wait: boolean, background: boolean, restore_code: boolean });
+const forkOptions = options({
+  at_message: index,
+  prefill: string,
+  wait: boolean,
+  background: boolean,
+  restore_code: boolean,
+  worktree: boolean,
+});
 
 /** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */
 const restoreOptions = options({ confirm: boolean, overwrite: boolean });
@@ -197,6 +206,8 @@ export const METHODS = {
   snapshot_health: { args: [], result: returns<SnapshotHealthInfo>() },
   /** Whether message `at_message`'s files differ from the thread's latest snapshot (a fork there may restore them). */
   code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
+  /** `:Tine merge done[!]`: conflicted merges of worktree forks accepted, their worktrees removed (refused while markers are left, unless `force`); how many. */
+  merge_done: { args: [arg("force", boolean)], result: returns<number>() },
 
   // -- buffers and lines --
   /** The user deleted a thread's buffers (:bd, :bw); `draft`: the unsent input, kept for the next ones. */

@@ -16,6 +16,8 @@ export class ThreadQueries {
     private readonly buffers: Buffers,
     /** Last change of a live thread, when the store knows it. */
     private readonly updated: (id: ThreadId) => number | undefined,
+    /** The folder a live thread's tools work in. */
+    private readonly cwdOf: (id: ThreadId) => string = () => "",
   ) {}
 
   /** Every thread of this project, live and stored, oldest first. */
@@ -35,6 +37,7 @@ export class ThreadQueries {
         bufnr: m?.display ?? null,
         input_bufnr: m?.input ?? null,
         changed_files: changedFiles(t),
+        cwd: this.cwdOf(t.id),
       };
     });
     const stored = [...this.chat.stored.values()].map(
@@ -50,6 +53,7 @@ export class ThreadQueries {
         bufnr: null,
         input_bufnr: null,
         changed_files: [],
+        cwd: null,
       }),
     );
     const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
