@@ -155,6 +155,24 @@ describe(`worktree forks (${nv.version})`, () => {
     });
   });
 
+  it("after :Tine restart a worktree fork still works in its worktree (its transcript keeps it)", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      await s.cmd("Tine restart");
+      await s.open(a.id);
+      assert.equal((await s.thread(a.id)).cwd, a.cwd);
+      s.mock.reply(
+        response([{ toolUse: { id: "b2", name: "bash_command", input: { command: "printf 'later\\n' > later.txt" } } }]),
+        textReply("later done."),
+      );
+      await typeAndSend(s, "once more");
+      await s.waitForDisplay(a.id, "later done.\n── end_turn");
+      assert.equal(readFileSync(join(a.cwd, "later.txt"), "utf8"), "later\n");
+      assert.equal(existsSync(join(s.cwd, "later.txt")), false);
+    });
+  });
+
   it("a project without git: --worktree says why it cannot", async () => {
     await withNeovim(
       nv,
