@@ -85,7 +85,8 @@ export class SnapshotRepo {
     return this.serial(async () => {
       const plain = ["-c", "core.splitIndex=false", "-c", "core.untrackedCache=false"];
       await this.run([...plain, "read-tree", id]);
-      await this.run([...plain, "checkout-index", "-a", "-f", "-u"]);
+      // Written by as many workers as there are cores.
+      await this.run([...plain, "-c", "checkout.workers=0", "checkout-index", "-a", "-f", "-u"]);
       const tree = (await this.run(["rev-parse", `${id}^{tree}`])).stdout.toString("utf8").trim();
       this.last = { id, tree, skipped: "" };
       return this.indexFile;
