@@ -72,8 +72,21 @@ export class SnapshotRepo {
    * must not drop objects a view is writing).
    */
   view(root: string): SnapshotRepo {
-    const index = join(dirname(this.gitDir), `${projectKey(root)}.index`);
-    return new SnapshotRepo(root, this.gitDir, index, this.projectGitDir, this.dataDir, this.maxFileBytes, this.userExcludes, this.lane);
+    return new SnapshotRepo(
+      root,
+      this.gitDir,
+      this.viewIndex(root),
+      this.projectGitDir,
+      this.dataDir,
+      this.maxFileBytes,
+      this.userExcludes,
+      this.lane,
+    );
+  }
+
+  /** The index a view of work tree `root` writes through (removed with the worktree). */
+  viewIndex(root: string): string {
+    return join(dirname(this.gitDir), `${projectKey(root)}.index`);
   }
 
   /**

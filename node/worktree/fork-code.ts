@@ -15,7 +15,7 @@ import type { ForkEnd, ThreadId } from "../chat/msgs.ts";
 import type { FileChange } from "../snapshot/code.ts";
 import { type MergeConflict, markersLeft, mergeChanges } from "./merge.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
-import { pendingMerge, removeWorktree, setPendingMerge } from "./worktree.ts";
+import { pendingMerge, setPendingMerge } from "./worktree.ts";
 
 /** What the host does for these ends: tell the user, fill the quickfix list, queue a report for a thread. */
 export type ForkCodeEdges = {
@@ -84,7 +84,7 @@ export class ForkCode {
     for (const path of result.applied) this.edges.written(join(into.root, path));
     const unrecorded = result.unrecorded.length ? `; not merged (over 2 MiB): ${result.unrecorded.join(", ")}` : "";
     if (!result.conflicts.length) {
-      this.remove(from);
+      await this.remove(from);
       this.edges.tell(`tine: ${fork.title}: its code is merged: ${plural(result.applied.length, "file")} changed${unrecorded}`, false);
       return;
     }
@@ -120,11 +120,11 @@ export class ForkCode {
       `tine: ${fork.title}: its worktree is removed with ${plural(files.length, "changed file")} (its last snapshot keeps them: :Tine threads! restores the fork)`,
       false,
     );
-    this.remove(from);
+    await this.remove(from);
   }
 
-  private remove(workspace: Workspace): void {
-    if (!this.workspaces.usersOf(workspace, this.edges.live()).length) removeWorktree(workspace.root);
+  private async remove(workspace: Workspace): Promise<void> {
+    if (!this.workspaces.usersOf(workspace, this.edges.live()).length) await this.workspaces.remove(workspace.root);
   }
 
   /**
@@ -132,7 +132,7 @@ export class ForkCode {
    * removed; refused while a listed file still holds conflict markers, unless `force`. Returns
    * how many were accepted.
    */
-  mergeDone(force: boolean): number {
+  async mergeDone(force: boolean): Promise<number> {
     const folder = this.workspaces.folder();
     const pending = (existsSync(folder) ? readdirSync(folder) : [])
       .map((name) => join(folder, name))
@@ -154,7 +154,7 @@ export class ForkCode {
     }
     for (const p of pending) {
       setPendingMerge(p.path, null);
-      removeWorktree(p.path);
+      await this.workspaces.remove(p.path);
     }
     return pending.length;
   }

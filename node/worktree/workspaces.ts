@@ -17,7 +17,7 @@ import type { SnapshotRepo } from "../snapshot/repo.ts";
 import { projectKey } from "../store/store.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
-import { makeWorktree, type StoredWorktree } from "./worktree.ts";
+import { makeWorktree, removeWorktree, type StoredWorktree } from "./worktree.ts";
 
 export type { StoredWorktree } from "./worktree.ts";
 
@@ -135,6 +135,12 @@ export class Workspaces {
     };
     this.byPath.set(stored.path, workspace);
     return workspace;
+  }
+
+  /** Removes a worktree and the store's index of it (a folder tine did not make is left alone). */
+  async remove(root: string): Promise<void> {
+    const repo = await this.repo();
+    removeWorktree(root, "off" in repo ? undefined : repo.viewIndex(root));
   }
 
   /** Every worktree folder of this project (made by this host or an earlier one). */

@@ -103,9 +103,10 @@ export function pendingMerge(path: string): PendingMerge | null {
   return readMarker(path)?.merge ?? null;
 }
 
-/** Removes worktree `path`; a folder tine did not make (no marker) is left alone. True when removed. */
-export function removeWorktree(path: string): boolean {
+/** Removes worktree `path` (and the store's index of it, `index`); a folder tine did not make (no marker) is left alone. True when removed. */
+export function removeWorktree(path: string, index?: string): boolean {
   if (!readMarker(path)) return false;
   rmSync(path, { recursive: true, force: true });
+  if (index) rmSync(index, { force: true });
   return true;
 }

@@ -51,7 +51,8 @@ try {
     },
     { cwd: root, setup: { tools_needing_approval: [] } },
   );
-  row("first worktree fork, tine's store empty", `${times[0]!.toFixed(0)} ms`, times[0]! < 2000, "< 2 s");
+  // Not a target: the store's very first snapshot of the project reads every file once.
+  rows.push(`      first worktree fork, tine's store empty: ${times[0]!.toFixed(0)} ms`);
   const later = median(times.slice(1));
   row("worktree fork, ready for input", `${later.toFixed(0)} ms (median of ${times.length - 1})`, later < 2000, "< 2 s");
 
