@@ -215,7 +215,13 @@ export class App {
     let owners: Set<string>;
     try {
       // Every transcript on disk (a deleted thread's stays while its forks need it), every live thread, the last restore's undo.
-      owners = new Set([...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys(), "undo"]);
+      const making = this.workspaces.making;
+      owners = new Set([
+        ...(this.persistence?.store.list().threads.map((t) => t.id) ?? []),
+        ...this.chat.threads.keys(),
+        ...making,
+        "undo",
+      ]);
     } catch (error) {
       this.nvim.log(`snapshot housekeeping skipped: ${String(error)}`);
       return;

@@ -52,6 +52,8 @@ export class Workspaces {
   readonly project: Workspace;
   private readonly byThread = new Map<ThreadId, Workspace>();
   private readonly byPath = new Map<string, Workspace>();
+  /** Forks whose worktree is being made: not threads yet, their snapshots must survive housekeeping. */
+  readonly making = new Set<ThreadId>();
 
   constructor(
     private readonly repo: OpenRepo,
@@ -97,13 +99,18 @@ export class Workspaces {
   async fork(sourceId: ThreadId, id: ThreadId, num: number, at: SnapshotId | null): Promise<Workspace> {
     const repo = await this.repo();
     if ("off" in repo) throw new Error(`tine: a fork in its own worktree needs code snapshots, and they are off: ${repo.off}`);
-    const base = at ?? (await this.of(sourceId).snapshots.take(id))?.id;
-    if (!base) throw new Error("tine: the source's files could not be recorded: no worktree made");
-    const path = join(this.options.dir, projectKey(this.options.projectRoot), `${num}-${id.slice(0, 8)}`);
-    const view = await makeWorktree(repo, base, path, id);
-    const workspace = this.worktree({ path, base }, async () => view);
-    this.byThread.set(id, workspace);
-    return workspace;
+    this.making.add(id);
+    try {
+      const base = at ?? (await this.of(sourceId).snapshots.take(id))?.id;
+      if (!base) throw new Error("tine: the source's files could not be recorded: no worktree made");
+      const path = join(this.options.dir, projectKey(this.options.projectRoot), `${num}-${id.slice(0, 8)}`);
+      const view = await makeWorktree(repo, base, path, id);
+      const workspace = this.worktree({ path, base }, async () => view);
+      this.byThread.set(id, workspace);
+      return workspace;
+    } finally {
+      this.making.delete(id);
+    }
   }
 
   /**
