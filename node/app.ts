@@ -31,14 +31,13 @@ import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/mod
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
-import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
+import { MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "./snapshot/code.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
 import { LastActive } from "./store/last-active.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { StoreClock } from "./store/store-clock.ts";
 import { builtinTools } from "./tools/builtin.ts";
-import { localEnvironment } from "./tools/local-environment.ts";
 import { ToolSources } from "./tools/source.ts";
 import { UsageBook } from "./usage/book.ts";
 import { startTimer } from "./util/timer.ts";
@@ -48,6 +47,8 @@ import { Buffers } from "./view/buffers.ts";
 import { type LineAction, lineAction } from "./view/line-actions.ts";
 import { ThreadListEntry } from "./view/list-entry.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
+import { ForkCode } from "./worktree/fork-code.ts";
+import { forkBase, Workspaces, worktreeFolder } from "./worktree/workspaces.ts";
 
 /** How long after start-up the snapshot housekeeping runs (once a day at most). */
 const SNAPSHOT_HOUSEKEEPING_DELAY_MS = 10_000;
@@ -65,6 +66,10 @@ export class App {
   readonly completer: MentionCompleter;
   /** What the user does with code snapshots: change lists, restore (node/snapshot/). */
   readonly code: CodeActions;
+  /** Where each thread works: the project's folder or a fork's worktree (node/worktree/). */
+  readonly workspaces: Workspaces;
+  /** What a worktree fork's end does to its files: merge, summary, removal. */
+  readonly forkCode: ForkCode;
   /** Null with `persist = false`: nothing is written. */
   private readonly persistence: Persistence | null;
   private unreadable: readonly Unreadable[] = [];
@@ -92,19 +97,37 @@ export class App {
     readonly config: HostConfig,
   ) {
     this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
-    const environment = localEnvironment(config.cwd, { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny });
-    const snapshots = gitSnapshots({
+    const limits = { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny };
+    const keepDays = config.snapshot_keep_days;
+    const repo = openRepo({
       enabled: config.snapshots,
       cwd: config.cwd,
       dataDir: config.data_dir,
       maxFileBytes: MAX_SNAPSHOT_FILE_BYTES,
-      keepDays: config.snapshot_keep_days,
+      keepDays,
     });
+    const snapshots = snapshotsOn(repo, keepDays);
+    const folder = { projectRoot: config.cwd, dir: worktreeFolder(config), limits, keepDays };
+    this.workspaces = new Workspaces(repo, snapshots, folder, (id) => this.chat.lineage.get(id)?.parentId);
+    const snapshotsOf = (id: ThreadId) => this.workspaces.of(id).snapshots;
     const written = (by: string) => (path: string) =>
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
-    this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"));
+    this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"), snapshotsOf);
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.lastActive = this.persistence ? new LastActive(this.persistence.store.dir) : null;
+    if (this.persistence) this.persistence.worktreeOf = (id) => this.workspaces.of(id).stored ?? undefined;
+    const tell = (text: string, error: boolean) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text));
+    this.forkCode = new ForkCode(this.workspaces, {
+      tell,
+      quickfix: (title, items) =>
+        void nvim.call("set_quickfix", [title, items]).catch((e) => nvim.log(`set_quickfix failed: ${String(e)}`)),
+      report: (parentId, report) =>
+        this.chat.threads.has(parentId)
+          ? this.dispatch({ type: "thread-msg", id: parentId, msg: { type: "queue-report", report } })
+          : this.persistence?.reportToStored(parentId, report),
+      written: written("the merge"),
+      live: () => this.chat.threads.keys(),
+    });
     this.mcp = new McpServers(config.mcp_servers, {
       root: config.cwd,
       vars: process.env,
@@ -122,11 +145,11 @@ export class App {
       this.dispatch,
       this.runners,
       {
-        // Every thread works in the project folder for now; a fork may get a folder of its own.
-        environmentFor: () => environment,
+        // The project's folder, or the worktree of a fork made with one (and of the forks that share it).
+        environmentFor: (id) => this.workspaces.of(id).environment,
         tools,
         fileWritten: written("edit_file"),
-        code: codeRecorder(snapshots, this.dispatch, (text, error) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text))),
+        code: codeRecorder(snapshotsOf, this.dispatch, tell),
       },
       {
         threadCreated: (thread, how) => {
@@ -146,6 +169,8 @@ export class App {
           this.buffers.handOver(fork.id, parentId);
           const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
           this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
+          if (parentId)
+            this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
         },
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
@@ -169,12 +194,19 @@ export class App {
         label: (spec) => this.runners.label(spec),
         ownMessages: (spec) => this.runners.ownMessages(spec),
         notSaved: (id) => this.persistence?.notSaved(id),
+        worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
       },
       config.empty_hint,
       { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
       config.display_fill_step,
     );
-    this.queries = new ThreadQueries(this.chat, this.buffers, (id) => this.persistence?.updated.get(id), this.usage);
+    this.queries = new ThreadQueries(
+      this.chat,
+      this.buffers,
+      (id) => this.persistence?.updated.get(id),
+      this.usage,
+      (id) => this.workspaces.of(id).root,
+    );
     this.claudeCode = new ClaudeCodeThreads(
       {
         create: (fields) => this.create(fields),
@@ -216,7 +248,13 @@ export class App {
     let owners: Set<string>;
     try {
       // Every transcript on disk (a deleted thread's stays while its forks need it), every live thread, the last restore's undo.
-      owners = new Set([...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys(), "undo"]);
+      const making = this.workspaces.making;
+      owners = new Set([
+        ...(this.persistence?.store.list().threads.map((t) => t.id) ?? []),
+        ...this.chat.threads.keys(),
+        ...making,
+        "undo",
+      ]);
     } catch (error) {
       this.nvim.log(`snapshot housekeeping skipped: ${String(error)}`);
       return;
@@ -289,12 +327,14 @@ export class App {
     const command = parseSend(text);
     if (command.type === "fork") {
       // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).
-      await this.fork(id, command.prompt, {}, (command.prompt && (await this.expand(thread, command.prompt))) || undefined);
+      const tree = command.worktree ? { worktree: true } : {};
+      await this.fork(id, command.prompt, tree, (command.prompt && (await this.expand(thread, command.prompt))) || undefined);
       return { replaced: "" };
     }
     if (command.type === "background-fork") {
       if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
-      await this.fork(id, command.prompt, { background: true }, (await this.expand(thread, command.prompt)) ?? undefined);
+      const tree = command.worktree ? { worktree: true } : {};
+      await this.fork(id, command.prompt, { background: true, ...tree }, (await this.expand(thread, command.prompt)) ?? undefined);
       return { replaced: "" };
     }
     if (command.type === "handoff") {
@@ -395,15 +435,17 @@ export class App {
   async fork(
     sourceId: ThreadId,
     prompt: string,
-    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean; restore_code?: boolean } = {},
+    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean; restore_code?: boolean; worktree?: boolean } = {},
     /** What the prompt's mentions resolved to (a prompt typed in the input: `@fork`, `@bg`). */
     context?: SendContext,
   ): Promise<ThreadId | null> {
     const live = this.chat.threads.get(sourceId);
-    if (opts.restore_code) {
+    if (opts.restore_code && opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
+    // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
+    const tree = opts.worktree ?? (this.wantsWorktree(opts.background === true) && (await this.workspaces.available()));
+    if (opts.restore_code && !tree) {
       // The files first, as they were at the fork point (files changed since are left alone, and named).
-      if (opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
-      const { left } = await this.code.restore(sourceId, opts.at_message, false);
+      const { left } = await this.code.restore(sourceId, opts.at_message!, false);
       if (left.length) this.nvim.notifyInfo(`tine: left alone (changed since, not overwritten): ${left.join(", ")}`);
     }
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(this.chat, sourceId)} cannot be forked`);
@@ -419,6 +461,9 @@ export class App {
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
+    // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works.
+    if (tree) await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
+    else this.workspaces.share(newId, sourceId);
     this.dispatch({
       type: "chat-msg",
       msg: {
@@ -437,6 +482,12 @@ export class App {
     });
     if (!this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
     return newId;
+  }
+
+  /** Whether `fork_worktree` gives a fork (a background one or not) a worktree without being asked. */
+  private wantsWorktree(background: boolean): boolean {
+    const option = this.config.fork_worktree;
+    return option === "always" || (option === "background" && background);
   }
 
   newThread(): Promise<Opened> {
@@ -483,6 +534,8 @@ export class App {
     }
     const { title, reports, queue, code, labels } = loaded.raw;
     const { history, runner } = loaded;
+    // Before the thread is made: its tools work in its worktree from the start.
+    this.workspaces.adopt(id, loaded.header.worktree, code.at(-1)?.id ?? null);
     this.dispatch({
       type: "chat-msg",
       msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },
@@ -525,6 +578,8 @@ export class App {
     if (!this.chat.threads.has(parentId)) this.load(parentId);
     this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUuid(), siblingNum: this.chat.nextNum() } });
     if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
+    // A worktree fork's files are merged into the parent's by then (node/worktree/fork-code.ts).
+    await this.forkCode.settled(id);
     return parentId;
   }
 

@@ -69,6 +69,10 @@ export type SentConfig = {
   snapshots: boolean;
   /** Days a code snapshot is kept. */
   snapshot_keep_days: number;
+  /** Which forks get a git worktree of their own without being asked: every one, `@bg` ones, none. */
+  fork_worktree: "always" | "background" | "never";
+  /** Where forks' worktrees are made; false: under data_dir. */
+  worktree_dir: string | false;
   /** Minutes of idleness before a fork is asked to wrap up (fractions allowed). */
   fork_idle_timeout: number;
   /** Live forks the agent may have opened (enter_fork) from one thread; 0: none. */
@@ -148,6 +152,7 @@ const keymaps = record({
   list_background: key,
   list_open: key,
   list_fork: key,
+  list_worktree: key,
   list_rename: key,
   list_delete: key,
   add: key,
@@ -234,6 +239,8 @@ const sentConfig = record({
   persist: boolean,
   snapshots: boolean,
   snapshot_keep_days: positive,
+  fork_worktree: oneOf("always", "background", "never"),
+  worktree_dir: (v, name) => (v === false || (typeof v === "string" && v !== "") ? ok(v) : wrong(name, "a folder (a string) or false", v)),
   fork_idle_timeout: positive,
   agent_fork_limit: count,
   context_max_bytes: positive,

@@ -24,6 +24,11 @@ end, {
         return c:find(lead, 1, true) == 1
       end, { "undo" })
     end
+    if line:match("^%S+%s+merge%s+%S*$") then
+      return vim.tbl_filter(function(c)
+        return c:find(lead, 1, true) == 1
+      end, { "done", "done!" })
+    end
     -- :Tine diff [a [b]]: this project's thread numbers.
     if line:match("^%S+%s+diff%s+%S*$") or line:match("^%S+%s+diff%s+%S+%s+%S*$") then
       return require("tine.list").thread_numbers(lead)
@@ -44,6 +49,7 @@ end, {
       "fork",
       "diff",
       "restore",
+      "merge",
       "claude",
       "import",
       "export",

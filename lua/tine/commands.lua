@@ -215,7 +215,7 @@ local function range_of(args)
   return (args.range or 0) > 0 and { from = args.line1, to = args.line2 } or nil
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|claude …|import …|export|add|ask …|restart|mcp]
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|merge done[!]|claude …|import …|export|add|ask …|restart|mcp]
 ---@param args { fargs: string[], args: string, bang: boolean, range: integer, line1: integer, line2: integer } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
@@ -254,6 +254,9 @@ function M.command(args)
   if sub == "restore" then
     return require("tine.code").command(args.fargs[2])
   end
+  if sub == "merge" then
+    return require("tine.worktree").command(args.fargs[2], args.bang)
+  end
   if sub == "import" then
     if args.fargs[2] then
       return guarded(tine.import_claude, args.fargs[2])
@@ -288,7 +291,7 @@ function M.command(args)
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, claude, import, export, add, ask, restart, mcp, compact, model)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, merge, claude, import, export, add, ask, restart, mcp, compact, model)"
   )
 end
 

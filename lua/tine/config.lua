@@ -70,6 +70,12 @@ M.defaults = {
   snapshots = true,
   -- Days a snapshot is kept; older ones (and those of deleted threads) are dropped once a day.
   snapshot_keep_days = 30,
+  -- Forks that work in a git worktree of their own (:help tine-worktree), made from the snapshot at
+  -- the fork point: "always" (every fork you take), "background" (@bg forks, which work while you
+  -- edit) or "never". `--worktree` asks for one anyway. Needs git, a git repository and snapshots.
+  fork_worktree = "background",
+  -- Where forks' worktrees are made (a folder per project inside); false: <data_dir>/worktrees.
+  worktree_dir = false,
   -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
   -- you, it reports back to its parent and ends. Fractions allowed.
   fork_idle_timeout = 10,
@@ -155,6 +161,7 @@ M.defaults = {
     list_background = "b", -- thread list: a fork that runs without a window and reports back
     list_open = "<CR>", -- thread list: open the thread under the cursor (or restore an ended fork)
     list_fork = "f", -- thread list: fork the thread under the cursor (asks for the prompt)
+    list_worktree = "w", -- thread list: fork it into a git worktree of its own (asks for the prompt)
     list_rename = "r", -- thread list: rename the thread under the cursor
     list_delete = "D", -- asks for confirmation
     -- Any buffer (set by setup()): Visual mode, the selection with its file and lines goes into
@@ -259,6 +266,10 @@ local checks = {
   persist = typed("boolean"),
   snapshots = typed("boolean"),
   snapshot_keep_days = positive,
+  fork_worktree = one_of({ "always", "background", "never" }),
+  worktree_dir = function(v)
+    return v == false or (type(v) == "string" and v ~= ""), "a folder (a string) or false"
+  end,
   fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
   list_max_height = positive,
   auto_title = function(v)

@@ -35,8 +35,9 @@ function M.ask_and_fork(id, opts)
   end)
 end
 
---- :ForkThread[!] [--wait] [prompt]. With a bang (or `F`), forks at the message under the cursor;
---- with --wait, once the thread's reply has finished and its tools are answered.
+--- :ForkThread[!] [--wait|--bg] [--worktree] [prompt]. With a bang (or `F`), forks at the message
+--- under the cursor; with --wait, once the thread's reply has finished and its tools are answered;
+--- with --worktree, in a git worktree of its own.
 ---@param cmd { bang: boolean, args: string } as nvim_create_user_command gives it
 function M.fork_command(cmd)
   local ok, id = guarded(current_thread)
@@ -50,15 +51,18 @@ function M.fork_command(cmd)
   end
   local opts = vim.empty_dict()
   local args = cmd.args or ""
-  if args:match("^%-%-wait%f[%s%z]") then
-    opts = { wait = true }
-    args = vim.trim(args:sub(7))
-  elseif args:match("^%-%-bg%f[%s%z]") then
-    opts = { background = true }
-    args = vim.trim(args:sub(5))
-    if args == "" then
-      return err("tine: :ForkThread --bg needs a prompt")
+  -- The flags, in any order, before the prompt.
+  local flags = { ["--wait"] = "wait", ["--bg"] = "background", ["--worktree"] = "worktree" }
+  while true do
+    local flag = args:match("^(%-%-%a+)%f[%s%z]")
+    if not flag or not flags[flag] then
+      break
     end
+    opts = vim.tbl_extend("force", opts, { [flags[flag]] = true })
+    args = vim.trim(args:sub(#flag + 1))
+  end
+  if opts.background and args == "" then
+    return err("tine: :ForkThread --bg needs a prompt")
   end
   cmd = { bang = cmd.bang, args = args }
   local go = function()

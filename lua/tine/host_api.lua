@@ -144,6 +144,13 @@ function M.file_written(path, by)
   return true
 end
 
+function M.set_quickfix(title, items)
+  vim.schedule(function()
+    require("tine.worktree").set_quickfix(title, items)
+  end)
+  return true
+end
+
 function M.set_title(display, num, title)
   buffers.set_title(display, num, title)
   return true

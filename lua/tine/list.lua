@@ -162,10 +162,11 @@ function M.diff_from_list()
   on_list_thread(tine.diff)
 end
 
---- `f` in the list: forks the thread on the line (asks for the prompt).
-function M.fork_from_list()
+--- `f` in the list: forks the thread on the line (asks for the prompt); `w`: into a worktree of its own.
+---@param opts? TineForkOpts
+function M.fork_from_list(opts)
   on_list_thread(function(id)
-    fork.ask_and_fork(id, vim.empty_dict())
+    fork.ask_and_fork(id, opts or vim.empty_dict())
   end)
 end
 

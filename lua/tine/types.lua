@@ -29,6 +29,8 @@
 ---@field persist? boolean false: nothing is written to disk
 ---@field snapshots? boolean false: no code snapshots (a turn's changes are not listed, :Tine restore is off)
 ---@field snapshot_keep_days? number days a code snapshot is kept
+---@field fork_worktree? "always"|"background"|"never" forks that get a git worktree of their own without --worktree
+---@field worktree_dir? string|false where forks' worktrees are made (false: <data_dir>/worktrees)
 ---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
 ---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
 ---@field context_max_bytes? integer the most one mention's item may hold (bytes)
@@ -97,6 +99,7 @@
 ---@field list_background? string|false
 ---@field list_open? string|false
 ---@field list_fork? string|false
+---@field list_worktree? string|false
 ---@field list_rename? string|false
 ---@field list_delete? string|false
 ---@field add? string|false any buffer: add the selection (Visual) or the file (Normal) to the input
@@ -126,6 +129,7 @@
 ---@field bufnr integer|vim.NIL its display buffer, while it has one
 ---@field input_bufnr integer|vim.NIL
 ---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
+---@field cwd string|vim.NIL the folder its tools work in (a worktree fork's worktree); vim.NIL for a stored thread
 ---@field model string|vim.NIL the model its next request names; vim.NIL for a stored or Claude Code thread
 ---@field usage TineUsage|vim.NIL its requests' usage; vim.NIL for a stored thread not opened yet
 
@@ -171,6 +175,7 @@
 ---@field wait? boolean fork once the thread is at rest
 ---@field restore_code? boolean with at_message: the project's files are first restored to that message (|tine-restore|)
 ---@field background? boolean run without a window, and report back
+---@field worktree? boolean work in a git worktree of its own, made from the files at the fork point (|tine-worktree|)
 
 --- After `send()`: the failed turn's text your message replaced ("" when none).
 ---@class TineSendResult

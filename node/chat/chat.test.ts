@@ -55,7 +55,7 @@ function setup({ agentForkLimit = 3, needsApproval = false } = {}) {
       tools: new ToolSources([{ ...builtinTools([]), needsApproval: () => needsApproval }]),
       fileWritten: () => {},
       code: codeRecorder(
-        snapshotsOff(),
+        () => snapshotsOff(),
         (m) => dispatch(m),
         () => {},
       ),

@@ -311,17 +311,18 @@ export class Chat implements ChatTree {
       knownResults: live?.forkResults(),
       atMessage: request.atMessage,
     });
+    const sourceLength = source.history.length;
+    // Linked first: the host's services for the new thread (where it works) follow its parent.
+    this.lineage.link(request.newId, {
+      parentId: request.sourceId,
+      atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
+      relation: "fork",
+    });
     const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);
     const thread = new Thread(request.newId, request.num, title, runner, this.threadContext(request.newId), { titledBy: by });
     // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
     thread.code = live?.code ?? [];
     if (live) thread.approvalsFrom(live);
-    const sourceLength = source.history.length;
-    this.lineage.link(thread.id, {
-      parentId: request.sourceId,
-      atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
-      relation: "fork",
-    });
     if (runner.traits.forkLifecycle) {
       this.forks.update({
         type: "started",

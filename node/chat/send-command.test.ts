@@ -15,6 +15,13 @@ it("recognises @bg with a prompt as a background fork", () => {
   assert.deepEqual(parseSend("@bgx"), { type: "message", text: "@bgx" });
 });
 
+it("recognises --worktree before a fork's prompt (@fork and @bg)", () => {
+  assert.deepEqual(parseSend("@fork --worktree try it"), { type: "fork", prompt: "try it", worktree: true });
+  assert.deepEqual(parseSend("@fork --worktree"), { type: "fork", prompt: "", worktree: true });
+  assert.deepEqual(parseSend("@bg --worktree fix the test"), { type: "background-fork", prompt: "fix the test", worktree: true });
+  assert.deepEqual(parseSend("@fork --worktrees x"), { type: "fork", prompt: "--worktrees x" });
+});
+
 it("recognises @handoff with its goal", () => {
   assert.deepEqual(parseSend("@handoff write the migration"), { type: "handoff", goal: "write the migration" });
 });

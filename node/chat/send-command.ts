@@ -1,8 +1,9 @@
 /** What a `send` from the input buffer means: `@`-commands are recognised here, at the entry. */
 export type SendCommand =
-  | { type: "fork"; prompt: string }
+  /** `worktree` (`@fork --worktree`): the fork works in a git worktree of its own; absent, `fork_worktree` decides. */
+  | { type: "fork"; prompt: string; worktree?: true }
   /** `@bg <prompt>`: a fork that runs without a window and reports back when its turn ends. */
-  | { type: "background-fork"; prompt: string }
+  | { type: "background-fork"; prompt: string; worktree?: true }
   /** `@handoff <goal>`: the agent writes a prompt for a fresh thread; this one returns to how it was. */
   | { type: "handoff"; goal: string }
   /** `@compact [instructions]`: a new thread under this one opens with the model's summary of it; this one stays whole. */
@@ -12,11 +13,18 @@ export type SendCommand =
   | { type: "message"; text: string };
 
 const COMMAND = /^\s*@(fork|bg|handoff|compact|now)(?=\s|$)\s*([\s\S]*)$/;
+const WORKTREE = /^--worktree(?=\s|$)\s*/;
+
+/** A fork's prompt, and whether `--worktree` came before it. */
+function forkArgs(rest: string): { prompt: string; worktree?: true } {
+  const flag = WORKTREE.exec(rest);
+  return flag ? { prompt: rest.slice(flag[0].length).trim(), worktree: true } : { prompt: rest.trim() };
+}
 
 export function parseSend(text: string): SendCommand {
   const command = COMMAND.exec(text);
-  if (command?.[1] === "fork") return { type: "fork", prompt: command[2]!.trim() };
-  if (command?.[1] === "bg") return { type: "background-fork", prompt: command[2]!.trim() };
+  if (command?.[1] === "fork") return { type: "fork", ...forkArgs(command[2]!) };
+  if (command?.[1] === "bg") return { type: "background-fork", ...forkArgs(command[2]!) };
   if (command?.[1] === "handoff") return { type: "handoff", goal: command[2]!.trim() };
   if (command?.[1] === "compact") return { type: "compact", instructions: command[2]!.trim() };
   if (command?.[1] === "now") return { type: "now", text: command[2]!.trim() };

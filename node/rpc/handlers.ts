@@ -102,6 +102,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   },
   snapshot_health: ({ app }) => app.code.snapshots.health(),
   code_differs: ({ app }, [id, at]) => app.code.differs(id, at),
+  merge_done: ({ app }, [force]) => app.forkCode.mergeDone(force),
 
   thread_left: ({ app }, [id]) => {
     app.threadLeft(id);

@@ -49,6 +49,8 @@ export type ThreadInfo = {
   usage: UsageInfo | null;
   /** The model its next request names (its own from `:Tine model`, else setup's); null for a stored thread or one whose program chooses (Claude Code). */
   model: string | null;
+  /** The folder its tools work in (the project's, or a worktree fork's worktree); null for a stored thread. */
+  cwd: string | null;
 };
 
 /** What `:Tine model` offers: the models, the thinking efforts, and what the thread uses now. */
@@ -131,7 +133,14 @@ export type Method = { readonly args: readonly Arg<unknown>[]; readonly result: 
 const id = arg("id", string);
 
 /** `fork(id, prompt, opts)`: where and how the fork is taken. */
-const forkOptions = options({ at_message: index, prefill: string, wait: boolean, background: boolean, restore_code: boolean });
+const forkOptions = options({
+  at_message: index,
+  prefill: string,
+  wait: boolean,
+  background: boolean,
+  restore_code: boolean,
+  worktree: boolean,
+});
 
 /** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */
 const restoreOptions = options({ confirm: boolean, overwrite: boolean });
@@ -216,6 +225,8 @@ export const METHODS = {
   snapshot_health: { args: [], result: returns<SnapshotHealthInfo>() },
   /** Whether message `at_message`'s files differ from the thread's latest snapshot (a fork there may restore them). */
   code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
+  /** `:Tine merge done[!]`: conflicted merges of worktree forks accepted, their worktrees removed (refused while markers are left, unless `force`); how many. */
+  merge_done: { args: [arg("force", boolean)], result: returns<number>() },
 
   // -- buffers and lines --
   /** Another thread took the windows of thread `id`, whose input is blank: an empty thread goes. */

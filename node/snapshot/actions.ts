@@ -12,7 +12,7 @@ import { type CodeSnapshots, markAt, type ThreadMark, validMarks } from "./code.
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
 
 /** The last restore, until it is undone: the files it wrote and the snapshot that holds them as they were. */
-type Undo = { readonly root: string; readonly safety: string; readonly paths: readonly string[] };
+type Undo = { readonly snapshots: CodeSnapshots; readonly root: string; readonly safety: string; readonly paths: readonly string[] };
 
 /** The thread's last snapshot: the files as its last turn left them. */
 function latestMark(thread: Thread): ThreadMark | null {
@@ -29,6 +29,8 @@ export class CodeActions {
     private readonly dispatch: Dispatch,
     /** A restore wrote this file (absolute): buffers holding it are reloaded (one with unsaved changes is left, and the user told). */
     private readonly fileWritten: (path: string) => void,
+    /** The snapshots of the folder a thread works in (a worktree fork's are of its worktree). */
+    private readonly snapshotsOf: (id: ThreadId) => CodeSnapshots = () => snapshots,
   ) {}
 
   /** <Tab> on a change list: the list opens or closes; on a file, its diff (fetched first). */
@@ -41,7 +43,7 @@ export class CodeActions {
     const key = fileDiffKey(message, file);
     const turn = turnChanges(thread).get(message)?.turn;
     if (!thread.expanded.has(key) && turn && !thread.fileDiffs.has(key)) {
-      const lines = await this.snapshots.fileDiff(turn.from, this.markOf(thread, message).id, file);
+      const lines = await this.snapshotsOf(id).fileDiff(turn.from, this.markOf(thread, message).id, file);
       this.dispatch({ type: "thread-msg", id, msg: { type: "file-diff", key, lines } });
     }
     this.dispatch({ type: "thread-msg", id, msg: { type: "toggle-detail", key } });
@@ -51,9 +53,10 @@ export class CodeActions {
   async fileBefore(id: ThreadId, message: number, file: string): Promise<{ path: string; before: string | null }> {
     const thread = this.threadOf(id);
     const mark = this.markOf(thread, message);
-    const root = await this.snapshots.root();
+    const snapshots = this.snapshotsOf(id);
+    const root = await snapshots.root();
     if (!root || !mark.turn) throw new Error("tine: no change list here");
-    const before = (await this.snapshots.read(mark.turn.from, [file])).get(file);
+    const before = (await snapshots.read(mark.turn.from, [file])).get(file);
     return { path: join(root, file), before: before ? before.bytes.toString("utf8") : null };
   }
 
@@ -80,21 +83,23 @@ export class CodeActions {
     const history = thread.runner.history;
     if (atMessage >= history.length) throw new Error(`tine: ${thread.title} has no message ${atMessage}`);
     const target = markAt(thread.code, history, atMessage);
+    const snapshots = this.snapshotsOf(thread.id);
     if (!target) {
-      const off = await this.snapshots.health();
+      const off = await snapshots.health();
       if (!off.on) throw new Error(`tine: code snapshots are off (${off.why}): nothing can be restored`);
       throw new Error(`tine: no tool of ${thread.title} ran after this message: its files are as the message left them`);
     }
-    if (!(await this.snapshots.has(target.id)))
+    if (!(await snapshots.has(target.id)))
       throw new Error("tine: the snapshot of this message is gone (older than snapshot_keep_days): nothing can be restored");
-    return planRestore(this.snapshots, target.id, latestMark(thread)?.id ?? null);
+    return planRestore(snapshots, target.id, latestMark(thread)?.id ?? null);
   }
 
   /** Restores the files to message `atMessage`'s snapshot; `overwrite`: files changed since are written too. */
   async restore(id: ThreadId, atMessage: number, overwrite: boolean): Promise<RestoreDone> {
     const plan = await this.planFor(this.threadOf(id), atMessage);
-    const done = await applyRestore(this.snapshots, plan, overwrite);
-    this.undo = { root: plan.root, safety: plan.safety, paths: done.written };
+    const snapshots = this.snapshotsOf(id);
+    const done = await applyRestore(snapshots, plan, overwrite);
+    this.undo = { snapshots, root: plan.root, safety: plan.safety, paths: done.written };
     for (const path of done.written) this.fileWritten(join(plan.root, path));
     return done;
   }
@@ -103,7 +108,7 @@ export class CodeActions {
   async undoRestore(): Promise<RestoreDone> {
     const undo = this.undo;
     if (!undo) throw new Error("tine: no restore to undo");
-    await writeFiles(this.snapshots, undo.root, undo.safety, undo.paths);
+    await writeFiles(undo.snapshots, undo.root, undo.safety, undo.paths);
     this.undo = null;
     for (const path of undo.paths) this.fileWritten(join(undo.root, path));
     return { written: undo.paths, left: [] };

@@ -2,8 +2,8 @@
  * Code snapshots as the host's services see them: the `CodeSnapshots` contract (take, compare,
  * read, housekeeping) and its implementation on a project's private git store (repo.ts). Where
  * snapshots cannot be taken (no git, not a repository, `snapshots = false`) the same object
- * answers "off" and why; callers never ask which it is. A fork in a worktree of its own will be
- * another implementation of the contract.
+ * answers "off" and why; callers never ask which it is. A fork in a worktree of its own has the
+ * same contract on a view of the same store (node/worktree/).
  *
  * Also the marks a thread keeps: which snapshot each of its messages was made on.
  */
@@ -79,15 +79,27 @@ const DAY_MS = 86_400_000;
 /** Files bigger than this are left out of snapshots (and named). */
 export const MAX_SNAPSHOT_FILE_BYTES = 2 * 1024 * 1024;
 
-/** The project's snapshots on its private git store, opened on first use. */
-export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
+/** The private store as its users get it: opened once, or why it cannot be. */
+export type OpenRepo = () => Promise<SnapshotRepo | { readonly off: string }>;
+
+/** The project's private git store, opened on first use (never when `snapshots = false`). */
+export function openRepo(options: SnapshotOptions): OpenRepo {
   let opened: Promise<SnapshotRepo | { off: string }> | null = null;
-  const repo = () => {
+  return () => {
     opened ??= options.enabled
       ? SnapshotRepo.open(options.cwd, options.dataDir, options.maxFileBytes).catch((e: Error) => ({ off: e.message }))
       : Promise.resolve({ off: "snapshots = false in setup()" });
     return opened;
   };
+}
+
+/** The project's snapshots on its private git store, opened on first use. */
+export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
+  return snapshotsOn(openRepo(options), options.keepDays);
+}
+
+/** Snapshots on the store `repo` gives (the project's, or a view of it from a worktree). */
+export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
   const on = async (): Promise<SnapshotRepo> => {
     const r = await repo();
     if ("off" in r) throw new Error(`tine: code snapshots are off: ${r.off}`);
@@ -114,7 +126,7 @@ export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
     async prune(owners, now) {
       const r = await repo();
       if ("off" in r || !r.pruneDue(now, DAY_MS)) return 0;
-      return r.prune(owners, now - options.keepDays * DAY_MS);
+      return r.prune(owners, now - keepDays * DAY_MS);
     },
   };
 }

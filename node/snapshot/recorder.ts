@@ -3,16 +3,22 @@
  * answer is dispatched to its thread as a `code` message. Where snapshots are off, the user is
  * told once, the first time a tool would have been recorded.
  */
-import type { Dispatch } from "../chat/msgs.ts";
+import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { CodeMark, CodeRecorder, CodeSnapshots } from "./code.ts";
 
-export function codeRecorder(snapshots: CodeSnapshots, dispatch: Dispatch, tell: (text: string, error: boolean) => void): CodeRecorder {
+export function codeRecorder(
+  /** The snapshots of the folder a thread works in (the project's, or its worktree's). */
+  snapshotsOf: (thread: ThreadId) => CodeSnapshots,
+  dispatch: Dispatch,
+  tell: (text: string, error: boolean) => void,
+): CodeRecorder {
   let toldOff = false;
   let toldFailed = false;
   return {
     record(thread, at, since, purpose) {
       void (async () => {
         let mark: CodeMark | null = null;
+        const snapshots = snapshotsOf(thread);
         try {
           // A turn's end is recorded while the user reads and types: nobody waits for it.
           const taken = await snapshots.take(thread, purpose === "turn-end");

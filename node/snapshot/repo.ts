@@ -11,7 +11,7 @@
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { projectKey } from "../store/store.ts";
 import { git, splitNul } from "./git.ts";
 
@@ -39,8 +39,10 @@ const SNAPSHOT_REFS = "refs/tine/";
 /** How often the index's stat data is refreshed behind the snapshots. */
 const REFRESH_EVERY_MS = 60_000;
 
+/** The queue of git work on one private repository, shared by its views (a worktree's): one piece at a time. */
+type Lane = { chain: Promise<unknown> };
+
 export class SnapshotRepo {
-  private chain: Promise<unknown> = Promise.resolve();
   /** The last snapshot taken here and its tree: an unchanged tree is not committed again. */
   private last: { id: SnapshotId; tree: string; skipped: string } | null = null;
   /** Refs made by this host (`owner/sha`): not written twice. */
@@ -61,7 +63,56 @@ export class SnapshotRepo {
     private readonly maxFileBytes: number,
     /** The user's excludes file (core.excludesFile, or git's default). */
     private readonly userExcludes: string,
+    private readonly lane: Lane = { chain: Promise.resolve() },
   ) {}
+
+  /**
+   * The same private store seen from another work tree (a fork's worktree, made from the
+   * project): its own index, the project's ignore rules, the same queue of work (housekeeping
+   * must not drop objects a view is writing).
+   */
+  view(root: string): SnapshotRepo {
+    return new SnapshotRepo(
+      root,
+      this.gitDir,
+      this.viewIndex(root),
+      this.projectGitDir,
+      this.dataDir,
+      this.maxFileBytes,
+      this.userExcludes,
+      this.lane,
+    );
+  }
+
+  /** The index a view of work tree `root` writes through (removed with the worktree). */
+  viewIndex(root: string): string {
+    return join(dirname(this.gitDir), `${projectKey(root)}.index`);
+  }
+
+  /**
+   * Writes every file snapshot `id` holds into this work tree (a new, empty folder), and makes
+   * the index say so: the next snapshot of it reads no file again. The split index is off here,
+   * and so is the untracked cache: the index stands alone (a worktree's own git copies it).
+   */
+  checkout(id: SnapshotId): Promise<string> {
+    return this.serial(async () => {
+      const plain = ["-c", "core.splitIndex=false", "-c", "core.untrackedCache=false"];
+      await this.run([...plain, "read-tree", id]);
+      // Written by as many workers as there are cores.
+      await this.run([...plain, "-c", "checkout.workers=0", "checkout-index", "-a", "-f", "-u"]);
+      const tree = (await this.run(["rev-parse", `${id}^{tree}`])).stdout.toString("utf8").trim();
+      this.last = { id, tree, skipped: "" };
+      return this.indexFile;
+    });
+  }
+
+  /** The user's repository's objects and its HEAD commit (null before the first commit): read, never written. */
+  async userHead(): Promise<{ objects: string; head: string | null }> {
+    const out = await git(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: this.root, user: true });
+    const head = await git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], { cwd: this.root, user: true, okCodes: [1] });
+    const sha = head.stdout.toString("utf8").trim();
+    return { objects: join(out.stdout.toString("utf8").trim(), "objects"), head: sha || null };
+  }
 
   /**
    * The store of the git repository `cwd` is in, made when missing; throws with the reason
@@ -106,8 +157,8 @@ export class SnapshotRepo {
 
   /** Runs `work` after every earlier one on this repository. */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(work, work);
-    this.chain = next.catch(() => {});
+    const next = this.lane.chain.then(work, work);
+    this.lane.chain = next.catch(() => {});
     return next;
   }
 

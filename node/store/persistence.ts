@@ -22,7 +22,7 @@ import { History } from "../providers/history.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { projectTree } from "./project-tree.ts";
-import type { ChangeRecord, ParentPointer } from "./records.ts";
+import type { ChangeRecord, Header, ParentPointer } from "./records.ts";
 import { SaveFailures, type SaveNotice } from "./save-failures.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
 import type { ThreadSummary } from "./summary.ts";
@@ -63,6 +63,8 @@ function snapshotOf(thread: Thread): Snapshot {
     labels: thread.labels,
   };
 }
+
+const withWorktree = (worktree: Header["worktree"] | undefined) => (worktree ? { worktree } : {});
 
 /** A thread of another project, as `:Tine threads!` lists it: as this project's stored threads are. */
 export type OtherThread = StoredThread;
@@ -111,6 +113,9 @@ export class Persistence {
   ) {
     this.failures = new SaveFailures(clock);
   }
+
+  /** The worktree a thread works in, kept in its header (a restart finds it again); undefined: the project's folder. */
+  worktreeOf: (id: ThreadId) => Header["worktree"] | undefined = () => undefined;
 
   /**
    * What is on disk for this project, as the chat takes it: the tree of threads that are neither
@@ -339,6 +344,7 @@ export class Persistence {
       model: this.model,
       parent,
       ...(thread.origin ? { origin: thread.origin } : {}),
+      ...withWorktree(this.worktreeOf(thread.id)),
       runner: thread.runner.spec,
     });
     const base: Snapshot = {

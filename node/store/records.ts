@@ -67,6 +67,8 @@ export type Header = {
    * have none, and neither has a thread that sends none.
    */
   readonly instructions?: ThreadInstructions;
+  /** The git worktree of its own its tools work in (node/worktree/), and the snapshot it was made from; none: the project's folder. */
+  readonly worktree?: { readonly path: string; readonly base: string };
 };
 
 export type ChangeRecord =
@@ -266,6 +268,8 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
   if (!runner.ok) return bad(runner.why);
   const instructions = r["instructions"] === undefined ? null : checkInstructions(r["instructions"]);
   if (r["instructions"] !== undefined && !instructions) return bad("instructions are not a text and the files it came from");
+  const worktree = r["worktree"];
+  if (worktree !== undefined && !isWorktree(worktree)) return bad("worktree is not a folder and a snapshot");
   const header: Header = {
     t: "header",
     v: FORMAT_VERSION,
@@ -279,6 +283,7 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
     runner: runner.spec,
     ...(origin ? { origin } : {}),
     ...(instructions ? { instructions } : {}),
+    ...(worktree ? { worktree } : {}),
   };
   return { ok: true, record: header };
 }
@@ -301,6 +306,16 @@ export function isParentPointer(p: unknown): p is ParentPointer {
     p["relation"] === "handoff" ||
     p["relation"] === "compact" ||
     (p["relation"] === "fork" && isCount(p["records"]) && isCount(p["messages"]))
+  );
+}
+
+function isWorktree(w: unknown): w is NonNullable<Header["worktree"]> {
+  return (
+    isObject(w) &&
+    typeof w["path"] === "string" &&
+    w["path"].startsWith("/") &&
+    typeof w["base"] === "string" &&
+    /^[0-9a-f]{40,64}$/.test(w["base"])
   );
 }
 

@@ -45,6 +45,7 @@ export type NewThread = {
   readonly model: string;
   readonly parent: ParentPointer | null;
   readonly origin?: Header["origin"];
+  readonly worktree?: Header["worktree"];
   readonly runner: Header["runner"];
 };
 

@@ -312,6 +312,8 @@ export class Buffers {
           assertUnreachable(lineage.relation);
       }
     }
+    const worksIn = this.listExtras.worksIn(thread.id);
+    if (worksIn) headerLines.push(`⎇ Works in a git worktree of its own: ${worksIn}`, "");
     // What it sends after tine's system prompt, as read when it started.
     const instructions = instructionsLine(thread.runner.spec.instructions);
     if (instructions) headerLines.push(instructions, "");

@@ -45,6 +45,8 @@ export type ListExtras = {
   notSaved(id: ThreadId): string | undefined;
   /** Messages in the conversation of a thread whose runner keeps its own (a Claude Code session), or null. */
   ownMessages(spec: RunnerSpec): number | null;
+  /** The folder a live thread works in when it is not the project's (a worktree fork's worktree), or null. */
+  worksIn(id: ThreadId): string | null;
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -236,13 +238,20 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
   const count = extras.ownMessages(live.runner.spec) ?? live.runner.history.length;
   const at = extras.updated(id) ?? stored?.updated;
   const notSaved = extras.notSaved(id);
+  const worksIn = extras.worksIn(id);
   return {
     num: live.num,
     title: live.runner.label + live.title,
     label: live.labels.thread,
     status,
     statusText,
-    details: [msgs(count), ...extras.usage(live), ...(at ? [when(at)] : []), ...(notSaved ? [`⚠ not saved: ${notSaved}`] : [])],
+    details: [
+      msgs(count),
+      ...extras.usage(live),
+      ...(at ? [when(at)] : []),
+      ...(worksIn ? [`⎇ ${worksIn}`] : []),
+      ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
+    ],
     active: chat.activeId === id,
   };
 }

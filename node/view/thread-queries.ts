@@ -18,6 +18,8 @@ export class ThreadQueries {
     /** Last change of a live thread, when the store knows it. */
     private readonly updated: (id: ThreadId) => number | undefined,
     private readonly usage: UsageBook,
+    /** The folder a live thread's tools work in. */
+    private readonly cwdOf: (id: ThreadId) => string,
   ) {}
 
   /** Every thread of this project, live and stored, oldest first. */
@@ -39,6 +41,7 @@ export class ThreadQueries {
         changed_files: changedFiles(t),
         usage: t.runner.nextRequest() === null ? null : this.usage.info(t),
         model: t.runner.modelName,
+        cwd: this.cwdOf(t.id),
       };
     });
     const stored = [...this.chat.stored.values()].map(
@@ -56,6 +59,7 @@ export class ThreadQueries {
         changed_files: [],
         usage: null,
         model: null,
+        cwd: null,
       }),
     );
     const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;

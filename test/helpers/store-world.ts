@@ -77,7 +77,7 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
       tools: new ToolSources([builtinTools([])]),
       fileWritten: () => {},
       code: codeRecorder(
-        snapshotsOff(),
+        () => snapshotsOff(),
         (m) => dispatch(m),
         () => {},
       ),

@@ -1,0 +1,161 @@
+/**
+ * What happens to a worktree fork's files when the fork ends: promoted, its work is merged into
+ * its parent's tree (merge.ts; conflicts go to the quickfix list and the worktree stays until the
+ * merge is accepted); reported, the report is followed by a summary of its changes; discarded,
+ * its worktree is removed after saying how many changed files go with it (its last snapshot
+ * keeps them). A fork that shares its parent's folder has nothing to bring back: nothing happens.
+ *
+ * A merge is accepted at once when it has no conflicts (nothing is left to look at); one with
+ * conflicts is accepted by `:Tine merge done` (refused while a listed file still holds markers,
+ * unless forced). Until then the worktree's marker notes it, so it is found after a restart too.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ForkEnd, ThreadId } from "../chat/msgs.ts";
+import type { FileChange } from "../snapshot/code.ts";
+import { type MergeConflict, markersLeft, mergeChanges } from "./merge.ts";
+import type { Workspace, Workspaces } from "./workspaces.ts";
+import { pendingMerge, setPendingMerge } from "./worktree.ts";
+
+/** What the host does for these ends: tell the user, fill the quickfix list, queue a report for a thread. */
+export type ForkCodeEdges = {
+  tell(text: string, error: boolean): void;
+  quickfix(title: string, items: readonly { filename: string; lnum: number; text: string }[]): void;
+  report(parentId: ThreadId, report: { from: string; text: string }): void;
+  /** A file the merge wrote (absolute): buffers holding it are reloaded. */
+  written(path: string): void;
+  /** The threads live now (a worktree another one still works in is not removed). */
+  live(): Iterable<ThreadId>;
+};
+
+/** A fork as its end sees it: who, and where it hung. */
+export type EndingFork = { readonly id: ThreadId; readonly title: string; readonly parentId: ThreadId; readonly parentTitle: string };
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/** `3 files changed (+12 −4)` and a line per file, as a report's summary. */
+export function changeSummary(files: readonly FileChange[], root: string): string {
+  const added = files.reduce((n, f) => n + (f.added ?? 0), 0);
+  const removed = files.reduce((n, f) => n + (f.removed ?? 0), 0);
+  const head = `Its code, in its worktree ${root}: ${plural(files.length, "file")} changed (+${added} −${removed})`;
+  const status = { added: "A", modified: "M", deleted: "D" } as const;
+  const lines = files.map((f) => `  ${status[f.status]} ${f.path}  ${f.added === null ? "binary" : `+${f.added} −${f.removed}`}`);
+  return [head, ...lines].join("\n");
+}
+
+export class ForkCode {
+  /** Ends under way, by fork: a promote's caller waits for its merge. */
+  private readonly ending = new Map<ThreadId, Promise<void>>();
+
+  constructor(
+    private readonly workspaces: Workspaces,
+    private readonly edges: ForkCodeEdges,
+  ) {}
+
+  /** A fork ended: its files follow, off the dispatch loop. */
+  ended(fork: EndingFork, how: ForkEnd): void {
+    const from = this.workspaces.of(fork.id);
+    const into = this.workspaces.of(fork.parentId);
+    // Only a fork with a tree of its own has files to bring back.
+    if (from === into || !from.stored) return;
+    const work = {
+      promoted: () => this.merge(fork, from, into),
+      reported: () => this.summary(fork, from),
+      discarded: () => this.discard(fork, from),
+    }[how];
+    const done = work()
+      .catch((e: Error) => this.edges.tell(`tine: ${fork.title}: ${e.message}`, true))
+      .finally(() => this.ending.delete(fork.id));
+    this.ending.set(fork.id, done);
+  }
+
+  /** Resolves once what fork `id`'s end does to its files is done (at once when nothing is). */
+  settled(id: ThreadId): Promise<void> {
+    return this.ending.get(id) ?? Promise.resolve();
+  }
+
+  private async merge(fork: EndingFork, from: Workspace, into: Workspace): Promise<void> {
+    const stored = from.stored!;
+    const theirs = await from.snapshots.take(fork.id);
+    const ours = await into.snapshots.take(fork.parentId);
+    if (!theirs || !ours) throw new Error("code snapshots are off: its files were not merged");
+    const labels = { ours: fork.parentTitle, theirs: fork.title, theirsRoot: from.root };
+    const result = await mergeChanges(into.snapshots, into.root, { base: stored.base, ours: ours.id, theirs: theirs.id }, labels);
+    for (const path of result.applied) this.edges.written(join(into.root, path));
+    const unrecorded = result.unrecorded.length ? `; not merged (over 2 MiB): ${result.unrecorded.join(", ")}` : "";
+    if (!result.conflicts.length) {
+      await this.remove(from);
+      this.edges.tell(`tine: ${fork.title}: its code is merged: ${plural(result.applied.length, "file")} changed${unrecorded}`, false);
+      return;
+    }
+    const files = [...new Set(result.conflicts.map((c) => c.path))];
+    setPendingMerge(from.root, { into: into.root, files });
+    this.edges.quickfix(`tine: merge of ${fork.title}`, this.quickfixItems(into.root, result.conflicts));
+    this.edges.tell(
+      `tine: ${fork.title}: its code is merged with ${plural(files.length, "conflict")} (the quickfix list): ${files.join(", ")}${unrecorded}. Its worktree ${from.root} stays until :Tine merge done`,
+      false,
+    );
+  }
+
+  private quickfixItems(root: string, conflicts: readonly MergeConflict[]) {
+    return conflicts.map((c) => ({ filename: join(root, c.path), lnum: c.line, text: c.text }));
+  }
+
+  private async summary(fork: EndingFork, from: Workspace): Promise<void> {
+    const last = await from.snapshots.take(fork.id);
+    if (!last) return;
+    const files = await from.snapshots.changes(from.stored!.base, last.id);
+    this.edges.report(fork.parentId, { from: fork.title, text: changeSummary(files, from.root) });
+  }
+
+  private async discard(fork: EndingFork, from: Workspace): Promise<void> {
+    const last = await from.snapshots.take(fork.id);
+    const files = last ? await from.snapshots.changes(from.stored!.base, last.id) : [];
+    const others = this.workspaces.usersOf(from, this.edges.live());
+    if (others.length) {
+      this.edges.tell(`tine: ${fork.title}: its worktree ${from.root} stays: other threads work in it`, false);
+      return;
+    }
+    this.edges.tell(
+      `tine: ${fork.title}: its worktree is removed with ${plural(files.length, "changed file")} (its last snapshot keeps them: :Tine threads! restores the fork)`,
+      false,
+    );
+    await this.remove(from);
+  }
+
+  private async remove(workspace: Workspace): Promise<void> {
+    if (!this.workspaces.usersOf(workspace, this.edges.live()).length) await this.workspaces.remove(workspace.root);
+  }
+
+  /**
+   * `:Tine merge done`: the conflicted merges of this project are accepted and their worktrees
+   * removed; refused while a listed file still holds conflict markers, unless `force`. Returns
+   * how many were accepted.
+   */
+  async mergeDone(force: boolean): Promise<number> {
+    const folder = this.workspaces.folder();
+    const pending = (existsSync(folder) ? readdirSync(folder) : [])
+      .map((name) => join(folder, name))
+      .map((path) => ({ path, merge: pendingMerge(path) }))
+      .filter((p) => p.merge !== null);
+    if (!pending.length) throw new Error("tine: no merge waits to be accepted");
+    if (!force) {
+      const unresolved = pending.flatMap(({ merge }) =>
+        merge!.files.filter((f) => {
+          try {
+            return markersLeft(readFileSync(join(merge!.into, f), "utf8")) > 0;
+          } catch {
+            return false;
+          }
+        }),
+      );
+      if (unresolved.length)
+        throw new Error(`tine: conflict markers are left in ${unresolved.join(", ")}: resolve them, or :Tine merge done! to accept as is`);
+    }
+    for (const p of pending) {
+      setPendingMerge(p.path, null);
+      await this.workspaces.remove(p.path);
+    }
+    return pending.length;
+  }
+}

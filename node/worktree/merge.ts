@@ -1,0 +1,104 @@
+/**
+ * The three-way merge that brings a worktree fork's work into its parent's tree: base is the
+ * snapshot at the fork point, ours the parent's files now, theirs the fork's files now (all three
+ * snapshots of one store). A file only the fork changed is written as the fork has it; a file both
+ * changed is merged line by line (`git merge-file`), conflicts written with markers; what cannot
+ * be merged (a binary file, a file deleted on one side and changed on the other) keeps the
+ * parent's copy or, where the parent deleted it, takes the fork's, and is named. Nothing of
+ * either side is lost: the parent's files before the merge are snapshot `ours`, and the fork's
+ * stay in its worktree until the merge is accepted.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CodeSnapshots, SnapshotId, StoredFile } from "../snapshot/code.ts";
+import { git } from "../snapshot/git.ts";
+import { writeFiles } from "../snapshot/restore.ts";
+
+/** A place the user must look at: a conflict's first line (1-based) in a file of the parent's tree. */
+export type MergeConflict = { readonly path: string; readonly line: number; readonly text: string };
+
+export type MergeResult = {
+  /** Files the fork changed that are now in the parent's tree as the merge made them. */
+  readonly applied: readonly string[];
+  readonly conflicts: readonly MergeConflict[];
+  /** Files too big to be recorded (over 2 MiB): left as they are, named. */
+  readonly unrecorded: readonly string[];
+};
+
+/** How the merge names its sides in conflict markers and messages. */
+export type MergeLabels = { readonly ours: string; readonly theirs: string; readonly theirsRoot: string };
+
+/** The snapshots a merge works from. */
+export type MergeSides = { readonly base: SnapshotId; readonly ours: SnapshotId; readonly theirs: SnapshotId };
+
+const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
+
+/** Merges the changes from `sides.base` to `sides.theirs` into the files under `root` (which are `sides.ours`). */
+export async function mergeChanges(snapshots: CodeSnapshots, root: string, sides: MergeSides, labels: MergeLabels): Promise<MergeResult> {
+  const unrecorded = new Set([...(await snapshots.skippedIn(sides.base)), ...(await snapshots.skippedIn(sides.theirs))]);
+  const theirs = (await snapshots.changes(sides.base, sides.theirs)).map((f) => f.path);
+  const unrecordedHere = theirs.filter((p) => unrecorded.has(p));
+  const forkChanged = theirs.filter((p) => !unrecorded.has(p));
+  const oursChanged = new Set(sides.ours === sides.base ? [] : (await snapshots.changes(sides.base, sides.ours)).map((f) => f.path));
+  const clean = forkChanged.filter((p) => !oursChanged.has(p));
+  const both = forkChanged.filter((p) => oursChanged.has(p));
+  await writeFiles(snapshots, root, sides.theirs, clean);
+  const applied = [...clean];
+  const conflicts: MergeConflict[] = [];
+  if (both.length) {
+    const [b, o, t] = await Promise.all([sides.base, sides.ours, sides.theirs].map((id) => snapshots.read(id, both)));
+    for (const path of both) {
+      const base = b!.get(path) ?? null;
+      const ours = o!.get(path) ?? null;
+      const fork = t!.get(path) ?? null;
+      if (ours && fork && ours.bytes.equals(fork.bytes)) continue;
+      if (!fork) {
+        conflicts.push({ path, line: 1, text: "deleted in the fork, changed here: yours kept" });
+      } else if (!ours) {
+        await writeFiles(snapshots, root, sides.theirs, [path]);
+        applied.push(path);
+        conflicts.push({ path, line: 1, text: "deleted here, changed in the fork: the fork's copy written" });
+      } else if (isBinary(ours) || isBinary(fork) || (base && isBinary(base))) {
+        conflicts.push({ path, line: 1, text: `both changed it (binary): yours kept; the fork's is ${join(labels.theirsRoot, path)}` });
+      } else {
+        const merged = await mergeFile(ours.bytes, base?.bytes ?? Buffer.alloc(0), fork.bytes, labels);
+        writeFileSync(join(root, path), merged.bytes);
+        applied.push(path);
+        for (const line of merged.conflictLines) conflicts.push({ path, line, text: "conflict: both changed these lines" });
+      }
+    }
+  }
+  return { applied, conflicts, unrecorded: unrecordedHere };
+}
+
+/** `git merge-file` on three texts: the result, with conflict markers where both changed the same lines, and those lines (1-based). */
+async function mergeFile(
+  ours: Buffer,
+  base: Buffer,
+  theirs: Buffer,
+  labels: MergeLabels,
+): Promise<{ bytes: Buffer; conflictLines: number[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "tine-merge-"));
+  try {
+    const files = ["ours", "base", "theirs"].map((n) => join(dir, n));
+    for (const [i, bytes] of [ours, base, theirs].entries()) writeFileSync(files[i]!, bytes);
+    // Exit code: the number of conflicts (at most 127); more means git failed.
+    const okCodes = Array.from({ length: 127 }, (_, i) => i + 1);
+    const out = await git(["merge-file", "-p", "-L", labels.ours, "-L", "fork point", "-L", labels.theirs, ...files], {
+      cwd: dir,
+      okCodes,
+    });
+    const conflictLines: number[] = [];
+    if (out.code > 0)
+      for (const [i, l] of out.stdout.toString("utf8").split("\n").entries()) if (l.startsWith("<<<<<<< ")) conflictLines.push(i + 1);
+    return { bytes: out.stdout, conflictLines };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The lines of `path` still holding a conflict marker (the user has not resolved them yet). */
+export function markersLeft(text: string): number {
+  return text.split("\n").filter((l) => l.startsWith("<<<<<<< ") || l.startsWith(">>>>>>> ")).length;
+}

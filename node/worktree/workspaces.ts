@@ -1,0 +1,157 @@
+/**
+ * Where each thread works: the project's folder, or a worktree of its own made for a fork. A
+ * workspace is the thread's environment (where its tools act), its code snapshots (of that
+ * folder, in the project's one store) and what its transcript stores of it. The chat, the store
+ * and the views get these through the host and never ask which kind a workspace is.
+ *
+ * A thread works where it was put (a fork made with a worktree), else where its parent works (a
+ * plain fork shares its source's folder), else in the project's folder; the answer is kept, so a
+ * thread never changes folder under its tools.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { ThreadId } from "../chat/msgs.ts";
+import type { Thread } from "../chat/thread.ts";
+import { type CodeSnapshots, markAt, type OpenRepo, type SnapshotId, snapshotsOn } from "../snapshot/code.ts";
+import type { SnapshotRepo } from "../snapshot/repo.ts";
+import { projectKey } from "../store/store.ts";
+import type { Environment, ToolLimits } from "../tools/environment.ts";
+import { localEnvironment } from "../tools/local-environment.ts";
+import { makeWorktree, removeWorktree, type StoredWorktree } from "./worktree.ts";
+
+export type { StoredWorktree } from "./worktree.ts";
+
+export type Workspace = {
+  /** The folder the thread's tools work in (`cwd` in `threads()`). */
+  readonly root: string;
+  readonly environment: Environment;
+  readonly snapshots: CodeSnapshots;
+  /** What the transcripts of threads working here keep, so a restart finds the folder again; null: the project's own folder. */
+  readonly stored: StoredWorktree | null;
+};
+
+export type WorkspaceOptions = {
+  readonly projectRoot: string;
+  /** The folder worktrees are made in (a folder per project inside). */
+  readonly dir: string;
+  readonly limits: ToolLimits;
+  readonly keepDays: number;
+};
+
+/** Where worktrees are made: `worktree_dir`, else `<data_dir>/worktrees`. */
+export function worktreeFolder(config: { readonly worktree_dir: string | false; readonly data_dir: string }): string {
+  return config.worktree_dir || join(config.data_dir, "worktrees");
+}
+
+/** The snapshot message `atMessage` of `thread` was made on (a worktree made from it has the files as they were there), or null: they are as now. */
+export function forkBase(thread: Thread, atMessage: number): SnapshotId | null {
+  return markAt(thread.code, thread.runner.history, atMessage)?.id ?? null;
+}
+
+export class Workspaces {
+  readonly project: Workspace;
+  private readonly byThread = new Map<ThreadId, Workspace>();
+  private readonly byPath = new Map<string, Workspace>();
+  /** Forks whose worktree is being made: not threads yet, their snapshots must survive housekeeping. */
+  readonly making = new Set<ThreadId>();
+
+  constructor(
+    private readonly repo: OpenRepo,
+    projectSnapshots: CodeSnapshots,
+    private readonly options: WorkspaceOptions,
+    /** The thread a thread was forked from (or handed off from), if any. */
+    private readonly parentOf: (id: ThreadId) => ThreadId | undefined,
+  ) {
+    const root = options.projectRoot;
+    this.project = { root, environment: localEnvironment(root, options.limits), snapshots: projectSnapshots, stored: null };
+  }
+
+  /** Where thread `id` works (decided on first ask, then kept). */
+  of(id: ThreadId): Workspace {
+    const known = this.byThread.get(id);
+    if (known) return known;
+    const parent = this.parentOf(id);
+    const found = parent !== undefined && parent !== id ? this.of(parent) : this.project;
+    this.byThread.set(id, found);
+    return found;
+  }
+
+  /** Whether worktrees can be made here (git, a repository, snapshots on). */
+  async available(): Promise<boolean> {
+    return !("off" in (await this.repo()));
+  }
+
+  /** Thread `id` works where `from` works (a fork made before the chat knows its parent). */
+  share(id: ThreadId, from: ThreadId): void {
+    this.byThread.set(id, this.of(from));
+  }
+
+  /** The threads (among `live`) that work in `workspace`. */
+  usersOf(workspace: Workspace, live: Iterable<ThreadId>): ThreadId[] {
+    return [...live].filter((id) => this.byThread.get(id) === workspace);
+  }
+
+  /**
+   * A worktree of its own for fork `id` (number `num`) of `sourceId`, made from snapshot `at`
+   * (a message's), or from the source's files now. Throws why it cannot (no git, not a
+   * repository, snapshots off).
+   */
+  async fork(sourceId: ThreadId, id: ThreadId, num: number, at: SnapshotId | null): Promise<Workspace> {
+    const repo = await this.repo();
+    if ("off" in repo) throw new Error(`tine: a fork in its own worktree needs code snapshots, and they are off: ${repo.off}`);
+    this.making.add(id);
+    try {
+      const base = at ?? (await this.of(sourceId).snapshots.take(id))?.id;
+      if (!base) throw new Error("tine: the source's files could not be recorded: no worktree made");
+      const path = join(this.options.dir, projectKey(this.options.projectRoot), `${num}-${id.slice(0, 8)}`);
+      const view = await makeWorktree(repo, base, path, id);
+      const workspace = this.worktree({ path, base }, async () => view);
+      this.byThread.set(id, workspace);
+      return workspace;
+    } finally {
+      this.making.delete(id);
+    }
+  }
+
+  /**
+   * A stored thread opened: it works in the worktree its transcript names. A folder that is gone
+   * (its fork was discarded, then restored) is made again from `latest`, the thread's last
+   * snapshot, before anything is done in it.
+   */
+  adopt(id: ThreadId, stored: StoredWorktree | undefined, latest: SnapshotId | null): void {
+    if (!stored) return;
+    let view: Promise<SnapshotRepo | { off: string }> | null = null;
+    const open: OpenRepo = () => {
+      view ??= (async () => {
+        const repo = await this.repo();
+        if ("off" in repo) return repo;
+        if (existsSync(stored.path)) return repo.view(stored.path);
+        return makeWorktree(repo, latest ?? stored.base, stored.path, id);
+      })();
+      return view;
+    };
+    this.byThread.set(id, this.byPath.get(stored.path) ?? this.worktree(stored, open));
+  }
+
+  private worktree(stored: StoredWorktree, open: OpenRepo): Workspace {
+    const workspace: Workspace = {
+      root: stored.path,
+      environment: localEnvironment(stored.path, this.options.limits),
+      snapshots: snapshotsOn(open, this.options.keepDays),
+      stored,
+    };
+    this.byPath.set(stored.path, workspace);
+    return workspace;
+  }
+
+  /** Removes a worktree and the store's index of it (a folder tine did not make is left alone). */
+  async remove(root: string): Promise<void> {
+    const repo = await this.repo();
+    removeWorktree(root, "off" in repo ? undefined : repo.viewIndex(root));
+  }
+
+  /** Every worktree folder of this project (made by this host or an earlier one). */
+  folder(): string {
+    return join(this.options.dir, projectKey(this.options.projectRoot));
+  }
+}

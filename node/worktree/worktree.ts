@@ -1,0 +1,112 @@
+/**
+ * A fork's worktree on disk: a folder of its own holding every file of a snapshot (the user's
+ * uncommitted changes included), with a git repository of its own, so the fork's tools (and its
+ * `git status`) work there as in the project. Made and removed here; nothing else writes it.
+ *
+ * Why not `git worktree add`: that writes into the user's repository (its worktree list, and the
+ * objects of a snapshot it never had). Here the user's repository is only read: the worktree's
+ * own `.git` borrows objects from it and from tine's store (alternates), its HEAD is the user's
+ * HEAD commit (detached) and its index that commit's tree, so `git status` there shows the
+ * uncommitted changes the user had at the fork point. The files are written by git from tine's
+ * store (read-tree + checkout-index through the store's index for this folder, which is then
+ * ready for the next snapshot of it without reading a file again).
+ */
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { git, splitNul } from "../snapshot/git.ts";
+import type { SnapshotRepo } from "../snapshot/repo.ts";
+
+/** What tine writes in a worktree's `.git`: whose it is and its fork point; a folder without it is never removed. */
+export const MARKER = "tine-worktree";
+
+/** A worktree as the threads working in it store it: where, and the snapshot it was made from (the fork point). */
+export type StoredWorktree = { readonly path: string; readonly base: string };
+
+/** A conflicted merge waiting to be accepted (`:Tine merge done`), as the worktree's marker keeps it. */
+export type PendingMerge = { readonly into: string; readonly files: readonly string[] };
+
+type Marker = { readonly thread: string; readonly base: string; readonly project: string; readonly merge?: PendingMerge };
+
+/** Files listed in the project's `.worktreeinclude` (git-ignored essentials such as `.env`), copied into every worktree. */
+const INCLUDE_FILE = ".worktreeinclude";
+
+/**
+ * Makes worktree `path` (which must not exist) from snapshot `base` of `project`'s store, for
+ * thread `thread`; returns the store's view of it. `include`: the folder whose `.worktreeinclude`
+ * names the ignored files to copy in (the project's top folder).
+ */
+export async function makeWorktree(project: SnapshotRepo, base: string, path: string, thread: string): Promise<SnapshotRepo> {
+  if (existsSync(path)) throw new Error(`tine: ${path} exists already: no worktree made there`);
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  try {
+    const view = project.view(path);
+    const storeIndex = await view.checkout(base);
+    const { objects, head } = await project.userHead();
+    const gitDir = join(path, ".git");
+    const env = { GIT_DIR: gitDir, GIT_WORK_TREE: path };
+    await git(["init", "--quiet", "--template=", path], { cwd: path });
+    writeFileSync(join(gitDir, "objects", "info", "alternates"), `${join(project.gitDir, "objects")}\n${objects}\n`);
+    if (head) {
+      await git(["update-ref", "--no-deref", "HEAD", head], { cwd: path, env });
+      // The files' stat data comes along: `git status` there reads only what differs from HEAD.
+      copyFileSync(storeIndex, join(gitDir, "index"));
+      await git(["read-tree", "-m", head], { cwd: path, env });
+    }
+    writeMarker(path, { thread, base, project: project.root });
+    await copyIncluded(project.root, path);
+    return view;
+  } catch (error) {
+    rmSync(path, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Copies the untracked files `.worktreeinclude` names (gitignore patterns) from `from` to `to`, where `to` has none. */
+async function copyIncluded(from: string, to: string): Promise<void> {
+  if (!existsSync(join(from, INCLUDE_FILE))) return;
+  const out = await git(["ls-files", "-z", "-o", "-i", "-X", INCLUDE_FILE], { cwd: from, user: true });
+  for (const path of splitNul(out.stdout)) {
+    const target = join(to, path);
+    if (path.endsWith("/") || existsSync(target)) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    if (lstatSync(join(from, path)).isSymbolicLink()) cpSync(join(from, path), target, { verbatimSymlinks: true });
+    else copyFileSync(join(from, path), target);
+  }
+}
+
+function markerPath(path: string): string {
+  return join(path, ".git", MARKER);
+}
+
+function readMarker(path: string): Marker | null {
+  try {
+    return JSON.parse(readFileSync(markerPath(path), "utf8")) as Marker;
+  } catch {
+    return null;
+  }
+}
+
+function writeMarker(path: string, marker: Marker): void {
+  writeFileSync(markerPath(path), `${JSON.stringify(marker)}\n`);
+}
+
+/** Notes (or clears, with null) a conflicted merge of the worktree's work, so it is found after a restart. */
+export function setPendingMerge(path: string, merge: PendingMerge | null): void {
+  const marker = readMarker(path);
+  if (!marker) return;
+  const { merge: _, ...rest } = marker;
+  writeMarker(path, merge ? { ...rest, merge } : rest);
+}
+
+/** The conflicted merge noted in worktree `path`, or null. */
+export function pendingMerge(path: string): PendingMerge | null {
+  return readMarker(path)?.merge ?? null;
+}
+
+/** Removes worktree `path` (and the store's index of it, `index`); a folder tine did not make (no marker) is left alone. True when removed. */
+export function removeWorktree(path: string, index?: string): boolean {
+  if (!readMarker(path)) return false;
+  rmSync(path, { recursive: true, force: true });
+  if (index) rmSync(index, { force: true });
+  return true;
+}

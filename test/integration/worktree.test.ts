@@ -1,0 +1,192 @@
+/**
+ * Forks in git worktrees of their own, as a user meets them in real Neovim and real git
+ * repositories: each fork's tools work in its own tree (the user's and the other forks' files
+ * untouched), a promote merges the fork's work back (conflicts marked and in the quickfix list,
+ * nothing lost), a report sums up its changes, a discard removes its worktree, and a project
+ * without git says why it cannot. The user's repository (index, refs, config, HEAD) is compared
+ * before and after every test.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { typeAndSend } from "../helpers/chat-driver.ts";
+import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
+import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+const project = tempProjects();
+
+const HELLO = "hello from a fixture\n";
+const SETUP = { tools_needing_approval: [] };
+
+/** The parts of the user's repository tine never writes. */
+const untouched = (st: UserGitState) => ({ index: st.index, refs: st.refs, config: st.config, head: st.head });
+
+async function withGitProject(fn: (s: Session, before: UserGitState) => Promise<void>, setup = {}): Promise<void> {
+  const cwd = project();
+  gitProject(cwd, { "hello.txt": HELLO });
+  const before = userGitState(cwd);
+  await withNeovim(nv, (s) => fn(s, before), { cwd, setup: { ...SETUP, ...setup } });
+  assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
+}
+
+/** A first turn in a new thread (no tools); returns its id. */
+async function firstThread(s: Session): Promise<string> {
+  s.mock.reply(textReply("Hi."));
+  await s.cmd("Tine");
+  const id = (await s.threads())[0]!.id;
+  await typeAndSend(s, "hi");
+  await s.waitForDisplay(id, "Hi.\n── end_turn");
+  await s.waitForStatus(id, "idle");
+  return id;
+}
+
+/** A fork of `id` in a worktree of its own whose turn writes `word` over "hello" in hello.txt (edit_file) and makes `<word>.txt` (bash_command). */
+async function editingFork(s: Session, id: string, word: string): Promise<{ id: string; cwd: string }> {
+  s.mock.reply(
+    response([
+      { toolUse: { id: `e-${word}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: word } } },
+      { toolUse: { id: `b-${word}`, name: "bash_command", input: { command: `printf '${word}\\n' > ${word}.txt` } } },
+    ]),
+    textReply(`${word} done.`),
+  );
+  const fork = await s.lua<string>(`return require("tine").fork(..., "edit as ${word}", { worktree = true })`, id);
+  await s.waitForDisplay(fork, `${word} done.\n── end_turn`);
+  await s.waitForStatus(fork, "idle");
+  const info = await s.thread(fork);
+  return { id: fork, cwd: info.cwd as string };
+}
+
+describe(`worktree forks (${nv.version})`, () => {
+  it("two worktree forks editing the same file leave each other's files and the user's tree untouched", async () => {
+    await withGitProject(async (s, before) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      const b = await editingFork(s, id, "B");
+      assert.notEqual(a.cwd, s.cwd);
+      assert.notEqual(a.cwd, b.cwd);
+      assert.equal(readFileSync(join(a.cwd, "hello.txt"), "utf8"), "A from a fixture\n");
+      assert.equal(readFileSync(join(b.cwd, "hello.txt"), "utf8"), "B from a fixture\n");
+      assert.equal(existsSync(join(a.cwd, "B.txt")), false);
+      assert.equal(existsSync(join(b.cwd, "A.txt")), false);
+      // The user's tree, and what git says of it, as before.
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "A.txt")), false);
+      assert.equal(userGitState(s.cwd).status, before.status);
+      // Where each works, and what its turns changed (snapshots of its own tree).
+      assert.equal((await s.thread(id)).cwd, s.cwd);
+      assert.deepEqual((await s.thread(a.id)).changed_files, ["A.txt", "hello.txt"]);
+      assert.match(await s.display(a.id), new RegExp(`⎇ Works in a git worktree of its own: ${a.cwd}`));
+      await s.openList();
+      await s.listLine(`⎇ ${b.cwd}`);
+      // <CR> on a file of the fork's change list opens the worktree's copy.
+      await s.onDisplayLine(a.id, "▸ 2 files changed", "<Tab>");
+      await s.waitForDisplay(a.id, "▸ M hello.txt");
+      await s.onDisplayLine(a.id, "  ▸ M hello.txt", "<CR>");
+      const name = await s.lua<string>("return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(vim.fn.win_getid(2)))");
+      assert.equal(name, join(a.cwd, "hello.txt"));
+    });
+  });
+
+  it("a promote with a conflict leaves markers and a quickfix entry, loses neither side, and keeps the worktree until the merge is accepted", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      // Meanwhile the user changes the same line.
+      writeFileSync(join(s.cwd, "hello.txt"), "mine from a fixture\n");
+      await s.lua(`require("tine").promote(...)`, a.id);
+      const merged = readFileSync(join(s.cwd, "hello.txt"), "utf8");
+      assert.match(merged, /^<<<<<<< .*\nmine from a fixture\n=======\nA from a fixture\n>>>>>>> .*\n$/);
+      // The file only the fork made is applied.
+      assert.equal(readFileSync(join(s.cwd, "A.txt"), "utf8"), "A\n");
+      await s.until("the quickfix list names the conflict", async () => {
+        const qf = await s.lua<{ name: string; lnum: number }[]>(
+          "return vim.tbl_map(function(i) return { name = vim.api.nvim_buf_get_name(i.bufnr), lnum = i.lnum } end, vim.fn.getqflist())",
+        );
+        return qf.length === 1 && qf[0]!.name === join(s.cwd, "hello.txt") && qf[0]!.lnum === 1;
+      });
+      assert.match(await s.notified(/its code is merged with 1 conflict/), /hello\.txt/);
+      assert.equal(readFileSync(join(a.cwd, "hello.txt"), "utf8"), "A from a fixture\n");
+      await assert.rejects(s.lua(`require("tine.worktree").merge_done()`), /conflict markers are left in hello\.txt/);
+      writeFileSync(join(s.cwd, "hello.txt"), "A and mine\n");
+      assert.equal(await s.lua(`return require("tine.worktree").merge_done()`), 1);
+      assert.equal(existsSync(a.cwd), false);
+    });
+  });
+
+  it("a clean promote applies the fork's work and removes its worktree", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      await s.lua(`require("tine").promote(...)`, a.id);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "A from a fixture\n");
+      assert.equal(readFileSync(join(s.cwd, "A.txt"), "utf8"), "A\n");
+      await s.notified(/its code is merged: 2 files changed/);
+      assert.equal(existsSync(a.cwd), false);
+    });
+  });
+
+  it("a report sums up the fork's changes; a discard removes its worktree after saying how many changed files go", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      await s.lua(`require("tine").report(..., "all done")`, a.id);
+      await s.waitForDisplay(id, /Its code, in its worktree .*: 2 files changed \(\+2 −1\)/);
+      const b = await editingFork(s, id, "B");
+      await s.lua(`require("tine").discard(...)`, b.id);
+      await s.notified(/its worktree is removed with 2 changed files/);
+      await s.until("the worktree is gone", async () => !existsSync(b.cwd));
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+    });
+  });
+
+  it("an @bg fork works in a worktree of its own by default (fork_worktree = background)", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
+      s.mock.reply(
+        response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "printf 'bg\\n' > bg.txt" } } }]),
+        textReply("bg done."),
+      );
+      await typeAndSend(s, "@bg make bg.txt");
+      await s.waitForDisplay(id, /Its code, in its worktree .*: 1 file changed \(\+1 −0\)/);
+      assert.equal(existsSync(join(s.cwd, "bg.txt")), false);
+    });
+  });
+
+  it("after :Tine restart a worktree fork still works in its worktree (its transcript keeps it)", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      await s.cmd("Tine restart");
+      await s.open(a.id);
+      assert.equal((await s.thread(a.id)).cwd, a.cwd);
+      s.mock.reply(
+        response([{ toolUse: { id: "b2", name: "bash_command", input: { command: "printf 'later\\n' > later.txt" } } }]),
+        textReply("later done."),
+      );
+      await typeAndSend(s, "once more");
+      await s.waitForDisplay(a.id, "later done.\n── end_turn");
+      assert.equal(readFileSync(join(a.cwd, "later.txt"), "utf8"), "later\n");
+      assert.equal(existsSync(join(s.cwd, "later.txt")), false);
+    });
+  });
+
+  it("a project without git: --worktree says why it cannot", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        const id = await firstThread(s);
+        await assert.rejects(
+          s.lua(`require("tine").fork(..., "x", { worktree = true })`, id),
+          /needs code snapshots, and they are off: .* is not in a git repository/,
+        );
+        await typeAndSend(s, "@fork --worktree try it");
+        await s.notified(/needs code snapshots, and they are off: .* is not in a git repository/);
+        assert.equal((await s.threads()).length, 1);
+      },
+      { setup: SETUP },
+    );
+  });
+});
