@@ -11,17 +11,12 @@ import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
 import { type CodeSnapshots, markAt, type ThreadMark, validMarks } from "./code.ts";
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
 
-/** The last restore, until it is undone: the files it wrote and the snapshot that holds them as they were. */
-type Undo = { readonly root: string; readonly safety: string; readonly paths: readonly string[] };
-
 /** The thread's last snapshot: the files as its last turn left them. */
 function latestMark(thread: Thread): ThreadMark | null {
   return validMarks(thread.code, thread.runner.history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
 }
 
 export class CodeActions {
-  private undo: Undo | null = null;
-
   constructor(
     readonly snapshots: CodeSnapshots,
     /** A live thread by id (throws when there is none). */
@@ -94,18 +89,22 @@ export class CodeActions {
   async restore(id: ThreadId, atMessage: number, overwrite: boolean): Promise<RestoreDone> {
     const plan = await this.planFor(this.threadOf(id), atMessage);
     const done = await applyRestore(this.snapshots, plan, overwrite);
-    this.undo = { root: plan.root, safety: plan.safety, paths: done.written };
+    // On disk: the undo outlives a restart of the host or of Neovim.
+    await this.snapshots.keepRestore({ safety: plan.safety, paths: done.written });
     for (const path of done.written) this.fileWritten(join(plan.root, path));
     return done;
   }
 
-  /** Puts back the files the last restore wrote, exactly as they were before it. */
+  /** Puts back the files the last restore wrote (by this host or an earlier one), exactly as they were before it. */
   async undoRestore(): Promise<RestoreDone> {
-    const undo = this.undo;
-    if (!undo) throw new Error("tine: no restore to undo");
-    await writeFiles(this.snapshots, undo.root, undo.safety, undo.paths);
-    this.undo = null;
-    for (const path of undo.paths) this.fileWritten(join(undo.root, path));
+    const undo = await this.snapshots.lastRestore();
+    const root = await this.snapshots.root();
+    if (!undo || !root) throw new Error("tine: no restore to undo");
+    if (!(await this.snapshots.has(undo.safety)))
+      throw new Error("tine: the files as they were before the last restore are gone (older than snapshot_keep_days)");
+    await writeFiles(this.snapshots, root, undo.safety, undo.paths);
+    await this.snapshots.keepRestore(null);
+    for (const path of undo.paths) this.fileWritten(join(root, path));
     return { written: undo.paths, left: [] };
   }
 }

@@ -10,8 +10,10 @@
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { type FileChange, type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
+import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
 export type { FileChange, SnapshotId, StoredFile, Taken } from "./repo.ts";
+export type { RestoreUndo } from "./undo-record.ts";
 
 /**
  * A snapshot a thread's messages were made on: the files once the thread held its first `at`
@@ -63,6 +65,10 @@ export interface CodeSnapshots {
    * thread that is gone) and those older than the keep limit. Returns how many were dropped.
    */
   prune(owners: ReadonlySet<string>, now: number): Promise<number>;
+  /** The last restore's undo, kept on disk (null: none, or it was undone). */
+  lastRestore(): Promise<RestoreUndo | null>;
+  /** Keeps the undo of the restore just made (null: it was undone). */
+  keepRestore(undo: RestoreUndo | null): Promise<void>;
 }
 
 export type SnapshotOptions = {
@@ -116,6 +122,11 @@ export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
       if ("off" in r || !r.pruneDue(now, DAY_MS)) return 0;
       return r.prune(owners, now - options.keepDays * DAY_MS);
     },
+    async lastRestore() {
+      const r = await repo();
+      return "off" in r ? null : readUndo(r.undoFile);
+    },
+    keepRestore: async (undo) => writeUndo((await on()).undoFile, undo),
   };
 }
 

@@ -96,6 +96,11 @@ export class SnapshotRepo {
     return new SnapshotRepo(root, gitDir, join(dir, `${key}.index`), projectGitDir, dataDir, maxFileBytes, excludes);
   }
 
+  /** Where the last restore's undo is kept (undo-record.ts). */
+  get undoFile(): string {
+    return join(this.gitDir, "tine-undo.json");
+  }
+
   private env(): Record<string, string> {
     return { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: this.indexFile, GIT_LITERAL_PATHSPECS: "1" };
   }

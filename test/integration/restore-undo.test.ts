@@ -1,0 +1,57 @@
+/**
+ * `:Tine restore undo` after the host or Neovim was restarted: the last restore's undo is kept
+ * on disk beside the project's snapshot store, so it gives back the exact bytes either way, once.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { editingTurn, HELLO, withGitProject } from "../helpers/code-session.ts";
+import { type Session, tempProjects } from "../helpers/neovim.ts";
+
+const nv = inject("nvim");
+const project = tempProjects();
+
+/** The files as the turn left them, then restored to the first message (without asking). */
+async function editThenRestore(s: Session): Promise<{ hello: Buffer; added: Buffer }> {
+  const id = await editingTurn(s);
+  const after = { hello: readFileSync(join(s.cwd, "hello.txt")), added: readFileSync(join(s.cwd, "new.txt")) };
+  await s.lua(`require("tine").restore(..., 0, { confirm = false })`, id);
+  assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+  assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+  return after;
+}
+
+function assertUndone(s: Session, after: { hello: Buffer; added: Buffer }): void {
+  assert.deepEqual(readFileSync(join(s.cwd, "hello.txt")), after.hello);
+  assert.deepEqual(readFileSync(join(s.cwd, "new.txt")), after.added);
+}
+
+describe(`restore undo across restarts (${nv.version})`, () => {
+  it(":Tine restore undo after :Tine restart gives back the exact bytes, once", async () => {
+    await withGitProject(nv, project(), async (s) => {
+      const after = await editThenRestore(s);
+      const pid = await s.hostPid();
+      await s.cmd("Tine restart");
+      await s.until("a new host", async () => (await s.hostPid()) !== pid);
+      await s.cmd("Tine restore undo");
+      await s.notified(/restore undone: 2 files/);
+      assertUndone(s, after);
+      await s.cmd("Tine restart");
+      await assert.rejects(s.lua(`require("tine").restore_undo()`), /no restore to undo/);
+    });
+  });
+
+  it("restore undo in a new Neovim on the same project gives back the exact bytes", async () => {
+    const cwd = project();
+    let after: { hello: Buffer; added: Buffer } = { hello: Buffer.alloc(0), added: Buffer.alloc(0) };
+    await withGitProject(nv, cwd, async (s) => {
+      after = await editThenRestore(s);
+    });
+    await withGitProject(nv, cwd, async (s) => {
+      const undone = await s.lua<{ written: string[] }>(`return require("tine").restore_undo()`);
+      assert.deepEqual([...undone.written].sort(), ["hello.txt", "new.txt"]);
+      assertUndone(s, after);
+    });
+  });
+});
