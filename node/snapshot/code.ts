@@ -50,6 +50,12 @@ export type SnapshotHealth =
   | { readonly on: false; readonly why: string };
 
 export interface CodeSnapshots {
+  /**
+   * The store's first snapshot, begun in the background when none was taken yet (the first of a
+   * large project hashes every file; later ones only what changed), so the first tools need not
+   * wait for it. Never fails; does nothing where snapshots are off.
+   */
+  prime(): void;
   /** A snapshot of the project's files now, kept for `owner` (a thread); null when snapshots are off here. `background`: nobody waits for it. */
   take(owner: string, background?: boolean): Promise<Taken | null>;
   changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]>;
@@ -100,6 +106,9 @@ export function gitSnapshots(options: SnapshotOptions): CodeSnapshots {
     return r;
   };
   return {
+    prime() {
+      void repo().then((r) => ("off" in r ? undefined : r.prime().catch(() => {})));
+    },
     async take(owner, background) {
       const r = await repo();
       return "off" in r ? null : r.take(owner, background);
@@ -138,6 +147,8 @@ export type CodePurpose = "tools" | "turn-end";
  * message (with no mark when snapshots are off or the snapshot failed), in the order asked.
  */
 export type CodeRecorder = {
+  /** A thread is about to send: the store's first snapshot starts in the background (CodeSnapshots.prime). */
+  prime(): void;
   /** A snapshot for thread `thread`, made on its first `at` messages; `since`: the turn's first snapshot, whose changes it lists. */
   record(thread: string, at: number, since: SnapshotId | null, purpose: CodePurpose): void;
 };

@@ -10,6 +10,7 @@ export function codeRecorder(snapshots: CodeSnapshots, dispatch: Dispatch, tell:
   let toldOff = false;
   let toldFailed = false;
   return {
+    prime: () => snapshots.prime(),
     record(thread, at, since, purpose) {
       void (async () => {
         let mark: CodeMark | null = null;
