@@ -27,7 +27,8 @@ import type { NvimBridge } from "./nvim/bridge.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import { CodeActions } from "./snapshot/actions.ts";
-import { gitSnapshots, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
+import { gitSnapshots, latestMark, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
+import { compareBranches } from "./snapshot/compare.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
@@ -551,17 +552,23 @@ export class App {
     return this.live(id).runner.history.messages();
   }
 
-  /** Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent. Threads by id or display number. */
-  diff(aRef: string, bRef?: string) {
+  /**
+   * Two branches from their common ancestor, for `:Tine diff`: their messages, and the files
+   * their latest snapshots differ in. `b` defaults to `a`'s parent. Threads by id or display number.
+   */
+  async diff(aRef: string, bRef?: string) {
     const a = this.queries.resolve(aRef);
     const b = bRef ? this.queries.resolve(bRef) : this.chat.lineage.get(a)?.parentId;
     if (!b || !this.chat.has(b))
       throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
-    const side = (id: ThreadId) => ({
-      title: this.chat.titleOf(id) ?? threadName(this.chat, id),
-      history: this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history,
-    });
-    return diffBranches(side(a), side(b));
+    const side = (id: ThreadId) => {
+      const live = this.chat.threads.get(id);
+      const mark = live ? latestMark(live.code, live.runner.history) : (this.persistence?.storedLatestMark(id) ?? null);
+      const history = live?.runner.history ?? this.persistence!.storedSource(id).history;
+      return { title: this.chat.titleOf(id) ?? threadName(this.chat, id), history, snapshot: mark?.id ?? null };
+    };
+    const [sa, sb] = [side(a), side(b)];
+    return { ...diffBranches(sa, sb), code: await compareBranches(this.code.snapshots, sa, sb) };
   }
 
   /** What `:checkhealth tine` reports of the store. */

@@ -8,13 +8,8 @@ import { join } from "node:path";
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
-import { type CodeSnapshots, markAt, type ThreadMark, validMarks } from "./code.ts";
+import { type CodeSnapshots, latestMark, markAt, type ThreadMark } from "./code.ts";
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
-
-/** The thread's last snapshot: the files as its last turn left them. */
-function latestMark(thread: Thread): ThreadMark | null {
-  return validMarks(thread.code, thread.runner.history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
-}
 
 export class CodeActions {
   constructor(
@@ -63,7 +58,7 @@ export class CodeActions {
     const thread = this.threadOf(id);
     const history = thread.runner.history;
     const mark = atMessage < history.length ? markAt(thread.code, history, atMessage) : null;
-    return mark !== null && mark.id !== latestMark(thread)?.id;
+    return mark !== null && mark.id !== latestMark(thread.code, thread.runner.history)?.id;
   }
 
   /** What restoring the files to message `atMessage`'s snapshot would change. */
@@ -82,7 +77,7 @@ export class CodeActions {
     }
     if (!(await this.snapshots.has(target.id)))
       throw new Error("tine: the snapshot of this message is gone (older than snapshot_keep_days): nothing can be restored");
-    return planRestore(this.snapshots, target.id, latestMark(thread)?.id ?? null);
+    return planRestore(this.snapshots, target.id, latestMark(thread.code, thread.runner.history)?.id ?? null);
   }
 
   /** Restores the files to message `atMessage`'s snapshot; `overwrite`: files changed since are written too. */

@@ -44,6 +44,11 @@ export function markAt(marks: readonly ThreadMark[], history: History, k: number
   return best;
 }
 
+/** The thread's last snapshot: the files as its last turn left them (null: no tool of it ran). */
+export function latestMark(marks: readonly ThreadMark[], history: History): ThreadMark | null {
+  return validMarks(marks, history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
+}
+
 /** What `:checkhealth tine` says of snapshots. */
 export type SnapshotHealth =
   | { readonly on: true; readonly root: string; readonly dir: string; readonly bytes: number }

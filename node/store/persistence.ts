@@ -17,7 +17,7 @@ import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredSource, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
-import type { ThreadMark } from "../snapshot/code.ts";
+import { latestMark, type ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { projectTree } from "./project-tree.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
@@ -196,6 +196,12 @@ export class Persistence {
     const loaded = this.store.load(id);
     this.anchors.set(id, { records: loaded.records, history: loaded.raw.history, code: loaded.raw.code });
     return { history: loaded.history, runner: loaded.runner };
+  }
+
+  /** The latest code snapshot of a stored thread, from its transcript (null: none of its tools ran). */
+  storedLatestMark(id: ThreadId): ThreadMark | null {
+    const { raw } = this.store.load(id);
+    return latestMark(raw.code, raw.history);
   }
 
   /** A thread appeared in the chat: a new root waits for content, a fork is written at once. */
