@@ -26,7 +26,7 @@ import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
-import { CodeActions } from "./snapshot/actions.ts";
+import { CodeActions, type ThreadCode } from "./snapshot/actions.ts";
 import { gitSnapshots, latestMark, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot/code.ts";
 import { compareBranches } from "./snapshot/compare.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
@@ -91,7 +91,13 @@ export class App {
     });
     const written = (by: string) => (path: string) =>
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
-    this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"));
+    this.code = new CodeActions(
+      snapshots,
+      (id) => this.live(id),
+      (id) => this.codeOf(id),
+      this.dispatch,
+      written(":Tine restore"),
+    );
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.mcp = new McpServers(config.mcp_servers, {
       root: config.cwd,
@@ -562,13 +568,21 @@ export class App {
     if (!b || !this.chat.has(b))
       throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
     const side = (id: ThreadId) => {
-      const live = this.chat.threads.get(id);
-      const mark = live ? latestMark(live.code, live.runner.history) : (this.persistence?.storedLatestMark(id) ?? null);
-      const history = live?.runner.history ?? this.persistence!.storedSource(id).history;
-      return { title: this.chat.titleOf(id) ?? threadName(this.chat, id), history, snapshot: mark?.id ?? null };
+      const { title, code, history } = this.codeOf(id);
+      const shown = this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history;
+      return { title, history: shown, snapshot: latestMark(code, history)?.id ?? null };
     };
     const [sa, sb] = [side(a), side(b)];
     return { ...diffBranches(sa, sb), code: await compareBranches(this.code.snapshots, sa, sb) };
+  }
+
+  /** The code snapshots of a live or stored thread's messages (a stored one is read, not loaded). */
+  private codeOf(id: ThreadId): ThreadCode {
+    const title = this.chat.titleOf(id) ?? threadName(this.chat, id);
+    const live = this.chat.threads.get(id);
+    if (live) return { title, code: live.code, history: live.runner.history };
+    if (!this.persistence || !this.chat.stored.has(id)) throw new Error(`tine: ${title} is not a thread of this project`);
+    return { title, ...this.persistence.storedCode(id) };
   }
 
   /** What `:checkhealth tine` reports of the store. */

@@ -7,15 +7,21 @@
 import { join } from "node:path";
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { History } from "../providers/history.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
 import { type CodeSnapshots, latestMark, markAt, type ThreadMark } from "./code.ts";
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
+
+/** A thread's marks as a restore reads them: of a live thread, or of a stored one as its transcript holds them. */
+export type ThreadCode = { readonly title: string; readonly code: readonly ThreadMark[]; readonly history: History };
 
 export class CodeActions {
   constructor(
     readonly snapshots: CodeSnapshots,
     /** A live thread by id (throws when there is none). */
     private readonly threadOf: (id: ThreadId) => Thread,
+    /** The marks of a live or stored thread (throws when there is none). */
+    private readonly codeOf: (id: ThreadId) => ThreadCode,
     private readonly dispatch: Dispatch,
     /** A restore wrote this file (absolute): buffers holding it are reloaded (one with unsaved changes is left, and the user told). */
     private readonly fileWritten: (path: string) => void,
@@ -55,21 +61,20 @@ export class CodeActions {
 
   /** Whether message `atMessage` was made on other files than the thread's latest snapshot holds. */
   differs(id: ThreadId, atMessage: number): boolean {
-    const thread = this.threadOf(id);
-    const history = thread.runner.history;
-    const mark = atMessage < history.length ? markAt(thread.code, history, atMessage) : null;
-    return mark !== null && mark.id !== latestMark(thread.code, thread.runner.history)?.id;
+    const { code, history } = this.codeOf(id);
+    const mark = atMessage < history.length ? markAt(code, history, atMessage) : null;
+    return mark !== null && mark.id !== latestMark(code, history)?.id;
   }
 
   /** What restoring the files to message `atMessage`'s snapshot would change. */
   plan(id: ThreadId, atMessage: number): Promise<RestorePlan> {
-    return this.planFor(this.threadOf(id), atMessage);
+    return this.planFor(this.codeOf(id), atMessage);
   }
 
-  private async planFor(thread: Thread, atMessage: number): Promise<RestorePlan> {
-    const history = thread.runner.history;
+  private async planFor(thread: ThreadCode, atMessage: number): Promise<RestorePlan> {
+    const { code, history } = thread;
     if (atMessage >= history.length) throw new Error(`tine: ${thread.title} has no message ${atMessage}`);
-    const target = markAt(thread.code, history, atMessage);
+    const target = markAt(code, history, atMessage);
     if (!target) {
       const off = await this.snapshots.health();
       if (!off.on) throw new Error(`tine: code snapshots are off (${off.why}): nothing can be restored`);
@@ -77,12 +82,12 @@ export class CodeActions {
     }
     if (!(await this.snapshots.has(target.id)))
       throw new Error("tine: the snapshot of this message is gone (older than snapshot_keep_days): nothing can be restored");
-    return planRestore(this.snapshots, target.id, latestMark(thread.code, thread.runner.history)?.id ?? null);
+    return planRestore(this.snapshots, target.id, latestMark(code, history)?.id ?? null);
   }
 
   /** Restores the files to message `atMessage`'s snapshot; `overwrite`: files changed since are written too. */
   async restore(id: ThreadId, atMessage: number, overwrite: boolean): Promise<RestoreDone> {
-    const plan = await this.planFor(this.threadOf(id), atMessage);
+    const plan = await this.planFor(this.codeOf(id), atMessage);
     const done = await applyRestore(this.snapshots, plan, overwrite);
     // On disk: the undo outlives a restart of the host or of Neovim.
     await this.snapshots.keepRestore({ safety: plan.safety, paths: done.written });

@@ -17,7 +17,7 @@ import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredSource, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
-import { latestMark, type ThreadMark } from "../snapshot/code.ts";
+import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { projectTree } from "./project-tree.ts";
 import type { ChangeRecord, ParentPointer } from "./records.ts";
@@ -198,10 +198,10 @@ export class Persistence {
     return { history: loaded.history, runner: loaded.runner };
   }
 
-  /** The latest code snapshot of a stored thread, from its transcript (null: none of its tools ran). */
-  storedLatestMark(id: ThreadId): ThreadMark | null {
+  /** The code snapshots of a stored thread's messages, as its transcript holds them (and the history they fit). */
+  storedCode(id: ThreadId): { code: readonly ThreadMark[]; history: History } {
     const { raw } = this.store.load(id);
-    return latestMark(raw.code, raw.history);
+    return { code: raw.code, history: raw.history };
   }
 
   /** A thread appeared in the chat: a new root waits for content, a fork is written at once. */

@@ -1,6 +1,7 @@
 /**
- * `:Tine restore undo` after the host or Neovim was restarted: the last restore's undo is kept
- * on disk beside the project's snapshot store, so it gives back the exact bytes either way, once.
+ * Restores across restarts: `:Tine restore undo` after the host or Neovim was restarted (the last
+ * restore's undo is kept on disk beside the project's snapshot store, so it gives back the exact
+ * bytes either way, once), and a restore from a stored thread that was never opened.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -52,6 +53,27 @@ describe(`restore undo across restarts (${nv.version})`, () => {
       const undone = await s.lua<{ written: string[] }>(`return require("tine").restore_undo()`);
       assert.deepEqual([...undone.written].sort(), ["hello.txt", "new.txt"]);
       assertUndone(s, after);
+    });
+  });
+
+  it("a stored thread, not opened, restores from its transcript's snapshots: restore(), and fork with restore_code", async () => {
+    const cwd = project();
+    let id = "";
+    await withGitProject(nv, cwd, async (s) => {
+      id = await editingTurn(s);
+    });
+    await withGitProject(nv, cwd, async (s) => {
+      await s.cmd("Tine");
+      assert.equal((await s.thread(id)).status, "stored");
+      const done = await s.lua<{ written: string[] }>(`return require("tine").restore(..., 0, { confirm = false })`, id);
+      assert.deepEqual([...done.written].sort(), ["hello.txt", "new.txt"]);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      await s.lua(`require("tine").restore_undo()`);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), true);
+      await s.lua(`require("tine").fork(..., "again", { at_message = 0, restore_code = true })`, id);
+      await s.until("the fork", async () => (await s.threads()).some((t) => t.parent_id === id));
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
     });
   });
 });
