@@ -3,7 +3,8 @@
  * of the test as it went in, and a first turn that edits its files through the mock.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { typeAndSend } from "./chat-driver.ts";
@@ -45,4 +46,19 @@ export async function withGitProject(
   const before = userGitState(cwd);
   await withNeovim(nv, (s) => fn(s, before), { cwd, setup: { ...SETUP, ...setup } });
   assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
+}
+
+/** tine's private snapshot store of project `cwd` in a test session (XDG_DATA_HOME is in the project), or null before its first snapshot. */
+export function snapshotStore(cwd: string): { gitDir: string; index: string } | null {
+  const dir = join(cwd, ".data", "nvim", "tine", "snapshots");
+  const git = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith(".git")) : undefined;
+  return git ? { gitDir: join(dir, git), index: join(dir, git.replace(/\.git$/, ".index")) } : null;
+}
+
+/** Runs git on the snapshot store of project `cwd` (through its own index). */
+export function storeGit(cwd: string, ...args: string[]): string {
+  const store = snapshotStore(cwd);
+  if (!store) throw new Error(`no snapshot store for ${cwd}`);
+  const env = { ...process.env, GIT_DIR: store.gitDir, GIT_INDEX_FILE: store.index };
+  return execFileSync("git", args, { cwd, env, encoding: "utf8" });
 }

@@ -4,12 +4,9 @@
  * do not wait for it: their own snapshot only adds what changed since.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { withGitProject } from "../helpers/code-session.ts";
+import { snapshotStore, storeGit, withGitProject } from "../helpers/code-session.ts";
 import { tempProjects } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -17,22 +14,7 @@ const nv = inject("nvim");
 const project = tempProjects();
 
 /** The files tine's private snapshot index holds for the project (none before its first snapshot). */
-function snapshotIndex(cwd: string): string[] {
-  const dir = join(cwd, ".data", "nvim", "tine", "snapshots");
-  const index = readdirSync(dir, { recursive: false }).find((f) => String(f).endsWith(".index"));
-  if (!index) return [];
-  const env = { ...process.env, GIT_DIR: join(dir, String(index).replace(/\.index$/, ".git")), GIT_INDEX_FILE: join(dir, String(index)) };
-  return execFileSync("git", ["ls-files"], { cwd, env, encoding: "utf8" }).split("\n").filter(Boolean);
-}
-
-const indexed = (cwd: string) => {
-  try {
-    return snapshotIndex(cwd);
-  } catch {
-    // no store yet
-    return [];
-  }
-};
+const indexed = (cwd: string): string[] => (snapshotStore(cwd) ? storeGit(cwd, "ls-files").split("\n").filter(Boolean) : []);
 
 describe(`the first snapshot (${nv.version})`, () => {
   it("is begun at the first send, while the reply streams, before any tool asks for one", async () => {
