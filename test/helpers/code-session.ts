@@ -48,11 +48,15 @@ export async function withGitProject(
   assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
 }
 
-/** tine's private snapshot store of project `cwd` in a test session (XDG_DATA_HOME is in the project), or null before its first snapshot. */
+/**
+ * tine's private snapshot store of project `cwd` in a test session (XDG_DATA_HOME is in the
+ * project), or null before its first snapshot wrote its index (the repository may still be being made).
+ */
 export function snapshotStore(cwd: string): { gitDir: string; index: string } | null {
   const dir = join(cwd, ".data", "nvim", "tine", "snapshots");
   const git = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith(".git")) : undefined;
-  return git ? { gitDir: join(dir, git), index: join(dir, git.replace(/\.git$/, ".index")) } : null;
+  const store = git ? { gitDir: join(dir, git), index: join(dir, git.replace(/\.git$/, ".index")) } : null;
+  return store && existsSync(store.index) ? store : null;
 }
 
 /** Runs git on the snapshot store of project `cwd` (through its own index). */
