@@ -195,7 +195,7 @@ export class Persistence {
   storedSource(id: ThreadId): StoredSource {
     const loaded = this.store.load(id);
     this.anchors.set(id, { records: loaded.records, history: loaded.raw.history, code: loaded.raw.code });
-    return { history: loaded.history, runner: loaded.runner };
+    return { history: loaded.history, runner: loaded.runner, code: loaded.raw.code };
   }
 
   /** The code snapshots of a stored thread's messages, as its transcript holds them (and the history they fit). */

@@ -56,7 +56,7 @@ describe(`restore undo across restarts (${nv.version})`, () => {
     });
   });
 
-  it("a stored thread, not opened, restores from its transcript's snapshots: restore(), and fork with restore_code", async () => {
+  it("a stored thread, not opened, restores from its transcript's snapshots: restore(), fork with restore_code; its forks keep them", async () => {
     const cwd = project();
     let id = "";
     await withGitProject(nv, cwd, async (s) => {
@@ -73,6 +73,12 @@ describe(`restore undo across restarts (${nv.version})`, () => {
       await s.lua(`require("tine").fork(..., "again", { at_message = 0, restore_code = true })`, id);
       await s.until("the fork", async () => (await s.threads()).some((t) => t.parent_id === id));
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+      // A fork of it keeps the snapshots of the messages it shares: the reply's change list, and restores to them.
+      const fork = await s.lua<string>(`return require("tine").fork(...)`, id);
+      await s.waitForDisplay(fork, "▸ 2 files changed (+3 −1)");
+      await s.lua(`require("tine").restore_undo()`);
+      await s.lua(`require("tine").restore(..., 0, { confirm = false })`, fork);
       assert.equal(existsSync(join(s.cwd, "new.txt")), false);
     });
   });
