@@ -30,8 +30,9 @@ import type { NvimBridge } from "./nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/models.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
-import { CodeActions } from "./snapshot/actions.ts";
-import { MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "./snapshot/code.ts";
+import { CodeActions, type ThreadCode } from "./snapshot/actions.ts";
+import { latestMark, MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "./snapshot/code.ts";
+import { compareBranches } from "./snapshot/compare.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
 import { LastActive } from "./store/last-active.ts";
 import { Persistence } from "./store/persistence.ts";
@@ -112,7 +113,14 @@ export class App {
     const snapshotsOf = (id: ThreadId) => this.workspaces.of(id).snapshots;
     const written = (by: string) => (path: string) =>
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
-    this.code = new CodeActions(snapshots, (id) => this.live(id), this.dispatch, written(":Tine restore"), snapshotsOf);
+    this.code = new CodeActions(
+      snapshots,
+      (id) => this.live(id),
+      (id) => this.codeOf(id),
+      this.dispatch,
+      written(":Tine restore"),
+      snapshotsOf,
+    );
     this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
     this.lastActive = this.persistence ? new LastActive(this.persistence.store.dir) : null;
     if (this.persistence) this.persistence.worktreeOf = (id) => this.workspaces.of(id).stored ?? undefined;
@@ -691,17 +699,31 @@ export class App {
     return thread.runner.nextRequest() === null ? null : this.usage.info(thread);
   }
 
-  /** Two branches from their common ancestor, for `:Tine diff`: `b` defaults to `a`'s parent. Threads by id or display number. */
-  diff(aRef: string, bRef?: string) {
+  /**
+   * Two branches from their common ancestor, for `:Tine diff`: their messages, and the files
+   * their latest snapshots differ in. `b` defaults to `a`'s parent. Threads by id or display number.
+   */
+  async diff(aRef: string, bRef?: string) {
     const a = this.queries.resolve(aRef);
     const b = bRef ? this.queries.resolve(bRef) : this.chat.lineage.get(a)?.parentId;
     if (!b || !this.chat.has(b))
       throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
-    const side = (id: ThreadId) => ({
-      title: this.chat.titleOf(id) ?? threadName(this.chat, id),
-      history: this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history,
-    });
-    return diffBranches(side(a), side(b));
+    const side = (id: ThreadId) => {
+      const { title, code, history } = this.codeOf(id);
+      const shown = this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history;
+      return { title, history: shown, snapshot: latestMark(code, history)?.id ?? null };
+    };
+    const [sa, sb] = [side(a), side(b)];
+    return { ...diffBranches(sa, sb), code: await compareBranches(this.code.snapshots, sa, sb) };
+  }
+
+  /** The code snapshots of a live or stored thread's messages (a stored one is read, not loaded). */
+  private codeOf(id: ThreadId): ThreadCode {
+    const title = this.chat.titleOf(id) ?? threadName(this.chat, id);
+    const live = this.chat.threads.get(id);
+    if (live) return { title, code: live.code, history: live.runner.history };
+    if (!this.persistence || !this.chat.stored.has(id)) throw new Error(`tine: ${title} is not a thread of this project`);
+    return { title, ...this.persistence.storedCode(id) };
   }
 
   /** What `:checkhealth tine` reports of the store. */

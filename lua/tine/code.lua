@@ -1,6 +1,7 @@
 -- Code snapshots from the editor (:help tine-code): :Tine restore on a message (shows what it
--- will change and asks), :Tine restore undo, and <CR> on a file of a reply's change list (the
--- file beside its state before the turn, in diff mode). The host plans and writes; this asks.
+-- will change and asks), :Tine restore undo, <CR> on a file of a reply's change list (the file
+-- beside its state before the turn, in diff mode), and :Tine diff's list of the files two branches
+-- differ in. The host plans and writes; this asks and shows.
 local host = require("tine.host")
 local util = require("tine.util")
 
@@ -97,6 +98,30 @@ function M.command(arg)
   guarded(M.restore, id, at.message)
 end
 
+--- Fills `buf` with `text` (nil: the file did not exist there) as a read-only scratch buffer
+--- named `name`, highlighted as `path` would be, and puts its window in diff mode.
+---@param buf integer
+---@param name string
+---@param text string|nil
+---@param path string
+local function scratch_side(buf, name, text, path)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  local lines = text and vim.split(text, "\n") or {}
+  if lines[#lines] == "" then
+    table.remove(lines)
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  local ft = vim.filetype.match({ filename = path, buf = buf })
+  if ft then
+    vim.bo[buf].filetype = ft
+  end
+  vim.cmd("diffthis")
+end
+
 --- <CR> on a file of a change list: the file, and beside it a scratch buffer with its text before
 --- the turn, both in diff mode.
 ---@param id string the thread shown
@@ -112,19 +137,87 @@ function M.open_change(id)
   vim.cmd("tabnew " .. vim.fn.fnameescape(f.path))
   vim.cmd("diffthis")
   vim.cmd("leftabove vnew")
+  local rel = vim.fn.fnamemodify(f.path, ":.")
+  scratch_side(
+    vim.api.nvim_get_current_buf(),
+    ("tine-before://%s"):format(rel),
+    f.before ~= vim.NIL and f.before or nil,
+    rel
+  )
+  return true
+end
+
+--- A file of :Tine diff's list in a new tab: as branch a's latest snapshot holds it (left) beside
+--- branch b's (right), in diff mode.
+---@param code { a: string, b: string }
+---@param titles string[] the two branches' titles
+---@param path string
+function M.open_branch_file(code, titles, path)
+  local ok, f = guarded(host.request, "branch_file", code.a, code.b, path)
+  if not ok then
+    return
+  end
+  vim.cmd("tabnew")
+  scratch_side(
+    vim.api.nvim_get_current_buf(),
+    ("tine-snapshot://%s/%s"):format(titles[1], path),
+    f.a ~= vim.NIL and f.a or nil,
+    path
+  )
+  vim.cmd("rightbelow vnew")
+  scratch_side(
+    vim.api.nvim_get_current_buf(),
+    ("tine-snapshot://%s/%s"):format(titles[2], path),
+    f.b ~= vim.NIL and f.b or nil,
+    path
+  )
+end
+
+--- :Tine diff's code, in a window below the two branches: the files their latest snapshots
+--- differ in, with +/− (+ lines only the left branch has), or why they cannot be compared. <CR>
+--- on a file opens it as each snapshot holds it. Nothing where snapshots are off.
+---@param d TineBranchDiff
+function M.branch_files(d)
+  local code = d.code
+  if code.kind == "off" then
+    return
+  end
+  local titles = { d.sides[1].title, d.sides[2].title }
+  local lines, paths = {}, {}
+  if code.kind == "missing" then
+    lines = { "Files: " .. code.why }
+  elseif #code.files == 0 then
+    lines = { ("Files: the same in the latest snapshots of %s and %s"):format(titles[1], titles[2]) }
+  else
+    lines = {
+      ("Files: %d differ between the latest snapshots of %s (+) and %s (−) · <CR> opens one"):format(
+        #code.files,
+        titles[1],
+        titles[2]
+      ),
+    }
+    for _, f in ipairs(code.files) do
+      table.insert(lines, file_line(f))
+      paths[#lines] = f.path
+    end
+  end
+  local back = vim.api.nvim_get_current_win()
+  vim.cmd(("botright %dnew"):format(math.min(#lines, 10)))
   local buf = vim.api.nvim_get_current_buf()
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
-  local before = f.before == vim.NIL and {} or vim.split(f.before, "\n")
-  if before[#before] == "" then
-    table.remove(before)
-  end
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, before)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  pcall(vim.api.nvim_buf_set_name, buf, ("tine-before://%s"):format(vim.fn.fnamemodify(f.path, ":.")))
-  vim.cmd("diffthis")
-  return true
+  pcall(vim.api.nvim_buf_set_name, buf, ("tine-diff://files/%s..%s"):format(titles[1], titles[2]))
+  vim.wo.winfixheight = true
+  vim.keymap.set("n", "<CR>", function()
+    local path = paths[vim.api.nvim_win_get_cursor(0)[1]]
+    if path and code.kind == "files" then
+      M.open_branch_file(code, titles, path)
+    end
+  end, { buffer = buf, desc = "tine: the file as both branches' snapshots hold it, in diff mode" })
+  vim.api.nvim_set_current_win(back)
 end
 
 return M

@@ -226,7 +226,8 @@ function M.export_claude(id)
 end
 
 --- :Tine diff [a [b]]: two branches side by side from their common ancestor, in a new tab, in
---- diff mode. Without threads: the current fork against its parent. A failure is reported.
+--- diff mode, and below them the files their latest snapshots differ in. Without threads: the
+--- current fork against its parent. A failure is reported.
 ---@param a? string|integer a thread id or display number (default: the thread here)
 ---@param b? string|integer default: `a`'s parent
 function M.diff(a, b)
@@ -256,6 +257,7 @@ function M.diff(a, b)
     vim.wo.wrap = true
     vim.cmd("diffthis")
   end
+  require("tine.code").branch_files(d)
 end
 
 --- How a fork ends, by name (:Tine fork discard|promote|report, the fork keys).

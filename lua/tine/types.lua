@@ -163,6 +163,14 @@
 ---@field added integer|vim.NIL
 ---@field removed integer|vim.NIL
 
+--- :Tine diff as the host gives it: each branch after `common` shared messages, and their code:
+--- "off" (snapshots are off), "missing" (why not compared), or "files" (+ lines only the first
+--- branch's latest snapshot has, − only the second's; `a`/`b` name the snapshots).
+---@class TineBranchDiff
+---@field common integer
+---@field sides { title: string, lines: string[] }[]
+---@field code { kind: "off" }|{ kind: "missing", why: string }|{ kind: "files", a: string, b: string, files: TineChangedFile[] }
+
 --- How `restore()` or `restore_undo()` went: files written (or removed), and files left alone.
 ---@class TineRestoreResult
 ---@field written string[]

@@ -321,7 +321,7 @@ export class Chat implements ChatTree {
     const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);
     const thread = new Thread(request.newId, request.num, title, runner, this.threadContext(request.newId), { titledBy: by });
     // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
-    thread.code = live?.code ?? [];
+    thread.code = live?.code ?? from?.code ?? [];
     if (live) thread.approvalsFrom(live);
     if (runner.traits.forkLifecycle) {
       this.forks.update({

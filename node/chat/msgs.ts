@@ -52,7 +52,12 @@ export type ThreadMsg =
 export type ThreadOrigin = { readonly kind: "claude-code"; readonly sessionId: string | null; readonly path: string };
 
 /** A stored thread as read from its file: its history, and how it runs (with what only the file holds, its instructions). */
-export type StoredSource = { readonly history: History; readonly runner: RunnerSpec };
+export type StoredSource = {
+  readonly history: History;
+  readonly runner: RunnerSpec;
+  /** The code snapshots its messages were made on: a fork keeps those of the messages it shares. */
+  readonly code: readonly ThreadMark[];
+};
 
 /** A thread known from disk and not loaded: what the list shows of it. */
 export type StoredThread = {

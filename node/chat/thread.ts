@@ -313,6 +313,8 @@ export class Thread {
     blocks.unshift(...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })));
     this.reports = [];
     this.turnStart = null;
+    // The project's first snapshot starts now, in the background: this turn's tools find it made.
+    this.context.code.prime(this.id);
     if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
     else this.runner.send(blocks);
   }

@@ -80,6 +80,9 @@ export const threadRef: Check<string> = (v, name) => {
   return wrong(name, "a thread (its id or number)", v);
 };
 
+/** A code snapshot as the host named it: hex, nothing git could take for an option. */
+export const snapshotId = simple("a snapshot id", (v): v is string => typeof v === "string" && /^[0-9a-f]{40,64}$/.test(v));
+
 /** Any table; its fields are checked by whoever reads them (as parseConfig does). */
 export const table = simple("a table", isMap);
 

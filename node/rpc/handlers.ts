@@ -7,6 +7,7 @@ import { App } from "../app.ts";
 import { parseConfig } from "../config.ts";
 import { findInstructions } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
 import { parseArguments } from "./checks.ts";
 import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
@@ -90,7 +91,11 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return true;
   },
   label_at: ({ app }, [id, message]) => app.queries.labelAt(id, message ?? null),
-  diff: ({ app }, [a, b]) => app.diff(a, b),
+  diff: ({ app }, [a, b]) =>
+    app
+      .diff(a, b)
+      .then((d) => ({ ...d, code: d.code.kind === "files" ? { ...d.code, files: d.code.files.map((f) => ({ ...f })) } : d.code })),
+  branch_file: ({ app }, [a, b, path]) => fileInBoth(app.code.snapshots, a, b, path),
 
   restore_plan: ({ app }, [id, at]) =>
     app.code.plan(id, at).then((p) => ({ root: p.root, files: p.files.map((f) => ({ ...f })), changed_since: [...p.changedSince] })),

@@ -20,6 +20,7 @@ import {
   oneOf,
   optional,
   options,
+  snapshotId,
   string,
   table,
   threadRef,
@@ -109,8 +110,20 @@ export type ListItem =
 /** The list as drawn: its buffer, the line (0-based) the cursor goes to (null: leave it), and the filter shown. */
 export type ListShown = { bufnr: number; line: number | null; filter: string };
 
-/** Two branches from their common ancestor (`:Tine diff`): one side per branch, after `common` shared messages. */
-export type BranchDiff = { common: number; sides: { title: string; lines: string[] }[] };
+/**
+ * The files two branches' latest snapshots differ in (`:Tine diff`): + lines only the first has,
+ * − lines only the second has; `a`/`b` are the snapshots, for `branch_file`. Off: nothing is said.
+ */
+export type BranchCodeInfo =
+  | { kind: "off" }
+  | { kind: "missing"; why: string }
+  | { kind: "files"; a: string; b: string; files: ChangedFile[] };
+
+/** Two branches from their common ancestor (`:Tine diff`): one side per branch, after `common` shared messages, and their code. */
+export type BranchDiff = { common: number; sides: { title: string; lines: string[] }[]; code: BranchCodeInfo };
+
+/** One file as two snapshots hold it (null: that one holds none). */
+export type FileInBoth = { a: string | null; b: string | null };
 
 /** What `:checkhealth tine` reports of the store. */
 export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
@@ -212,6 +225,8 @@ export const METHODS = {
   label_at: { args: [id, arg("message", optional(index))], result: returns<string>() },
   /** Branches by thread id or display number; `b` defaults to `a`'s parent. */
   diff: { args: [arg("a", threadRef), arg("b", optional(threadRef))], result: returns<BranchDiff>() },
+  /** A file of `:Tine diff`'s list, as branch a's snapshot and branch b's hold it. */
+  branch_file: { args: [arg("a", snapshotId), arg("b", snapshotId), arg("path", string)], result: returns<FileInBoth>() },
 
   // -- code snapshots --
   /** What restoring the files to message `at_message`'s snapshot would change (a safety snapshot is taken). */

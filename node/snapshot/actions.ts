@@ -7,25 +7,34 @@
 import { join } from "node:path";
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { History } from "../providers/history.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
-import { type CodeSnapshots, markAt, type ThreadMark, validMarks } from "./code.ts";
+import { type CodeSnapshots, latestMark, markAt, type ThreadMark } from "./code.ts";
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
 
-/** The last restore, until it is undone: the files it wrote and the snapshot that holds them as they were. */
-type Undo = { readonly snapshots: CodeSnapshots; readonly root: string; readonly safety: string; readonly paths: readonly string[] };
+/** A thread's marks as a restore reads them: of a live thread, or of a stored one as its transcript holds them. */
+export type ThreadCode = { readonly title: string; readonly code: readonly ThreadMark[]; readonly history: History };
 
-/** The thread's last snapshot: the files as its last turn left them. */
-function latestMark(thread: Thread): ThreadMark | null {
-  return validMarks(thread.code, thread.runner.history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
-}
+/**
+ * A restore in a worktree fork's folder, until it is undone: kept in memory only (the folder is
+ * known while the thread is live; the undo on disk is for the project's own folder).
+ */
+type WorktreeUndo = {
+  readonly snapshots: CodeSnapshots;
+  readonly root: string;
+  readonly safety: string;
+  readonly paths: readonly string[];
+};
 
 export class CodeActions {
-  private undo: Undo | null = null;
+  private worktreeUndo: WorktreeUndo | null = null;
 
   constructor(
     readonly snapshots: CodeSnapshots,
     /** A live thread by id (throws when there is none). */
     private readonly threadOf: (id: ThreadId) => Thread,
+    /** The marks of a live or stored thread (throws when there is none). */
+    private readonly codeOf: (id: ThreadId) => ThreadCode,
     private readonly dispatch: Dispatch,
     /** A restore wrote this file (absolute): buffers holding it are reloaded (one with unsaved changes is left, and the user told). */
     private readonly fileWritten: (path: string) => void,
@@ -68,22 +77,21 @@ export class CodeActions {
 
   /** Whether message `atMessage` was made on other files than the thread's latest snapshot holds. */
   differs(id: ThreadId, atMessage: number): boolean {
-    const thread = this.threadOf(id);
-    const history = thread.runner.history;
-    const mark = atMessage < history.length ? markAt(thread.code, history, atMessage) : null;
-    return mark !== null && mark.id !== latestMark(thread)?.id;
+    const { code, history } = this.codeOf(id);
+    const mark = atMessage < history.length ? markAt(code, history, atMessage) : null;
+    return mark !== null && mark.id !== latestMark(code, history)?.id;
   }
 
   /** What restoring the files to message `atMessage`'s snapshot would change. */
   plan(id: ThreadId, atMessage: number): Promise<RestorePlan> {
-    return this.planFor(this.threadOf(id), atMessage);
+    return this.planFor(id, this.codeOf(id), atMessage);
   }
 
-  private async planFor(thread: Thread, atMessage: number): Promise<RestorePlan> {
-    const history = thread.runner.history;
+  private async planFor(id: ThreadId, thread: ThreadCode, atMessage: number): Promise<RestorePlan> {
+    const { code, history } = thread;
     if (atMessage >= history.length) throw new Error(`tine: ${thread.title} has no message ${atMessage}`);
-    const target = markAt(thread.code, history, atMessage);
-    const snapshots = this.snapshotsOf(thread.id);
+    const target = markAt(code, history, atMessage);
+    const snapshots = this.snapshotsOf(id);
     if (!target) {
       const off = await snapshots.health();
       if (!off.on) throw new Error(`tine: code snapshots are off (${off.why}): nothing can be restored`);
@@ -91,26 +99,39 @@ export class CodeActions {
     }
     if (!(await snapshots.has(target.id)))
       throw new Error("tine: the snapshot of this message is gone (older than snapshot_keep_days): nothing can be restored");
-    return planRestore(snapshots, target.id, latestMark(thread)?.id ?? null);
+    return planRestore(snapshots, target.id, latestMark(code, history)?.id ?? null);
   }
 
   /** Restores the files to message `atMessage`'s snapshot; `overwrite`: files changed since are written too. */
   async restore(id: ThreadId, atMessage: number, overwrite: boolean): Promise<RestoreDone> {
-    const plan = await this.planFor(this.threadOf(id), atMessage);
+    const plan = await this.planFor(id, this.codeOf(id), atMessage);
     const snapshots = this.snapshotsOf(id);
     const done = await applyRestore(snapshots, plan, overwrite);
-    this.undo = { snapshots, root: plan.root, safety: plan.safety, paths: done.written };
+    const inProject = snapshots === this.snapshots;
+    // The project's undo on disk outlives a restart of the host or of Neovim; only the last restore is undone.
+    await this.snapshots.keepRestore(inProject ? { safety: plan.safety, paths: done.written } : null);
+    this.worktreeUndo = inProject ? null : { snapshots, root: plan.root, safety: plan.safety, paths: done.written };
     for (const path of done.written) this.fileWritten(join(plan.root, path));
     return done;
   }
 
-  /** Puts back the files the last restore wrote, exactly as they were before it. */
+  /** Puts back the files the last restore wrote (by this host or an earlier one), exactly as they were before it. */
   async undoRestore(): Promise<RestoreDone> {
-    const undo = this.undo;
-    if (!undo) throw new Error("tine: no restore to undo");
-    await writeFiles(undo.snapshots, undo.root, undo.safety, undo.paths);
-    this.undo = null;
-    for (const path of undo.paths) this.fileWritten(join(undo.root, path));
+    const kept = this.worktreeUndo;
+    if (kept) {
+      await writeFiles(kept.snapshots, kept.root, kept.safety, kept.paths);
+      this.worktreeUndo = null;
+      for (const path of kept.paths) this.fileWritten(join(kept.root, path));
+      return { written: kept.paths, left: [] };
+    }
+    const undo = await this.snapshots.lastRestore();
+    const root = await this.snapshots.root();
+    if (!undo || !root) throw new Error("tine: no restore to undo");
+    if (!(await this.snapshots.has(undo.safety)))
+      throw new Error("tine: the files as they were before the last restore are gone (older than snapshot_keep_days)");
+    await writeFiles(this.snapshots, root, undo.safety, undo.paths);
+    await this.snapshots.keepRestore(null);
+    for (const path of undo.paths) this.fileWritten(join(root, path));
     return { written: undo.paths, left: [] };
   }
 }

@@ -7,11 +7,14 @@
  *
  * Also the marks a thread keeps: which snapshot each of its messages was made on.
  */
+import type { ThreadId } from "../chat/msgs.ts";
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { type FileChange, type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
+import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
 export type { FileChange, SnapshotId, StoredFile, Taken } from "./repo.ts";
+export type { RestoreUndo } from "./undo-record.ts";
 
 /**
  * A snapshot a thread's messages were made on: the files once the thread held its first `at`
@@ -42,12 +45,23 @@ export function markAt(marks: readonly ThreadMark[], history: History, k: number
   return best;
 }
 
+/** The thread's last snapshot: the files as its last turn left them (null: no tool of it ran). */
+export function latestMark(marks: readonly ThreadMark[], history: History): ThreadMark | null {
+  return validMarks(marks, history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
+}
+
 /** What `:checkhealth tine` says of snapshots. */
 export type SnapshotHealth =
   | { readonly on: true; readonly root: string; readonly dir: string; readonly bytes: number }
   | { readonly on: false; readonly why: string };
 
 export interface CodeSnapshots {
+  /**
+   * The store's first snapshot, begun in the background when none was taken yet (the first of a
+   * large project hashes every file; later ones only what changed), so the first tools need not
+   * wait for it. Never fails; does nothing where snapshots are off.
+   */
+  prime(): void;
   /** A snapshot of the project's files now, kept for `owner` (a thread); null when snapshots are off here. `background`: nobody waits for it. */
   take(owner: string, background?: boolean): Promise<Taken | null>;
   changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]>;
@@ -63,6 +77,10 @@ export interface CodeSnapshots {
    * thread that is gone) and those older than the keep limit. Returns how many were dropped.
    */
   prune(owners: ReadonlySet<string>, now: number): Promise<number>;
+  /** The last restore's undo, kept on disk (null: none, or it was undone). */
+  lastRestore(): Promise<RestoreUndo | null>;
+  /** Keeps the undo of the restore just made (null: it was undone). */
+  keepRestore(undo: RestoreUndo | null): Promise<void>;
 }
 
 export type SnapshotOptions = {
@@ -106,6 +124,9 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
     return r;
   };
   return {
+    prime() {
+      void repo().then((r) => ("off" in r ? undefined : r.prime().catch(() => {})));
+    },
     async take(owner, background) {
       const r = await repo();
       return "off" in r ? null : r.take(owner, background);
@@ -128,6 +149,11 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
       if ("off" in r || !r.pruneDue(now, DAY_MS)) return 0;
       return r.prune(owners, now - keepDays * DAY_MS);
     },
+    async lastRestore() {
+      const r = await repo();
+      return "off" in r ? null : readUndo(r.undoFile);
+    },
+    keepRestore: async (undo) => writeUndo((await on()).undoFile, undo),
   };
 }
 
@@ -139,6 +165,8 @@ export type CodePurpose = "tools" | "turn-end";
  * message (with no mark when snapshots are off or the snapshot failed), in the order asked.
  */
 export type CodeRecorder = {
+  /** Thread `thread` is about to send: its folder's first snapshot starts in the background (CodeSnapshots.prime). */
+  prime(thread: ThreadId): void;
   /** A snapshot for thread `thread`, made on its first `at` messages; `since`: the turn's first snapshot, whose changes it lists. */
   record(thread: string, at: number, since: SnapshotId | null, purpose: CodePurpose): void;
 };

@@ -15,6 +15,7 @@ export function codeRecorder(
   let toldOff = false;
   let toldFailed = false;
   return {
+    prime: (thread) => snapshotsOf(thread).prime(),
     record(thread, at, since, purpose) {
       void (async () => {
         let mark: CodeMark | null = null;

@@ -119,6 +119,21 @@ describe("SnapshotRepo", () => {
     expect(await snapshots.prune(new Set(), t0 + day)).toBe(1);
   });
 
+  it("a first snapshot primed in the background leaves the next one nothing to hash", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) files[`src/f${i}.ts`] = `export const n = ${i};\n`;
+    const unprimed = await project(files);
+    expect((await unprimed.repo.take("t")).indexed).toBeGreaterThanOrEqual(50);
+    const { root, repo } = await project(files);
+    await repo.prime();
+    const first = await repo.take("t");
+    expect(first.indexed).toBe(0);
+    writeFiles(root, { "src/f7.ts": "changed\n" });
+    const second = await repo.take("t");
+    expect(second.indexed).toBe(1);
+    expect(await repo.changes(first.id, second.id)).toEqual([{ path: "src/f7.ts", status: "modified", added: 1, removed: 1 }]);
+  });
+
   it("refuses a folder that is not in a git repository, saying so", async () => {
     const plain = temp();
     await expect(SnapshotRepo.open(plain, temp(), MiB)).rejects.toThrow(/is not in a git repository/);

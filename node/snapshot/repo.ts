@@ -26,7 +26,12 @@ export type FileChange = {
   readonly removed: number | null;
 };
 
-export type Taken = { readonly id: SnapshotId; readonly skipped: readonly string[] };
+export type Taken = {
+  readonly id: SnapshotId;
+  readonly skipped: readonly string[];
+  /** Files read and hashed into the index for it (0: the index was up to date). */
+  readonly indexed: number;
+};
 
 /** A file as a snapshot holds it: its bytes and git's mode (100644, 100755, 120000 for a link). */
 export type StoredFile = { readonly mode: string; readonly bytes: Buffer };
@@ -50,6 +55,8 @@ export class SnapshotRepo {
   private excludes = "";
   /** When the index's stat data was last refreshed (ms). */
   private refreshed = 0;
+  /** The first snapshot, begun before anyone asked for one (prime). */
+  private primed: Promise<void> | null = null;
 
   private constructor(
     /** The project's top folder (the work tree snapshots hold). */
@@ -147,6 +154,11 @@ export class SnapshotRepo {
     return new SnapshotRepo(root, gitDir, join(dir, `${key}.index`), projectGitDir, dataDir, maxFileBytes, excludes);
   }
 
+  /** Where the last restore's undo is kept (undo-record.ts). */
+  get undoFile(): string {
+    return join(this.gitDir, "tine-undo.json");
+  }
+
   private env(): Record<string, string> {
     return { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: this.indexFile, GIT_LITERAL_PATHSPECS: "1" };
   }
@@ -182,6 +194,16 @@ export class SnapshotRepo {
     return taken;
   }
 
+  /**
+   * Takes a snapshot in the background, kept for nobody, when this host has taken none yet: the
+   * index then holds every file's hash, and the snapshot a turn's tools wait for (queued behind
+   * this one) only hashes what changed since.
+   */
+  prime(): Promise<void> {
+    this.primed ??= this.last ? Promise.resolve() : this.serial(async () => void (await this.takeNow(true)));
+    return this.primed;
+  }
+
   private async takeNow(background: boolean): Promise<Taken> {
     const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background);
     await this.syncExcludes();
@@ -212,7 +234,7 @@ export class SnapshotRepo {
         this.last = last;
       }
     }
-    return { id: last.id, skipped };
+    return { id: last.id, skipped, indexed: add.length };
   }
 
   /**

@@ -205,7 +205,13 @@ export class Persistence {
   storedSource(id: ThreadId): StoredSource {
     const loaded = this.store.load(id);
     this.anchors.set(id, { records: loaded.records, history: loaded.raw.history, code: loaded.raw.code });
-    return { history: loaded.history, runner: loaded.runner };
+    return { history: loaded.history, runner: loaded.runner, code: loaded.raw.code };
+  }
+
+  /** The code snapshots of a stored thread's messages, as its transcript holds them (and the history they fit). */
+  storedCode(id: ThreadId): { code: readonly ThreadMark[]; history: History } {
+    const { raw } = this.store.load(id);
+    return { code: raw.code, history: raw.history };
   }
 
   /** A thread appeared in the chat: a new root waits for content, a fork is written at once. */

@@ -9,44 +9,15 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
+import { editingTurn, HELLO, SETUP, withGitProject as withProject } from "../helpers/code-session.ts";
+import { type UserGitState, userGitState } from "../helpers/git-project.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
 
-const HELLO = "hello from a fixture\n";
-
-/** Tools run without approval here: these tests are about what they leave behind. */
-const SETUP = { tools_needing_approval: [] };
-
-/** A git project whose first turn edits hello.txt (edit_file) and makes new.txt (bash_command); returns the thread's id once the turn ended. */
-async function editingTurn(s: Session): Promise<string> {
-  s.mock.reply(
-    response([
-      { toolUse: { id: "e1", name: "edit_file", input: { path: "hello.txt", find: "hello", replace: "goodbye" } } },
-      { toolUse: { id: "b1", name: "bash_command", input: { command: "printf 'x\\ny\\n' > new.txt" } } },
-    ]),
-    textReply("Done."),
-  );
-  await s.cmd("Tine");
-  const id = (await s.threads())[0]!.id;
-  await typeAndSend(s, "edit the files");
-  await s.waitForDisplay(id, "▸ 2 files changed (+3 −1)");
-  return id;
-}
-
-/** The parts of the user's repository tine never writes (status changes as the files do). */
-const untouched = (st: UserGitState) => ({ index: st.index, refs: st.refs, config: st.config, head: st.head });
-
-async function withGitProject(fn: (s: Session, before: UserGitState) => Promise<void>): Promise<void> {
-  const cwd = project();
-  gitProject(cwd, { "hello.txt": HELLO });
-  const before = userGitState(cwd);
-  await withNeovim(nv, (s) => fn(s, before), { cwd, setup: SETUP });
-  assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
-}
+const withGitProject = (fn: (s: Session, before: UserGitState) => Promise<void>) => withProject(nv, project(), fn);
 
 describe(`code snapshots (${nv.version})`, () => {
   it("a turn that edits files lists them under its reply: <Tab> opens the list, <Tab> on a file shows its diff", async () => {

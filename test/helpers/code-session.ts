@@ -1,0 +1,68 @@
+/**
+ * Sessions of the code-snapshot tests: a real git project whose user repository must come out
+ * of the test as it went in, and a first turn that edits its files through the mock.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { response, textReply } from "../mock-anthropic/script.ts";
+import { typeAndSend } from "./chat-driver.ts";
+import { gitProject, type UserGitState, userGitState } from "./git-project.ts";
+import { type NvimBinary, type Session, withNeovim } from "./neovim.ts";
+
+export const HELLO = "hello from a fixture\n";
+
+/** Tools run without approval here: these tests are about what they leave behind. */
+export const SETUP = { tools_needing_approval: [] };
+
+/** A git project whose first turn edits hello.txt (edit_file) and makes new.txt (bash_command); returns the thread's id once the turn ended. */
+export async function editingTurn(s: Session): Promise<string> {
+  s.mock.reply(
+    response([
+      { toolUse: { id: "e1", name: "edit_file", input: { path: "hello.txt", find: "hello", replace: "goodbye" } } },
+      { toolUse: { id: "b1", name: "bash_command", input: { command: "printf 'x\\ny\\n' > new.txt" } } },
+    ]),
+    textReply("Done."),
+  );
+  await s.cmd("Tine");
+  const id = (await s.threads())[0]!.id;
+  await typeAndSend(s, "edit the files");
+  await s.waitForDisplay(id, "▸ 2 files changed (+3 −1)");
+  return id;
+}
+
+/** The parts of the user's repository tine never writes (status changes as the files do). */
+export const untouched = (st: UserGitState) => ({ index: st.index, refs: st.refs, config: st.config, head: st.head });
+
+/** A session in git project `cwd` (made one, holding hello.txt, unless it is one already); the user's repository is checked after it. */
+export async function withGitProject(
+  nv: NvimBinary,
+  cwd: string,
+  fn: (s: Session, before: UserGitState) => Promise<void>,
+  setup: Record<string, unknown> = {},
+): Promise<void> {
+  if (!existsSync(join(cwd, ".git"))) gitProject(cwd, { "hello.txt": HELLO });
+  const before = userGitState(cwd);
+  await withNeovim(nv, (s) => fn(s, before), { cwd, setup: { ...SETUP, ...setup } });
+  assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
+}
+
+/**
+ * tine's private snapshot store of project `cwd` in a test session (XDG_DATA_HOME is in the
+ * project), or null before its first snapshot wrote its index (the repository may still be being made).
+ */
+export function snapshotStore(cwd: string): { gitDir: string; index: string } | null {
+  const dir = join(cwd, ".data", "nvim", "tine", "snapshots");
+  const git = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith(".git")) : undefined;
+  const store = git ? { gitDir: join(dir, git), index: join(dir, git.replace(/\.git$/, ".index")) } : null;
+  return store && existsSync(store.index) ? store : null;
+}
+
+/** Runs git on the snapshot store of project `cwd` (through its own index). */
+export function storeGit(cwd: string, ...args: string[]): string {
+  const store = snapshotStore(cwd);
+  if (!store) throw new Error(`no snapshot store for ${cwd}`);
+  const env = { ...process.env, GIT_DIR: store.gitDir, GIT_INDEX_FILE: store.index };
+  return execFileSync("git", args, { cwd, env, encoding: "utf8" });
+}
