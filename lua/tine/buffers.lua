@@ -83,6 +83,31 @@ local function approval_key(input, id, lhs, action, desc)
   )
 end
 
+--- `key` in the input buffer's Normal mode: sends the failed turn again while the thread stopped
+--- on an error and the input is empty (anything typed there is the user's next message: `R` is
+--- then Replace mode as always).
+local function retry_key(input, id, lhs)
+  if not lhs or lhs == "" then
+    return
+  end
+  vim.keymap.set("n", lhs, function()
+    local lines = vim.api.nvim_buf_get_lines(input, 0, -1, false)
+    if vim.b[input].tine_failed and #lines == 1 and lines[1] == "" then
+      vim.schedule(function()
+        tine.retry(id)
+      end)
+      return "<Ignore>"
+    end
+    return lhs
+  end, {
+    buffer = input,
+    expr = true,
+    nowait = false,
+    silent = true,
+    desc = "tine: send the failed turn again (after an error, the input empty)",
+  })
+end
+
 --- Buffers unloaded or wiped by the user (:bd, :bw) are recreated by the host on the next show:
 --- it is told once the autocmd is over, with the unsent input so nothing typed is lost.
 local function watch(buf, id, display, input)
@@ -146,6 +171,7 @@ function M.create_thread_buffers(id, num, title, draft)
   approval_key(input, id, km.approve, "approve", "approve the tool call")
   approval_key(input, id, km.approve_always, "approve_always", "approve this tool for the rest of the thread")
   approval_key(input, id, km.deny, "deny", "deny the tool call")
+  retry_key(input, id, km.retry)
   map(input, "n", km.help, function()
     ui.show_keys(input)
   end, "show these keys")
@@ -318,6 +344,13 @@ function M.set_pending(display, input, pending, title, tell)
     if not visible then
       vim.notify(("tine: %s waits for your approval of a tool call"):format(title), vim.log.levels.WARN)
     end
+  end
+end
+
+--- The host says whether the thread stopped on an error: `R` in an empty input then retries.
+function M.set_failed(input, failed)
+  if vim.api.nvim_buf_is_valid(input) then
+    vim.b[input].tine_failed = failed
   end
 end
 

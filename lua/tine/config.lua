@@ -114,7 +114,8 @@ M.defaults = {
     send_any = "<C-s>", -- input buffer, Normal and Insert mode
     help = "g?", -- display, input and list buffers: show the keys
     abort = "<C-c>", -- input and display buffers
-    retry = "R", -- display: after an error, send the failed turn again (or :Tine retry)
+    -- display (input: while it is empty): after an error, send the failed turn again (or :Tine retry)
+    retry = "R",
     toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results, a reply's changed files
     open_change = "<CR>", -- display, on a file of a reply's change list: it beside its state before the turn
     -- display: approve the tool call under the cursor (or the first pending); input (Normal

@@ -122,6 +122,11 @@ function M.set_pending(display, input, pending, title, tell)
   return true
 end
 
+function M.set_failed(input, failed)
+  buffers.set_failed(input, failed)
+  return true
+end
+
 function M.file_written(path, by)
   vim.schedule(function()
     buffers.file_written(path, by)
