@@ -541,9 +541,14 @@ export class App {
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
-  lineAction(id: ThreadId, line: number, action: LineAction): void {
-    lineAction(this.live(id), this.locate(id, line), action, this.dispatch, (thread, message, file) =>
-      this.code.toggle(thread, message, file).catch((e: Error) => this.nvim.notifyError(e.message)),
+  lineAction(id: ThreadId, line: number, action: LineAction, reason?: string): void {
+    lineAction(
+      this.live(id),
+      this.locate(id, line),
+      action,
+      this.dispatch,
+      (thread, message, file) => this.code.toggle(thread, message, file).catch((e: Error) => this.nvim.notifyError(e.message)),
+      reason,
     );
   }
 

@@ -143,6 +143,7 @@ const keymaps = record({
   list_diff: key,
   label: key,
   edit_message: key,
+  deny_reason: key,
 });
 
 export type Keymaps = CheckedType<typeof keymaps>;

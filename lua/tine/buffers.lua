@@ -4,6 +4,7 @@
 local complete = require("tine.complete")
 local config = require("tine.config")
 local fork = require("tine.fork")
+local help = require("tine.help")
 local keys = require("tine.keys")
 local list = require("tine.list")
 local tine = require("tine")
@@ -61,9 +62,9 @@ local function line_keys(buf, handlers)
   end
 end
 
---- `key` in the input buffer's Normal mode: approves/denies while a tool waits for approval,
---- and is the key it always was otherwise (`a` appends, `d` deletes).
-local function approval_key(input, id, lhs, action, desc)
+--- `key` in the input buffer's Normal mode: approves/denies (`answer`) while a tool waits for
+--- approval, and is the key it always was otherwise (`a` appends, `d` deletes).
+local function approval_key(input, lhs, answer, desc)
   if not lhs or lhs == "" then
     return
   end
@@ -72,9 +73,7 @@ local function approval_key(input, id, lhs, action, desc)
     lhs,
     function()
       if vim.b[input].tine_pending then
-        vim.schedule(function()
-          keys.line_action(id, action)
-        end)
+        vim.schedule(answer)
         return "<Ignore>"
       end
       return lhs
@@ -168,15 +167,24 @@ function M.create_thread_buffers(id, num, title, draft)
   map(input, { "n", "i" }, km.send_any, function()
     keys.send_input(input)
   end, "send (Insert mode too)")
-  approval_key(input, id, km.approve, "approve", "approve the tool call")
-  approval_key(input, id, km.approve_always, "approve_always", "approve this tool for the rest of the thread")
-  approval_key(input, id, km.deny, "deny", "deny the tool call")
+  for _, a in ipairs({
+    { km.approve, "approve", "approve the tool call" },
+    { km.approve_always, "approve_always", "approve this tool for the rest of the thread" },
+    { km.deny, "deny", "deny the tool call" },
+  }) do
+    approval_key(input, a[1], function()
+      keys.line_action(id, a[2])
+    end, a[3])
+  end
+  approval_key(input, km.deny_reason, function()
+    keys.deny_with_reason(id)
+  end, "deny the tool call, saying why")
   retry_key(input, id, km.retry)
   map(input, "n", km.help, function()
-    ui.show_keys(input)
+    help.show(input)
   end, "show these keys")
   map(display, "n", km.help, function()
-    ui.show_keys(display)
+    help.show(display)
   end, "show these keys")
   map(input, { "n", "i" }, km.abort, function()
     tine.abort(id)
@@ -208,6 +216,15 @@ function M.create_thread_buffers(id, num, title, draft)
     map(display, "n", "dd", function()
       keys.cancel_queued(id)
     end, "cancel the queued message")
+  end
+  map(display, "n", km.deny_reason, function()
+    keys.deny_with_reason(id)
+  end, "deny the tool call, saying why (the model is told)")
+  -- The display cannot be edited: Vim's keys that would start typing there go to the input.
+  for _, k in ipairs({ { "i", false }, { "I", false }, { "o", true }, { "O", true } }) do
+    map(display, "n", k[1], function()
+      keys.go_to_input(input, k[2])
+    end, "type in the input")
   end
   -- Keys that act on what is under the cursor, several of which may be set to one key (both are
   -- <CR> by default): each is tried in turn; on a line none acts on, the key does what it always does.
@@ -262,7 +279,7 @@ function M.create_list_buffer()
   local buf = scratch("tine://threads", "tine-threads")
   vim.bo[buf].modifiable = false
   map(buf, "n", km.help, function()
-    ui.show_keys(buf)
+    help.show(buf)
   end, "show these keys")
   map(buf, "n", km.list_open, function()
     list.open_from_list()

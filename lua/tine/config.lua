@@ -148,6 +148,8 @@ M.defaults = {
     list_diff = "d", -- thread list: the thread beside its parent, from where they branched (:Tine diff)
     label = "L", -- thread list: label the thread; display: label the message under the cursor
     edit_message = "e", -- display, on a message you wrote: a fork before it, its text in the input to edit
+    -- display (input: while a tool waits): deny the tool call, asking why; the reason goes to the model
+    deny_reason = "D",
   },
 }
 

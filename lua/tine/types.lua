@@ -99,6 +99,7 @@
 ---@field list_diff? string|false
 ---@field label? string|false
 ---@field edit_message? string|false
+---@field deny_reason? string|false
 
 --- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.

@@ -9,7 +9,16 @@ export type SendCommand =
   | { type: "now"; text: string }
   | { type: "message"; text: string };
 
-const COMMAND = /^\s*@(fork|bg|handoff|now)(?=\s|$)\s*([\s\S]*)$/;
+/** The `@`-commands as typed, each with what it does (what `g?` in an input lists). A new one starts here. */
+export type SendCommandName = "fork" | "bg" | "handoff" | "now";
+export const SEND_COMMANDS: Readonly<Record<SendCommandName, { usage: string; info: string }>> = {
+  fork: { usage: "@fork <prompt>", info: "fork this thread beside it, the prompt its next message (alone: a fork to type in)" },
+  bg: { usage: "@bg <prompt>", info: "a fork that runs without a window and reports back when its turn ends" },
+  handoff: { usage: "@handoff <goal>", info: "the agent writes a prompt for a fresh thread; this one stays as it was" },
+  now: { usage: "@now <text>", info: "while the agent works: goes with the next tool results (steering)" },
+};
+
+const COMMAND = new RegExp(`^\\s*@(${Object.keys(SEND_COMMANDS).join("|")})(?=\\s|$)\\s*([\\s\\S]*)$`);
 
 export function parseSend(text: string): SendCommand {
   const command = COMMAND.exec(text);

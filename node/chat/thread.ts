@@ -14,7 +14,7 @@ import type { ToolOutcome, ToolSources } from "../tools/source.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
-import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
+import { deniedText, type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
@@ -264,7 +264,7 @@ export class Thread {
         const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
         if (run?.state !== "awaiting-approval") return;
         if (!msg.approved) {
-          this.finish(run.use.id, { text: "The user denied this tool call.", isError: true });
+          this.finish(run.use.id, { text: deniedText(msg.reason), isError: true });
           return;
         }
         if (msg.always) {

@@ -166,7 +166,7 @@ function toolRunLines(run: ToolRun | undefined): string[] {
   if (!run) return [];
   switch (run.state) {
     case "awaiting-approval":
-      return ["   ⏳ awaiting approval: [a]pprove / [A]lways (this tool, this thread) / [d]eny"];
+      return ["   ⏳ awaiting approval: [a]pprove / [A]lways (this tool, this thread) / [d]eny / [D]eny saying why"];
     case "running":
       return ["   ⋯ running"];
     case "done":

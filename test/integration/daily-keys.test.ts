@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
-import { bodies, typeAndSend } from "../helpers/chat-driver.ts";
+import { bodies, resultOf, sentBlocks, typeAndSend } from "../helpers/chat-driver.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
 
 const nv = inject("nvim");
@@ -38,6 +38,68 @@ describe(`daily keys (${nv.version})`, () => {
       await s.keys("0RD<Esc>");
       assert.deepEqual(await s.lines(0), ["Draft"]);
       assert.equal(bodies(s).length, 3);
+    });
+  });
+
+  it("D denies the tool call with a reason it asks for, which the model gets; in the input too while a call waits", async () => {
+    await withNeovim(nv, async (s) => {
+      const call = (id: string) => response([{ toolUse: { id, name: "bash_command", input: { command: "rm -rf build" } } }]);
+      s.mock.reply(call("t1"), call("t2"), textReply("Understood."));
+      await s.cmd("Tine");
+      await typeAndSend(s, "clean up");
+      await s.waitForDisplay(1, "[D]eny saying why");
+      await s.answerInput("the build folder is needed");
+      await s.onDisplayLine(1, "🔧 bash_command", "D");
+      assert.match((await s.asked()).prompt ?? "", /why/);
+      await s.until("the second call", async () => s.mock.requests.length === 2);
+      assert.equal(resultOf(sentBlocks(s, 1, -1)[0]), "The user denied this tool call. Their reason: the build folder is needed");
+      // From the input, while the next call waits.
+      await s.waitForDisplay(1, /t2|rm -rf build[\s\S]*rm -rf build[\s\S]*awaiting approval/);
+      await s.focus((await s.thread(1)).input_bufnr!);
+      await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
+      await s.answerInput("not now");
+      await s.keys("D");
+      await s.waitForDisplay(1, "Understood.");
+      assert.equal(resultOf(sentBlocks(s, 2, -1)[0]), "The user denied this tool call. Their reason: not now");
+      assert.deepEqual(await s.lines(0), [""], "the key deleted nothing");
+    });
+  });
+
+  it("i and o in the display go to the input, in Insert mode at its end (o on a new line), instead of E21", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      const t = await s.thread(1);
+      await s.setLines(t.input_bufnr!, ["draft"]);
+      await s.focus(t.bufnr!);
+      await s.keys("i and<Esc>");
+      assert.match(await curBufName(s), /input$/);
+      await s.focus(t.bufnr!);
+      await s.keys("omore<Esc>");
+      assert.deepEqual(await s.lines(t.input_bufnr!), ["draft and", "more"]);
+      assert.doesNotMatch((await s.lua<string>("return vim.v.errmsg")) ?? "", /E21/);
+    });
+  });
+
+  it("g? in the input lists its keys, the @-commands and mentions, and the commands, in a window above the input", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      const input = await s.currentBuf();
+      const [inputTop, inputLeft] = await s.lua<[number, number]>("return vim.fn.win_screenpos(0)");
+      await s.keys("g?");
+      const text = (await s.lines(0)).join("\n");
+      for (const typed of ["@fork <prompt>", "@bg <prompt>", "@handoff <goal>", "@now <text>", "@file:<…>", "@diff[:<…>]"])
+        assert.ok(text.includes(typed), `${typed} is listed:\n${text}`);
+      assert.match(text, /:Tine rename \[title\]/);
+      assert.match(text, /n {2}R\s+send the failed turn again/);
+      assert.match(text, /n {2}D\s+deny the tool call, saying why/);
+      const float = await s.lua<{ row: number; col: number; height: number }>(
+        "local c = vim.api.nvim_win_get_config(0); return { row = c.row, col = c.col, height = c.height }",
+      );
+      // Screen rows and columns are 1-based in win_screenpos, 0-based in the float's position.
+      assert.equal(float.row + float.height + 2, inputTop - 1, "its bottom border is just above the input");
+      assert.ok(float.col <= inputLeft - 1, "it starts at the input's column or left of it (to fit)");
+      await s.keys("q");
+      assert.equal(await s.currentBuf(), input);
     });
   });
 });
