@@ -30,6 +30,7 @@ const keymaps: Keymaps = {
   list_diff: "d",
   label: "L",
   edit_message: "e",
+  deny_reason: "D",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */

@@ -102,4 +102,50 @@ describe(`daily keys (${nv.version})`, () => {
       assert.equal(await s.currentBuf(), input);
     });
   });
+
+  it(":Tine rename without a title asks for one, the current title filled in", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      await exchangeOnce(s, "name me", "Named.");
+      await s.lua("vim.ui.input = function(opts, cb) _G.asked = opts; cb('A better title') end");
+      await s.cmd("Tine rename");
+      assert.deepEqual(await s.lua("return { _G.asked.prompt, _G.asked.default }"), ["Rename thread: ", "name me"]);
+      await s.until("the new title", async () => (await s.thread(1)).title === "A better title");
+    });
+  });
+
+  it("an empty send with nothing waiting says there is nothing to send (with messages held it sends them: queue.test.ts)", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      await typeAndSend(s, "");
+      await s.notified(/nothing to send: type a message first/);
+      assert.equal(s.mock.requests.length, 0);
+    });
+  });
+
+  it(":Tine resume with Neovim's own select lists the most recent threads that fit the screen, none empty", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      for (const n of [1, 2, 3, 4, 5, 6]) {
+        if (n > 1) await s.cmd("Tine new");
+        await exchangeOnce(s, `question ${n}`, `Answer ${n}.`, n);
+      }
+      await s.cmd("Tine new"); // empty: nothing to resume
+      await s.cmd("set lines=7");
+      // Neovim's own vim.ui.select (not stubbed) lists its items with inputlist: read them there.
+      await s.lua("vim.fn.inputlist = function(items) _G.listed = items; return 0 end");
+      await s.cmd("Tine resume");
+      const listed = await s.lua<string[]>("return _G.listed");
+      assert.equal(listed.length, 1 + 4, `the prompt and as many threads as 7 lines hold:\n${listed.join("\n")}`);
+      assert.match(listed[1]!, /^1: question 6/);
+      assert.ok(!listed.some((l) => /Thread 7/.test(l)), "no empty thread");
+    });
+  });
 });
+
+/** Sends `prompt` from the focused input of thread `num` and waits for `answer`. */
+async function exchangeOnce(s: Session, prompt: string, answer: string, num = 1): Promise<void> {
+  s.mock.reply(textReply(answer));
+  await typeAndSend(s, prompt);
+  await s.waitForDisplay(num, `${answer}\n── end_turn`);
+}
