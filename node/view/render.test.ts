@@ -5,6 +5,14 @@ import { renderEntry } from "./render.ts";
 const ctx = { index: 0, expanded: new Set<string>() };
 
 describe("rendering", () => {
+  it("a collapsed tool result whose one line is cut ends with …; one that fits does not", () => {
+    const result = (text: string) =>
+      renderEntry(entry({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: text }] }), ctx).lines[1];
+    expect(result("x".repeat(120))).toBe(`✓ tool: ${"x".repeat(80)}…`);
+    expect(result("x".repeat(80))).toBe(`✓ tool: ${"x".repeat(80)}`);
+    expect(result(`${"y".repeat(90)}\nsecond`)).toBe(`✓ tool: ${"y".repeat(80)}… … (2 lines)`);
+  });
+
   it("a failed web search is shown as an error, not as 0 results", () => {
     const e = entry(
       assistantMessage([

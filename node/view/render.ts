@@ -146,7 +146,8 @@ function contextLines(item: ContextItem, expanded: boolean): string[] {
 function toolCallLines(name: string, input: unknown): string[] {
   const i = (input ?? {}) as Record<string, unknown>;
   if (name === "bash_command") return [`🔧 bash_command: $ ${String(i["command"])}`];
-  if (name === "edit_file") {
+  // A diff only of a call that has its fields (a malformed one is shown as it came, and answered as invalid).
+  if (name === "edit_file" && typeof i["find"] === "string" && typeof i["replace"] === "string") {
     const diff = [
       ...String(i["find"] ?? "")
         .split("\n")
@@ -179,12 +180,16 @@ function resultText(block: ToolResultBlock): string {
   return (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
 }
 
+/** A collapsed tool result shows this many characters of its first line. */
+const RESULT_SUMMARY_CHARS = 80;
+
 function toolResultLines(block: ToolResultBlock, expanded: boolean, name = "tool"): string[] {
   const text = resultText(block);
   const lines = text.split("\n");
   const mark = block.is_error ? "✗" : "✓";
   if (!expanded) {
-    const first = lines[0]!.slice(0, 80);
+    // A first line longer than the summary holds is cut, and says so.
+    const first = lines[0]!.length > RESULT_SUMMARY_CHARS ? `${lines[0]!.slice(0, RESULT_SUMMARY_CHARS)}…` : lines[0]!;
     return [`${mark} ${name}: ${first}${lines.length > 1 ? ` … (${fmt(lines.length)} lines)` : ""}`];
   }
   return [`${mark} ${name}:`, "```", ...lines, "```"];

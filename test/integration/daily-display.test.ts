@@ -1,0 +1,36 @@
+/**
+ * Daily use, round 2: what the display shows and the model is told when a call is malformed.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { resultOf, sentBlocks, typeAndSend } from "../helpers/chat-driver.ts";
+import { withNeovim } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+
+describe(`daily display (${nv.version})`, () => {
+  it("an edit_file call with the wrong field names is answered as invalid at once: no approval asked, no empty diff", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ toolUse: { id: "t1", name: "edit_file", input: { path: "hello.txt", old_str: "hello", new_str: "bye" } } }]),
+        textReply("I will use find and replace."),
+      );
+      await s.cmd("Tine");
+      await typeAndSend(s, "edit it");
+      const shown = await s.waitForDisplay(1, "I will use find and replace.");
+      assert.doesNotMatch(shown, /awaiting approval/);
+      assert.doesNotMatch(shown, /```diff/, "no diff of fields it does not have");
+      assert.match(shown, /🔧 edit_file: \{"path":"hello.txt","old_str":"hello","new_str":"bye"\}/);
+      const result = sentBlocks(s, 1, -1)[0];
+      assert.ok(result?.type === "tool_result" && result.is_error, "an error result");
+      assert.equal(
+        resultOf(result),
+        "Invalid input for edit_file: missing find, replace; unknown old_str, new_str (its fields: path, find, replace). Nothing was done.",
+      );
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "hello from a fixture\n");
+    });
+  });
+});
