@@ -159,6 +159,14 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   watch(display, id, display, input)
   watch(input, id, display, input)
+  -- Replies are markdown: their markup (`**bold**`, `` `code` ``) is hidden where the filetype's
+  -- highlighting says so, in whatever window shows the display (for this buffer only: :setlocal).
+  vim.api.nvim_create_autocmd("BufWinEnter", {
+    buffer = display,
+    callback = function()
+      vim.opt_local.conceallevel = 2
+    end,
+  })
   complete.attach(input)
 
   map(input, "n", km.send, function()

@@ -33,4 +33,33 @@ describe(`daily display (${nv.version})`, () => {
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "hello from a fixture\n");
     });
   });
+
+  it("markdown markup in a reply is hidden in the display: **bold** shows as bold, without its stars", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(textReply("Press **a** on it to approve, or **d** to deny."));
+      // Neovim's defaults, which the tests' `-u NONE` turns off.
+      await s.cmd("filetype plugin indent on | syntax on");
+      await s.cmd("Tine");
+      await typeAndSend(s, "how?");
+      await s.waitForDisplay(1, "── end_turn");
+      const display = (await s.thread(1)).bufnr!;
+      // What the screen shows in the display's window (its cursor is on the last line, not this one).
+      const rows = await s.lua<string[]>(
+        `local win = vim.fn.win_findbuf(...)[1]
+        vim.cmd("redraw!")
+        local top, left = unpack(vim.fn.win_screenpos(win))
+        local rows = {}
+        for r = top, top + vim.api.nvim_win_get_height(win) - 1 do
+          local chars = {}
+          for c = left, left + vim.api.nvim_win_get_width(win) - 1 do table.insert(chars, vim.fn.screenstring(r, c)) end
+          table.insert(rows, table.concat(chars))
+        end
+        return rows`,
+        display,
+      );
+      const screen = rows.join("\n");
+      assert.match(screen, /Press a on it to approve, or d to deny\./, screen);
+      assert.doesNotMatch(screen, /\*\*/);
+    });
+  });
 });
