@@ -189,17 +189,19 @@ describe(`the thread list (${nv.version})`, () => {
     );
   });
 
-  it(":Tine threads! draws another project's tree by the same rules: its ended forks are not shown as live ones", async () => {
+  it(":Tine threads! draws another project's tree by the same rules: its ended forks are not shown as live ones, [claude] stays", async () => {
     const first = project();
     const data = join(first, ".data");
     await withNeovim(
       nv,
       async (s) => {
-        const { fork } = await parentAndFork(s);
+        const { parent, fork } = await parentAndFork(s);
         await s.lua("require('tine').discard(...)", fork);
         await s.waitForGone(fork);
+        await s.lua("require('tine').export_claude(...)", parent);
+        await s.until("the [claude] thread", async () => (await s.threads()).length === 2);
       },
-      { cwd: first },
+      { cwd: first, setup: { claude_command: ["sh", "-c", "sleep 30"] } },
     );
     await withNeovim(
       nv,
@@ -209,8 +211,10 @@ describe(`the thread list (${nv.version})`, () => {
         assert.match(text, /── .* \(another project/);
         assert.match(text, /main question {2}○ stored · 2 msgs/);
         assert.doesNotMatch(text, /⑂ main question ⑂1/, `the discarded fork is not a live one:\n${text}`);
+        assert.match(text, /⑂ \[claude\] main question → Claude Code {2}○ stored · 2 msgs/, text);
       },
-      { env: { XDG_DATA_HOME: data } },
+      // The same user: the same data folder, and Claude Code's (the [claude] thread's session is there).
+      { env: { XDG_DATA_HOME: data, CLAUDE_CONFIG_DIR: join(first, ".claude-config") } },
     );
   });
 });
