@@ -48,6 +48,10 @@ const fmt = (n: number) => n.toLocaleString("en-US");
 
 export const splitLines = (line: string): string[] => line.split("\n");
 
+/** Thinking expanded: each line quoted; while it streams, headed as unfinished. */
+export const THINKING_LINE = "> ";
+const THINKING_OPEN = "▾ Thinking…";
+
 /**
  * Appends `items` to `lines` as buffer lines, splitting those that hold a newline: no array is
  * made per line (a reply of a million lines would make a million of them).
@@ -119,7 +123,7 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
       return appendAll(block.text.split("\n"), citationLines(block.citations));
     case "thinking":
       if (!expanded) return [`▸ Thinking (${fmt(block.thinking.length)} chars)`];
-      return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `> ${l}`)];
+      return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `${THINKING_LINE}${l}`)];
     case "redacted_thinking":
       return ["▸ Thinking (redacted)"];
     case "tool_use":
@@ -200,12 +204,16 @@ export function renderOpenFinalized(finalized: readonly AssistantBlock[], ctx: R
   return renderEntry({ message: { role: "assistant", content: finalized } }, ctx);
 }
 
-/** Lines of the block in progress; text blocks are appended to incrementally by the view. */
-export function renderInProgressSummary(block: InProgressBlock): string[] {
+/**
+ * Lines of the block in progress; text blocks (and thinking expanded while it streams) are
+ * appended to incrementally by the view.
+ */
+export function renderInProgressSummary(block: InProgressBlock, expanded = false): string[] {
   switch (block.type) {
     case "text":
       return block.text.split("\n");
     case "thinking":
+      if (expanded) return [THINKING_OPEN, ...block.thinking.split("\n").map((l) => `${THINKING_LINE}${l}`)];
       return [`▸ Thinking… (${fmt(block.thinking.length)} chars)`];
     case "tool_use":
     case "server_tool_use":

@@ -96,6 +96,25 @@ describe(`chat (${nv.version})`, () => {
     });
   });
 
+  it("<Tab> on thinking still streaming expands it: it streams on expanded and stays so once finished", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([
+          { thinking: "deep thoughts\nin two lines", signature: "sig", chunk: 5, holdInside: { hold: "h", afterDeltas: 1 } },
+          { text: "Answer." },
+        ]),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "think");
+      await s.mock.reached("h");
+      await s.waitForDisplay(t.id, "▸ Thinking… (5 chars)");
+      await s.onDisplayLine(t.id, "▸ Thinking…", "<Tab>");
+      await s.waitForDisplay(t.id, "▾ Thinking…\n> deep ");
+      s.mock.release("h");
+      await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines\nAnswer.\n── end_turn");
+    });
+  });
+
   it("thinking and effort from setup() reach the request", async () => {
     await withNeovim(
       nv,
