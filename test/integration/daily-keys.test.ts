@@ -4,9 +4,11 @@
  * prompts of `:Tine rename` and `:Tine resume`, what an empty send says.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { bodies, resultOf, sentBlocks, typeAndSend } from "../helpers/chat-driver.ts";
-import { type Session, withNeovim } from "../helpers/neovim.ts";
+import { ROOT, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
 
@@ -141,7 +143,57 @@ describe(`daily keys (${nv.version})`, () => {
       assert.ok(!listed.some((l) => /Thread 7/.test(l)), "no empty thread");
     });
   });
+
+  it("every key of a display, an input and the list is in g? (it has a description) and in :help tine-keys", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.cmd("Tine");
+      const t = await s.thread(1);
+      const list = await s.openList();
+      const maps = await s.lua<{ buf: string; lhs: string; desc: string | null }[]>(
+        `local out = {}
+        for name, buf in pairs(...) do
+          for _, mode in ipairs({ "n", "i", "x" }) do
+            for _, m in ipairs(vim.api.nvim_buf_get_keymap(buf, mode)) do
+              table.insert(out, { buf = name, lhs = m.lhs, desc = m.desc or vim.NIL })
+            end
+          end
+        end
+        return out`,
+        { display: t.bufnr!, input: t.input_bufnr!, list },
+      );
+      assert.ok(maps.length > 30, `${maps.length} keys`);
+      const documented = {
+        display: documentedKeys(["Display buffer", "Messages while the agent works"]),
+        input: documentedKeys(["Input buffer"]),
+        list: documentedKeys(["Thread list"]),
+      };
+      const missing = maps.filter(
+        (m) => !documented[m.buf as keyof typeof documented].has(m.lhs.startsWith("<") ? m.lhs.toLowerCase() : m.lhs),
+      );
+      assert.deepEqual(missing.map((m) => `${m.buf} ${m.lhs}`), [], "keys :help tine-keys does not list");
+      const undescribed = maps.filter((m) => !m.desc?.startsWith("tine: "));
+      assert.deepEqual(undescribed.map((m) => `${m.buf} ${m.lhs}`), [], "keys g? does not list");
+    });
+  });
 });
+
+/**
+ * The keys `:help tine-keys` lists for a buffer: the first column of the key tables
+ * (`    a A d   approve …`) under the headings `headings` (`Display buffer ~`), each to the next heading.
+ */
+function documentedKeys(headings: readonly string[]): Set<string> {
+  const doc = readFileSync(join(ROOT, "doc/tine.txt"), "utf8");
+  const section = doc.slice(doc.indexOf("*tine-keys*"), doc.indexOf("*tine-fork*"));
+  const keys = new Set<string>();
+  let inside = false;
+  for (const line of section.split("\n")) {
+    const heading = / ~$/.test(line) ? line.slice(0, -2) : null;
+    if (heading !== null) inside = headings.includes(heading);
+    const column = inside ? /^ {4}(\S.*?)(?: {2,}|$)/.exec(line)?.[1] : undefined;
+    for (const key of column?.split(" ") ?? []) keys.add(key.startsWith("<") ? key.toLowerCase() : key);
+  }
+  return keys;
+}
 
 /** Sends `prompt` from the focused input of thread `num` and waits for `answer`. */
 async function exchangeOnce(s: Session, prompt: string, answer: string, num = 1): Promise<void> {
