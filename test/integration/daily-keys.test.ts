@@ -170,9 +170,17 @@ describe(`daily keys (${nv.version})`, () => {
       const missing = maps.filter(
         (m) => !documented[m.buf as keyof typeof documented].has(m.lhs.startsWith("<") ? m.lhs.toLowerCase() : m.lhs),
       );
-      assert.deepEqual(missing.map((m) => `${m.buf} ${m.lhs}`), [], "keys :help tine-keys does not list");
+      assert.deepEqual(
+        missing.map((m) => `${m.buf} ${m.lhs}`),
+        [],
+        "keys :help tine-keys does not list",
+      );
       const undescribed = maps.filter((m) => !m.desc?.startsWith("tine: "));
-      assert.deepEqual(undescribed.map((m) => `${m.buf} ${m.lhs}`), [], "keys g? does not list");
+      assert.deepEqual(
+        undescribed.map((m) => `${m.buf} ${m.lhs}`),
+        [],
+        "keys g? does not list",
+      );
     });
   });
 });
