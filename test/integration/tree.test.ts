@@ -263,6 +263,30 @@ describe(`thread numbers (${nv.version})`, () => {
       { cwd },
     );
   });
+
+  it("are never given again after a restart when the thread that had the highest was deleted", async () => {
+    const cwd = project();
+    await withNeovim(
+      nv,
+      async (s) => {
+        await oneExchange(s, "alpha", "Alpha answer.");
+        await s.cmd("Tine new");
+        await exchange(s, 2, "beta", "Beta answer.");
+        const beta = await s.thread(2);
+        await s.lua("require('tine').delete(...)", beta.id);
+        await s.waitForGone(beta.id);
+      },
+      { cwd },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("Tine new");
+        assert.deepEqual((await s.threads()).map((t) => t.num).sort(), [1, 3], "the deleted thread's 2 is not given again");
+      },
+      { cwd },
+    );
+  });
 });
 
 describe(`labels (${nv.version})`, () => {
