@@ -73,10 +73,11 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   const lines = [headerFor(e)];
   const blockStarts: number[] = [];
   e.message.content.forEach((block: Block, i) => {
-    blockStarts.push(lines.length);
-    const expanded = ctx.expanded.has(detailKey(ctx.index, i));
     // A user's text block may be a context item (a mention's content): one line, <Tab> shows it.
     const item = e.message.role === "user" && block.type === "text" ? readContextBlock(block.text) : null;
+    if (i > 0 && item === null && isProse(block) && isProse(e.message.content[i - 1]!)) lines.push("");
+    blockStarts.push(lines.length);
+    const expanded = ctx.expanded.has(detailKey(ctx.index, i));
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
     appendLines(lines, item ? contextLines(item, expanded) : renderBlock(block, expanded, ctx));
   });
@@ -90,6 +91,15 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   if (changes) appendAll(lines, changes.lines);
   lines.push("");
   return changes ? { lines, blockStarts, changes: { start, paths: changes.paths } } : { lines, blockStarts };
+}
+
+/**
+ * A text block that reads as a paragraph of its own: two in a row are parted by a blank line (the
+ * sends of one user message, the turns of an imported conversation merged into one message). Not
+ * a context item (one line of its own), nor text that cites sources, which runs on into the next.
+ */
+export function isProse(block: Block): boolean {
+  return block.type === "text" && !block.citations?.length && !readContextBlock(block.text);
 }
 
 /** Why a reply was cut off, by its stop reason (a failed request has the API's error instead). */

@@ -2,7 +2,7 @@
  * Daily use, round 2: what the display shows and the model is told when a call is malformed.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { resultOf, sentBlocks, typeAndSend } from "../helpers/chat-driver.ts";
@@ -60,6 +60,28 @@ describe(`daily display (${nv.version})`, () => {
       const screen = rows.join("\n");
       assert.match(screen, /Press a on it to approve, or d to deny\./, screen);
       assert.doesNotMatch(screen, /\*\*/);
+    });
+  });
+
+  it("an imported conversation whose turns were merged into one message shows them as paragraphs, a blank line between", async () => {
+    await withNeovim(nv, async (s) => {
+      const line = (r: object) => `${JSON.stringify(r)}\n`;
+      const path = join(s.cwd, "session.jsonl");
+      // Two prompts in a row (the first one's turn was interrupted): one user message for the API.
+      writeFileSync(
+        path,
+        line({ type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "first prompt" } }) +
+          line({ type: "user", uuid: "u2", parentUuid: "u1", message: { role: "user", content: "second prompt" } }) +
+          line({
+            type: "assistant",
+            uuid: "a1",
+            parentUuid: "u2",
+            message: { id: "m1", role: "assistant", content: [{ type: "text", text: "Answer." }] },
+          }),
+      );
+      await s.cmd(`Tine import ${path}`);
+      const t = (await s.threads()).at(-1)!;
+      await s.waitForDisplay(t.id, "## You\nfirst prompt\n\nsecond prompt\n\n## Claude\nAnswer.\n");
     });
   });
 });
