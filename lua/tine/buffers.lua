@@ -5,6 +5,7 @@ local complete = require("tine.complete")
 local config = require("tine.config")
 local fork = require("tine.fork")
 local help = require("tine.help")
+local input_keys = require("tine.input_keys")
 local keys = require("tine.keys")
 local list = require("tine.list")
 local tine = require("tine")
@@ -60,51 +61,6 @@ local function line_keys(buf, handlers)
       vim.api.nvim_feedkeys(count .. vim.api.nvim_replace_termcodes(lhs, true, false, true), "n", false)
     end, table.concat(descs, "; "))
   end
-end
-
---- `key` in the input buffer's Normal mode: approves/denies (`answer`) while a tool waits for
---- approval, and is the key it always was otherwise (`a` appends, `d` deletes).
-local function approval_key(input, lhs, answer, desc)
-  if not lhs or lhs == "" then
-    return
-  end
-  vim.keymap.set(
-    "n",
-    lhs,
-    function()
-      if vim.b[input].tine_pending then
-        vim.schedule(answer)
-        return "<Ignore>"
-      end
-      return lhs
-    end,
-    { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" }
-  )
-end
-
---- `key` in the input buffer's Normal mode: sends the failed turn again while the thread stopped
---- on an error and the input is empty (anything typed there is the user's next message: `R` is
---- then Replace mode as always).
-local function retry_key(input, id, lhs)
-  if not lhs or lhs == "" then
-    return
-  end
-  vim.keymap.set("n", lhs, function()
-    local lines = vim.api.nvim_buf_get_lines(input, 0, -1, false)
-    if vim.b[input].tine_failed and #lines == 1 and lines[1] == "" then
-      vim.schedule(function()
-        tine.retry(id)
-      end)
-      return "<Ignore>"
-    end
-    return lhs
-  end, {
-    buffer = input,
-    expr = true,
-    nowait = false,
-    silent = true,
-    desc = "tine: send the failed turn again (after an error, the input empty)",
-  })
 end
 
 --- Buffers unloaded or wiped by the user (:bd, :bw) are recreated by the host on the next show:
@@ -175,19 +131,7 @@ function M.create_thread_buffers(id, num, title, draft)
   map(input, { "n", "i" }, km.send_any, function()
     keys.send_input(input)
   end, "send (Insert mode too)")
-  for _, a in ipairs({
-    { km.approve, "approve", "approve the tool call" },
-    { km.approve_always, "approve_always", "approve this tool for the rest of the thread" },
-    { km.deny, "deny", "deny the tool call" },
-  }) do
-    approval_key(input, a[1], function()
-      keys.line_action(id, a[2])
-    end, a[3])
-  end
-  approval_key(input, km.deny_reason, function()
-    keys.deny_with_reason(id)
-  end, "deny the tool call, saying why")
-  retry_key(input, id, km.retry)
+  input_keys.attach(input, id, km)
   map(input, "n", km.help, function()
     help.show(input)
   end, "show these keys")
@@ -348,34 +292,6 @@ function M.close_thread_buffers(display, input)
       end
       pcall(vim.api.nvim_buf_delete, buf, { force = true })
     end
-  end
-end
-
---- The host says whether a tool of the thread waits for approval. `a`/`d` in the input then
---- answer it; a thread not in sight says so once.
-function M.set_pending(display, input, pending, title, tell)
-  if not vim.api.nvim_buf_is_valid(input) then
-    return
-  end
-  vim.b[input].tine_pending = pending
-  if pending and tell then
-    local visible = false
-    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-      local b = vim.api.nvim_win_get_buf(w)
-      if b == display or b == input then
-        visible = true
-      end
-    end
-    if not visible then
-      vim.notify(("tine: %s waits for your approval of a tool call"):format(title), vim.log.levels.WARN)
-    end
-  end
-end
-
---- The host says whether the thread stopped on an error: `R` in an empty input then retries.
-function M.set_failed(input, failed)
-  if vim.api.nvim_buf_is_valid(input) then
-    vim.b[input].tine_failed = failed
   end
 end
 
