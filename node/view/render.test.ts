@@ -13,7 +13,7 @@ describe("rendering", () => {
     expect(result(`${"y".repeat(90)}\nsecond`)).toBe(`✓ tool: ${"y".repeat(80)}… … (2 lines)`);
   });
 
-  it("two text blocks in a row are parted by a blank line, as paragraphs; cited text runs on", () => {
+  it("two text blocks in a row of a user message are parted by a blank line; a reply's run on", () => {
     const user = entry({
       role: "user",
       content: [
@@ -22,20 +22,13 @@ describe("rendering", () => {
       ],
     });
     expect(renderEntry(user, ctx).lines).toEqual(["## You", "first prompt", "", "second prompt", ""]);
-    const cite = {
-      type: "web_search_result_location" as const,
-      url: "https://a.example",
-      title: "A",
-      encrypted_index: "e",
-      cited_text: "c",
-    };
-    const cited = entry(
+    const reply = entry(
       assistantMessage([
         { type: "text", text: "It is " },
-        { type: "text", text: "so.", citations: [cite] },
+        { type: "text", text: "so." },
       ]),
     );
-    expect(renderEntry(cited, ctx).lines.slice(1, 3)).toEqual(["It is ", "so."]);
+    expect(renderEntry(reply, ctx).lines.slice(1, 3)).toEqual(["It is ", "so."]);
   });
 
   it("a failed web search is shown as an error, not as 0 results", () => {

@@ -75,7 +75,7 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   e.message.content.forEach((block: Block, i) => {
     // A user's text block may be a context item (a mention's content): one line, <Tab> shows it.
     const item = e.message.role === "user" && block.type === "text" ? readContextBlock(block.text) : null;
-    if (i > 0 && item === null && isProse(block) && isProse(e.message.content[i - 1]!)) lines.push("");
+    if (e.message.role === "user" && i > 0 && item === null && isProse(block) && isProse(e.message.content[i - 1]!)) lines.push("");
     blockStarts.push(lines.length);
     const expanded = ctx.expanded.has(detailKey(ctx.index, i));
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
@@ -94,11 +94,11 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
 }
 
 /**
- * A text block that reads as a paragraph of its own: two in a row are parted by a blank line (the
- * sends of one user message, the turns of an imported conversation merged into one message). Not
- * a context item (one line of its own), nor text that cites sources, which runs on into the next.
+ * A text block of a user message that reads as a message of its own: two in a row are parted by a
+ * blank line (the sends of one user message, the prompts of an imported conversation merged into
+ * one message). Not a context item (one line of its own), nor text that cites sources.
  */
-export function isProse(block: Block): boolean {
+function isProse(block: Block): boolean {
   return block.type === "text" && !block.citations?.length && !readContextBlock(block.text);
 }
 

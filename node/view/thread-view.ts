@@ -23,7 +23,6 @@ import { NO_QUEUED_LINES, type QueuedLines, queuedLines } from "./queued-lines.t
 import {
   type ChangeLines,
   detailKey,
-  isProse,
   type RenderContext,
   renderEntry,
   renderInProgressSummary,
@@ -267,9 +266,7 @@ export class ThreadView {
     const block = open.inProgress;
     // The block in progress is keyed as it will be once finished: <Tab> on streaming thinking opens it now and after.
     const thinkingOpen = block?.type === "thinking" && thread.expanded.has(detailKey(index, open.finalized.length));
-    // Text after text is a paragraph of its own while it streams too, as it will be once finished.
-    const gap = block?.type === "text" && open.finalized.length > 0 && isProse(open.finalized.at(-1)!) ? [""] : [];
-    const ip = block ? [...gap, ...renderInProgressSummary(block, thinkingOpen)] : [];
+    const ip = block ? renderInProgressSummary(block, thinkingOpen) : [];
     this.open = {
       ref: open,
       finalized: open.finalized.length,
@@ -277,7 +274,7 @@ export class ThreadView {
       textLen: block?.type === "text" ? block.text.length : block?.type === "thinking" && thinkingOpen ? block.thinking.length : 0,
       lastLine: lines.length + ip.length - 1,
       thinkingOpen,
-      blockStarts: block ? [...fin.blockStarts, lines.length + gap.length] : fin.blockStarts,
+      blockStarts: block ? [...fin.blockStarts, lines.length] : fin.blockStarts,
       expandedKey: expandedKeyOf(thread.expanded, index),
     };
     return [...lines, ...ip];
