@@ -326,7 +326,7 @@ export class App {
   /**
    * The one entry for user input: `@`-commands are routed here, before any Thread sees them; the
    * thread decides whether a message goes now or waits for the turn to end (send-queue.ts). An
-   * empty send sends what waits, if anything. After an error the new text replaces the failed
+   * empty send sends what waits; with nothing waiting it is refused, saying so. After an error the new text replaces the failed
    * turn's; that text is returned, for the input.
    */
   async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
@@ -358,9 +358,14 @@ export class App {
       await this.compact(id, command.instructions);
       return { replaced: "" };
     }
-    // <CR> in an empty input: nothing, unless messages wait (held after an abort or an error).
+    // <CR> in an empty input sends the messages that wait (held after an abort or an error); with none, it says so.
     if (command.type === "now" && !command.text) throw new Error("tine: @now needs a message: it goes with the next tool results");
-    if (!command.text && !thread.queue.length) return { replaced: "" };
+    if (!command.text && !thread.queue.length)
+      throw new Error(
+        thread.status === "error"
+          ? "tine: nothing to send: type a message (R sends the failed turn again)"
+          : "tine: nothing to send: type a message first",
+      );
     const blocker = thread.sendBlocker();
     if (blocker) throw new Error(blocker);
     // Mentions are resolved first (an unresolvable one throws: nothing is sent, the input stays).
@@ -682,9 +687,14 @@ export class App {
   }
 
   /** A key pressed on a display line: toggle a detail, or answer a tool awaiting approval. */
-  lineAction(id: ThreadId, line: number, action: LineAction): void {
-    lineAction(this.live(id), this.locate(id, line), action, this.dispatch, (thread, message, file) =>
-      this.code.toggle(thread, message, file).catch((e: Error) => this.nvim.notifyError(e.message)),
+  lineAction(id: ThreadId, line: number, action: LineAction, reason?: string): void {
+    lineAction(
+      this.live(id),
+      this.locate(id, line),
+      action,
+      this.dispatch,
+      (thread, message, file) => this.code.toggle(thread, message, file).catch((e: Error) => this.nvim.notifyError(e.message)),
+      reason,
     );
   }
 

@@ -32,6 +32,7 @@ const keymaps: Keymaps = {
   label: "L",
   edit_message: "e",
   compact: "C",
+  deny_reason: "D",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */

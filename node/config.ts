@@ -161,6 +161,7 @@ const keymaps = record({
   label: key,
   edit_message: key,
   compact: key,
+  deny_reason: key,
 });
 
 export type Keymaps = CheckedType<typeof keymaps>;

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findNvim } from "./nvim.mjs";
+import { tryInit } from "./try-init.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, args) => {
@@ -28,8 +29,7 @@ if (!env.ANTHROPIC_API_KEY) {
   console.log(`No ANTHROPIC_API_KEY: using the offline demo server at ${url}`);
 }
 // The offline demo's threads are stored inside the checkout, not among your real ones.
-const dataDir = demo ? `data_dir = ${JSON.stringify(join(root, ".cache", "try-data"))}, ` : "";
-const init = `set rtp^=${root} | runtime plugin/tine.lua | lua require("tine").setup({ ${dataDir}retry_delay_ms = 200 })`;
+const init = tryInit(root, demo ? join(root, ".cache", "try-data") : null);
 const child = spawn(nvim, ["--cmd", init, "+Tine"], { stdio: "inherit", env });
 child.on("exit", (code) => {
   demo?.kill();

@@ -4,6 +4,8 @@
 local complete = require("tine.complete")
 local config = require("tine.config")
 local fork = require("tine.fork")
+local help = require("tine.help")
+local input_keys = require("tine.input_keys")
 local keys = require("tine.keys")
 local list = require("tine.list")
 local tine = require("tine")
@@ -61,28 +63,6 @@ local function line_keys(buf, handlers)
   end
 end
 
---- `key` in the input buffer's Normal mode: approves/denies while a tool waits for approval,
---- and is the key it always was otherwise (`a` appends, `d` deletes).
-local function approval_key(input, id, lhs, action, desc)
-  if not lhs or lhs == "" then
-    return
-  end
-  vim.keymap.set(
-    "n",
-    lhs,
-    function()
-      if vim.b[input].tine_pending then
-        vim.schedule(function()
-          keys.line_action(id, action)
-        end)
-        return "<Ignore>"
-      end
-      return lhs
-    end,
-    { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" }
-  )
-end
-
 --- Buffers unloaded or wiped by the user (:bd, :bw) are recreated by the host on the next show:
 --- it is told once the autocmd is over, with the unsent input so nothing typed is lost.
 local function watch(buf, id, display, input)
@@ -138,6 +118,18 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   watch(display, id, display, input)
   watch(input, id, display, input)
+  -- Replies are markdown: their markup (`**bold**`, `` `code` ``) is hidden where the filetype's
+  -- highlighting says so, in whatever window shows the display (for this buffer only: :setlocal).
+  vim.api.nvim_create_autocmd("BufWinEnter", {
+    buffer = display,
+    callback = function()
+      vim.opt_local.conceallevel = 2
+    end,
+  })
+  -- A display `:Tine` showed before the host started (claimed above) is in a window already.
+  for _, win in ipairs(vim.fn.win_findbuf(display)) do
+    vim.api.nvim_set_option_value("conceallevel", 2, { scope = "local", win = win })
+  end
   complete.attach(input)
 
   map(input, "n", km.send, function()
@@ -146,14 +138,12 @@ function M.create_thread_buffers(id, num, title, draft)
   map(input, { "n", "i" }, km.send_any, function()
     keys.send_input(input)
   end, "send (Insert mode too)")
-  approval_key(input, id, km.approve, "approve", "approve the tool call")
-  approval_key(input, id, km.approve_always, "approve_always", "approve this tool for the rest of the thread")
-  approval_key(input, id, km.deny, "deny", "deny the tool call")
+  input_keys.attach(input, id, km)
   map(input, "n", km.help, function()
-    ui.show_keys(input)
+    help.show(input)
   end, "show these keys")
   map(display, "n", km.help, function()
-    ui.show_keys(display)
+    help.show(display)
   end, "show these keys")
   map(input, { "n", "i" }, km.abort, function()
     tine.abort(id)
@@ -185,6 +175,15 @@ function M.create_thread_buffers(id, num, title, draft)
     map(display, "n", "dd", function()
       keys.cancel_queued(id)
     end, "cancel the queued message")
+  end
+  map(display, "n", km.deny_reason, function()
+    keys.deny_with_reason(id)
+  end, "deny the tool call, saying why (the model is told)")
+  -- The display cannot be edited: Vim's keys that would start typing there go to the input.
+  for _, k in ipairs({ { "i", false }, { "I", false }, { "o", true }, { "O", true } }) do
+    map(display, "n", k[1], function()
+      keys.go_to_input(input, k[2])
+    end, "type in the input")
   end
   -- Keys that act on what is under the cursor, several of which may be set to one key (both are
   -- <CR> by default): each is tried in turn; on a line none acts on, the key does what it always does.
@@ -242,7 +241,7 @@ function M.create_list_buffer()
   local buf = scratch("tine://threads", "tine-threads")
   vim.bo[buf].modifiable = false
   map(buf, "n", km.help, function()
-    ui.show_keys(buf)
+    help.show(buf)
   end, "show these keys")
   map(buf, "n", km.list_open, function()
     list.open_from_list()
@@ -307,27 +306,6 @@ function M.close_thread_buffers(display, input)
         end
       end
       pcall(vim.api.nvim_buf_delete, buf, { force = true })
-    end
-  end
-end
-
---- The host says whether a tool of the thread waits for approval. `a`/`d` in the input then
---- answer it; a thread not in sight says so once.
-function M.set_pending(display, input, pending, title, tell)
-  if not vim.api.nvim_buf_is_valid(input) then
-    return
-  end
-  vim.b[input].tine_pending = pending
-  if pending and tell then
-    local visible = false
-    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-      local b = vim.api.nvim_win_get_buf(w)
-      if b == display or b == input then
-        visible = true
-      end
-    end
-    if not visible then
-      vim.notify(("tine: %s waits for your approval of a tool call"):format(title), vim.log.levels.WARN)
     end
   end
 end

@@ -31,11 +31,13 @@ end
 ---@param empty string what to say when the list is empty
 ---@param format_item fun(item: table): string
 ---@param act fun(item: table)
-local function pick(method, prompt, empty, format_item, act)
+---@param most? integer the first this many items only
+local function pick(method, prompt, empty, format_item, act, most)
   local ok, items = guarded(host.request, method)
   if not ok then
     return
   end
+  items = most and vim.list_slice(items, 1, most) or items
   if #items == 0 then
     return vim.notify(empty, vim.log.levels.INFO)
   end
@@ -106,17 +108,26 @@ function M.import_picker()
   end)
 end
 
---- :Tine resume: pick one of this project's threads, most recent first, and open it.
+--- Whether `vim.ui.select` is Neovim's own (a numbered list in the command line, not a picker
+--- that filters), told by where it was defined.
+local function builtin_select()
+  local info = debug.getinfo(vim.ui.select, "S")
+  return info ~= nil and info.source:match("vim[/\\]ui%.lua$") ~= nil
+end
+
+--- :Tine resume: pick one of this project's threads, most recent first, and open it. Neovim's own
+--- select lists as many as the screen holds (the rest are in :Tine threads).
 function M.resume()
-  pick("recent", "Resume thread", "tine: no threads in this project yet (:Tine new)", function(t)
+  local fit = builtin_select() and math.max(1, vim.o.lines - 3) or nil
+  pick("recent", "Resume thread", "tine: no threads with messages in this project yet (:Tine new)", function(t)
     return ("%s  (%d msgs, %s, %s)"):format(t.title, t.messages, t.status, when(t.updated))
   end, function(t)
     guarded(tine.open, t.id)
-  end)
+  end, fit)
 end
 
---- :Tine rename <title>: renames the thread in the current buffer (or the active one). A failure
---- is reported.
+--- :Tine rename <title>: renames the thread in the current buffer (or the active one); without a
+--- title, asks for one, its current title filled in. A failure is reported.
 ---@param title string
 function M.rename_current(title)
   if type(title) ~= "string" then
@@ -126,10 +137,18 @@ function M.rename_current(title)
   if not id then
     return err("tine: no thread to rename")
   end
-  if vim.trim(title) == "" then
-    return err("tine: :Tine rename needs a title")
+  if vim.trim(title) ~= "" then
+    return guarded(tine.rename, id, title)
   end
-  guarded(tine.rename, id, title)
+  local ok, threads = guarded(tine.threads)
+  local current = ok and vim.tbl_filter(function(t)
+    return t.id == id
+  end, threads)[1]
+  vim.ui.input({ prompt = "Rename thread: ", default = current and current.title or "" }, function(given)
+    if given and vim.trim(given) ~= "" then
+      guarded(tine.rename, id, given)
+    end
+  end)
 end
 
 --- :Tine compact [instructions]: the thread in the current window compacted into a new thread under it.

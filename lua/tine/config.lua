@@ -138,7 +138,8 @@ M.defaults = {
     send_any = "<C-s>", -- input buffer, Normal and Insert mode
     help = "g?", -- display, input and list buffers: show the keys
     abort = "<C-c>", -- input and display buffers
-    retry = "R", -- display: after an error, send the failed turn again (or :Tine retry)
+    -- display (input: while it is empty): after an error, send the failed turn again (or :Tine retry)
+    retry = "R",
     toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results, a reply's changed files
     open_change = "<CR>", -- display, on a file of a reply's change list: it beside its state before the turn
     -- display: approve the tool call under the cursor (or the first pending); input (Normal
@@ -175,6 +176,8 @@ M.defaults = {
     -- display, on a message: a new thread under this one, a summary of what came before the
     -- message followed by the rest kept as it is (the thread itself is left whole)
     compact = "C",
+    -- display (input: while a tool waits): deny the tool call, asking why; the reason goes to the model
+    deny_reason = "D",
   },
 }
 

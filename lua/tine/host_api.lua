@@ -1,6 +1,7 @@
 -- What the host calls in Neovim (through nvim_exec_lua). Kept small: buffer writes and UI glue
 -- (the buffers are made in buffers.lua and terminal.lua, their windows placed by ui.lua).
 local buffers = require("tine.buffers")
+local input_keys = require("tine.input_keys")
 local terminal = require("tine.terminal")
 local ui = require("tine.ui")
 
@@ -133,7 +134,12 @@ function M.create_terminal_thread(id, num, title, argv, prompt)
 end
 
 function M.set_pending(display, input, pending, title, tell)
-  buffers.set_pending(display, input, pending, title, tell)
+  input_keys.set_pending(display, input, pending, title, tell)
+  return true
+end
+
+function M.set_failed(input, failed)
+  input_keys.set_failed(input, failed)
   return true
 end
 

@@ -65,11 +65,46 @@ function M.send_text(id, input, text)
 end
 
 --- A key on a display line: toggle a detail, or approve or deny the tool call under the cursor
---- (`approve_always`: that tool's later calls in the thread too).
+--- (`approve_always`: that tool's later calls in the thread too; `reason`: why it is denied).
 ---@param id string the thread shown
 ---@param action "toggle"|"approve"|"approve_always"|"deny"
-function M.line_action(id, action)
-  guarded(host.request, "line_action", id, vim.api.nvim_win_get_cursor(0)[1] - 1, action)
+---@param reason? string
+function M.line_action(id, action, reason)
+  guarded(host.request, "line_action", id, vim.api.nvim_win_get_cursor(0)[1] - 1, action, reason)
+end
+
+--- `D`: asks why, then denies the tool call under the cursor (as `d`) with that reason, which the
+--- model is told. Cancelling the question denies nothing.
+---@param id string the thread shown
+function M.deny_with_reason(id)
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1 -- where the cursor was when asked
+  vim.ui.input({ prompt = "Deny the tool call: why? " }, function(reason)
+    if reason then
+      guarded(host.request, "line_action", id, line, "deny", reason)
+    end
+  end)
+end
+
+--- `i`, `o` (and `I`, `O`) in the display, which cannot be edited: to the thread's input in this
+--- tab, in Insert mode at its end (`o`: on a new line after its text).
+---@param input integer the thread's input buffer
+---@param new_line boolean
+function M.go_to_input(input, new_line)
+  local win = vim.tbl_filter(function(w)
+    return vim.api.nvim_win_get_tabpage(w) == vim.api.nvim_get_current_tabpage()
+  end, vim.fn.win_findbuf(input))[1]
+  if not win then
+    return err("tine: this thread's input is not in a window here (:Tine shows it)")
+  end
+  vim.api.nvim_set_current_win(win)
+  local last = vim.api.nvim_buf_line_count(input)
+  local text = vim.api.nvim_buf_get_lines(input, last - 1, last, false)[1]
+  if new_line and not (last == 1 and text == "") then
+    vim.api.nvim_buf_set_lines(input, last, last, false, { "" })
+    last = last + 1
+  end
+  vim.api.nvim_win_set_cursor(win, { last, 0 })
+  vim.cmd("startinsert!")
 end
 
 --- The message queued while the agent works under the cursor of the display, or nil.

@@ -108,6 +108,7 @@
 ---@field label? string|false
 ---@field edit_message? string|false
 ---@field compact? string|false display: compact the thread up to the message under the cursor
+---@field deny_reason? string|false
 
 --- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.

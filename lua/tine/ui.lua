@@ -340,41 +340,4 @@ vim.api.nvim_create_autocmd("WinClosed", {
   end,
 })
 
---- g?: the tine keys of `buf`, in a float that `q` or <Esc> closes.
-function M.show_keys(buf)
-  local lines = {}
-  for _, mode in ipairs({ "n", "i", "x" }) do
-    for _, m in ipairs(vim.api.nvim_buf_get_keymap(buf, mode)) do
-      if m.desc and m.desc:match("^tine: ") then
-        table.insert(lines, ("%s  %-8s %s"):format(mode, m.lhs, m.desc:sub(7)))
-      end
-    end
-  end
-  table.sort(lines)
-  local float = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(float, 0, -1, false, lines)
-  vim.bo[float].modifiable = false
-  vim.b[float].tine_keys_for = buf
-  local width = 0
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l))
-  end
-  local win = vim.api.nvim_open_win(float, true, {
-    relative = "editor",
-    style = "minimal",
-    border = "rounded",
-    title = " tine keys ",
-    width = math.min(width + 2, vim.o.columns - 4),
-    height = math.min(#lines, vim.o.lines - 4),
-    row = 2,
-    col = math.max(0, math.floor((vim.o.columns - width) / 2)),
-  })
-  for _, key in ipairs({ "q", "<Esc>" }) do
-    vim.keymap.set("n", key, function()
-      pcall(vim.api.nvim_win_close, win, true)
-    end, { buffer = float, nowait = true })
-  end
-  return float
-end
-
 return M

@@ -27,7 +27,8 @@ export type ThreadMsg =
   | { type: "queue-report"; report: { from: string; text: string } }
   | { type: "agent"; msg: AgentMsg }
   /** `always` (`A`): approved, and so is every later call of the same tool in this thread (and forks taken after). */
-  | { type: "tool-decision"; toolUseId: string; approved: boolean; always?: boolean }
+  /** `reason`: why the user denied it (`D`), told to the model with the denial. */
+  | { type: "tool-decision"; toolUseId: string; approved: boolean; always?: boolean; reason?: string }
   | { type: "tool-done"; toolUseId: string; outcome: ToolOutcome }
   | { type: "abort" }
   /** After an error: send the failed turn again. */

@@ -24,6 +24,10 @@ export const handoffPrompt = (goal: string) =>
   `[tine] Hand this work off to a fresh thread. Call fork_thread with a self-contained prompt for it: the goal, ` +
   `and the context it needs from this conversation (decisions, file names, constraints), not the whole history. Goal: ${goal}`;
 
+/** What the model is told of a tool call the user denied, with their reason when they gave one (`D`). */
+export const deniedText = (reason?: string) =>
+  reason ? `The user denied this tool call. Their reason: ${reason}` : "The user denied this tool call.";
+
 /** A fork's findings waiting to go to this thread with its next user turn. */
 export type QueuedReport = { readonly from: string; readonly text: string };
 

@@ -12,7 +12,23 @@ export type SendCommand =
   | { type: "now"; text: string }
   | { type: "message"; text: string };
 
-const COMMAND = /^\s*@(fork|bg|handoff|compact|now)(?=\s|$)\s*([\s\S]*)$/;
+/** The `@`-commands as typed, each with what it does (what `g?` in an input lists). A new one starts here. */
+export type SendCommandName = "fork" | "bg" | "handoff" | "compact" | "now";
+export const SEND_COMMANDS: Readonly<Record<SendCommandName, { usage: string; info: string }>> = {
+  fork: {
+    usage: "@fork [--worktree] <prompt>",
+    info: "fork this thread beside it, the prompt its next message (alone: a fork to type in; --worktree: in a git worktree of its own)",
+  },
+  bg: { usage: "@bg [--worktree] <prompt>", info: "a fork that runs without a window and reports back when its turn ends" },
+  handoff: { usage: "@handoff <goal>", info: "the agent writes a prompt for a fresh thread; this one stays as it was" },
+  compact: {
+    usage: "@compact [instructions]",
+    info: "a new thread under this one opens with the model's summary of it; this one stays whole",
+  },
+  now: { usage: "@now <text>", info: "while the agent works: goes with the next tool results (steering)" },
+};
+
+const COMMAND = new RegExp(`^\\s*@(${Object.keys(SEND_COMMANDS).join("|")})(?=\\s|$)\\s*([\\s\\S]*)$`);
 const WORKTREE = /^--worktree(?=\s|$)\s*/;
 
 /** A fork's prompt, and whether `--worktree` came before it. */

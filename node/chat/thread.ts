@@ -14,7 +14,7 @@ import type { ToolOutcome, ToolSources } from "../tools/source.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
-import { type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
+import { deniedText, type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
@@ -264,7 +264,7 @@ export class Thread {
         const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
         if (run?.state !== "awaiting-approval") return;
         if (!msg.approved) {
-          this.finish(run.use.id, { text: "The user denied this tool call.", isError: true });
+          this.finish(run.use.id, { text: deniedText(msg.reason), isError: true });
           return;
         }
         if (msg.always) {
@@ -355,24 +355,25 @@ export class Thread {
     // The files are recorded before any of these calls can change them (approved ones wait for it).
     this.codeWait = { at: this.runner.history.length, ids: [] };
     this.takeCode("tools", null);
-    // Tools that need no approval start at once, all concurrently.
+    // Tools that need no approval start at once, all concurrently; a call without its tool's
+    // fields is answered as invalid at once (nobody is asked to approve what cannot run).
     const { tools, environment } = this.context;
-    for (const run of this.toolRuns)
-      if (
+    for (const run of this.toolRuns) {
+      const problem = isForkTool(run.use.name) ? null : tools.inputProblem(run.use.name, run.use.input);
+      if (problem) this.answerAtOnce(run, { text: problem, isError: true });
+      else if (
         isForkTool(run.use.name) ||
         this.approvedTools.has(run.use.name) ||
         !tools.needsApproval(run.use.name, run.use.input, environment)
       )
         this.start(run);
+    }
   }
 
   private start(run: ToolRun): void {
     if (isForkTool(run.use.name) && this.context.forkTool) {
-      // Acts on the tree, at once; answered in the next turn of the loop like any tool.
-      const outcome = this.context.forkTool(this, run.use);
-      this.replaceRun(run.use.id, { ...run, state: "running" });
-      const { dispatch } = this.context;
-      queueMicrotask(() => dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } }));
+      // Acts on the tree, at once.
+      this.answerAtOnce(run, this.context.forkTool(this, run.use));
       return;
     }
     this.replaceRun(run.use.id, { ...run, state: "running" });
@@ -381,6 +382,13 @@ export class Thread {
       return;
     }
     this.launch(run);
+  }
+
+  /** A call whose outcome is known now: answered in the next turn of the loop, like any tool. */
+  private answerAtOnce(run: ToolRun, outcome: ToolOutcome): void {
+    this.replaceRun(run.use.id, { ...run, state: "running" });
+    const { dispatch } = this.context;
+    queueMicrotask(() => dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } }));
   }
 
   private launch(run: ToolRun): void {

@@ -6,6 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { mcpNeedsApproval } from "../tools/approval.ts";
 import type { Environment } from "../tools/environment.ts";
+import { inputProblem } from "../tools/input-check.ts";
 import type { OfferedTools, ToolOutcome, ToolSource, ToolSpec } from "../tools/source.ts";
 import type { McpServers } from "./registry.ts";
 
@@ -63,6 +64,14 @@ export class McpTools implements ToolSource, OfferedTools {
     const rest = name.slice(`${PREFIX}${server.name}__`.length);
     const tools = server.state.type === "ready" ? server.state.tools : [];
     return { server: server.name, tool: tools.find((t) => toolName(server.name, t.name) === name)?.name ?? rest };
+  }
+
+  /** Checked against the schema the server declared (a server that is not ready yet checks its own). */
+  inputProblem(name: string, input: unknown): string | null {
+    const target = this.target(name);
+    const server = target && this.servers.get(target.server);
+    const tool = server?.state.type === "ready" ? server.state.tools.find((t) => t.name === target!.tool) : undefined;
+    return tool ? inputProblem(name, tool.inputSchema, input) : null;
   }
 
   needsApproval(name: string): boolean {

@@ -64,5 +64,8 @@ export function connect(
   };
 }
 
+/** What a thread shows without a key: how to set one without leaving Neovim (the host reads it when it starts). */
 export const MISSING_KEY_MESSAGE =
-  "ANTHROPIC_API_KEY is not set. Export it before starting Neovim and run :Tine restart " + "(or try the offline demo with `npm run try`).";
+  "ANTHROPIC_API_KEY is not set. From inside Neovim: :let $ANTHROPIC_API_KEY = '…' (in Lua, vim.env.ANTHROPIC_API_KEY = …, " +
+  "read from a password manager rather than written in your config), then :Tine restart. Or export it before starting " +
+  "Neovim, or try the offline demo with `npm run try`.";

@@ -9,6 +9,7 @@ import { findInstructions } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
+import { inputHelp } from "../view/input-help.ts";
 import { parseArguments } from "./checks.ts";
 import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
 import { isTestMethod, TEST_METHODS, TEST_RUNNERS } from "./test-methods.ts";
@@ -63,8 +64,8 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     app.abort(id);
     return true;
   },
-  line_action: ({ app }, [id, line, action]) => {
-    app.lineAction(id, line, action);
+  line_action: ({ app }, [id, line, action, reason]) => {
+    app.lineAction(id, line, action, reason ?? undefined);
     return true;
   },
   queued_at: ({ app }, [id, line]) => app.queuedAt(id, line),
@@ -147,6 +148,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     app.completer.prepare();
     return true;
   },
+  input_help: () => inputHelp(),
 };
 
 const restoreResult = (r: RestoreDone) => ({ written: [...r.written], left: [...r.left] });

@@ -9,6 +9,7 @@ import type { FoundFile } from "../context/instructions.ts";
 import type { McpServerReport } from "../mcp/registry.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import type { UsageInfo } from "../usage/book.ts";
+import type { TypedHelp } from "../view/input-help.ts";
 import {
   type Arg,
   type ArgValues,
@@ -197,9 +198,9 @@ export const METHODS = {
   send: { args: [id, arg("text", string)], result: returns<SendResult>() },
   retry: { args: [id], result: returns<true>() },
   abort: { args: [id], result: returns<true>() },
-  /** A key on a display line: toggle a detail, or answer the tool call awaiting approval. */
+  /** A key on a display line: toggle a detail, or answer the tool call awaiting approval (`reason`: why it is denied, for the model). */
   line_action: {
-    args: [id, arg("line", index), arg("action", oneOf("toggle", "approve", "approve_always", "deny"))],
+    args: [id, arg("line", index), arg("action", oneOf("toggle", "approve", "approve_always", "deny")), arg("reason", optional(string))],
     result: returns<true>(),
   },
   /** The message queued while the agent works that a display line (0-based) shows: its number and text. */
@@ -287,6 +288,8 @@ export const METHODS = {
   complete_mention: { args: [arg("before", string)], result: returns<MentionCompletion | null>() },
   /** Insert mode began in an input: the lists completion reads are made again if old. */
   complete_prepare: { args: [], result: returns<true>() },
+  /** `g?` in an input: the @-commands and mentions, with what each does. */
+  input_help: { args: [], result: returns<TypedHelp[]>() },
 } as const satisfies Record<string, Method>;
 
 export type Methods = typeof METHODS;

@@ -4,14 +4,19 @@
  */
 import { needsApproval } from "./approval.ts";
 import type { Environment } from "./environment.ts";
+import { inputProblem } from "./input-check.ts";
 import { runTool } from "./run.ts";
 import type { ToolOutcome, ToolSource } from "./source.ts";
-import { isToolName } from "./specs.ts";
+import { isToolName, TOOL_SPECS } from "./specs.ts";
 
 /** `needingApproval`: the tools that always wait for the user (tools_needing_approval). */
 export function builtinTools(needingApproval: readonly string[]): ToolSource {
   return {
     owns: isToolName,
+    inputProblem: (name: string, input: unknown) => {
+      const spec = TOOL_SPECS.find((t) => t.name === name);
+      return spec ? inputProblem(name, spec.input_schema, input) : null;
+    },
     needsApproval: (name: string, input: unknown, env: Environment) => needsApproval(name, input, env, needingApproval),
     run: (name: string, input: unknown, env: Environment, signal: AbortSignal): Promise<ToolOutcome> => runTool(name, input, env, signal),
   };

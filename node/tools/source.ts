@@ -19,6 +19,8 @@ export type ToolOutcome = { readonly text: string; readonly isError: boolean; re
 export interface ToolSource {
   /** Whether a call of `name` is this source's to run. */
   owns(name: string): boolean;
+  /** Why the call's input does not have the tool's fields (the model is told at once; nobody is asked to approve it), or null. */
+  inputProblem(name: string, input: unknown): string | null;
   /** Whether the call waits for the user's approval before it runs (`env`: where the thread's tools act). */
   needsApproval(name: string, input: unknown, env: Environment): boolean;
   /** Carries the call out; aborting `signal` stops it. Never throws: a failure is an error outcome. */
@@ -41,6 +43,10 @@ export class ToolSources {
 
   private sourceOf(name: string): ToolSource | undefined {
     return this.sources.find((s) => s.owns(name));
+  }
+
+  inputProblem(name: string, input: unknown): string | null {
+    return this.sourceOf(name)?.inputProblem(name, input) ?? null;
   }
 
   needsApproval(name: string, input: unknown, env: Environment): boolean {

@@ -27,7 +27,8 @@ function forkPoint(fork: Thread, atMessage: number): string {
 /**
  * `rendered`: the thread version last drawn (-1: draw it again); `treeKey`: what of the tree it
  * showed (its banner's parent, its fork marks), so a change elsewhere in the tree redraws only the
- * threads that show it; `pending`: whether a tool waits for approval, as last told to Neovim.
+ * threads that show it; `pending`: whether a tool waits for approval, `failed`: whether the
+ * thread stopped on an error, each as last told to Neovim (the input's keys depend on them).
  */
 export type Mounted = {
   view: ThreadView;
@@ -39,6 +40,7 @@ export type Mounted = {
   pending: boolean;
   /** The winbar text last sent (usage, a cache warning: node/usage/). */
   winbar: string;
+  failed: boolean;
   /** What writes the display, and fills it in from its end. */
   fill: DisplayFill;
 };
@@ -161,6 +163,7 @@ export class Buffers {
         title: thread.title,
         pending: false,
         winbar: "",
+        failed: false,
         fill: new DisplayFill(
           view,
           (update) => this.nvim.applyView(bufs.display, update),
@@ -341,6 +344,11 @@ export class Buffers {
       this.nvim
         .call("set_pending", [m.display, m.input, pending, thread.title, tell])
         .catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
+    }
+    const failed = thread.status === "error";
+    if (failed !== m.failed) {
+      m.failed = failed;
+      this.nvim.call("set_failed", [m.input, failed]).catch((e) => this.nvim.log(`set_failed failed: ${String(e)}`));
     }
     const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
     const followed = [...followedAfter(thread.runner.history).keys()];

@@ -1,7 +1,8 @@
 /**
  * A key pressed on a display line, turned into the message it means: `<Tab>` toggles the detail
  * under the cursor (a block, or a file of a change list); `a` / `A` / `d` answer the tool call
- * under the cursor, or the only one waiting (never one the user is not looking at).
+ * under the cursor, or the only one waiting (never one the user is not looking at); a denial may
+ * carry the user's reason (`D`), which the model is told.
  */
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
@@ -18,6 +19,7 @@ export function lineAction(
   action: LineAction,
   dispatch: Dispatch,
   toggleFile: (id: ThreadId, message: number, file: string | null) => void,
+  reason?: string,
 ): void {
   const id = thread.id;
   if (action === "toggle") {
@@ -39,6 +41,9 @@ export function lineAction(
   dispatch({
     type: "thread-msg",
     id,
-    msg: { type: "tool-decision", toolUseId: run.use.id, approved: action !== "deny", always: action === "approve_always" },
+    msg:
+      action === "deny"
+        ? { type: "tool-decision", toolUseId: run.use.id, approved: false, ...(reason?.trim() ? { reason: reason.trim() } : {}) }
+        : { type: "tool-decision", toolUseId: run.use.id, approved: true, always: action === "approve_always" },
   });
 }

@@ -5,6 +5,32 @@ import { renderEntry } from "./render.ts";
 const ctx = { index: 0, expanded: new Set<string>() };
 
 describe("rendering", () => {
+  it("a collapsed tool result whose one line is cut ends with …; one that fits does not", () => {
+    const result = (text: string) =>
+      renderEntry(entry({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: text }] }), ctx).lines[1];
+    expect(result("x".repeat(120))).toBe(`✓ tool: ${"x".repeat(80)}…`);
+    expect(result("x".repeat(80))).toBe(`✓ tool: ${"x".repeat(80)}`);
+    expect(result(`${"y".repeat(90)}\nsecond`)).toBe(`✓ tool: ${"y".repeat(80)}… … (2 lines)`);
+  });
+
+  it("two text blocks in a row of a user message are parted by a blank line; a reply's run on", () => {
+    const user = entry({
+      role: "user",
+      content: [
+        { type: "text", text: "first prompt" },
+        { type: "text", text: "second prompt" },
+      ],
+    });
+    expect(renderEntry(user, ctx).lines).toEqual(["## You", "first prompt", "", "second prompt", ""]);
+    const reply = entry(
+      assistantMessage([
+        { type: "text", text: "It is " },
+        { type: "text", text: "so." },
+      ]),
+    );
+    expect(renderEntry(reply, ctx).lines.slice(1, 3)).toEqual(["It is ", "so."]);
+  });
+
   it("a failed web search is shown as an error, not as 0 results", () => {
     const e = entry(
       assistantMessage([

@@ -48,6 +48,10 @@ const fmt = (n: number) => n.toLocaleString("en-US");
 
 export const splitLines = (line: string): string[] => line.split("\n");
 
+/** Thinking expanded: each line quoted; while it streams, headed as unfinished. */
+export const THINKING_LINE = "> ";
+const THINKING_OPEN = "▾ Thinking…";
+
 /**
  * Appends `items` to `lines` as buffer lines, splitting those that hold a newline: no array is
  * made per line (a reply of a million lines would make a million of them).
@@ -69,10 +73,11 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   const lines = [headerFor(e)];
   const blockStarts: number[] = [];
   e.message.content.forEach((block: Block, i) => {
-    blockStarts.push(lines.length);
-    const expanded = ctx.expanded.has(detailKey(ctx.index, i));
     // A user's text block may be a context item (a mention's content): one line, <Tab> shows it.
     const item = e.message.role === "user" && block.type === "text" ? readContextBlock(block.text) : null;
+    if (e.message.role === "user" && i > 0 && item === null && isProse(block) && isProse(e.message.content[i - 1]!)) lines.push("");
+    blockStarts.push(lines.length);
+    const expanded = ctx.expanded.has(detailKey(ctx.index, i));
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
     appendLines(lines, item ? contextLines(item, expanded) : renderBlock(block, expanded, ctx));
   });
@@ -86,6 +91,15 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
   if (changes) appendAll(lines, changes.lines);
   lines.push("");
   return changes ? { lines, blockStarts, changes: { start, paths: changes.paths } } : { lines, blockStarts };
+}
+
+/**
+ * A text block of a user message that reads as a message of its own: two in a row are parted by a
+ * blank line (the sends of one user message, the prompts of an imported conversation merged into
+ * one message). Not a context item (one line of its own), nor text that cites sources.
+ */
+function isProse(block: Block): boolean {
+  return block.type === "text" && !block.citations?.length && !readContextBlock(block.text);
 }
 
 /** Why a reply was cut off, by its stop reason (a failed request has the API's error instead). */
@@ -119,7 +133,7 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
       return appendAll(block.text.split("\n"), citationLines(block.citations));
     case "thinking":
       if (!expanded) return [`▸ Thinking (${fmt(block.thinking.length)} chars)`];
-      return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `> ${l}`)];
+      return ["▾ Thinking", ...block.thinking.split("\n").map((l) => `${THINKING_LINE}${l}`)];
     case "redacted_thinking":
       return ["▸ Thinking (redacted)"];
     case "tool_use":
@@ -146,7 +160,8 @@ function contextLines(item: ContextItem, expanded: boolean): string[] {
 function toolCallLines(name: string, input: unknown): string[] {
   const i = (input ?? {}) as Record<string, unknown>;
   if (name === "bash_command") return [`🔧 bash_command: $ ${String(i["command"])}`];
-  if (name === "edit_file") {
+  // A diff only of a call that has its fields (a malformed one is shown as it came, and answered as invalid).
+  if (name === "edit_file" && typeof i["find"] === "string" && typeof i["replace"] === "string") {
     const diff = [
       ...String(i["find"] ?? "")
         .split("\n")
@@ -166,7 +181,7 @@ function toolRunLines(run: ToolRun | undefined): string[] {
   if (!run) return [];
   switch (run.state) {
     case "awaiting-approval":
-      return ["   ⏳ awaiting approval: [a]pprove / [A]lways (this tool, this thread) / [d]eny"];
+      return ["   ⏳ awaiting approval: [a]pprove / [A]lways (this tool, this thread) / [d]eny / [D]eny saying why"];
     case "running":
       return ["   ⋯ running"];
     case "done":
@@ -179,12 +194,16 @@ function resultText(block: ToolResultBlock): string {
   return (block.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
 }
 
+/** A collapsed tool result shows this many characters of its first line. */
+const RESULT_SUMMARY_CHARS = 80;
+
 function toolResultLines(block: ToolResultBlock, expanded: boolean, name = "tool"): string[] {
   const text = resultText(block);
   const lines = text.split("\n");
   const mark = block.is_error ? "✗" : "✓";
   if (!expanded) {
-    const first = lines[0]!.slice(0, 80);
+    // A first line longer than the summary holds is cut, and says so.
+    const first = lines[0]!.length > RESULT_SUMMARY_CHARS ? `${lines[0]!.slice(0, RESULT_SUMMARY_CHARS)}…` : lines[0]!;
     return [`${mark} ${name}: ${first}${lines.length > 1 ? ` … (${fmt(lines.length)} lines)` : ""}`];
   }
   return [`${mark} ${name}:`, "```", ...lines, "```"];
@@ -195,12 +214,16 @@ export function renderOpenFinalized(finalized: readonly AssistantBlock[], ctx: R
   return renderEntry({ message: { role: "assistant", content: finalized } }, ctx);
 }
 
-/** Lines of the block in progress; text blocks are appended to incrementally by the view. */
-export function renderInProgressSummary(block: InProgressBlock): string[] {
+/**
+ * Lines of the block in progress; text blocks (and thinking expanded while it streams) are
+ * appended to incrementally by the view.
+ */
+export function renderInProgressSummary(block: InProgressBlock, expanded = false): string[] {
   switch (block.type) {
     case "text":
       return block.text.split("\n");
     case "thinking":
+      if (expanded) return [THINKING_OPEN, ...block.thinking.split("\n").map((l) => `${THINKING_LINE}${l}`)];
       return [`▸ Thinking… (${fmt(block.thinking.length)} chars)`];
     case "tool_use":
     case "server_tool_use":

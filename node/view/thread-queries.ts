@@ -66,9 +66,15 @@ export class ThreadQueries {
     return [...live, ...stored].sort((a, b) => created(a.id) - created(b.id));
   }
 
-  /** Threads for `:Tine resume`: most recent first. */
+  /**
+   * Threads for `:Tine resume`: most recent first; one without a message has nothing to resume (a
+   * Claude Code thread's conversation is its session's, not counted here: it stays).
+   */
   recent(): ThreadInfo[] {
-    return this.threads().sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
+    const spec = (id: ThreadId) => this.chat.threads.get(id)?.runner.spec ?? this.chat.stored.get(id)?.runner;
+    return this.threads()
+      .filter((t) => t.messages > 0 || spec(t.id)?.kind !== "api")
+      .sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
   }
 
   /** A thread by id, or by its display number (`:Tine diff 1 3`). */

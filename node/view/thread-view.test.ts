@@ -112,6 +112,33 @@ describe("ThreadView", () => {
     assert.ok(held < text.length / 2, `${(held / text.length).toFixed(2)}× the reply's size`);
   });
 
+  it("thinking still streaming expands at its line, goes on streaming expanded, and stays expanded once finished", () => {
+    const prompt = History.of([entry(userMessage([{ type: "text", text: "think" }]))]);
+    const block = { type: "thinking" as const, thinking: "deep thoughts", signature: "" };
+    const open: OpenMessage = { finalized: [], inProgress: block, usage: { input_tokens: 1, output_tokens: 1 } as OpenMessage["usage"] };
+    const thread = threadOf(prompt, open, { type: "streaming", startedAt: 0, attempt: 0 });
+    const input = { thread, headerLines: ["# t"], forkMarks: [] };
+    const view = new ThreadView();
+    const buffer = new Mirror();
+    buffer.apply(view.sync(input));
+    buffer.apply(view.fill(thread, Number.POSITIVE_INFINITY));
+    const line = buffer.lines.indexOf("▸ Thinking… (13 chars)");
+    assert.ok(line > 0, buffer.lines.join("\n"));
+    assert.deepEqual(view.locate(line), { message: 1, block: 0 }, "the block in progress, as the entry it becomes");
+    thread.expanded.add("1:0");
+    buffer.apply(view.sync(input));
+    assert.deepEqual(buffer.lines.slice(line, line + 2), ["▾ Thinking…", "> deep thoughts"]);
+    block.thinking += " and\nmore of them";
+    buffer.apply(view.sync(input));
+    assert.deepEqual(buffer.lines, view.text());
+    assert.deepEqual(buffer.lines.slice(line, line + 3), ["▾ Thinking…", "> deep thoughts and", "> more of them"]);
+    // Finished: the same block, expanded as it was.
+    const text = { type: "text" as const, text: "Answer" };
+    Object.assign(open, { finalized: [{ ...block, signature: "sig" }], inProgress: text });
+    buffer.apply(view.sync(input));
+    assert.deepEqual(buffer.lines.slice(line, line + 4), ["▾ Thinking", "> deep thoughts and", "> more of them", "Answer"]);
+  });
+
   it("a finished block of the reply still streaming is found at its line and expands at once", () => {
     const prompt = History.of([entry(userMessage([{ type: "text", text: "think" }]))]);
     const thinking = { type: "thinking" as const, thinking: "deep thoughts\nin two lines", signature: "sig" };

@@ -20,7 +20,16 @@ import { replaceTail } from "../util/arrays.ts";
 import { changeListAt, turnChanges } from "./code-view.ts";
 import { Document, type Edit, RemadeLines, type Segment, UNMADE } from "./document.ts";
 import { NO_QUEUED_LINES, type QueuedLines, queuedLines } from "./queued-lines.ts";
-import { type ChangeLines, type RenderContext, renderEntry, renderInProgressSummary, renderOpenFinalized, splitLines } from "./render.ts";
+import {
+  type ChangeLines,
+  detailKey,
+  type RenderContext,
+  renderEntry,
+  renderInProgressSummary,
+  renderOpenFinalized,
+  splitLines,
+  THINKING_LINE,
+} from "./render.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
@@ -68,9 +77,12 @@ export class ThreadView {
     ref: OpenMessage;
     finalized: number;
     block: InProgressBlock | null;
+    /** Characters of the block in progress shown so far, when it is shown as it streams (text, thinking expanded). */
     textLen: number;
     lastLine: number;
-    /** Where each finished block starts, for keys on them while the reply streams. */
+    /** Thinking in progress, expanded: its lines are appended to as it streams, each quoted. */
+    thinkingOpen: boolean;
+    /** Where each block starts (the finished ones, then the one in progress), for keys on them while the reply streams. */
     blockStarts: readonly number[];
     /** The details of this message expanded when it was rendered: a toggle renders it again. */
     expandedKey: string;
@@ -252,14 +264,17 @@ export class ThreadView {
     const fin = renderOpenFinalized(open.finalized, { index, expanded: thread.expanded });
     const lines = fin.lines.slice(0, -1); // no trailing blank while streaming
     const block = open.inProgress;
-    const ip = block ? renderInProgressSummary(block) : [];
+    // The block in progress is keyed as it will be once finished: <Tab> on streaming thinking opens it now and after.
+    const thinkingOpen = block?.type === "thinking" && thread.expanded.has(detailKey(index, open.finalized.length));
+    const ip = block ? renderInProgressSummary(block, thinkingOpen) : [];
     this.open = {
       ref: open,
       finalized: open.finalized.length,
       block,
-      textLen: block?.type === "text" ? block.text.length : 0,
+      textLen: block?.type === "text" ? block.text.length : block?.type === "thinking" && thinkingOpen ? block.thinking.length : 0,
       lastLine: lines.length + ip.length - 1,
-      blockStarts: fin.blockStarts,
+      thinkingOpen,
+      blockStarts: block ? [...fin.blockStarts, lines.length] : fin.blockStarts,
       expandedKey: expandedKeyOf(thread.expanded, index),
     };
     return [...lines, ...ip];
@@ -277,15 +292,16 @@ export class ThreadView {
       o.expandedKey === expandedKeyOf(thread.expanded, i - 1);
     if (o && same && o.block) {
       const block = o.block;
-      if (block.type === "text") {
-        // Append only the new characters: the cost of a delta is the delta.
-        const added = block.text.slice(o.textLen);
+      const streamed = block.type === "text" ? block.text : block.type === "thinking" && o.thinkingOpen ? block.thinking : null;
+      if (streamed !== null) {
+        // Append only the new characters: the cost of a delta is the delta (a new line of thinking is quoted).
+        const added = streamed.slice(o.textLen);
         if (!added) return;
-        const pieces = added.split("\n");
+        const pieces = added.split("\n").map((p, j) => (j > 0 && block.type === "thinking" ? THINKING_LINE + p : p));
         const last = this.doc.lines(i)[o.lastLine] ?? "";
         pieces[0] = last + pieces[0];
         this.doc.patchTail(i, o.lastLine, pieces);
-        o.textLen = block.text.length;
+        o.textLen = streamed.length;
         o.lastLine += pieces.length - 1;
         return;
       }

@@ -96,6 +96,25 @@ describe(`chat (${nv.version})`, () => {
     });
   });
 
+  it("<Tab> on thinking still streaming expands it: it streams on expanded and stays so once finished", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([
+          { thinking: "deep thoughts\nin two lines", signature: "sig", chunk: 5, holdInside: { hold: "h", afterDeltas: 1 } },
+          { text: "Answer." },
+        ]),
+      );
+      const t = await openSidebar(s);
+      await typeAndSend(s, "think");
+      await s.mock.reached("h");
+      await s.waitForDisplay(t.id, "▸ Thinking… (5 chars)");
+      await s.onDisplayLine(t.id, "▸ Thinking…", "<Tab>");
+      await s.waitForDisplay(t.id, "▾ Thinking…\n> deep ");
+      s.mock.release("h");
+      await s.waitForDisplay(t.id, "▾ Thinking\n> deep thoughts\n> in two lines\nAnswer.\n── end_turn");
+    });
+  });
+
   it("thinking and effort from setup() reach the request", async () => {
     await withNeovim(
       nv,
@@ -238,14 +257,23 @@ describe(`chat (${nv.version})`, () => {
 
   // A send while the thread streams is no longer refused: it is queued (test/integration/queue.test.ts).
 
-  it("without ANTHROPIC_API_KEY the thread says so clearly", async () => {
+  it("without ANTHROPIC_API_KEY the thread says so, and how to set it from inside Neovim (which works)", async () => {
     await withNeovim(
       nv,
       async (s) => {
         const t = await openSidebar(s);
         await typeAndSend(s, "hello?");
-        await s.waitForDisplay(t.id, "⚠ Error: ANTHROPIC_API_KEY is not set");
+        await s.waitForDisplay(t.id, "⚠ Error: ANTHROPIC_API_KEY is not set. From inside Neovim: :let $ANTHROPIC_API_KEY = '…'");
+        assert.match(await s.display(t.id), /then :Tine restart/);
         assert.equal(s.mock.requests.length, 0);
+        // What it says, done: the new host reads the key.
+        s.mock.reply(textReply("Now with a key."));
+        await s.cmd("let $ANTHROPIC_API_KEY = 'test-key'");
+        await s.cmd("Tine restart");
+        await s.focus((await s.thread(t.id)).input_bufnr!);
+        await typeAndSend(s, "hello again?");
+        await s.waitForDisplay(t.id, "Now with a key.");
+        assert.deepEqual(s.mock.requests[0]!.violations, []);
       },
       { env: { ANTHROPIC_API_KEY: undefined } },
     );

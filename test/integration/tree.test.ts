@@ -189,17 +189,19 @@ describe(`the thread list (${nv.version})`, () => {
     );
   });
 
-  it(":Tine threads! draws another project's tree by the same rules: its ended forks are not shown as live ones", async () => {
+  it(":Tine threads! draws another project's tree by the same rules: its ended forks are not shown as live ones, [claude] stays", async () => {
     const first = project();
     const data = join(first, ".data");
     await withNeovim(
       nv,
       async (s) => {
-        const { fork } = await parentAndFork(s);
+        const { parent, fork } = await parentAndFork(s);
         await s.lua("require('tine').discard(...)", fork);
         await s.waitForGone(fork);
+        await s.lua("require('tine').export_claude(...)", parent);
+        await s.until("the [claude] thread", async () => (await s.threads()).length === 2);
       },
-      { cwd: first },
+      { cwd: first, setup: { claude_command: ["sh", "-c", "sleep 30"] } },
     );
     await withNeovim(
       nv,
@@ -209,8 +211,10 @@ describe(`the thread list (${nv.version})`, () => {
         assert.match(text, /── .* \(another project/);
         assert.match(text, /main question {2}○ stored · 2 msgs/);
         assert.doesNotMatch(text, /⑂ main question ⑂1/, `the discarded fork is not a live one:\n${text}`);
+        assert.match(text, /⑂ \[claude\] main question → Claude Code {2}○ stored · 2 msgs/, text);
       },
-      { env: { XDG_DATA_HOME: data } },
+      // The same user: the same data folder, and Claude Code's (the [claude] thread's session is there).
+      { env: { XDG_DATA_HOME: data, CLAUDE_CONFIG_DIR: join(first, ".claude-config") } },
     );
   });
 });
@@ -255,6 +259,30 @@ describe(`thread numbers (${nv.version})`, () => {
         await s.cmd("Tine new");
         const nums = (await s.threads()).map((t) => t.num).sort();
         assert.deepEqual(nums, [1, 3], "the discarded fork's 2 is not given again");
+      },
+      { cwd },
+    );
+  });
+
+  it("are never given again after a restart when the thread that had the highest was deleted", async () => {
+    const cwd = project();
+    await withNeovim(
+      nv,
+      async (s) => {
+        await oneExchange(s, "alpha", "Alpha answer.");
+        await s.cmd("Tine new");
+        await exchange(s, 2, "beta", "Beta answer.");
+        const beta = await s.thread(2);
+        await s.lua("require('tine').delete(...)", beta.id);
+        await s.waitForGone(beta.id);
+      },
+      { cwd },
+    );
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("Tine new");
+        assert.deepEqual((await s.threads()).map((t) => t.num).sort(), [1, 3], "the deleted thread's 2 is not given again");
       },
       { cwd },
     );
