@@ -30,10 +30,21 @@ local function show(shown)
   end
 end
 
---- `q` (and `<Esc>` when no filter is set) in the list: closes its window.
+--- `q` (and `<Esc>` when no filter is set) in the list: closes its window. The windows it pushed
+--- aside get their sizes back (closing it would otherwise equalize them: 'equalalways'), and the
+--- cursor goes back to the window it came from, unless the windows changed meanwhile.
 local function close()
-  if not pcall(vim.api.nvim_win_close, 0, false) then
+  local win = vim.api.nvim_get_current_win()
+  local came = vim.w[win].tine_list_came
+  if not pcall(vim.api.nvim_win_close, win, false) then
     vim.cmd("enew") -- the last window: it stays, showing something else
+    return
+  end
+  if came and #vim.api.nvim_tabpage_list_wins(0) == came.count then
+    vim.cmd(came.sizes)
+    if vim.api.nvim_win_is_valid(came.win) then
+      vim.api.nvim_set_current_win(came.win)
+    end
   end
 end
 
@@ -85,8 +96,14 @@ function M.open_list(all)
   if #wins > 0 then
     vim.api.nvim_set_current_win(wins[1])
   else
+    local came = {
+      win = vim.api.nvim_get_current_win(),
+      sizes = vim.fn.winrestcmd(),
+      count = #vim.api.nvim_tabpage_list_wins(0),
+    }
     vim.cmd("topleft split")
     vim.api.nvim_win_set_buf(0, buf)
+    vim.w.tine_list_came = came
   end
   show(shown)
 end

@@ -69,6 +69,24 @@ describe(`layout (${nv.version})`, () => {
     });
   });
 
+  it("the thread list opened and closed with q leaves every window as it was, the cursor where it was", async () => {
+    await withNeovim(nv, async (s) => {
+      await screen(s, 220, 55);
+      await twoExchanges(s);
+      s.mock.reply(textReply("Hash map answer."));
+      await typeAndSend(s, "@fork try a hash map");
+      await s.waitForDisplay(2, "Hash map answer.");
+      const before = await layout(s);
+      const from = await s.lua<number>("return vim.api.nvim_get_current_win()");
+      await s.cmd("Tine threads");
+      assert.ok((await layout(s)).length > before.length, "the list has a window of its own");
+      await s.keys("q");
+      await s.until("the list to close", async () => (await layout(s)).length === before.length);
+      assert.equal(names(await layout(s)), names(before), "every window has its size and place back");
+      assert.equal(await s.lua<number>("return vim.api.nvim_get_current_win()"), from, "the cursor is back where it was");
+    });
+  });
+
   it("gD in a fork beside its parent: the fork's column closes, the sidebar narrows back, the cursor is in the parent", async () => {
     await withNeovim(nv, async (s) => {
       await screen(s, 220, 55);
