@@ -17,6 +17,9 @@ M.commands = {
   { ":Tine fork report|promote|discard", "end this fork" },
   { ":Tine diff [a [b]]", "two branches side by side from where they split" },
   { ":Tine restore [undo]", "the code back to the message under the cursor" },
+  { ":Tine merge done[!]", "accept a worktree fork's merge (!: with conflicts left)" },
+  { ":Tine compact [instructions]", "a new thread under this one, from a summary of it" },
+  { ":Tine model", "this thread's model and thinking effort" },
   { ":Tine claude [args]", "Claude Code in a terminal, as a thread" },
   { ":Tine import / export", "a Claude Code session in, this thread out" },
   { ":[range]Tine add / ask <q>", "lines or a file into the input / sent with a question" },
@@ -86,7 +89,8 @@ function M.show(buf)
   for _, l in ipairs(lines) do
     width = math.max(width, vim.fn.strdisplaywidth(l))
   end
-  width = math.min(width + 1, vim.o.columns - 2)
+  -- As wide as the window it is pressed in (at least 60 columns): long lines wrap.
+  width = math.min(width + 1, math.max(vim.api.nvim_win_get_width(0), 60), vim.o.columns - 2)
   -- Where the window is on the screen (1-based, as win_screenpos gives it; 0-based for the float).
   local top, left = unpack(vim.fn.win_screenpos(0))
   top, left = top - 1, left - 1
@@ -110,6 +114,9 @@ function M.show(buf)
     -- From the window's left edge, moved left as far as it must to fit on the screen.
     col = math.max(0, math.min(left, vim.o.columns - width - 2)),
   })
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].breakindent = true
   for _, key in ipairs({ "q", "<Esc>" }) do
     vim.keymap.set("n", key, function()
       pcall(vim.api.nvim_win_close, win, true)

@@ -99,7 +99,7 @@ describe(`daily keys (${nv.version})`, () => {
         "@diff[:<…>]",
       ])
         assert.ok(text.includes(typed), `${typed} is listed:\n${text}`);
-      assert.match(text, /:Tine rename \[title\]/);
+      for (const command of [/:Tine rename \[title\]/, /:Tine model/, /:Tine compact/, /:Tine merge done/]) assert.match(text, command);
       assert.match(text, /n {2}R\s+send the failed turn again/);
       assert.match(text, /n {2}D\s+deny the tool call, saying why/);
       const float = await s.lua<{ row: number; col: number; height: number }>(
@@ -108,6 +108,11 @@ describe(`daily keys (${nv.version})`, () => {
       // Screen rows and columns are 1-based in win_screenpos, 0-based in the float's position.
       assert.equal(float.row + float.height + 2, inputTop - 1, "its bottom border is just above the input");
       assert.ok(float.col <= inputLeft - 1, "it starts at the input's column or left of it (to fit)");
+      const width = await s.lua<number>("return vim.api.nvim_win_get_width(0)");
+      assert.ok(
+        width <= Math.max(await s.lua<number>("return vim.api.nvim_win_get_width(vim.fn.win_getid(vim.fn.winnr('#')))"), 60),
+        "no wider than the input's window: long lines wrap",
+      );
       await s.keys("q");
       assert.equal(await s.currentBuf(), input);
     });
