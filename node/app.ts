@@ -30,8 +30,8 @@ import type { NvimBridge } from "./nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/models.ts";
 import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
-import { CodeActions, type ThreadCode } from "./snapshot/actions.ts";
-import { latestMark, MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "./snapshot/code.ts";
+import type { CodeActions, ThreadCode } from "./snapshot/actions.ts";
+import { latestMark } from "./snapshot/code.ts";
 import { compareBranches } from "./snapshot/compare.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
 import { LastActive } from "./store/last-active.ts";
@@ -48,8 +48,9 @@ import { Buffers } from "./view/buffers.ts";
 import { type LineAction, lineAction } from "./view/line-actions.ts";
 import { ThreadListEntry } from "./view/list-entry.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
-import { ForkCode } from "./worktree/fork-code.ts";
-import { forkBase, Workspaces, worktreeFolder } from "./worktree/workspaces.ts";
+import { CodeServices } from "./worktree/code-services.ts";
+import type { ForkCode } from "./worktree/fork-code.ts";
+import { forkBase, type Workspaces } from "./worktree/workspaces.ts";
 
 /** How long after start-up the snapshot housekeeping runs (once a day at most). */
 const SNAPSHOT_HOUSEKEEPING_DELAY_MS = 10_000;
@@ -67,6 +68,8 @@ export class App {
   readonly completer: MentionCompleter;
   /** What the user does with code snapshots: change lists, restore (node/snapshot/). */
   readonly code: CodeActions;
+  /** Snapshots, workspaces, worktree forks' ends (node/worktree/code-services.ts). */
+  private readonly codeServices: CodeServices;
   /** Where each thread works: the project's folder or a fork's worktree (node/worktree/). */
   readonly workspaces: Workspaces;
   /** What a worktree fork's end does to its files: merge, summary, removal. */
@@ -98,34 +101,16 @@ export class App {
     readonly config: HostConfig,
   ) {
     this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
-    const limits = { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny };
-    const keepDays = config.snapshot_keep_days;
-    const repo = openRepo({
-      enabled: config.snapshots,
-      cwd: config.cwd,
-      dataDir: config.data_dir,
-      maxFileBytes: MAX_SNAPSHOT_FILE_BYTES,
-      keepDays,
-    });
-    const snapshots = snapshotsOn(repo, keepDays);
-    const folder = { projectRoot: config.cwd, dir: worktreeFolder(config), limits, keepDays };
-    this.workspaces = new Workspaces(repo, snapshots, folder, (id) => this.chat.lineage.get(id)?.parentId);
-    const snapshotsOf = (id: ThreadId) => this.workspaces.of(id).snapshots;
     const written = (by: string) => (path: string) =>
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
-    this.code = new CodeActions(
-      snapshots,
-      (id) => this.live(id),
-      (id) => this.codeOf(id),
-      this.dispatch,
-      written(":Tine restore"),
-      snapshotsOf,
-    );
-    this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
-    this.lastActive = this.persistence ? new LastActive(this.persistence.store.dir) : null;
-    if (this.persistence) this.persistence.worktreeOf = (id) => this.workspaces.of(id).stored ?? undefined;
     const tell = (text: string, error: boolean) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text));
-    this.forkCode = new ForkCode(this.workspaces, {
+    this.codeServices = new CodeServices(config, {
+      thread: (id) => this.live(id),
+      codeOf: (id) => this.codeOf(id),
+      parentOf: (id) => this.chat.lineage.get(id)?.parentId,
+      dispatch: this.dispatch,
+      written,
+      log: (text) => nvim.log(text),
       tell,
       quickfix: (title, items) =>
         void nvim.call("set_quickfix", [title, items]).catch((e) => nvim.log(`set_quickfix failed: ${String(e)}`)),
@@ -133,9 +118,15 @@ export class App {
         this.chat.threads.has(parentId)
           ? this.dispatch({ type: "thread-msg", id: parentId, msg: { type: "queue-report", report } })
           : this.persistence?.reportToStored(parentId, report),
-      written: written("the merge"),
       live: () => this.chat.threads.keys(),
     });
+    const { workspaces, actions, forkCode, snapshotsOf } = this.codeServices;
+    this.workspaces = workspaces;
+    this.code = actions;
+    this.forkCode = forkCode;
+    this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
+    this.lastActive = this.persistence ? new LastActive(this.persistence.store.dir) : null;
+    if (this.persistence) this.persistence.worktreeOf = (id) => this.workspaces.of(id).stored ?? undefined;
     this.mcp = new McpServers(config.mcp_servers, {
       root: config.cwd,
       vars: process.env,
@@ -248,26 +239,11 @@ export class App {
     );
     this.rescan();
     // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
-    startTimer(() => this.pruneSnapshots(), SNAPSHOT_HOUSEKEEPING_DELAY_MS).unref();
-  }
-
-  /** Drops the code snapshots no thread of this project refers to any more (see CodeSnapshots.prune). */
-  private pruneSnapshots(): void {
-    let owners: Set<string>;
-    try {
-      // Every transcript on disk (a deleted thread's stays while its forks need it), every live thread, the last restore's undo.
-      const making = this.workspaces.making;
-      owners = new Set([
-        ...(this.persistence?.store.list().threads.map((t) => t.id) ?? []),
-        ...this.chat.threads.keys(),
-        ...making,
-        "undo",
-      ]);
-    } catch (error) {
-      this.nvim.log(`snapshot housekeeping skipped: ${String(error)}`);
-      return;
-    }
-    this.code.snapshots.prune(owners, Date.now()).catch((e) => this.nvim.log(`snapshot housekeeping failed: ${String(e)}`));
+    startTimer(
+      () =>
+        this.codeServices.prune(() => [...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys()]),
+      SNAPSHOT_HOUSEKEEPING_DELAY_MS,
+    ).unref();
   }
 
   /** Reads what the store holds for this project into the chat (threads stay unloaded). */

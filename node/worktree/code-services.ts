@@ -1,0 +1,69 @@
+/**
+ * The code side of the host, built once from the options: the project's private snapshot store,
+ * where each thread works (`Workspaces`), what the user does with snapshots (`CodeActions`), what
+ * a worktree fork's end does to its files (`ForkCode`), and the housekeeping that drops the
+ * snapshots no thread refers to any more.
+ */
+import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Thread } from "../chat/thread.ts";
+import type { HostConfig } from "../config.ts";
+import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
+import { type CodeSnapshots, MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "../snapshot/code.ts";
+import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
+import { Workspaces, worktreeFolder } from "./workspaces.ts";
+
+export type CodeHooks = Omit<ForkCodeEdges, "written"> & {
+  /** A live thread (throws when there is none). */
+  readonly thread: (id: ThreadId) => Thread;
+  /** The marks of a live or stored thread. */
+  readonly codeOf: (id: ThreadId) => ThreadCode;
+  readonly parentOf: (id: ThreadId) => ThreadId | undefined;
+  readonly dispatch: Dispatch;
+  /** A file was written by `by` (an edit, a restore, a merge): buffers holding it are reloaded. */
+  readonly written: (by: string) => (path: string) => void;
+  readonly log: (text: string) => void;
+};
+
+export class CodeServices {
+  readonly workspaces: Workspaces;
+  readonly actions: CodeActions;
+  readonly forkCode: ForkCode;
+  /** The snapshots of the folder a thread works in. */
+  readonly snapshotsOf = (id: ThreadId): CodeSnapshots => this.workspaces.of(id).snapshots;
+
+  constructor(
+    config: HostConfig,
+    private readonly hooks: CodeHooks,
+  ) {
+    const keepDays = config.snapshot_keep_days;
+    const repo = openRepo({
+      enabled: config.snapshots,
+      cwd: config.cwd,
+      dataDir: config.data_dir,
+      maxFileBytes: MAX_SNAPSHOT_FILE_BYTES,
+      keepDays,
+    });
+    const snapshots = snapshotsOn(repo, keepDays);
+    const limits = { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny };
+    const folder = { projectRoot: config.cwd, dir: worktreeFolder(config), limits, keepDays };
+    this.workspaces = new Workspaces(repo, snapshots, folder, hooks.parentOf);
+    this.actions = new CodeActions(snapshots, hooks.thread, hooks.codeOf, hooks.dispatch, hooks.written(":Tine restore"), this.snapshotsOf);
+    this.forkCode = new ForkCode(this.workspaces, { ...hooks, written: hooks.written("the merge") });
+  }
+
+  /**
+   * Drops the snapshots no thread of this project refers to (see CodeSnapshots.prune): `owners`
+   * names every transcript on disk (a deleted thread's stays while its forks need it) and every
+   * live thread; worktrees being made and the last restore's undo are kept too.
+   */
+  prune(owners: () => Iterable<string>): void {
+    let kept: Set<string>;
+    try {
+      kept = new Set([...owners(), ...this.workspaces.making, "undo"]);
+    } catch (error) {
+      this.hooks.log(`snapshot housekeeping skipped: ${String(error)}`);
+      return;
+    }
+    this.actions.snapshots.prune(kept, Date.now()).catch((e) => this.hooks.log(`snapshot housekeeping failed: ${String(e)}`));
+  }
+}
