@@ -46,9 +46,9 @@ export class Buffers {
   /** Buffers being created: rendering and RPC replies wait for them. */
   private readonly mounting = new Map<ThreadId, Promise<Mounted>>();
   private renderScheduled = false;
-  /** Threads changed since the last render, and whether the tree did. */
+  /** Threads changed since the last render, and those that moved in the tree (see `Changes.moved`). */
   private readonly dirty = new Set<ThreadId>();
-  private treeDirty = false;
+  private readonly moved = new Set<ThreadId>();
   readonly list = new ThreadList();
   private listBuf: number | null = null;
   private listVersion = -1;
@@ -201,30 +201,31 @@ export class Buffers {
   redraw(): void {
     for (const m of this.mounted.values()) m.rendered = -1;
     this.listVersion = -1;
-    this.scheduleRender({ threads: [...this.mounted.keys()], tree: false });
+    this.scheduleRender({ threads: [...this.mounted.keys()], tree: false, moved: [] });
   }
 
   /**
    * Draws what `changes` touched, once per event-loop turn (deltas arrive in bursts): the threads
-   * that changed, and when the tree did, the threads whose banner or fork marks show the change.
-   * A streamed delta costs its own thread's render, whatever else is open.
+   * that changed, and the threads whose banner or fork marks show a thread that moved in the tree
+   * (it, its parent, its children). A streamed delta costs its own thread's render, a fork its own
+   * and its source's, whatever else is open.
    */
   scheduleRender(changes: Changes): void {
     for (const id of changes.threads) this.dirty.add(id);
-    if (changes.tree) this.treeDirty = true;
+    for (const id of changes.moved) this.moved.add(id);
     if (this.renderScheduled) return;
     this.renderScheduled = true;
     setImmediate(() => {
       this.renderScheduled = false;
-      const tree = this.treeDirty;
       const dirty = [...this.dirty];
+      const showMoves = this.showingMoves();
       this.dirty.clear();
-      this.treeDirty = false;
-      for (const id of tree ? this.mounted.keys() : dirty) {
+      this.moved.clear();
+      for (const id of new Set([...dirty, ...showMoves])) {
         const m = this.mounted.get(id);
         const thread = this.chat.threads.get(id);
         if (!m || !thread) continue;
-        const key = tree ? this.treeKey(thread) : m.treeKey;
+        const key = showMoves.has(id) ? this.treeKey(thread) : m.treeKey;
         if (thread.version === m.rendered && key === m.treeKey) continue;
         m.treeKey = key;
         this.renderThread(thread, m);
@@ -242,6 +243,21 @@ export class Buffers {
       }
       void this.renderList();
     });
+  }
+
+  /** The mounted threads whose display may show a move: the threads that moved, their parents and their children. */
+  private showingMoves(): Set<ThreadId> {
+    const out = new Set<ThreadId>();
+    const add = (id: ThreadId) => {
+      if (this.mounted.has(id)) out.add(id);
+    };
+    for (const id of this.moved) {
+      add(id);
+      const parent = this.chat.lineage.get(id)?.parentId;
+      if (parent !== undefined) add(parent);
+      for (const child of this.chat.lineage.childrenOf(id)) add(child);
+    }
+    return out;
   }
 
   /** What a thread's display shows of the tree: its banner's parent, its forks' marks, who writes it. */
