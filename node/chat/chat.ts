@@ -26,6 +26,8 @@ export type { Lineage } from "./tree.ts";
  */
 export type Changes = { readonly threads: readonly ThreadId[]; readonly tree: boolean; readonly moved: readonly ThreadId[] };
 
+const NONE_MOVED: readonly ThreadId[] = [];
+
 /** What the host gives every thread; `environmentFor` says where a thread's tools act. */
 export type ThreadServices = Omit<ThreadContext, "dispatch" | "environment" | "forkTool" | "changed"> & {
   environmentFor(id: ThreadId): Environment;
@@ -127,7 +129,8 @@ export class Chat implements ChatTree {
    * draws only these, so the work after a streamed delta does not grow with the threads open.
    */
   takeChanges(): Changes {
-    const changes = { threads: [...this.touched], tree: this.treeChanged, moved: [...this.movedIds] };
+    // After a streamed delta nothing moved: no array is made for it (this runs after every batch).
+    const changes = { threads: [...this.touched], tree: this.treeChanged, moved: this.movedIds.size ? [...this.movedIds] : NONE_MOVED };
     this.touched.clear();
     this.movedIds.clear();
     this.treeChanged = false;

@@ -27,6 +27,7 @@ import { SaveFailures, type SaveNotice } from "./save-failures.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
 import type { ThreadSummary } from "./summary.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
+import type { Tail } from "./tail.ts";
 import { writeFailure } from "./write-failure.ts";
 
 /** Where a fork taken now would point, and the history (and code marks) that position holds. */
@@ -191,6 +192,15 @@ export class Persistence {
     this.anchors.delete(id); // read-only here before: written here from now on
     this.recorders.set(id, new ThreadRecorder(writer, written, this.clock));
     return { loaded, readOnlyBy: null };
+  }
+
+  /** The last messages of stored thread `id`, read from its end alone, or null when it has to be read whole (see tail.ts). */
+  tail(id: ThreadId, minBytes: number): Tail | null {
+    try {
+      return this.store.tail(id, minBytes);
+    } catch {
+      return null; // the whole read says what is wrong
+    }
   }
 
   /** A stored thread that is not loaded, as a fork taken from it starts: its history and how it runs. */

@@ -32,6 +32,8 @@ export type Mounted = {
   display: number;
   input: number;
   rendered: number;
+  /** The display shows a preview of the thread's end (`showEnd`): the first render writes over it. */
+  replacesPreview: boolean;
   treeKey: string;
   title: string;
   pending: boolean;
@@ -57,6 +59,8 @@ export class Buffers {
   private readonly toldPending = new Set<ThreadId>();
   /** Unsent input of threads whose buffers the user wiped, for the buffers made next. */
   private readonly drafts = new Map<ThreadId, string[]>();
+  /** Buffers showing a stored thread's end while it is read whole: its mount takes them. */
+  private readonly previews = new Map<ThreadId, { display: number; input: number }>();
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -120,14 +124,18 @@ export class Buffers {
     const promise = (async () => {
       const draft = this.drafts.get(thread.id) ?? [];
       this.drafts.delete(thread.id);
+      const preview = this.previews.get(thread.id);
+      this.previews.delete(thread.id);
       const surface = thread.runner.surface;
       let bufs: { display: number; input: number };
       switch (surface.type) {
         case "transcript":
-          bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
-            display: number;
-            input: number;
-          };
+          bufs =
+            preview ??
+            ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
+              display: number;
+              input: number;
+            });
           break;
         case "terminal":
           // The terminal is the thread's one buffer (display and input alike).
@@ -151,6 +159,7 @@ export class Buffers {
         view,
         ...bufs,
         rendered: -1,
+        replacesPreview: preview !== undefined,
         treeKey: this.treeKey(thread),
         title: thread.title,
         pending: false,
@@ -173,6 +182,19 @@ export class Buffers {
     })();
     this.mounting.set(thread.id, promise);
     promise.catch((error) => this.nvim.notifyError(`tine: could not open a thread buffer: ${String(error)}`));
+  }
+
+  /**
+   * A stored thread's buffers, made before it is loaded, showing `lines` (its end, see
+   * end-preview.ts): its mount takes them and its first render writes over the lines.
+   */
+  async showEnd(id: ThreadId, num: number, title: string, lines: string[]): Promise<{ display: number; input: number }> {
+    const draft = this.drafts.get(id) ?? [];
+    this.drafts.delete(id);
+    const bufs = (await this.nvim.call("create_thread_buffers", [id, num, title, draft])) as { display: number; input: number };
+    this.previews.set(id, bufs);
+    await this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });
+    return bufs;
   }
 
   /** A thread was deleted: its buffers go. */
@@ -331,6 +353,11 @@ export class Buffers {
       noteLines: [...contextLines, ...reportLines],
       editQueuedKey: this.keys.editQueued,
     });
+    if (m.replacesPreview) {
+      // The view starts from the one empty line of a new buffer: the preview goes in the same write.
+      m.replacesPreview = false;
+      update.edits.unshift([0, -1, [""]]);
+    }
     return m.fill.write(update, thread);
   }
 
