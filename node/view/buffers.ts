@@ -60,7 +60,7 @@ export class Buffers {
   /** Unsent input of threads whose buffers the user wiped, for the buffers made next. */
   private readonly drafts = new Map<ThreadId, string[]>();
   /** Buffers showing a stored thread's end while it is read whole: its mount takes them. */
-  private readonly previews = new Map<ThreadId, { display: number; input: number }>();
+  private readonly previews = new Map<ThreadId, { display: number; input: number; title: string }>();
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -91,6 +91,7 @@ export class Buffers {
 
   /** The user unloaded or wiped a thread's buffer (the Lua side closed both): made again when shown. */
   gone(id: ThreadId, draft: string[]): void {
+    this.previews.delete(id);
     if (!this.mounted.delete(id)) return;
     if (draft.some((l) => l !== "")) this.drafts.set(id, draft);
   }
@@ -130,12 +131,12 @@ export class Buffers {
       let bufs: { display: number; input: number };
       switch (surface.type) {
         case "transcript":
-          bufs =
-            preview ??
-            ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
-              display: number;
-              input: number;
-            });
+          bufs = preview
+            ? { display: preview.display, input: preview.input }
+            : ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
+                display: number;
+                input: number;
+              });
           break;
         case "terminal":
           // The terminal is the thread's one buffer (display and input alike).
@@ -161,7 +162,8 @@ export class Buffers {
         rendered: -1,
         replacesPreview: preview !== undefined,
         treeKey: this.treeKey(thread),
-        title: thread.title,
+        // The preview's buffers are named with the title the list knew.
+        title: preview?.title ?? thread.title,
         pending: false,
         fill: new DisplayFill(
           view,
@@ -192,7 +194,7 @@ export class Buffers {
     const draft = this.drafts.get(id) ?? [];
     this.drafts.delete(id);
     const bufs = (await this.nvim.call("create_thread_buffers", [id, num, title, draft])) as { display: number; input: number };
-    this.previews.set(id, bufs);
+    this.previews.set(id, { ...bufs, title });
     await this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });
     return bufs;
   }
