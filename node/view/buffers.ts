@@ -195,7 +195,8 @@ export class Buffers {
     this.drafts.delete(id);
     const bufs = (await this.nvim.call("create_thread_buffers", [id, num, title, draft])) as { display: number; input: number };
     this.previews.set(id, { ...bufs, title });
-    await this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });
+    // Not awaited: Neovim applies it before it reads the answer that shows the buffers.
+    void this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });
     return bufs;
   }
 
