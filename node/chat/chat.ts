@@ -124,9 +124,10 @@ export class Chat implements ChatTree {
   }
 
   /**
-   * What changed since the last call: the threads whose state did, and whether the tree did (a
-   * fork, an end, a title, the active thread: then any thread may show it). The host writes and
-   * draws only these, so the work after a streamed delta does not grow with the threads open.
+   * What changed since the last call: the threads whose state did, whether the tree did (a fork,
+   * an end, a title, the active thread: the list shows it), and which threads moved in it (the
+   * displays that show them). The host writes and draws only these, so the work after a streamed
+   * delta does not grow with the threads open, nor that after a fork with the forks open.
    */
   takeChanges(): Changes {
     // After a streamed delta nothing moved: no array is made for it (this runs after every batch).

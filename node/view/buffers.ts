@@ -3,6 +3,9 @@
  * thread's display buffer is derived from its state after every batch of messages (one render
  * per event-loop turn), the list from the chat's tree. A display opens at its thread's end and
  * the rest is filled in by steps, each written once Neovim has applied the one before.
+ *
+ * Over 300 lines: every thread's buffers (a transcript, a terminal, a stored thread's end shown
+ * before it is read) and the list's, whose renders are scheduled together.
  */
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
@@ -195,8 +198,8 @@ export class Buffers {
     this.drafts.delete(id);
     const bufs = (await this.nvim.call("create_thread_buffers", [id, num, title, draft])) as { display: number; input: number };
     this.previews.set(id, { ...bufs, title });
-    // Not awaited: Neovim applies it before it reads the answer that shows the buffers.
-    void this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });
+    // Awaited: Neovim waiting for the open may take its answer before a request still queued.
+    await this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });
     return bufs;
   }
 
