@@ -47,6 +47,7 @@ import { diffBranches } from "./view/branch-diff.ts";
 import { Buffers } from "./view/buffers.ts";
 import { type LineAction, lineAction } from "./view/line-actions.ts";
 import { ThreadListEntry } from "./view/list-entry.ts";
+import { OpenFromEnd } from "./view/open-from-end.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
 import { CodeServices } from "./worktree/code-services.ts";
 import type { ForkCode } from "./worktree/fork-code.ts";
@@ -63,6 +64,8 @@ export class App {
   private readonly buffers: Buffers;
   private readonly runners: Runners;
   readonly queries: ThreadQueries;
+  /** Long stored threads shown from their end before they are read whole. */
+  private readonly opening: OpenFromEnd;
   readonly claudeCode: ClaudeCodeThreads;
   /** Completion of mentions in the inputs, for the project's folder. */
   readonly completer: MentionCompleter;
@@ -178,7 +181,7 @@ export class App {
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },
     );
-    const expired = (id: ThreadId) => this.buffers.scheduleRender({ threads: [id], tree: false });
+    const expired = (id: ThreadId) => this.buffers.scheduleRender({ threads: [id], tree: false, moved: [] });
     const storedHistory = (id: ThreadId) => this.persistence?.storedSource(id).history ?? null;
     this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired, storedHistory);
     this.buffers = new Buffers(
@@ -206,6 +209,18 @@ export class App {
       this.usage,
       (id) => this.workspaces.of(id).root,
     );
+    this.opening = new OpenFromEnd({
+      stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),
+      tail: (id, minBytes) => this.persistence?.tail(id, minBytes) ?? null,
+      lockedBy: (id) => this.persistence?.store.lockedBy(id) ?? null,
+      showEnd: (id, num, title, lines) => this.buffers.showEnd(id, num, title, lines),
+      fillStep: config.display_fill_step,
+      open: (id) => {
+        if (!this.chat.threads.has(id)) this.load(id);
+        this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
+      },
+      notifyError: (text) => this.nvim.notifyError(text),
+    });
     this.claudeCode = new ClaudeCodeThreads(
       {
         create: (fields) => this.create(fields),
@@ -505,8 +520,12 @@ export class App {
 
   /** Makes a thread the active one, loading it from disk first when it is stored. */
   async select(id: ThreadId): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null }> {
-    if (!this.chat.threads.has(id)) this.load(id);
-    else this.takeOverIfFree(id);
+    if (!this.chat.threads.has(id)) {
+      // A long one shows its end first; it is read whole after this answer (see `opening`).
+      const early = await this.opening.showEnd(id);
+      if (early) return { id, ...early };
+      this.load(id);
+    } else this.takeOverIfFree(id);
     if (this.chat.forks.get(id)?.background) this.dispatch({ type: "chat-msg", msg: { type: "fork-opened", id } });
     this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const m = await this.buffers.of(id);
@@ -733,6 +752,7 @@ export class App {
 
   /** A live thread (an error names a stored one, which must be opened first). */
   live(id: ThreadId): Thread {
+    this.opening.finish(id);
     const t = this.chat.threads.get(id);
     if (!t) throw new Error(`tine: ${threadName(this.chat, id)} is not open${this.chat.stored.has(id) ? ": open it first" : ""}`);
     return t;

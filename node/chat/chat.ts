@@ -19,8 +19,14 @@ import { ForkTree } from "./tree.ts";
 export type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 export type { Lineage } from "./tree.ts";
 
-/** What changed in a batch of messages (see `Chat.takeChanges`). */
-export type Changes = { readonly threads: readonly ThreadId[]; readonly tree: boolean };
+/**
+ * What changed in a batch of messages (see `Chat.takeChanges`): `moved`, the threads whose place
+ * in the tree changed (made, gone, renamed, moved under another): their own, their parents' and
+ * their children's displays show it, and no other's does.
+ */
+export type Changes = { readonly threads: readonly ThreadId[]; readonly tree: boolean; readonly moved: readonly ThreadId[] };
+
+const NONE_MOVED: readonly ThreadId[] = [];
 
 /** What the host gives every thread; `environmentFor` says where a thread's tools act. */
 export type ThreadServices = Omit<ThreadContext, "dispatch" | "environment" | "forkTool" | "changed"> & {
@@ -46,6 +52,8 @@ export class Chat implements ChatTree {
   /** Threads changed since `takeChanges`; `treeChanged`: the tree, a title or the active thread did. */
   private readonly touched = new Set<ThreadId>();
   private treeChanged = false;
+  /** Threads whose place in the tree changed since `takeChanges` (see `Changes.moved`). */
+  private readonly movedIds = new Set<ThreadId>();
   /** The highest number `nextNum` gave. */
   private highestNum = 0;
 
@@ -109,14 +117,23 @@ export class Chat implements ChatTree {
     this.treeChanged = true;
   }
 
+  /** Thread `id`'s place in the tree changed: the list redraws, and the displays that show it. */
+  moved(id: ThreadId): void {
+    this.changed();
+    this.movedIds.add(id);
+  }
+
   /**
-   * What changed since the last call: the threads whose state did, and whether the tree did (a
-   * fork, an end, a title, the active thread: then any thread may show it). The host writes and
-   * draws only these, so the work after a streamed delta does not grow with the threads open.
+   * What changed since the last call: the threads whose state did, whether the tree did (a fork,
+   * an end, a title, the active thread: the list shows it), and which threads moved in it (the
+   * displays that show them). The host writes and draws only these, so the work after a streamed
+   * delta does not grow with the threads open, nor that after a fork with the forks open.
    */
   takeChanges(): Changes {
-    const changes = { threads: [...this.touched], tree: this.treeChanged };
+    // After a streamed delta nothing moved: no array is made for it (this runs after every batch).
+    const changes = { threads: [...this.touched], tree: this.treeChanged, moved: this.movedIds.size ? [...this.movedIds] : NONE_MOVED };
     this.touched.clear();
+    this.movedIds.clear();
     this.treeChanged = false;
     return changes;
   }
@@ -157,7 +174,7 @@ export class Chat implements ChatTree {
         this.seenStatus.set(thread.id, status);
         this.version++;
         // A title shows in its forks' banners and its parent's fork marks.
-        if (title !== thread.title) this.treeChanged = true;
+        if (title !== thread.title) this.moved(thread.id);
       }
       return;
     }
@@ -201,6 +218,7 @@ export class Chat implements ChatTree {
         for (const t of m.threads) {
           if (this.threads.has(t.id)) continue;
           this.stored.set(t.id, t);
+          this.movedIds.add(t.id);
           if (t.parentId) this.lineage.link(t.id, { parentId: t.parentId, atMessage: t.atMessage, relation: t.relation });
         }
         return;
@@ -213,6 +231,7 @@ export class Chat implements ChatTree {
             live.queue.restore(m.queue);
             live.code = m.code ?? [];
             live.labels = m.labels;
+            this.movedIds.add(m.id);
           }
           return;
         }
@@ -236,6 +255,7 @@ export class Chat implements ChatTree {
       case "rename-stored": {
         const stored = this.stored.get(m.id);
         if (stored) this.stored.set(m.id, { ...stored, title: m.title });
+        this.movedIds.add(m.id);
         return;
       }
       case "label-stored": {
@@ -280,6 +300,7 @@ export class Chat implements ChatTree {
         this.exits.forget(m.id);
         this.forks.update({ type: "ended", id: m.id });
         if (this.activeId === m.id) this.activeId = null;
+        this.movedIds.add(m.id);
         this.events.threadDeleted(m.id);
         return;
       default:
@@ -341,6 +362,7 @@ export class Chat implements ChatTree {
 
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void {
     this.threads.set(thread.id, thread);
+    this.moved(thread.id);
     if (makeActive) this.activeId = thread.id;
     this.events.threadCreated(thread, how);
   }

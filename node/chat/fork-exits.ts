@@ -46,6 +46,8 @@ export interface ChatTree {
   remove(id: ThreadId): void;
   /** The tree or the active thread changed: the list redraws. */
   changed(): void;
+  /** Thread `id`'s place in the tree changed: the list redraws, and the displays that show it (see `Changes.moved`). */
+  moved(id: ThreadId): void;
 }
 
 /**
@@ -237,6 +239,7 @@ export class ForkExits {
     const oldTail = parent.runner.history;
     const hasTail = oldTail.length > lineage.atMessage + 1;
     // The tree first: the sibling is linked under the parent, the forks around it move.
+    for (const moving of [...chat.lineage.childrenOf(id), ...chat.lineage.childrenOf(parent.id)]) chat.moved(moving);
     chat.lineage.promote(id, hasTail ? siblingId : null);
     if (hasTail) {
       const runner = chat.runners.reopen(parent.runner.spec, oldTail, chat.agentDispatch(siblingId));
@@ -335,6 +338,6 @@ export class ForkExits {
     this.forget(id);
     chat.forks.update({ type: "ended", id });
     if (chat.activeId === id) chat.activeId = into ?? (parentId && chat.threads.has(parentId) ? parentId : null);
-    chat.changed();
+    chat.moved(id);
   }
 }

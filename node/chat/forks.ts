@@ -104,8 +104,11 @@ export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
   }
 }
 
+/** A fork's life as kept here: changed in place (handed out as the read-only ForkLife). */
+type Life = { -readonly [K in keyof ForkLife]: ForkLife[K] };
+
 export class ForkLives {
-  private readonly lives = new Map<ThreadId, ForkLife>();
+  private readonly lives = new Map<ThreadId, Life>();
 
   get(id: ThreadId): ForkLife | undefined {
     return this.lives.get(id);
@@ -134,38 +137,54 @@ export class ForkLives {
   }
 
   /**
-   * The earliest time a tick can change anything, or null (no timer needed). Deadlines sit in a
-   * min-heap, pushed as they change; one that changed again since, or whose fork ended, is dropped
-   * when it reaches the top. So the clock costs a push per change, never a walk over every fork.
+   * The earliest time a tick can change anything, or null (no timer needed). Each live fork has
+   * one entry in a min-heap, at its deadline or earlier: activity only ever moves a deadline later,
+   * so it is not pushed then; an entry found early when it reaches the top is pushed again at the
+   * fork's deadline. So a streamed delta costs no heap work unless its fork's entry is on top.
    */
   nextDeadline(): number | null {
     for (;;) {
       const top = this.deadlines.peek();
       if (!top) return null;
-      if (this.current.get(top.id) === top) return top.at;
+      if (this.queued.get(top.id) !== top) {
+        this.deadlines.pop(); // an entry pushed again since, or of a fork that ended
+        continue;
+      }
+      const at = this.deadlineOf(top.id);
+      if (at === top.at) return at;
       this.deadlines.pop();
+      this.queued.delete(top.id);
+      if (at !== null) this.push(top.id, at);
     }
   }
 
   private readonly deadlines = new MinHeap<Deadline>((a, b) => a.at - b.at);
-  /** Each live fork's deadline as last pushed (the heap's other entries for it are stale). */
-  private readonly current = new Map<ThreadId, Deadline>();
+  /** Each live fork's entry in the heap (its other entries are stale), at or before its deadline. */
+  private readonly queued = new Map<ThreadId, Deadline>();
 
-  /** Pushes fork `id`'s deadline as it is now (none while it waits to report, or once it ended). */
-  private renew(id: ThreadId): void {
+  /** When fork `id`'s idle period runs out, or null (none while it waits to report, or once it ended). */
+  private deadlineOf(id: ThreadId): number | null {
     const f = this.lives.get(id);
-    if (!f || f.reportWhenDone) {
-      this.current.delete(id);
-      return;
-    }
-    const at = (f.promptedAt ?? f.lastActivity) + f.idleTimeoutMs;
-    if (this.current.get(id)?.at === at) return;
+    if (!f || f.reportWhenDone) return null;
+    return (f.promptedAt ?? f.lastActivity) + f.idleTimeoutMs;
+  }
+
+  /** Fork `id`'s deadline changed: pushed when it came before its entry (or it has none); a later one waits for its entry to reach the top. */
+  private renew(id: ThreadId): void {
+    const at = this.deadlineOf(id);
+    if (at === null) return; // its entry, if any, is dropped when it reaches the top
+    const entry = this.queued.get(id);
+    if (entry && entry.at <= at) return;
+    this.push(id, at);
+  }
+
+  private push(id: ThreadId, at: number): void {
     const d = { id, at };
-    this.current.set(id, d);
+    this.queued.set(id, d);
     this.deadlines.push(d);
     // Stale entries under an early one are dropped only when they reach the top: past twice the
-    // live ones, the heap is built again from the current deadlines (amortised O(1) per push).
-    if (this.deadlines.size > 2 * this.current.size + 64) this.deadlines.reset([...this.current.values()]);
+    // live ones, the heap is built again from the current entries (amortised O(1) per push).
+    if (this.deadlines.size > 2 * this.queued.size + 64) this.deadlines.reset([...this.queued.values()]);
   }
 
   update(msg: ForkLifeMsg): ForkEffect[] {
@@ -241,6 +260,7 @@ export class ForkLives {
       }
       case "ended":
         this.lives.delete(msg.id);
+        this.queued.delete(msg.id);
         return [];
     }
   }
@@ -249,15 +269,13 @@ export class ForkLives {
   private active(id: ThreadId, by: "user" | "agent", now: number): void {
     const f = this.lives.get(id);
     if (!f) return;
+    // In place: an agent's activity is every streamed delta of the fork.
+    f.lastActivity = now;
     // Only the user clears the prompted state, so an agent talking to itself cannot keep a fork alive.
-    if (by === "agent") this.lives.set(id, { ...f, lastActivity: now });
-    else
-      this.lives.set(id, {
-        ...f,
-        lastActivity: now,
-        promptedAt: null,
-        reportWhenDone: f.reportWhenDone === "idle" ? null : f.reportWhenDone,
-      });
+    if (by === "user") {
+      f.promptedAt = null;
+      if (f.reportWhenDone === "idle") f.reportWhenDone = null;
+    }
   }
 }
 

@@ -40,7 +40,10 @@ export function withLabel(labels: Labels, target: LabelTarget, text: string): La
 
 /** Labels of messages the history no longer holds (a clean-up, a promote) go with them. */
 export function withinHistory(labels: Labels, length: number): Labels {
-  if (![...labels.messages.keys()].some((i) => i >= length)) return labels;
+  // Asked after every message a thread handles (each streamed delta): nothing is made unless a label goes.
+  let past = false;
+  for (const i of labels.messages.keys()) past ||= i >= length;
+  if (!past) return labels;
   return { ...labels, messages: new Map([...labels.messages].filter(([i]) => i < length)) };
 }
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
-import { describe, it } from "vitest";
+import { describe, it, vi } from "vitest";
 import { AgentProbe, testConfig, withAgent } from "../../test/helpers/agent-harness.ts";
 import { readsCacheOf } from "../../test/helpers/cache-prefix.ts";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
@@ -226,6 +226,29 @@ describe("AnthropicAgent streaming", () => {
       process.off("warning", onWarning);
     }
     assert.ok(!warnings.includes("TimeoutOverflowWarning"), warnings.join(", "));
+  });
+
+  it("the stall timer is set once per stream, not once per event (a 2,000-delta reply)", async () => {
+    const IDLE = 123_457; // a delay no other timer uses: its timers are the stall timer's
+    const stallTimers = () => setTimeoutSpy.mock.calls.filter(([, ms]) => ms === IDLE).length;
+    const setTimeoutSpy = vi.spyOn(globalThis, "setTimeout");
+    try {
+      await withAgent(
+        async ({ mock, agent, probe }) => {
+          const text = "x".repeat(2000);
+          mock.reply(response([{ text, chunk: 1 }]));
+          const done = probe.stopped();
+          agent.send(say("hi"));
+          await done;
+          assert.deepEqual(messages(agent).at(-1)?.content[0], { type: "text", text });
+          assert.equal(stallTimers(), 1);
+        },
+        testConfig,
+        { streamIdleTimeoutMs: IDLE },
+      );
+    } finally {
+      setTimeoutSpy.mockRestore();
+    }
   });
 
   it("a request over the API's 32 MB limit is not sent: the thread's error says so and how to go on; the text is kept, the thread usable", async () => {

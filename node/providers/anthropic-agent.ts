@@ -18,6 +18,7 @@ import { History } from "./history.ts";
 import { type ModelChoice, withChoice } from "./models.ts";
 import { type AssistantBlock, assistantMessage, entry, type RequestKey, type UserBlock } from "./native.ts";
 import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
+import { StallWatch } from "./stall-watch.ts";
 import { applyEvent, interrupted, type PausedTurn, refusedResults, type Stream, turnUsage, withPartialText, zeroUsage } from "./stream.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
@@ -267,15 +268,7 @@ export class AnthropicAgent implements Runner {
       this.stream = stream;
       this.setStatus({ type: "streaming", startedAt, attempt });
       // Any event resets it; silence past it gives the request up (a stalled connection).
-      let idle: NodeJS.Timeout | null = null;
-      const touch = () => {
-        if (idle) clearTimeout(idle);
-        idle = startTimer(() => {
-          stream.idledOut = true;
-          controller.abort();
-        }, idleMs);
-        idle.unref?.();
-      };
+      let idle: StallWatch | null = null;
       try {
         if (!params) {
           params = await this.params(this.history, controller.signal, paused?.blocks);
@@ -283,12 +276,15 @@ export class AnthropicAgent implements Runner {
           // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
           oversize = oversizeRequest(params);
         }
-        touch();
+        idle = new StallWatch(idleMs, () => {
+          stream.idledOut = true;
+          controller.abort();
+        });
         if (oversize) throw new OversizeRequest(oversize);
         const events = await client.messages.create(params, { signal: controller.signal });
         for await (const event of events) {
           if (this.stream !== stream) return;
-          touch();
+          idle.touch();
           if (applyEvent(stream, event)) this.dispatch({ type: "stream-updated" });
           // Past this turn's budget for stream work, requests from Neovim are answered first.
           const wait = giveWay();
@@ -326,7 +322,7 @@ export class AnthropicAgent implements Runner {
         this.setStatus({ type: "error", message });
         return;
       } finally {
-        if (idle) clearTimeout(idle);
+        idle?.stop();
       }
     }
   }

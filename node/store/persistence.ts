@@ -27,6 +27,7 @@ import { SaveFailures, type SaveNotice } from "./save-failures.ts";
 import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
 import type { ThreadSummary } from "./summary.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
+import type { Tail } from "./tail.ts";
 import { writeFailure } from "./write-failure.ts";
 
 /** Where a fork taken now would point, and the history (and code marks) that position holds. */
@@ -35,6 +36,7 @@ type Anchor = { readonly records: number; readonly history: History; readonly co
 const NOTHING_OPEN: readonly never[] = [];
 const NO_REPORTS: readonly never[] = [];
 const NO_MARKS: readonly never[] = [];
+const NO_QUEUE: readonly never[] = [];
 
 /** How a live thread's file comes to be open for writing, while it is not. */
 type Unopened =
@@ -58,7 +60,7 @@ function snapshotOf(thread: Thread): Snapshot {
     title: thread.title,
     model: thread.runner.spec.model ?? null,
     reports: thread.reports,
-    queue: thread.queue.items.map((i) => storedQueued(i.msg)),
+    queue: thread.queue.items.length ? thread.queue.items.map((i) => storedQueued(i.msg)) : NO_QUEUE,
     code: thread.code,
     labels: thread.labels,
   };
@@ -94,6 +96,12 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredT
 export class Persistence {
   /** Threads whose streamed text waits to be written: the only recorders a wake-up can be due for. */
   private readonly streaming = new Set<ThreadId>();
+  /**
+   * The earliest time streamed text of `streaming` is due (null: none), kept as threads start
+   * waiting, so the wake asked after every streamed delta does not walk every thread streaming;
+   * undefined: found again by that walk (a thread stopped waiting, or the store was woken).
+   */
+  private streamingDue: number | null | undefined = null;
   private readonly recorders = new Map<ThreadId, ThreadRecorder>();
   /** Threads not written by us (read-only here, or stored): what their log held when read. */
   private readonly anchors = new Map<ThreadId, Anchor>();
@@ -201,6 +209,15 @@ export class Persistence {
     return { loaded, readOnlyBy: null };
   }
 
+  /** The last messages of stored thread `id`, read from its end alone, or null when it has to be read whole (see tail.ts). */
+  tail(id: ThreadId, minBytes: number): Tail | null {
+    try {
+      return this.store.tail(id, minBytes);
+    } catch {
+      return null; // the whole read says what is wrong
+    }
+  }
+
   /** A stored thread that is not loaded, as a fork taken from it starts: its history and how it runs. */
   storedSource(id: ThreadId): StoredSource {
     const loaded = this.store.load(id);
@@ -239,6 +256,8 @@ export class Persistence {
    */
   sync(chat: Chat, wokenAt: number | null = null, changes?: Changes): void {
     const by = wokenAt ?? Number.NEGATIVE_INFINITY;
+    // Woken, or writes made outside this walk (a fork's anchor, a failure), may have changed what is due.
+    if (wokenAt !== null) this.streamingDue = undefined;
     // After a batch of messages only the threads it changed can differ from their files; woken,
     // or after a change to the tree, every live thread is looked at.
     const threads =
@@ -252,15 +271,26 @@ export class Persistence {
       this.synced.set(id, thread.version);
       this.syncOne(thread, chat, false, snapshotOf(thread), streamedDue);
       const rec = this.recorders.get(id);
-      if (rec?.streamedDueAt != null) this.streaming.add(id);
-      else this.streaming.delete(id);
+      const dueAt = rec?.streamedDueAt ?? null;
+      if (dueAt !== null) {
+        this.streaming.add(id);
+        if (this.streamingDue !== undefined && (this.streamingDue === null || dueAt < this.streamingDue)) this.streamingDue = dueAt;
+      } else if (this.streaming.delete(id)) this.streamingDue = undefined;
     }
     for (const id of this.ending.keys()) this.finishEnding(id, chat, by);
   }
 
   /** When the store next has something to do without being asked (the host wakes it then), or null. */
   nextWake(): number | null {
-    let next = this.failures.nextRetry();
+    const retry = this.failures.nextRetry();
+    const due = this.streamingDue === undefined ? this.earliestStreamedDue() : this.streamingDue;
+    this.streamingDue = due;
+    return retry === null ? due : due === null ? retry : Math.min(retry, due);
+  }
+
+  /** When the first streamed text waiting to be written is due: a walk over the threads streaming. */
+  private earliestStreamedDue(): number | null {
+    let next: number | null = null;
     for (const id of this.streaming) {
       const rec = this.recorders.get(id);
       if (!rec) continue;

@@ -13,6 +13,7 @@
  * Over 300 lines: it is the one module that touches the data folder (files, locks, the index), so
  * that no rule about what is trusted there lives anywhere else.
  */
+
 import {
   closeSync,
   existsSync,
@@ -37,6 +38,7 @@ import { encode, FORMAT_VERSION, type Header, isThreadId, type ParentPointer } f
 import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
 import { readIndex, writeIndex } from "./scan-index.ts";
 import { type ScanState, scanLog, type ThreadSummary } from "./summary.ts";
+import { readTail, type Tail } from "./tail.ts";
 
 export type NewThread = {
   readonly id: string;
@@ -240,6 +242,11 @@ export class ThreadStore {
     state = replay(state, cached.log, start, end, cached.problems);
     cached.states.set(end, state);
     return state;
+  }
+
+  /** The last messages of `id`'s log, read from its end alone, or null (see tail.ts). */
+  tail(id: string, minBytes: number): Tail | null {
+    return readTail(this.path(id), minBytes);
   }
 
   /** Reads a stored thread: its header, its state, and the history to continue from. */

@@ -3,6 +3,9 @@
  * thread's display buffer is derived from its state after every batch of messages (one render
  * per event-loop turn), the list from the chat's tree. A display opens at its thread's end and
  * the rest is filled in by steps, each written once Neovim has applied the one before.
+ *
+ * Over 300 lines: every thread's buffers (a transcript, a terminal, a stored thread's end shown
+ * before it is read) and the list's, whose renders are scheduled together.
  */
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
@@ -35,6 +38,8 @@ export type Mounted = {
   display: number;
   input: number;
   rendered: number;
+  /** The display shows a preview of the thread's end (`showEnd`): the first render writes over it. */
+  replacesPreview: boolean;
   treeKey: string;
   title: string;
   pending: boolean;
@@ -52,9 +57,9 @@ export class Buffers {
   /** Buffers being created: rendering and RPC replies wait for them. */
   private readonly mounting = new Map<ThreadId, Promise<Mounted>>();
   private renderScheduled = false;
-  /** Threads changed since the last render, and whether the tree did. */
+  /** Threads changed since the last render, and those that moved in the tree (see `Changes.moved`). */
   private readonly dirty = new Set<ThreadId>();
-  private treeDirty = false;
+  private readonly moved = new Set<ThreadId>();
   readonly list = new ThreadList();
   private listBuf: number | null = null;
   private listVersion = -1;
@@ -65,6 +70,8 @@ export class Buffers {
   private readonly drafts = new Map<ThreadId, string[]>();
   /** What works, as Neovim was last told (a quit or a restart asks first while anything does). */
   private toldWorking = "";
+  /** Buffers showing a stored thread's end while it is read whole: its mount takes them. */
+  private readonly previews = new Map<ThreadId, { display: number; input: number; title: string }>();
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -95,6 +102,7 @@ export class Buffers {
 
   /** The user unloaded or wiped a thread's buffer (the Lua side closed both): made again when shown. */
   gone(id: ThreadId, draft: string[]): void {
+    this.previews.delete(id);
     if (!this.mounted.delete(id)) return;
     if (draft.some((l) => l !== "")) this.drafts.set(id, draft);
   }
@@ -128,14 +136,18 @@ export class Buffers {
     const promise = (async () => {
       const draft = this.drafts.get(thread.id) ?? [];
       this.drafts.delete(thread.id);
+      const preview = this.previews.get(thread.id);
+      this.previews.delete(thread.id);
       const surface = thread.runner.surface;
       let bufs: { display: number; input: number };
       switch (surface.type) {
         case "transcript":
-          bufs = (await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
-            display: number;
-            input: number;
-          };
+          bufs = preview
+            ? { display: preview.display, input: preview.input }
+            : ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
+                display: number;
+                input: number;
+              });
           break;
         case "terminal":
           // The terminal is the thread's one buffer (display and input alike).
@@ -159,8 +171,10 @@ export class Buffers {
         view,
         ...bufs,
         rendered: -1,
+        replacesPreview: preview !== undefined,
         treeKey: this.treeKey(thread),
-        title: thread.title,
+        // The preview's buffers are named with the title the list knew.
+        title: preview?.title ?? thread.title,
         pending: false,
         winbar: "",
         failed: false,
@@ -183,6 +197,20 @@ export class Buffers {
     })();
     this.mounting.set(thread.id, promise);
     promise.catch((error) => this.nvim.notifyError(`tine: could not open a thread buffer: ${String(error)}`));
+  }
+
+  /**
+   * A stored thread's buffers, made before it is loaded, showing `lines` (its end, see
+   * end-preview.ts): its mount takes them and its first render writes over the lines.
+   */
+  async showEnd(id: ThreadId, num: number, title: string, lines: string[]): Promise<{ display: number; input: number }> {
+    const draft = this.drafts.get(id) ?? [];
+    this.drafts.delete(id);
+    const bufs = (await this.nvim.call("create_thread_buffers", [id, num, title, draft])) as { display: number; input: number };
+    this.previews.set(id, { ...bufs, title });
+    // Awaited: Neovim waiting for the open may take its answer before a request still queued.
+    await this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });
+    return bufs;
   }
 
   /** A thread was deleted: its buffers go. */
@@ -211,31 +239,32 @@ export class Buffers {
   redraw(): void {
     for (const m of this.mounted.values()) m.rendered = -1;
     this.listVersion = -1;
-    this.scheduleRender({ threads: [...this.mounted.keys()], tree: false });
+    this.scheduleRender({ threads: [...this.mounted.keys()], tree: false, moved: [] });
   }
 
   /**
    * Draws what `changes` touched, once per event-loop turn (deltas arrive in bursts): the threads
-   * that changed, and when the tree did, the threads whose banner or fork marks show the change.
-   * A streamed delta costs its own thread's render, whatever else is open.
+   * that changed, and the threads whose banner or fork marks show a thread that moved in the tree
+   * (it, its parent, its children). A streamed delta costs its own thread's render, a fork its own
+   * and its source's, whatever else is open.
    */
   scheduleRender(changes: Changes): void {
     for (const id of changes.threads) this.dirty.add(id);
-    if (changes.tree) this.treeDirty = true;
+    for (const id of changes.moved) this.moved.add(id);
     if (this.renderScheduled) return;
     this.renderScheduled = true;
     setImmediate(() => {
       this.renderScheduled = false;
-      const tree = this.treeDirty;
       const dirty = [...this.dirty];
+      const showMoves = this.showingMoves();
       this.dirty.clear();
-      this.treeDirty = false;
-      for (const id of tree ? this.mounted.keys() : dirty) {
+      this.moved.clear();
+      for (const id of new Set([...dirty, ...showMoves])) {
         const m = this.mounted.get(id);
         const thread = this.chat.threads.get(id);
         if (!m || !thread) continue;
         this.showWinbar(thread, m);
-        const key = tree ? this.treeKey(thread) : m.treeKey;
+        const key = showMoves.has(id) ? this.treeKey(thread) : m.treeKey;
         if (thread.version === m.rendered && key === m.treeKey) continue;
         m.treeKey = key;
         this.renderThread(thread, m);
@@ -264,6 +293,21 @@ export class Buffers {
     this.nvim.call("set_working", [working]).catch((e) => this.nvim.log(`set_working failed: ${String(e)}`));
   }
 
+  /** The mounted threads whose display may show a move: the threads that moved, their parents and their children. */
+  private showingMoves(): Set<ThreadId> {
+    const out = new Set<ThreadId>();
+    const add = (id: ThreadId) => {
+      if (this.mounted.has(id)) out.add(id);
+    };
+    for (const id of this.moved) {
+      add(id);
+      const parent = this.chat.lineage.get(id)?.parentId;
+      if (parent !== undefined) add(parent);
+      for (const child of this.chat.lineage.childrenOf(id)) add(child);
+    }
+    return out;
+  }
+
   /** What a thread's display shows of the tree: its banner's parent, its forks' marks, who writes it. */
   private treeKey(thread: Thread): string {
     const l = this.chat.lineage.get(thread.id);
@@ -272,8 +316,7 @@ export class Buffers {
     return `${parent}\u0001${forks.join("\u0000")}\u0001${thread.readOnlyBy}`;
   }
 
-  /** Draws a thread's display; resolves once Neovim has applied what was written. */
-  /** Sent only when it changed (it changes with a request, or when the cache expires, not per delta). */
+  /** The winbar: sent only when it changed (it changes with a request, or when the cache expires, not per delta). */
   private showWinbar(thread: Thread, m: Mounted): void {
     const text = this.listExtras.winbar(thread);
     if (text === m.winbar) return;
@@ -362,6 +405,11 @@ export class Buffers {
       noteLines: [...contextLines, ...reportLines],
       editQueuedKey: this.keys.editQueued,
     });
+    if (m.replacesPreview) {
+      // The view starts from the one empty line of a new buffer: the preview goes in the same write.
+      m.replacesPreview = false;
+      update.edits.unshift([0, -1, [""]]);
+    }
     return m.fill.write(update, thread);
   }
 

@@ -148,12 +148,21 @@ export class ThreadView {
   private placeMarks(update: ViewUpdate): void {
     // Forks taken at the same message share one mark, in fork order (separate end-of-line
     // marks on one line would be shown in an order of Neovim's own).
-    const byLine = new Map<number, string[]>();
+    // Many forks share one message: its line is found once, and each mark is added in place.
+    const byMessage = new Map<number, string[]>();
     for (const m of this.forkMarks) {
       if (m.atMessage >= this.entries.length) continue;
-      const line = this.doc.shownStart(1 + m.atMessage);
+      const texts = byMessage.get(m.atMessage);
+      if (texts) texts.push(m.text);
+      else byMessage.set(m.atMessage, [m.text]);
+    }
+    const byLine = new Map<number, string[]>();
+    for (const [atMessage, texts] of byMessage) {
+      const line = this.doc.shownStart(1 + atMessage);
       if (line === null) continue;
-      byLine.set(line, [...(byLine.get(line) ?? []), m.text]);
+      const shared = byLine.get(line); // an empty message's line is the next one's
+      if (shared) for (const text of texts) shared.push(text);
+      else byLine.set(line, texts);
     }
     const marks = [...byLine].map(([line, texts]) => ({ line, text: texts.join("  ") }));
     const key = JSON.stringify(marks);

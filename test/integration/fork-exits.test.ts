@@ -203,13 +203,20 @@ describe(`forks that come back (${nv.version})`, () => {
       });
       await s.cmd("Tine");
       const root = (await s.thread(1)).id;
-      /** Each round: the user sends in the root thread once; waits until every thread is idle with `requests` made. */
+      /**
+       * Each round: the user sends in the root thread once; waits until every thread is idle with
+       * `requests` made, and a fork it opened is shown (it takes the focus when its window opens,
+       * which may be after its turn ended: the next round's send must not go there).
+       */
       const round = async (n: number, requests: number) => {
+        const before = (await s.threads()).length;
         await s.open(root);
         await typeAndSend(s, `round ${n}`);
-        await s.until(`round ${n}: ${requests} requests, every thread idle`, async () => {
+        await s.until(`round ${n}: ${requests} requests, every thread idle, a fork it opened shown`, async () => {
           const threads = await s.threads();
-          return s.mock.requests.length === requests && threads.every((t) => t.status === "idle");
+          const opened = threads.length > before ? threads.reduce((a, b) => (b.num > a.num ? b : a)) : null;
+          const shown = !opened || (opened.bufnr != null && (await s.lua<number>("return #vim.fn.win_findbuf(...)", opened.bufnr)) > 0);
+          return s.mock.requests.length === requests && threads.every((t) => t.status === "idle") && shown;
         });
       };
       // The root's enter_fork opens a fork; the fork's own enter_fork is refused.

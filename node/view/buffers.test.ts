@@ -1,0 +1,155 @@
+/**
+ * Which displays a change draws again: a chat with mounted threads, a bridge that records what
+ * goes to Neovim, and the renders counted, and the displays looked at: a fork draws its source and
+ * itself, whatever else is open, and looks at no other; a rename draws the threads whose banner or
+ * marks name it.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { testConfig } from "../../test/helpers/agent-harness.ts";
+import { Chat } from "../chat/chat.ts";
+import type { RootMsg, ThreadId } from "../chat/msgs.ts";
+import type { NvimBridge } from "../nvim/bridge.ts";
+import { History } from "../providers/history.ts";
+import { assistantMessage, entry, userMessage } from "../providers/native.ts";
+import { runnerRegistry } from "../runners.ts";
+import { snapshotsOff } from "../snapshot/code.ts";
+import { codeRecorder } from "../snapshot/recorder.ts";
+import { builtinTools } from "../tools/builtin.ts";
+import { localEnvironment } from "../tools/local-environment.ts";
+import { ToolSources } from "../tools/source.ts";
+import { Buffers } from "./buffers.ts";
+import { ThreadView } from "./thread-view.ts";
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A bridge whose calls answer at once: each thread gets buffers numbered in order. */
+function fakeBridge(): NvimBridge {
+  let buf = 0;
+  return {
+    call: async (fn: string) => (fn === "create_thread_buffers" ? { display: ++buf, input: ++buf } : null),
+    applyView: async () => {},
+    notifyInfo: () => {},
+    notifyError: () => {},
+    log: () => {},
+  } as unknown as NvimBridge;
+}
+
+function setup() {
+  const queue: RootMsg[] = [];
+  let draining = false;
+  const dispatch = (msg: RootMsg) => {
+    queue.push(msg);
+    if (draining) return;
+    draining = true;
+    while (queue.length) chat.update(queue.shift()!);
+    draining = false;
+    buffers.scheduleRender(chat.takeChanges());
+  };
+  const chat: Chat = new Chat(
+    dispatch,
+    runnerRegistry({
+      api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 }, instructions: () => null },
+      claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
+    }),
+    {
+      environmentFor: () => localEnvironment("/"),
+      tools: new ToolSources([{ ...builtinTools([]), needsApproval: () => false }]),
+      fileWritten: () => {},
+      code: codeRecorder(
+        () => snapshotsOff(),
+        (m) => dispatch(m),
+        () => {},
+      ),
+    },
+    {
+      threadCreated: (thread, how) => buffers.mount(thread, how),
+      threadDeleted: (id) => buffers.unmount(id),
+      forkEnded: () => {},
+      reportToStored: () => {},
+      branched: () => {},
+    },
+    { now: () => 0, forkIdleTimeoutMs: 60_000 },
+    { agentForkLimit: 3 },
+  );
+  const buffers = new Buffers(
+    fakeBridge(),
+    chat,
+    "split",
+    {
+      updated: () => undefined,
+      label: () => "",
+      unreadable: () => [],
+      notSaved: () => undefined,
+      ownMessages: () => null,
+      usage: () => [],
+      winbar: () => "",
+      worksIn: () => null,
+    },
+    "",
+    { report: "r", promote: "p", discard: "d", editQueued: false },
+    1 << 16,
+  );
+  const history = History.of([entry(userMessage([{ type: "text", text: "q" }])), entry(assistantMessage([{ type: "text", text: "a" }]))]);
+  let n = 0;
+  const newThread = (id: ThreadId) =>
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: id, num: ++n, runner: { kind: "api", history } } });
+  const fork = (sourceId: ThreadId, id: ThreadId) =>
+    dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId: id, num: ++n, prompt: "" } });
+  /**
+   * The threads drawn while `act` runs and the renders it schedules are done; checks that no other
+   * display was even looked at (its fork marks read to see whether they changed).
+   */
+  const drawn = async (act: () => void): Promise<ThreadId[]> => {
+    await settle();
+    const sync = vi.spyOn(ThreadView.prototype, "sync");
+    const marksRead = vi.spyOn(chat, "childrenOf");
+    act();
+    await settle();
+    const ids = [...new Set(sync.mock.calls.map(([input]) => input.thread.id))].sort();
+    expect([...new Set(marksRead.mock.calls.map(([id]) => id))].sort()).toEqual(ids);
+    sync.mockRestore();
+    marksRead.mockRestore();
+    return ids;
+  };
+  /** Every mount and render scheduled so far done. */
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await nextTurn();
+  };
+  return { chat, dispatch, newThread, fork, drawn, settle };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("what a change draws again", () => {
+  it("a fork draws its source and itself, not the other forks open", async () => {
+    const { newThread, fork, drawn, settle } = setup();
+    newThread("src");
+    newThread("other");
+    for (let i = 0; i < 40; i++) fork("src", `f${i}`);
+    await settle();
+    expect(await drawn(() => fork("src", "new"))).toEqual(["new", "src"]);
+    // A fork of a fork: its source and itself again, not the source's source nor its siblings.
+    expect(await drawn(() => fork("f3", "deep"))).toEqual(["deep", "f3"]);
+  });
+
+  it("a rename draws the renamed thread, its parent's marks and its forks' banners", async () => {
+    const { dispatch, newThread, fork, drawn, settle } = setup();
+    newThread("src");
+    newThread("other");
+    fork("src", "a");
+    fork("src", "b");
+    fork("a", "a1");
+    await settle();
+    const renamed = await drawn(() => dispatch({ type: "thread-msg", id: "a", msg: { type: "rename", title: "renamed" } }));
+    expect(renamed).toEqual(["a", "a1", "src"]);
+  });
+
+  it("a deleted fork draws its parent (its mark goes)", async () => {
+    const { dispatch, newThread, fork, drawn, settle } = setup();
+    newThread("src");
+    fork("src", "a");
+    fork("src", "b");
+    await settle();
+    expect(await drawn(() => dispatch({ type: "chat-msg", msg: { type: "delete-thread", id: "a" } }))).toEqual(["src"]);
+  });
+});
