@@ -162,6 +162,7 @@ export class App {
         threadDeleted: (id) => {
           this.buffers.unmount(id);
           this.usage.forget(id);
+          this.compaction.forget(id);
         },
         forkEnded: (fork, how, into) => {
           this.persistence?.ended(this.chat, fork, how, into);

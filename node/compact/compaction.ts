@@ -10,6 +10,7 @@ import type { Chat } from "../chat/chat.ts";
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
+import type { History } from "../providers/history.ts";
 import { randomUuid } from "../util/uuid.ts";
 import { compactedHistory, compactPrompt, contextTokens, cutAt, estimateTokens } from "./rules.ts";
 
@@ -30,6 +31,11 @@ export class Compaction {
   private readonly running = new Set<ThreadId>();
   /** The context last seen per thread: an offer is made when it crosses the mark, not while it stays past it. */
   private readonly seen = new Map<ThreadId, number>();
+  /**
+   * What each thread was last checked at: a streamed delta changes neither its history nor its
+   * rest, so it is not measured again (measuring walks back to the last reply with usage).
+   */
+  private readonly checked = new Map<ThreadId, { readonly history: History; readonly atRest: boolean }>();
 
   constructor(
     private readonly host: CompactionHost,
@@ -78,6 +84,10 @@ export class Compaction {
     for (const id of ids) {
       const thread = this.host.chat.threads.get(id);
       if (!thread) continue;
+      const history = thread.runner.history;
+      const was = this.checked.get(id);
+      if (was?.history === history && was.atRest === thread.atRest) continue;
+      this.checked.set(id, { history, atRest: thread.atRest });
       const used = this.used(thread);
       const before = this.seen.get(id);
       this.seen.set(id, used?.tokens ?? 0);
@@ -105,6 +115,7 @@ export class Compaction {
 
   forget(id: ThreadId): void {
     this.seen.delete(id);
+    this.checked.delete(id);
   }
 
   /** The thread's context after its last reply against its model's window; null for a thread that has none (or no model of tine's). */
