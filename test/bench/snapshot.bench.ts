@@ -12,24 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SnapshotRepo } from "../../node/snapshot/repo.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { gitIn, gitProject } from "../helpers/git-project.ts";
+import { gitIn } from "../helpers/git-project.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
+import { bigProject as bigProjectIn, FILES, Figures, median } from "./code-kit.ts";
 
-const FILES = 10_000;
-const rows: string[] = [];
-const row = (what: string, value: string, pass: boolean, target: string) =>
-  rows.push(`${pass ? "PASS" : "FAIL"}  ${what}: ${value} (target ${target})`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/** A git repository of FILES small files in 100 folders, committed. */
-function bigProject(): string {
-  const root = mkdtempSync(join(tmpdir(), "tine-bench-snap-"));
-  const files: Record<string, string> = {};
-  for (let i = 0; i < FILES; i++) files[`d${i % 100}/f${i}.txt`] = `file ${i}\n${"x".repeat(200)}\n`;
-  gitProject(root, files);
-  return root;
-}
+const figures = new Figures();
+const row = figures.row.bind(figures);
+const bigProject = () => bigProjectIn("tine-bench-snap-");
 
 async function timed(f: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
@@ -42,7 +32,7 @@ const data = mkdtempSync(join(tmpdir(), "tine-bench-data-"));
 try {
   const repo = await SnapshotRepo.open(root, data, 2 * 1024 * 1024);
   const cold = await timed(() => repo.take("bench"));
-  rows.push(`      first snapshot of ${FILES.toLocaleString("en-US")} files: ${cold.toFixed(0)} ms`);
+  figures.note(`first snapshot of ${FILES.toLocaleString("en-US")} files: ${cold.toFixed(0)} ms`);
 
   const unchanged: number[] = [];
   for (let i = 0; i < 7; i++) unchanged.push(await timed(() => repo.take("bench")));
@@ -130,4 +120,4 @@ row(
 rmSync(root, { recursive: true, force: true });
 
 console.log(`snapshot benchmark (${FILES.toLocaleString("en-US")}-file git repository)`);
-for (const r of rows) console.log(`  ${r}`);
+for (const r of figures.rows) console.log(`  ${r}`);

@@ -11,23 +11,13 @@ import { join } from "node:path";
 import { SnapshotRepo } from "../../node/snapshot/repo.ts";
 import { makeWorktree } from "../../node/worktree/worktree.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { gitProject } from "../helpers/git-project.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";
+import { bigProject as bigProjectIn, FILES, Figures, median } from "./code-kit.ts";
 
-const FILES = 10_000;
-const rows: string[] = [];
-const row = (what: string, value: string, pass: boolean, target: string) =>
-  rows.push(`${pass ? "PASS" : "FAIL"}  ${what}: ${value} (target ${target})`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-function bigProject(): string {
-  const root = mkdtempSync(join(tmpdir(), "tine-bench-wt-"));
-  const files: Record<string, string> = {};
-  for (let i = 0; i < FILES; i++) files[`d${i % 100}/f${i}.txt`] = `file ${i}\n${"x".repeat(200)}\n`;
-  gitProject(root, files);
-  return root;
-}
+const figures = new Figures();
+const row = figures.row.bind(figures);
+const bigProject = () => bigProjectIn("tine-bench-wt-");
 
 const root = bigProject();
 try {
@@ -52,7 +42,7 @@ try {
     { cwd: root, setup: { tools_needing_approval: [] } },
   );
   // Not a target: the store's very first snapshot of the project reads every file once.
-  rows.push(`      first worktree fork, tine's store empty: ${times[0]!.toFixed(0)} ms`);
+  figures.note(`first worktree fork, tine's store empty: ${times[0]!.toFixed(0)} ms`);
   const later = median(times.slice(1));
   row("worktree fork, ready for input", `${later.toFixed(0)} ms (median of ${times.length - 1})`, later < 2000, "< 2 s");
 
@@ -74,4 +64,4 @@ try {
 }
 
 console.log(`worktree benchmark (${FILES.toLocaleString("en-US")}-file git repository)`);
-for (const r of rows) console.log(`  ${r}`);
+for (const r of figures.rows) console.log(`  ${r}`);

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
+import type { UsageInfo } from "../../node/usage/book.ts";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { withNeovim } from "../helpers/neovim.ts";
@@ -20,20 +21,8 @@ const PRICED = {
   prices: { [MODEL]: { input: 3, output: 15, cache_write: 3.75, cache_read: 0.3, context_window: 200000 } },
 };
 
-type Usage = {
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  web_searches: number;
-  requests: number;
-  cost_usd: number | null;
-  context_tokens: number;
-  context_window: number | null;
-  cache_hit: number | null;
-  cache_miss: string | null;
-  subtree: { requests: number; input: number; cache_read: number };
-};
+/** `usage(id)` as Lua returns it: the host's own shape. */
+type Usage = UsageInfo;
 
 const usage = (s: Session, id: string) => s.lua<Usage>("return require('tine').usage(...)", id);
 
