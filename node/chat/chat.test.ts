@@ -5,17 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
+import { testChat } from "../../test/helpers/test-chat.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
-import { runnerRegistry } from "../runners.ts";
-import { snapshotsOff } from "../snapshot/code.ts";
-import { codeRecorder } from "../snapshot/recorder.ts";
-import { builtinTools } from "../tools/builtin.ts";
-import { localEnvironment } from "../tools/local-environment.ts";
-import { ToolSources } from "../tools/source.ts";
-import { Chat } from "./chat.ts";
-import type { RootMsg, ThreadId } from "./msgs.ts";
+import type { Chat } from "./chat.ts";
+import type { ThreadId } from "./msgs.ts";
 
 const user = (t: string): Entry => entry(userMessage([{ type: "text", text: t }]));
 const reply = (t: string): Entry =>
@@ -35,41 +30,12 @@ function setup({ agentForkLimit = 3, needsApproval = false } = {}) {
   /** The chat's clock, in ms: tests move it. */
   const clock = { t: 0 };
   const ended: [ThreadId, string, ThreadId | undefined][] = [];
-  const queue: RootMsg[] = [];
-  let draining = false;
-  const dispatch = (msg: RootMsg) => {
-    queue.push(msg);
-    if (draining) return;
-    draining = true;
-    while (queue.length) chat.update(queue.shift()!);
-    draining = false;
-  };
-  const chat: Chat = new Chat(
-    dispatch,
-    runnerRegistry({
-      api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 }, instructions: () => null },
-      claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
-    }),
-    {
-      environmentFor: () => localEnvironment("/"),
-      tools: new ToolSources([{ ...builtinTools([]), needsApproval: () => needsApproval }]),
-      fileWritten: () => {},
-      code: codeRecorder(
-        () => snapshotsOff(),
-        (m) => dispatch(m),
-        () => {},
-      ),
-    },
-    {
-      threadCreated: () => {},
-      threadDeleted: () => {},
-      forkEnded: (f, how, into) => void ended.push([f.id, how, into]),
-      reportToStored: () => {},
-      branched: () => {},
-    },
-    { now: () => clock.t, forkIdleTimeoutMs: 10 * MIN },
-    { agentForkLimit },
-  );
+  const { chat, dispatch } = testChat({
+    needsApproval,
+    events: { forkEnded: (f, how, into) => void ended.push([f.id, how, into]) },
+    clock: { now: () => clock.t, forkIdleTimeoutMs: 10 * MIN },
+    limits: { agentForkLimit },
+  });
   let n = 0;
   const fork = (sourceId: ThreadId, atMessage?: number) => {
     const id = `t${++n}`;

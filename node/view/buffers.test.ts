@@ -5,18 +5,11 @@
  * marks name it.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { testConfig } from "../../test/helpers/agent-harness.ts";
-import { Chat } from "../chat/chat.ts";
-import type { RootMsg, ThreadId } from "../chat/msgs.ts";
+import { testChat } from "../../test/helpers/test-chat.ts";
+import type { ThreadId } from "../chat/msgs.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, entry, userMessage } from "../providers/native.ts";
-import { runnerRegistry } from "../runners.ts";
-import { snapshotsOff } from "../snapshot/code.ts";
-import { codeRecorder } from "../snapshot/recorder.ts";
-import { builtinTools } from "../tools/builtin.ts";
-import { localEnvironment } from "../tools/local-environment.ts";
-import { ToolSources } from "../tools/source.ts";
 import { Buffers } from "./buffers.ts";
 import { ThreadView } from "./thread-view.ts";
 
@@ -35,42 +28,10 @@ function fakeBridge(): NvimBridge {
 }
 
 function setup() {
-  const queue: RootMsg[] = [];
-  let draining = false;
-  const dispatch = (msg: RootMsg) => {
-    queue.push(msg);
-    if (draining) return;
-    draining = true;
-    while (queue.length) chat.update(queue.shift()!);
-    draining = false;
-    buffers.scheduleRender(chat.takeChanges());
-  };
-  const chat: Chat = new Chat(
-    dispatch,
-    runnerRegistry({
-      api: { config: testConfig, connection: { client: null, streamRetries: 0, retryDelayMs: 0 }, instructions: () => null },
-      claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
-    }),
-    {
-      environmentFor: () => localEnvironment("/"),
-      tools: new ToolSources([{ ...builtinTools([]), needsApproval: () => false }]),
-      fileWritten: () => {},
-      code: codeRecorder(
-        () => snapshotsOff(),
-        (m) => dispatch(m),
-        () => {},
-      ),
-    },
-    {
-      threadCreated: (thread, how) => buffers.mount(thread, how),
-      threadDeleted: (id) => buffers.unmount(id),
-      forkEnded: () => {},
-      reportToStored: () => {},
-      branched: () => {},
-    },
-    { now: () => 0, forkIdleTimeoutMs: 60_000 },
-    { agentForkLimit: 3 },
-  );
+  const { chat, dispatch } = testChat({
+    events: { threadCreated: (thread, how) => buffers.mount(thread, how), threadDeleted: (id) => buffers.unmount(id) },
+    afterBatch: (c) => buffers.scheduleRender(c.takeChanges()),
+  });
   const buffers = new Buffers(
     fakeBridge(),
     chat,

@@ -4,22 +4,16 @@
  * a thread's history grows by `say`, as finished exchanges would grow it.
  */
 import { randomUUID } from "node:crypto";
-import { Chat } from "../../node/chat/chat.ts";
-import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
+import type { ThreadId } from "../../node/chat/msgs.ts";
 import type { AgentMsg, OpenMessage } from "../../node/providers/agent.ts";
 import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
 import { History } from "../../node/providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
 import { zeroUsage } from "../../node/providers/stream.ts";
-import { runnerRegistry } from "../../node/runners.ts";
-import { snapshotsOff } from "../../node/snapshot/code.ts";
-import { codeRecorder } from "../../node/snapshot/recorder.ts";
 import { Persistence } from "../../node/store/persistence.ts";
 import { ThreadStore } from "../../node/store/store.ts";
-import { builtinTools } from "../../node/tools/builtin.ts";
-import { localEnvironment } from "../../node/tools/local-environment.ts";
-import { ToolSources } from "../../node/tools/source.ts";
 import { testConfig } from "./agent-harness.ts";
+import { testChat } from "./test-chat.ts";
 
 const connection = { client: null, streamRetries: 0, retryDelayMs: 0 };
 
@@ -53,45 +47,17 @@ export type StoreWorld = ReturnType<typeof storeWorld>;
 export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
   const store = new ThreadStore(dataDir, "/project");
   const persistence = new Persistence(store, "m", clock);
-  const queue: RootMsg[] = [];
-  let draining = false;
-  const dispatch = (msg: RootMsg) => {
-    queue.push(msg);
-    if (draining) return;
-    draining = true;
-    try {
-      while (queue.length) chat.update(queue.shift()!);
-    } finally {
-      draining = false;
-    }
-    persistence.sync(chat);
-  };
-  const chat: Chat = new Chat(
-    dispatch,
-    runnerRegistry({
-      api: { config: testConfig, connection, instructions: () => null },
-      claudeCode: { command: ["claude"], transcriptPath: () => "/nonexistent" },
-    }),
-    {
-      environmentFor: () => localEnvironment("/"),
-      tools: new ToolSources([builtinTools([])]),
-      fileWritten: () => {},
-      code: codeRecorder(
-        () => snapshotsOff(),
-        (m) => dispatch(m),
-        () => {},
-      ),
-    },
-    {
+  const { chat, dispatch } = testChat({
+    connection,
+    events: {
       threadCreated: (thread, how) => persistence.created(thread, chat, how),
-      threadDeleted: () => {},
       forkEnded: (fork, how, into) => persistence.ended(chat, fork, how, into),
       reportToStored: (parentId, report) => persistence.reportToStored(parentId, report),
       branched: (parentId, siblingId, atMessage) => persistence.branched(parentId, siblingId, atMessage),
     },
-    { now: () => clock.now(), forkIdleTimeoutMs: 10 * 60_000 },
-    { agentForkLimit: 3 },
-  );
+    clock: { now: () => clock.now(), forkIdleTimeoutMs: 10 * 60_000 },
+    afterBatch: (c) => persistence.sync(c),
+  });
   let n = 0;
   const newId = () => {
     n++;
