@@ -108,7 +108,8 @@ M.defaults = {
   -- The chat sidebar: its side ("left" | "right"), its width (columns) and the input's height
   -- (lines). A fork opened beside its source ("vsplit") widens the sidebar into the editor while
   -- both stand, leaving the editor min_editor_width columns (each thread keeps 40; narrower, the
-  -- fork is stacked in the source's column).
+  -- fork is stacked in the source's column). On a narrow screen the sidebar gives the editor
+  -- min_editor_width too, down to 40 columns of its own.
   sidebar = { side = "right", width = 80, input_height = 8, min_editor_width = 40 },
   -- The thread list (:Tine threads) is as tall as its lines, up to this many.
   list_max_height = 15,

@@ -87,14 +87,16 @@ function M.sidebar(node)
   end
 end
 
---- How wide the sidebar is with `n` thread columns in a row `width` wide: `sidebar.width` each
---- (capped to the screen), room taken from the editor down to `sidebar.min_editor_width`.
+--- How wide the sidebar is with `n` thread columns in a row `width` wide: `sidebar.width` each,
+--- room taken from the editor down to `sidebar.min_editor_width`. One column keeps at least
+--- MIN_COLUMN (capped to the screen): on a narrow screen the editor gives way before the chat
+--- gets unreadable, but a 90-column screen still leaves the editor its `min_editor_width`.
 local function sidebar_width(n, width, has_editor)
   if not has_editor then
     return width
   end
   local opts = config.options.sidebar
-  local one = math.min(opts.width, width - 2)
+  local one = math.min(opts.width, math.max(M.MIN_COLUMN, width - 1 - opts.min_editor_width), width - 2)
   local room = math.max(one, width - 1 - opts.min_editor_width)
   return math.max(2 * n - 1, math.min(n * opts.width + n - 1, room))
 end

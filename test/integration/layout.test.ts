@@ -234,7 +234,7 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
     );
   });
 
-  it("a resize keeps the sidebar's width (capped to the screen) and the display's last lines in view", async () => {
+  it("a resize keeps the sidebar's width (capped to leave the editor room) and the display's last lines in view", async () => {
     await withNeovim(nv, async (s) => {
       await screen(s, 220, 55);
       const long = Array.from(
@@ -249,7 +249,10 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
       const sidebarWidth = async () => (await layout(s)).find((w) => w.name.startsWith("tine://1/") && !w.name.endsWith("/input"))!.width;
       for (const [columns, width] of [
         [150, 80],
-        [60, 58],
+        // At 90 columns the editor keeps its min_editor_width (40) and the sidebar takes the rest;
+        // narrower, the sidebar keeps 40 columns (a readable chat) and the editor gives way.
+        [90, 49],
+        [60, 40],
         [250, 80],
       ] as const) {
         await s.lua(`vim.o.columns = ${columns}`);
