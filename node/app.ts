@@ -466,25 +466,41 @@ export class App {
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
-    // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works.
-    if (tree) await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
-    else this.workspaces.share(newId, sourceId);
-    this.dispatch({
-      type: "chat-msg",
-      msg: {
-        type: "fork-thread",
-        sourceId,
-        newId,
-        num,
-        prompt,
-        ...(context ? { context } : {}),
-        atMessage: opts.at_message,
-        prefill: opts.prefill,
-        storedSource,
-        wait,
-        background,
-      },
-    });
+    const make = async () => {
+      // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works.
+      if (tree) await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
+      else this.workspaces.share(newId, sourceId);
+      this.dispatch({
+        type: "chat-msg",
+        msg: {
+          type: "fork-thread",
+          sourceId,
+          newId,
+          num,
+          prompt,
+          ...(context ? { context } : {}),
+          atMessage: opts.at_message,
+          prefill: opts.prefill,
+          storedSource,
+          wait,
+          background,
+        },
+      });
+    };
+    // A program mid-turn keeping its own conversation (Claude Code) is copied whole, with the files
+    // as its turn left them: the fork is made when the turn ends, its id returned now.
+    const turnEnd = tree ? live?.runner.betweenTurns() : null;
+    if (turnEnd && live) {
+      this.nvim.notifyInfo(`tine: the fork of ${live.title} is made in its own worktree once its turn ends`);
+      void turnEnd
+        .then(() => {
+          if (!this.chat.threads.has(sourceId)) throw new Error("it was closed first");
+          return make();
+        })
+        .catch((e: Error) => this.nvim.notifyError(`tine: the fork of ${live.title} was not made: ${e.message}`));
+      return newId;
+    }
+    await make();
     if (!this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
     return newId;
   }

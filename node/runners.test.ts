@@ -21,16 +21,17 @@ const registry = runnerRegistry({
     connection: { client: null, streamRetries: 0, retryDelayMs: 0 },
     instructions: () => null,
   },
-  claudeCode: { command: ["/opt/claude", "--verbose"], transcriptPath: () => "/nonexistent" },
+  claudeCode: { command: ["/opt/claude", "--verbose"], cwd: "/nonexistent", transcriptPath: () => "/nonexistent" },
 });
 
-const argvOf = (header: Record<string, unknown>) => {
+const surfaceOf = (header: Record<string, unknown>) => {
   const d = decode(headerLine(header));
   if (!d.ok || d.record.t !== "header") throw new Error(d.ok ? "not a header" : d.error);
   const surface = registry.reopen(d.record.runner, History.empty, () => {}).surface;
   if (surface.type !== "terminal") throw new Error("not a terminal");
-  return surface.argv;
+  return surface;
 };
+const argvOf = (header: Record<string, unknown>) => surfaceOf(header).argv;
 
 describe("runner registry", () => {
   it("a stored Claude Code thread written by an old version runs the configured command, never the stored program", () => {
@@ -43,5 +44,12 @@ describe("runner registry", () => {
   it("a stored Claude Code thread resumes with the configured command and the user's arguments", () => {
     const argv = argvOf({ runner: { kind: "claude-code", args: ["--model", "opus"], sessionId: "22222222-2222-4222-8222-222222222222" } });
     expect(argv).toEqual(["/opt/claude", "--verbose", "--model", "opus", "--resume", "22222222-2222-4222-8222-222222222222"]);
+  });
+
+  it("a stored Claude Code thread forked into a worktree resumes there; without a folder, in the project's", () => {
+    const sessionId = "33333333-3333-4333-8333-333333333333";
+    expect(surfaceOf({ runner: { kind: "claude-code", args: [], sessionId, cwd: "/wt/3-abc" } }).cwd).toBe("/wt/3-abc");
+    expect(surfaceOf({ runner: { kind: "claude-code", args: [], sessionId } }).cwd).toBe("/nonexistent");
+    expect(decode(headerLine({ runner: { kind: "claude-code", args: [], sessionId, cwd: "wt" } }))).toMatchObject({ ok: false });
   });
 });

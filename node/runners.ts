@@ -66,7 +66,11 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
       instructions: () => readInstructions(config.instructions, config.cwd),
       moreTools: () => (offered ? new PinnedTools(offered) : null),
     },
-    claudeCode: { command: config.claude_command, transcriptPath: (id) => join(projectSessionsDir(config.cwd), `${id}.jsonl`) },
+    claudeCode: {
+      command: config.claude_command,
+      cwd: config.cwd,
+      transcriptPath: (cwd, id) => join(projectSessionsDir(cwd), `${id}.jsonl`),
+    },
   });
 }
 
@@ -108,7 +112,7 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
           return api(dispatch, spec.instructions ?? null, history, spec.model);
         case "claude-code":
           // Its conversation is the CLI's: opening it resumes the session.
-          return ClaudeCodeSession.resume(kinds.claudeCode, spec.args, spec.sessionId, dispatch);
+          return ClaudeCodeSession.resume(kinds.claudeCode, spec.args, spec.sessionId, dispatch, spec.cwd);
         default:
           return assertUnreachable(spec);
       }

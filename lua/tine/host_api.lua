@@ -129,8 +129,8 @@ function M.create_thread_buffers(id, num, title, draft)
   return buffers.create_thread_buffers(id, num, title, draft)
 end
 
-function M.create_terminal_thread(id, num, title, argv, prompt)
-  return terminal.create_terminal_thread(id, num, title, argv, prompt)
+function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
+  return terminal.create_terminal_thread(id, num, title, argv, prompt, cwd)
 end
 
 function M.set_pending(display, input, pending, title, tell)

@@ -9,9 +9,10 @@ function M.name(num, title)
   return ("tine://%d/%s [claude]"):format(num, title)
 end
 
---- A Claude Code thread: a terminal running `argv` in the working directory. `prompt` is typed
---- into the CLI once its input box is there (its status line names shift+tab).
-function M.create_terminal_thread(id, num, title, argv, prompt)
+--- A Claude Code thread: a terminal running `argv` in folder `cwd` (the project's, or a worktree
+--- fork's). `prompt` is typed into the CLI once its input box is there (its status line names
+--- shift+tab).
+function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
   local buf = vim.api.nvim_create_buf(false, false)
   vim.b[buf].tine_thread = id
   vim.b[buf].tine_input = buf
@@ -29,7 +30,7 @@ function M.create_terminal_thread(id, num, title, argv, prompt)
   })
   vim.api.nvim_win_call(float, function()
     local opts = {
-      cwd = vim.fn.getcwd(),
+      cwd = cwd,
       on_exit = function()
         vim.schedule(function()
           pcall(require("tine.host").request, "terminal_exited", id)

@@ -328,16 +328,17 @@ export class Chat implements ChatTree {
     const source = live?.runner ?? (stored && from && this.runners.reopen(from.runner, from.history, () => {}));
     const sourceTitle = live?.title ?? stored?.title;
     if (!source || sourceTitle === undefined) throw new Error(`${threadName(this, request.sourceId)} cannot be forked`);
-    const runner = source.clone(this.agentDispatch(request.newId), {
-      knownResults: live?.forkResults(),
-      atMessage: request.atMessage,
-    });
     const sourceLength = source.history.length;
     // Linked first: the host's services for the new thread (where it works) follow its parent.
     this.lineage.link(request.newId, {
       parentId: request.sourceId,
       atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
       relation: "fork",
+    });
+    const runner = source.clone(this.agentDispatch(request.newId), {
+      knownResults: live?.forkResults(),
+      atMessage: request.atMessage,
+      root: this.services.environmentFor(request.newId).root,
     });
     const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);
     const thread = new Thread(request.newId, request.num, title, runner, this.threadContext(request.newId), { titledBy: by });

@@ -5,6 +5,7 @@
  * injected registry (`Runners`), so the chat constructs none itself; a new kind of runner is a new
  * implementation of `Runner` and a case in the registry, nothing else.
  */
+import { isAbsolute } from "node:path";
 import type { ThreadInstructions } from "../context/instructions.ts";
 import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
@@ -27,8 +28,12 @@ export type RunnerSpec = RunnerKind & {
 
 type RunnerKind =
   | { readonly kind: "api" }
-  /** `args`: what the user added to `claude_command` (the program itself is never stored). */
-  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly sessionId: string };
+  /**
+   * `args`: what the user added to `claude_command` (the program itself is never stored). `cwd`:
+   * the folder its CLI runs in (and keeps its session by) when not the project's: a fork in a
+   * worktree of its own.
+   */
+  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly sessionId: string; readonly cwd?: string };
 
 /** How a new thread is to be run, as the `new-thread` message says it. */
 export type RunnerStart =
@@ -56,6 +61,8 @@ export type Surface =
       readonly type: "terminal";
       /** What the terminal runs. */
       readonly argv: readonly string[];
+      /** The folder it runs in. */
+      readonly cwd: string;
       /** Typed into the program once it is ready (a fork's prompt). */
       readonly firstInput: string;
       /** The program started in its terminal. */
@@ -85,6 +92,12 @@ export interface Runner extends Agent {
    * resolves to the reply's text (compaction's summary). Rejects for a runner that cannot.
    */
   summarize(upTo: number, prompt: string): Promise<string>;
+  /**
+   * Resolves once its program is between turns, so that its files and conversation copied then are
+   * whole (a fork into a worktree of its own waits for it); null when it is now, or when tine's
+   * forks of it are taken in any state (tine's own agent closes a half-finished turn itself).
+   */
+  betweenTurns(): Promise<void> | null;
   /** The thread leaves this host (deleted, ended, replaced): what the runner holds is let go. */
   close(): void;
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;
@@ -116,7 +129,10 @@ export function checkRunnerSpec(v: unknown): { ok: true; spec: RunnerSpec } | { 
         return { ok: false, why: "runner.args is not a list of strings" };
       // It names a transcript file and goes on a command line: a UUID, as Claude Code requires.
       if (!isUuid(sessionId)) return { ok: false, why: "runner.sessionId is not a UUID" };
-      return { ok: true, spec: { kind: "claude-code", args, sessionId } };
+      const cwd = r["cwd"];
+      if (cwd === undefined) return { ok: true, spec: { kind: "claude-code", args, sessionId } };
+      if (typeof cwd !== "string" || !isAbsolute(cwd)) return { ok: false, why: "runner.cwd is not an absolute path" };
+      return { ok: true, spec: { kind: "claude-code", args, sessionId, cwd } };
     }
     default:
       return { ok: false, why: `unknown runner kind ${JSON.stringify(r["kind"])}` };

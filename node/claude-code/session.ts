@@ -2,28 +2,35 @@
  * A Claude Code session run in a Neovim terminal, as a thread's runner: what runs the thread is the
  * CLI, not tine's API agent, but to the chat it is a thread like any other (listed, stored,
  * forked). Its conversation lives in the CLI's own transcript, so its history here is empty; a fork
- * is the CLI's own `--resume <id> --fork-session --session-id <new>`, taken in any state. Whether it
- * works or waits is read from that transcript while its terminal runs.
+ * is the CLI's own `--resume <id> --fork-session --session-id <new>`, taken in any state. A fork
+ * into a worktree of its own is the session copied into the folder Claude Code uses for the
+ * worktree (under the new id) and resumed there, once the session is between turns (the worktree
+ * is made from the files then). Whether it works or waits is read from that transcript while its
+ * terminal runs.
  */
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
-import type { AgentMsg, AgentStatus } from "../providers/agent.ts";
+import type { AgentMsg, AgentStatus, CloneOptions } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
 import type { UserBlock } from "../providers/native.ts";
 import { type Activity, lastPromptOf, watchActivity } from "./activity.ts";
-import { forkCommand, resumeCommand, withSessionId } from "./command.ts";
+import { baseCommand, forkCommand, resumeCommand, withSessionId } from "./command.ts";
+import { copySession } from "./copy-session.ts";
 
 /** How the list marks a thread run by Claude Code. */
 export const CLAUDE_LABEL = "[claude] ";
 
 export type TerminalState = "not-started" | "running" | "exited";
 
-/** What every Claude Code session of this host shares: the configured command and where transcripts are. */
+/** What every Claude Code session of this host shares: the configured command, the project, and where transcripts are. */
 export type ClaudeCodeSetup = {
   /** `claude_command` from setup: the program (and arguments) every session runs. */
   readonly command: readonly string[];
-  /** The transcript of a session of this project. */
-  readonly transcriptPath: (sessionId: string) => string;
+  /** The project's folder: where a session runs unless it was forked into a worktree. */
+  readonly cwd: string;
+  /** The transcript of session `sessionId` run in folder `cwd` (Claude Code keeps them by folder). */
+  readonly transcriptPath: (cwd: string, sessionId: string) => string;
 };
 
 const TRAITS: RunnerTraits = {
@@ -50,6 +57,8 @@ export class ClaudeCodeSession implements Runner {
   private stopWatching: (() => void) | null = null;
   /** The first prompt typed in this terminal was told (it names a thread with a placeholder title). */
   private prompted = false;
+  /** Called when its session is between turns again (forks into a worktree wait for that). */
+  private turnEnded: (() => void)[] = [];
 
   private constructor(
     private readonly setup: ClaudeCodeSetup,
@@ -59,27 +68,41 @@ export class ClaudeCodeSession implements Runner {
     /** What the terminal runs. */
     private readonly argv: readonly string[],
     private readonly dispatch: (msg: AgentMsg) => void,
+    /** The folder its CLI runs in: the project's, or a worktree's. */
+    private readonly cwd: string,
   ) {}
 
   /** A new session: the command, with `--session-id` added unless the user's arguments name one. */
   static start(setup: ClaudeCodeSetup, args: readonly string[], dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
     const { argv, sessionId } = withSessionId([...setup.command, ...args], randomUUID());
-    return new ClaudeCodeSession(setup, args, sessionId, argv, dispatch);
+    return new ClaudeCodeSession(setup, args, sessionId, argv, dispatch, setup.cwd);
   }
 
-  /** A session continued (a stored thread opened again, an export): `--resume <id>` with the base command. */
-  static resume(setup: ClaudeCodeSetup, args: readonly string[], sessionId: string, dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
-    return new ClaudeCodeSession(setup, args, sessionId, resumeCommand([...setup.command, ...args], sessionId), dispatch);
+  /** A session continued (a stored thread opened again, an export): `--resume <id>` with the base command, in `cwd`. */
+  static resume(
+    setup: ClaudeCodeSetup,
+    args: readonly string[],
+    sessionId: string,
+    dispatch: (msg: AgentMsg) => void,
+    cwd = setup.cwd,
+  ): ClaudeCodeSession {
+    return new ClaudeCodeSession(setup, args, sessionId, resumeCommand([...setup.command, ...args], sessionId), dispatch, cwd);
   }
 
   get spec(): RunnerSpec {
-    return { kind: "claude-code", args: this.args, sessionId: this.sessionId };
+    const where = this.cwd === this.setup.cwd ? {} : { cwd: this.cwd };
+    return { kind: "claude-code", args: this.args, sessionId: this.sessionId, ...where };
+  }
+
+  private get transcript(): string {
+    return this.setup.transcriptPath(this.cwd, this.sessionId);
   }
 
   get surface(): Surface {
     return {
       type: "terminal",
       argv: this.argv,
+      cwd: this.cwd,
       firstInput: this.pendingPrompt,
       started: () => this.started(),
       exited: () => this.exited(),
@@ -104,7 +127,7 @@ export class ClaudeCodeSession implements Runner {
   private started(): void {
     if (this.terminal !== "not-started") return;
     this.setTerminal("running");
-    this.stopWatching = watchActivity(this.setup.transcriptPath(this.sessionId), (activity, tail) => this.setActivity(activity, tail));
+    this.stopWatching = watchActivity(this.transcript, (activity, tail) => this.setActivity(activity, tail));
   }
 
   private exited(): void {
@@ -123,10 +146,24 @@ export class ClaudeCodeSession implements Runner {
   close(): void {
     this.stopWatching?.();
     this.stopWatching = null;
+    this.endTurn(); // nothing will tell any more: a fork waiting for it goes on (and finds the thread gone)
+  }
+
+  /** Mid-turn while its CLI runs and its transcript says it works; a terminal not running has no turn under way. */
+  betweenTurns(): Promise<void> | null {
+    if (this.terminal !== "running" || this.activity !== "busy") return null;
+    return new Promise((resolve) => this.turnEnded.push(resolve));
+  }
+
+  private endTurn(): void {
+    const waiting = this.turnEnded;
+    this.turnEnded = [];
+    for (const resolve of waiting) resolve();
   }
 
   private setTerminal(state: TerminalState): void {
     this.terminal = state;
+    if (state === "exited") this.endTurn();
     this.status = state === "exited" ? { type: "stopped", stopReason: "end_turn" } : { type: "idle" };
     this.dispatch({ type: "status-changed", status: this.status });
   }
@@ -134,6 +171,7 @@ export class ClaudeCodeSession implements Runner {
   private setActivity(activity: Activity, tail: string): void {
     if (this.activity === activity) return;
     this.activity = activity;
+    if (activity === "idle") this.endTurn();
     this.dispatch({ type: "status-changed", status: this.status });
     // The first activity seen here follows the first prompt typed: it is the transcript's last (a
     // resumed or forked session holds its source's before it). A turn may be over before the
@@ -167,10 +205,22 @@ export class ClaudeCodeSession implements Runner {
     return "";
   }
 
-  /** A fork: the base command resuming this session as a new one, whatever this one is doing. */
-  clone(dispatch: (msg: AgentMsg) => void): ClaudeCodeSession {
+  /**
+   * A fork: in this session's folder, the base command resuming this session as a new one,
+   * whatever this one is doing. In another folder (`root`: a worktree of its own), the session is
+   * copied into the folder Claude Code keeps that one's sessions in, under the new id, and resumed
+   * there (the caller waited for `betweenTurns`); a session with no transcript yet starts afresh.
+   */
+  clone(dispatch: (msg: AgentMsg) => void, options: CloneOptions = {}): ClaudeCodeSession {
     const newId = randomUUID();
-    const argv = forkCommand([...this.setup.command, ...this.args], this.sessionId, newId);
-    return new ClaudeCodeSession(this.setup, this.args, newId, argv, dispatch);
+    const base = [...this.setup.command, ...this.args];
+    const root = options.root ?? this.cwd;
+    if (root === this.cwd)
+      return new ClaudeCodeSession(this.setup, this.args, newId, forkCommand(base, this.sessionId, newId), dispatch, root);
+    if (!existsSync(this.transcript)) {
+      return new ClaudeCodeSession(this.setup, this.args, newId, withSessionId(baseCommand(base), newId).argv, dispatch, root);
+    }
+    copySession(this.transcript, this.sessionId, this.setup.transcriptPath(root, newId), newId);
+    return new ClaudeCodeSession(this.setup, this.args, newId, resumeCommand(base, newId), dispatch, root);
   }
 }

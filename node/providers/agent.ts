@@ -52,6 +52,12 @@ export type CloneOptions = {
   readonly knownResults?: ReadonlyMap<string, ToolResultBlock>;
   /** Fork from an earlier point: keep entries 0..atMessage (inclusive) only. */
   readonly atMessage?: number;
+  /**
+   * The folder the clone works in (its thread's workspace root): another than its source's for a
+   * fork in a worktree of its own. A runner whose program keeps its conversation by folder (Claude
+   * Code) takes it there; tine's agent needs nothing (its tools get their folder from the thread).
+   */
+  readonly root?: string;
 };
 
 export interface Agent {

@@ -211,6 +211,11 @@ export class AnthropicAgent implements Runner {
     this.setStatus({ type: "stopped", stopReason: "aborted" });
   }
 
+  /** Its forks are taken in any state: a half-finished turn is closed in the clone (`clone`). */
+  betweenTurns(): null {
+    return null;
+  }
+
   clone(dispatch: (msg: AgentMsg) => void, options: CloneOptions = {}): AnthropicAgent {
     let history = this.history.share();
     let open: { finalized: readonly AssistantBlock[] } | null = this.stream ? { finalized: this.stream.finalized.slice() } : null;

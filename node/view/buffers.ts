@@ -157,6 +157,7 @@ export class Buffers {
             thread.title,
             surface.argv,
             surface.firstInput,
+            surface.cwd,
           ])) as {
             display: number;
             input: number;
