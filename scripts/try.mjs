@@ -2,7 +2,7 @@
 // talks to Anthropic; without, it starts the bundled local mock so anyone can try it offline.
 // Installs what is missing first (npm packages, the host build, Neovim when none >= 0.10 exists).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findNvim } from "./nvim.mjs";
@@ -14,14 +14,22 @@ const run = (cmd, args) => {
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 
-if (!existsSync(join(root, "node_modules"))) run("npm", ["ci"]);
+if (!existsSync(join(root, "node_modules"))) {
+  console.log("First run: installing dependencies (npm ci, a few minutes)…");
+  run("npm", ["ci"]);
+}
 run("node", ["scripts/build.mjs"]);
 const nvim = findNvim(root);
 
 const env = { ...process.env };
 let demo = null;
 if (!env.ANTHROPIC_API_KEY) {
-  demo = spawn(process.execPath, [join(root, "dist/mock-demo.cjs")], { stdio: ["ignore", "pipe", "inherit"] });
+  // Its errors go to a file, not the terminal: a process holding the terminal puts the terminal's
+  // saved settings back when it exits, which left a running Neovim in line mode (keys echoed,
+  // <C-c> killing it) when the demo server stopped.
+  mkdirSync(join(root, ".cache"), { recursive: true });
+  const log = openSync(join(root, ".cache", "try-demo.log"), "a");
+  demo = spawn(process.execPath, [join(root, "dist/mock-demo.cjs")], { stdio: ["ignore", "pipe", log] });
   const url = await new Promise((resolve) => demo.stdout.once("data", (d) => resolve(String(d).trim())));
   env.ANTHROPIC_BASE_URL = url;
   // Not a key: the local mock accepts anything. Lives only in this Neovim's environment.
