@@ -25,7 +25,7 @@ import {
   totalTokens,
 } from "./figures.ts";
 import { DEFAULT_CONTEXT_WINDOW, ratesFor } from "./prices.ts";
-import { dollars, tokens, type WinbarView, winbarText } from "./winbar.ts";
+import { dollars, tokens, type WinbarPart, type WinbarView, winbarParts } from "./winbar.ts";
 
 /** `require('tine').usage(id)`, and each entry of `threads()`: the thread's own requests. */
 export type UsageInfo = {
@@ -143,8 +143,8 @@ export class UsageBook {
     };
   }
 
-  winbar(thread: Thread): string {
-    return thread.runner.nextRequest() === null ? "" : winbarText(this.view(thread));
+  winbar(thread: Thread): WinbarPart[] {
+    return thread.runner.nextRequest() === null ? [] : winbarParts(this.view(thread));
   }
 
   /** A stored thread's figures, read again only when its file changed. */

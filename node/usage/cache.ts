@@ -30,8 +30,9 @@ export function cacheMiss(last: LastRequest | null, next: RequestKey | null, now
   return null;
 }
 
+/** Why, in the winbar's few columns. */
 export const CACHE_MISS_TEXT: Record<CacheMiss, string> = {
-  model: "the model changed",
-  tools: "the tools or system prompt changed",
-  expired: "the cache has expired",
+  model: "no cache: model changed",
+  tools: "no cache: tools changed",
+  expired: "cache expired",
 };

@@ -4,7 +4,7 @@ import { assistantMessage, entry, type ResponseMeta, userMessage } from "../prov
 import { cacheMiss } from "./cache.ts";
 import { extendFigures, sumByModel, threadFigures } from "./figures.ts";
 import { costOf, PRICES, ratesFor } from "./prices.ts";
-import { tokens, winbarText } from "./winbar.ts";
+import { tokens, winbarParts } from "./winbar.ts";
 
 const reply = (meta: ResponseMeta) => entry(assistantMessage([{ type: "text", text: "r" }]), meta);
 const ask = entry(userMessage([{ type: "text", text: "q" }]));
@@ -64,7 +64,7 @@ describe("usage figures", () => {
     expect([950, 4200, 48_300, 1_250_000].map(tokens)).toEqual(["950", "4.2k", "48k", "1.3M"]);
   });
 
-  it("the winbar is a statusline: the model leads, a narrow window cuts the figures after it, a % is literal", () => {
+  it("the winbar's parts: the model leads; a narrow window drops the cache share first and the warning last", () => {
     const view = {
       model: "claude-haiku-4-5",
       contextTokens: 3200,
@@ -73,10 +73,21 @@ describe("usage figures", () => {
       cacheShare: 0.96,
       cost: 0.024,
       requests: 2,
-      miss: null,
+      miss: "expired" as const,
     };
-    expect(winbarText(view)).toBe("claude-haiku-4-5  ·  %<ctx 3.2k / 200k  ·  9.4k tokens  ·  cache 96%%  ·  $0.024");
-    expect(winbarText({ ...view, contextTokens: 0, requests: 0 })).toBe("claude-haiku-4-5");
-    expect(winbarText({ ...view, model: null, contextTokens: 0, requests: 0 })).toBe("");
+    const parts = winbarParts(view);
+    expect(parts.map((p) => p.text)).toEqual([
+      "claude-haiku-4-5",
+      "ctx 3.2k / 200k",
+      "9.4k tokens",
+      "cache 96%",
+      "$0.024",
+      "⚠ cache expired",
+    ]);
+    const byDrop = [...parts].sort((a, b) => b.drop - a.drop).map((p) => p.text.split(" ")[0]);
+    expect(byDrop).toEqual(["cache", "9.4k", "$0.024", "ctx", "⚠", "claude-haiku-4-5"]);
+    expect(parts[2]!.short).toBe("9.4k tok");
+    expect(winbarParts({ ...view, contextTokens: 0, requests: 0, miss: null }).map((p) => p.text)).toEqual(["claude-haiku-4-5"]);
+    expect(winbarParts({ ...view, model: null, contextTokens: 0, requests: 0, miss: null })).toEqual([]);
   });
 });

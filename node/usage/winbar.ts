@@ -33,29 +33,24 @@ export function tokens(n: number): string {
 /** $1.25, $0.42; below 10 cents two significant digits ($0.0020): a fork's first request costs that little. */
 export const dollars = (usd: number) => (usd === 0 ? "$0" : usd >= 0.1 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(2)}`);
 
-export function winbarParts(v: WinbarView): string[] {
-  const model = v.model === null ? [] : [v.model];
-  if (v.contextTokens === 0 && v.requests === 0 && v.miss === null) return model;
-  return [
-    ...model,
-    v.contextWindow === null ? `ctx ${tokens(v.contextTokens)}` : `ctx ${tokens(v.contextTokens)} / ${tokens(v.contextWindow)}`,
-    `${tokens(v.totalTokens)} tokens`,
-    v.cacheShare === null ? "" : `cache ${Math.round(v.cacheShare * 100)}%`,
-    v.cost === null ? "" : dollars(v.cost),
-    v.miss === null ? "" : `⚠ next send won't read the cache: ${CACHE_MISS_TEXT[v.miss]}`,
-  ].filter((part) => part !== "");
-}
-
-/** Statusline text: `%` is literal. */
-const literal = (text: string) => text.replaceAll("%", "%%");
-
 /**
- * The winbar as a statusline (`%{%…%}` in lua/tine/winbar.lua): in a window too narrow for it the
- * figures after the model are cut from their start (`%<`), so the model and a warning at the end
- * stay in view.
+ * One part of the winbar. A window too narrow for all of them takes the part with the highest
+ * `drop` and shows its `short` form, or leaves it out (lua/tine/winbar.lua fits them to each
+ * window): the model and a cache warning stay longest, then the context, the cost, the tokens.
  */
-export function winbarText(v: WinbarView): string {
-  const [first, ...rest] = winbarParts(v);
-  if (first === undefined) return "";
-  return rest.length ? `${literal(first)}  ·  %<${literal(rest.join("  ·  "))}` : literal(first);
+export type WinbarPart = { readonly text: string; readonly short?: string; readonly drop: number };
+
+export function winbarParts(v: WinbarView): WinbarPart[] {
+  const model: WinbarPart[] = v.model === null ? [] : [{ text: v.model, drop: 0 }];
+  if (v.contextTokens === 0 && v.requests === 0 && v.miss === null) return model;
+  const ctx = `ctx ${tokens(v.contextTokens)}`;
+  const parts: (WinbarPart | null)[] = [
+    ...model,
+    v.contextWindow === null ? { text: ctx, drop: 2 } : { text: `${ctx} / ${tokens(v.contextWindow)}`, short: ctx, drop: 2 },
+    { text: `${tokens(v.totalTokens)} tokens`, short: `${tokens(v.totalTokens)} tok`, drop: 4 },
+    v.cacheShare === null ? null : { text: `cache ${Math.round(v.cacheShare * 100)}%`, drop: 5 },
+    v.cost === null ? null : { text: dollars(v.cost), drop: 3 },
+    v.miss === null ? null : { text: `⚠ ${CACHE_MISS_TEXT[v.miss]}`, drop: 1 },
+  ];
+  return parts.filter((part) => part !== null);
 }

@@ -43,7 +43,7 @@ function setup() {
       notSaved: () => undefined,
       ownMessages: () => null,
       usage: () => [],
-      winbar: () => "",
+      winbar: () => [],
       worksIn: () => null,
     },
     "",

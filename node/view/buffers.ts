@@ -43,7 +43,7 @@ export type Mounted = {
   treeKey: string;
   title: string;
   pending: boolean;
-  /** The winbar text last sent (usage, a cache warning: node/usage/). */
+  /** The winbar's parts last sent, as JSON (usage, a cache warning: node/usage/). */
   winbar: string;
   failed: boolean;
   /** What writes the display, and fills it in from its end. */
@@ -177,7 +177,7 @@ export class Buffers {
         // The preview's buffers are named with the title the list knew.
         title: preview?.title ?? thread.title,
         pending: false,
-        winbar: "",
+        winbar: "[]",
         failed: false,
         fill: new DisplayFill(
           view,
@@ -319,10 +319,11 @@ export class Buffers {
 
   /** The winbar: sent only when it changed (it changes with a request, or when the cache expires, not per delta). */
   private showWinbar(thread: Thread, m: Mounted): void {
-    const text = this.listExtras.winbar(thread);
-    if (text === m.winbar) return;
-    m.winbar = text;
-    this.nvim.call("set_winbar", [m.display, text]).catch((e) => this.nvim.log(`set_winbar failed: ${String(e)}`));
+    const parts = this.listExtras.winbar(thread);
+    const key = JSON.stringify(parts);
+    if (key === m.winbar) return;
+    m.winbar = key;
+    this.nvim.call("set_winbar", [m.display, parts]).catch((e) => this.nvim.log(`set_winbar failed: ${String(e)}`));
   }
 
   private renderThread(thread: Thread, m: Mounted): Promise<void> | undefined {

@@ -10,6 +10,7 @@ import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { WinbarPart } from "../usage/winbar.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
   idle: "·",
@@ -33,8 +34,8 @@ export type ListScope = { type: "project" } | { type: "all"; ended: readonly End
 export type ListExtras = {
   /** What a live thread's requests used and cost, its subtree's, a fork's cache miss (node/usage/book.ts). */
   usage(thread: Thread): string[];
-  /** The display window's winbar of a live thread. */
-  winbar(thread: Thread): string;
+  /** The display window's winbar of a live thread (none: no winbar). */
+  winbar(thread: Thread): readonly WinbarPart[];
   /** Last activity of a live thread, when known. */
   updated(id: ThreadId): number | undefined;
   /** The label of a stored thread run by `spec` (no runner exists for it). */

@@ -43,6 +43,7 @@ describe(`usage (${nv.version})`, () => {
             usage: { input_tokens: 120, cache_read_input_tokens: 3100, output_tokens: 5 },
           }),
         );
+        await s.lua("vim.o.columns = 200"); // a sidebar wide enough for the whole winbar
         await s.cmd("Tine");
         const id = (await s.thread(1)).id;
         await typeAndSend(s, "one");
@@ -89,6 +90,7 @@ describe(`usage (${nv.version})`, () => {
         s.mock.reply(
           response([{ text: "Parent." }], { usage: { input_tokens: 10, cache_creation_input_tokens: 5000, output_tokens: 20 } }),
         );
+        await s.lua("vim.o.columns = 260"); // three columns wide enough for the whole winbar
         await s.cmd("Tine");
         const parent = (await s.thread(1)).id;
         await typeAndSend(s, "start");
@@ -130,6 +132,7 @@ describe(`usage (${nv.version})`, () => {
       nv,
       async (s) => {
         s.mock.reply(response([{ text: "Kept." }], { usage: { input_tokens: 40, cache_creation_input_tokens: 900, output_tokens: 60 } }));
+        await s.lua("vim.o.columns = 200"); // a sidebar wide enough for the whole winbar
         await s.cmd("Tine");
         const id = (await s.thread(1)).id;
         await typeAndSend(s, "keep");
@@ -151,20 +154,28 @@ describe(`usage (${nv.version})`, () => {
       nv,
       async (s) => {
         s.mock.reply(response([{ text: "Hi." }], { usage: { input_tokens: 40, output_tokens: 6 } }));
+        await s.lua("vim.o.columns = 200"); // a sidebar wide enough for the whole winbar
         await s.cmd("Tine");
         const id = (await s.thread(1)).id;
         await typeAndSend(s, "hello");
         await s.waitForDisplay(id, "Hi.\n── end_turn");
         await waitForWinbar(s, id, "ctx");
         // cache_lifetime = 0.01 min: the winbar says so once it passes, with no send.
-        await waitForWinbar(s, id, "⚠ next send won't read the cache: the cache has expired");
+        const wide = await waitForWinbar(s, id, "⚠ cache expired");
         assert.equal((await usage(s, id)).cache_miss, "expired");
+        // A narrow window keeps the model, the warning (short) and the context; the rest goes.
+        const display = (await s.thread(id)).bufnr!;
+        await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], 50)", display);
+        assert.equal(await winbar(s, id), "claude-test-1  ·  ctx 46  ·  ⚠ cache expired", `wide: ${wide}`);
+        await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], 34)", display);
+        assert.equal(await winbar(s, id), "claude-test-1  ·  ⚠ cache expired");
+        await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], 80)", display);
         await s.lua(
           `require("tine").setup(vim.tbl_extend("force", require("tine.config").options, { model = "claude-test-2", cache_lifetime = 5 }))`,
         );
         await s.cmd("Tine restart");
         await s.open(id);
-        await waitForWinbar(s, id, "⚠ next send won't read the cache: the model changed");
+        await waitForWinbar(s, id, "⚠ no cache: model changed");
         assert.equal((await usage(s, id)).cache_miss, "model");
         await exchange(s, id, "again", "Again.");
         await s.waitForStatus(id, "idle");
