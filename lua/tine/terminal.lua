@@ -9,9 +9,15 @@ function M.name(num, title)
   return ("tine://%d/%s [claude]"):format(num, title)
 end
 
+--- Whether the CLI shows its input box: its prompt line (`❯`) under a rule, or, in an older
+--- CLI, a footer naming shift+tab (a narrow terminal leaves that footer out).
+---@param text string the terminal's lines, joined with newlines
+function M.input_box_shown(text)
+  return text:find("────\n❯", 1, true) ~= nil or text:find("shift+tab", 1, true) ~= nil
+end
+
 --- A Claude Code thread: a terminal running `argv` in folder `cwd` (the project's, or a worktree
---- fork's). `prompt` is typed into the CLI once its input box is there (its status line names
---- shift+tab).
+--- fork's). `prompt` is typed into the CLI once its input box is there.
 function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
   local buf = vim.api.nvim_create_buf(false, false)
   vim.b[buf].tine_thread = id
@@ -67,7 +73,7 @@ function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
         if not vim.api.nvim_buf_is_valid(buf) or ticks > 600 then
           return stop()
         end
-        if phase == "wait" and text():find("shift%+tab") then
+        if phase == "wait" and M.input_box_shown(text()) then
           phase, ticks = "typed", 0
           vim.fn.chansend(job, prompt)
         elseif phase == "typed" then
