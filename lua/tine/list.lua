@@ -12,22 +12,58 @@ local guarded = util.guarded
 
 local M = {}
 
---- The list drawn as the host says (`shown`): as tall as its lines (up to list_max_height), the
---- cursor on the thread the host names (the active one, or the one a key acted on).
+--- The list's windows as tall as its lines are drawn (a long line wraps), up to list_max_height,
+--- all of it in view when it fits. Only a window of its own (not the tab's only one) is sized;
+--- 'winfixheight' keeps it when windows open or close around it (a fork's).
+---@param buf integer
+local function fit(buf)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if #vim.api.nvim_tabpage_list_wins(vim.api.nvim_win_get_tabpage(win)) > 1 then
+      vim.wo[win].winfixheight = true
+      local rows = vim.api.nvim_win_text_height(win, {}).all
+      local height = math.max(1, math.min(rows, config.options.list_max_height))
+      pcall(vim.api.nvim_win_set_height, win, height)
+      if rows <= height then
+        vim.api.nvim_win_call(win, function()
+          vim.fn.winrestview({ topline = 1 })
+        end)
+      end
+    end
+  end
+end
+
+--- The list drawn as the host says (`shown`): sized to its lines, the cursor on the thread the
+--- host names (the active one, or the one a key acted on).
 ---@param shown { bufnr: integer, line: integer|vim.NIL, filter: string }
 local function show(shown)
   local buf = shown.bufnr
   vim.b[buf].tine_list_filter = shown.filter
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    -- Only a window of its own (not the tab's only one) is sized.
-    if #vim.api.nvim_tabpage_list_wins(vim.api.nvim_win_get_tabpage(win)) > 1 then
-      local lines = vim.api.nvim_buf_line_count(buf)
-      pcall(vim.api.nvim_win_set_height, win, math.max(1, math.min(lines, config.options.list_max_height)))
-    end
-    if shown.line ~= nil and shown.line ~= vim.NIL then
+  fit(buf)
+  if shown.line ~= nil and shown.line ~= vim.NIL then
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
       pcall(vim.api.nvim_win_set_cursor, win, { shown.line + 1, 0 })
     end
   end
+end
+
+--- Sizes the list again whenever the host redraws it (a fork made, a thread's state changed),
+--- once per batch of changes.
+---@param buf integer
+local function fit_on_change(buf)
+  local pending = false
+  vim.api.nvim_buf_attach(buf, false, {
+    on_lines = function()
+      if not pending then
+        pending = true
+        vim.schedule(function()
+          pending = false
+          if vim.api.nvim_buf_is_valid(buf) then
+            fit(buf)
+          end
+        end)
+      end
+    end,
+  })
 end
 
 --- `q` (and `<Esc>` when no filter is set) in the list: closes its window. The windows it pushed
@@ -91,6 +127,7 @@ function M.open_list(all)
   local buf = shown.bufnr
   if not vim.b[buf].tine_list_keys then
     map_view_keys(buf)
+    fit_on_change(buf)
   end
   local wins = vim.fn.win_findbuf(buf)
   if #wins > 0 then

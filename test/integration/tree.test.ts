@@ -12,7 +12,7 @@ import { describe, inject, it } from "vitest";
 import { body, exchange, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange, parentAndFork, twoExchanges } from "../helpers/fixtures.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
@@ -37,6 +37,7 @@ const marks = (s: Session, buf: number) =>
 
 /** Three threads: "alpha" (1), "beta" (2) and a fork of beta (3) renamed "gamma fork"; alpha is active. */
 async function threeThreads(s: Session): Promise<{ alpha: string; beta: string; fork: string }> {
+  await s.lua("vim.o.columns = 160"); // list lines unwrapped: one row each
   const alpha = await oneExchange(s, "alpha", "Alpha answer.");
   await s.cmd("Tine new");
   await exchange(s, 2, "beta", "Beta answer.");
@@ -88,6 +89,37 @@ describe(`the thread list (${nv.version})`, () => {
       },
       { setup: { list_max_height: 2 } },
     );
+  });
+
+  it("stays as tall as its lines when the host adds one (b), and keeps its height when a fork's window opens", async () => {
+    await withNeovim(nv, async (s) => {
+      await threeThreads(s);
+      await s.openList();
+      assert.equal((await listWindow(s))!.height, 3);
+      // Held mid-reply, so the background fork stays in the list (done, it reports and leaves).
+      s.mock.reply(response([{ text: "Background answer.", holdInside: { hold: "bg", afterDeltas: 1 } }]));
+      await s.answerInput("look around");
+      await s.keys("b");
+      await s.until("the background fork in the list", async () => (await s.listLines()).length === 4);
+      await s.until("the list 4 rows tall", async () => (await listWindow(s))!.height === 4);
+      assert.equal(await s.lua("return vim.fn.line('w0', vim.fn.win_findbuf(vim.fn.bufnr('tine://threads'))[1])"), 1, "all of it in view");
+      // A fork opened from the list (its own window) leaves the list as it is.
+      await s.answerInput("");
+      await s.keys("f");
+      await s.until("the fork in the list", async () => (await s.listText()).includes("#5"));
+      await s.until("the list 5 rows tall", async () => (await listWindow(s))!.height === 5);
+      s.mock.release("bg");
+      // On a narrow screen a long line wraps: the list is as tall as its rows, all in view.
+      await s.lua("vim.o.columns = 50");
+      await s.keys("q");
+      await s.openList();
+      const rows = await s.lua<{ rows: number; height: number; top: number }>(`
+        local w = vim.fn.win_findbuf(vim.fn.bufnr("tine://threads"))[1]
+        return { rows = vim.api.nvim_win_text_height(w, {}).all, height = vim.api.nvim_win_get_height(w),
+          top = vim.fn.line("w0", w) }`);
+      assert.ok(rows.rows > 5, `lines wrap at 50 columns: ${JSON.stringify(rows)}`);
+      assert.deepEqual([rows.height, rows.top], [rows.rows, 1]);
+    });
   });
 
   it("/ shows the threads whose title holds a text, with their ancestors; <Esc> clears it; zc/zo/za fold a subtree", async () => {
