@@ -59,7 +59,7 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
     thinkingBudgets: config.thinking_budgets,
   };
   return runnerRegistry({
-    // Read from the threads' environment root (app.ts): the project folder.
+    // Read from the threads' environment root (services.ts): the project folder.
     api: {
       config: api,
       connection,

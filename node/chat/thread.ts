@@ -1,6 +1,12 @@
 /**
  * A Thread owns the runner that runs it (see runner.ts), the runs of the tools its agent asked
  * for, the messages the user sent while it worked (send-queue.ts), and its view state.
+ *
+ * Over 300 lines because it is one state machine: a send, the tools its reply asks for (approval,
+ * the snapshot taken before they run, their results back in one message) and what the user queued
+ * meanwhile act on the same state (the tool runs, the wait for that snapshot, the queue, the
+ * runner's status), and every ThreadMsg lands in `update`. Split, each half would reach into the
+ * other's state; its pure rules live beside it (send-queue.ts, titles.ts, labels.ts, prompts.ts).
  */
 import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";

@@ -10,10 +10,12 @@
 import type { ThreadId } from "../chat/msgs.ts";
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
-import { type FileChange, type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
+import type { FileChange } from "./git-output.ts";
+import { type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
 import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
-export type { FileChange, SnapshotId, StoredFile, Taken } from "./repo.ts";
+export type { FileChange } from "./git-output.ts";
+export type { SnapshotId, StoredFile, Taken } from "./repo.ts";
 export type { RestoreUndo } from "./undo-record.ts";
 
 /**

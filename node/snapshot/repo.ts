@@ -8,23 +8,21 @@
  * `maxFileBytes`, which are named in its message and left out. Its ref lives under its owner
  * (`refs/tine/<owner>/<sha>`: a thread, or the restore's safety copy), so housekeeping can drop
  * the snapshots of threads that are gone. Work on one repository is serialized.
+ *
+ * Over 300 lines because every git command on the private repository goes through the one queue
+ * here: taking, reading and pruning share its state (the last tree committed, the refs made). What
+ * git's output says and the snapshot's message are read in git-output.ts; what a snapshot leaves
+ * out, in excludes.ts.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { projectKey } from "../store/store.ts";
+import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { git, splitNul } from "./git.ts";
+import { type FileChange, hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 
 /** A snapshot: the sha of its commit in the private repository. */
 export type SnapshotId = string;
-
-/** One file that differs between two snapshots; `added`/`removed` are null for a binary file. */
-export type FileChange = {
-  readonly path: string;
-  readonly status: "added" | "modified" | "deleted";
-  readonly added: number | null;
-  readonly removed: number | null;
-};
 
 export type Taken = {
   readonly id: SnapshotId;
@@ -35,9 +33,6 @@ export type Taken = {
 
 /** A file as a snapshot holds it: its bytes and git's mode (100644, 100755, 120000 for a link). */
 export type StoredFile = { readonly mode: string; readonly bytes: Buffer };
-
-/** Attributes that would change the bytes git stores (EOL conversion, filters): a snapshot holds the files as they are. */
-const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding\n";
 
 const SNAPSHOT_REFS = "refs/tine/";
 
@@ -226,9 +221,7 @@ export class SnapshotRepo {
     if (!last || add.length || skippedKey !== last.skipped) {
       const tree = (await run(["write-tree"])).stdout.toString("utf8").trim();
       if (!last || tree !== last.tree || skippedKey !== last.skipped) {
-        const message = skipped.length
-          ? `tine snapshot\n\nskipped (over ${this.maxFileBytes} bytes):\n${skipped.join("\n")}\n`
-          : "tine snapshot\n";
+        const message = snapshotMessage(skipped, this.maxFileBytes);
         const id = (await run(["commit-tree", tree, "-F", "-"], message)).stdout.toString("utf8").trim();
         last = { id, tree, skipped: skippedKey };
         this.last = last;
@@ -237,16 +230,9 @@ export class SnapshotRepo {
     return { id: last.id, skipped, indexed: add.length };
   }
 
-  /**
-   * The project's ignore rules as `git status` applies them, for a repository that is not the
-   * project's: its info/exclude and the user's excludes file (the .gitignore files are read from
-   * the work tree as usual), and tine's data folder when it lies inside the project.
-   */
+  /** The project's ignore rules, as `git status` applies them, written for this repository (excludes.ts). */
   private async syncExcludes(): Promise<void> {
-    const parts = [readOr(join(this.projectGitDir, "info", "exclude")), readOr(this.userExcludes)];
-    const data = insideOf(this.root, this.dataDir);
-    if (data !== null) parts.push(`/${data.split(sep).join("/")}/`);
-    const text = `${parts.join("\n")}\n`;
+    const text = excludesText(this.root, this.projectGitDir, this.userExcludes, this.dataDir);
     if (text === this.excludes) return;
     writeIfChanged(join(this.gitDir, "info", "exclude"), text);
     this.excludes = text;
@@ -256,20 +242,7 @@ export class SnapshotRepo {
   changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]> {
     return this.serial(async () => {
       const out = splitNul((await this.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", from, to])).stdout);
-      const status = new Map<string, FileChange["status"]>();
-      const counts = new Map<string, { added: number | null; removed: number | null }>();
-      for (let i = 0; i < out.length; i++) {
-        const field = out[i]!;
-        if (field.startsWith(":")) {
-          const letter = field.trim().split(" ").at(-1);
-          status.set(out[++i]!, letter === "A" ? "added" : letter === "D" ? "deleted" : "modified");
-          continue;
-        }
-        const [added, removed, path] = field.split("\t");
-        const n = (s: string | undefined) => (s === undefined || s === "-" ? null : Number(s));
-        counts.set(path!, { added: n(added), removed: n(removed) });
-      }
-      return [...status].map(([path, s]) => ({ path, status: s, added: null, removed: null, ...counts.get(path) }));
+      return parseChanges(out);
     });
   }
 
@@ -277,25 +250,14 @@ export class SnapshotRepo {
   fileDiff(from: SnapshotId, to: SnapshotId, path: string): Promise<string[]> {
     return this.serial(async () => {
       const text = (await this.run(["diff-tree", "-p", "--no-renames", "--no-color", from, to, "--", path])).stdout.toString("utf8");
-      const lines = text.split("\n");
-      if (lines.at(-1) === "") lines.pop();
-      const hunk = lines.findIndex((l) => l.startsWith("@@") || l.startsWith("Binary files"));
-      return hunk < 0 ? [] : lines.slice(hunk);
+      return hunksOf(text);
     });
   }
 
   /** The given files as snapshot `id` holds them (null: it holds none at that path). */
   read(id: SnapshotId, paths: readonly string[]): Promise<Map<string, StoredFile | null>> {
     return this.serial(async () => {
-      const wanted = new Set(paths);
-      const entries = new Map<string, { mode: string; sha: string }>();
-      for (const line of splitNul((await this.run(["ls-tree", "-r", "-z", id])).stdout)) {
-        const tab = line.indexOf("\t");
-        const path = line.slice(tab + 1);
-        if (!wanted.has(path)) continue;
-        const [mode, , sha] = line.slice(0, tab).split(" ");
-        entries.set(path, { mode: mode!, sha: sha! });
-      }
+      const entries = treeEntries(splitNul((await this.run(["ls-tree", "-r", "-z", id])).stdout), new Set(paths));
       const out = new Map<string, StoredFile | null>(paths.map((p) => [p, null]));
       const shas = [...entries.values()].map((e) => e.sha);
       if (shas.length === 0) return out;
@@ -309,13 +271,7 @@ export class SnapshotRepo {
   skippedIn(id: SnapshotId): Promise<string[]> {
     return this.serial(async () => {
       const message = (await this.run(["cat-file", "commit", id])).stdout.toString("utf8");
-      const at = message.indexOf("\nskipped (over ");
-      if (at < 0) return [];
-      return message
-        .slice(at + 1)
-        .split("\n")
-        .slice(1)
-        .filter((l) => l !== "");
+      return skippedInMessage(message);
     });
   }
 
@@ -370,20 +326,6 @@ export class SnapshotRepo {
   }
 }
 
-/** `git cat-file --batch` output: each object's bytes by sha. */
-function parseBatch(out: Buffer): Map<string, Buffer> {
-  const blobs = new Map<string, Buffer>();
-  let at = 0;
-  while (at < out.length) {
-    const nl = out.indexOf(10, at);
-    const [sha, , size] = out.subarray(at, nl).toString("utf8").split(" ");
-    const n = Number(size);
-    blobs.set(sha!, out.subarray(nl + 1, nl + 1 + n));
-    at = nl + 1 + n + 1;
-  }
-  return blobs;
-}
-
 /** Size of a file (not following links), or null when there is none. */
 function sizeOf(path: string): number | null {
   try {
@@ -391,37 +333,6 @@ function sizeOf(path: string): number | null {
   } catch {
     return null;
   }
-}
-
-function readOr(path: string | null): string {
-  if (!path) return "";
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-function writeIfChanged(path: string, text: string): void {
-  if (readOr(path) !== text) writeFileSync(path, text);
-}
-
-/** Git's default user excludes file, when core.excludesFile names none. */
-function defaultExcludesFile(): string {
-  const xdg = process.env["XDG_CONFIG_HOME"];
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".config"), "git", "ignore");
-}
-
-/** `inner` relative to `outer` when it lies inside it (links resolved), else null. */
-function insideOf(outer: string, inner: string): string | null {
-  let real = inner;
-  try {
-    real = realpathSync(inner);
-  } catch {
-    // not made yet: compared as given
-  }
-  const rel = relative(realpathSync(outer), real);
-  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
 }
 
 function diskSize(dir: string): number {

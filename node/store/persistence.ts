@@ -9,23 +9,23 @@
  * which takes its content out of the tree, is written only once every other thread is saved, so
  * what a promote or a report moved into the parent is on disk before the fork leaves.
  *
- * Over 300 lines: one class holds the store's view of the threads both ways, reading (the scan
- * for the chat and the list) and writing (files made late, failed writes, fork ends in order);
- * what is not about threads (failure bookkeeping, the words for a failure) lives beside it.
+ * Over 300 lines: one class holds which live thread writes to which transcript, and the order of
+ * those writes (files made late, failed writes, fork ends after everything else); what is not
+ * about writing lives beside it: the listing of what is stored (listing.ts), failure bookkeeping
+ * (save-failures.ts), the words for a failure (write-failure.ts).
  */
 
 import type { Changes, Chat } from "../chat/chat.ts";
-import type { ForkEnd, StoredSource, StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredSource, ThreadId } from "../chat/msgs.ts";
 import { storedQueued } from "../chat/send-queue.ts";
 import type { Thread } from "../chat/thread.ts";
 import { History } from "../providers/history.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import { projectTree } from "./project-tree.ts";
+import { StoreListing } from "./listing.ts";
 import type { ChangeRecord, Header, ParentPointer } from "./records.ts";
 import { SaveFailures, type SaveNotice } from "./save-failures.ts";
-import type { LoadedThread, ThreadStore, Unreadable } from "./store.ts";
-import type { ThreadSummary } from "./summary.ts";
+import type { LoadedThread, ThreadStore } from "./store.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
 import type { Tail } from "./tail.ts";
 import { writeFailure } from "./write-failure.ts";
@@ -68,31 +68,6 @@ function snapshotOf(thread: Thread): Snapshot {
 
 const withWorktree = (worktree: Header["worktree"] | undefined) => (worktree ? { worktree } : {});
 
-/** A thread of another project, as `:Tine threads!` lists it: as this project's stored threads are. */
-export type OtherThread = StoredThread;
-/** A fork of this project that ended (discarded or reported): restorable. */
-export type EndedThread = StoredThread & { how: ForkEnd };
-export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
-
-export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredThread {
-  return {
-    id: s.id,
-    num: s.num,
-    title: s.title,
-    parentId: s.parent?.id ?? null,
-    atMessage: s.parent?.atMessage ?? 0,
-    relation: s.parent?.relation ?? "fork",
-    created: s.created,
-    updated: s.updated,
-    messages: s.messages,
-    problems: s.problems.length,
-    runner: s.runner,
-    busyBy,
-    label: s.label ?? null,
-    interrupted: s.interrupted === true,
-  };
-}
-
 export class Persistence {
   /** Threads whose streamed text waits to be written: the only recorders a wake-up can be due for. */
   private readonly streaming = new Set<ThreadId>();
@@ -109,6 +84,7 @@ export class Persistence {
   private readonly unopened = new Map<ThreadId, Unopened>();
   private readonly ending = new Map<ThreadId, Ending>();
   private readonly failures: SaveFailures;
+  private readonly listing: StoreListing;
   private readonly synced = new Map<ThreadId, number>();
   /** Last change per live thread, for the list. */
   readonly updated = new Map<ThreadId, number>();
@@ -120,57 +96,25 @@ export class Persistence {
     private readonly clock: { now(): number } = Date,
   ) {
     this.failures = new SaveFailures(clock);
+    this.listing = new StoreListing(store);
   }
 
   /** The worktree a thread works in, kept in its header (a restart finds it again); undefined: the project's folder. */
   worktreeOf: (id: ThreadId) => Header["worktree"] | undefined = () => undefined;
 
-  /**
-   * What is on disk for this project, as the chat takes it: the tree of threads that are neither
-   * deleted nor ended, and (for `:Tine threads!`) the forks that ended. A fork of a fork that was
-   * promoted hangs under the thread that took its history.
-   */
-  scan(): { threads: StoredThread[]; ended: EndedThread[]; unreadable: readonly Unreadable[]; summaries: readonly ThreadSummary[] } {
-    const { threads, unreadable } = this.store.list();
-    const { visible, ended } = projectTree(threads);
-    const stored = (t: ThreadSummary) => toStoredThread(t, this.busyBy(t.id));
-    const endedThreads = ended.map((t) => ({ ...toStoredThread(t, null), how: t.ended?.how ?? "discarded" }));
-    return { threads: visible.map(stored), ended: endedThreads, unreadable, summaries: visible };
+  /** What is on disk for this project, as the chat takes it (listing.ts). */
+  scan() {
+    return this.listing.scan();
   }
 
-  /** Who holds a stored thread's lock, read up front so the list shows it busy before it is opened. */
-  private busyBy(id: ThreadId): number | null {
-    try {
-      return this.store.lockedBy(id);
-    } catch {
-      return null; // a lock that is not a file: opening the thread says so
-    }
+  /** For `:Tine threads!`: this project's forks that ended and every other project's threads (listing.ts). */
+  everyProject() {
+    return this.listing.everyProject();
   }
 
-  /**
-   * For `:Tine threads!`: this project's forks that ended (restorable) and every other project's
-   * threads, as the list draws them.
-   */
-  everyProject(): { ended: EndedThread[]; others: { cwd: string; threads: OtherThread[] }[] } {
-    const others = this.store
-      .listAll()
-      .filter((p) => p.cwd !== this.store.cwd)
-      .map((p) => ({ cwd: p.cwd, threads: projectTree(p.threads).visible.map((t) => toStoredThread(t, null)) }));
-    return { ended: this.scan().ended, others };
-  }
-
-  /** What `:checkhealth tine` reports of the store, and the transcripts it could not read. */
-  health(): { health: StoreHealth; unreadable: readonly Unreadable[] } {
-    const { threads, unreadable, summaries } = this.scan();
-    const problems = summaries.flatMap((s) => s.problems.map((p) => `${s.title} (${s.id}.jsonl) line ${p.line}: ${p.error}`));
-    const health = {
-      persist: true,
-      dir: this.store.dir,
-      threads: threads.length,
-      unreadable: unreadable.map((u) => `${u.path}: ${u.error}`),
-      problems,
-    };
-    return { health, unreadable };
+  /** What `:checkhealth tine` reports of the store, and the transcripts it could not read (listing.ts). */
+  health() {
+    return this.listing.health();
   }
 
   /**

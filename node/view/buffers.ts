@@ -9,23 +9,15 @@
  */
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
-import { messageName, threadName } from "../chat/names.ts";
+import { threadName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { workingNow } from "../chat/working.ts";
-import { followedAfter } from "../context/follow.ts";
-import { instructionsLine } from "../context/instructions.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { DisplayFill } from "./display-fill.ts";
+import { displayParts } from "./display-parts.ts";
 import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
 import { ThreadView } from "./thread-view.ts";
-
-/** The message a fork branched at, as its banner names it (the fork holds it: it shares its parent's history up to there). */
-function forkPoint(fork: Thread, atMessage: number): string {
-  const history = fork.runner.history;
-  return messageName(atMessage < history.length ? history.at(atMessage).message : undefined);
-}
 
 /**
  * `rendered`: the thread version last drawn (-1: draw it again); `treeKey`: what of the tree it
@@ -113,13 +105,13 @@ export class Buffers {
     return m ? m.view.locate(m.fill.line(line)) : null;
   }
 
-  /** The display line of message `index`, as Neovim numbers it when it gets the answer: after the fill step on its way. */
   /** The queued message at a display line Neovim gave (0-based), allowing for a fill step in flight. */
   queuedAt(id: ThreadId, line: number): number | undefined {
     const m = this.mounted.get(id);
     return m ? m.view.queuedAt(m.fill.line(line)) : undefined;
   }
 
+  /** The display line of message `index`, as Neovim numbers it when it gets the answer: after the fill step on its way. */
   async messageLine(id: ThreadId, index: number): Promise<number | null> {
     const m = this.mounted.get(id);
     if (!m) return null;
@@ -335,50 +327,6 @@ export class Buffers {
     }
     if (thread.runner.surface.type === "terminal") return; // its program draws it
     this.showWinbar(thread, m);
-    const lineage = this.chat.lineage.get(thread.id);
-    const parentTitle = lineage && this.chat.titleOf(lineage.parentId);
-    const headerLines: string[] = [];
-    if (lineage && parentTitle !== undefined) {
-      switch (lineage.relation) {
-        case "fork":
-          headerLines.push(
-            `⑂ Forked from "${parentTitle}" at ${forkPoint(thread, lineage.atMessage)} · gp: go to parent`,
-            `  ends with: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard`,
-            "",
-          );
-          break;
-        case "handoff":
-          headerLines.push(`↪ Handed off from "${parentTitle}": a thread of its own · gp: go to it`, "");
-          break;
-        case "compact":
-          headerLines.push(
-            `⇣ Compacted from "${parentTitle}": its first ${lineage.atMessage + 1} messages summarized below; that thread is kept whole · gp: go to it`,
-            "",
-          );
-          break;
-        default:
-          assertUnreachable(lineage.relation);
-      }
-    }
-    const worksIn = this.listExtras.worksIn(thread.id);
-    if (worksIn) headerLines.push(`⎇ Works in a git worktree of its own: ${worksIn}`, "");
-    // What it sends after tine's system prompt, as read when it started.
-    const instructions = instructionsLine(thread.runner.spec.instructions);
-    if (instructions) headerLines.push(instructions, "");
-    // A model of its own (`:Tine model`); setup's goes unsaid.
-    const chosen = thread.runner.spec.model;
-    if (chosen) headerLines.push(`model: ${describeChoice(chosen)} (:Tine model)`, "");
-    if (thread.runner.history.length === 0 && !thread.runner.open) headerLines.push(this.emptyHint, "");
-    if (thread.readOnlyBy !== null)
-      headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
-    const notSaved = this.listExtras.notSaved(thread.id);
-    if (notSaved) headerLines.push(`⚠ Not being saved: ${notSaved}. It works on in memory and is written once saving works again.`, "");
-    const forkMarks = this.chat.childrenOf(thread.id).map((child) => {
-      const l = this.chat.lineage.get(child)!;
-      // A compaction's title carries its own mark (⇣).
-      return { atMessage: l.atMessage, text: l.relation === "compact" ? `${this.chat.titleOf(child)}` : `⑂ ${this.chat.titleOf(child)}` };
-    });
-    for (const [atMessage, label] of thread.labels.messages) forkMarks.unshift({ atMessage, text: `🏷 ${label}` });
     const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
     if (pending !== m.pending) {
       m.pending = pending;
@@ -395,16 +343,9 @@ export class Buffers {
       m.failed = failed;
       this.nvim.call("set_failed", [m.input, failed]).catch((e) => this.nvim.log(`set_failed failed: ${String(e)}`));
     }
-    const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
-    const followed = [...followedAfter(thread.runner.history).keys()];
-    const contextLines = followed.length
-      ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
-      : [];
     const update = m.view.sync({
       thread,
-      headerLines,
-      forkMarks,
-      noteLines: [...contextLines, ...reportLines],
+      ...displayParts(thread, this.chat, this.listExtras, { keys: this.keys, emptyHint: this.emptyHint }),
       editQueuedKey: this.keys.editQueued,
     });
     if (m.replacesPreview) {

@@ -1,0 +1,256 @@
+/**
+ * What the user's input to a thread becomes: `@`-commands routed (a fork, a background fork, a
+ * hand-off, a compaction), the mentions resolved before anything is sent, a send refused while
+ * the thread cannot take it or sent to a compaction when it would overflow the context window, a
+ * queued message taken back, a failed turn sent again; and the forks a request asks for (`@fork`,
+ * `:ForkThread`, `e` on a message), checked before they are made. App's entry points call it.
+ */
+import type { Chat } from "../chat/chat.ts";
+import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import { threadName, typedText } from "../chat/names.ts";
+import { parseSend } from "../chat/send-command.ts";
+import type { Thread } from "../chat/thread.ts";
+import type { Compaction } from "../compact/compaction.ts";
+import type { HostConfig } from "../config.ts";
+import { expandMentions } from "../context/expand.ts";
+import type { ContextLimits } from "../context/files.ts";
+import type { SendContext } from "../context/follow.ts";
+import type { NvimBridge } from "../nvim/bridge.ts";
+import type { Services } from "../services.ts";
+import type { CodeActions } from "../snapshot/actions.ts";
+import type { Persistence } from "../store/persistence.ts";
+import { randomUuid } from "../util/uuid.ts";
+import type { Buffers } from "../view/buffers.ts";
+import { forkBase, type Workspaces } from "../worktree/workspaces.ts";
+
+export class SendFlow {
+  private readonly chat: Chat;
+  private readonly buffers: Buffers;
+  private readonly persistence: Persistence | null;
+  private readonly workspaces: Workspaces;
+  private readonly code: CodeActions;
+  private readonly compaction: Compaction;
+  private readonly nvim: NvimBridge;
+  private readonly config: HostConfig;
+  private readonly contextLimits: ContextLimits;
+  private readonly dispatch: Dispatch;
+
+  /** A live thread (an error names a stored one, which must be opened first; live-threads.ts). */
+  private readonly live: (id: ThreadId) => Thread;
+  /** A thread open read-only here whose writer is gone is taken over first (live-threads.ts). */
+  private readonly takeOverIfFree: (id: ThreadId) => void;
+
+  constructor(services: Services) {
+    ({
+      chat: this.chat,
+      buffers: this.buffers,
+      persistence: this.persistence,
+      workspaces: this.workspaces,
+      code: this.code,
+      compaction: this.compaction,
+      config: this.config,
+      contextLimits: this.contextLimits,
+      dispatch: this.dispatch,
+      nvim: this.nvim,
+    } = services);
+    this.live = (id) => services.threads.live(id);
+    this.takeOverIfFree = (id) => services.threads.takeOverIfFree(id);
+  }
+
+  /**
+   * The one entry for user input: `@`-commands are routed here, before any Thread sees them; the
+   * thread decides whether a message goes now or waits for the turn to end (send-queue.ts). An
+   * empty send sends what waits; with nothing waiting it is refused, saying so. After an error the new text replaces the failed
+   * turn's; that text is returned, for the input.
+   */
+  async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
+    this.takeOverIfFree(id);
+    const thread = this.live(id);
+    const command = parseSend(text);
+    if (command.type === "fork") {
+      // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).
+      const tree = command.worktree ? { worktree: true } : {};
+      await this.fork(id, command.prompt, tree, (command.prompt && (await this.expand(thread, command.prompt))) || undefined);
+      return { replaced: "" };
+    }
+    if (command.type === "background-fork") {
+      if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
+      const tree = command.worktree ? { worktree: true } : {};
+      await this.fork(id, command.prompt, { background: true, ...tree }, (await this.expand(thread, command.prompt)) ?? undefined);
+      return { replaced: "" };
+    }
+    if (command.type === "handoff") {
+      if (!command.goal) throw new Error("tine: @handoff needs a goal: what the fresh thread should do");
+      const blocker =
+        thread.sendBlocker() ??
+        (thread.atRest ? null : `${thread.title} is ${thread.status}: @handoff waits for the turn to end (or abort it)`);
+      if (blocker) throw new Error(blocker);
+      this.dispatch({ type: "chat-msg", msg: { type: "handoff", id, goal: command.goal } });
+      return { replaced: "" };
+    }
+    if (command.type === "compact") {
+      await this.compact(id, command.instructions);
+      return { replaced: "" };
+    }
+    // <CR> in an empty input sends the messages that wait (held after an abort or an error); with none, it says so.
+    if (command.type === "now" && !command.text) throw new Error("tine: @now needs a message: it goes with the next tool results");
+    if (!command.text && !thread.queue.length)
+      throw new Error(
+        thread.status === "error"
+          ? "tine: nothing to send: type a message (R sends the failed turn again)"
+          : "tine: nothing to send: type a message first",
+      );
+    const blocker = thread.sendBlocker();
+    if (blocker) throw new Error(blocker);
+    // Mentions are resolved first (an unresolvable one throws: nothing is sent, the input stays).
+    const context = await this.expand(thread, command.text);
+    const meanwhile = thread.sendBlocker();
+    if (meanwhile) throw new Error(meanwhile);
+    const replaced = thread.failedText();
+    // A request that would overflow the context window goes to a compaction of the thread instead.
+    const to = await this.compaction.beforeSend(thread, command.text + JSON.stringify(context ?? ""));
+    if (to !== id) await this.buffers.of(to);
+    this.dispatch({
+      type: "thread-msg",
+      id: to,
+      msg: { type: "send", text: command.text, ...(context ? { context } : {}), ...(command.type === "now" ? { now: true } : {}) },
+    });
+    return { replaced: replaced === command.text ? "" : replaced };
+  }
+
+  /** `@compact`, `:Tine compact`, `C` on a message: a new thread under `id`, opened once made; its id. */
+  async compact(id: ThreadId, instructions: string, atMessage?: number): Promise<ThreadId> {
+    this.takeOverIfFree(id);
+    this.live(id);
+    const newId = await this.compaction.compact(id, instructions, atMessage);
+    await this.buffers.of(newId);
+    return newId;
+  }
+
+  /** What a send of `text` to `thread` carries besides the text: its mentions and the files followed, resolved. */
+  expand(thread: Thread, text: string) {
+    return expandMentions(text, thread.sendBase(), {
+      environment: thread.environment,
+      limits: this.contextLimits,
+      gather: (request) => this.nvim.gatherContext(request),
+    });
+  }
+
+  /** The queued message shown at a display line (0-based), or null. */
+  queuedAt(id: ThreadId, line: number): { item: number; text: string } | null {
+    const item = this.buffers.queuedAt(id, line);
+    const queued = item === undefined ? undefined : this.live(id).queue.items.find((q) => q.id === item);
+    return queued ? { item: queued.id, text: queued.msg.text } : null;
+  }
+
+  /** A queued message cancelled, or taken back to be edited: refused when it went meanwhile. */
+  unqueue(id: ThreadId, item: number): void {
+    if (!this.live(id).queue.items.some((q) => q.id === item)) throw new Error("tine: that message is no longer queued: it was sent");
+    this.dispatch({ type: "thread-msg", id, msg: { type: "unqueue", item } });
+  }
+
+  /** `:Tine retry`: the turn that failed is sent again, as it was. */
+  retry(id: ThreadId): void {
+    const thread = this.live(id);
+    if (!thread.failedText() && thread.runner.status.type !== "error")
+      throw new Error(`tine: ${thread.title} has no failed turn to send again`);
+    this.dispatch({ type: "thread-msg", id, msg: { type: "retry" } });
+  }
+
+  /**
+   * Forks a live or stored thread (a stored one is read, not loaded: no buffers of its own).
+   * `wait`: the fork is taken once the source is at rest; the id is returned at once. A fork
+   * request on a source that already has a waiting fork cancels that one instead (null).
+   */
+  async fork(
+    sourceId: ThreadId,
+    prompt: string,
+    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean; restore_code?: boolean; worktree?: boolean } = {},
+    /** What the prompt's mentions resolved to (a prompt typed in the input: `@fork`, `@bg`). */
+    context?: SendContext,
+  ): Promise<ThreadId | null> {
+    const live = this.chat.threads.get(sourceId);
+    if (opts.restore_code && opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
+    // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
+    const tree = opts.worktree ?? (this.wantsWorktree(opts.background === true) && (await this.workspaces.available()));
+    if (opts.restore_code && !tree) {
+      // The files first, as they were at the fork point (files changed since are left alone, and named).
+      const { left } = await this.code.restore(sourceId, opts.at_message!, false);
+      if (left.length) this.nvim.notifyInfo(`tine: left alone (changed since, not overwritten): ${left.join(", ")}`);
+    }
+    if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(this.chat, sourceId)} cannot be forked`);
+    if (this.cancelWaitingFork(sourceId)) return null;
+    const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
+    const length = live ? live.runner.history.length : storedSource!.history.length;
+    // -1: before the first message (`e` on it); Lua's requests give 0 or more.
+    if (opts.at_message !== undefined && (opts.at_message < -1 || opts.at_message >= length)) {
+      throw new Error(`${this.chat.titleOf(sourceId)} has no message ${opts.at_message}`);
+    }
+    const newId = randomUuid();
+    const num = this.chat.nextNum();
+    const wait = opts.wait === true;
+    const background = opts.background === true;
+    if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
+    const make = async () => {
+      // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works.
+      if (tree) await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
+      else this.workspaces.share(newId, sourceId);
+      this.dispatch({
+        type: "chat-msg",
+        msg: {
+          type: "fork-thread",
+          sourceId,
+          newId,
+          num,
+          prompt,
+          ...(context ? { context } : {}),
+          atMessage: opts.at_message,
+          prefill: opts.prefill,
+          storedSource,
+          wait,
+          background,
+        },
+      });
+    };
+    // A program mid-turn keeping its own conversation (Claude Code) is copied whole, with the files
+    // as its turn left them: the fork is made when the turn ends, its id returned now.
+    const turnEnd = tree ? live?.runner.betweenTurns() : null;
+    if (turnEnd && live) {
+      this.nvim.notifyInfo(`tine: the fork of ${live.title} is made in its own worktree once its turn ends`);
+      void turnEnd
+        .then(() => {
+          if (!this.chat.threads.has(sourceId)) throw new Error("it was closed first");
+          return make();
+        })
+        .catch((e: Error) => this.nvim.notifyError(`tine: the fork of ${live.title} was not made: ${e.message}`));
+      return newId;
+    }
+    await make();
+    if (!this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
+    return newId;
+  }
+
+  /** Whether `fork_worktree` gives a fork (a background one or not) a worktree without being asked. */
+  private wantsWorktree(background: boolean): boolean {
+    const option = this.config.fork_worktree;
+    return option === "always" || (option === "background" && background);
+  }
+
+  /** Cancels the fork waiting for `sourceId` to come to rest, if any, and says so. */
+  cancelWaitingFork(sourceId: ThreadId): boolean {
+    if (!this.chat.waitingForks.has(sourceId)) return false;
+    this.dispatch({ type: "chat-msg", msg: { type: "cancel-waiting-fork", sourceId } });
+    this.nvim.notifyInfo(`tine: the fork waiting for "${this.chat.titleOf(sourceId)}" is cancelled`);
+    return true;
+  }
+
+  /** `e` on a message the user wrote: a fork at the message before it, with its text in the fork's input to edit and send. */
+  editMessage(id: ThreadId, index: number): Promise<ThreadId | null> {
+    const history = this.live(id).runner.history;
+    // fork() would take the request for a cancel of that fork.
+    if (this.chat.waitingForks.has(id)) throw new Error("tine: a fork waits for this reply to finish: cancel it first (<C-c> in the list)");
+    const text = index < history.length ? typedText(history.at(index).message) : "";
+    if (!text) throw new Error("tine: e edits a message you wrote: put the cursor on one of yours");
+    return this.fork(id, "", { at_message: index - 1, prefill: text });
+  }
+}

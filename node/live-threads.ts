@@ -1,0 +1,88 @@
+/**
+ * Which threads are live, and making them so: a stored thread is read from disk before anything
+ * touches it (`load`), one open read-only here is taken over once its writer is gone (before
+ * anything would write it), a new one is made and waits for its buffers; `live` names a thread
+ * that must be opened first. A thread's code snapshots are read here too, live or stored (a
+ * stored one is read, not loaded).
+ */
+import type { Chat } from "./chat/chat.ts";
+import type { ChatMsg, Dispatch, ThreadId } from "./chat/msgs.ts";
+import { threadName } from "./chat/names.ts";
+import type { Thread } from "./chat/thread.ts";
+import type { Opened } from "./claude-code/threads.ts";
+import type { NvimBridge } from "./nvim/bridge.ts";
+import type { ThreadCode } from "./snapshot/actions.ts";
+import type { Persistence } from "./store/persistence.ts";
+import { randomUuid } from "./util/uuid.ts";
+import type { Buffers } from "./view/buffers.ts";
+import type { OpenFromEnd } from "./view/open-from-end.ts";
+import type { Workspaces } from "./worktree/workspaces.ts";
+
+/** The fields of a `new-thread` message the caller chooses (the id is the host's; the number too unless claimed before). */
+export type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { num?: number };
+
+export class LiveThreads {
+  constructor(
+    private readonly chat: Chat,
+    /** Null with `persist = false`: nothing is stored, so nothing is loaded. */
+    private readonly persistence: Persistence | null,
+    private readonly workspaces: Workspaces,
+    private readonly opening: OpenFromEnd,
+    private readonly buffers: Buffers,
+    private readonly nvim: NvimBridge,
+    private readonly dispatch: Dispatch,
+  ) {}
+
+  /** A live thread (an error names a stored one, which must be opened first). */
+  live(id: ThreadId): Thread {
+    this.opening.finish(id);
+    const t = this.chat.threads.get(id);
+    if (!t) throw new Error(`tine: ${threadName(this.chat, id)} is not open${this.chat.stored.has(id) ? ": open it first" : ""}`);
+    return t;
+  }
+
+  /** Reads a stored thread (or one open read-only here, to take it over) and makes it live. */
+  load(id: ThreadId): void {
+    if (!this.chat.has(id) || !this.persistence) throw new Error(`tine: ${threadName(this.chat, id)} cannot be opened`);
+    const { loaded, readOnlyBy } = this.persistence.open(id);
+    if (loaded.problems.length) {
+      const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
+      this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
+    }
+    const { title, reports, queue, code, labels } = loaded.raw;
+    const { history, runner } = loaded;
+    // Before the thread is made: its tools work in its worktree from the start.
+    this.workspaces.adopt(id, loaded.header.worktree, code.at(-1)?.id ?? null);
+    this.dispatch({
+      type: "chat-msg",
+      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },
+    });
+  }
+
+  /**
+   * A thread open read-only here whose writer is gone (that Neovim quit or died) is taken over
+   * before anything would write it: read again from disk, and writable here.
+   */
+  takeOverIfFree(id: ThreadId): void {
+    if (this.chat.threads.get(id)?.readOnlyBy == null || this.persistence?.store.lockedBy(id) !== null) return;
+    this.load(id);
+  }
+
+  /** Makes a thread of any kind and waits for its buffers. */
+  async create(fields: NewThreadFields): Promise<Opened> {
+    const newId = randomUuid();
+    const { num, ...rest } = fields;
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: num ?? this.chat.nextNum(), ...rest } });
+    const m = await this.buffers.of(newId);
+    return { id: newId, display: m.display, input: m.input };
+  }
+
+  /** The code snapshots of a live or stored thread's messages (a stored one is read, not loaded). */
+  codeOf(id: ThreadId): ThreadCode {
+    const title = this.chat.titleOf(id) ?? threadName(this.chat, id);
+    const live = this.chat.threads.get(id);
+    if (live) return { title, code: live.code, history: live.runner.history };
+    if (!this.persistence || !this.chat.stored.has(id)) throw new Error(`tine: ${title} is not a thread of this project`);
+    return { title, ...this.persistence.storedCode(id) };
+  }
+}

@@ -1,0 +1,305 @@
+/**
+ * The host's services, built once from the options and wired to each other: the chat, the store
+ * and its clock, the buffers, usage, compaction, the code side (snapshots, worktrees), MCP, the
+ * fork clock; and the one dispatch loop they share, after whose batches the store writes what
+ * changed (`Persistence`) and the buffers are derived from state (`Buffers`). App (app.ts) is the
+ * façade the RPC entry points call.
+ *
+ * A little over 300 lines because it is the one place where the services meet: each callback
+ * below says what one service asks of the others.
+ */
+import { Chat } from "./chat/chat.ts";
+import { ForkClock } from "./chat/fork-clock.ts";
+import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
+import type { Runners } from "./chat/runner.ts";
+import { workingNow } from "./chat/working.ts";
+import { ClaudeCodeThreads } from "./claude-code/threads.ts";
+import { Compaction } from "./compact/compaction.ts";
+import type { HostConfig } from "./config.ts";
+import { MentionCompleter } from "./context/complete.ts";
+import type { ContextLimits } from "./context/files.ts";
+import { LiveThreads } from "./live-threads.ts";
+import { McpServers } from "./mcp/registry.ts";
+import { McpTools } from "./mcp/tools.ts";
+import type { NvimBridge } from "./nvim/bridge.ts";
+import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
+import { connectionFor, runnerRegistryFor } from "./runners.ts";
+import type { CodeActions } from "./snapshot/actions.ts";
+import { codeRecorder } from "./snapshot/recorder.ts";
+import { LastActive } from "./store/last-active.ts";
+import { Persistence } from "./store/persistence.ts";
+import { ThreadStore, type Unreadable } from "./store/store.ts";
+import { StoreClock } from "./store/store-clock.ts";
+import { builtinTools } from "./tools/builtin.ts";
+import { ToolSources } from "./tools/source.ts";
+import { UsageBook } from "./usage/book.ts";
+import { startTimer } from "./util/timer.ts";
+import { Buffers } from "./view/buffers.ts";
+import { ThreadListEntry } from "./view/list-entry.ts";
+import { OpenFromEnd } from "./view/open-from-end.ts";
+import { ThreadQueries } from "./view/thread-queries.ts";
+import { CodeServices } from "./worktree/code-services.ts";
+import type { ForkCode } from "./worktree/fork-code.ts";
+import type { Workspaces } from "./worktree/workspaces.ts";
+
+/** How long after start-up the snapshot housekeeping runs (once a day at most). */
+const SNAPSHOT_HOUSEKEEPING_DELAY_MS = 10_000;
+
+export class Services {
+  readonly chat: Chat;
+  readonly buffers: Buffers;
+  private readonly runners: Runners;
+  readonly queries: ThreadQueries;
+  /** Long stored threads shown from their end before they are read whole. */
+  readonly opening: OpenFromEnd;
+  /** Which threads are live, and making them so (live-threads.ts). */
+  readonly threads: LiveThreads;
+  readonly claudeCode: ClaudeCodeThreads;
+  /** Completion of mentions in the inputs, for the project's folder. */
+  readonly completer: MentionCompleter;
+  /** What the user does with code snapshots: change lists, restore (node/snapshot/). */
+  readonly code: CodeActions;
+  /** Snapshots, workspaces, worktree forks' ends (node/worktree/code-services.ts). */
+  private readonly codeServices: CodeServices;
+  /** Where each thread works: the project's folder or a fork's worktree (node/worktree/). */
+  readonly workspaces: Workspaces;
+  /** What a worktree fork's end does to its files: merge, summary, removal. */
+  readonly forkCode: ForkCode;
+  /** Null with `persist = false`: nothing is written. */
+  readonly persistence: Persistence | null;
+  /** What the last scan of the store could not read (the list and :checkhealth show it). */
+  unreadable: readonly Unreadable[] = [];
+  /** What the Lua side asks of the thread list. */
+  readonly list: ThreadListEntry;
+  /** Null with `persist = false`. */
+  private readonly storeClock: StoreClock | null;
+  private readonly forkClock: ForkClock;
+  private readonly queue: RootMsg[] = [];
+  private draining = false;
+  readonly contextLimits: ContextLimits;
+  /** Asks the model for a thread's title (`auto_title`); null when turned off. */
+  private readonly askTitle: ((exchange: Exchange) => Promise<string | null>) | null;
+  /** The MCP servers, shared by every thread; each starts on first use. */
+  readonly mcp: McpServers;
+  /** What each thread's requests used and cost (node/usage/). */
+  readonly usage: UsageBook;
+  /** `@compact`, `C` and `auto_compact` (node/compact/). */
+  readonly compaction: Compaction;
+  /** The thread the user was last in, kept for `:Tine` after a restart; null with `persist = false`. */
+  readonly lastActive: LastActive | null;
+
+  constructor(
+    readonly nvim: NvimBridge,
+    readonly config: HostConfig,
+  ) {
+    this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
+    const written = (by: string) => (path: string) =>
+      void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
+    const tell = (text: string, error: boolean) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text));
+    this.codeServices = new CodeServices(config, {
+      thread: (id) => this.threads.live(id),
+      codeOf: (id) => this.threads.codeOf(id),
+      parentOf: (id) => this.chat.lineage.get(id)?.parentId,
+      dispatch: this.dispatch,
+      written,
+      log: (text) => nvim.log(text),
+      tell,
+      quickfix: (title, items) =>
+        void nvim.call("set_quickfix", [title, items]).catch((e) => nvim.log(`set_quickfix failed: ${String(e)}`)),
+      report: (parentId, report) =>
+        this.chat.threads.has(parentId)
+          ? this.dispatch({ type: "thread-msg", id: parentId, msg: { type: "queue-report", report } })
+          : this.persistence?.reportToStored(parentId, report),
+      live: () => this.chat.threads.keys(),
+    });
+    const { workspaces, actions, forkCode, snapshotsOf } = this.codeServices;
+    this.workspaces = workspaces;
+    this.code = actions;
+    this.forkCode = forkCode;
+    this.persistence = config.persist ? new Persistence(new ThreadStore(config.data_dir, config.cwd), config.model) : null;
+    this.lastActive = this.persistence ? new LastActive(this.persistence.store.dir) : null;
+    if (this.persistence) this.persistence.worktreeOf = (id) => this.workspaces.of(id).stored ?? undefined;
+    this.mcp = new McpServers(config.mcp_servers, {
+      root: config.cwd,
+      vars: process.env,
+      timeoutMs: config.mcp_timeout * 1000,
+      projectFiles: config.mcp_project_files,
+      notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
+    });
+    const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);
+    const tools = new ToolSources([builtinTools(config.tools_needing_approval), mcpTools]);
+    const connection = connectionFor(config);
+    this.runners = runnerRegistryFor(config, connection, mcpTools);
+    const titleModel = config.auto_title === true ? config.model : config.auto_title || null;
+    this.askTitle = titleModel ? (exchange) => askTitle(connection, titleModel, exchange) : null;
+    this.chat = new Chat(
+      this.dispatch,
+      this.runners,
+      {
+        // The project's folder, or the worktree of a fork made with one (and of the forks that share it).
+        environmentFor: (id) => this.workspaces.of(id).environment,
+        tools,
+        fileWritten: written("edit_file"),
+        code: codeRecorder(snapshotsOf, this.dispatch, tell),
+      },
+      {
+        threadCreated: (thread, how) => {
+          this.persistence?.created(thread, this.chat, how);
+          // A background fork (or a promote's branch) gets its buffers when it is opened.
+          if (!how.background) this.buffers.mount(thread, how);
+        },
+        threadDeleted: (id) => {
+          this.buffers.unmount(id);
+          this.usage.forget(id);
+          this.compaction.forget(id);
+        },
+        forkEnded: (fork, how, into) => {
+          this.persistence?.ended(this.chat, fork, how, into);
+          // The parent takes the fork's windows: one stored is loaded to show the report.
+          const parentId = into ?? this.chat.lineage.get(fork.id)?.parentId;
+          if (parentId && this.buffers.get(fork.id) && this.chat.isStored(parentId)) this.threads.load(parentId);
+          this.buffers.handOver(fork.id, parentId);
+          const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
+          this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
+          if (parentId)
+            this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
+        },
+        reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
+        branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
+        claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
+      },
+      { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
+      { agentForkLimit: config.agent_fork_limit },
+    );
+    const expired = (id: ThreadId) => this.buffers.scheduleRender({ threads: [id], tree: false, moved: [] });
+    const storedHistory = (id: ThreadId) => this.persistence?.storedSource(id).history ?? null;
+    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired, storedHistory);
+    this.buffers = new Buffers(
+      nvim,
+      this.chat,
+      config.fork_open,
+      {
+        usage: (thread) => this.usage.listDetails(thread),
+        winbar: (thread) => this.usage.winbar(thread),
+        updated: (id) => this.persistence?.updated.get(id),
+        unreadable: () => this.unreadable,
+        label: (spec) => this.runners.label(spec),
+        ownMessages: (spec) => this.runners.ownMessages(spec),
+        notSaved: (id) => this.persistence?.notSaved(id),
+        worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
+      },
+      config.empty_hint,
+      { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
+      config.display_fill_step,
+    );
+    this.queries = new ThreadQueries(
+      this.chat,
+      this.buffers,
+      (id) => this.persistence?.updated.get(id),
+      this.usage,
+      (id) => this.workspaces.of(id).root,
+    );
+    this.opening = new OpenFromEnd({
+      stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),
+      tail: (id, minBytes) => this.persistence?.tail(id, minBytes) ?? null,
+      lockedBy: (id) => this.persistence?.store.lockedBy(id) ?? null,
+      showEnd: (id, num, title, lines) => this.buffers.showEnd(id, num, title, lines),
+      fillStep: config.display_fill_step,
+      open: (id) => {
+        if (!this.chat.threads.has(id)) this.threads.load(id);
+        this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
+      },
+      notifyError: (text) => this.nvim.notifyError(text),
+    });
+    this.threads = new LiveThreads(this.chat, this.persistence, this.workspaces, this.opening, this.buffers, nvim, this.dispatch);
+    this.claudeCode = new ClaudeCodeThreads(
+      {
+        create: (fields) => this.threads.create(fields),
+        historyOf: (id) =>
+          this.chat.threads.get(id)?.runner.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id).history : undefined),
+        titleOf: (id) => this.chat.titleOf(id),
+        nextNum: () => this.chat.nextNum(),
+        warn: (message) => this.nvim.notifyError(message),
+      },
+      config.cwd,
+    );
+    this.completer = new MentionCompleter(config.cwd, config.complete_max_items);
+    this.list = new ThreadListEntry(this.chat, this.buffers, this.persistence, () => this.rescan());
+    this.storeClock = this.persistence
+      ? new StoreClock(this.persistence, this.chat, {
+          notify: (level, text) => (level === "error" ? this.nvim.notifyError(text) : this.nvim.notifyInfo(text)),
+          redraw: () => this.buffers.redraw(),
+        })
+      : null;
+    this.forkClock = new ForkClock(this.chat, this.dispatch);
+    this.compaction = new Compaction(
+      {
+        chat: this.chat,
+        dispatch: this.dispatch,
+        notifyInfo: (text) => this.nvim.notifyInfo(text),
+        offer: (id, text) =>
+          void this.nvim.call("offer_compact", [id, text]).catch((e) => this.nvim.log(`offer_compact failed: ${String(e)}`)),
+        contextWindow: (model) => this.usage.contextWindow(model),
+      },
+      config.auto_compact,
+    );
+    this.rescan();
+    // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
+    startTimer(
+      () =>
+        this.codeServices.prune(() => [...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys()]),
+      SNAPSHOT_HOUSEKEEPING_DELAY_MS,
+    ).unref();
+  }
+
+  /** Reads what the store holds for this project into the chat (threads stay unloaded). */
+  rescan(): void {
+    if (!this.persistence) return;
+    try {
+      const { threads, unreadable } = this.persistence.scan();
+      this.unreadable = unreadable;
+      this.dispatch({ type: "chat-msg", msg: { type: "stored-found", threads } });
+    } catch (error) {
+      this.nvim.notifyError(`tine: could not list stored threads: ${(error as Error).message}`);
+    }
+  }
+
+  dispatch: Dispatch = (msg) => {
+    this.queue.push(msg);
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.queue.length) {
+        const next = this.queue.shift()!;
+        try {
+          this.chat.update(next);
+        } catch (error) {
+          this.nvim.notifyError(`tine: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+    // Only what this batch changed is written and drawn.
+    const changes = this.chat.takeChanges();
+    this.storeClock?.sync(null, changes);
+    this.lastActive?.note(this.chat);
+    this.forkClock.arm();
+    this.buffers.scheduleRender(changes);
+    if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
+    this.compaction?.checkMarks(changes.threads);
+  };
+
+  /** Writes what waits (streamed text, a retry), marks what the exit cuts, and releases the store's locks; the host is going away. */
+  close(): void {
+    try {
+      this.persistence?.sync(this.chat, Number.POSITIVE_INFINITY);
+      this.persistence?.interrupted(workingNow(this.chat).map((w) => w.id));
+    } catch (error) {
+      // On the way out: the locks must still be released.
+      this.nvim.log(`the last store sync failed: ${String(error)}`);
+    }
+    this.persistence?.close();
+    this.mcp.killAll();
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { testChat } from "../../test/helpers/test-chat.ts";
+import { History } from "../providers/history.ts";
+import { assistantMessage, entry, userMessage } from "../providers/native.ts";
+import { displayParts } from "./display-parts.ts";
+
+const words = { keys: { report: "gR", promote: "gP", discard: "gD" }, emptyHint: "type below" };
+const extras = { worksIn: () => null, notSaved: () => undefined };
+
+function twoMessages() {
+  const { chat, dispatch } = testChat();
+  const history = History.of([
+    entry(userMessage([{ type: "text", text: "why?" }])),
+    entry(assistantMessage([{ type: "text", text: "because" }])),
+  ]);
+  dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "src", num: 1, runner: { kind: "api", history } } });
+  dispatch({ type: "thread-msg", id: "src", msg: { type: "rename", title: "Source" } });
+  return { chat, dispatch };
+}
+
+describe("what a display says besides its messages", () => {
+  it("a fork's banner names its parent, the message it branched at and the keys that end it; the parent marks the fork there", () => {
+    const { chat, dispatch } = twoMessages();
+    dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId: "src", newId: "f", num: 2, prompt: "", atMessage: 0 } });
+    dispatch({ type: "thread-msg", id: "src", msg: { type: "label", target: 1, text: "keep" } });
+    const fork = displayParts(chat.threads.get("f")!, chat, extras, words);
+    expect(fork.headerLines.slice(0, 2)).toEqual([
+      `⑂ Forked from "Source" at your message "why?" · gp: go to parent`,
+      "  ends with: gR report to it · gP promote into it · gD discard",
+    ]);
+    const source = displayParts(chat.threads.get("src")!, chat, extras, words);
+    expect(source.forkMarks).toEqual([
+      { atMessage: 1, text: "🏷 keep" },
+      { atMessage: 0, text: `⑂ ${chat.titleOf("f")}` },
+    ]);
+    expect(source.headerLines).toEqual([]);
+  });
+
+  it("an empty thread shows the hint; one in a worktree, or not being saved, says so", () => {
+    const { chat, dispatch } = testChat();
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "t", num: 1, runner: { kind: "api" } } });
+    const parts = displayParts(chat.threads.get("t")!, chat, { worksIn: () => "/wt/a", notSaved: () => "the disk is full" }, words);
+    expect(parts.headerLines).toEqual([
+      "⎇ Works in a git worktree of its own: /wt/a",
+      "",
+      "type below",
+      "",
+      "⚠ Not being saved: the disk is full. It works on in memory and is written once saving works again.",
+      "",
+    ]);
+    expect(parts.noteLines).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * What a thread's display says besides its messages, from the thread and the tree alone: the
+ * lines above them (where it came from, where it works, its instructions and model, read-only or
+ * not being saved), the marks beside them (its forks, the user's labels) and the notes under the
+ * reply (reports that wait, files followed). Pure: buffers.ts writes them.
+ */
+import type { Chat } from "../chat/chat.ts";
+import { messageName } from "../chat/names.ts";
+import type { Thread } from "../chat/thread.ts";
+import { followedAfter } from "../context/follow.ts";
+import { instructionsLine } from "../context/instructions.ts";
+import { describeChoice } from "../providers/models.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
+import type { ListExtras } from "./thread-list.ts";
+import type { ThreadViewInput } from "./thread-view.ts";
+
+/** The display's own words: the keys a fork's banner names, and what a thread with no messages shows. */
+export type DisplayWords = {
+  readonly keys: { readonly report: string; readonly promote: string; readonly discard: string };
+  /** Shown in a thread with no messages yet. */
+  readonly emptyHint: string;
+};
+
+/** The message a fork branched at, as its banner names it (the fork holds it: it shares its parent's history up to there). */
+function forkPoint(fork: Thread, atMessage: number): string {
+  const history = fork.runner.history;
+  return messageName(atMessage < history.length ? history.at(atMessage).message : undefined);
+}
+
+/** The lines above a thread's messages, the marks beside them and the notes under the reply. */
+export function displayParts(
+  thread: Thread,
+  chat: Chat,
+  extras: Pick<ListExtras, "worksIn" | "notSaved">,
+  words: DisplayWords,
+): Pick<ThreadViewInput, "headerLines" | "forkMarks" | "noteLines"> {
+  const lineage = chat.lineage.get(thread.id);
+  const parentTitle = lineage && chat.titleOf(lineage.parentId);
+  const headerLines: string[] = [];
+  if (lineage && parentTitle !== undefined) {
+    switch (lineage.relation) {
+      case "fork":
+        headerLines.push(
+          `⑂ Forked from "${parentTitle}" at ${forkPoint(thread, lineage.atMessage)} · gp: go to parent`,
+          `  ends with: ${words.keys.report} report to it · ${words.keys.promote} promote into it · ${words.keys.discard} discard`,
+          "",
+        );
+        break;
+      case "handoff":
+        headerLines.push(`↪ Handed off from "${parentTitle}": a thread of its own · gp: go to it`, "");
+        break;
+      case "compact":
+        headerLines.push(
+          `⇣ Compacted from "${parentTitle}": its first ${lineage.atMessage + 1} messages summarized below; that thread is kept whole · gp: go to it`,
+          "",
+        );
+        break;
+      default:
+        assertUnreachable(lineage.relation);
+    }
+  }
+  const worksIn = extras.worksIn(thread.id);
+  if (worksIn) headerLines.push(`⎇ Works in a git worktree of its own: ${worksIn}`, "");
+  // What it sends after tine's system prompt, as read when it started.
+  const instructions = instructionsLine(thread.runner.spec.instructions);
+  if (instructions) headerLines.push(instructions, "");
+  // A model of its own (`:Tine model`); setup's goes unsaid.
+  const chosen = thread.runner.spec.model;
+  if (chosen) headerLines.push(`model: ${describeChoice(chosen)} (:Tine model)`, "");
+  if (thread.runner.history.length === 0 && !thread.runner.open) headerLines.push(words.emptyHint, "");
+  if (thread.readOnlyBy !== null)
+    headerLines.push(`🔒 Open for writing in another Neovim (pid ${thread.readOnlyBy}): read-only here. Fork it to continue.`, "");
+  const notSaved = extras.notSaved(thread.id);
+  if (notSaved) headerLines.push(`⚠ Not being saved: ${notSaved}. It works on in memory and is written once saving works again.`, "");
+  const forkMarks = chat.childrenOf(thread.id).map((child) => {
+    const l = chat.lineage.get(child)!;
+    // A compaction's title carries its own mark (⇣).
+    return { atMessage: l.atMessage, text: l.relation === "compact" ? `${chat.titleOf(child)}` : `⑂ ${chat.titleOf(child)}` };
+  });
+  for (const [atMessage, label] of thread.labels.messages) forkMarks.unshift({ atMessage, text: `🏷 ${label}` });
+  const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
+  const followed = [...followedAfter(thread.runner.history).keys()];
+  const contextLines = followed.length
+    ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
+    : [];
+  return { headerLines, forkMarks, noteLines: [...contextLines, ...reportLines] };
+}
