@@ -111,6 +111,7 @@ export class App {
       thread: (id) => this.live(id),
       codeOf: (id) => this.codeOf(id),
       parentOf: (id) => this.chat.lineage.get(id)?.parentId,
+      storedWorktree: (id) => this.chat.stored.get(id)?.worktree ?? undefined,
       dispatch: this.dispatch,
       written,
       log: (text) => nvim.log(text),
@@ -176,6 +177,7 @@ export class App {
             this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
         },
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
+        forkDue: (request) => this.codeServices.forkDue(request),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
         claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
       },
@@ -447,7 +449,7 @@ export class App {
     const live = this.chat.threads.get(sourceId);
     if (opts.restore_code && opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
     // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
-    const tree = opts.worktree ?? (this.wantsWorktree(opts.background === true) && (await this.workspaces.available()));
+    const tree = opts.worktree ?? (this.wantsWorktree(sourceId, opts.background === true) && (await this.workspaces.available()));
     if (opts.restore_code && !tree) {
       // The files first, as they were at the fork point (files changed since are left alone, and named).
       const { left } = await this.code.restore(sourceId, opts.at_message!, false);
@@ -466,9 +468,12 @@ export class App {
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
-    // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works.
-    if (tree) await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
-    else this.workspaces.share(newId, sourceId);
+    // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works;
+    // one that waits for its source gets it when due, made from the files as the source's turn left them.
+    const base = opts.restore_code ? forkBase(this.codeOf(sourceId), opts.at_message!) : null;
+    const whenDue = tree && wait && base === null;
+    if (tree && !whenDue) await this.workspaces.fork(sourceId, newId, num, base);
+    else if (!tree) this.workspaces.share(newId, sourceId);
     this.dispatch({
       type: "chat-msg",
       msg: {
@@ -483,16 +488,20 @@ export class App {
         storedSource,
         wait,
         background,
+        ...(whenDue ? { worktreeWhenDue: true } : {}),
       },
     });
-    if (!this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
+    if (!whenDue && !this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
     return newId;
   }
 
-  /** Whether `fork_worktree` gives a fork (a background one or not) a worktree without being asked. */
-  private wantsWorktree(background: boolean): boolean {
+  /**
+   * Whether `fork_worktree` gives a fork (a background one or not) a worktree without being asked;
+   * a fork of a thread in a worktree gets one of its own (unless "never"): forks never disturb each other's files.
+   */
+  private wantsWorktree(sourceId: ThreadId, background: boolean): boolean {
     const option = this.config.fork_worktree;
-    return option === "always" || (option === "background" && background);
+    return option === "always" || (option === "background" && (background || this.workspaces.inWorktree(sourceId)));
   }
 
   newThread(): Promise<Opened> {
@@ -544,7 +553,7 @@ export class App {
     const { title, reports, queue, code, labels } = loaded.raw;
     const { history, runner } = loaded;
     // Before the thread is made: its tools work in its worktree from the start.
-    this.workspaces.adopt(id, loaded.header.worktree, code.at(-1)?.id ?? null);
+    this.workspaces.adopt(id, loaded.header.worktree);
     this.dispatch({
       type: "chat-msg",
       msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },
