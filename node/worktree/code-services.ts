@@ -11,6 +11,7 @@ import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
 import { type CodeSnapshots, latestMark, MAX_SNAPSHOT_FILE_BYTES, openRepo, type SnapshotId, snapshotsOn } from "../snapshot/code.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
 import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
+import { worktreesIn } from "./worktree.ts";
 
 export type CodeHooks = Omit<ForkCodeEdges, "written"> & {
   /** A live thread (throws when there is none). */
@@ -82,7 +83,8 @@ export class CodeServices {
   /**
    * Drops the snapshots no thread of this project refers to (see CodeSnapshots.prune): `owners`
    * names every transcript on disk (a deleted thread's stays while its forks need it) and every
-   * live thread; worktrees being made and the last restore's undo are kept too.
+   * live thread; worktrees being made and the last restore's undo are kept too, and every
+   * worktree on disk keeps its fork point and its files (a worktree's own git borrows nothing from the store).
    */
   prune(owners: () => Iterable<string>): void {
     let kept: Set<string>;
@@ -92,6 +94,7 @@ export class CodeServices {
       this.hooks.log(`snapshot housekeeping skipped: ${String(error)}`);
       return;
     }
-    this.actions.snapshots.prune(kept, Date.now()).catch((e) => this.hooks.log(`snapshot housekeeping failed: ${String(e)}`));
+    const worktrees = worktreesIn(this.workspaces.folder()).map((w) => ({ root: w.path, base: w.base }));
+    this.actions.snapshots.prune(kept, Date.now(), worktrees).catch((e) => this.hooks.log(`snapshot housekeeping failed: ${String(e)}`));
   }
 }
