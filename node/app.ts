@@ -7,6 +7,7 @@
  * names them): each entry point checks what only the host knows and dispatches, in a few lines;
  * the work lives in chat/, view/, store/ and claude-code/.
  */
+import { existsSync } from "node:fs";
 import { Chat } from "./chat/chat.ts";
 import { isEmptyThread } from "./chat/empty-thread.ts";
 import { ForkClock } from "./chat/fork-clock.ts";
@@ -51,6 +52,7 @@ import { OpenFromEnd } from "./view/open-from-end.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
 import { CodeServices } from "./worktree/code-services.ts";
 import type { ForkCode } from "./worktree/fork-code.ts";
+import { type WorktreeReport, worktreeUsers } from "./worktree/health.ts";
 import { forkBase, type Workspaces } from "./worktree/workspaces.ts";
 
 /** How long after start-up the snapshot housekeeping runs (once a day at most). */
@@ -200,6 +202,7 @@ export class App {
         ownMessages: (spec) => this.runners.ownMessages(spec),
         notSaved: (id) => this.persistence?.notSaved(id),
         worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
+        onDisk: (path) => existsSync(path),
       },
       config.empty_hint,
       { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
@@ -747,6 +750,15 @@ export class App {
     const { health, unreadable } = this.persistence.health();
     this.unreadable = unreadable;
     return health;
+  }
+
+  /** What `:checkhealth tine` reports of this project's worktrees (node/worktree/health.ts). */
+  worktreeHealth(): Promise<WorktreeReport> {
+    const stored = [...this.chat.stored.values(), ...(this.persistence?.scan().ended ?? [])];
+    const worksIn = (id: ThreadId) => this.workspaces.of(id).stored?.path ?? null;
+    return this.codeServices.health(
+      worktreeUsers(this.chat.threads.values(), stored, worksIn, (id) => this.persistence?.storedCode(id) ?? null),
+    );
   }
 
   /** A thread's terminal program ended (a Claude Code session). */

@@ -10,6 +10,7 @@ import type { HostConfig } from "../config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
 import { type CodeSnapshots, latestMark, MAX_SNAPSHOT_FILE_BYTES, openRepo, type SnapshotId, snapshotsOn } from "../snapshot/code.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
+import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";
 import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
 
@@ -68,6 +69,11 @@ export class CodeServices {
       () => this.hooks.dispatch({ type: "chat-msg", msg: { type: "fork-thread", ...fork, wait: false } }),
       (e: Error) => this.hooks.tell(`tine: the fork that waited for its source was not made: ${e.message}`, true),
     );
+  }
+
+  /** What `:checkhealth tine` says of this project's worktrees, and of the threads (`users`) that work in them. */
+  health(users: readonly WorktreeUser[]): Promise<WorktreeReport> {
+    return worktreeHealth(this.workspaces.folder(), users, this.actions.snapshots);
   }
 
   /** A thread's last snapshot, or null (none, or not a thread of this project any more). */
