@@ -34,7 +34,9 @@ import { type LineAction, lineAction } from "./view/line-actions.ts";
 import type { ThreadListEntry } from "./view/list-entry.ts";
 import type { OpenFromEnd } from "./view/open-from-end.ts";
 import type { ThreadQueries } from "./view/thread-queries.ts";
+import type { CodeServices } from "./worktree/code-services.ts";
 import type { ForkCode } from "./worktree/fork-code.ts";
+import { type WorktreeReport, worktreeUsers } from "./worktree/health.ts";
 import type { Workspaces } from "./worktree/workspaces.ts";
 
 export class App {
@@ -58,6 +60,7 @@ export class App {
   readonly usage: UsageBook;
   readonly compaction: Compaction;
   private readonly lastActive: LastActive | null;
+  private readonly codeServices: CodeServices;
   private readonly dispatch: Dispatch;
 
   constructor(
@@ -82,6 +85,7 @@ export class App {
       usage: this.usage,
       compaction: this.compaction,
       lastActive: this.lastActive,
+      codeServices: this.codeServices,
       dispatch: this.dispatch,
     } = this.services);
     this.sending = new SendFlow(this.services);
@@ -340,6 +344,15 @@ export class App {
     const { health, unreadable } = this.persistence.health();
     this.services.unreadable = unreadable;
     return health;
+  }
+
+  /** What `:checkhealth tine` reports of this project's worktrees (node/worktree/health.ts). */
+  worktreeHealth(): Promise<WorktreeReport> {
+    const stored = [...this.chat.stored.values(), ...(this.persistence?.scan().ended ?? [])];
+    const worksIn = (id: ThreadId) => this.workspaces.of(id).stored?.path ?? null;
+    return this.codeServices.health(
+      worktreeUsers(this.chat.threads.values(), stored, worksIn, (id) => this.persistence?.storedCode(id) ?? null),
+    );
   }
 
   /** A thread's terminal program ended (a Claude Code session). */

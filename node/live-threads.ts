@@ -52,7 +52,7 @@ export class LiveThreads {
     const { title, reports, queue, code, labels } = loaded.raw;
     const { history, runner } = loaded;
     // Before the thread is made: its tools work in its worktree from the start.
-    this.workspaces.adopt(id, loaded.header.worktree, code.at(-1)?.id ?? null);
+    this.workspaces.adopt(id, loaded.header.worktree);
     this.dispatch({
       type: "chat-msg",
       msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },

@@ -8,6 +8,7 @@
  * A little over 300 lines because it is the one place where the services meet: each callback
  * below says what one service asks of the others.
  */
+import { existsSync } from "node:fs";
 import { Chat } from "./chat/chat.ts";
 import { ForkClock } from "./chat/fork-clock.ts";
 import type { Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
@@ -60,7 +61,7 @@ export class Services {
   /** What the user does with code snapshots: change lists, restore (node/snapshot/). */
   readonly code: CodeActions;
   /** Snapshots, workspaces, worktree forks' ends (node/worktree/code-services.ts). */
-  private readonly codeServices: CodeServices;
+  readonly codeServices: CodeServices;
   /** Where each thread works: the project's folder or a fork's worktree (node/worktree/). */
   readonly workspaces: Workspaces;
   /** What a worktree fork's end does to its files: merge, summary, removal. */
@@ -100,6 +101,7 @@ export class Services {
       thread: (id) => this.threads.live(id),
       codeOf: (id) => this.threads.codeOf(id),
       parentOf: (id) => this.chat.lineage.get(id)?.parentId,
+      storedWorktree: (id) => this.chat.stored.get(id)?.worktree ?? undefined,
       dispatch: this.dispatch,
       written,
       log: (text) => nvim.log(text),
@@ -165,6 +167,7 @@ export class Services {
             this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
         },
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
+        forkDue: (request) => this.codeServices.forkDue(request),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
         claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
       },
@@ -187,6 +190,7 @@ export class Services {
         ownMessages: (spec) => this.runners.ownMessages(spec),
         notSaved: (id) => this.persistence?.notSaved(id),
         worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
+        onDisk: (path) => existsSync(path),
       },
       config.empty_hint,
       { ...config.fork_keys, editQueued: config.keymaps.edit_queued },

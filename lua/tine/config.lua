@@ -72,7 +72,8 @@ M.defaults = {
   snapshot_keep_days = 30,
   -- Forks that work in a git worktree of their own (:help tine-worktree), made from the snapshot at
   -- the fork point: "always" (every fork you take), "background" (@bg forks, which work while you
-  -- edit) or "never". `--worktree` asks for one anyway. Needs git, a git repository and snapshots.
+  -- edit, and forks of a fork that has a worktree) or "never". `--worktree` asks for one anyway.
+  -- Needs git, a git repository and snapshots.
   fork_worktree = "background",
   -- Where forks' worktrees are made (a folder per project inside); false: <data_dir>/worktrees.
   worktree_dir = false,

@@ -148,6 +148,34 @@ function M.check()
   else
     h.info(("off: %s (a turn's changed files are not listed, :Tine restore cannot bring files back)"):format(snap.why))
   end
+
+  h.start("tine.nvim: worktrees")
+  local wt_ok, wt = pcall(host.request, "worktree_health")
+  if not wt_ok then
+    h.error("the host could not report on the worktrees: " .. tostring(wt))
+  elseif #wt.worktrees == 0 then
+    h.info("none made (they go in " .. wt.dir .. ")")
+  else
+    for _, w in ipairs(wt.worktrees) do
+      local size = ("%.1f MiB"):format(w.bytes / 1048576)
+      local changed = w.changed == vim.NIL and "no turn recorded"
+        or ("%d changed file%s"):format(w.changed, w.changed == 1 and "" or "s")
+      if w.merge_into ~= vim.NIL then
+        h.info(("%s: its conflicted merge into %s waits for :Tine merge done · %s"):format(w.path, w.merge_into, size))
+      elseif #w.threads > 0 then
+        h.ok(("%s: %s · %s · %s"):format(w.path, table.concat(w.threads, ", "), changed, size))
+      else
+        -- A deleted fork's, or one whose transcript is gone: tine no longer removes it.
+        h.warn(
+          ("%s: left over: no thread works in it (%s): remove it with :!rm -rf %s"):format(
+            w.path,
+            size,
+            vim.fn.shellescape(w.path)
+          )
+        )
+      end
+    end
+  end
 end
 
 return M

@@ -203,7 +203,7 @@ export class Chat implements ChatTree {
         // The user forks it (the agent's forks are taken by fork-exits): activity in a fork.
         this.forks.update({ type: "activity", id: m.sourceId, by: "user", now: this.clock.now() });
         if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, m);
-        else this.forkNow(m);
+        else this.forkWhenDue(m);
         return;
       case "cancel-waiting-fork":
         this.waitingForks.delete(m.sourceId);
@@ -315,9 +315,19 @@ export class Chat implements ChatTree {
     if (waiting) {
       this.waitingForks.delete(thread.id);
       this.version++;
-      this.forkNow(waiting);
+      this.forkWhenDue(waiting);
     }
     this.exits.atRest(thread);
+  }
+
+  /** A fork is due: taken now, or (one whose worktree is made when due) handed to the host at the source's last message. */
+  private forkWhenDue(request: ForkRequest): void {
+    if (!request.worktreeWhenDue) {
+      this.forkNow(request);
+      return;
+    }
+    const length = this.threads.get(request.sourceId)?.runner.history.length ?? request.storedSource?.history.length ?? 0;
+    this.events.forkDue({ ...request, atMessage: request.atMessage ?? length - 1 });
   }
 
   forkNow(request: ForkRequest): void {

@@ -2,7 +2,7 @@
  * What the chat tells the host (the UI and the store follow threads through these), the clock and
  * the limits it is given: the chat's edges, so it never touches buffers, files or timers itself.
  */
-import type { ForkEnd, ThreadId } from "./msgs.ts";
+import type { ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
 import type { QueuedReport } from "./prompts.ts";
 import type { Thread } from "./thread.ts";
 
@@ -14,6 +14,8 @@ export type ChatEvents = {
   forkEnded(fork: Thread, how: ForkEnd, into?: ThreadId): void;
   /** A promote moved the parent's old tail to `siblingId`: forks taken from it after `atMessage` follow. */
   branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void;
+  /** A fork whose worktree is made when due is due (its source at rest, `atMessage` its last message): the host makes it, then forks. */
+  forkDue(request: ForkRequest): void;
   /** A report for a parent that is stored and not loaded: it is written to the parent's log. */
   reportToStored(parentId: ThreadId, report: QueuedReport): void;
   /**

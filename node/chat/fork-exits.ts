@@ -62,8 +62,9 @@ export function linkedThread(
   relation: Exclude<Relation, "fork">,
   prefill?: string,
 ): Thread {
-  const thread = chat.makeThread(made.id, made.num, made.title, made.runner);
+  // Linked first: the host's services for the new thread (where it works) follow its source.
   chat.lineage.link(made.id, { parentId: sourceId, atMessage: Math.max(0, atMessage), relation });
+  const thread = chat.makeThread(made.id, made.num, made.title, made.runner);
   chat.add(thread, { under: sourceId, ...(prefill === undefined ? {} : { prefill }) }, true);
   return thread;
 }

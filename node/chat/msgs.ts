@@ -81,7 +81,8 @@ export type StoredThread = {
   /** The user's label on it (`L`), or null. */
   readonly label: string | null;
   /** tine stopped (a quit, a restart) while it worked, and nothing was sent to it since: opening it from the list offers to go on. */
-  readonly interrupted: boolean;
+  readonly interrupted: boolean /** The git worktree of its own it works in, as its transcript keeps it (null: none of its own). */;
+  readonly worktree: { readonly path: string; readonly base: string } | null;
 };
 
 export type ForkRequest = {
@@ -98,6 +99,8 @@ export type ForkRequest = {
   prefill?: string;
   /** The source when it is stored and not loaded: the fork is cloned from its history, run as it ran. */
   storedSource?: StoredSource;
+  /** In a worktree of its own made when the fork is due (from the source's files then): the host forks once it is made (ChatEvents.forkDue). */
+  worktreeWhenDue?: true;
   /** Wait until the source is at rest (reply finished, tools answered), then fork. */
   wait?: boolean;
   /** Run without a window; report back to the source when its turn ends. */

@@ -17,7 +17,7 @@ import type { ContextLimits } from "../context/files.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { Services } from "../services.ts";
-import type { CodeActions } from "../snapshot/actions.ts";
+import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { randomUuid } from "../util/uuid.ts";
 import type { Buffers } from "../view/buffers.ts";
@@ -39,6 +39,8 @@ export class SendFlow {
   private readonly live: (id: ThreadId) => Thread;
   /** A thread open read-only here whose writer is gone is taken over first (live-threads.ts). */
   private readonly takeOverIfFree: (id: ThreadId) => void;
+  /** A thread's code, live or stored (live-threads.ts). */
+  private readonly codeOf: (id: ThreadId) => ThreadCode;
 
   constructor(services: Services) {
     ({
@@ -55,6 +57,7 @@ export class SendFlow {
     } = services);
     this.live = (id) => services.threads.live(id);
     this.takeOverIfFree = (id) => services.threads.takeOverIfFree(id);
+    this.codeOf = (id) => services.threads.codeOf(id);
   }
 
   /**
@@ -172,7 +175,7 @@ export class SendFlow {
     const live = this.chat.threads.get(sourceId);
     if (opts.restore_code && opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
     // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
-    const tree = opts.worktree ?? (this.wantsWorktree(opts.background === true) && (await this.workspaces.available()));
+    const tree = opts.worktree ?? (this.wantsWorktree(sourceId, opts.background === true) && (await this.workspaces.available()));
     if (opts.restore_code && !tree) {
       // The files first, as they were at the fork point (files changed since are left alone, and named).
       const { left } = await this.code.restore(sourceId, opts.at_message!, false);
@@ -191,10 +194,13 @@ export class SendFlow {
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
+    // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works;
+    // one that waits for its source gets it when due, made from the files as the source's turn left them.
+    const base = opts.restore_code ? forkBase(this.codeOf(sourceId), opts.at_message!) : null;
+    const whenDue = tree && wait && base === null;
     const make = async () => {
-      // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works.
-      if (tree) await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
-      else this.workspaces.share(newId, sourceId);
+      if (tree && !whenDue) await this.workspaces.fork(sourceId, newId, num, base);
+      else if (!tree) this.workspaces.share(newId, sourceId);
       this.dispatch({
         type: "chat-msg",
         msg: {
@@ -209,6 +215,7 @@ export class SendFlow {
           storedSource,
           wait,
           background,
+          ...(whenDue ? { worktreeWhenDue: true } : {}),
         },
       });
     };
@@ -226,14 +233,17 @@ export class SendFlow {
       return newId;
     }
     await make();
-    if (!this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
+    if (!whenDue && !this.chat.waitingForks.has(sourceId) && !background) await this.buffers.of(newId);
     return newId;
   }
 
-  /** Whether `fork_worktree` gives a fork (a background one or not) a worktree without being asked. */
-  private wantsWorktree(background: boolean): boolean {
+  /**
+   * Whether `fork_worktree` gives a fork (a background one or not) a worktree without being asked;
+   * a fork of a thread in a worktree gets one of its own (unless "never"): forks never disturb each other's files.
+   */
+  private wantsWorktree(sourceId: ThreadId, background: boolean): boolean {
     const option = this.config.fork_worktree;
-    return option === "always" || (option === "background" && background);
+    return option === "always" || (option === "background" && (background || this.workspaces.inWorktree(sourceId)));
   }
 
   /** Cancels the fork waiting for `sourceId` to come to rest, if any, and says so. */

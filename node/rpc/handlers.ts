@@ -107,6 +107,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return at?.file == null ? null : app.code.fileBefore(id, at.message, at.file);
   },
   snapshot_health: ({ app }) => app.code.snapshots.health(),
+  worktree_health: ({ app }) => app.worktreeHealth(),
   code_differs: ({ app }, [id, at]) => app.code.differs(id, at),
   merge_done: ({ app }, [force]) => app.forkCode.mergeDone(force),
 

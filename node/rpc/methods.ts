@@ -10,6 +10,7 @@ import type { McpServerReport } from "../mcp/registry.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import type { UsageInfo } from "../usage/book.ts";
 import type { TypedHelp } from "../view/input-help.ts";
+import type { WorktreeReport } from "../worktree/health.ts";
 import {
   type Arg,
   type ArgValues,
@@ -239,6 +240,8 @@ export const METHODS = {
   /** The changed file at a display line of a change list, and its text before the turn. */
   file_before: { args: [id, arg("line", index)], result: returns<FileBefore | null>() },
   snapshot_health: { args: [], result: returns<SnapshotHealthInfo>() },
+  /** The worktrees tine made for this project (`:checkhealth tine`): threads, changed files, size; none named: left over. */
+  worktree_health: { args: [], result: returns<WorktreeReport>() },
   /** Whether message `at_message`'s files differ from the thread's latest snapshot (a fork there may restore them). */
   code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
   /** `:Tine merge done[!]`: conflicted merges of worktree forks accepted, their worktrees removed (refused while markers are left, unless `force`); how many. */

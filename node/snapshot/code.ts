@@ -11,11 +11,11 @@ import type { ThreadId } from "../chat/msgs.ts";
 import type { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import type { FileChange } from "./git-output.ts";
-import { type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
+import { type KeptWorktree, type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
 import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
 export type { FileChange } from "./git-output.ts";
-export type { SnapshotId, StoredFile, Taken } from "./repo.ts";
+export type { KeptWorktree, SnapshotId, StoredFile, Taken } from "./repo.ts";
 export type { RestoreUndo } from "./undo-record.ts";
 
 /**
@@ -76,9 +76,10 @@ export interface CodeSnapshots {
   health(): Promise<SnapshotHealth>;
   /**
    * Housekeeping, at most once a day (else 0): drops the snapshots of owners not in `owners` (a
-   * thread that is gone) and those older than the keep limit. Returns how many were dropped.
+   * thread that is gone) and those older than the keep limit, keeping what `worktrees` (those on
+   * disk) still need. Returns how many were dropped.
    */
-  prune(owners: ReadonlySet<string>, now: number): Promise<number>;
+  prune(owners: ReadonlySet<string>, now: number, worktrees?: readonly KeptWorktree[]): Promise<number>;
   /** The last restore's undo, kept on disk (null: none, or it was undone). */
   lastRestore(): Promise<RestoreUndo | null>;
   /** Keeps the undo of the restore just made (null: it was undone). */
@@ -146,10 +147,10 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
       const r = await repo();
       return "off" in r ? { on: false, why: r.off } : { on: true, root: r.root, dir: r.gitDir, bytes: r.size() };
     },
-    async prune(owners, now) {
+    async prune(owners, now, worktrees) {
       const r = await repo();
       if ("off" in r || !r.pruneDue(now, DAY_MS)) return 0;
-      return r.prune(owners, now - keepDays * DAY_MS);
+      return r.prune(owners, now - keepDays * DAY_MS, worktrees);
     },
     async lastRestore() {
       const r = await repo();

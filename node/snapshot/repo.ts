@@ -35,6 +35,11 @@ export type Taken = {
 export type StoredFile = { readonly mode: string; readonly bytes: Buffer };
 
 const SNAPSHOT_REFS = "refs/tine/";
+/** Refs that hold what the worktrees on disk still need (see `prune`), made again at each housekeeping. */
+const WORKTREE_REFS = "refs/tine-worktrees/";
+
+/** A worktree on disk made from this store, as housekeeping keeps it: its folder and its fork point. */
+export type KeptWorktree = { readonly root: string; readonly base: SnapshotId };
 
 /** How often the index's stat data is refreshed behind the snapshots. */
 const REFRESH_EVERY_MS = 60_000;
@@ -297,9 +302,10 @@ export class SnapshotRepo {
 
   /**
    * Drops the refs of snapshots whose owner is not in `owners` (a thread that is gone), and of
-   * every snapshot older than `cutoff` (ms since the epoch); then git drops what no ref holds.
+   * every snapshot older than `cutoff` (ms since the epoch); then git drops what no ref holds,
+   * except what `worktrees` (those on disk) still need, however old: see `keepWorktrees`.
    */
-  prune(owners: ReadonlySet<string>, cutoff: number): Promise<number> {
+  prune(owners: ReadonlySet<string>, cutoff: number, worktrees: readonly KeptWorktree[] = []): Promise<number> {
     return this.serial(async () => {
       const listing = (await this.run(["for-each-ref", "--format=%(refname) %(committerdate:unix)", SNAPSHOT_REFS])).stdout.toString(
         "utf8",
@@ -313,11 +319,40 @@ export class SnapshotRepo {
       }
       if (drop.length) await this.run(["update-ref", "--stdin"], drop.map((r) => `delete ${r}\n`).join(""));
       for (const r of drop) this.refs.delete(r.slice(SNAPSHOT_REFS.length));
+      await this.keepWorktrees(worktrees);
       // The last snapshot may have lost its ref: the next one is committed afresh.
       this.last = null;
       await this.run(["gc", "--quiet", "--prune=now"]);
       return drop.length;
     });
+  }
+
+  /**
+   * Refs for what each worktree still needs from this store: its fork point (a promote merges
+   * from it) and the files its index here names (its next snapshot writes only what changed
+   * since, the rest by the hashes this index holds). The project's own index is kept by git itself.
+   */
+  private async keepWorktrees(worktrees: readonly KeptWorktree[]): Promise<void> {
+    const wanted = new Map<string, string>();
+    for (const w of worktrees) {
+      const key = `${WORKTREE_REFS}${projectKey(w.root)}`;
+      wanted.set(`${key}/base`, w.base);
+      const index = this.viewIndex(w.root);
+      if (!existsSync(index)) continue;
+      const env = { ...this.env(), GIT_INDEX_FILE: index };
+      const tree = await git(["write-tree"], { cwd: this.root, env }).catch(() => null);
+      if (tree) wanted.set(`${key}/index`, tree.stdout.toString("utf8").trim());
+    }
+    // Only objects still here can be held (a fork point dropped before this housekeeping is gone).
+    const shas = [...new Set(wanted.values())];
+    const check = shas.length ? (await this.run(["cat-file", "--batch-check"], `${shas.join("\n")}\n`)).stdout.toString("utf8") : "";
+    const missing = new Set(check.split("\n").flatMap((line) => (line.endsWith(" missing") ? [line.split(" ")[0]!] : [])));
+    const held = (await this.run(["for-each-ref", "--format=%(refname)", WORKTREE_REFS])).stdout.toString("utf8").split("\n");
+    const commands = [
+      ...held.filter((ref) => ref && !wanted.has(ref)).map((ref) => `delete ${ref}\n`),
+      ...[...wanted].filter(([, sha]) => !missing.has(sha)).map(([ref, sha]) => `update ${ref} ${sha}\n`),
+    ];
+    if (commands.length) await this.run(["update-ref", "--stdin"], commands.join(""));
   }
 
   /** Bytes the repository and its index take on disk. */

@@ -31,6 +31,7 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredT
     busyBy,
     label: s.label ?? null,
     interrupted: s.interrupted === true,
+    worktree: s.worktree,
   };
 }
 

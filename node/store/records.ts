@@ -309,7 +309,8 @@ export function isParentPointer(p: unknown): p is ParentPointer {
   );
 }
 
-function isWorktree(w: unknown): w is NonNullable<Header["worktree"]> {
+/** A worktree as a header (or the list's index) keeps it: an absolute folder and a snapshot. */
+export function isWorktree(w: unknown): w is NonNullable<Header["worktree"]> {
   return (
     isObject(w) &&
     typeof w["path"] === "string" &&

@@ -6,7 +6,7 @@
 import { renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { checkRunnerSpec } from "../chat/runner.ts";
 import { readRegular } from "../util/regular-file.ts";
-import { ENDINGS, FORMAT_VERSION, isParentPointer, isThreadId } from "./records.ts";
+import { ENDINGS, FORMAT_VERSION, isParentPointer, isThreadId, isWorktree } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
 import { isCount, isObject } from "./shapes.ts";
 import type { ScanState, ThreadSummary } from "./summary.ts";
@@ -64,6 +64,9 @@ function checkSummary(v: unknown): ThreadSummary | null {
   if (!isObject(v)) return null;
   const { id, num, title, cwd, model, created, parent, updated, messages, deleted, runner, branches, ended, problems, label, interrupted } =
     v;
+  // Present in every entry (null: none); an index written before worktrees is scanned again.
+  const worktree = v["worktree"];
+  if (worktree !== null && !isWorktree(worktree)) return null;
   if (!isThreadId(id) || !isCount(num) || typeof title !== "string" || typeof cwd !== "string" || typeof model !== "string") return null;
   if (typeof created !== "number" || typeof updated !== "number" || !isCount(messages) || typeof deleted !== "boolean") return null;
   if (parent !== null && !isParentPointer(parent)) return null;
@@ -95,5 +98,6 @@ function checkSummary(v: unknown): ThreadSummary | null {
     problems: problems as LogProblem[],
     label: label ?? null,
     interrupted: interrupted === true,
+    worktree,
   };
 }

@@ -9,7 +9,7 @@ import { closeSync, fstatSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
 import { openRegular, readFrom } from "../util/regular-file.ts";
-import { decode, type ParentPointer } from "./records.ts";
+import { decode, type Header, type ParentPointer } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
 
 export type ThreadSummary = {
@@ -35,6 +35,8 @@ export type ThreadSummary = {
   readonly label?: string | null;
   /** Cut off when tine stopped while it worked, with no message since (absent in an index written before). */
   readonly interrupted?: boolean;
+  /** The git worktree of its own it works in (its header's), or null: the project's folder (or its parent's). */
+  readonly worktree: NonNullable<Header["worktree"]> | null;
 };
 
 export type ScanState = {
@@ -105,6 +107,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
           branches: [],
           problems: [],
           runner: r.runner,
+          worktree: r.worktree ?? null,
         };
         title = r.title;
         messages = r.parent?.relation === "fork" ? r.parent.messages : 0;

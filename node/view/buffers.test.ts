@@ -45,6 +45,7 @@ function setup() {
       usage: () => [],
       winbar: () => [],
       worksIn: () => null,
+      onDisk: () => false,
     },
     "",
     { report: "r", promote: "p", discard: "d", editQueued: false },

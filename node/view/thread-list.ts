@@ -48,6 +48,8 @@ export type ListExtras = {
   ownMessages(spec: RunnerSpec): number | null;
   /** The folder a live thread works in when it is not the project's (a worktree fork's worktree), or null. */
   worksIn(id: ThreadId): string | null;
+  /** Whether a stored (or ended) thread's worktree is still on disk (a reported fork's stays). */
+  onDisk(path: string): boolean;
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -270,6 +272,7 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
     details: [
       msgs(extras.ownMessages(t.runner) ?? t.messages),
       when(t.updated),
+      ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${t.worktree.path}`] : []),
       ...(t.problems ? [`⚠ ${t.problems} unreadable line(s)`] : []),
     ],
     active: false,

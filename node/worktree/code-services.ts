@@ -4,13 +4,15 @@
  * a worktree fork's end does to its files (`ForkCode`), and the housekeeping that drops the
  * snapshots no thread refers to any more.
  */
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { HostConfig } from "../config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
-import { type CodeSnapshots, MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "../snapshot/code.ts";
+import { type CodeSnapshots, latestMark, MAX_SNAPSHOT_FILE_BYTES, openRepo, type SnapshotId, snapshotsOn } from "../snapshot/code.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
-import { Workspaces, worktreeFolder } from "./workspaces.ts";
+import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";
+import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
+import { worktreesIn } from "./worktree.ts";
 
 export type CodeHooks = Omit<ForkCodeEdges, "written"> & {
   /** A live thread (throws when there is none). */
@@ -18,6 +20,8 @@ export type CodeHooks = Omit<ForkCodeEdges, "written"> & {
   /** The marks of a live or stored thread. */
   readonly codeOf: (id: ThreadId) => ThreadCode;
   readonly parentOf: (id: ThreadId) => ThreadId | undefined;
+  /** The worktree a stored thread's transcript names, if any. */
+  readonly storedWorktree: (id: ThreadId) => StoredWorktree | undefined;
   readonly dispatch: Dispatch;
   /** A file was written by `by` (an edit, a restore, a merge): buffers holding it are reloaded. */
   readonly written: (by: string) => (path: string) => void;
@@ -46,15 +50,47 @@ export class CodeServices {
     const snapshots = snapshotsOn(repo, keepDays);
     const limits = { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny };
     const folder = { projectRoot: config.cwd, dir: worktreeFolder(config), limits, keepDays };
-    this.workspaces = new Workspaces(repo, snapshots, folder, hooks.parentOf);
+    this.workspaces = new Workspaces(repo, snapshots, folder, {
+      parentOf: hooks.parentOf,
+      storedWorktree: hooks.storedWorktree,
+      latestOf: (id) => this.latestOf(id),
+    });
     this.actions = new CodeActions(snapshots, hooks.thread, hooks.codeOf, hooks.dispatch, hooks.written(":Tine restore"), this.snapshotsOf);
     this.forkCode = new ForkCode(this.workspaces, { ...hooks, written: hooks.written("the merge") });
   }
 
   /**
+   * A fork whose worktree is made when due is due (chat: forkDue): its worktree is made from its
+   * source's files now (as the source's turn left them), then the fork is taken.
+   */
+  forkDue(request: ForkRequest): void {
+    const { worktreeWhenDue: _, ...fork } = request;
+    this.workspaces.fork(request.sourceId, request.newId, request.num, null).then(
+      () => this.hooks.dispatch({ type: "chat-msg", msg: { type: "fork-thread", ...fork, wait: false } }),
+      (e: Error) => this.hooks.tell(`tine: the fork that waited for its source was not made: ${e.message}`, true),
+    );
+  }
+
+  /** What `:checkhealth tine` says of this project's worktrees, and of the threads (`users`) that work in them. */
+  health(users: readonly WorktreeUser[]): Promise<WorktreeReport> {
+    return worktreeHealth(this.workspaces.folder(), users, this.actions.snapshots);
+  }
+
+  /** A thread's last snapshot, or null (none, or not a thread of this project any more). */
+  private latestOf(id: ThreadId): SnapshotId | null {
+    try {
+      const { code, history } = this.hooks.codeOf(id);
+      return latestMark(code, history)?.id ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
    * Drops the snapshots no thread of this project refers to (see CodeSnapshots.prune): `owners`
    * names every transcript on disk (a deleted thread's stays while its forks need it) and every
-   * live thread; worktrees being made and the last restore's undo are kept too.
+   * live thread; worktrees being made and the last restore's undo are kept too, and every
+   * worktree on disk keeps its fork point and its files (a worktree's own git borrows nothing from the store).
    */
   prune(owners: () => Iterable<string>): void {
     let kept: Set<string>;
@@ -64,6 +100,7 @@ export class CodeServices {
       this.hooks.log(`snapshot housekeeping skipped: ${String(error)}`);
       return;
     }
-    this.actions.snapshots.prune(kept, Date.now()).catch((e) => this.hooks.log(`snapshot housekeeping failed: ${String(e)}`));
+    const worktrees = worktreesIn(this.workspaces.folder()).map((w) => ({ root: w.path, base: w.base }));
+    this.actions.snapshots.prune(kept, Date.now(), worktrees).catch((e) => this.hooks.log(`snapshot housekeeping failed: ${String(e)}`));
   }
 }

@@ -9,13 +9,13 @@
  * conflicts is accepted by `:Tine merge done` (refused while a listed file still holds markers,
  * unless forced). Until then the worktree's marker notes it, so it is found after a restart too.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ForkEnd, ThreadId } from "../chat/msgs.ts";
 import type { FileChange } from "../snapshot/code.ts";
 import { type MergeConflict, markersLeft, mergeChanges } from "./merge.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
-import { pendingMerge, setPendingMerge } from "./worktree.ts";
+import { setPendingMerge, worktreesIn } from "./worktree.ts";
 
 /** What the host does for these ends: tell the user, fill the quickfix list, queue a report for a thread. */
 export type ForkCodeEdges = {
@@ -133,11 +133,7 @@ export class ForkCode {
    * how many were accepted.
    */
   async mergeDone(force: boolean): Promise<number> {
-    const folder = this.workspaces.folder();
-    const pending = (existsSync(folder) ? readdirSync(folder) : [])
-      .map((name) => join(folder, name))
-      .map((path) => ({ path, merge: pendingMerge(path) }))
-      .filter((p) => p.merge !== null);
+    const pending = worktreesIn(this.workspaces.folder()).filter((w) => w.merge !== null);
     if (!pending.length) throw new Error("tine: no merge waits to be accepted");
     if (!force) {
       const unresolved = pending.flatMap(({ merge }) =>

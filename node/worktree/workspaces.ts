@@ -4,15 +4,16 @@
  * folder, in the project's one store) and what its transcript stores of it. The chat, the store
  * and the views get these through the host and never ask which kind a workspace is.
  *
- * A thread works where it was put (a fork made with a worktree), else where its parent works (a
- * plain fork shares its source's folder), else in the project's folder; the answer is kept, so a
- * thread never changes folder under its tools.
+ * A thread works where it was put (a fork made with a worktree), else in the worktree its
+ * transcript names (a stored thread, opened or not), else where its parent works (a plain fork
+ * shares its source's folder, a hand-off or a compaction carries on where its source worked), else
+ * in the project's folder; the answer is kept, so a thread never changes folder under its tools.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ThreadId } from "../chat/msgs.ts";
-import type { Thread } from "../chat/thread.ts";
-import { type CodeSnapshots, markAt, type OpenRepo, type SnapshotId, snapshotsOn } from "../snapshot/code.ts";
+import type { History } from "../providers/history.ts";
+import { type CodeSnapshots, markAt, type OpenRepo, type SnapshotId, snapshotsOn, type ThreadMark } from "../snapshot/code.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
 import { projectKey } from "../store/store.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
@@ -43,10 +44,23 @@ export function worktreeFolder(config: { readonly worktree_dir: string | false; 
   return config.worktree_dir || join(config.data_dir, "worktrees");
 }
 
-/** The snapshot message `atMessage` of `thread` was made on (a worktree made from it has the files as they were there), or null: they are as now. */
-export function forkBase(thread: Thread, atMessage: number): SnapshotId | null {
-  return markAt(thread.code, thread.runner.history, atMessage)?.id ?? null;
+/** The snapshot message `atMessage` of a thread (live or stored) was made on (a worktree made from it has the files as they were there), or null: they are as now. */
+export function forkBase(
+  thread: { readonly code: readonly ThreadMark[]; readonly history: History },
+  atMessage: number,
+): SnapshotId | null {
+  return markAt(thread.code, thread.history, atMessage)?.id ?? null;
 }
+
+/** What workspaces need to know of the threads. */
+export type WorkspaceThreads = {
+  /** The thread a thread was forked from (or handed off from, or compacted from), if any. */
+  parentOf(id: ThreadId): ThreadId | undefined;
+  /** The worktree a stored thread's transcript names (undefined: none, or not a stored thread). */
+  storedWorktree(id: ThreadId): StoredWorktree | undefined;
+  /** The thread's last snapshot (null: none), from which a worktree that is gone is made again. */
+  latestOf(id: ThreadId): SnapshotId | null;
+};
 
 export class Workspaces {
   readonly project: Workspace;
@@ -59,8 +73,7 @@ export class Workspaces {
     private readonly repo: OpenRepo,
     projectSnapshots: CodeSnapshots,
     private readonly options: WorkspaceOptions,
-    /** The thread a thread was forked from (or handed off from), if any. */
-    private readonly parentOf: (id: ThreadId) => ThreadId | undefined,
+    private readonly threads: WorkspaceThreads,
   ) {
     const root = options.projectRoot;
     this.project = { root, environment: localEnvironment(root, options.limits), snapshots: projectSnapshots, stored: null };
@@ -70,10 +83,16 @@ export class Workspaces {
   of(id: ThreadId): Workspace {
     const known = this.byThread.get(id);
     if (known) return known;
-    const parent = this.parentOf(id);
-    const found = parent !== undefined && parent !== id ? this.of(parent) : this.project;
+    const stored = this.threads.storedWorktree(id);
+    const parent = this.threads.parentOf(id);
+    const found = stored ? this.worktreeOf(id, stored) : parent !== undefined && parent !== id ? this.of(parent) : this.project;
     this.byThread.set(id, found);
     return found;
+  }
+
+  /** Whether thread `id` works in a worktree (its forks get one of their own: see the host's fork). */
+  inWorktree(id: ThreadId): boolean {
+    return this.of(id).stored !== null;
   }
 
   /** Whether worktrees can be made here (git, a repository, snapshots on). */
@@ -113,24 +132,30 @@ export class Workspaces {
     }
   }
 
+  /** A stored thread opened: it works in the worktree its transcript names. */
+  adopt(id: ThreadId, stored: StoredWorktree | undefined): void {
+    if (stored) this.byThread.set(id, this.worktreeOf(id, stored));
+  }
+
   /**
-   * A stored thread opened: it works in the worktree its transcript names. A folder that is gone
-   * (its fork was discarded, then restored) is made again from `latest`, the thread's last
-   * snapshot, before anything is done in it.
+   * The workspace of a worktree a transcript names (thread `id`'s). A folder that is gone (its
+   * fork was discarded, then restored) is made again from the thread's last snapshot before
+   * anything is done in it.
    */
-  adopt(id: ThreadId, stored: StoredWorktree | undefined, latest: SnapshotId | null): void {
-    if (!stored) return;
+  private worktreeOf(id: ThreadId, stored: StoredWorktree): Workspace {
+    const known = this.byPath.get(stored.path);
+    if (known) return known;
     let view: Promise<SnapshotRepo | { off: string }> | null = null;
     const open: OpenRepo = () => {
       view ??= (async () => {
         const repo = await this.repo();
         if ("off" in repo) return repo;
         if (existsSync(stored.path)) return repo.view(stored.path);
-        return makeWorktree(repo, latest ?? stored.base, stored.path, id);
+        return makeWorktree(repo, this.threads.latestOf(id) ?? stored.base, stored.path, id);
       })();
       return view;
     };
-    this.byThread.set(id, this.byPath.get(stored.path) ?? this.worktree(stored, open));
+    return this.worktree(stored, open);
   }
 
   private worktree(stored: StoredWorktree, open: OpenRepo): Workspace {

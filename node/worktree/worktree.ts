@@ -5,13 +5,14 @@
  *
  * Why not `git worktree add`: that writes into the user's repository (its worktree list, and the
  * objects of a snapshot it never had). Here the user's repository is only read: the worktree's
- * own `.git` borrows objects from it and from tine's store (alternates), its HEAD is the user's
- * HEAD commit (detached) and its index that commit's tree, so `git status` there shows the
- * uncommitted changes the user had at the fork point. The files are written by git from tine's
+ * own `.git` borrows objects from it (alternates), its HEAD is the user's HEAD commit (detached)
+ * and its index that commit's tree, so `git status` there shows the uncommitted changes the user
+ * had at the fork point. It borrows nothing from tine's store, whose housekeeping drops objects
+ * no snapshot needs: what is committed there is written there. The files are written by git from tine's
  * store (read-tree + checkout-index through the store's index for this folder, which is then
  * ready for the next snapshot of it without reading a file again).
  */
-import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { git, splitNul } from "../snapshot/git.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
@@ -45,7 +46,7 @@ export async function makeWorktree(project: SnapshotRepo, base: string, path: st
     const gitDir = join(path, ".git");
     const env = { GIT_DIR: gitDir, GIT_WORK_TREE: path };
     await git(["init", "--quiet", "--template=", path], { cwd: path });
-    writeFileSync(join(gitDir, "objects", "info", "alternates"), `${join(project.gitDir, "objects")}\n${objects}\n`);
+    writeFileSync(join(gitDir, "objects", "info", "alternates"), `${objects}\n`);
     if (head) {
       await git(["update-ref", "--no-deref", "HEAD", head], { cwd: path, env });
       // The files' stat data comes along: `git status` there reads only what differs from HEAD.
@@ -98,9 +99,27 @@ export function setPendingMerge(path: string, merge: PendingMerge | null): void 
   writeMarker(path, merge ? { ...rest, merge } : rest);
 }
 
-/** The conflicted merge noted in worktree `path`, or null. */
-export function pendingMerge(path: string): PendingMerge | null {
-  return readMarker(path)?.merge ?? null;
+/** A worktree tine made, as found on disk: where, and what its marker says. */
+export type FoundWorktree = {
+  readonly path: string;
+  readonly thread: string;
+  readonly base: string;
+  readonly merge: PendingMerge | null;
+};
+
+/** The worktrees tine made in `folder` (a project's); a folder without tine's marker is not one. */
+export function worktreesIn(folder: string): FoundWorktree[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return []; // none made yet
+  }
+  return names.flatMap((name) => {
+    const path = join(folder, name);
+    const marker = readMarker(path);
+    return marker ? [{ path, thread: marker.thread, base: marker.base, merge: marker.merge ?? null }] : [];
+  });
 }
 
 /** Removes worktree `path` (and the store's index of it, `index`); a folder tine did not make (no marker) is left alone. True when removed. */

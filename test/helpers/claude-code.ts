@@ -66,7 +66,11 @@ export function runClaude(args: string[], cwd: string, env: Record<string, strin
 export async function waitForCliPrompt(s: Session, buf: number): Promise<void> {
   await s.until(
     "the CLI's input box",
-    () => s.lua<boolean>(`return require("tine.terminal").input_box_shown(table.concat(vim.api.nvim_buf_get_lines(..., 0, -1, false), "\\n"))`, buf),
+    () =>
+      s.lua<boolean>(
+        `return require("tine.terminal").input_box_shown(table.concat(vim.api.nvim_buf_get_lines(..., 0, -1, false), "\\n"))`,
+        buf,
+      ),
     30_000,
   );
 }

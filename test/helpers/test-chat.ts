@@ -66,6 +66,7 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
       threadDeleted: () => {},
       forkEnded: () => {},
       reportToStored: () => {},
+      forkDue: () => {},
       branched: () => {},
       ...opts.events,
     },

@@ -1,13 +1,16 @@
 /**
  * Snapshot housekeeping as a user meets it: the next start drops the snapshots of a deleted
  * thread (no thread refers to them) and keeps the others, which still restore; `:checkhealth tine`
- * shows the store's size and how long snapshots are kept.
+ * shows the store's size and how long snapshots are kept. A worktree fork's files, its git and
+ * its fork point survive it, however old its snapshots are.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
+import { typeAndSend } from "../helpers/chat-driver.ts";
 import { editingTurn, HELLO, snapshotStore, storeGit, withGitProject } from "../helpers/code-session.ts";
+import { gitIn } from "../helpers/git-project.ts";
 import { tempProjects } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -22,6 +25,13 @@ const owners = (cwd: string) =>
       .filter(Boolean)
       .map((r) => r.split("/")[2]),
   );
+
+/** Makes the next start's housekeeping due (it runs once a day, a while after the start). */
+function housekeepingDue(cwd: string): void {
+  const stamp = join(snapshotStore(cwd)!.gitDir, "tine-pruned");
+  const then = new Date(Date.now() - 2 * 86_400_000);
+  if (existsSync(stamp)) utimesSync(stamp, then, then);
+}
 
 describe(`snapshot housekeeping (${nv.version})`, () => {
   it("the next start drops a deleted thread's snapshots and keeps the others; :checkhealth shows the size and the limit", async () => {
@@ -42,9 +52,7 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
       await s.lua(`require("tine").delete(...)`, deleted);
     });
     assert.ok(owners(cwd).has(kept) && owners(cwd).has(deleted));
-    // As if the last housekeeping were two days ago (it runs once a day, a while after the start).
-    const stamp = join(snapshotStore(cwd)!.gitDir, "tine-pruned");
-    if (existsSync(stamp)) utimesSync(stamp, new Date(Date.now() - 2 * 86_400_000), new Date(Date.now() - 2 * 86_400_000));
+    housekeepingDue(cwd);
     await withGitProject(nv, cwd, async (s) => {
       await s.cmd("Tine");
       await s.until("the deleted thread's snapshots dropped", async () => !owners(cwd).has(deleted), 30_000);
@@ -53,5 +61,57 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
       assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), HELLO);
       assert.match(await s.health(), /code snapshots[\s\S]*OK of .+, in .+\.git: \d+\.\d MiB \(kept 30 days\)/);
     });
+  });
+
+  it("a worktree fork's files, its own git's commits and its fork point survive housekeeping that drops all its snapshots", async () => {
+    const cwd = project();
+    let fork = { id: "", cwd: "" };
+    await withGitProject(nv, cwd, async (s) => {
+      s.mock.reply(textReply("Hi."));
+      await s.cmd("Tine");
+      const root = (await s.threads())[0]!.id;
+      await typeAndSend(s, "hi");
+      await s.waitForDisplay(root, "Hi.\n── end_turn");
+      s.mock.reply(
+        response([{ toolUse: { id: "e-A", name: "edit_file", input: { path: "hello.txt", find: "hello", replace: "A" } } }]),
+        textReply("A done."),
+      );
+      const id = await s.lua<string>(`return require("tine").fork(..., "edit as A", { worktree = true })`, root);
+      await s.waitForDisplay(id, "▸ 1 file changed (+1 −1)");
+      fork = { id, cwd: (await s.thread(id)).cwd! };
+      await s.until("its snapshots kept", async () => owners(cwd).has(id));
+    });
+    // The fork's work committed in its worktree, as its agent or the user would.
+    gitIn(fork.cwd, "add", "-A");
+    gitIn(fork.cwd, "commit", "-q", "-m", "the fork's work");
+    housekeepingDue(cwd);
+    // Kept for a moment only: every snapshot of the first session is past the limit.
+    await withGitProject(
+      nv,
+      cwd,
+      async (s) => {
+        await s.cmd("Tine");
+        await s.until(
+          "every snapshot dropped, the store collected",
+          async () => owners(cwd).size === 0 && /^count: 0$/m.test(storeGit(cwd, "count-objects", "-v")),
+          30_000,
+        );
+        gitIn(fork.cwd, "fsck", "--no-dangling");
+        assert.equal(gitIn(fork.cwd, "status", "--porcelain"), "");
+        // Its next turn is recorded, and its promote finds its fork point.
+        await s.open(fork.id);
+        s.mock.reply(
+          response([{ toolUse: { id: "b1", name: "bash_command", input: { command: "printf 'later\\n' > later.txt" } } }]),
+          textReply("later done."),
+        );
+        await typeAndSend(s, "once more");
+        await s.waitForDisplay(fork.id, "▸ 1 file changed (+1 −0)");
+        await s.lua(`require("tine").promote(...)`, fork.id);
+        await s.notified(/its code is merged: 2 files changed/);
+        assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), "A from a fixture\n");
+        assert.equal(readFileSync(join(cwd, "later.txt"), "utf8"), "later\n");
+      },
+      { snapshot_keep_days: 0.000001 },
+    );
   });
 });

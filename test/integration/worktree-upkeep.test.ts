@@ -1,0 +1,61 @@
+/**
+ * Keeping track of the worktrees tine made: `:checkhealth tine` lists each with the threads that
+ * work in it, its changed files and its size, and names a folder no thread refers to (left over)
+ * with how to remove it; a reported fork's worktree stays, and `:Tine threads!` says so beside it.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { describe, inject, it } from "vitest";
+import { typeAndSend } from "../helpers/chat-driver.ts";
+import { withGitProject } from "../helpers/code-session.ts";
+import { type Session, tempProjects } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+const project = tempProjects();
+
+/** A fork of `id` in a worktree of its own whose turn writes `word` over "hello" and makes `<word>.txt`; its id, number and folder. */
+async function editingFork(s: Session, id: string, word: string): Promise<{ id: string; num: number; cwd: string }> {
+  s.mock.reply(
+    response([
+      { toolUse: { id: `e-${word}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: word } } },
+      { toolUse: { id: `b-${word}`, name: "bash_command", input: { command: `printf '${word}\\n' > ${word}.txt` } } },
+    ]),
+    textReply(`${word} done.`),
+  );
+  const fork = await s.lua<string>(`return require("tine").fork(..., "edit as ${word}", { worktree = true })`, id);
+  await s.waitForDisplay(fork, `${word} done.\n── end_turn`);
+  await s.waitForStatus(fork, "idle");
+  const info = await s.thread(fork);
+  return { id: fork, num: info.num, cwd: info.cwd! };
+}
+
+describe(`worktree upkeep (${nv.version})`, () => {
+  it(":checkhealth lists the worktrees with their threads, changed files and size, and names a left-over one with how to remove it; a reported fork's worktree stays and the list says so", async () => {
+    await withGitProject(nv, project(), async (s) => {
+      s.mock.reply(textReply("Hi."));
+      await s.cmd("Tine");
+      const root = (await s.threads())[0]!.id;
+      await typeAndSend(s, "hi");
+      await s.waitForDisplay(root, "Hi.\n── end_turn");
+      const a = await editingFork(s, root, "A");
+      const b = await editingFork(s, root, "B");
+      const c = await editingFork(s, root, "C");
+      await s.lua(`require("tine").report(..., "all done")`, b.id);
+      await s.waitForDisplay(root, /Its code, in its worktree .*: 2 files changed/);
+      // Deleting a thread leaves its worktree behind: nothing refers to it any more.
+      await s.lua(`require("tine").delete(...)`, c.id);
+      await s.waitForGone(c.id);
+      assert.ok(existsSync(b.cwd) && existsSync(c.cwd));
+      const health = await s.health();
+      const line = (path: string) => health.split("\n").find((l) => l.includes(path)) ?? "";
+      assert.match(line(a.cwd), new RegExp(`#${a.num} .*edit as A.* · 2 changed files · \\d+\\.\\d MiB`));
+      assert.match(line(b.cwd), new RegExp(`#${b.num} .*edit as B.* \\(ended: reported\\) · 2 changed files`));
+      assert.match(line(c.cwd), /left over: no thread works in it .* remove it with :!rm -rf /);
+      // The reported fork is among the ended ones, its worktree beside it.
+      await s.openList(true);
+      const ended = await s.listLine("ended (reported)");
+      assert.match((await s.listLines())[ended - 1]!, new RegExp(`⎇ ${b.cwd}`));
+    });
+  });
+});
