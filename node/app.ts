@@ -28,7 +28,7 @@ import { McpServers } from "./mcp/registry.ts";
 import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/models.ts";
-import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
+import { askTitle, askTitles, type Exchange, type TitleAnswer } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import type { CodeActions, ThreadCode } from "./snapshot/actions.ts";
 import { latestMark } from "./snapshot/code.ts";
@@ -89,7 +89,7 @@ export class App {
   private draining = false;
   private readonly contextLimits: ContextLimits;
   /** Asks the model for a thread's title (`auto_title`); null when turned off. */
-  private readonly askTitle: ((exchange: Exchange) => Promise<string | null>) | null;
+  private readonly askTitle: ((exchange: Exchange) => Promise<TitleAnswer>) | null;
   /** The MCP servers, shared by every thread; each starts on first use. */
   readonly mcp: McpServers;
   /** What each thread's requests used and cost (node/usage/). */
@@ -183,14 +183,13 @@ export class App {
       { agentForkLimit: config.agent_fork_limit },
     );
     const expired = (id: ThreadId) => this.buffers.scheduleRender({ threads: [id], tree: false, moved: [] });
-    const storedHistory = (id: ThreadId) => this.persistence?.storedSource(id).history ?? null;
-    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired, storedHistory);
+    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired);
     this.buffers = new Buffers(
       nvim,
       this.chat,
       config.fork_open,
       {
-        usage: (thread) => this.usage.listDetails(thread),
+        usage: (id) => this.usage.listDetails(id),
         winbar: (thread) => this.usage.winbar(thread),
         updated: (id) => this.persistence?.updated.get(id),
         unreadable: () => this.unreadable,
@@ -209,6 +208,8 @@ export class App {
       (id) => this.persistence?.updated.get(id),
       this.usage,
       (id) => this.workspaces.of(id).root,
+      // A runner whose conversation is tine's own keeps its requests' usage in its transcript.
+      (spec) => this.runners.ownMessages(spec) === null,
     );
     this.opening = new OpenFromEnd({
       stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),
@@ -541,13 +542,13 @@ export class App {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    const { title, reports, queue, code, labels } = loaded.raw;
+    const { title, reports, queue, code, labels, side } = loaded.raw;
     const { history, runner } = loaded;
     // Before the thread is made: its tools work in its worktree from the start.
     this.workspaces.adopt(id, loaded.header.worktree, code.at(-1)?.id ?? null);
     this.dispatch({
       type: "chat-msg",
-      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },
+      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels, side },
     });
   }
 

@@ -63,6 +63,7 @@ function snapshotOf(thread: Thread): Snapshot {
     queue: thread.queue.items.length ? thread.queue.items.map((i) => storedQueued(i.msg)) : NO_QUEUE,
     code: thread.code,
     labels: thread.labels,
+    side: thread.side,
   };
 }
 
@@ -90,6 +91,7 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredT
     busyBy,
     label: s.label ?? null,
     interrupted: s.interrupted === true,
+    usage: s.usage,
   };
 }
 
@@ -191,6 +193,7 @@ export class Persistence {
       queue: loaded.raw.queue,
       code: loaded.raw.code,
       labels: loaded.raw.labels,
+      side: loaded.raw.side,
     };
     let writer: ReturnType<ThreadStore["openWriter"]>;
     try {

@@ -5,6 +5,7 @@
  */
 import { renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { checkRunnerSpec } from "../chat/runner.ts";
+import { checkStoredUsage } from "../usage/stored.ts";
 import { readRegular } from "../util/regular-file.ts";
 import { ENDINGS, FORMAT_VERSION, isParentPointer, isThreadId } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
@@ -64,6 +65,9 @@ function checkSummary(v: unknown): ThreadSummary | null {
   if (!isObject(v)) return null;
   const { id, num, title, cwd, model, created, parent, updated, messages, deleted, runner, branches, ended, problems, label, interrupted } =
     v;
+  // Absent in an index written before usage was kept: that file is scanned again, for its figures.
+  const usage = checkStoredUsage(v["usage"]);
+  if (!usage) return null;
   if (!isThreadId(id) || !isCount(num) || typeof title !== "string" || typeof cwd !== "string" || typeof model !== "string") return null;
   if (typeof created !== "number" || typeof updated !== "number" || !isCount(messages) || typeof deleted !== "boolean") return null;
   if (parent !== null && !isParentPointer(parent)) return null;
@@ -95,5 +99,6 @@ function checkSummary(v: unknown): ThreadSummary | null {
     problems: problems as LogProblem[],
     label: label ?? null,
     interrupted: interrupted === true,
+    usage,
   };
 }

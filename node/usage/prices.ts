@@ -72,12 +72,19 @@ export function ratesFor(prices: Readonly<Record<string, Rates>>, model: string 
   return prices[model] ?? prices[bare] ?? null;
 }
 
-/**
- * What requests cost. `prompt`: the prompt of the (last) request, which picks the band of a model
- * priced by prompt length.
- */
-export function costOf(r: Rates, f: Figures, prompt: number): number {
-  const band = r.long_prompt && prompt > r.long_prompt.over ? r.long_prompt : r;
+/** The prompt size past which `model`'s requests are priced by its `long_prompt` band (Infinity: none). From the built-in table: setup's rates have no band. */
+export function longPromptOver(model: string | null): number {
+  const known = longMarks.get(model);
+  if (known !== undefined) return known;
+  const over = ratesFor(PRICES, model)?.long_prompt?.over ?? Number.POSITIVE_INFINITY;
+  longMarks.set(model, over);
+  return over;
+}
+/** By model: a list's scan asks once per reply. */
+const longMarks = new Map<string | null, number>();
+
+/** What requests cost at one band of rates (a model's, or its long-prompt band's). */
+export function costAt(band: Omit<Rates, "context_window" | "long_prompt">, f: Figures): number {
   return (
     (f.input * band.input + f.output * band.output + f.cache_write * band.cache_write + f.cache_read * band.cache_read) / M +
     f.web_searches * WEB_SEARCH_USD
