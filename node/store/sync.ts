@@ -186,6 +186,7 @@ export class ThreadRecorder {
       sameQueue(now.queue, w.queue) &&
       (now.code ?? NO_MARKS) === (w.code ?? NO_MARKS) &&
       sameLabels(now.labels ?? NO_LABELS, w.labels ?? NO_LABELS) &&
+      (now.side ?? NO_SIDE) === (w.side ?? NO_SIDE) &&
       this.queued.length === 0;
     if (same) {
       if (now.streamed === w.streamed) {
