@@ -4,6 +4,13 @@
  * these. Checked on 2026-11-23 against platform.claude.com/docs/en/about-claude/pricing and the
  * model pages (base input, 5-minute cache writes = 1.25× input, cache reads, output; 1-hour cache
  * writes are not used by tine). Web search: $10 per 1,000 searches.
+ *
+ * Sonnet 5.5's cache reads are 0.05× input ($0.10, not the usual 0.1× = $0.20): the sources do not
+ * agree on the usual rule, because Anthropic cut that rate on 2026-10-07. Pages from before the cut
+ * say $0.20 (the model overview, platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview, and
+ * guides of September); the release notes of tools that track the pricing page say $0.10 from that
+ * date (PromptFuel v1.0.23, claudit v1.9.2 "re-checked against the live pricing page 2026-10-24",
+ * and the synaps pricing table citing platform.claude.com/docs/en/about-claude/pricing).
  */
 import { type Check, ok, wrong } from "../rpc/checks.ts";
 import type { Figures } from "./figures.ts";
