@@ -22,32 +22,35 @@ import {
 } from "./figures.ts";
 import type { SideRequest } from "./side.ts";
 
-/** Figures by model: [model, input, output, cache_read, cache_write, web_searches, requests]. */
-type Row = readonly [string | null, number, number, number, number, number, number];
+/** Figures, as arrays (the index holds one summary per transcript): [input, output, cache_read, cache_write, web_searches, requests]. */
+type Counts = readonly [number, number, number, number, number, number];
+/** Figures of one model. */
+type Row = readonly [string | null, ...Counts];
+/** The last entry that made requests: its place in the history, its last request's figures, and that request's model, prefix and time (null: not kept). */
+type Last = readonly [number, ...Counts, string | null, string | null, number | null];
 
 export type StoredUsage = {
   readonly own: readonly Row[];
-  /** The part of `own` priced in a long-prompt band (figures.ts `long`). */
-  readonly long: readonly Row[];
-  /** The last entry that made requests: its place in the history, its last request's figures and key. */
-  readonly last: { readonly at: number; readonly row: Row; readonly request: LastRequest | null } | null;
+  /** The part of `own` priced in a long-prompt band (figures.ts `long`); absent: none. */
+  readonly long?: readonly Row[];
+  readonly last: Last | null;
   /** The thread's first own turn. */
-  readonly first: Row | null;
+  readonly first: Counts | null;
 };
 
-export const NO_STORED_USAGE: StoredUsage = { own: [], long: [], last: null, first: null };
+export const NO_STORED_USAGE: StoredUsage = { own: [], last: null, first: null };
 
-const row = (model: string | null, f: Figures): Row => [model, f.input, f.output, f.cache_read, f.cache_write, f.web_searches, f.requests];
-const figures = (r: Row): Figures => ({
-  input: r[1],
-  output: r[2],
-  cache_read: r[3],
-  cache_write: r[4],
-  web_searches: r[5],
-  requests: r[6],
+const counts = (f: Figures): Counts => [f.input, f.output, f.cache_read, f.cache_write, f.web_searches, f.requests];
+const figures = (c: readonly number[]): Figures => ({
+  input: c[0]!,
+  output: c[1]!,
+  cache_read: c[2]!,
+  cache_write: c[3]!,
+  web_searches: c[4]!,
+  requests: c[5]!,
 });
-const byModel = (rows: readonly Row[]) => new Map(rows.map((r) => [r[0], figures(r)] as const));
-const rows = (m: ReadonlyMap<string | null, Figures>) => [...m].map(([model, f]) => row(model, f));
+const byModel = (rows: readonly Row[] = []) => new Map(rows.map((r) => [r[0], figures(r.slice(1) as number[])] as const));
+const rows = (m: ReadonlyMap<string | null, Figures>): Row[] => [...m].map(([model, f]) => [model, ...counts(f)]);
 
 type Mark = {
   readonly at: number;
@@ -97,7 +100,7 @@ export class UsageScan {
   /** The history cut to `n` entries; false when that cuts an entry an earlier scan summed (scan the file again). */
   truncate(n: number): boolean {
     while (this.marks.length && this.marks.at(-1)!.at >= n) this.marks.pop();
-    return this.before.last === null || this.before.last.at < n;
+    return this.before.last === null || this.before.last[0] < n;
   }
 
   result(): StoredUsage {
@@ -108,13 +111,14 @@ export class UsageScan {
     for (const m of this.marks) {
       if (!m.own) continue;
       count(own, long, m.model, m.all, promptOf(m.last));
-      first ??= row(m.model, m.all);
+      first ??= counts(m.all);
     }
     const last = this.marks.at(-1);
+    const r = last?.request;
     return {
       own: rows(own),
-      long: rows(long),
-      last: last ? { at: last.at, row: row(last.model, last.last), request: last.request } : this.before.last,
+      ...(long.size ? { long: rows(long) } : {}),
+      last: last ? [last.at, ...counts(last.last), r?.model ?? null, r?.prefix ?? null, r?.at ?? null] : this.before.last,
       first,
     };
   }
@@ -126,27 +130,35 @@ const NO_MESSAGE = Object.freeze({ role: "assistant" as const, content: [] });
 export function storedFigures(u: StoredUsage, prices: PriceTable): ThreadFigures {
   const own = byModel(u.own);
   const long = byModel(u.long);
+  const last = u.last;
+  const request = last && last[7] !== null ? { model: last[7], prefix: last[8] ?? "", at: last[9] ?? 0 } : null;
   return {
     own,
     long,
-    last: u.last ? { figures: figures(u.last.row), request: u.last.request } : null,
+    last: last ? { figures: figures(last.slice(1, 7) as number[]), request } : null,
     firstOwn: u.first ? figures(u.first) : null,
     cost: costOfSums(prices, own, long),
   };
 }
 
 const isFigure = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
-const isRow = (r: unknown): r is Row =>
-  Array.isArray(r) && r.length === 7 && (r[0] === null || typeof r[0] === "string") && r.slice(1).every(isFigure);
-const isRequest = (r: unknown) =>
-  r === null || (isObject(r) && typeof r["model"] === "string" && typeof r["prefix"] === "string" && typeof r["at"] === "number");
+const isCounts = (c: unknown[]) => c.length === 6 && c.every(isFigure);
+const isRow = (r: unknown): r is Row => Array.isArray(r) && (r[0] === null || typeof r[0] === "string") && isCounts(r.slice(1));
+const isRows = (v: unknown) => Array.isArray(v) && v.every(isRow);
+const orNull = (v: unknown, type: "string" | "number") => v === null || typeof v === type;
+const isLast = (l: unknown) =>
+  Array.isArray(l) &&
+  l.length === 10 &&
+  isCount(l[0]) &&
+  isCounts(l.slice(1, 7)) &&
+  orNull(l[7], "string") &&
+  orNull(l[8], "string") &&
+  orNull(l[9], "number");
 
 /** A summary's usage as read back from the index (a cache: anything of the wrong shape is null, and the file is scanned again). */
 export function checkStoredUsage(v: unknown): StoredUsage | null {
-  if (!isObject(v) || !Array.isArray(v["own"]) || !v["own"].every(isRow) || !Array.isArray(v["long"]) || !v["long"].every(isRow))
-    return null;
-  const last = v["last"];
-  if (last !== null && !(isObject(last) && isCount(last["at"]) && isRow(last["row"]) && isRequest(last["request"]))) return null;
-  if (v["first"] !== null && !isRow(v["first"])) return null;
+  if (!isObject(v) || !isRows(v["own"]) || (v["long"] !== undefined && !isRows(v["long"]))) return null;
+  if (v["last"] !== null && !isLast(v["last"])) return null;
+  if (v["first"] !== null && !(Array.isArray(v["first"]) && isCounts(v["first"]))) return null;
   return v as StoredUsage;
 }
