@@ -61,11 +61,12 @@ const META_KEY = ',"meta":{"stopReason":';
 
 /**
  * The shape the host writes a reply's `meta` in (stream.ts `turnUsage`), read without a JSON
- * parse: half the cost of a cold list is spent here otherwise. A meta of any other shape (a paused
- * turn's `continued`, an older writer's) is parsed whole.
+ * parse: half the cost of a cold list is spent here otherwise. Anchored at both ends, so that it
+ * is the line's own last field; a meta of any other shape (a paused turn's `continued`, notes, an
+ * older writer's) is parsed whole.
  */
 const WRITTEN_META =
-  /^\{"stopReason":"[a-z_]*","usage":\{"input_tokens":(\d+),"output_tokens":(\d+),"cache_read_input_tokens":(\d+),"cache_creation_input_tokens":(\d+)(?:,"web_search_requests":(\d+))?\}(?:,"request":\{"model":"([^"\\]*)","prefix":"([^"\\]*)","at":(\d+)\})?(,"continued")?/;
+  /^\{"stopReason":"[a-z_]*","usage":\{"input_tokens":(\d+),"output_tokens":(\d+),"cache_read_input_tokens":(\d+),"cache_creation_input_tokens":(\d+)(?:,"web_search_requests":(\d+))?\}(?:,"request":\{"model":"([^"\\]*)","prefix":"([^"\\]*)","at":(\d+)\})?\}$/;
 
 /** Where the record's own `meta` starts: its last field, so the last match (looked for from the line's end first). */
 function metaStart(line: string): number {
@@ -81,7 +82,7 @@ function readReply(line: string, at: number, usage: UsageScan): void {
   if (start < 0) return;
   const text = line.slice(start + 8, -1);
   const m = WRITTEN_META.exec(text);
-  if (m && !m[9]) {
+  if (m) {
     const n = (i: number) => Number(m[i] ?? 0);
     const request = m[6] === undefined ? null : { model: m[6], prefix: m[7]!, at: n(8) };
     usage.written(
