@@ -49,13 +49,13 @@ export class LiveThreads {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    const { title, reports, queue, code, labels } = loaded.raw;
+    const { title, reports, queue, code, labels, side } = loaded.raw;
     const { history, runner } = loaded;
     // Before the thread is made: its tools work in its worktree from the start.
     this.workspaces.adopt(id, loaded.header.worktree);
     this.dispatch({
       type: "chat-msg",
-      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },
+      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels, side },
     });
   }
 

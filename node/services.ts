@@ -23,7 +23,7 @@ import { LiveThreads } from "./live-threads.ts";
 import { McpServers } from "./mcp/registry.ts";
 import { McpTools } from "./mcp/tools.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
-import { askTitle, askTitles, type Exchange } from "./providers/title.ts";
+import { askTitle, askTitles, type Exchange, type TitleAnswer } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import type { CodeActions } from "./snapshot/actions.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
@@ -79,7 +79,7 @@ export class Services {
   private draining = false;
   readonly contextLimits: ContextLimits;
   /** Asks the model for a thread's title (`auto_title`); null when turned off. */
-  private readonly askTitle: ((exchange: Exchange) => Promise<string | null>) | null;
+  private readonly askTitle: ((exchange: Exchange) => Promise<TitleAnswer>) | null;
   /** The MCP servers, shared by every thread; each starts on first use. */
   readonly mcp: McpServers;
   /** What each thread's requests used and cost (node/usage/). */
@@ -175,14 +175,13 @@ export class Services {
       { agentForkLimit: config.agent_fork_limit },
     );
     const expired = (id: ThreadId) => this.buffers.scheduleRender({ threads: [id], tree: false, moved: [] });
-    const storedHistory = (id: ThreadId) => this.persistence?.storedSource(id).history ?? null;
-    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired, storedHistory);
+    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired);
     this.buffers = new Buffers(
       nvim,
       this.chat,
       config.fork_open,
       {
-        usage: (thread) => this.usage.listDetails(thread),
+        usage: (id) => this.usage.listDetails(id),
         winbar: (thread) => this.usage.winbar(thread),
         updated: (id) => this.persistence?.updated.get(id),
         unreadable: () => this.unreadable,
@@ -202,6 +201,8 @@ export class Services {
       (id) => this.persistence?.updated.get(id),
       this.usage,
       (id) => this.workspaces.of(id).root,
+      // A runner whose conversation is tine's own keeps its requests' usage in its transcript.
+      (spec) => this.runners.ownMessages(spec) === null,
     );
     this.opening = new OpenFromEnd({
       stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),

@@ -231,6 +231,7 @@ export class Chat implements ChatTree {
             live.queue.restore(m.queue);
             live.code = m.code ?? [];
             live.labels = m.labels;
+            live.side = m.side ?? [];
             this.movedIds.add(m.id);
           }
           return;
@@ -246,6 +247,7 @@ export class Chat implements ChatTree {
         });
         thread.reports = m.reports;
         thread.labels = m.labels;
+        thread.side = m.side ?? [];
         // Another Neovim's queue is its own: it comes here with the thread when that one is taken over.
         if (m.readOnlyBy === null) thread.queue.restore(m.queue);
         thread.code = m.code ?? [];

@@ -96,6 +96,7 @@ export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
       return "agent";
     case "title-asked":
     case "model-title":
+    case "side-request":
     case "queue-report":
     case "rewind":
     case "code":

@@ -5,6 +5,8 @@ import type { History } from "../providers/history.ts";
 import type { ModelChoice } from "../providers/models.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
 import type { ToolOutcome } from "../tools/run.ts";
+import type { SideRequest } from "../usage/side.ts";
+import type { StoredUsage } from "../usage/stored.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
 import type { RunnerSpec, RunnerStart } from "./runner.ts";
 import type { StoredQueued } from "./send-queue.ts";
@@ -46,6 +48,8 @@ export type ThreadMsg =
   /** The model was asked for the thread's title (node/providers/title.ts); `model-title` is its answer. */
   | { type: "title-asked" }
   | { type: "model-title"; title: string }
+  /** A request it was billed for beside its history (its title's, a compaction's summary): counted in its usage. */
+  | { type: "side-request"; request: SideRequest }
   /** `:Tine model`: its next requests name this model and thinking effort. */
   | { type: "choose-model"; choice: ModelChoice };
 
@@ -81,8 +85,11 @@ export type StoredThread = {
   /** The user's label on it (`L`), or null. */
   readonly label: string | null;
   /** tine stopped (a quit, a restart) while it worked, and nothing was sent to it since: opening it from the list offers to go on. */
-  readonly interrupted: boolean /** The git worktree of its own it works in, as its transcript keeps it (null: none of its own). */;
+  readonly interrupted: boolean;
+  /** The git worktree of its own it works in, as its transcript keeps it (null: none of its own). */
   readonly worktree: { readonly path: string; readonly base: string } | null;
+  /** What its own requests used, as the store's scan keeps it (the list shows it without loading the thread); none: unknown. */
+  readonly usage?: StoredUsage;
 };
 
 export type ForkRequest = {
@@ -154,6 +161,8 @@ export type ChatMsg =
       /** The snapshots its messages were made on (none in transcripts written before them). */
       code?: readonly ThreadMark[];
       labels: Labels;
+      /** Requests it was billed for beside its entries (usage/side.ts); none when left out. */
+      side?: readonly SideRequest[];
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
   /** A stored thread labelled (`L` in the list); null: its label removed. */

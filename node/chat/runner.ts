@@ -11,6 +11,7 @@ import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { ModelChoice } from "../providers/models.ts";
 import type { RequestKey } from "../providers/native.ts";
+import type { SideRequest } from "../usage/side.ts";
 import { isUuid } from "../util/uuid.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
@@ -89,9 +90,10 @@ export interface Runner extends Agent {
   chooseModel(choice: ModelChoice): void;
   /**
    * One request of its own that never joins the history: its first `upTo` messages, then `prompt`;
-   * resolves to the reply's text (compaction's summary). Rejects for a runner that cannot.
+   * resolves to the reply's text (compaction's summary) and what the request used (null: nothing
+   * billed). Rejects for a runner that cannot.
    */
-  summarize(upTo: number, prompt: string): Promise<string>;
+  summarize(upTo: number, prompt: string): Promise<{ text: string; request: SideRequest | null }>;
   /**
    * Resolves once its program is between turns, so that its files and conversation copied then are
    * whole (a fork into a worktree of its own waits for it); null when it is now, or when tine's

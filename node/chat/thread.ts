@@ -17,6 +17,7 @@ import type { CodeMark, CodePurpose, CodeRecorder, SnapshotId, ThreadMark } from
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
+import { rewoundRequests, type SideRequest } from "../usage/side.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
@@ -77,6 +78,8 @@ export class Thread {
   private codeWait: { at: number; ids: string[] } | null = null;
   /** The user's labels on it and its messages (`L`). Replaced, never mutated. */
   labels: Labels = NO_LABELS;
+  /** Requests it was billed for beside its history's entries (usage/side.ts); a fork starts with none. Only grows, replaced. */
+  side: readonly SideRequest[] = [];
   /**
    * Tools the user approved for the rest of this thread (`A`): their calls run without asking. A
    * fork starts with a copy of its source's (`approvalsFrom`); nothing goes back, or to a sibling.
@@ -232,6 +235,8 @@ export class Thread {
         this.controllers.clear();
         this.toolRuns = [];
         this.codeWait = null;
+        // The requests rewound out of the history were billed: they stay counted (the @handoff request).
+        this.side = [...this.side, ...rewoundRequests(this.runner.history, msg.history)];
         this.runner.rewind(msg.history);
         return;
       case "queue-report":
@@ -258,8 +263,12 @@ export class Thread {
       case "agent": {
         if (msg.msg.type === "status-changed") this.statusChanged(msg.msg.status);
         else if (msg.msg.type === "prompted") this.titleFromMessage(msg.msg.text);
+        else if (msg.msg.type === "side-request") this.side = [...this.side, msg.msg.request];
         return;
       }
+      case "side-request":
+        this.side = [...this.side, msg.request];
+        return;
       case "code":
         this.codeTaken(msg.at, msg.purpose, msg.mark);
         return;

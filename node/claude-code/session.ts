@@ -139,7 +139,7 @@ export class ClaudeCodeSession implements Runner {
     throw new Error("tine: Claude Code chooses its own model: /model in its terminal, or :Tine claude --model <name>");
   }
 
-  summarize(): Promise<string> {
+  summarize(): Promise<{ text: string; request: null }> {
     return Promise.reject(new Error("tine: a Claude Code thread compacts itself: /compact in its terminal"));
   }
 

@@ -11,6 +11,7 @@ import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import type { History } from "../providers/history.ts";
+import type { SideRequest } from "../usage/side.ts";
 import { randomUuid } from "../util/uuid.ts";
 import { compactedHistory, compactPrompt, contextTokens, cutAt, estimateTokens } from "./rules.ts";
 
@@ -63,8 +64,9 @@ export class Compaction {
     this.running.add(id);
     this.host.notifyInfo(`tine: compacting "${thread.title}": the model summarizes its first ${cut} messages (the thread stays as it is)`);
     let summary: string;
+    let request: SideRequest | null;
     try {
-      summary = await thread.runner.summarize(cut, compactPrompt(instructions));
+      ({ text: summary, request } = await thread.runner.summarize(cut, compactPrompt(instructions)));
     } finally {
       this.running.delete(id);
     }
@@ -76,6 +78,8 @@ export class Compaction {
       msg: { type: "compacted", sourceId: id, newId, num: chat.nextNum(), history: compacted, summarized: cut },
     });
     if (!chat.threads.has(newId)) throw new Error(`tine: ${thread.title} could not be compacted`);
+    // The summary request is the new thread's: it made its first message, and the source stays byte for byte as it was.
+    if (request) this.host.dispatch({ type: "thread-msg", id: newId, msg: { type: "side-request", request } });
     return newId;
   }
 

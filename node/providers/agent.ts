@@ -2,6 +2,7 @@
  * The Agent contract: one provider conversation and its status. Agents are driven by their
  * Thread and report every change by dispatching an `AgentMsg`; the view reads their state.
  */
+import type { SideRequest } from "../usage/side.ts";
 import type { History } from "./history.ts";
 import type { AssistantBlock, ToolResultBlock, Usage, UserBlock } from "./native.ts";
 
@@ -45,7 +46,9 @@ export type AgentMsg =
   | { type: "stream-updated" }
   | { type: "status-changed"; status: AgentStatus }
   /** A program running the thread (a CLI in a terminal) was given its first prompt there. */
-  | { type: "prompted"; text: string };
+  | { type: "prompted"; text: string }
+  /** A request billed that no entry of the history holds (an attempt that failed after the API began to answer). */
+  | { type: "side-request"; request: SideRequest };
 
 export type CloneOptions = {
   /** Results of tools that already finished in the source; the clone gets them as they are. */

@@ -9,6 +9,7 @@ import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "..
 import type { ThreadInstructions } from "../context/instructions.ts";
 import type { PinnedTools } from "../tools/source.ts";
 import { prefixKey } from "../usage/cache.ts";
+import { type SideRequest, sideRequest } from "../usage/side.ts";
 import { giveWay } from "../util/fair-share.ts";
 import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
@@ -16,10 +17,20 @@ import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
 import { type ModelChoice, withChoice } from "./models.ts";
-import { type AssistantBlock, assistantMessage, entry, type RequestKey, type UserBlock } from "./native.ts";
+import { type AssistantBlock, assistantMessage, entry, type RequestKey, type ResponseMeta, type UserBlock } from "./native.ts";
 import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
 import { StallWatch } from "./stall-watch.ts";
-import { applyEvent, interrupted, type PausedTurn, refusedResults, type Stream, turnUsage, withPartialText, zeroUsage } from "./stream.ts";
+import {
+  applyEvent,
+  interrupted,
+  type PausedTurn,
+  refusedResults,
+  type Stream,
+  turnUsage,
+  usageOf,
+  withPartialText,
+  zeroUsage,
+} from "./stream.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
   appendUserTurn,
@@ -111,9 +122,9 @@ export class AnthropicAgent implements Runner {
   /**
    * One request of its own, never added to the history: the first `upTo` messages and `prompt`
    * after them, sent as the thread's requests are (so it reads their prompt cache); the reply's
-   * text. Compaction's summary (chat/compact.ts).
+   * text and what the request used. Compaction's summary (compact/compaction.ts).
    */
-  async summarize(upTo: number, prompt: string): Promise<string> {
+  async summarize(upTo: number, prompt: string): Promise<{ text: string; request: SideRequest | null }> {
     const client = this.connection.client;
     if (!client) throw new Error(MISSING_KEY_MESSAGE);
     const controller = new AbortController();
@@ -121,9 +132,21 @@ export class AnthropicAgent implements Runner {
     const oversize = oversizeRequest(params);
     if (oversize) throw new Error(oversize);
     let text = "";
-    for await (const event of await client.messages.create(params, { signal: controller.signal }))
+    const usage = zeroUsage();
+    for await (const event of await client.messages.create(params, { signal: controller.signal })) {
       if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
-    return text.trim();
+      else usageOf(usage, event);
+    }
+    return { text: text.trim(), request: sideRequest("compact", params.model, usage) };
+  }
+
+  /** A stream that ended without its turn becoming an entry that keeps its usage: what it was billed is counted apart. */
+  private billedApart(stream: Stream, kept: ResponseMeta | null): void {
+    // The closed turn is last, or before the results that answer its tool calls.
+    const n = this.history.length;
+    if (kept && ((n > 0 && this.history.at(n - 1).meta === kept) || (n > 1 && this.history.at(n - 2).meta === kept))) return;
+    const request = sideRequest("failed", stream.key?.model ?? this.nextRequest().model, kept?.usage ?? stream.usage);
+    if (request) this.dispatch({ type: "side-request", request });
   }
 
   get open(): OpenMessage | null {
@@ -199,10 +222,9 @@ export class AnthropicAgent implements Runner {
     if (stream) {
       this.stream = null;
       stream.controller.abort();
-      this.history = closeTurn(this.history, withPartialText(stream), {
-        missingResultText: ABORTED_BEFORE_TOOL_RAN,
-        meta: interrupted("aborted", stream),
-      });
+      const meta = interrupted("aborted", stream);
+      this.history = closeTurn(this.history, withPartialText(stream), { missingResultText: ABORTED_BEFORE_TOOL_RAN, meta });
+      this.billedApart(stream, meta);
     } else if (this.status.type === "stopped" && this.status.stopReason === "tool_use") {
       this.history = closeTurn(this.history, null, { missingResultText: ABORTED_BEFORE_TOOL_RAN });
     } else {
@@ -303,6 +325,8 @@ export class AnthropicAgent implements Runner {
         if (this.stream !== stream) return; // aborted: abort() already closed the turn
         const wait = stream.idledOut ? null : this.retryWait(error, attempt);
         if (wait !== null && wait.ms <= (this.connection.maxRetryWaitMs ?? 60_000)) {
+          // Tried again from zero: what this attempt was billed (its input, once the API began to answer) is counted apart.
+          this.billedApart(stream, null);
           this.stream = fresh();
           const retry = { at: Date.now() + wait.ms, why: describeError(error, client.baseURL) };
           this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retry });
@@ -320,10 +344,12 @@ export class AnthropicAgent implements Runner {
           message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
         else if (attempt > 0) message += ` · tried ${attempt + 1} times`;
         this.connection.log?.(`request failed: ${message}\n${error instanceof Error ? error.stack : String(error)}`);
+        const meta = interrupted("error", stream);
         this.history = closeTurn(this.history, withPartialText(stream), {
           missingResultText: `The response failed (${message}) before the tool call was complete; it did not run.`,
-          meta: interrupted("error", stream),
+          meta,
         });
+        this.billedApart(stream, meta);
         this.setStatus({ type: "error", message });
         return;
       } finally {

@@ -209,6 +209,12 @@ export function addUsage(a: Usage, b: Usage): Usage {
   return out;
 }
 
+/** The usage a request's own stream event reports, into `into` (a request read apart from the history: a summary, a title). */
+export function usageOf(into: Usage, event: Anthropic.Messages.RawMessageStreamEvent): void {
+  if (event.type === "message_start") mergeUsage(into, event.message.usage);
+  else if (event.type === "message_delta") mergeUsage(into, event.usage);
+}
+
 type ApiUsage = Partial<Record<Exclude<keyof Usage, "web_search_requests">, number | null>> & {
   server_tool_use?: { web_search_requests?: number | null } | null;
 };

@@ -2,15 +2,18 @@
  * The model names a thread after its first reply: one small Messages API request of its own (its
  * own system prompt, the exchange as text, no tools, no cache marks, a few output tokens), made
  * once the reply has ended. It never touches the thread's history or requests, so the thread's
- * prompt cache stays what it was; a failure leaves the title as it is. Which threads want a title
+ * prompt cache stays what it was; a failure leaves the title as it is. What it used counts in the
+ * thread's usage (a side request, usage/side.ts). Which threads want a title
  * is the thread's rule (`Thread.wantsModelTitle`, titles.ts).
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { readContextBlock } from "../context/blocks.ts";
+import { type SideRequest, sideRequest } from "../usage/side.ts";
 import type { Connection } from "./connection.ts";
 import type { History } from "./history.ts";
+import { usageOf, zeroUsage } from "./stream.ts";
 
 /** The title request's system prompt: what tells it apart from a thread's requests (the test mock routes on it). */
 export const TITLE_SYSTEM_PROMPT =
@@ -56,18 +59,25 @@ export function titleRequest(model: string, exchange: Exchange): Anthropic.Messa
   };
 }
 
-/** The model's title for `exchange`; null without a key or when the request fails (logged). */
-export async function askTitle(connection: Connection, model: string, exchange: Exchange): Promise<string | null> {
+/** What a title request gave: the title (null when it failed or said nothing) and what it was billed (null: nothing). */
+export type TitleAnswer = { readonly title: string | null; readonly request: SideRequest | null };
+
+/** The model's title for `exchange`; no title without a key or when the request fails (logged). */
+export async function askTitle(connection: Connection, model: string, exchange: Exchange): Promise<TitleAnswer> {
   const client = connection.client;
-  if (!client) return null;
+  if (!client) return { title: null, request: null };
+  const usage = zeroUsage();
   try {
     let text = "";
-    for await (const event of await client.messages.create(titleRequest(model, exchange)))
+    for await (const event of await client.messages.create(titleRequest(model, exchange))) {
       if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
-    return text.trim().replace(/^["'“]+|["'”.]+$/g, "") || null;
+      else usageOf(usage, event);
+    }
+    return { title: text.trim().replace(/^["'“]+|["'”.]+$/g, "") || null, request: sideRequest("title", model, usage) };
   } catch (error) {
     connection.log?.(`the title request failed: ${String(error)}`);
-    return null;
+    // Cut after the API began to answer: its input was billed.
+    return { title: null, request: sideRequest("title", model, usage) };
   }
 }
 
@@ -75,7 +85,7 @@ export async function askTitle(connection: Connection, model: string, exchange: 
 export function askTitles(
   threads: ReadonlyMap<ThreadId, Thread>,
   ids: readonly ThreadId[],
-  ask: (exchange: Exchange) => Promise<string | null>,
+  ask: (exchange: Exchange) => Promise<TitleAnswer>,
   dispatch: Dispatch,
 ): void {
   for (const id of ids) {
@@ -84,7 +94,9 @@ export function askTitles(
     const exchange = lastExchange(thread.runner.history);
     dispatch({ type: "thread-msg", id, msg: { type: "title-asked" } });
     if (!exchange) continue;
-    void ask(exchange).then((title) => {
+    void ask(exchange).then(({ title, request }) => {
+      // Counted in the thread it names, whether or not its title is taken.
+      if (request) dispatch({ type: "thread-msg", id, msg: { type: "side-request", request } });
       if (title) dispatch({ type: "thread-msg", id, msg: { type: "model-title", title } });
     });
   }

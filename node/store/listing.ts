@@ -32,6 +32,7 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredT
     label: s.label ?? null,
     interrupted: s.interrupted === true,
     worktree: s.worktree,
+    usage: s.usage,
   };
 }
 

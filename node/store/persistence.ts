@@ -63,6 +63,7 @@ function snapshotOf(thread: Thread): Snapshot {
     queue: thread.queue.items.length ? thread.queue.items.map((i) => storedQueued(i.msg)) : NO_QUEUE,
     code: thread.code,
     labels: thread.labels,
+    side: thread.side,
   };
 }
 
@@ -135,6 +136,7 @@ export class Persistence {
       queue: loaded.raw.queue,
       code: loaded.raw.code,
       labels: loaded.raw.labels,
+      side: loaded.raw.side,
     };
     let writer: ReturnType<ThreadStore["openWriter"]>;
     try {

@@ -12,6 +12,7 @@ import { checkInstructions, type ThreadInstructions } from "../context/instructi
 import { isThinkingEffort, type ThinkingEffort } from "../providers/models.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
+import { checkSide, type SideRequest } from "../usage/side.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
 import { codeRecord } from "./code-record.ts";
 import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "./shapes.ts";
@@ -89,6 +90,8 @@ export type ChangeRecord =
   /** A tool that finished while others of the same turn had not: its result, kept for a crash. */
   | { readonly t: "result"; readonly r: ToolResultBlock }
   | { readonly t: "title"; readonly title: string }
+  /** A request the thread was billed for beside its history's entries (usage/side.ts): counted in its usage. */
+  | { readonly t: "side"; readonly request: SideRequest }
   /** The thread's own model and thinking effort from now on (`:Tine model`); a thread without one uses setup's. */
   | { readonly t: "model"; readonly model: string; readonly effort: ThinkingEffort }
   /** The user's label on the thread (no `message`) or on message `message`; "" removes it. */
@@ -138,6 +141,7 @@ const CHANGE_TYPES = new Set([
   "streamed",
   "result",
   "title",
+  "side",
   "model",
   "label",
   "deleted",
@@ -202,6 +206,10 @@ export function decode(line: string): Decoded {
     }
     case "title":
       return typeof r["title"] === "string" ? good({ t: "title", title: r["title"] }) : bad("no title");
+    case "side": {
+      const request = checkSide(r["request"]);
+      return typeof request === "string" ? bad(request) : good({ t: "side", request });
+    }
     case "model":
       if (typeof r["model"] !== "string" || !r["model"] || !isThinkingEffort(r["effort"])) return bad("model or effort missing");
       return good({ t: "model", model: r["model"], effort: r["effort"] });

@@ -8,6 +8,7 @@ import type { ModelChoice } from "../providers/models.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
+import type { SideRequest } from "../usage/side.ts";
 import { readRegular } from "../util/regular-file.ts";
 import { markOf } from "./code-record.ts";
 import { type ChangeRecord, decode, type Header, isChange, type StoredQueued } from "./records.ts";
@@ -38,6 +39,8 @@ export type LogState = {
   readonly ended: { readonly how: "discarded" | "reported" | "promoted"; readonly into?: string } | null;
   /** The code snapshots its messages were made on. */
   readonly code: readonly ThreadMark[];
+  /** Requests it was billed for beside its entries (a fork's parent's are not its own: a fork starts with none). */
+  readonly side: readonly SideRequest[];
 };
 
 export const emptyState = (title: string): LogState => ({
@@ -53,6 +56,7 @@ export const emptyState = (title: string): LogState => ({
   labels: NO_LABELS,
   ended: null,
   code: [],
+  side: [],
 });
 
 /** The state after one record; throws on a record that does not fit the state (then it is reported and skipped). */
@@ -88,6 +92,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, results: new Map(state.results).set(record.r.tool_use_id, Object.freeze(record.r)) };
     case "title":
       return { ...state, title: record.title };
+    case "side":
+      return { ...state, side: [...state.side, record.request] };
     case "model":
       return { ...state, model: { model: record.model, effort: record.effort } };
     case "label":

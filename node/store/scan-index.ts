@@ -5,6 +5,7 @@
  */
 import { renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { checkRunnerSpec } from "../chat/runner.ts";
+import { checkStoredUsage } from "../usage/stored.ts";
 import { readRegular } from "../util/regular-file.ts";
 import { ENDINGS, FORMAT_VERSION, isParentPointer, isThreadId, isWorktree } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
@@ -67,6 +68,9 @@ function checkSummary(v: unknown): ThreadSummary | null {
   // Present in every entry (null: none); an index written before worktrees is scanned again.
   const worktree = v["worktree"];
   if (worktree !== null && !isWorktree(worktree)) return null;
+  // Absent in an index written before usage was kept: that file is scanned again, for its figures.
+  const usage = checkStoredUsage(v["usage"]);
+  if (!usage) return null;
   if (!isThreadId(id) || !isCount(num) || typeof title !== "string" || typeof cwd !== "string" || typeof model !== "string") return null;
   if (typeof created !== "number" || typeof updated !== "number" || !isCount(messages) || typeof deleted !== "boolean") return null;
   if (parent !== null && !isParentPointer(parent)) return null;
@@ -99,5 +103,6 @@ function checkSummary(v: unknown): ThreadSummary | null {
     label: label ?? null,
     interrupted: interrupted === true,
     worktree,
+    usage,
   };
 }

@@ -276,6 +276,7 @@ it(
                 expect(loaded.history.messages()).toEqual(
                   recoverHistory({
                     ...after.snap,
+                    side: [],
                     queue: [],
                     labels: NO_LABELS,
                     deleted: false,

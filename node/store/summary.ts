@@ -2,15 +2,19 @@
  * What the thread list needs of a transcript (title, tree position, message count, time), read
  * incrementally: logs only grow, so a cached scan is continued from the byte it stopped at, and
  * an unchanged file (same size and mtime) is not opened at all. `append` lines are counted from
- * their first bytes, never parsed. Scans are cached in the project's index (scan-index.ts).
+ * their first bytes; of a reply's line only its `meta` (at the line's end) is parsed, for the
+ * thread's usage (usage/stored.ts). Scans are cached in the project's index (scan-index.ts).
  */
 
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
+import type { ResponseMeta } from "../providers/native.ts";
+import { NO_STORED_USAGE, type StoredUsage, UsageScan } from "../usage/stored.ts";
 import { openRegular, readFrom } from "../util/regular-file.ts";
 import { decode, type Header, type ParentPointer } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
+import { metaProblem } from "./shapes.ts";
 
 export type ThreadSummary = {
   readonly id: string;
@@ -37,6 +41,8 @@ export type ThreadSummary = {
   readonly interrupted?: boolean;
   /** The git worktree of its own it works in (its header's), or null: the project's folder (or its parent's). */
   readonly worktree: NonNullable<Header["worktree"]> | null;
+  /** What its own requests used (an index written before it was kept is scanned again). */
+  readonly usage: StoredUsage;
 };
 
 export type ScanState = {
@@ -51,6 +57,54 @@ export type ScanState = {
 };
 
 const APPEND_PREFIX = '{"t":"append"';
+/** A reply's line: its `meta` is the record's last field (sync.ts writes `t`, `m`, `meta` in that order). */
+const REPLY_PREFIX = '{"t":"append","m":{"role":"assistant"';
+const META_KEY = ',"meta":{"stopReason":';
+
+/**
+ * The shape the host writes a reply's `meta` in (stream.ts `turnUsage`), read without a JSON
+ * parse: half the cost of a cold list is spent here otherwise. Anchored at both ends, so that it
+ * is the line's own last field; a meta of any other shape (a paused turn's `continued`, notes, an
+ * older writer's) is parsed whole.
+ */
+const WRITTEN_META =
+  /^\{"stopReason":"[a-z_]*","usage":\{"input_tokens":(\d+),"output_tokens":(\d+),"cache_read_input_tokens":(\d+),"cache_creation_input_tokens":(\d+)(?:,"web_search_requests":(\d+))?\}(?:,"request":\{"model":"([^"\\]*)","prefix":"([^"\\]*)","at":(\d+)\})?\}$/;
+
+/** Where the record's own `meta` starts: its last field, so the last match (looked for from the line's end first). */
+function metaStart(line: string): number {
+  let at = line.indexOf(META_KEY, Math.max(0, line.length - 4096));
+  if (at < 0) return line.length > 4096 ? line.lastIndexOf(META_KEY) : -1;
+  for (let next = line.indexOf(META_KEY, at + 1); next >= 0; next = line.indexOf(META_KEY, at + 1)) at = next;
+  return at;
+}
+
+/** The usage a reply's line keeps in its `meta`, into `usage`; none, or not one (a key of that name inside the message does not parse as the rest of the line): nothing. */
+function readReply(line: string, at: number, usage: UsageScan): void {
+  const start = metaStart(line);
+  if (start < 0) return;
+  const text = line.slice(start + 8, -1);
+  const m = WRITTEN_META.exec(text);
+  if (m) {
+    const n = (i: number) => Number(m[i] ?? 0);
+    const request = m[6] === undefined ? null : { model: m[6], prefix: m[7]!, at: n(8) };
+    usage.written(
+      at,
+      {
+        input_tokens: n(1),
+        output_tokens: n(2),
+        cache_read_input_tokens: n(3),
+        cache_creation_input_tokens: n(4),
+        web_search_requests: n(5),
+      },
+      request,
+    );
+    return;
+  }
+  try {
+    const meta: unknown = JSON.parse(text);
+    if (metaProblem(meta) === null) usage.entry(at, meta as ResponseMeta);
+  } catch {}
+}
 
 /**
  * Scans a transcript from where `previous` stopped. `seen` is the path's lstat: an unchanged file
@@ -73,9 +127,12 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
   let label = summary?.label ?? null;
   let interrupted = summary?.interrupted ?? false;
   const branches = [...(summary?.branches ?? [])];
+  const ownFrom = (p: ThreadSummary["parent"]) => (p?.relation === "fork" ? p.atMessage + 1 : 0);
+  let usage = new UsageScan(summary?.usage ?? NO_STORED_USAGE, ownFrom(summary?.parent ?? null));
   for (const line of end < 0 ? [] : text.split("\n")) {
     lines++;
     if (line.startsWith(APPEND_PREFIX)) {
+      if (line.startsWith(REPLY_PREFIX)) readReply(line, messages, usage);
       messages++;
       interrupted = false;
       continue;
@@ -108,11 +165,17 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
           problems: [],
           runner: r.runner,
           worktree: r.worktree ?? null,
+          usage: NO_STORED_USAGE,
         };
         title = r.title;
         messages = r.parent?.relation === "fork" ? r.parent.messages : 0;
+        usage = new UsageScan(NO_STORED_USAGE, ownFrom(r.parent));
       }
-    } else if (r.t === "truncate") messages = r.n;
+    } else if (r.t === "truncate") {
+      // A cut into what an earlier scan summed: sums cannot be taken apart, so the file is read again whole.
+      if (!usage.truncate(r.n) && from) return scanLog(path, seen, null);
+      messages = r.n;
+    } else if (r.t === "side") usage.side(r.request);
     else if (r.t === "title") title = r.title;
     else if (r.t === "label" && r.message === undefined) label = r.text || null;
     else if (r.t === "deleted") deleted = true;
@@ -121,7 +184,20 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
     else if (r.t === "interrupted") interrupted = true;
     else if (r.t === "branched") branches.push({ to: r.to, after: r.after, upTo: r.upTo });
   }
-  if (summary) summary = { ...summary, title, messages, deleted, ended, branches, problems, label, interrupted, updated: stat.mtimeMs };
+  if (summary)
+    summary = {
+      ...summary,
+      title,
+      messages,
+      deleted,
+      ended,
+      branches,
+      problems,
+      label,
+      interrupted,
+      updated: stat.mtimeMs,
+      usage: usage.result(),
+    };
   else if (!error) error = lines === 0 ? "empty file" : "no header";
   return { size: stat.size, mtimeMs: stat.mtimeMs, offset: offset + end + 1, lines, summary, ...(error && !summary ? { error } : {}) };
 }

@@ -12,6 +12,7 @@ import type { History } from "../providers/history.ts";
 import { type ModelChoice, sameChoice } from "../providers/models.ts";
 import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
+import type { SideRequest } from "../usage/side.ts";
 import { appendAll } from "../util/arrays.ts";
 import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";
@@ -40,6 +41,8 @@ export type Snapshot = {
   readonly code?: readonly ThreadMark[];
   /** The user's labels (none when left out). */
   readonly labels?: Labels;
+  /** Requests billed beside its entries (usage/side.ts; they only grow); none when left out. */
+  readonly side?: readonly SideRequest[];
 };
 
 /** The records that turn labels `a` into `b`: one per label put, changed or removed. */
@@ -68,6 +71,7 @@ const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] =
   });
 
 const NO_MARKS: readonly ThreadMark[] = [];
+const NO_SIDE: readonly SideRequest[] = [];
 
 /** The records that turn `written` into `now`. */
 export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
@@ -113,6 +117,9 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push({ t: "report", from: r.from, text: r.text });
   }
   appendAll(out, labelRecords(written.labels, now.labels));
+  // Side requests only grow: the new ones.
+  const side = written.side ?? NO_SIDE;
+  for (const request of (now.side ?? NO_SIDE).slice(side.length)) out.push({ t: "side", request });
   if (!sameQueue(written.queue, now.queue)) out.push({ t: "queue", items: now.queue ?? [] });
   return out;
 }
@@ -179,6 +186,7 @@ export class ThreadRecorder {
       sameQueue(now.queue, w.queue) &&
       (now.code ?? NO_MARKS) === (w.code ?? NO_MARKS) &&
       sameLabels(now.labels ?? NO_LABELS, w.labels ?? NO_LABELS) &&
+      (now.side ?? NO_SIDE) === (w.side ?? NO_SIDE) &&
       this.queued.length === 0;
     if (same) {
       if (now.streamed === w.streamed) {

@@ -66,6 +66,7 @@ export function readTail(path: string, minBytes: number): Tail | null {
             break;
           // What leaves the history as it was.
           case "title":
+          case "side":
           case "label":
           case "queue":
           case "code":

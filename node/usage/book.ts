@@ -2,8 +2,9 @@
  * The usage of live threads, as the winbar, the thread list and `require('tine').usage(id)` read
  * it: derived from each thread's history (figures.ts) and kept per thread, extended as entries
  * are appended rather than counted again. A thread's figures are its own requests (a fork's start
- * after its fork point); the list adds each thread's subtree. Also arms a clock per thread for
- * the moment its cache expires, so the winbar's warning shows then without a send.
+ * after its fork point) and its side requests (side.ts); the list adds each thread's subtree. A
+ * stored thread's come from the store's scan (stored.ts), without loading it. Also arms a clock
+ * per thread for the moment its cache expires, so the winbar's warning shows then without a send.
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
@@ -23,8 +24,11 @@ import {
   type ThreadFigures,
   threadFigures,
   totalTokens,
+  withSide,
 } from "./figures.ts";
 import { DEFAULT_CONTEXT_WINDOW, ratesFor } from "./prices.ts";
+import type { SideRequest } from "./side.ts";
+import { storedFigures } from "./stored.ts";
 import { dollars, tokens, type WinbarPart, type WinbarView, winbarParts } from "./winbar.ts";
 
 /** `require('tine').usage(id)`, and each entry of `threads()`: the thread's own requests. */
@@ -57,12 +61,20 @@ export type UsageInfo = {
   };
 };
 
-type Kept = { history: History; ownFrom: number; last: Entry | undefined; figures: ThreadFigures };
+type Kept = {
+  history: History;
+  ownFrom: number;
+  last: Entry | undefined;
+  /** The history's figures, and with the side requests `side` added. */
+  ofHistory: ThreadFigures;
+  side: readonly SideRequest[];
+  figures: ThreadFigures;
+};
 
 export class UsageBook {
   private readonly kept = new Map<ThreadId, Kept>();
-  /** Figures of stored threads (not loaded), by the time their file last changed. */
-  private readonly storedKept = new Map<ThreadId, { updated: number; figures: ThreadFigures }>();
+  /** Figures of stored threads (not loaded), by the summary the scan gave. */
+  private readonly storedKept = new Map<ThreadId, { from: unknown; figures: ThreadFigures }>();
   private readonly clocks = new Map<ThreadId, { at: number; timer: NodeJS.Timeout }>();
 
   constructor(
@@ -71,8 +83,6 @@ export class UsageBook {
     private readonly lifetimeMs: number,
     /** A thread's cache just expired: its winbar says so. */
     private readonly expired: (id: ThreadId) => void,
-    /** A stored thread's history, read from its file without loading it; null without a store. */
-    private readonly storedHistory: (id: ThreadId) => History | null,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -86,16 +96,22 @@ export class UsageBook {
     const history = thread.runner.history;
     const ownFrom = this.ownFrom(thread.id);
     const kept = this.kept.get(thread.id);
-    if (kept?.history === history && kept.ownFrom === ownFrom) return kept.figures;
+    if (kept?.history === history && kept.ownFrom === ownFrom) {
+      if (kept.side === thread.side) return kept.figures;
+      const figures = withSide(kept.ofHistory, thread.side, this.prices);
+      this.kept.set(thread.id, { ...kept, side: thread.side, figures });
+      return figures;
+    }
     // Appended to since: only the new entries are counted.
     const grew = kept && kept.ownFrom === ownFrom && kept.history.length <= history.length && kept.history.length > 0;
-    const figures =
+    const ofHistory =
       grew && history.at(kept.history.length - 1) === kept.last
-        ? extendFigures(kept.figures, history, kept.history.length, ownFrom, this.prices)
+        ? extendFigures(kept.ofHistory, history, kept.history.length, ownFrom, this.prices)
         : history.length
           ? threadFigures(history, ownFrom, this.prices)
           : NO_THREAD_FIGURES;
-    this.kept.set(thread.id, { history, ownFrom, last: history.last(), figures });
+    const figures = withSide(ofHistory, thread.side, this.prices);
+    this.kept.set(thread.id, { history, ownFrom, last: history.last(), ofHistory, side: thread.side, figures });
     return figures;
   }
 
@@ -147,29 +163,30 @@ export class UsageBook {
     return thread.runner.nextRequest() === null ? [] : winbarParts(this.view(thread));
   }
 
-  /** A stored thread's figures, read again only when its file changed. */
+  /** A stored thread's figures, from the summary the store's scan keeps (none known: none). */
   private storedFigures(id: ThreadId): ThreadFigures {
-    const updated = this.chat.stored.get(id)?.updated ?? 0;
+    const usage = this.chat.stored.get(id)?.usage;
+    if (!usage) return NO_THREAD_FIGURES;
     const kept = this.storedKept.get(id);
-    if (kept?.updated === updated) return kept.figures;
-    const history = this.storedHistory(id);
-    const figures = history ? threadFigures(history, this.ownFrom(id), this.prices) : NO_THREAD_FIGURES;
-    this.storedKept.set(id, { updated, figures });
+    if (kept?.from === usage) return kept.figures;
+    const figures = storedFigures(usage, this.prices);
+    this.storedKept.set(id, { from: usage, figures });
     return figures;
   }
 
-  /**
-   * The thread and its forks: their own requests summed (null cost when one is unpriced). With
-   * `stored`, forks not loaded are read from their files (for `usage(id)`; the list, drawn often,
-   * counts loaded ones only).
-   */
-  subtree(id: ThreadId, stored = false): { figures: ByModel; cost: number | null } {
+  /** A thread's figures, live or stored. */
+  private figuresOf(id: ThreadId): ThreadFigures {
     const thread = this.chat.threads.get(id);
-    const f = thread ? this.figures(thread) : stored ? this.storedFigures(id) : NO_THREAD_FIGURES;
+    return thread ? this.figures(thread) : this.storedFigures(id);
+  }
+
+  /** The thread and its forks, live and stored: their own requests summed (null cost when one is unpriced). */
+  subtree(id: ThreadId): { figures: ByModel; cost: number | null } {
+    const f = this.figuresOf(id);
     let figures: ByModel = f.own;
     let cost: number | null = f.cost;
     for (const child of this.chat.childrenOf(id)) {
-      const below = this.subtree(child, stored);
+      const below = this.subtree(child);
       figures = mergeByModel(figures, below.figures);
       cost = cost !== null && below.cost !== null ? cost + below.cost : null;
     }
@@ -178,37 +195,59 @@ export class UsageBook {
 
   info(thread: Thread): UsageInfo {
     const v = this.view(thread);
-    const own = sumByModel(this.figures(thread).own);
-    const sub = this.subtree(thread.id, true);
+    return this.infoOf(thread.id, this.figures(thread), v.contextWindow, v.miss, v);
+  }
+
+  /**
+   * A stored thread's `usage`, as `threads()` gives it without loading the thread: the same
+   * figures, and of the cache only whether it expired (its next request is not known before it
+   * is opened). Null for a thread whose program keeps its own usage (Claude Code).
+   */
+  storedInfo(id: ThreadId, counts: boolean): UsageInfo | null {
+    if (!counts) return null;
+    const f = this.storedFigures(id);
+    const last = f.last;
+    const window = ratesFor(this.prices, last?.request?.model ?? null)?.context_window ?? null;
+    const miss = last?.request && this.now() - last.request.at >= this.lifetimeMs ? "expired" : null;
+    return this.infoOf(id, f, window, miss, null);
+  }
+
+  private infoOf(id: ThreadId, f: ThreadFigures, window: number | null, miss: CacheMiss | null, v: WinbarView | null): UsageInfo {
+    const own = sumByModel(f.own);
+    const sub = this.subtree(id);
+    const last = f.last?.figures;
+    const prompt = last ? last.input + last.cache_read + last.cache_write : 0;
     return {
       ...plain(own),
-      cost_usd: v.cost,
-      context_tokens: v.contextTokens,
-      context_window: v.contextWindow,
-      cache_hit: v.cacheShare,
-      cache_miss: v.miss,
+      cost_usd: f.cost,
+      context_tokens: v?.contextTokens ?? (last ? totalTokens(last) : 0),
+      context_window: window,
+      cache_hit: v?.cacheShare ?? (last && prompt > 0 ? last.cache_read / prompt : null),
+      cache_miss: miss,
       subtree: { ...plain(sumByModel(sub.figures)), cost_usd: sub.cost },
     };
   }
 
-  /** What a thread's list line adds: its tokens and cost, its subtree's when it has forks, a fork's cold start. */
-  listDetails(thread: Thread): string[] {
-    const f = this.figures(thread);
+  /** What a thread's list line adds (live or stored): its tokens and cost, its subtree's when it has forks, a fork's cold start. */
+  listDetails(id: ThreadId): string[] {
+    if (!this.chat.threads.has(id) && !this.chat.stored.has(id)) return [];
+    const f = this.figuresOf(id);
     const own = sumByModel(f.own);
     const out: string[] = [];
     if (own.requests) out.push(`${tokens(totalTokens(own))} tok${f.cost === null ? "" : ` ${dollars(f.cost)}`}`);
-    if (this.chat.childrenOf(thread.id).length) {
-      const sub = this.subtree(thread.id);
+    if (this.chat.childrenOf(id).length) {
+      const sub = this.subtree(id);
       const total = sumByModel(sub.figures);
       if (total.requests > own.requests) out.push(`Σ ${tokens(totalTokens(total))} tok${sub.cost === null ? "" : ` ${dollars(sub.cost)}`}`);
     }
-    if (this.chat.lineage.get(thread.id)?.relation === "fork" && f.firstOwn && f.firstOwn.cache_read === 0)
+    if (this.chat.lineage.get(id)?.relation === "fork" && f.firstOwn && f.firstOwn.cache_read === 0)
       out.push("⚠ first request read no cache");
     return out;
   }
 
   forget(id: ThreadId): void {
     this.kept.delete(id);
+    this.storedKept.delete(id);
     const clock = this.clocks.get(id);
     if (clock) clearTimeout(clock.timer);
     this.clocks.delete(id);

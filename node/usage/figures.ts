@@ -8,7 +8,8 @@
 import type { History } from "../providers/history.ts";
 import type { Entry, Usage } from "../providers/native.ts";
 import type { LastRequest } from "./cache.ts";
-import { costOf, type Rates, ratesFor } from "./prices.ts";
+import { costAt, longPromptOver, type Rates, ratesFor } from "./prices.ts";
+import type { SideRequest } from "./side.ts";
 
 /** Token counts of one or more requests, as the API reports them. */
 export type Figures = {
@@ -68,8 +69,10 @@ export function entryUsage(e: Entry): EntryUsage | null {
 
 /** What the winbar, the list and `usage(id)` read of one thread. */
 export type ThreadFigures = {
-  /** The thread's own requests, by model. */
+  /** The thread's own requests, by model (its side requests included). */
   readonly own: ByModel;
+  /** The part of `own` made by requests whose prompt was past their model's long-prompt mark (priced apart: prices.ts). */
+  readonly long: ByModel;
   /** The last request over its history (its own or, before it made one, its parent's). */
   readonly last: { readonly figures: Figures; readonly request: LastRequest | null } | null;
   /** Its first own turn (a paused turn's requests summed), or null before it made one. */
@@ -85,31 +88,77 @@ export function threadFigures(history: History, ownFrom: number, prices: PriceTa
   return extendFigures(NO_THREAD_FIGURES, history, 0, ownFrom, prices);
 }
 
-export const NO_THREAD_FIGURES: ThreadFigures = { own: new Map(), last: null, firstOwn: null, cost: 0 };
+export const NO_THREAD_FIGURES: ThreadFigures = { own: new Map(), long: new Map(), last: null, firstOwn: null, cost: 0 };
 
-const promptOf = (f: Figures) => f.input + f.cache_read + f.cache_write;
+export const promptOf = (f: Figures) => f.input + f.cache_read + f.cache_write;
 
 /** `base` (the figures of `history`'s first `from` entries) with the entries after them added. */
 export function extendFigures(base: ThreadFigures, history: History, from: number, ownFrom: number, prices: PriceTable): ThreadFigures {
   if (from >= history.length) return base;
   const own = new Map(base.own);
-  let { last, firstOwn, cost } = base;
+  const long = new Map(base.long);
+  let { last, firstOwn } = base;
   let index = from;
   for (const e of history.entries(from)) {
     const u = entryUsage(e);
     if (u) {
       last = { figures: u.last, request: u.request };
       if (index >= ownFrom) {
-        own.set(u.model, addFigures(own.get(u.model) ?? NO_FIGURES, u.all));
-        const rates = ratesFor(prices, u.model);
-        cost = rates && cost !== null ? cost + costOf(rates, u.all, promptOf(u.last)) : null;
+        count(own, long, u.model, u.all, promptOf(u.last));
         // A paused turn keeps only its sum: a sum without a cache read means its first request read none.
         firstOwn ??= u.all;
       }
     }
     index++;
   }
-  return { own, last, firstOwn, cost };
+  return { own, long, last, firstOwn, cost: costOfSums(prices, own, long) };
+}
+
+/** `f` with the side requests `side` counted as its own (side.ts): totals and cost, not the context. */
+export function withSide(f: ThreadFigures, side: readonly SideRequest[], prices: PriceTable): ThreadFigures {
+  if (!side.length) return f;
+  const own = new Map(f.own);
+  const long = new Map(f.long);
+  for (const r of side) {
+    const all = figuresOf(r.usage, r.requests);
+    count(own, long, r.model || null, all, promptOf(all) / Math.max(1, r.requests));
+  }
+  return { ...f, own, long, cost: costOfSums(prices, own, long) };
+}
+
+/** Adds one entry's (or side request's) figures to the sums; `prompt`: its (last) request's, which picks the price band. */
+export function count(
+  own: Map<string | null, Figures>,
+  long: Map<string | null, Figures>,
+  model: string | null,
+  all: Figures,
+  prompt: number,
+): void {
+  own.set(model, addFigures(own.get(model) ?? NO_FIGURES, all));
+  if (prompt > longPromptOver(model)) long.set(model, addFigures(long.get(model) ?? NO_FIGURES, all));
+}
+
+/** What the sums cost at `prices`; null when a model is not in them. */
+export function costOfSums(prices: PriceTable, own: ByModel, long: ByModel): number | null {
+  let cost = 0;
+  for (const [model, all] of own) {
+    const rates = ratesFor(prices, model);
+    if (!rates) return null;
+    const longPart = long.get(model) ?? NO_FIGURES;
+    cost += costAt(rates, subFigures(all, longPart)) + costAt(rates.long_prompt ?? rates, longPart);
+  }
+  return cost;
+}
+
+function subFigures(a: Figures, b: Figures): Figures {
+  return {
+    input: a.input - b.input,
+    output: a.output - b.output,
+    cache_read: a.cache_read - b.cache_read,
+    cache_write: a.cache_write - b.cache_write,
+    web_searches: a.web_searches - b.web_searches,
+    requests: a.requests - b.requests,
+  };
 }
 
 export function sumByModel(figures: ByModel): Figures {

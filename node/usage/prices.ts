@@ -4,6 +4,13 @@
  * these. Checked on 2026-11-23 against platform.claude.com/docs/en/about-claude/pricing and the
  * model pages (base input, 5-minute cache writes = 1.25× input, cache reads, output; 1-hour cache
  * writes are not used by tine). Web search: $10 per 1,000 searches.
+ *
+ * Sonnet 5.5's cache reads are 0.05× input ($0.10, not the usual 0.1× = $0.20): the sources do not
+ * agree on the usual rule, because Anthropic cut that rate on 2026-10-07. Pages from before the cut
+ * say $0.20 (the model overview, platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview, and
+ * guides of September); the release notes of tools that track the pricing page say $0.10 from that
+ * date (PromptFuel v1.0.23, claudit v1.9.2 "re-checked against the live pricing page 2026-10-24",
+ * and the synaps pricing table citing platform.claude.com/docs/en/about-claude/pricing).
  */
 import { type Check, ok, wrong } from "../rpc/checks.ts";
 import type { Figures } from "./figures.ts";
@@ -72,12 +79,19 @@ export function ratesFor(prices: Readonly<Record<string, Rates>>, model: string 
   return prices[model] ?? prices[bare] ?? null;
 }
 
-/**
- * What requests cost. `prompt`: the prompt of the (last) request, which picks the band of a model
- * priced by prompt length.
- */
-export function costOf(r: Rates, f: Figures, prompt: number): number {
-  const band = r.long_prompt && prompt > r.long_prompt.over ? r.long_prompt : r;
+/** The prompt size past which `model`'s requests are priced by its `long_prompt` band (Infinity: none). From the built-in table: setup's rates have no band. */
+export function longPromptOver(model: string | null): number {
+  const known = longMarks.get(model);
+  if (known !== undefined) return known;
+  const over = ratesFor(PRICES, model)?.long_prompt?.over ?? Number.POSITIVE_INFINITY;
+  longMarks.set(model, over);
+  return over;
+}
+/** By model: a list's scan asks once per reply. */
+const longMarks = new Map<string | null, number>();
+
+/** What requests cost at one band of rates (a model's, or its long-prompt band's). */
+export function costAt(band: Omit<Rates, "context_window" | "long_prompt">, f: Figures): number {
   return (
     (f.input * band.input + f.output * band.output + f.cache_write * band.cache_write + f.cache_read * band.cache_read) / M +
     f.web_searches * WEB_SEARCH_USD

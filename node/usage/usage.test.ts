@@ -3,7 +3,7 @@ import { History } from "../providers/history.ts";
 import { assistantMessage, entry, type ResponseMeta, userMessage } from "../providers/native.ts";
 import { cacheMiss } from "./cache.ts";
 import { extendFigures, sumByModel, threadFigures } from "./figures.ts";
-import { costOf, PRICES, ratesFor } from "./prices.ts";
+import { PRICES, ratesFor } from "./prices.ts";
 import { tokens, winbarParts } from "./winbar.ts";
 
 const reply = (meta: ResponseMeta) => entry(assistantMessage([{ type: "text", text: "r" }]), meta);
@@ -45,10 +45,11 @@ describe("usage figures", () => {
   it("a dated or [1m] model name has its model's rates; a prompt over the long band's mark pays those for every token", () => {
     expect(ratesFor(PRICES, "claude-haiku-4-5-20251001")).toBe(PRICES["claude-haiku-4-5"]);
     expect(ratesFor(PRICES, "claude-sonnet-5-5[1m]")).toBe(PRICES["claude-sonnet-5-5"]);
-    const haiku = PRICES["claude-haiku-5-5"]!;
-    const f = { input: 1_000_000, output: 0, cache_read: 0, cache_write: 0, web_searches: 0, requests: 1 };
-    expect(costOf(haiku, f, 1000)).toBeCloseTo(0.1);
-    expect(costOf(haiku, f, 200_000)).toBeCloseTo(0.5);
+    const haiku = (input: number) => reply({ stopReason: "end_turn", usage: usage(input, 0, 0), request: request("claude-haiku-5-5") });
+    // $0.10 per MTok up to 100k of prompt, $0.50 past it.
+    expect(threadFigures(History.of([ask, haiku(50_000)]), 0, PRICES).cost).toBeCloseTo(0.005);
+    expect(threadFigures(History.of([ask, haiku(200_000)]), 0, PRICES).cost).toBeCloseTo(0.1);
+    expect(threadFigures(History.of([ask, haiku(50_000), ask, haiku(200_000)]), 0, PRICES).cost).toBeCloseTo(0.105);
   });
 
   it("the next request misses the cache when the model or the prefix changed or the cache expired", () => {

@@ -32,8 +32,8 @@ export type EndedFork = StoredThread & { how: ForkEnd };
 export type ListScope = { type: "project" } | { type: "all"; ended: readonly EndedFork[]; others: readonly OtherProject[] };
 
 export type ListExtras = {
-  /** What a live thread's requests used and cost, its subtree's, a fork's cache miss (node/usage/book.ts). */
-  usage(thread: Thread): string[];
+  /** What a thread's requests used and cost (live or stored), its subtree's, a fork's cache miss (node/usage/book.ts). */
+  usage(id: ThreadId): string[];
   /** The display window's winbar of a live thread (none: no winbar). */
   winbar(thread: Thread): readonly WinbarPart[];
   /** Last activity of a live thread, when known. */
@@ -250,7 +250,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
     statusText,
     details: [
       msgs(count),
-      ...extras.usage(live),
+      ...extras.usage(id),
       ...(at ? [when(at)] : []),
       ...(worksIn ? [`⎇ ${worksIn}`] : []),
       ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
@@ -271,6 +271,7 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
     statusText: t.busyBy !== null ? `busy (pid ${t.busyBy})` : t.interrupted ? "interrupted (<CR> goes on)" : status,
     details: [
       msgs(extras.ownMessages(t.runner) ?? t.messages),
+      ...extras.usage(t.id),
       when(t.updated),
       ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${t.worktree.path}`] : []),
       ...(t.problems ? [`⚠ ${t.problems} unreadable line(s)`] : []),

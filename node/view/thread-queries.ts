@@ -6,6 +6,7 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
+import type { RunnerSpec } from "../chat/runner.ts";
 import type { Lineage, ThreadInfo } from "../rpc/methods.ts";
 import type { UsageBook } from "../usage/book.ts";
 import type { Buffers } from "./buffers.ts";
@@ -20,6 +21,8 @@ export class ThreadQueries {
     private readonly usage: UsageBook,
     /** The folder a live thread's tools work in. */
     private readonly cwdOf: (id: ThreadId) => string,
+    /** Whether a stored thread run by `spec` has usage of tine's to show (its requests are tine's). */
+    private readonly keepsUsage: (spec: RunnerSpec) => boolean,
   ) {}
 
   /** Every thread of this project, live and stored, oldest first. */
@@ -57,7 +60,7 @@ export class ThreadQueries {
         bufnr: null,
         input_bufnr: null,
         changed_files: [],
-        usage: null,
+        usage: this.usage.storedInfo(t.id, this.keepsUsage(t.runner)),
         model: null,
         cwd: null,
       }),

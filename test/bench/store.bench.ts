@@ -27,7 +27,19 @@ function entries(n: number, tag: string): Entry[] {
   const out: Entry[] = [];
   for (let i = 0; i < n; i++) {
     const text = `${tag} message ${i}: ${"lorem ipsum dolor sit amet ".repeat(3).trim()}`;
-    out.push(entry(i % 2 ? assistantMessage([{ type: "text", text }]) : userMessage([{ type: "text", text }])));
+    // A reply keeps its request's usage, as the host stores it (the list reads it).
+    const meta = {
+      stopReason: "end_turn",
+      usage: {
+        input_tokens: 3,
+        output_tokens: 40,
+        cache_read_input_tokens: 1000 + i,
+        cache_creation_input_tokens: 60,
+        web_search_requests: 0,
+      },
+      request: { model: "claude-sonnet-4-5", prefix: "0123456789abcdef", at: 1_700_000_000_000 + i },
+    };
+    out.push(i % 2 ? entry(assistantMessage([{ type: "text", text }]), meta) : entry(userMessage([{ type: "text", text }])));
   }
   return out;
 }
@@ -194,7 +206,8 @@ await withNeovim(nv, async (s) => {
       const t = await s.thread(stored.id);
       if (t.bufnr == null) return false;
       const n = await s.lua<number>("return vim.api.nvim_buf_line_count(...)", t.bufnr);
-      return (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., -4, -1, false)", t.bufnr, n)).some((l) =>
+      // A reply ends in its footer line (stop reason, tokens): the text is a few lines above the end.
+      return (await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., -10, -1, false)", t.bufnr, n)).some((l) =>
         l.includes("message 9999"),
       );
     },

@@ -67,7 +67,8 @@ describe(`storage (${nv.version})`, () => {
       async (s) => {
         await s.openList();
         const lines = await s.listLines();
-        assert.match(lines[0]!, /^ {2}#1 {2}plan the refactor {2}○ stored · 2 msgs · \d\d:\d\d$/);
+        // A stored thread's figures show without loading it: its own tokens, and its subtree's.
+        assert.match(lines[0]!, /^ {2}#1 {2}plan the refactor {2}○ stored · 2 msgs · 30 tok \$\S+ · Σ 60 tok \$\S+ · \d\d:\d\d$/);
         assert.match(lines[1]!, /^ {2}#2 {4}⑂ try another way {2}○ stored · 4 msgs/);
         const threads = await s.threads();
         assert.deepEqual(
@@ -331,7 +332,7 @@ describe(`storage (${nv.version})`, () => {
         await s.openList();
         const shown = await s.listText();
         assert.match(shown, /good thread {2}○ stored · 2 msgs/);
-        assert.match(shown, /damaged thread {2}○ stored · 2 msgs · \S+ · ⚠ 1 unreadable line\(s\)/);
+        assert.match(shown, /damaged thread {2}○ stored · 2 msgs · 30 tok \$\S+ · \S+ · ⚠ 1 unreadable line\(s\)/);
         assert.match(shown, /⚠ unreadable transcript .*00000000dead\.jsonl: not JSON/);
         const health = await s.health();
         assert.match(health, /damaged thread .*line 2: not JSON/);

@@ -8,7 +8,7 @@ import { describe, inject, it } from "vitest";
 import type { UsageInfo } from "../../node/usage/book.ts";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
 import type { Session } from "../helpers/neovim.ts";
-import { withNeovim } from "../helpers/neovim.ts";
+import { withNeovim, withProject } from "../helpers/neovim.ts";
 import { waitForWinbar, winbar } from "../helpers/winbar.ts";
 import { response } from "../mock-anthropic/script.ts";
 
@@ -27,12 +27,12 @@ type Usage = UsageInfo;
 const usage = (s: Session, id: string) => s.lua<Usage>("return require('tine').usage(...)", id);
 
 describe(`usage (${nv.version})`, () => {
-  it("the winbar and usage(id) sum the requests exactly: message_start and message_delta, a pause_turn continuation, a retried request once", async () => {
+  it("the winbar and usage(id) sum the requests exactly: message_start and message_delta, a pause_turn continuation, a retried request once, the attempt before it as billed", async () => {
     await withNeovim(
       nv,
       async (s) => {
         s.mock.reply(
-          // Overloaded mid-stream after message_start: retried, and that attempt is not counted.
+          // Overloaded mid-stream after message_start: retried; that attempt was billed its input, counted once beside the turn.
           response([{ text: "cut" }, { error: { type: "overloaded_error", message: "Overloaded" } }], { usage: { input_tokens: 1000 } }),
           response([{ text: "First." }], { usage: { input_tokens: 1000, cache_creation_input_tokens: 2000, output_tokens: 50 } }),
           response([{ text: "Looking." }, { serverToolUse: { id: "s1", query: "q" } }], {
@@ -57,12 +57,12 @@ describe(`usage (${nv.version})`, () => {
         assert.deepEqual(
           { ...u, cost_usd: undefined, cache_hit: undefined, subtree: undefined },
           {
-            input: 1000 + 100 + 120,
-            output: 50 + 7 + 5,
+            input: 1000 + 1000 + 100 + 120,
+            output: 1 + 50 + 7 + 5,
             cache_read: 3000 + 3100,
             cache_write: 2000,
             web_searches: 1,
-            requests: 3,
+            requests: 4,
             cost_usd: undefined,
             // The last request alone: its prompt and its reply.
             context_tokens: 120 + 3100 + 5,
@@ -73,11 +73,11 @@ describe(`usage (${nv.version})`, () => {
           },
         );
         // $3 in, $15 out, $3.75 cache writes, $0.30 cache reads per MTok; $0.01 a search.
-        assert.ok(Math.abs(u.cost_usd! - ((1220 * 3 + 62 * 15 + 2000 * 3.75 + 6100 * 0.3) / 1e6 + 0.01)) < 1e-12);
+        assert.ok(Math.abs(u.cost_usd! - ((2220 * 3 + 63 * 15 + 2000 * 3.75 + 6100 * 0.3) / 1e6 + 0.01)) < 1e-12);
         assert.ok(Math.abs(u.cache_hit! - 3100 / 3220) < 1e-12);
-        assert.equal(await waitForWinbar(s, id, "ctx"), "claude-test-1  ·  ctx 3.2k / 200k  ·  9.4k tokens  ·  cache 96%  ·  $0.024");
+        assert.equal(await waitForWinbar(s, id, "ctx"), "claude-test-1  ·  ctx 3.2k / 200k  ·  10k tokens  ·  cache 96%  ·  $0.027");
         const listed = (await s.threads()).find((t) => t.id === id) as unknown as { usage: Usage };
-        assert.equal(listed.usage.requests, 3, "threads() entries carry it");
+        assert.equal(listed.usage.requests, 4, "threads() entries carry it");
       },
       { setup: { ...PRICED, web_search: true } },
     );
@@ -125,6 +125,126 @@ describe(`usage (${nv.version})`, () => {
       },
       { setup: PRICED },
     );
+  });
+
+  it("side requests count once, never in the context: the title request, a rewound @handoff request, a compaction's summary (in the new thread); after a restart too", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.title(response([{ text: "Named" }], { usage: { input_tokens: 70, output_tokens: 4 } }));
+        s.mock.reply(response([{ text: "One." }], { usage: { input_tokens: 10, output_tokens: 5 } }));
+        await s.lua("vim.o.columns = 200"); // a sidebar wide enough for the whole winbar
+        await s.cmd("Tine");
+        const id = (await s.thread(1)).id;
+        await typeAndSend(s, "one");
+        await s.waitForDisplay(id, "One.\n── end_turn");
+        await s.until("the model's title", async () => (await s.thread(id)).title === "Named");
+        await s.until("the title request counted", async () => (await usage(s, id)).requests === 2);
+        const figures = (u: Usage) => [u.input, u.output, u.cache_read, u.requests, u.context_tokens];
+        assert.deepEqual(figures(await usage(s, id)), [80, 9, 0, 2, 15], "the title request in the thread it names");
+        // @handoff: the agent's answer is rewound out of the history; its request was billed and stays counted.
+        s.mock.reply(
+          response([{ toolUse: { id: "h1", name: "fork_thread", input: { prompt: "Go on elsewhere." } } }], {
+            usage: { input_tokens: 300, output_tokens: 20 },
+          }),
+        );
+        await typeAndSend(s, "@handoff elsewhere");
+        await s.waitForThreadCount(2, "the hand-off thread");
+        await s.waitForStatus(id, "idle");
+        await s.until("the rewound request counted", async () => (await usage(s, id)).requests === 3);
+        assert.deepEqual(figures(await usage(s, id)), [380, 29, 0, 3, 15], "the context is still the last real turn's");
+        assert.match(await waitForWinbar(s, id, "409 tokens"), /ctx 15 \/ 200k {2}· {2}409 tokens/);
+        // A compaction's summary: the new thread's request, the source untouched.
+        s.mock.reply(
+          response([{ text: "The summary." }], { usage: { input_tokens: 500, cache_read_input_tokens: 40, output_tokens: 30 } }),
+        );
+        await s.focus((await s.thread(id)).input_bufnr!);
+        await typeAndSend(s, "@compact");
+        await s.waitForThreadCount(3, "the compacted thread");
+        // The newest thread (the list is oldest first).
+        const compacted = (await s.threads()).at(-1)!;
+        assert.equal(compacted.parent_id, id);
+        await s.until("the summary request counted", async () => (await usage(s, compacted.id)).requests === 1);
+        assert.deepEqual(figures(await usage(s, compacted.id)), [500, 30, 40, 1, 0]);
+        assert.deepEqual(figures(await usage(s, id)), [380, 29, 0, 3, 15], "the source counts none of it");
+        const before = [await usage(s, id), await usage(s, compacted.id)];
+        await s.cmd("Tine restart");
+        await s.open(id);
+        await s.open(compacted.id);
+        const after = [await usage(s, id), await usage(s, compacted.id)];
+        assert.deepEqual(
+          after.map((u) => [...figures(u), u.cost_usd]),
+          before.map((u) => [...figures(u), u.cost_usd]),
+        );
+      },
+      { setup: { ...PRICED, auto_title: true } },
+    );
+  });
+
+  it("stored threads show their figures in threads() and the list after a restart without being opened: the same as before, Σ too", async () => {
+    await withProject(async (cwd) => {
+      type Seen = { usage: Usage | null; num: number };
+      let before: Map<string, Seen> = new Map();
+      let listed: string[] = [];
+      /** A list line's usage parts: its tokens and cost, the subtree's, a fork's cold start. */
+      const usageParts = (line: string) =>
+        line
+          .split(" · ")
+          .filter((p) => / tok\b/.test(p) || /first request/.test(p))
+          .join(" · ");
+      await withNeovim(
+        nv,
+        async (s) => {
+          s.mock.reply(
+            response([{ text: "Parent." }], { usage: { input_tokens: 10, cache_creation_input_tokens: 5000, output_tokens: 20 } }),
+          );
+          await s.cmd("Tine");
+          const parent = (await s.thread(1)).id;
+          await typeAndSend(s, "start");
+          await s.waitForDisplay(parent, "Parent.\n── end_turn");
+          await s.waitForStatus(parent, "idle");
+          s.mock.reply(response([{ text: "Cold." }], { usage: { input_tokens: 5012, output_tokens: 30 } }));
+          await typeAndSend(s, "@fork cold");
+          await s.waitForDisplay(2, "Cold.\n── end_turn");
+          await s.waitForStatus(2, "idle");
+          await s.cmd("Tine new");
+          s.mock.reply(response([{ text: "Other." }], { usage: { input_tokens: 77, cache_read_input_tokens: 900, output_tokens: 8 } }));
+          await typeAndSend(s, "other");
+          await s.waitForDisplay(3, "Other.\n── end_turn");
+          await s.waitForStatus(3, "idle");
+          before = new Map((await s.threads()).map((t) => [t.id, { usage: t.usage as unknown as Usage, num: t.num }]));
+          await s.openList();
+          await s.listLine("Σ");
+          listed = await s.listLines();
+        },
+        { cwd, setup: PRICED },
+      );
+      await withNeovim(
+        nv,
+        async (s) => {
+          const stored = await s.threads();
+          assert.equal(stored.length, 3);
+          assert.ok(
+            stored.every((t) => t.status === "stored" && t.bufnr === null),
+            "not loaded",
+          );
+          for (const t of stored) assert.deepEqual(t.usage, before.get(t.id)?.usage, `thread #${t.num}`);
+          await s.openList();
+          await s.listLine("Σ");
+          const lines = await s.listLines();
+          const line = (from: string[], n: number) => from.find((l) => l.includes(`#${n}`)) ?? "";
+          for (const { num } of before.values()) {
+            assert.notEqual(usageParts(line(listed, num)), "", `#${num} shows figures`);
+            assert.equal(usageParts(line(lines, num)), usageParts(line(listed, num)), `#${num}`);
+          }
+          assert.ok(
+            (await s.threads()).every((t) => t.status === "stored" && t.bufnr === null),
+            "still not loaded",
+          );
+        },
+        { cwd, setup: PRICED },
+      );
+    });
   });
 
   it("the figures survive a restart: usage(id) and the winbar are the same", async () => {
