@@ -151,6 +151,8 @@ export type ChatMsg =
       /** The snapshots its messages were made on (none in transcripts written before them). */
       code?: readonly ThreadMark[];
       labels: Labels;
+      /** Its last request had failed with this error: it comes back failed, its turn to send again. */
+      failed?: string;
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
   /** A stored thread labelled (`L` in the list); null: its label removed. */

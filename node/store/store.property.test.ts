@@ -276,6 +276,8 @@ it(
                 expect(loaded.history.messages()).toEqual(
                   recoverHistory({
                     ...after.snap,
+                    started: after.snap.started ?? new Set(),
+                    failed: after.snap.failed ?? null,
                     queue: [],
                     labels: NO_LABELS,
                     deleted: false,

@@ -77,6 +77,7 @@ export function readTail(path: string, minBytes: number): Tail | null {
           case "branched":
           case "model":
           case "interrupted":
+          case "failed":
             break;
           // What changes what came before, or leaves a turn open: the whole is needed.
           case "truncate":
@@ -84,6 +85,7 @@ export function readTail(path: string, minBytes: number): Tail | null {
           case "open":
           case "streamed":
           case "result":
+          case "started":
             return null;
           default:
             assertUnreachable(record);
