@@ -36,6 +36,7 @@ import { compareBranches } from "./snapshot/compare.ts";
 import { codeRecorder } from "./snapshot/recorder.ts";
 import { LastActive } from "./store/last-active.ts";
 import { Persistence } from "./store/persistence.ts";
+import { failedTurn } from "./store/replay.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { StoreClock } from "./store/store-clock.ts";
 import { builtinTools } from "./tools/builtin.ts";
@@ -178,6 +179,7 @@ export class App {
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
         claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
+        tell,
       },
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },
@@ -324,6 +326,9 @@ export class App {
   async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
     this.takeOverIfFree(id);
     const thread = this.live(id);
+    // The thread the user sends in becomes the active one: `:Tine add`/`ask`, the list's ▶ and `:Tine` after a restart follow it.
+    if (this.chat.activeId !== id && !this.chat.forks.get(id)?.background)
+      this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const command = parseSend(text);
     if (command.type === "fork") {
       // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).
@@ -525,7 +530,7 @@ export class App {
   }
 
   /** The active thread's buffers; without one, the thread the user was last in (after a restart), else a first thread. */
-  async activeBuffers(): Promise<{ id: ThreadId; display: number; input: number }> {
+  async activeBuffers(): Promise<{ id: ThreadId; display: number; input: number; interrupted?: boolean }> {
     const active = this.chat.active;
     if (!active) {
       const last = this.lastActive?.pick(this.chat, this.queries.recent());
@@ -536,17 +541,21 @@ export class App {
   }
 
   /** Makes a thread the active one, loading it from disk first when it is stored. */
-  async select(id: ThreadId): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null }> {
+  async select(
+    id: ThreadId,
+  ): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null; interrupted?: boolean }> {
+    // Read from disk cut off when tine stopped: the Lua side offers to go on.
+    const cut = this.chat.stored.get(id)?.interrupted ? { interrupted: true } : {};
     if (!this.chat.threads.has(id)) {
       // A long one shows its end first; it is read whole after this answer (see `opening`).
       const early = await this.opening.showEnd(id);
-      if (early) return { id, ...early };
+      if (early) return { id, ...early, ...cut };
       this.load(id);
     } else this.takeOverIfFree(id);
     if (this.chat.forks.get(id)?.background) this.dispatch({ type: "chat-msg", msg: { type: "fork-opened", id } });
     this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const m = await this.buffers.of(id);
-    return { id, display: m.display, input: m.input, read_only_by: this.live(id).readOnlyBy };
+    return { id, display: m.display, input: m.input, read_only_by: this.live(id).readOnlyBy, ...cut };
   }
 
   /** Reads a stored thread (or one open read-only here, to take it over) and makes it live. */
@@ -563,7 +572,7 @@ export class App {
     this.workspaces.adopt(id, loaded.header.worktree, code.at(-1)?.id ?? null);
     this.dispatch({
       type: "chat-msg",
-      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels },
+      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels, ...failedTurn(loaded) },
     });
   }
 
