@@ -188,8 +188,7 @@ function M.model_picker()
 end
 
 --- Starts a new host (asking first while a thread works). Stored threads come back, with their
---- unsent input; the one that was in the sidebar is reopened (offering to go on when the restart
---- cut it off). A thread never stored (no message yet) is unknown to the new host: one with unsent
+--- unsent input; the one that was in the sidebar is reopened. A thread never stored (no message yet) is unknown to the new host: one with unsent
 --- text comes back as a new thread holding that text, never in another thread's input.
 function M.restart()
   if not require("tine.quit").confirm("Restart") then
@@ -234,8 +233,8 @@ function M.restart()
     opened, t = pcall(host.request, "open", shown)
   end
   if opened then
-    ui.show(t.display, t.input)
-    return list.offer_if_cut(t)
+    -- Not offered to go on: the user has just said to cut it off (the list still offers).
+    return ui.show(t.display, t.input)
   end
   M.toggle()
 end

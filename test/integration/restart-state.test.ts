@@ -82,10 +82,12 @@ describe(`restart: a tool cut while it ran (${nv.version})`, () => {
         const id = (await s.thread(1)).id;
         await typeAndSend(s, "run it");
         await s.until("the command ran", async () => existsSync(join(s.cwd, "ran.marker")));
-        // Restart anyway, then go on with the thread the restart cut off.
         await answerConfirm(s, 1);
-        s.mock.reply(textReply("Noted."));
         await s.cmd("Tine restart");
+        await s.until("the thread back", async () => (await s.thread(id)).input_bufnr !== null);
+        s.mock.reply(textReply("Noted."));
+        await s.focus((await s.thread(id)).input_bufnr!);
+        await typeAndSend(s, "what happened?");
         await s.waitForDisplay(id, "Noted.");
         assert.equal(resultOf(sentBlocks(s, -1, -1)[0]), SESSION_ENDED_WHILE_TOOL_RAN);
       },
