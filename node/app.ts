@@ -154,7 +154,7 @@ export class App {
   }
 
   /** The active thread's buffers; without one, the thread the user was last in (after a restart), else a first thread. */
-  async activeBuffers(): Promise<{ id: ThreadId; display: number; input: number }> {
+  async activeBuffers(): Promise<{ id: ThreadId; display: number; input: number; interrupted?: boolean }> {
     const active = this.chat.active;
     if (!active) {
       const last = this.lastActive?.pick(this.chat, this.queries.recent());
@@ -165,17 +165,21 @@ export class App {
   }
 
   /** Makes a thread the active one, loading it from disk first when it is stored. */
-  async select(id: ThreadId): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null }> {
+  async select(
+    id: ThreadId,
+  ): Promise<{ id: ThreadId; display: number; input: number; read_only_by: number | null; interrupted?: boolean }> {
+    // Read from disk cut off when tine stopped: the Lua side offers to go on.
+    const cut = this.chat.stored.get(id)?.interrupted ? { interrupted: true } : {};
     if (!this.chat.threads.has(id)) {
       // A long one shows its end first; it is read whole after this answer (see `opening`).
       const early = await this.opening.showEnd(id);
-      if (early) return { id, ...early };
+      if (early) return { id, ...early, ...cut };
       this.load(id);
     } else this.takeOverIfFree(id);
     if (this.chat.forks.get(id)?.background) this.dispatch({ type: "chat-msg", msg: { type: "fork-opened", id } });
     this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const m = await this.buffers.of(id);
-    return { id, display: m.display, input: m.input, read_only_by: this.live(id).readOnlyBy };
+    return { id, display: m.display, input: m.input, read_only_by: this.live(id).readOnlyBy, ...cut };
   }
 
   /** Reads a stored thread and makes it live (live-threads.ts). */

@@ -13,6 +13,7 @@ import type { Opened } from "./claude-code/threads.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import type { ThreadCode } from "./snapshot/actions.ts";
 import type { Persistence } from "./store/persistence.ts";
+import { failedTurn } from "./store/replay.ts";
 import { randomUuid } from "./util/uuid.ts";
 import type { Buffers } from "./view/buffers.ts";
 import type { OpenFromEnd } from "./view/open-from-end.ts";
@@ -55,7 +56,7 @@ export class LiveThreads {
     this.workspaces.adopt(id, loaded.header.worktree);
     this.dispatch({
       type: "chat-msg",
-      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels, side },
+      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels, side, ...failedTurn(loaded) },
     });
   }
 

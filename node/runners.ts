@@ -80,13 +80,14 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
     instructions: ThreadInstructions | null,
     history?: History,
     model?: ModelChoice,
+    failed?: string,
   ): Runner =>
     new AnthropicAgent(
       kinds.api.config,
       kinds.api.connection,
       dispatch,
       history,
-      undefined,
+      failed === undefined ? undefined : { type: "error", message: failed },
       instructions,
       kinds.api.moreTools?.() ?? null,
       model ?? null,
@@ -105,11 +106,11 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
           return assertUnreachable(start);
       }
     },
-    reopen(spec: RunnerSpec, history: History, dispatch): Runner {
+    reopen(spec: RunnerSpec, history: History, dispatch, failed?: string): Runner {
       switch (spec.kind) {
         case "api":
           // What it started with, not what the files say now: its requests stay as they were.
-          return api(dispatch, spec.instructions ?? null, history, spec.model);
+          return api(dispatch, spec.instructions ?? null, history, spec.model, failed);
         case "claude-code":
           // Its conversation is the CLI's: opening it resumes the session.
           return ClaudeCodeSession.resume(kinds.claudeCode, spec.args, spec.sessionId, dispatch, spec.cwd);

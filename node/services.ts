@@ -170,6 +170,7 @@ export class Services {
         forkDue: (request) => this.codeServices.forkDue(request),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
         claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
+        tell,
       },
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },

@@ -97,6 +97,20 @@ function M.keep_draft(id, lines)
   end
 end
 
+--- Takes the kept drafts of threads the new host does not know (never stored: no message yet).
+---@param known table<string, boolean> the ids the new host knows
+---@return table<string, string[]> draft by thread id
+function M.take_drafts_of_unknown(known)
+  local out = {}
+  for id, lines in pairs(kept_drafts) do
+    if not known[id] then
+      out[id] = lines
+      kept_drafts[id] = nil
+    end
+  end
+  return out
+end
+
 function M.create_thread_buffers(id, num, title, draft)
   if (not draft or #draft == 0) and kept_drafts[id] then
     draft = kept_drafts[id]

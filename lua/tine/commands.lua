@@ -60,6 +60,7 @@ function M.toggle()
   local ok, t = guarded(host.request, "active_buffers")
   if ok then
     ui.show(t.display, t.input)
+    list.offer_if_cut(t)
   end
 end
 
@@ -187,8 +188,8 @@ function M.model_picker()
 end
 
 --- Starts a new host (asking first while a thread works). Stored threads come back, with their
---- unsent input; the one that was in the sidebar is reopened (its input with it, when it was
---- never stored: a thread with no message yet).
+--- unsent input; the one that was in the sidebar is reopened. A thread never stored (no message yet) is unknown to the new host: one with unsent
+--- text comes back as a new thread holding that text, never in another thread's input.
 function M.restart()
   if not require("tine.quit").confirm("Restart") then
     return
@@ -196,9 +197,6 @@ function M.restart()
   local sb = ui.sidebar()
   local shown_buf = sb.display and vim.api.nvim_win_is_valid(sb.display) and vim.api.nvim_win_get_buf(sb.display)
   local shown = shown_buf and vim.b[shown_buf].tine_thread
-  local shown_input = shown_buf and vim.b[shown_buf].tine_input
-  local shown_draft = shown_input and shown_input ~= shown_buf and vim.api.nvim_buf_get_lines(shown_input, 0, -1, false)
-    or nil
   host.stop()
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     -- Unsent input outlives the host: the new buffers of the same thread start with it.
@@ -211,20 +209,34 @@ function M.restart()
     end
   end
   ui.sidebars = {}
-  if shown and pcall(tine.open, shown) then
+  local ok, threads = guarded(tine.threads)
+  if not ok then
     return
   end
-  M.toggle()
-  local input = ui.sidebar().input
-  local now = input and vim.api.nvim_win_is_valid(input) and vim.api.nvim_win_get_buf(input)
-  if
-    shown_draft
-    and now
-    and vim.b[now].tine_display
-    and table.concat(vim.api.nvim_buf_get_lines(now, 0, -1, false)) == ""
-  then
-    vim.api.nvim_buf_set_lines(now, 0, -1, false, shown_draft)
+  local known = {}
+  for _, t in ipairs(threads) do
+    known[t.id] = true
   end
+  local again = {}
+  for id, draft in pairs(buffers.take_drafts_of_unknown(known)) do
+    local made, t = guarded(host.request, "new_thread")
+    if made then
+      vim.api.nvim_buf_set_lines(t.input, 0, -1, false, draft)
+      again[id] = t
+    end
+  end
+  if shown and again[shown] then
+    return ui.show(again[shown].display, again[shown].input)
+  end
+  local opened, t = false, nil
+  if shown then
+    opened, t = pcall(host.request, "open", shown)
+  end
+  if opened then
+    -- Not offered to go on: the user has just said to cut it off (the list still offers).
+    return ui.show(t.display, t.input)
+  end
+  M.toggle()
 end
 
 --- The lines a command was given (`:'<,'>Tine add`), or nil without a range.

@@ -211,6 +211,17 @@ function M.offer_to_go_on(id)
   end
 end
 
+--- After `:Tine` (or `:Tine restart`) reopened a thread from disk: the offer to go on when tine's
+--- stop had cut it off (`t.interrupted`, the host's answer to `open` or `active_buffers`).
+---@param t { id: string, interrupted?: boolean }
+function M.offer_if_cut(t)
+  if t.interrupted == true then
+    vim.schedule(function()
+      M.offer_to_go_on(t.id)
+    end)
+  end
+end
+
 --- `d` in the list: the thread on the line beside its parent, from where they branched.
 function M.diff_from_list()
   on_list_thread(tine.diff)

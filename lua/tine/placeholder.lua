@@ -56,6 +56,8 @@ local function ready(p, err, t)
   end
   if p.send then
     require("tine.keys").send_input(p.input)
+  else
+    require("tine.list").offer_if_cut(t)
   end
 end
 

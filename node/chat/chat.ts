@@ -227,7 +227,7 @@ export class Chat implements ChatTree {
         if (live) {
           // Open read-only here, its writer gone: read again, and writable here from now on.
           if (live.readOnlyBy !== null && m.readOnlyBy === null) {
-            live.takenOver(this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id)), m.title, m.reports);
+            live.takenOver(this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id), m.failed), m.title, m.reports);
             live.queue.restore(m.queue);
             live.code = m.code ?? [];
             live.labels = m.labels;
@@ -239,7 +239,7 @@ export class Chat implements ChatTree {
         const stored = this.stored.get(m.id);
         if (!stored) return;
         this.stored.delete(m.id);
-        const runner = this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id));
+        const runner = this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id), m.failed);
         const thread = new Thread(m.id, stored.num, m.title, runner, this.threadContext(m.id), {
           titledBy: "kept",
           readOnlyBy: m.readOnlyBy,

@@ -23,6 +23,8 @@ export type ChatEvents = {
    * claims it); without, numbers are unique in this instance only.
    */
   claimNum?(atLeast: number): number;
+  /** Something the user is told, as a notification (an error: a request of theirs did not happen). */
+  tell?(text: string, error: boolean): void;
 };
 
 export type CreatedHow = {

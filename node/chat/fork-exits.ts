@@ -69,6 +69,20 @@ export function linkedThread(
   return thread;
 }
 
+/** Why a turn asked for a hand-off ended without one (`base`: the history before it), for the user. */
+function handoffMissed(thread: Thread, base: History): string {
+  const status = thread.runner.status;
+  if (status.type === "error") return `the request failed (${status.message})`;
+  if (status.type === "stopped" && status.stopReason === "aborted") return "it was aborted";
+  const tools = new Set<string>();
+  for (const e of thread.runner.history.entries(base.length))
+    if (e.message.role === "assistant") for (const b of e.message.content) if (b.type === "tool_use") tools.add(b.name);
+  const ran = [...tools].filter((name) => name !== "fork_thread");
+  return ran.length
+    ? `the model ran ${ran.join(", ")} instead and ended its turn without calling fork_thread`
+    : "the model answered without calling fork_thread";
+}
+
 /** What an agent's fork tool asked for, done when its response ends. */
 type AfterTurn =
   | { readonly type: "enter"; readonly topic: string; readonly idleTimeoutMs?: number }
@@ -158,9 +172,11 @@ export class ForkExits {
   responseEnded(thread: Thread): boolean {
     const base = this.handoffs.get(thread.id);
     if (base) {
-      // The agent ended (or failed, or was aborted) without handing off: back to how it was.
+      // The agent ended (or failed, or was aborted) without handing off: back to how it was, and the user is told why.
       this.handoffs.delete(thread.id);
+      const why = handoffMissed(thread, base);
       thread.update({ type: "rewind", history: base });
+      this.chat.events.tell?.(`tine: ${thread.title} was not handed off: ${why}. The thread is back as it was before @handoff.`, true);
       return true;
     }
     const after = this.afterTurn.get(thread.id);

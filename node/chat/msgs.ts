@@ -163,6 +163,8 @@ export type ChatMsg =
       labels: Labels;
       /** Requests it was billed for beside its entries (usage/side.ts); none when left out. */
       side?: readonly SideRequest[];
+      /** Its last request had failed with this error: it comes back failed, its turn to send again. */
+      failed?: string;
     }
   | { type: "rename-stored"; id: ThreadId; title: string }
   /** A stored thread labelled (`L` in the list); null: its label removed. */

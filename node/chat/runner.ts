@@ -109,8 +109,11 @@ export interface Runner extends Agent {
 export interface Runners {
   /** The runner of a new thread. */
   start(start: RunnerStart, dispatch: (msg: AgentMsg) => void): Runner;
-  /** The runner of a stored thread opened again (or of a new thread holding `history` run like it). */
-  reopen(spec: RunnerSpec, history: History, dispatch: (msg: AgentMsg) => void): Runner;
+  /**
+   * The runner of a stored thread opened again (or of a new thread holding `history` run like it);
+   * `failed`: its last request had failed with this error, its turn left to send again (`R`).
+   */
+  reopen(spec: RunnerSpec, history: History, dispatch: (msg: AgentMsg) => void, failed?: string): Runner;
   /** The list's label for a stored thread run by `spec` (no runner is made for it). */
   label(spec: RunnerSpec): string;
   /** Messages in the conversation a runner of `spec` keeps itself (a Claude Code session's), or null when tine holds it. */

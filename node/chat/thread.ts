@@ -13,7 +13,7 @@ import { contextBlocks } from "../context/follow.ts";
 import type { AgentStatus } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import type { Entry, ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
-import type { CodeMark, CodePurpose, CodeRecorder, SnapshotId, ThreadMark } from "../snapshot/code.ts";
+import { type CodeMark, type CodePurpose, type CodeRecorder, type SnapshotId, type ThreadMark, validMarks } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
@@ -197,6 +197,11 @@ export class Thread {
     return out;
   }
 
+  /** Calls of the last reply whose tool began to run and has not finished (the store notes them: a cut session may have left them half done). */
+  startedTools(): ReadonlySet<string> {
+    return this.controllers.size ? new Set(this.controllers.keys()) : NONE_STARTED;
+  }
+
   /** Results of tools that have finished, for a fork taken while the others still run. */
   finishedResults(): ReadonlyMap<string, ToolResultBlock> {
     if (this.toolRuns.length === 0) return NO_RESULTS;
@@ -237,6 +242,7 @@ export class Thread {
         this.codeWait = null;
         // The requests rewound out of the history were billed: they stay counted (the @handoff request).
         this.side = [...this.side, ...rewoundRequests(this.runner.history, msg.history)];
+        this.turnStart = null;
         this.runner.rewind(msg.history);
         return;
       case "queue-report":
@@ -426,9 +432,11 @@ export class Thread {
   private codeTaken(at: number, purpose: CodePurpose, mark: CodeMark | null): void {
     const entry = this.codeAsked.get(at);
     this.codeAsked.delete(at);
-    if (mark && entry !== undefined) {
-      this.code = [...this.code, { ...mark, entry }];
-      if (purpose === "tools") this.turnStart ??= mark.id;
+    const kept = mark && entry !== undefined ? { ...mark, entry } : null;
+    // A snapshot of a turn rolled back meanwhile (a rewind) describes no message left: dropped, never stored.
+    if (kept && validMarks([kept], this.runner.history).length) {
+      this.code = [...this.code, kept];
+      if (purpose === "tools") this.turnStart ??= kept.id;
     }
     if (purpose !== "tools" || this.codeWait?.at !== at) return;
     const { ids } = this.codeWait;
@@ -462,6 +470,7 @@ export class Thread {
 }
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
+const NONE_STARTED: ReadonlySet<string> = new Set();
 
 /** A tool's outcome as the model gets it: its text, and its images (MCP tools') as image blocks after it. */
 function toResult(id: string, outcome: ToolOutcome): ToolResultBlock {

@@ -69,6 +69,9 @@ export class SendFlow {
   async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
     this.takeOverIfFree(id);
     const thread = this.live(id);
+    // The thread the user sends in becomes the active one: `:Tine add`/`ask`, the list's ▶ and `:Tine` after a restart follow it.
+    if (this.chat.activeId !== id && !this.chat.forks.get(id)?.background)
+      this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const command = parseSend(text);
     if (command.type === "fork") {
       // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).

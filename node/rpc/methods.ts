@@ -62,8 +62,11 @@ export type ModelChoices = { models: string[]; efforts: string[]; current: strin
 /** A thread's buffers, once made. */
 export type ThreadBuffers = { id: ThreadId; display: number; input: number };
 
-/** A thread made active; `read_only_by`: the pid of the Neovim that writes it, when not this one. */
-export type OpenedThread = ThreadBuffers & { read_only_by: number | null };
+/**
+ * A thread made active; `read_only_by`: the pid of the Neovim that writes it, when not this one;
+ * `interrupted`: it was read from disk just now, cut off when tine stopped (the user is offered to go on).
+ */
+export type OpenedThread = ThreadBuffers & { read_only_by: number | null; interrupted?: boolean };
 
 /** After a send: the failed turn's text a new message replaced ("" when none), for the input. */
 export type SendResult = { replaced: string };
@@ -177,7 +180,7 @@ export const METHODS = {
   lineage: { args: [id], result: returns<Lineage | null>() },
   new_thread: { args: [], result: returns<ThreadBuffers>() },
   /** The active thread's buffers (a first thread is made when there is none). */
-  active_buffers: { args: [], result: returns<ThreadBuffers>() },
+  active_buffers: { args: [], result: returns<ThreadBuffers & { interrupted?: boolean }>() },
   /** Makes a thread the active one, loading it when it is stored. */
   select: { args: [id], result: returns<OpenedThread>() },
   open: { args: [id], result: returns<OpenedThread>() },

@@ -57,6 +57,8 @@ function snapshotOf(thread: Thread): Snapshot {
     open: open?.finalized ?? NOTHING_OPEN,
     streamed: inProgress?.type === "text" ? inProgress.text : "",
     results: thread.finishedResults(),
+    started: thread.startedTools(),
+    failed: thread.runner.status.type === "error" ? thread.runner.status.message : null,
     title: thread.title,
     model: thread.runner.spec.model ?? null,
     reports: thread.reports,
@@ -125,11 +127,15 @@ export class Persistence {
    */
   open(id: ThreadId): { loaded: LoadedThread; readOnlyBy: number | null } {
     const loaded = this.store.load(id);
+    // Its last activity is its file's last write until it changes here (the list shows it).
+    if (!this.updated.has(id)) this.updated.set(id, this.store.modifiedAt(id));
     const written: Snapshot = {
       history: loaded.raw.history,
       open: loaded.raw.open,
       streamed: loaded.raw.streamed,
       results: loaded.raw.results,
+      started: loaded.raw.started,
+      failed: loaded.raw.failed,
       title: loaded.raw.title,
       model: loaded.raw.model,
       reports: loaded.raw.reports,

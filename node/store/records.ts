@@ -89,6 +89,16 @@ export type ChangeRecord =
   | { readonly t: "streamed"; readonly at: number; readonly text: string }
   /** A tool that finished while others of the same turn had not: its result, kept for a crash. */
   | { readonly t: "result"; readonly r: ToolResultBlock }
+  /**
+   * A tool call of the open turn began to run (it may act on the world from now on): a session
+   * that ends before its result tells the model it may have partly run, not that it never ran.
+   */
+  | { readonly t: "started"; readonly id: string }
+  /**
+   * Its last request failed with `error` (the view's error line), its turn left to be sent again
+   * (`R`): a restart brings the thread back failed. Any later change of the history ends it.
+   */
+  | { readonly t: "failed"; readonly error: string }
   | { readonly t: "title"; readonly title: string }
   /** A request the thread was billed for beside its history's entries (usage/side.ts): counted in its usage. */
   | { readonly t: "side"; readonly request: SideRequest }
@@ -140,6 +150,8 @@ const CHANGE_TYPES = new Set([
   "open",
   "streamed",
   "result",
+  "started",
+  "failed",
   "title",
   "side",
   "model",
@@ -204,6 +216,10 @@ export function decode(line: string): Decoded {
       const why = toolResultProblem(r["r"]);
       return why ? bad(why) : good({ t: "result", r: r["r"] as ToolResultBlock });
     }
+    case "started":
+      return typeof r["id"] === "string" && r["id"] !== "" ? good({ t: "started", id: r["id"] }) : bad("id is not a tool call's id");
+    case "failed":
+      return typeof r["error"] === "string" ? good({ t: "failed", error: r["error"] }) : bad("error is not a text");
     case "title":
       return typeof r["title"] === "string" ? good({ t: "title", title: r["title"] }) : bad("no title");
     case "side": {

@@ -15,6 +15,8 @@ import { type ChangeRecord, decode, type Header, isChange, type StoredQueued } f
 
 /** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
 export const SESSION_ENDED_BEFORE_TOOL_RAN = "The session ended before the tool ran.";
+/** …and those that had begun to run when it ended (a `started` record, no result). */
+export const SESSION_ENDED_WHILE_TOOL_RAN = "The session ended while the tool ran; it may have partly run (its output is lost).";
 
 /** A thread as its log leaves it, before the interrupted turn (if any) is closed. */
 export type LogState = {
@@ -25,6 +27,10 @@ export type LogState = {
   readonly streamed: string;
   /** Results of tools that finished while others of their turn had not. */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
+  /** Tool calls of the open turn that began to run. */
+  readonly started: ReadonlySet<string>;
+  /** The error its last request failed with, while nothing changed the history since; else null. */
+  readonly failed: string | null;
   readonly title: string;
   /** Its own model and thinking effort (`:Tine model`), or null: setup's. */
   readonly model: ModelChoice | null;
@@ -43,11 +49,15 @@ export type LogState = {
   readonly side: readonly SideRequest[];
 };
 
+const NONE_STARTED: ReadonlySet<string> = new Set();
+
 export const emptyState = (title: string): LogState => ({
   history: History.empty,
   open: [],
   streamed: "",
   results: new Map(),
+  started: new Set(),
+  failed: null,
   title,
   model: null,
   deleted: false,
@@ -69,6 +79,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
         open: [],
         streamed: "",
         results: new Map(),
+        started: NONE_STARTED,
+        failed: null,
       };
     case "truncate":
       if (record.n > state.history.length) throw new Error(`truncate to ${record.n} of ${state.history.length} messages`);
@@ -78,18 +90,24 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
         open: [],
         streamed: "",
         results: new Map(),
+        started: NONE_STARTED,
+        failed: null,
         labels: withinHistory(state.labels, record.n),
       };
     case "block":
-      return { ...state, open: [...state.open, Object.freeze(record.b)], streamed: "" };
+      return { ...state, open: [...state.open, Object.freeze(record.b)], streamed: "", failed: null };
     case "open":
       if (record.n > state.open.length) throw new Error(`open turn cut to ${record.n} of ${state.open.length} blocks`);
-      return { ...state, open: state.open.slice(0, record.n), streamed: "" };
+      return { ...state, open: state.open.slice(0, record.n), streamed: "", failed: null };
     case "streamed":
       if (record.at > state.streamed.length) throw new Error(`streamed text from ${record.at} of ${state.streamed.length} characters`);
       return { ...state, streamed: state.streamed.slice(0, record.at) + record.text };
     case "result":
       return { ...state, results: new Map(state.results).set(record.r.tool_use_id, Object.freeze(record.r)) };
+    case "started":
+      return { ...state, started: new Set(state.started).add(record.id) };
+    case "failed":
+      return { ...state, failed: record.error };
     case "title":
       return { ...state, title: record.title };
     case "side":
@@ -131,10 +149,20 @@ export const SESSION_ENDED: ResponseMeta = Object.freeze({
  * marked interrupted; tools without a result answered).
  */
 export function recoverHistory(state: LogState): History {
-  const options = { knownResults: state.results, missingResultText: SESSION_ENDED_BEFORE_TOOL_RAN };
+  // A call that began to run and left no result is answered as cut off, never as not run.
+  const known = new Map(state.results);
+  for (const id of state.started)
+    if (!known.has(id)) known.set(id, { type: "tool_result", tool_use_id: id, content: SESSION_ENDED_WHILE_TOOL_RAN, is_error: true });
+  const options = { knownResults: known, missingResultText: SESSION_ENDED_BEFORE_TOOL_RAN };
   // Only a reply that was streaming is cut; a finished one whose tools never ran is not.
   if (!state.open.length && !state.streamed) return closeTurn(state.history, null, options);
   return closeTurn(state.history, { finalized: state.open, partialText: state.streamed }, { ...options, meta: SESSION_ENDED });
+}
+
+/** A stored thread whose last request failed comes back failed (its failed turn last, for `R` to send again): `{ failed }` then. */
+export function failedTurn(loaded: { readonly raw: LogState; readonly history: History }): { failed?: string } {
+  const { raw, history } = loaded;
+  return raw.failed !== null && history.last()?.message.role === "user" ? { failed: raw.failed } : {};
 }
 
 export type LogProblem = { readonly line: number; readonly error: string };

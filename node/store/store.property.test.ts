@@ -277,6 +277,8 @@ it(
                   recoverHistory({
                     ...after.snap,
                     side: [],
+                    started: after.snap.started ?? new Set(),
+                    failed: after.snap.failed ?? null,
                     queue: [],
                     labels: NO_LABELS,
                     deleted: false,

@@ -157,6 +157,11 @@ export class ThreadStore {
     return claimNumber(this.dir, Math.max(atLeast, this.listedHighest + 1));
   }
 
+  /** When thread `id`'s transcript was last written (ms), as the list shows it. */
+  modifiedAt(id: string): number {
+    return lstatSync(this.path(id)).mtimeMs;
+  }
+
   /** The live process writing `id` in another instance, or null. */
   lockedBy(id: string): number | null {
     if (this.writers.has(id)) return null;

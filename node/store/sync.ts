@@ -30,6 +30,10 @@ export type Snapshot = {
   readonly streamed: string;
   /** Results of tools that finished while others of their turn run. */
   readonly results: ReadonlyMap<string, ToolResultBlock>;
+  /** Tool calls of the last reply that began to run (none when left out). */
+  readonly started?: ReadonlySet<string>;
+  /** The error its last request failed with (none when left out: it did not fail). */
+  readonly failed?: string | null;
   readonly title: string;
   /** Its own model choice (none when left out: setup's). */
   readonly model?: ModelChoice | null;
@@ -72,12 +76,17 @@ const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] =
 
 const NO_MARKS: readonly ThreadMark[] = [];
 const NO_SIDE: readonly SideRequest[] = [];
+const NONE_STARTED: ReadonlySet<string> = new Set();
+
+const sameIds = (a: ReadonlySet<string> = NONE_STARTED, b: ReadonlySet<string> = NONE_STARTED) =>
+  a.size === b.size && [...a].every((id) => b.has(id));
 
 /** The records that turn `written` into `now`. */
 export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
   const out: ChangeRecord[] = [];
   let open = written.open;
   let results: ReadonlySet<string> = new Set(written.results.keys());
+  let started: ReadonlySet<string> = written.started ?? NONE_STARTED;
   if (now.history !== written.history) {
     let common = Math.min(written.history.length, now.history.length);
     while (common > 0 && written.history.at(common - 1) !== now.history.at(common - 1)) common--;
@@ -87,26 +96,31 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     if (out.length) {
       open = [];
       results = new Set();
+      started = NONE_STARTED;
     }
   }
   let common = Math.min(open.length, now.open.length);
   for (let i = 0; i < common; i++) if (open[i] !== now.open[i]) common = i;
   if (common < open.length) out.push({ t: "open", n: common });
   for (const b of now.open.slice(common)) out.push({ t: "block", b });
-  // Each record so far ends or changes the open turn, and so drops the streamed text on disk.
-  const streamed = out.length ? "" : written.streamed;
+  // Each record so far ends or changes the open turn, and so drops the streamed text (and a failure) on disk.
+  const turnChanged = out.length > 0;
+  const streamed = turnChanged ? "" : written.streamed;
   if (now.streamed !== streamed)
     out.push(
       now.streamed.startsWith(streamed)
         ? { t: "streamed", at: streamed.length, text: now.streamed.slice(streamed.length) }
         : { t: "streamed", at: 0, text: now.streamed },
     );
+  for (const id of now.started ?? NONE_STARTED) if (!started.has(id)) out.push({ t: "started", id });
   for (const [id, r] of now.results) if (!results.has(id)) out.push({ t: "result", r });
   if ((now.code ?? NO_MARKS) !== (written.code ?? NO_MARKS)) {
     // After the history they follow: a replayed mark attaches to the entry before it.
     const had = new Set(written.code);
     for (const m of now.code ?? NO_MARKS) if (!had.has(m)) out.push(toCodeRecord(m));
   }
+  const failed = turnChanged ? null : (written.failed ?? null);
+  if (now.failed && now.failed !== failed) out.push({ t: "failed", error: now.failed });
   if (now.title !== written.title) out.push({ t: "title", title: now.title });
   const model = now.model ?? null;
   if (model && !sameChoice(model, written.model ?? null)) out.push({ t: "model", model: model.model, effort: model.effort });
@@ -180,6 +194,8 @@ export class ThreadRecorder {
       now.open.length === w.open.length &&
       now.open.at(-1) === w.open.at(-1) &&
       now.results.size === w.results.size &&
+      sameIds(now.started, w.started) &&
+      (now.failed ?? null) === (w.failed ?? null) &&
       now.title === w.title &&
       sameChoice(now.model ?? null, w.model ?? null) &&
       now.reports === w.reports &&

@@ -78,6 +78,7 @@ export function readTail(path: string, minBytes: number): Tail | null {
           case "branched":
           case "model":
           case "interrupted":
+          case "failed":
             break;
           // What changes what came before, or leaves a turn open: the whole is needed.
           case "truncate":
@@ -85,6 +86,7 @@ export function readTail(path: string, minBytes: number): Tail | null {
           case "open":
           case "streamed":
           case "result":
+          case "started":
             return null;
           default:
             assertUnreachable(record);
