@@ -89,6 +89,10 @@
 ---@field approve? string|false
 ---@field approve_always? string|false
 ---@field deny? string|false
+---@field input_approve? string|false input, Normal mode, while a tool call waits: approve it
+---@field input_approve_always? string|false input: approve the tool for the rest of the thread
+---@field input_deny? string|false input: deny the waiting call
+---@field input_deny_reason? string|false input: deny the waiting call, asking why
 ---@field edit_queued? string|false
 ---@field fork_at_message? string|false
 ---@field go_to_parent? string|false

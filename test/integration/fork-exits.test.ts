@@ -355,7 +355,7 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.waitForDisplay(bg.id, "awaiting approval");
       await s.focus((await s.thread(bg.id)).input_bufnr!);
       await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
-      await s.keys("a");
+      await s.keys("<C-y>");
       await s.waitForDisplay(bg.id, "Background done.");
       assert.equal((await s.threads()).length, 2, "opened, it no longer reports back by itself");
       assert.equal((await s.notifications()).filter((n) => /waits for your approval/.test(n.msg)).length, 1);
