@@ -187,6 +187,7 @@
 ---@field prefill? string put in the fork's input
 ---@field wait? boolean fork once the thread is at rest
 ---@field restore_code? boolean with at_message: the project's files are first restored to that message (|tine-restore|)
+---@field restore_overwrite? boolean with restore_code: files changed since the thread's last turn are restored too
 ---@field background? boolean run without a window, and report back
 ---@field worktree? boolean work in a git worktree of its own, made from the files at the fork point (|tine-worktree|)
 

@@ -153,6 +153,7 @@ const forkOptions = options({
   wait: boolean,
   background: boolean,
   restore_code: boolean,
+  restore_overwrite: boolean,
   worktree: boolean,
 });
 
