@@ -68,14 +68,14 @@ const WRONG_CALLS: [code: string, error: string][] = [
   ["tine.fork(ID, 'p', { at_message = '1' })", 'tine: fork: opts.at_message must be an integer >= 0 (got "1")'],
   [
     "tine.fork(ID, 'p', { at_mesage = 1 })",
-    'tine: fork: opts has no "at_mesage" (it takes at_message, prefill, wait, background, restore_code, worktree)',
+    'tine: fork: opts has no "at_mesage" (it takes at_message, prefill, wait, background, restore_code, restore_overwrite, worktree)',
   ],
   ["tine.fork(ID, 'p', { wait = 'yes' })", 'tine: fork: opts.wait must be a boolean (got "yes")'],
   ["tine.fork(ID, 'p', { background = 1 })", "tine: fork: opts.background must be a boolean (got 1)"],
   ["tine.fork(ID, 'p', { prefill = { 'x' } })", "tine: fork: opts.prefill must be a string (got a table)"],
   [
     "tine.fork(ID, 'p', 'later')",
-    'tine: fork: opts must be a table (of at_message, prefill, wait, background, restore_code, worktree) (got "later")',
+    'tine: fork: opts must be a table (of at_message, prefill, wait, background, restore_code, restore_overwrite, worktree) (got "later")',
   ],
   ["tine.fork(ID, 5)", "tine: fork: prompt must be a string (got 5)"],
   ["tine.fork(nil, 'p')", "tine: fork: id must be a string (got nil)"],
