@@ -26,8 +26,11 @@ end
 
 ---@param id string
 ---@param opts TineForkOpts
-function M.ask_and_fork(id, opts)
-  vim.ui.input({ prompt = "Fork prompt (empty: fork only): " }, function(answer)
+---@param at_yours? boolean it forks at a message of the user's, which the fork answers again first
+function M.ask_and_fork(id, opts, at_yours)
+  local prompt = at_yours and "Fork prompt (your message is answered again first; empty: only that): "
+    or "Fork prompt (empty: fork only): "
+  vim.ui.input({ prompt = prompt }, function(answer)
     if answer == nil then
       return
     end -- cancelled
@@ -100,11 +103,12 @@ function M.fork_command(cmd)
   if opts.background and args == "" then
     return err("tine: :ForkThread --bg needs a prompt")
   end
+  local at_yours = false
   local go = function(o)
     if args ~= "" then
       return guarded(tine.fork, id, args, o)
     end
-    M.ask_and_fork(id, o)
+    M.ask_and_fork(id, o, at_yours)
   end
   if not cmd.bang then
     return go(opts)
@@ -116,6 +120,7 @@ function M.fork_command(cmd)
   if at == nil or at == vim.NIL then
     return err("tine: the cursor is not on a message")
   end
+  at_yours = at.role == "user"
   code_then(id, at.message, vim.tbl_extend("force", opts, { at_message = at.message }), go)
 end
 
