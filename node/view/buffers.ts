@@ -342,7 +342,8 @@ export class Buffers {
         case "fork":
           headerLines.push(
             `⑂ Forked from "${parentTitle}" at ${forkPoint(thread, lineage.atMessage)} · gp: go to parent`,
-            `  ends with: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard`,
+            // Keys of this display (and the list): in the input they are Vim's own (`gP` puts text).
+            `  ends with, keys in this display: ${this.keys.report} report to it · ${this.keys.promote} promote into it · ${this.keys.discard} discard · anywhere: :Tine fork report|promote|discard`,
             "",
           );
           break;

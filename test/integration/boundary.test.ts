@@ -150,7 +150,10 @@ describe(`boundary (${nv.version})`, () => {
         await s.cmd("Tine");
         assert.match(await s.display(1), /^Type below and send with <C-s> · @fork <prompt> forks this thread$/m);
         const fork = await s.lua<string>("return require('tine').fork(...)", (await s.thread(1)).id);
-        await s.waitForDisplay(fork, /^ {2}ends with: gX report to it · gP promote into it · - discard$/m);
+        await s.waitForDisplay(
+          fork,
+          /^ {2}ends with, keys in this display: gX report to it · gP promote into it · - discard · anywhere: :Tine fork/m,
+        );
       },
       { setup: { keymaps: { send: false, help: false, fork_report: "gX", fork_discard: false } } },
     );
