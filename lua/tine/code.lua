@@ -28,9 +28,38 @@ local function report(result, what)
   vim.notify(msg, vim.log.levels.INFO)
 end
 
+--- Asks whether the files of thread `id` go back to message `at_message`'s snapshot, showing what
+--- would change; files changed since the thread's last turn are named, and left alone unless the
+--- answer says to overwrite them. Writes nothing.
+---@param id string
+---@param at_message integer
+---@return { overwrite: boolean }|"nothing"|nil nil: cancelled; "nothing": the files are already so
+function M.ask_restore(id, at_message)
+  local plan = host.request("restore_plan", id, at_message)
+  if #plan.files == 0 then
+    return "nothing"
+  end
+  local lines = { ("Restore %d file%s to this message?"):format(#plan.files, #plan.files == 1 and "" or "s") }
+  vim.list_extend(lines, vim.tbl_map(file_line, plan.files))
+  local choices = "&Restore\n&Cancel"
+  if #plan.changed_since > 0 then
+    table.insert(
+      lines,
+      ("Changed since (left alone unless overwritten): %s"):format(table.concat(plan.changed_since, ", "))
+    )
+    choices = "&Restore\n&Overwrite mine too\n&Cancel"
+  end
+  table.insert(lines, ":Tine restore undo puts them back as they are now.")
+  local answer = vim.fn.confirm(table.concat(lines, "\n"), choices, 1)
+  local cancel = #plan.changed_since > 0 and 3 or 2
+  if answer == 0 or answer == cancel then
+    return nil
+  end
+  return { overwrite = #plan.changed_since > 0 and answer == 2 }
+end
+
 --- Restores the files of thread `id` to message `at_message`'s snapshot. Unless `opts.confirm` is
---- false, first shows what will change and asks; files changed since the thread's last turn are
---- named, and left alone unless the answer (or `opts.overwrite`) says to overwrite them.
+--- false, first asks (ask_restore); `opts.overwrite` writes files changed since too.
 ---@param id string
 ---@param at_message integer
 ---@param opts? { confirm?: boolean, overwrite?: boolean }
@@ -39,28 +68,14 @@ function M.restore(id, at_message, opts)
   opts = opts or {}
   local overwrite = opts.overwrite == true
   if opts.confirm ~= false then
-    local plan = host.request("restore_plan", id, at_message)
-    if #plan.files == 0 then
+    local answer = M.ask_restore(id, at_message)
+    if answer == nil then
+      return nil
+    elseif answer == "nothing" then
       vim.notify("tine: the files are already as they were at this message: nothing to restore", vim.log.levels.INFO)
       return { written = {}, left = {} }
     end
-    local lines = { ("Restore %d file%s to this message?"):format(#plan.files, #plan.files == 1 and "" or "s") }
-    vim.list_extend(lines, vim.tbl_map(file_line, plan.files))
-    local choices = "&Restore\n&Cancel"
-    if #plan.changed_since > 0 then
-      table.insert(
-        lines,
-        ("Changed since (left alone unless overwritten): %s"):format(table.concat(plan.changed_since, ", "))
-      )
-      choices = "&Restore\n&Overwrite mine too\n&Cancel"
-    end
-    table.insert(lines, ":Tine restore undo puts them back as they are now.")
-    local answer = vim.fn.confirm(table.concat(lines, "\n"), choices, 1)
-    local cancel = #plan.changed_since > 0 and 3 or 2
-    if answer == 0 or answer == cancel then
-      return nil
-    end
-    overwrite = overwrite or (#plan.changed_since > 0 and answer == 2)
+    overwrite = overwrite or answer.overwrite
   end
   local result = host.request("restore_code", id, at_message, { overwrite = overwrite })
   report(result, "restored")

@@ -144,13 +144,19 @@ M.defaults = {
     retry = "R",
     toggle_detail = "<Tab>", -- display: expand/collapse thinking, tool results, search results, a reply's changed files
     open_change = "<CR>", -- display, on a file of a reply's change list: it beside its state before the turn
-    -- display: approve the tool call under the cursor (or the first pending); input (Normal
-    -- mode): only while a tool waits for approval, else `a` and `d` do what they always do.
+    -- display: approve the tool call under the cursor (or the only one waiting)
     approve = "a",
     -- display: approve the call under the cursor and every later call of that tool in this
-    -- thread (and in forks taken after); input: as approve.
+    -- thread (and in forks taken after)
     approve_always = "A",
-    deny = "d",
+    deny = "d", -- display
+    -- input (Normal mode), only while a tool call waits (else Vim's own key): answer it as the
+    -- display's a, A, d and D do. Keys that never edit text, so that no draft key (`a`, `dd`)
+    -- can run a command; the notice under the draft names them.
+    input_approve = "<C-y>",
+    input_approve_always = "g<C-y>",
+    input_deny = "<C-n>",
+    input_deny_reason = "g<C-n>",
     -- display, on a message queued while the agent works: take it back into the input to edit
     -- (`dd` there cancels it).
     edit_queued = "<CR>",
@@ -178,7 +184,7 @@ M.defaults = {
     -- display, on a message: a new thread under this one, a summary of what came before the
     -- message followed by the rest kept as it is (the thread itself is left whole)
     compact = "C",
-    -- display (input: while a tool waits): deny the tool call, asking why; the reason goes to the model
+    -- display: deny the tool call, asking why; the reason goes to the model
     deny_reason = "D",
   },
 }

@@ -26,12 +26,51 @@ end
 
 ---@param id string
 ---@param opts TineForkOpts
-function M.ask_and_fork(id, opts)
-  vim.ui.input({ prompt = "Fork prompt (empty: fork only): " }, function(answer)
+---@param at_yours? boolean it forks at a message of the user's, which the fork answers again first
+function M.ask_and_fork(id, opts, at_yours)
+  local prompt = at_yours and "Fork prompt (your message is answered again first; empty: only that): "
+    or "Fork prompt (empty: fork only): "
+  vim.ui.input({ prompt = prompt }, function(answer)
     if answer == nil then
       return
     end -- cancelled
     guarded(tine.fork, id, answer, opts)
+  end)
+end
+
+--- The fork's code, asked before a fork at a message (`F`, visual `F`, :ForkThread!): where that
+--- message's files differ from the thread's last turn, whether the fork keeps the code as it is now
+--- or restores the files to the message (and then, what would change); then `finish(opts)` asks
+--- what else it needs and forks. Nothing is written until the fork is made: the host restores the
+--- files as it makes it (`restore_code`), so <Esc> at any question leaves everything as it was.
+---@param id string
+---@param at_message integer
+---@param opts table the fork's options so far
+---@param finish fun(opts: table)
+local function code_then(id, at_message, opts, finish)
+  local ok, differs = guarded(host.request, "code_differs", id, at_message)
+  if not ok then
+    return
+  end
+  if not differs then
+    return finish(opts)
+  end
+  local choices = { "Keep the code as it is now", "Restore the files to this message" }
+  vim.ui.select(choices, { prompt = "The fork's code" }, function(choice)
+    if choice == nil then
+      return
+    end
+    if choice == choices[1] then
+      return finish(opts)
+    end
+    local asked, answer = guarded(require("tine.code").ask_restore, id, at_message)
+    if not asked or answer == nil then
+      return -- failed (and said so), or cancelled: no fork either
+    end
+    if answer ~= "nothing" then
+      opts = vim.tbl_extend("force", opts, { restore_code = true, restore_overwrite = answer.overwrite })
+    end
+    finish(opts)
   end)
 end
 
@@ -64,40 +103,29 @@ function M.fork_command(cmd)
   if opts.background and args == "" then
     return err("tine: :ForkThread --bg needs a prompt")
   end
-  cmd = { bang = cmd.bang, args = args }
-  local go = function()
-    if cmd.args and cmd.args ~= "" then
-      return guarded(tine.fork, id, cmd.args, opts)
+  local at_yours = false
+  local go = function(o)
+    if args ~= "" then
+      return guarded(tine.fork, id, args, o)
     end
-    M.ask_and_fork(id, opts)
+    M.ask_and_fork(id, o, at_yours)
   end
   if not cmd.bang then
-    return go()
+    return go(opts)
   end
-  local at = host.request("locate", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
-  if not at then
+  local located, at = guarded(host.request, "locate", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if not located then
+    return
+  end
+  if at == nil or at == vim.NIL then
     return err("tine: the cursor is not on a message")
   end
-  opts = vim.tbl_extend("force", opts, { at_message = at.message })
-  -- Asked only where the files of that message differ from the thread's last turn.
-  if not host.request("code_differs", id, at.message) then
-    return go()
-  end
-  local choices = { "Keep the code as it is now", "Restore the files to this message" }
-  vim.ui.select(choices, { prompt = "The fork's code" }, function(choice)
-    if choice == choices[2] then
-      local ok, restored = guarded(require("tine.code").restore, id, at.message)
-      if not ok or restored == nil then
-        return -- failed (and said so), or cancelled: no fork either
-      end
-    end
-    if choice then
-      go()
-    end
-  end)
+  at_yours = at.role == "user"
+  code_then(id, at.message, vim.tbl_extend("force", opts, { at_message = at.message }), go)
 end
 
---- Visual `F`: fork at the selection's last message, the selection quoted in the fork's input.
+--- Visual `F`: fork at the selection's last message, the selection quoted in the fork's input;
+--- the fork's code is asked as `F` asks it.
 function M.fork_selection()
   local ok, id = guarded(current_thread)
   if not ok then
@@ -109,15 +137,20 @@ function M.fork_selection()
   end
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "nx", false)
   local lines = vim.api.nvim_buf_get_lines(0, from - 1, to, false)
-  local at = host.request("locate", id, to - 1)
-  if not at then
+  local located, at = guarded(host.request, "locate", id, to - 1)
+  if not located then
+    return
+  end
+  if at == nil or at == vim.NIL then
     return err("tine: the selection is not on a message")
   end
   local quoted = vim.tbl_map(function(l)
     return "> " .. l
   end, lines)
   table.insert(quoted, "")
-  guarded(tine.fork, id, "", { at_message = at.message, prefill = table.concat(quoted, "\n") })
+  code_then(id, at.message, { at_message = at.message, prefill = table.concat(quoted, "\n") }, function(o)
+    guarded(tine.fork, id, "", o)
+  end)
 end
 
 return M

@@ -137,14 +137,13 @@ function M.discard(id)
   return host.request("fork_discard", id)
 end
 
---- The parent of fork `id` takes over its history; the parent's own tail becomes a new fork.
+--- The parent of fork `id` takes over its history; the parent's own tail becomes a new fork. The
+--- fork's windows go to the parent as any ending fork's do (ui.fork_ended); the focus stays where
+--- it was (in the list, the list).
 ---@param id string
----@return string parent_id the parent, now shown in the sidebar
+---@return string parent_id the parent
 function M.promote(id)
-  local parent = host.request("fork_promote", id)
-  local t = host.request("select", parent)
-  ui.show(t.display, t.input)
-  return parent
+  return host.request("fork_promote", id)
 end
 
 --- A summary of fork `id` goes to its parent's next message, then the fork ends. Without `text`

@@ -1,13 +1,41 @@
 -- The keys of a thread's input that answer the thread only in one state of it, and are Vim's
--- own otherwise: while a tool call waits for approval, `a` `A` `d` `D` answer it; after an error,
--- with the input empty, `R` sends the failed turn again. The host tells the state (set_pending,
--- set_failed, through host_api.lua); buffers.lua attaches the keys when it makes the input.
+-- own otherwise: while a tool call waits for approval, keys that never edit text answer it
+-- (Normal-mode `<C-y>` approve, `<C-n>` deny…: `keymaps.input_approve` and co.), named in a
+-- notice under the draft; after an error, with the input empty, `R` sends the failed turn again.
+-- The display's `a` `A` `d` `D` are not mapped here: in the input they are the editing keys a draft
+-- is written with, and approving a shell command must never ride on `a` or `dd`. The host tells
+-- the state (set_pending, set_failed, through host_api.lua); buffers.lua attaches the keys.
+local config = require("tine.config")
 local keys = require("tine.keys")
 
 local M = {}
 
---- `key` in the input buffer's Normal mode: approves/denies (`answer`) while a tool waits for
---- approval, and is the key it always was otherwise (`a` appends, `d` deletes).
+local notice_ns = vim.api.nvim_create_namespace("tine.pending")
+
+--- The display line a key in the input answers for: the display's cursor line where the display
+--- is in sight in this tab (with several calls waiting, the one under its cursor, as in the
+--- display), else a line past its end (no call under it: the only one waiting, or none).
+---@param display integer
+---@return integer line 0-based
+local function display_line(display)
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(w) == display then
+      return vim.api.nvim_win_get_cursor(w)[1] - 1
+    end
+  end
+  return vim.api.nvim_buf_line_count(display)
+end
+
+--- The input's answers to a waiting call: { option, action, what the notice calls it, desc }.
+local ANSWERS = {
+  { "input_approve", "approve", "approve", "approve the tool call" },
+  { "input_approve_always", "approve_always", "always", "approve this tool for the rest of the thread" },
+  { "input_deny", "deny", "deny", "deny the tool call" },
+  { "input_deny_reason", "deny_reason", "deny saying why", "deny the tool call, saying why" },
+}
+
+--- `lhs` in the input buffer's Normal mode: answers the waiting call (`answer`) while one waits,
+--- and is Vim's own key otherwise (`<C-y>` scrolls, `<C-n>` moves down).
 local function approval_key(input, lhs, answer, desc)
   if not lhs or lhs == "" then
     return
@@ -51,33 +79,72 @@ local function retry_key(input, id, lhs)
   })
 end
 
+--- What the notice under the draft says while a call waits: the keys that answer it here.
+---@return string
+local function notice_text()
+  local km = config.options.keymaps
+  local parts = {}
+  for _, a in ipairs(ANSWERS) do
+    if km[a[1]] then
+      table.insert(parts, ("%s %s"):format(km[a[1]], a[3]))
+    end
+  end
+  if #parts == 0 then
+    return "⏳ a tool call waits for your approval: answer it in the display"
+  end
+  return "⏳ a tool call waits for your approval: " .. table.concat(parts, " · ") .. " (Normal mode)"
+end
+
+--- Shows (or moves, or takes away) the notice under the input's last line, while a call waits.
+---@param input integer
+local function show_notice(input)
+  vim.api.nvim_buf_clear_namespace(input, notice_ns, 0, -1)
+  if not vim.b[input].tine_pending then
+    return
+  end
+  local last = vim.api.nvim_buf_line_count(input) - 1
+  vim.api.nvim_buf_set_extmark(input, notice_ns, last, 0, {
+    virt_lines = { { { notice_text(), "WarningMsg" } } },
+  })
+end
+
 --- Sets the input's state keys for thread `id` (`km`: the keymaps).
 ---@param input integer
 ---@param id string
 ---@param km table
 function M.attach(input, id, km)
-  for _, a in ipairs({
-    { km.approve, "approve", "approve the tool call" },
-    { km.approve_always, "approve_always", "approve this tool for the rest of the thread" },
-    { km.deny, "deny", "deny the tool call" },
-  }) do
-    approval_key(input, a[1], function()
-      keys.line_action(id, a[2])
-    end, a[3])
+  for _, a in ipairs(ANSWERS) do
+    local action = a[2]
+    approval_key(input, km[a[1]], function()
+      local display = vim.b[input].tine_display
+      local line = display and display_line(display) or 0
+      if action == "deny_reason" then
+        keys.deny_with_reason(id, line)
+      else
+        keys.line_action(id, action, nil, line)
+      end
+    end, a[4])
   end
-  approval_key(input, km.deny_reason, function()
-    keys.deny_with_reason(id)
-  end, "deny the tool call, saying why")
   retry_key(input, id, km.retry)
+  -- The notice stays under the draft's last line as it grows or shrinks.
+  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+    buffer = input,
+    callback = function()
+      if vim.b[input].tine_pending then
+        show_notice(input)
+      end
+    end,
+  })
 end
 
---- The host says whether a tool of the thread waits for approval. `a`/`d` in the input then
---- answer it; a thread not in sight says so once.
+--- The host says whether a tool of the thread waits for approval. The input's answer keys then
+--- answer it, and its notice names them; a thread not in sight says so once.
 function M.set_pending(display, input, pending, title, tell)
   if not vim.api.nvim_buf_is_valid(input) then
     return
   end
   vim.b[input].tine_pending = pending
+  show_notice(input)
   if pending and tell then
     local visible = false
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do

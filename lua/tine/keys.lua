@@ -69,15 +69,18 @@ end
 ---@param id string the thread shown
 ---@param action "toggle"|"approve"|"approve_always"|"deny"
 ---@param reason? string
-function M.line_action(id, action, reason)
-  guarded(host.request, "line_action", id, vim.api.nvim_win_get_cursor(0)[1] - 1, action, reason)
+---@param line? integer the display line (0-based) meant; nil: the cursor's (a key in the input gives one)
+function M.line_action(id, action, reason, line)
+  line = line or vim.api.nvim_win_get_cursor(0)[1] - 1
+  guarded(host.request, "line_action", id, line, action, reason)
 end
 
 --- `D`: asks why, then denies the tool call under the cursor (as `d`) with that reason, which the
 --- model is told. Cancelling the question denies nothing.
 ---@param id string the thread shown
-function M.deny_with_reason(id)
-  local line = vim.api.nvim_win_get_cursor(0)[1] - 1 -- where the cursor was when asked
+---@param line? integer the display line (0-based) meant; nil: the cursor's
+function M.deny_with_reason(id, line)
+  line = line or vim.api.nvim_win_get_cursor(0)[1] - 1 -- where the cursor was when asked
   vim.ui.input({ prompt = "Deny the tool call: why? " }, function(reason)
     if reason then
       guarded(host.request, "line_action", id, line, "deny", reason)

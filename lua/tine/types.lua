@@ -89,6 +89,10 @@
 ---@field approve? string|false
 ---@field approve_always? string|false
 ---@field deny? string|false
+---@field input_approve? string|false input, Normal mode, while a tool call waits: approve it
+---@field input_approve_always? string|false input: approve the tool for the rest of the thread
+---@field input_deny? string|false input: deny the waiting call
+---@field input_deny_reason? string|false input: deny the waiting call, asking why
 ---@field edit_queued? string|false
 ---@field fork_at_message? string|false
 ---@field go_to_parent? string|false
@@ -183,6 +187,7 @@
 ---@field prefill? string put in the fork's input
 ---@field wait? boolean fork once the thread is at rest
 ---@field restore_code? boolean with at_message: the project's files are first restored to that message (|tine-restore|)
+---@field restore_overwrite? boolean with restore_code: files changed since the thread's last turn are restored too
 ---@field background? boolean run without a window, and report back
 ---@field worktree? boolean work in a git worktree of its own, made from the files at the fork point (|tine-worktree|)
 

@@ -368,6 +368,9 @@ export class Chat implements ChatTree {
         now: this.clock.now(),
       });
     }
+    // Taken at a message of the user's (`F` on it), it goes on from there: that message is answered
+    // again at once, and a prompt is the turn after (queued meanwhile), never joined to it.
+    if (request.atMessage !== undefined && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
     // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
     if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
     this.add(thread, { under: request.sourceId, prefill: request.prefill, background: request.background === true }, !request.background);

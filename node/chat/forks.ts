@@ -85,6 +85,7 @@ export function actorOf(msg: ThreadMsg): "user" | "agent" | null {
     case "tool-decision":
     case "abort":
     case "retry":
+    case "answer":
     case "toggle-detail":
     case "rename":
     case "label":

@@ -35,6 +35,8 @@ export type ThreadMsg =
   | { type: "abort" }
   /** After an error: send the failed turn again. */
   | { type: "retry" }
+  /** Its history ends on a user message no reply answers (a fork taken at one): request the reply. */
+  | { type: "answer" }
   /** Back to `history`, a prefix of the thread's (tool runs dropped). */
   | { type: "rewind"; history: History }
   | { type: "toggle-detail"; key: string }

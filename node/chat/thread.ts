@@ -235,6 +235,11 @@ export class Thread {
         this.queue.release();
         this.runner.retry();
         return;
+      case "answer":
+        this.turnStart = null;
+        this.context.code.prime(this.id);
+        this.runner.answer();
+        return;
       case "rewind":
         for (const c of this.controllers.values()) c.abort();
         this.controllers.clear();

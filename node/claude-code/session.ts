@@ -196,6 +196,10 @@ export class ClaudeCodeSession implements Runner {
     throw new Error("tine: a Claude Code thread is retried in its terminal");
   }
 
+  answer(): void {
+    throw new Error("tine: a Claude Code thread is answered in its terminal");
+  }
+
   rewind(): void {
     throw new Error("tine: a Claude Code thread cannot be rewound by tine");
   }

@@ -171,7 +171,16 @@ export class SendFlow {
   async fork(
     sourceId: ThreadId,
     prompt: string,
-    opts: { at_message?: number; prefill?: string; wait?: boolean; background?: boolean; restore_code?: boolean; worktree?: boolean } = {},
+    opts: {
+      at_message?: number;
+      prefill?: string;
+      wait?: boolean;
+      background?: boolean;
+      restore_code?: boolean;
+      /** With restore_code: files changed since the thread's last turn are restored too. */
+      restore_overwrite?: boolean;
+      worktree?: boolean;
+    } = {},
     /** What the prompt's mentions resolved to (a prompt typed in the input: `@fork`, `@bg`). */
     context?: SendContext,
   ): Promise<ThreadId | null> {
@@ -179,11 +188,6 @@ export class SendFlow {
     if (opts.restore_code && opts.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
     // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
     const tree = opts.worktree ?? (this.wantsWorktree(sourceId, opts.background === true) && (await this.workspaces.available()));
-    if (opts.restore_code && !tree) {
-      // The files first, as they were at the fork point (files changed since are left alone, and named).
-      const { left } = await this.code.restore(sourceId, opts.at_message!, false);
-      if (left.length) this.nvim.notifyInfo(`tine: left alone (changed since, not overwritten): ${left.join(", ")}`);
-    }
     if (!live && !this.chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(this.chat, sourceId)} cannot be forked`);
     if (this.cancelWaitingFork(sourceId)) return null;
     const storedSource = live ? undefined : this.persistence?.storedSource(sourceId);
@@ -197,6 +201,13 @@ export class SendFlow {
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
+    // The files last, once nothing can refuse the fork, and before it is made (its first turn finds
+    // them): as they were at the fork point (files changed since left alone and named, unless overwritten).
+    if (opts.restore_code && !tree) {
+      const { written, left } = await this.code.restore(sourceId, opts.at_message!, opts.restore_overwrite === true);
+      const kept = left.length ? `; left alone (changed since, not overwritten): ${left.join(", ")}` : "";
+      this.nvim.notifyInfo(`tine: the fork's files: restored ${written.length} to that message${kept}`);
+    }
     // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works;
     // one that waits for its source gets it when due, made from the files as the source's turn left them.
     const base = opts.restore_code ? forkBase(this.codeOf(sourceId), opts.at_message!) : null;

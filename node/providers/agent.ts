@@ -76,6 +76,8 @@ export interface Agent {
   abort(): void;
   /** After an error: sends the failed turn (the history's last, a user message) again. */
   retry(): void;
+  /** Requests the reply to the history's last message, a user message none answers yet (a fork taken at one). */
+  answer(): void;
   /** Back to `history` (a prefix of this agent's): any stream is dropped, the agent stops at rest. */
   rewind(history: History): void;
   /** After an error: replaces the failed turn's text with `blocks` and sends; returns the old text. */

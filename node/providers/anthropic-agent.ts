@@ -198,6 +198,12 @@ export class AnthropicAgent implements Runner {
     void this.request();
   }
 
+  answer(): void {
+    if (this.stream) throw new Error("the agent is streaming");
+    if (this.history.last()?.message.role !== "user") throw new Error("there is no message to answer");
+    void this.request();
+  }
+
   /**
    * After an error: a new send replaces the text of the turn that failed instead of joining it
    * (tool results in that turn stay). Returns the text that was replaced.

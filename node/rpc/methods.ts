@@ -85,7 +85,8 @@ export type ClaudeSession = { id: string; path: string; modified: number; label:
 export type Lineage = { parent_id: ThreadId; at_message: number; parent_gone: boolean };
 
 /** What is at a display line: the message (0-based) and, when on one, its block; on a change list, the file (null: the list's summary). */
-export type MessageAt = { message: number; block: number | null; file?: string | null };
+/** `role`: whose the message is ("user": a fork at it answers it again). */
+export type MessageAt = { message: number; role: "user" | "assistant"; block: number | null; file?: string | null };
 
 /** A file a turn changed, or a restore would change. */
 export type ChangedFile = { path: string; status: "added" | "modified" | "deleted"; added: number | null; removed: number | null };
@@ -157,6 +158,7 @@ const forkOptions = options({
   wait: boolean,
   background: boolean,
   restore_code: boolean,
+  restore_overwrite: boolean,
   worktree: boolean,
 });
 

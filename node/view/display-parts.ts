@@ -42,7 +42,8 @@ export function displayParts(
       case "fork":
         headerLines.push(
           `⑂ Forked from "${parentTitle}" at ${forkPoint(thread, lineage.atMessage)} · gp: go to parent`,
-          `  ends with: ${words.keys.report} report to it · ${words.keys.promote} promote into it · ${words.keys.discard} discard`,
+          // Keys of this display (and the list): in the input they are Vim's own (`gP` puts text).
+          `  ends with, keys in this display: ${words.keys.report} report to it · ${words.keys.promote} promote into it · ${words.keys.discard} discard · anywhere: :Tine fork report|promote|discard`,
           "",
         );
         break;

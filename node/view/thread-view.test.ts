@@ -124,7 +124,7 @@ describe("ThreadView", () => {
     buffer.apply(view.fill(thread, Number.POSITIVE_INFINITY));
     const line = buffer.lines.indexOf("▸ Thinking… (13 chars)");
     assert.ok(line > 0, buffer.lines.join("\n"));
-    assert.deepEqual(view.locate(line), { message: 1, block: 0 }, "the block in progress, as the entry it becomes");
+    assert.deepEqual(view.locate(line), { message: 1, role: "assistant", block: 0 }, "the block in progress, as the entry it becomes");
     thread.expanded.add("1:0");
     buffer.apply(view.sync(input));
     assert.deepEqual(buffer.lines.slice(line, line + 2), ["▾ Thinking…", "> deep thoughts"]);
@@ -156,7 +156,11 @@ describe("ThreadView", () => {
     buffer.apply(view.fill(thread, Number.POSITIVE_INFINITY));
     const line = buffer.lines.indexOf("▸ Thinking (26 chars)");
     assert.ok(line > 0, buffer.lines.join("\n"));
-    assert.deepEqual(view.locate(line), { message: 1, block: 0 }, "the open reply's finished block, as the entry it becomes");
+    assert.deepEqual(
+      view.locate(line),
+      { message: 1, role: "assistant", block: 0 },
+      "the open reply's finished block, as the entry it becomes",
+    );
     thread.expanded.add("1:0");
     buffer.apply(view.sync(input));
     assert.deepEqual(buffer.lines.slice(line, line + 4), ["▾ Thinking", "> deep thoughts", "> in two lines", "Answer so far"]);

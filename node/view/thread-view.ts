@@ -176,7 +176,7 @@ export class ThreadView {
    * The history entry and block at a buffer line (0-based), if any; on the change list under a
    * reply, `file` too: the file the line is about (null: the list's summary).
    */
-  locate(line: number): { message: number; block: number | null; file?: string | null } | null {
+  locate(line: number): { message: number; role: "user" | "assistant"; block: number | null; file?: string | null } | null {
     const at = this.doc.locate(line);
     if (!at || at.segment === 0 || at.segment > this.entries.length + 1) return null;
     const message = at.segment - 1;
@@ -188,7 +188,9 @@ export class ThreadView {
     for (let b = 0; b < starts.length; b++) if (starts[b]! <= at.offset) block = b;
     const changes = "changes" in seg ? seg.changes : undefined;
     const onList = changes && at.offset >= changes.start && at.offset < changes.start + changes.paths.length;
-    return onList ? { message, block, file: changes.paths[at.offset - changes.start]! } : { message, block };
+    // The reply being written is Claude's.
+    const role = "entry" in seg ? seg.entry.message.role : "assistant";
+    return onList ? { message, role, block, file: changes.paths[at.offset - changes.start]! } : { message, role, block };
   }
 
   /** The queued message shown at a buffer line (0-based), if any: its number in the thread's queue. */

@@ -68,14 +68,14 @@ const WRONG_CALLS: [code: string, error: string][] = [
   ["tine.fork(ID, 'p', { at_message = '1' })", 'tine: fork: opts.at_message must be an integer >= 0 (got "1")'],
   [
     "tine.fork(ID, 'p', { at_mesage = 1 })",
-    'tine: fork: opts has no "at_mesage" (it takes at_message, prefill, wait, background, restore_code, worktree)',
+    'tine: fork: opts has no "at_mesage" (it takes at_message, prefill, wait, background, restore_code, restore_overwrite, worktree)',
   ],
   ["tine.fork(ID, 'p', { wait = 'yes' })", 'tine: fork: opts.wait must be a boolean (got "yes")'],
   ["tine.fork(ID, 'p', { background = 1 })", "tine: fork: opts.background must be a boolean (got 1)"],
   ["tine.fork(ID, 'p', { prefill = { 'x' } })", "tine: fork: opts.prefill must be a string (got a table)"],
   [
     "tine.fork(ID, 'p', 'later')",
-    'tine: fork: opts must be a table (of at_message, prefill, wait, background, restore_code, worktree) (got "later")',
+    'tine: fork: opts must be a table (of at_message, prefill, wait, background, restore_code, restore_overwrite, worktree) (got "later")',
   ],
   ["tine.fork(ID, 5)", "tine: fork: prompt must be a string (got 5)"],
   ["tine.fork(nil, 'p')", "tine: fork: id must be a string (got nil)"],
@@ -150,7 +150,10 @@ describe(`boundary (${nv.version})`, () => {
         await s.cmd("Tine");
         assert.match(await s.display(1), /^Type below and send with <C-s> · @fork <prompt> forks this thread$/m);
         const fork = await s.lua<string>("return require('tine').fork(...)", (await s.thread(1)).id);
-        await s.waitForDisplay(fork, /^ {2}ends with: gX report to it · gP promote into it · - discard$/m);
+        await s.waitForDisplay(
+          fork,
+          /^ {2}ends with, keys in this display: gX report to it · gP promote into it · - discard · anywhere: :Tine fork/m,
+        );
       },
       { setup: { keymaps: { send: false, help: false, fork_report: "gX", fork_discard: false } } },
     );

@@ -43,7 +43,7 @@ describe(`daily keys (${nv.version})`, () => {
     });
   });
 
-  it("D denies the tool call with a reason it asks for, which the model gets; in the input too while a call waits", async () => {
+  it("D denies the tool call with a reason it asks for, which the model gets; g<C-n> in the input too while a call waits", async () => {
     await withNeovim(nv, async (s) => {
       const call = (id: string) => response([{ toolUse: { id, name: "bash_command", input: { command: "rm -rf build" } } }]);
       s.mock.reply(call("t1"), call("t2"), textReply("Understood."));
@@ -60,7 +60,7 @@ describe(`daily keys (${nv.version})`, () => {
       await s.focus((await s.thread(1)).input_bufnr!);
       await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
       await s.answerInput("not now");
-      await s.keys("D");
+      await s.keys("g<C-n>");
       await s.waitForDisplay(1, "Understood.");
       assert.equal(resultOf(sentBlocks(s, 2, -1)[0]), "The user denied this tool call. Their reason: not now");
       assert.deepEqual(await s.lines(0), [""], "the key deleted nothing");
@@ -101,7 +101,7 @@ describe(`daily keys (${nv.version})`, () => {
         assert.ok(text.includes(typed), `${typed} is listed:\n${text}`);
       for (const command of [/:Tine rename \[title\]/, /:Tine model/, /:Tine compact/, /:Tine merge done/]) assert.match(text, command);
       assert.match(text, /n {2}R\s+send the failed turn again/);
-      assert.match(text, /n {2}D\s+deny the tool call, saying why/);
+      assert.match(text, /n {2}g<C-N>\s+deny the tool call, saying why/);
       const float = await s.lua<{ row: number; col: number; height: number }>(
         "local c = vim.api.nvim_win_get_config(0); return { row = c.row, col = c.col, height = c.height }",
       );
@@ -180,9 +180,7 @@ describe(`daily keys (${nv.version})`, () => {
         input: documentedKeys(["Input buffer"]),
         list: documentedKeys(["Thread list"]),
       };
-      const missing = maps.filter(
-        (m) => !documented[m.buf as keyof typeof documented].has(m.lhs.startsWith("<") ? m.lhs.toLowerCase() : m.lhs),
-      );
+      const missing = maps.filter((m) => !documented[m.buf as keyof typeof documented].has(keyName(m.lhs)));
       assert.deepEqual(
         missing.map((m) => `${m.buf} ${m.lhs}`),
         [],
@@ -211,10 +209,13 @@ function documentedKeys(headings: readonly string[]): Set<string> {
     const heading = / ~$/.test(line) ? line.slice(0, -2) : null;
     if (heading !== null) inside = headings.includes(heading);
     const column = inside ? /^ {4}(\S.*?)(?: {2,}|$)/.exec(line)?.[1] : undefined;
-    for (const key of column?.split(" ") ?? []) keys.add(key.startsWith("<") ? key.toLowerCase() : key);
+    for (const key of column?.split(" ") ?? []) keys.add(keyName(key));
   }
   return keys;
 }
+
+/** A key as written, its `<…>` parts in lower case (`g<C-N>` as Neovim lists it, `g<C-n>` as the doc writes it). */
+const keyName = (lhs: string): string => lhs.replace(/<[^>]+>/g, (k) => k.toLowerCase());
 
 /** Sends `prompt` from the focused input of thread `num` and waits for `answer`. */
 async function exchangeOnce(s: Session, prompt: string, answer: string, num = 1): Promise<void> {

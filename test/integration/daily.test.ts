@@ -4,7 +4,7 @@
  * by area, not by length.
  */
 import assert from "node:assert/strict";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -93,20 +93,48 @@ describe(`daily use (${nv.version})`, () => {
     });
   });
 
-  it("a and d answer a pending approval from the input buffer, and are the usual keys otherwise", async () => {
+  it("while a call waits, a draft's a and dd only edit the input; <C-y> approves and <C-n> denies, as the notice under the draft says", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "echo approved" } } }]), textReply("Ran it."));
+      const call = (id: string, command: string) => response([{ toolUse: { id, name: "bash_command", input: { command } } }]);
+      s.mock.reply(call("t1", "echo approved > ran.txt; echo approved"), call("t2", "rm -rf build"), textReply("Ran it."));
       await s.cmd("Tine");
-      await s.keys("ahello<Esc>");
-      assert.deepEqual(await s.lines(0), ["hello"], "`a` appends when nothing waits");
-      await s.keys("<CR>");
+      await typeAndSend(s, "run it");
       await s.waitForDisplay(1, "awaiting approval");
       assert.match(await curBufName(s), /input$/);
       await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
-      await s.keys("a");
+      const notice = () =>
+        s.lua<string>(`local marks = vim.api.nvim_buf_get_extmarks(0, vim.api.nvim_get_namespaces()["tine.pending"], 0, -1, { details = true })
+          local m = marks[1]
+          return m and m[4].virt_lines[1][1][1] or ""`);
+      // Writing a draft with the editing keys a user reaches for: nothing is answered.
+      await s.keys("idraft: also check<Esc>");
+      await s.keys("a the tests<Esc>");
+      assert.deepEqual(await s.lines(0), ["draft: also check the tests"]);
+      await s.keys("dd");
+      assert.deepEqual(await s.lines(0), [""], "dd cleared the input");
+      await s.keys("ikeep<Esc>ggdG");
+      assert.deepEqual(await s.lines(0), [""], "ggdG cleared the input");
+      await s.keys("ilast<Esc>");
+      assert.equal((await s.thread(1)).status, "waiting", "the call still waits");
+      assert.match(await s.display(1), /awaiting approval/);
+      assert.equal(s.mock.requests.length, 1, "no tool result went");
+      assert.ok(!existsSync(join(s.cwd, "ran.txt")), "the command did not run");
+      assert.match(await notice(), /<C-y> approve · g<C-y> always · <C-n> deny · g<C-n> deny saying why/);
+      // The answer keys, from Normal mode; the draft stays as typed.
+      await s.keys("<C-y>");
+      await s.until("the approved result", async () => s.mock.requests.length === 2);
+      assert.equal(resultOf(sentBlocks(s, 1, -1)[0]), "approved\n");
+      await s.waitForDisplay(1, /rm -rf build[\s\S]*awaiting approval/);
+      await s.until("the input to know again", () => s.lua<boolean>("return vim.b.tine_pending == true"));
+      await s.keys("<C-n>");
       await s.waitForDisplay(1, "Ran it.");
-      assert.equal(resultOf(sentBlocks(s, 1, 2)[0]), "approved\n");
-      assert.deepEqual(await s.lines(0), [""], "the key typed nothing");
+      assert.equal(resultOf(sentBlocks(s, 2, -1)[0]), "The user denied this tool call.");
+      assert.deepEqual(await s.lines(0), ["last"], "the answer keys typed nothing");
+      assert.equal(await notice(), "", "no notice once nothing waits");
+      // With nothing waiting, the answer keys are Vim's own (here <C-y> scrolls, harmlessly).
+      await s.keys("<C-y><C-n>");
+      assert.deepEqual(await s.lines(0), ["last"]);
+      assert.equal(s.mock.requests.length, 3);
     });
   });
 

@@ -20,7 +20,7 @@ describe(`forks that come back (${nv.version})`, () => {
       const shown = await s.display(fork);
       assert.match(
         shown,
-        /^⑂ Forked from "main question" at Claude's reply "Parent answer\." · gp: go to parent\n {2}ends with: gR report to it · gP promote into it · gD discard/,
+        /^⑂ Forked from "main question" at Claude's reply "Parent answer\." · gp: go to parent\n {2}ends with, keys in this display: gR report to it · gP promote into it · gD discard · anywhere: :Tine fork report\|promote\|discard/,
       );
       await s.focus((await s.thread(fork)).bufnr!);
       await s.keys("gD");
@@ -35,16 +35,17 @@ describe(`forks that come back (${nv.version})`, () => {
     });
   });
 
-  it("promote from the list: the parent shows and continues the fork's history; its old tail is a new branch", async () => {
+  it("promote from the list: the parent shows and continues the fork's history; its old tail is a new branch; the cursor stays in the list", async () => {
     await withNeovim(nv, async (s) => {
       const { parent, fork } = await parentAndFork(s);
       // The parent goes on after the fork point: that tail must not be lost.
       await s.open(parent);
       await exchange(s, parent, "parent continues", "Parent goes on.");
-      await s.openList();
+      const list = await s.openList();
       await s.onListLine("⑂ explore a tangent", "gP");
       await s.waitForGone(fork, "the promote");
       const shown = await s.waitForDisplay(parent, "Fork answer.");
+      assert.equal(await s.currentBuf(), list, "gP keeps the cursor in the list, as gD does");
       assert.doesNotMatch(shown, /Parent goes on/);
       const threads = await s.threads();
       const branch = threads.find((t) => t.parent_id === parent)!;
@@ -355,7 +356,7 @@ describe(`forks that come back (${nv.version})`, () => {
       await s.waitForDisplay(bg.id, "awaiting approval");
       await s.focus((await s.thread(bg.id)).input_bufnr!);
       await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
-      await s.keys("a");
+      await s.keys("<C-y>");
       await s.waitForDisplay(bg.id, "Background done.");
       assert.equal((await s.threads()).length, 2, "opened, it no longer reports back by itself");
       assert.equal((await s.notifications()).filter((n) => /waits for your approval/.test(n.msg)).length, 1);

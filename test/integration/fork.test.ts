@@ -6,7 +6,7 @@ import { describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { blocks, body, resultOf, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
+import { blocks, body, resultOf, sentBlocks, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { twoExchanges } from "../helpers/fixtures.ts";
 import { withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
@@ -256,14 +256,43 @@ describe(`fork (${nv.version})`, () => {
     });
   });
 
+  it("F on a message of yours answers it again at once, a prompt going after that answer; the banner quotes that message", async () => {
+    await withNeovim(nv, async (s) => {
+      await twoExchanges(s);
+      // No prompt: the fork answers "first question" again, and a later send is a message of its own.
+      s.mock.reply(textReply("Another first answer."), textReply("Then this."));
+      await s.answerInput("");
+      await s.onDisplayLine(1, "first question", "F");
+      assert.match((await s.asked()).prompt ?? "", /your message is answered again first/);
+      const shown = await s.waitForDisplay(2, "Another first answer.");
+      assert.match(shown, /^⑂ Forked from ".*" at your message "first question" · gp/);
+      assert.deepEqual(texts(body(s, 2).messages), ["first question"]);
+      await s.waitForStatus(2, "idle");
+      await s.focus((await s.thread(2)).input_bufnr!);
+      await typeAndSend(s, "and then?");
+      await s.waitForDisplay(2, "Then this.");
+      assert.deepEqual(texts(body(s, 3).messages), ["first question", "Another first answer.", "and then?"]);
+      assert.match(await s.display(2), /^⑂ Forked from ".*" at your message "first question" · gp/);
+      // A prompt: the turn after the answer, never joined to the message.
+      s.mock.reply(textReply("Third first answer."), textReply("Shorter."));
+      await s.answerInput("shorter please");
+      await s.onDisplayLine(1, "first question", "F");
+      await s.waitForDisplay(3, "Shorter.");
+      assert.deepEqual(texts(body(s, 4).messages), ["first question"]);
+      assert.deepEqual(texts(body(s, 5).messages), ["first question", "Third first answer.", "shorter please"]);
+      assert.match(await s.display(3), /^⑂ Forked from ".*" at your message "first question" · gp/);
+      assert.equal((await s.messages(1)).length, 4, "the source is unchanged");
+    });
+  });
+
   it("visual F forks at the selection's last message with the selection quoted in the input", async () => {
     await withNeovim(nv, async (s) => {
       await twoExchanges(s);
-      await s.onDisplayLine(1, "first question", "VjF");
+      await s.onDisplayLine(1, "first question", "VjjF");
       await s.waitForThreadCount(2, "the clone");
       const clone = (await s.threads())[1]!;
-      assert.deepEqual(await s.lines(clone.input_bufnr!), ["> first question", "> ", ""]);
-      assert.equal((await s.messages(clone.id)).length, 1);
+      assert.deepEqual(await s.lines(clone.input_bufnr!), ["> first question", "> ", "> ## Claude", ""]);
+      assert.equal((await s.messages(clone.id)).length, 2);
       assert.equal(s.mock.requests.length, 2, "nothing is sent");
     });
   });

@@ -125,6 +125,42 @@ describe(`code snapshots (${nv.version})`, () => {
     });
   });
 
+  it("F asks everything before it writes: <Esc> at the prompt after choosing to restore changes no file and makes no fork", async () => {
+    await withGitProject(async (s) => {
+      const id = await editingTurn(s);
+      await s.pick(2);
+      await s.answerConfirm(1);
+      await s.lua("vim.ui.input = function(opts, cb) _G.tine_asked_prompt = opts.prompt; cb(nil) end");
+      await s.onDisplayLine(id, "## You", "F");
+      assert.match((await s.asked()).prompt ?? "", /Fork prompt/, "the prompt was asked, and cancelled");
+      assert.equal((await s.threads()).length, 1, "no fork");
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "goodbye from a fixture\n", "hello.txt untouched");
+      assert.equal(existsSync(join(s.cwd, "new.txt")), true, "new.txt untouched");
+      assert.ok(!(await s.notifications()).some((n) => /restored/.test(n.msg)), "nothing restored");
+    });
+  });
+
+  it("visual F asks about the code as F does: restoring gives the files as they were, <Esc> there forks nothing", async () => {
+    await withGitProject(async (s) => {
+      const id = await editingTurn(s);
+      // <Esc> at the code question: nothing.
+      await s.pick(3);
+      await s.onDisplayLine(id, "## You", "VF");
+      assert.deepEqual((await s.asked()).items, ["Keep the code as it is now", "Restore the files to this message"]);
+      assert.equal((await s.threads()).length, 1, "no fork");
+      // Restore: the files as they were at that message, the selection quoted in the fork's input.
+      s.mock.reply(textReply("Answered again."));
+      await s.pick(2);
+      await s.answerConfirm(1);
+      await s.onDisplayLine(id, "## You", "VF");
+      await s.waitForThreadCount(2);
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.equal(existsSync(join(s.cwd, "new.txt")), false);
+      const fork = (await s.threads()).find((t) => t.parent_id === id)!;
+      assert.deepEqual(await s.lines(fork.input_bufnr!), ["> ## You", ""]);
+    });
+  });
+
   it("a project without git works without snapshots, and says so once", async () => {
     await withNeovim(
       nv,

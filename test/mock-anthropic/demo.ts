@@ -32,7 +32,7 @@ async function main() {
     return response([
       { thinking: "The user wants a demo. I'll answer and show a tool call.", signature: "demo-signature" },
       {
-        text: `(offline demo, reply ${calls}) You said: "${prompt}".\n\nThis reply is streamed by tine's local mock of the Messages API, so you can try everything without an API key. Next I will list the files here with a shell command; it waits for your approval: press **a** on it to approve or **d** to deny.`,
+        text: `(offline demo, reply ${calls}) You said: "${prompt}".\n\nThis reply is streamed by tine's local mock of the Messages API, so you can try everything without an API key. Next I will list the files here with a shell command; it waits for your approval: press **a** on it to approve or **d** to deny (from the input, **Ctrl-y** or **Ctrl-n** in Normal mode).`,
         chunk: 4,
       },
       { toolUse: { id: `toolu_demo_${calls}`, name: "bash_command", input: { command: "ls" } } },
