@@ -316,12 +316,13 @@ export class AnthropicAgent implements Runner {
         if (oversize) throw new OversizeRequest(oversize);
         const events = await client.messages.create(params, { signal: controller.signal });
         for await (const event of events) {
-          if (this.stream !== stream) return;
           idle.touch();
-          if (applyEvent(stream, event)) this.dispatch({ type: "stream-updated" });
-          // Past this turn's budget for stream work, requests from Neovim are answered first.
+          // Past this turn's budget for stream work, requests from Neovim are answered first: the
+          // event waits before its work (a stream woken by the network parses no more than it).
           const wait = giveWay();
           if (wait) await wait;
+          if (this.stream !== stream) return;
+          if (applyEvent(stream, event)) this.dispatch({ type: "stream-updated" });
         }
         if (this.stream !== stream) return;
         if (!stream.stopReason) throw new Error("the response ended before message_stop");
