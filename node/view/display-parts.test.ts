@@ -26,7 +26,7 @@ describe("what a display says besides its messages", () => {
     const fork = displayParts(chat.threads.get("f")!, chat, extras, words);
     expect(fork.headerLines.slice(0, 2)).toEqual([
       `⑂ Forked from "Source" at your message "why?" · gp: go to parent`,
-      "  ends with: gR report to it · gP promote into it · gD discard",
+      "  ends with, keys in this display: gR report to it · gP promote into it · gD discard · anywhere: :Tine fork report|promote|discard",
     ]);
     const source = displayParts(chat.threads.get("src")!, chat, extras, words);
     expect(source.forkMarks).toEqual([
