@@ -11,7 +11,7 @@ import { Chat } from "./chat/chat.ts";
 import { isEmptyThread } from "./chat/empty-thread.ts";
 import { ForkClock } from "./chat/fork-clock.ts";
 import { cleanLabel, type LabelTarget } from "./chat/labels.ts";
-import type { ChatMsg, Dispatch, RootMsg, ThreadId } from "./chat/msgs.ts";
+import type { ChatMsg, Dispatch, ForkEnd, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { threadName, typedText } from "./chat/names.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
@@ -149,6 +149,7 @@ export class App {
       {
         // The project's folder, or the worktree of a fork made with one (and of the forks that share it).
         environmentFor: (id) => this.workspaces.of(id).environment,
+        worksApart: (id) => this.workspaces.apart(id),
         tools,
         fileWritten: written("edit_file"),
         code: codeRecorder(snapshotsOf, this.dispatch, tell),
@@ -171,7 +172,10 @@ export class App {
           if (parentId && this.buffers.get(fork.id) && this.chat.isStored(parentId)) this.load(parentId);
           this.buffers.handOver(fork.id, parentId);
           const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
-          this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
+          // A conversation tine does not hold stays where it is: only the code of such a fork comes back.
+          const kept = how === "promoted" && fork.runner.traits.ownConversation;
+          const codeOnly = kept && parentId ? ` into ${this.chat.titleOf(parentId)} by its code: its conversation stays in ${kept}` : "";
+          this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : codeOnly}`);
           if (parentId)
             this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
         },
@@ -592,13 +596,13 @@ export class App {
   // ---- forks that come back ----
 
   discardFork(id: ThreadId): void {
-    this.checkForkEnd(id);
+    this.checkForkEnd(id, "discarded");
     this.dispatch({ type: "chat-msg", msg: { type: "fork-discard", id } });
   }
 
   /** The parent (loaded first if stored) takes the fork's history. */
   async promoteFork(id: ThreadId): Promise<ThreadId> {
-    this.checkForkEnd(id);
+    this.checkForkEnd(id, "promoted");
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
     this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUuid(), siblingNum: this.chat.nextNum() } });
@@ -609,13 +613,13 @@ export class App {
   }
 
   reportFork(id: ThreadId, text?: string): void {
-    this.checkForkEnd(id);
+    this.checkForkEnd(id, "reported");
     this.dispatch({ type: "chat-msg", msg: { type: "fork-report", id, ...(text?.trim() ? { text } : {}) } });
   }
 
   /** The reason a fork exit called on `id` is refused, as the caller's error. */
-  private checkForkEnd(id: ThreadId): void {
-    const blocker = this.chat.forkEndBlocker(id);
+  private checkForkEnd(id: ThreadId, how: ForkEnd): void {
+    const blocker = this.chat.forkEndBlocker(id, how);
     if (blocker) throw new Error(blocker);
   }
 

@@ -126,6 +126,44 @@ describe("promote", () => {
   });
 });
 
+describe("a fork whose program keeps its conversation (a Claude Code session)", () => {
+  /** A [claude] root and a fork of it; `apart`: whether the fork works in a worktree of its own. */
+  const claudeFork = (apart: boolean) => {
+    const ended: [ThreadId, string, ThreadId | undefined][] = [];
+    const { chat, dispatch } = testChat({
+      worksApart: (id) => apart && id === "f",
+      events: { forkEnded: (f, how, into) => void ended.push([f.id, how, into]) },
+    });
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "claude-code", args: [] } } });
+    for (const [sourceId, newId] of [
+      ["root", "f"],
+      ["f", "ff"],
+    ] as const)
+      dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num: 2, prompt: "" } });
+    return { chat, dispatch, ended };
+  };
+
+  it("sharing its parent's folder, it is neither promoted, discarded nor reported by tine (it ends in its program)", () => {
+    const { chat } = claudeFork(false);
+    for (const how of ["promoted", "discarded"] as const)
+      expect(chat.forkEndBlocker("f", how)).toMatch(/keeps its conversation in its own Claude Code session, and its files are its parent's/);
+    expect(chat.forkEndBlocker("f", "reported")).toMatch(/can ask it for no report/);
+  });
+
+  it("in a worktree of its own, a promote ends it by its code only: the parent keeps its own session, the fork's forks stay under it; a report is refused", () => {
+    const { chat, dispatch, ended } = claudeFork(true);
+    const parentRunner = chat.threads.get("root")!.runner;
+    expect(chat.forkEndBlocker("f", "reported")).toMatch(/can ask it for no report/);
+    expect(chat.forkEndBlocker("f", "discarded")).toBeNull();
+    dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: "f", siblingId: "sib", siblingNum: 9 } });
+    expect(chat.threads.has("f")).toBe(false);
+    expect(ended).toEqual([["f", "promoted", undefined]]);
+    expect(chat.threads.get("root")!.runner).toBe(parentRunner);
+    expect(chat.has("sib")).toBe(false);
+    expect(chat.lineage.get("ff")!.parentId).toBe("f");
+  });
+});
+
 describe("report", () => {
   it("with text: queued into the parent and carried, as a marked block, by its next user turn; the fork ends", () => {
     const { chat, dispatch, fork, ended } = setup();

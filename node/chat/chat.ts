@@ -10,7 +10,7 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { type ChatTree, ForkExits, linkedThread } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
-import type { ChatMsg, Dispatch, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
+import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { forkTitle, Thread, type ThreadContext, type TitledBy } from "./thread.ts";
@@ -28,9 +28,13 @@ export type Changes = { readonly threads: readonly ThreadId[]; readonly tree: bo
 
 const NONE_MOVED: readonly ThreadId[] = [];
 
-/** What the host gives every thread; `environmentFor` says where a thread's tools act. */
+/**
+ * What the host gives every thread; `environmentFor` says where a thread's tools act, `worksApart`
+ * whether a fork works in a worktree of its own (its end brings its code back, or throws it away).
+ */
 export type ThreadServices = Omit<ThreadContext, "dispatch" | "environment" | "forkTool" | "changed"> & {
   environmentFor(id: ThreadId): Environment;
+  worksApart(id: ThreadId): boolean;
 };
 
 export class Chat implements ChatTree {
@@ -97,9 +101,13 @@ export class Chat implements ChatTree {
     return max;
   }
 
-  /** Why thread `id` cannot end as a fork now (it is no open fork of tine's), or null. */
-  forkEndBlocker(id: ThreadId): string | null {
-    return this.exits.endBlocker(id);
+  /** Why thread `id` cannot end as a fork now, `how` (it is no open fork of tine's), or null. */
+  forkEndBlocker(id: ThreadId, how: ForkEnd): string | null {
+    return this.exits.endBlocker(id, how);
+  }
+
+  worksApart(id: ThreadId): boolean {
+    return this.services.worksApart(id);
   }
 
   /**
@@ -382,7 +390,7 @@ export class Chat implements ChatTree {
   }
 
   private threadContext(id: ThreadId): ThreadContext {
-    const { environmentFor, ...services } = this.services;
+    const { environmentFor, worksApart: _, ...services } = this.services;
     return {
       ...services,
       environment: environmentFor(id),

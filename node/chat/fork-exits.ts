@@ -42,6 +42,8 @@ export interface ChatTree {
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
   /** Forks now (the request's `wait` is not looked at). */
   forkNow(request: ForkRequest): void;
+  /** Whether fork `id` works in a worktree of its own, apart from its parent's folder (its end brings its code back). */
+  worksApart(id: ThreadId): boolean;
   /** Takes a thread out of the chat (the tree keeps its lineage). */
   remove(id: ThreadId): void;
   /** The tree or the active thread changed: the list redraws. */
@@ -208,12 +210,12 @@ export class ForkExits {
   }
 
   discard(id: ThreadId): void {
-    this.end(this.liveFork(id).id, "discarded");
+    this.end(this.liveFork(id, "discarded").id, "discarded");
   }
 
   /** Without text the fork is asked for its summary first (now, or once its turn ends). */
   report(id: ThreadId, text: string | undefined): void {
-    const fork = this.liveFork(id);
+    const fork = this.liveFork(id, "reported");
     if (text?.trim()) {
       this.queueReport(fork, text);
       this.end(fork.id, "reported");
@@ -226,16 +228,22 @@ export class ForkExits {
   /**
    * The parent takes over the fork's history; what the parent had after the fork point becomes a
    * new fork of it at that point, so nothing is lost. The fork's own forks follow its history to
-   * the parent; the parent's forks taken after the fork point follow the old tail.
+   * the parent; the parent's forks taken after the fork point follow the old tail. A fork whose
+   * program keeps its conversation (`ownConversation`) gives only its code (the host merges it):
+   * the parent keeps its own conversation, the fork's forks stay where they hang, as on a discard.
    */
   promote(id: ThreadId, siblingId: ThreadId, siblingNum: number): void {
     const chat = this.chat;
-    const fork = this.liveFork(id);
+    const fork = this.liveFork(id, "promoted");
     const lineage = chat.lineage.get(id)!;
     const parent = chat.threads.get(lineage.parentId);
     if (!parent) throw new Error("tine: open the parent thread before promoting into it");
     if (!fork.atRest || !parent.atRest)
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    if (fork.runner.traits.ownConversation !== null) {
+      this.end(id, "promoted");
+      return;
+    }
     const oldTail = parent.runner.history;
     const hasTail = oldTail.length > lineage.atMessage + 1;
     // The tree first: the sibling is linked under the parent, the forks around it move.
@@ -267,8 +275,8 @@ export class ForkExits {
     this.handoffs.delete(id);
   }
 
-  /** Why thread `id` cannot end as a fork (discard, promote, report) now, or null. */
-  endBlocker(id: ThreadId): string | null {
+  /** Why thread `id` cannot end as a fork now, `how`, or null. */
+  endBlocker(id: ThreadId, how: ForkEnd): string | null {
     const thread = this.chat.threads.get(id);
     if (!thread) return `tine: ${threadName(this.chat, id)} is not open`;
     const lineage = this.chat.lineage.get(id);
@@ -276,11 +284,18 @@ export class ForkExits {
     // Nothing of a hand-off's (or a compaction's) history is its source's: there is nothing to promote or report into it.
     if (lineage.relation !== "fork")
       return `tine: ${thread.title} was ${lineage.relation === "handoff" ? "handed off" : "compacted"}, not forked: it is a thread of its own and does not end into its source`;
-    return thread.runner.traits.endBlocker;
+    const kept = thread.runner.traits.ownConversation;
+    if (kept === null) return null;
+    // Its conversation is out of tine's reach: nothing of it goes to the parent, only its code can.
+    if (how === "reported")
+      return `tine: ${thread.title} keeps its conversation in ${kept}: tine can ask it for no report (promote merges its code, discard drops it)`;
+    if (!this.chat.worksApart(id))
+      return `tine: ${thread.title} keeps its conversation in ${kept}, and its files are its parent's: it ends there, not by tine (only a fork in a worktree of its own is promoted or discarded here)`;
+    return null;
   }
 
-  private liveFork(id: ThreadId): Thread {
-    const blocker = this.endBlocker(id);
+  private liveFork(id: ThreadId, how: ForkEnd): Thread {
+    const blocker = this.endBlocker(id, how);
     if (blocker) throw new Error(blocker);
     return this.chat.threads.get(id)!;
   }

@@ -36,7 +36,8 @@ export type ClaudeCodeSetup = {
 const TRAITS: RunnerTraits = {
   // Idle prompts and reports would be typed into someone else's program.
   forkLifecycle: false,
-  endBlocker: "tine: a Claude Code fork ends in its terminal (it has its own session file)",
+  // The CLI keeps it (a fork in a worktree brings back its code only; else it ends in its terminal).
+  ownConversation: "its own Claude Code session",
   // Its conversation is in the CLI's file from the start: the thread is stored at once.
   storedAtOnce: true,
 };

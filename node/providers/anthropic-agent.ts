@@ -53,7 +53,7 @@ class OversizeRequest extends Error {}
 
 const API_SPEC: RunnerSpec = { kind: "api" };
 /** tine's own agent: forks of it come back, and it is stored once it has something to store. */
-const API_TRAITS: RunnerTraits = { forkLifecycle: true, endBlocker: null, storedAtOnce: false };
+const API_TRAITS: RunnerTraits = { forkLifecycle: true, ownConversation: null, storedAtOnce: false };
 const TRANSCRIPT: Surface = { type: "transcript" };
 
 /** tine's own runner: the conversation is here, rendered by tine. */
