@@ -9,9 +9,14 @@ function M.name(num, title)
   return ("tine://%d/%s [claude]"):format(num, title)
 end
 
+--- Whether the CLI's screen `text` shows its input box: its prompt line under a rule (its footer
+--- names shift+tab only when the terminal is wide enough: a 40-column sidebar drops it).
+function M.input_box(text)
+  return text:find("─\n❯", 1, true) ~= nil or text:find("shift%+tab") ~= nil
+end
+
 --- A Claude Code thread: a terminal running `argv` in folder `cwd` (the project's, or a worktree
---- fork's). `prompt` is typed into the CLI once its input box is there (its status line names
---- shift+tab).
+--- fork's). `prompt` is typed into the CLI once its input box is there (see `input_box`).
 function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
   local buf = vim.api.nvim_create_buf(false, false)
   vim.b[buf].tine_thread = id
@@ -67,7 +72,7 @@ function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
         if not vim.api.nvim_buf_is_valid(buf) or ticks > 600 then
           return stop()
         end
-        if phase == "wait" and text():find("shift%+tab") then
+        if phase == "wait" and M.input_box(text()) then
           phase, ticks = "typed", 0
           vim.fn.chansend(job, prompt)
         elseif phase == "typed" then

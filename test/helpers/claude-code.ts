@@ -62,9 +62,14 @@ export function runClaude(args: string[], cwd: string, env: Record<string, strin
   });
 }
 
-/** Waits until the CLI in terminal buffer `buf` shows its input box (its footer names shift+tab). */
+/** Waits until the CLI in terminal buffer `buf` shows its input box (as terminal.lua sees it). */
 export async function waitForCliPrompt(s: Session, buf: number): Promise<void> {
-  await s.until("the CLI's input box", async () => /shift\+tab/.test((await s.lines(buf)).join("\n")), 30_000);
+  await s.until(
+    "the CLI's input box",
+    () =>
+      s.lua<boolean>(`return require("tine.terminal").input_box(table.concat(vim.api.nvim_buf_get_lines(..., 0, -1, false), "\\n"))`, buf),
+    30_000,
+  );
 }
 
 /** Types `text` into the CLI in terminal buffer `buf`, and <CR> a moment later (so the CLI takes it as typed, not pasted). */
