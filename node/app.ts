@@ -11,7 +11,7 @@ import { Chat } from "./chat/chat.ts";
 import { isEmptyThread } from "./chat/empty-thread.ts";
 import { ForkClock } from "./chat/fork-clock.ts";
 import { cleanLabel, type LabelTarget } from "./chat/labels.ts";
-import type { ChatMsg, Dispatch, ForkEnd, RootMsg, ThreadId } from "./chat/msgs.ts";
+import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, ThreadId } from "./chat/msgs.ts";
 import { threadName, typedText } from "./chat/names.ts";
 import type { Runners } from "./chat/runner.ts";
 import { parseSend } from "./chat/send-command.ts";
@@ -470,37 +470,37 @@ export class App {
     const wait = opts.wait === true;
     const background = opts.background === true;
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
-    const make = async () => {
+    const request: ForkRequest = {
+      sourceId,
+      newId,
+      num,
+      prompt,
+      ...(context ? { context } : {}),
+      atMessage: opts.at_message,
+      prefill: opts.prefill,
+      storedSource,
+      wait,
+      background,
+    };
+    /** Makes the fork, unless `wanted` says no more once its worktree is made (which then goes). */
+    const make = async (wanted = () => true) => {
       // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works.
-      if (tree) await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
-      else this.workspaces.share(newId, sourceId);
-      this.dispatch({
-        type: "chat-msg",
-        msg: {
-          type: "fork-thread",
-          sourceId,
-          newId,
-          num,
-          prompt,
-          ...(context ? { context } : {}),
-          atMessage: opts.at_message,
-          prefill: opts.prefill,
-          storedSource,
-          wait,
-          background,
-        },
-      });
+      if (!tree) this.workspaces.share(newId, sourceId);
+      else {
+        const made = await this.workspaces.fork(sourceId, newId, num, opts.restore_code && live ? forkBase(live, opts.at_message!) : null);
+        if (!wanted()) return this.workspaces.remove(made.root);
+      }
+      this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", ...request } });
     };
     // A program mid-turn keeping its own conversation (Claude Code) is copied whole, with the files
-    // as its turn left them: the fork is made when the turn ends, its id returned now.
+    // as its turn left them: the fork waits (listed, cancelled as a `wait` fork is) and is made when the turn ends.
     const turnEnd = tree ? live?.runner.betweenTurns() : null;
     if (turnEnd && live) {
-      this.nvim.notifyInfo(`tine: the fork of ${live.title} is made in its own worktree once its turn ends`);
+      this.dispatch({ type: "chat-msg", msg: { type: "fork-held", request } });
+      this.nvim.notifyInfo(`tine: the fork of ${live.title} is made in its own worktree once its turn ends (asking again cancels it)`);
+      const held = () => this.chat.waitingForks.get(sourceId)?.newId === newId;
       void turnEnd
-        .then(() => {
-          if (!this.chat.threads.has(sourceId)) throw new Error("it was closed first");
-          return make();
-        })
+        .then(() => (held() ? make(held) : undefined))
         .catch((e: Error) => this.nvim.notifyError(`tine: the fork of ${live.title} was not made: ${e.message}`));
       return newId;
     }
