@@ -146,7 +146,9 @@ describe("a fork whose program keeps its conversation (a Claude Code session)", 
   it("sharing its parent's folder, it is neither promoted, discarded nor reported by tine (it ends in its program)", () => {
     const { chat } = claudeFork(false);
     for (const how of ["promoted", "discarded"] as const)
-      expect(chat.forkEndBlocker("f", how)).toMatch(/keeps its conversation in its own Claude Code session, and its files are its parent's/);
+      expect(chat.forkEndBlocker("f", how)).toMatch(
+        /keeps its conversation in its own Claude Code session, and its files are its parent's/,
+      );
     expect(chat.forkEndBlocker("f", "reported")).toMatch(/can ask it for no report/);
   });
 
