@@ -2,7 +2,8 @@
  * Forks that come back: how a fork ends (discard, promote, report, asked for a summary first),
  * what the agent's fork tools and `@handoff` ask for when a response ends, and what the forks'
  * idle clocks (forks.ts) make happen. It acts on the chat's threads and tree through `ChatTree`,
- * the part of the chat it may change; the chat routes its messages here.
+ * the part of the chat it may change; the chat routes its messages here. A fork whose runner's
+ * program keeps its conversation (Claude Code) ends by its code only (`endBlocker`, `promote`).
  */
 import { randomUUID } from "node:crypto";
 import type { AgentMsg } from "../providers/agent.ts";
