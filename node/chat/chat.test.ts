@@ -145,17 +145,14 @@ describe("a fork whose program keeps its conversation (a Claude Code session)", 
 
   it("sharing its parent's folder, it is neither promoted, discarded nor reported by tine (it ends in its program)", () => {
     const { chat } = claudeFork(false);
-    for (const how of ["promoted", "discarded"] as const)
-      expect(chat.forkEndBlocker("f", how)).toMatch(
-        /keeps its conversation in its own Claude Code session, and its files are its parent's/,
-      );
-    expect(chat.forkEndBlocker("f", "reported")).toMatch(/can ask it for no report/);
+    for (const how of ["promoted", "discarded", "reported"] as const)
+      expect(chat.forkEndBlocker("f", how)).toMatch(/keeps its conversation in its own Claude Code session and shares its parent's files/);
   });
 
   it("in a worktree of its own, a promote ends it by its code only: the parent keeps its own session, the fork's forks stay under it; a report is refused", () => {
     const { chat, dispatch, ended } = claudeFork(true);
     const parentRunner = chat.threads.get("root")!.runner;
-    expect(chat.forkEndBlocker("f", "reported")).toMatch(/can ask it for no report/);
+    expect(chat.forkEndBlocker("f", "reported")).toMatch(/cannot ask it for a report/);
     expect(chat.forkEndBlocker("f", "discarded")).toBeNull();
     dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: "f", siblingId: "sib", siblingNum: 9 } });
     expect(chat.threads.has("f")).toBe(false);

@@ -288,10 +288,10 @@ export class ForkExits {
     const kept = thread.runner.traits.ownConversation;
     if (kept === null) return null;
     // Its conversation is out of tine's reach: nothing of it goes to the parent, only its code can.
-    if (how === "reported")
-      return `tine: ${thread.title} keeps its conversation in ${kept}: tine can ask it for no report (promote merges its code, discard drops it)`;
     if (!this.chat.worksApart(id))
-      return `tine: ${thread.title} keeps its conversation in ${kept}, and its files are its parent's: it ends there, not by tine (only a fork in a worktree of its own is promoted or discarded here)`;
+      return `tine: ${thread.title} keeps its conversation in ${kept} and shares its parent's files: end it there (tine promotes or discards such a fork only in a worktree of its own)`;
+    if (how === "reported")
+      return `tine: ${thread.title} keeps its conversation in ${kept}: tine cannot ask it for a report (a promote merges its code, a discard drops it)`;
     return null;
   }
 

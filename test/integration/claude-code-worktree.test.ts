@@ -38,13 +38,14 @@ const isTurnEnd = (r: { type?: string; subtype?: string }) => r.type === "system
 /**
  * A git project with a `[claude]` thread in it (the real CLI, edits accepted without asking),
  * its first prompt typed and its request made (answered with `first`); the user's repository is
- * checked after: its index, refs and HEAD as they were, its files too unless `fn` returns the
- * `git status --porcelain` lines its tree gained.
+ * checked after: its index, refs and HEAD as they were, its files too but for `gained` (the
+ * `git status --porcelain` lines the test brings into it).
  */
 async function withClaudeThread(
   setup: Record<string, unknown>,
   first: Reply,
-  fn: (s: Session, t: { id: string; bufnr: number; sessionId: string; transcript: string; config: string }) => Promise<string | void>,
+  fn: (s: Session, t: { id: string; bufnr: number; sessionId: string; transcript: string; config: string }) => Promise<void>,
+  gained = "",
 ): Promise<void> {
   const bin = requireClaude();
   await withProject(async (cwd) => {
@@ -53,7 +54,6 @@ async function withClaudeThread(
     // Trusted: the project, and so the worktrees made under it (.data, git-ignored).
     claudeEnv(config, "http://unused", realpathSync(cwd));
     const before = userGitState(cwd);
-    let gained = "";
     await withNeovim(
       nv,
       async (s) => {
@@ -65,7 +65,7 @@ async function withClaudeThread(
         await s.until("the first request", async () => s.mock.requests.length >= 1, 30_000);
         const sessionId = String(s.mock.requests[0]!.headers["x-claude-code-session-id"]);
         const transcript = join(config, "projects", encodeProject(cwd), `${sessionId}.jsonl`);
-        gained = (await fn(s, { id: source.id, bufnr: source.bufnr!, sessionId, transcript, config })) ?? "";
+        await fn(s, { id: source.id, bufnr: source.bufnr!, sessionId, transcript, config });
         await stopTerminals(s);
         await s.until("every CLI exited", async () => (await s.threads()).every((t) => t.status === "exited"), 10_000);
       },
@@ -171,52 +171,64 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
   });
 
   it("promote merges the fork's code into the user's tree, its conversation left in its session; discard removes another's worktree, saying how many changed files go", async () => {
-    await withClaudeThread({}, textReply("Hi from the mock."), async (s, source) => {
-      await s.until("the turn's end", async () => existsSync(source.transcript) && records(source.transcript).some(isTurnEnd), 30_000);
-      /** A worktree fork whose CLI writes `file` (Write) and ends its turn; its id, folder, terminal and session file. */
-      const forkWriting = async (file: string) => {
-        s.mock.reply(
-          response([{ toolUse: { id: `toolu_${file.replace(".", "_")}`, name: "Write", input: { file_path: file, content: `${file} from the fork\n` } } }]),
-          textReply("Wrote it."),
-        );
-        const id = await s.lua<string>(`return require("tine").fork(..., "write ${file}", { worktree = true })`, source.id);
-        const fork = await s.thread(id);
-        const tree = fork.cwd as string;
-        const sessions = join(source.config, "projects", encodeProject(tree));
-        const session = () => join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!);
-        // Its copy holds the source's turn end; its own follows the Write.
-        await s.until(
-          "the fork's turn to end",
-          async () => existsSync(join(tree, file)) && existsSync(sessions) && records(session()).filter(isTurnEnd).length >= 2,
-          30_000,
-        );
-        return { id, tree, bufnr: fork.bufnr!, session: session() };
-      };
-      const gone = (bufnr: number) =>
-        s.until("its terminal closed", async () => !(await s.lua<boolean>("return vim.api.nvim_buf_is_valid(...)", bufnr)));
+    await withClaudeThread(
+      {},
+      textReply("Hi from the mock."),
+      async (s, source) => {
+        await s.until("the turn's end", async () => existsSync(source.transcript) && records(source.transcript).some(isTurnEnd), 30_000);
+        /** A worktree fork whose CLI writes `file` (Write) and ends its turn; its id, folder, terminal and session file. */
+        const forkWriting = async (file: string) => {
+          s.mock.reply(
+            response([
+              {
+                toolUse: {
+                  id: `toolu_${file.replace(".", "_")}`,
+                  name: "Write",
+                  input: { file_path: file, content: `${file} from the fork\n` },
+                },
+              },
+            ]),
+            textReply("Wrote it."),
+          );
+          const id = await s.lua<string>(`return require("tine").fork(..., "write ${file}", { worktree = true })`, source.id);
+          const fork = await s.thread(id);
+          const tree = fork.cwd as string;
+          const sessions = join(source.config, "projects", encodeProject(tree));
+          const session = () => join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!);
+          // Its copy holds the source's turn end; its own follows the Write.
+          await s.until(
+            "the fork's turn to end",
+            async () => existsSync(join(tree, file)) && existsSync(sessions) && records(session()).filter(isTurnEnd).length >= 2,
+            30_000,
+          );
+          return { id, tree, bufnr: fork.bufnr!, session: session() };
+        };
+        const gone = (bufnr: number) =>
+          s.until("its terminal closed", async () => !(await s.lua<boolean>("return vim.api.nvim_buf_is_valid(...)", bufnr)));
 
-      const kept = await forkWriting("kept.txt");
-      assert.equal(existsSync(join(s.cwd, "kept.txt")), false);
-      await s.lua(`require("tine").promote(...)`, kept.id);
-      await s.notified(/was promoted into .* by its code: its conversation stays in its own Claude Code session/);
-      await s.notified(/its code is merged: 1 file changed/);
-      assert.equal(readFileSync(join(s.cwd, "kept.txt"), "utf8"), "kept.txt from the fork\n");
-      await s.waitForGone(kept.id);
-      await gone(kept.bufnr);
-      assert.equal(existsSync(kept.tree), false, "a clean merge removes the worktree");
-      assert.ok(existsSync(kept.session), "its session file stays");
-      assert.deepEqual(
-        (await s.threads()).map((t) => t.id),
-        [source.id],
-      );
+        const kept = await forkWriting("kept.txt");
+        assert.equal(existsSync(join(s.cwd, "kept.txt")), false);
+        await s.lua(`require("tine").promote(...)`, kept.id);
+        await s.notified(/was promoted into .* by its code: its conversation stays in its own Claude Code session/);
+        await s.notified(/its code is merged: 1 file changed/);
+        assert.equal(readFileSync(join(s.cwd, "kept.txt"), "utf8"), "kept.txt from the fork\n");
+        await s.waitForGone(kept.id);
+        await gone(kept.bufnr);
+        assert.equal(existsSync(kept.tree), false, "a clean merge removes the worktree");
+        assert.ok(existsSync(kept.session), "its session file stays");
+        assert.deepEqual(
+          (await s.threads()).map((t) => t.id),
+          [source.id],
+        );
 
-      const dropped = await forkWriting("dropped.txt");
-      await s.lua(`require("tine").discard(...)`, dropped.id);
-      await s.notified(/its worktree is removed with 1 changed file /);
-      await s.until("the worktree removed", async () => !existsSync(dropped.tree));
-      await gone(dropped.bufnr);
-      assert.equal(existsSync(join(s.cwd, "dropped.txt")), false);
-      return "?? kept.txt\n";
-    });
+        const dropped = await forkWriting("dropped.txt");
+        await s.lua(`require("tine").discard(...)`, dropped.id);
+        await s.notified(/its worktree is removed with 1 changed file /);
+        await s.until("the worktree removed", async () => !existsSync(dropped.tree));
+        await gone(dropped.bufnr);
+        assert.equal(existsSync(join(s.cwd, "dropped.txt")), false);
+      },
+      "?? kept.txt\n",
+    );
   });
 });
