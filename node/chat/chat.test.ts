@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
 import { testChat } from "../../test/helpers/test-chat.ts";
+import type { ClaudeCodeSession } from "../claude-code/session.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
@@ -160,6 +161,20 @@ describe("a fork whose program keeps its conversation (a Claude Code session)", 
     expect(chat.threads.get("root")!.runner).toBe(parentRunner);
     expect(chat.has("sib")).toBe(false);
     expect(chat.lineage.get("ff")!.parentId).toBe("f");
+  });
+
+  it("is not promoted while its session, or its parent's, works on a turn (its files are half-written)", () => {
+    const { chat, dispatch } = claudeFork(true);
+    for (const id of ["f", "root"]) {
+      const session = chat.threads.get(id)!.runner as ClaudeCodeSession;
+      session.terminal = "running";
+      session.activity = "busy";
+      expect(() => dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: "f", siblingId: "sib", siblingNum: 9 } })).toThrow(
+        /finish their turn/,
+      );
+      session.activity = "idle";
+    }
+    expect(chat.threads.has("f")).toBe(true);
   });
 });
 

@@ -239,7 +239,8 @@ export class ForkExits {
     const lineage = chat.lineage.get(id)!;
     const parent = chat.threads.get(lineage.parentId);
     if (!parent) throw new Error("tine: open the parent thread before promoting into it");
-    if (!fork.atRest || !parent.atRest)
+    const working = (t: Thread) => !t.atRest || t.runner.midTurn();
+    if (working(fork) || working(parent))
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
     if (fork.runner.traits.ownConversation !== null) {
       this.end(id, "promoted");

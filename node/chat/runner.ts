@@ -103,6 +103,11 @@ export interface Runner extends Agent {
    * forks of it are taken in any state (tine's own agent closes a half-finished turn itself).
    */
   betweenTurns(): Promise<void> | null;
+  /**
+   * Its program is in a turn the thread's status does not show (a Claude Code session at work):
+   * a promote waits for it as for a thread not at rest (its files are half-written).
+   */
+  midTurn(): boolean;
   /** The thread leaves this host (deleted, ended, replaced): what the runner holds is let go. */
   close(): void;
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;

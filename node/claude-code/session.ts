@@ -150,10 +150,14 @@ export class ClaudeCodeSession implements Runner {
     this.endTurn(); // nothing will tell any more: a fork waiting for it goes on (and finds the thread gone)
   }
 
-  /** Mid-turn while its CLI runs and its transcript says it works; a terminal not running has no turn under way. */
   betweenTurns(): Promise<void> | null {
-    if (this.terminal !== "running" || this.activity !== "busy") return null;
+    if (!this.midTurn()) return null;
     return new Promise((resolve) => this.turnEnded.push(resolve));
+  }
+
+  /** While its CLI runs and its transcript says it works; a terminal not running has no turn under way. */
+  midTurn(): boolean {
+    return this.terminal === "running" && this.activity === "busy";
   }
 
   private endTurn(): void {

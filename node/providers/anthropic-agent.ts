@@ -216,6 +216,11 @@ export class AnthropicAgent implements Runner {
     return null;
   }
 
+  /** Its turns are the thread's status (`Thread.atRest`). */
+  midTurn(): false {
+    return false;
+  }
+
   clone(dispatch: (msg: AgentMsg) => void, options: CloneOptions = {}): AnthropicAgent {
     let history = this.history.share();
     let open: { finalized: readonly AssistantBlock[] } | null = this.stream ? { finalized: this.stream.finalized.slice() } : null;

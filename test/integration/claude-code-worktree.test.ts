@@ -191,6 +191,8 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
             textReply("Wrote it."),
           );
           const id = await s.lua<string>(`return require("tine").fork(..., "write ${file}", { worktree = true })`, source.id);
+          // Made at once, or once its source is seen between turns (its transcript is polled).
+          await s.until("the fork", async () => (await s.threads()).some((t) => t.id === id), 30_000);
           const fork = await s.thread(id);
           const tree = fork.cwd as string;
           const sessions = join(source.config, "projects", encodeProject(tree));
@@ -199,6 +201,16 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
           await s.until(
             "the fork's turn to end",
             async () => existsSync(join(tree, file)) && existsSync(sessions) && records(session()).filter(isTurnEnd).length >= 2,
+            30_000,
+          );
+          // A promote waits for the session to be seen between turns: the list says when it is.
+          await s.openList();
+          await s.until(
+            "the fork's session idle in the list",
+            async () => {
+              const title = (await s.thread(id)).title;
+              return (await s.listLines()).some((l) => l.includes(title) && l.includes("(idle)"));
+            },
             30_000,
           );
           return { id, tree, bufnr: fork.bufnr!, session: session() };
