@@ -7,7 +7,7 @@
 import type { Chat } from "./chat/chat.ts";
 import { isEmptyThread } from "./chat/empty-thread.ts";
 import { cleanLabel, type LabelTarget } from "./chat/labels.ts";
-import type { Dispatch, ThreadId } from "./chat/msgs.ts";
+import type { Dispatch, ForkEnd, ThreadId } from "./chat/msgs.ts";
 import { threadName } from "./chat/names.ts";
 import { cleanTitle, type Thread } from "./chat/thread.ts";
 import type { ClaudeCodeThreads, Opened } from "./claude-code/threads.ts";
@@ -200,13 +200,13 @@ export class App {
   // ---- forks that come back ----
 
   discardFork(id: ThreadId): void {
-    this.checkForkEnd(id);
+    this.checkForkEnd(id, "discarded");
     this.dispatch({ type: "chat-msg", msg: { type: "fork-discard", id } });
   }
 
   /** The parent (loaded first if stored) takes the fork's history. */
   async promoteFork(id: ThreadId): Promise<ThreadId> {
-    this.checkForkEnd(id);
+    this.checkForkEnd(id, "promoted");
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
     this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUuid(), siblingNum: this.chat.nextNum() } });
@@ -217,13 +217,13 @@ export class App {
   }
 
   reportFork(id: ThreadId, text?: string): void {
-    this.checkForkEnd(id);
+    this.checkForkEnd(id, "reported");
     this.dispatch({ type: "chat-msg", msg: { type: "fork-report", id, ...(text?.trim() ? { text } : {}) } });
   }
 
   /** The reason a fork exit called on `id` is refused, as the caller's error. */
-  private checkForkEnd(id: ThreadId): void {
-    const blocker = this.chat.forkEndBlocker(id);
+  private checkForkEnd(id: ThreadId, how: ForkEnd): void {
+    const blocker = this.chat.forkEndBlocker(id, how);
     if (blocker) throw new Error(blocker);
   }
 

@@ -140,6 +140,7 @@ export class Services {
       {
         // The project's folder, or the worktree of a fork made with one (and of the forks that share it).
         environmentFor: (id) => this.workspaces.of(id).environment,
+        worksApart: (id) => this.workspaces.apart(id),
         tools,
         fileWritten: written("edit_file"),
         code: codeRecorder(snapshotsOf, this.dispatch, tell),
@@ -162,7 +163,10 @@ export class Services {
           if (parentId && this.buffers.get(fork.id) && this.chat.isStored(parentId)) this.threads.load(parentId);
           this.buffers.handOver(fork.id, parentId);
           const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
-          this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : ""}`);
+          // A conversation tine does not hold stays where it is: only the code of such a fork comes back.
+          const kept = how === "promoted" && fork.runner.traits.ownConversation;
+          const codeOnly = kept && parentId ? ` into ${this.chat.titleOf(parentId)} by its code: its conversation stays in ${kept}` : "";
+          this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : codeOnly}`);
           if (parentId)
             this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
         },

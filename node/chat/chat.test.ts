@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
 import { testChat } from "../../test/helpers/test-chat.ts";
+import type { ClaudeCodeSession } from "../claude-code/session.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
@@ -123,6 +124,57 @@ describe("promote", () => {
       /finish their turn/,
     );
     expect(chat.threads.has(f)).toBe(true);
+  });
+});
+
+describe("a fork whose program keeps its conversation (a Claude Code session)", () => {
+  /** A [claude] root and a fork of it; `apart`: whether the fork works in a worktree of its own. */
+  const claudeFork = (apart: boolean) => {
+    const ended: [ThreadId, string, ThreadId | undefined][] = [];
+    const { chat, dispatch } = testChat({
+      worksApart: (id) => apart && id === "f",
+      events: { forkEnded: (f, how, into) => void ended.push([f.id, how, into]) },
+    });
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "claude-code", args: [] } } });
+    for (const [sourceId, newId] of [
+      ["root", "f"],
+      ["f", "ff"],
+    ] as const)
+      dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num: 2, prompt: "" } });
+    return { chat, dispatch, ended };
+  };
+
+  it("sharing its parent's folder, it is neither promoted, discarded nor reported by tine (it ends in its program)", () => {
+    const { chat } = claudeFork(false);
+    for (const how of ["promoted", "discarded", "reported"] as const)
+      expect(chat.forkEndBlocker("f", how)).toMatch(/keeps its conversation in its own Claude Code session and shares its parent's files/);
+  });
+
+  it("in a worktree of its own, a promote ends it by its code only: the parent keeps its own session, the fork's forks stay under it; a report is refused", () => {
+    const { chat, dispatch, ended } = claudeFork(true);
+    const parentRunner = chat.threads.get("root")!.runner;
+    expect(chat.forkEndBlocker("f", "reported")).toMatch(/cannot ask it for a report/);
+    expect(chat.forkEndBlocker("f", "discarded")).toBeNull();
+    dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: "f", siblingId: "sib", siblingNum: 9 } });
+    expect(chat.threads.has("f")).toBe(false);
+    expect(ended).toEqual([["f", "promoted", undefined]]);
+    expect(chat.threads.get("root")!.runner).toBe(parentRunner);
+    expect(chat.has("sib")).toBe(false);
+    expect(chat.lineage.get("ff")!.parentId).toBe("f");
+  });
+
+  it("is not promoted while its session, or its parent's, works on a turn (its files are half-written)", () => {
+    const { chat, dispatch } = claudeFork(true);
+    for (const id of ["f", "root"]) {
+      const session = chat.threads.get(id)!.runner as ClaudeCodeSession;
+      session.terminal = "running";
+      session.activity = "busy";
+      expect(() => dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: "f", siblingId: "sib", siblingNum: 9 } })).toThrow(
+        /finish their turn/,
+      );
+      session.activity = "idle";
+    }
+    expect(chat.threads.has("f")).toBe(true);
   });
 });
 

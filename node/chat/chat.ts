@@ -10,7 +10,7 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { type ChatTree, ForkExits, linkedThread } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
-import type { ChatMsg, Dispatch, ForkRequest, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
+import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId, WaitingFork } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { forkTitle, Thread, type ThreadContext, type TitledBy } from "./thread.ts";
@@ -28,9 +28,13 @@ export type Changes = { readonly threads: readonly ThreadId[]; readonly tree: bo
 
 const NONE_MOVED: readonly ThreadId[] = [];
 
-/** What the host gives every thread; `environmentFor` says where a thread's tools act. */
+/**
+ * What the host gives every thread; `environmentFor` says where a thread's tools act, `worksApart`
+ * whether a fork works in a worktree of its own (its end brings its code back, or throws it away).
+ */
 export type ThreadServices = Omit<ThreadContext, "dispatch" | "environment" | "forkTool" | "changed"> & {
   environmentFor(id: ThreadId): Environment;
+  worksApart(id: ThreadId): boolean;
 };
 
 export class Chat implements ChatTree {
@@ -39,8 +43,8 @@ export class Chat implements ChatTree {
   readonly stored = new Map<ThreadId, StoredThread>();
   /** Parents of forks, live or stored. */
   readonly lineage = new ForkTree();
-  /** Forks waiting for their source (the key) to come to rest; at most one per source. */
-  readonly waitingForks = new Map<ThreadId, ForkRequest>();
+  /** Forks waiting for their source (the key): to come to rest, or for the host; at most one per source. */
+  readonly waitingForks = new Map<ThreadId, WaitingFork>();
   /** Live forks' lifecycle: idle clocks, reports, background runs. */
   readonly forks = new ForkLives();
   private readonly exits = new ForkExits(this);
@@ -97,9 +101,13 @@ export class Chat implements ChatTree {
     return max;
   }
 
-  /** Why thread `id` cannot end as a fork now (it is no open fork of tine's), or null. */
-  forkEndBlocker(id: ThreadId): string | null {
-    return this.exits.endBlocker(id);
+  /** Why thread `id` cannot end as a fork now, `how` (it is no open fork of tine's), or null. */
+  forkEndBlocker(id: ThreadId, how: ForkEnd): string | null {
+    return this.exits.endBlocker(id, how);
+  }
+
+  worksApart(id: ThreadId): boolean {
+    return this.services.worksApart(id);
   }
 
   /**
@@ -202,8 +210,13 @@ export class Chat implements ChatTree {
       case "fork-thread":
         // The user forks it (the agent's forks are taken by fork-exits): activity in a fork.
         this.forks.update({ type: "activity", id: m.sourceId, by: "user", now: this.clock.now() });
-        if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, m);
+        // The fork the host held is made now: it waits no more.
+        if (this.waitingForks.get(m.sourceId)?.newId === m.newId) this.waitingForks.delete(m.sourceId);
+        if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, { ...m, madeBy: "chat" });
         else this.forkWhenDue(m);
+        return;
+      case "fork-held":
+        this.waitingForks.set(m.request.sourceId, { ...m.request, madeBy: "host" });
         return;
       case "cancel-waiting-fork":
         this.waitingForks.delete(m.sourceId);
@@ -314,7 +327,7 @@ export class Chat implements ChatTree {
   private cameToRest(thread: Thread): void {
     if (this.exits.responseEnded(thread)) return;
     const waiting = this.waitingForks.get(thread.id);
-    if (waiting) {
+    if (waiting?.madeBy === "chat") {
       this.waitingForks.delete(thread.id);
       this.version++;
       this.forkWhenDue(waiting);
@@ -397,7 +410,7 @@ export class Chat implements ChatTree {
   }
 
   private threadContext(id: ThreadId): ThreadContext {
-    const { environmentFor, ...services } = this.services;
+    const { environmentFor, worksApart: _, ...services } = this.services;
     return {
       ...services,
       environment: environmentFor(id),

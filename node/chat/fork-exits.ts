@@ -2,7 +2,8 @@
  * Forks that come back: how a fork ends (discard, promote, report, asked for a summary first),
  * what the agent's fork tools and `@handoff` ask for when a response ends, and what the forks'
  * idle clocks (forks.ts) make happen. It acts on the chat's threads and tree through `ChatTree`,
- * the part of the chat it may change; the chat routes its messages here.
+ * the part of the chat it may change; the chat routes its messages here. A fork whose runner's
+ * program keeps its conversation (Claude Code) ends by its code only (`endBlocker`, `promote`).
  */
 import { randomUUID } from "node:crypto";
 import type { AgentMsg } from "../providers/agent.ts";
@@ -42,6 +43,8 @@ export interface ChatTree {
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
   /** Forks now (the request's `wait` is not looked at). */
   forkNow(request: ForkRequest): void;
+  /** Whether fork `id` works in a worktree of its own, apart from its parent's folder (its end brings its code back). */
+  worksApart(id: ThreadId): boolean;
   /** Takes a thread out of the chat (the tree keeps its lineage). */
   remove(id: ThreadId): void;
   /** The tree or the active thread changed: the list redraws. */
@@ -225,12 +228,12 @@ export class ForkExits {
   }
 
   discard(id: ThreadId): void {
-    this.end(this.liveFork(id).id, "discarded");
+    this.end(this.liveFork(id, "discarded").id, "discarded");
   }
 
   /** Without text the fork is asked for its summary first (now, or once its turn ends). */
   report(id: ThreadId, text: string | undefined): void {
-    const fork = this.liveFork(id);
+    const fork = this.liveFork(id, "reported");
     if (text?.trim()) {
       this.queueReport(fork, text);
       this.end(fork.id, "reported");
@@ -243,16 +246,23 @@ export class ForkExits {
   /**
    * The parent takes over the fork's history; what the parent had after the fork point becomes a
    * new fork of it at that point, so nothing is lost. The fork's own forks follow its history to
-   * the parent; the parent's forks taken after the fork point follow the old tail.
+   * the parent; the parent's forks taken after the fork point follow the old tail. A fork whose
+   * program keeps its conversation (`ownConversation`) gives only its code (the host merges it):
+   * the parent keeps its own conversation, the fork's forks stay where they hang, as on a discard.
    */
   promote(id: ThreadId, siblingId: ThreadId, siblingNum: number): void {
     const chat = this.chat;
-    const fork = this.liveFork(id);
+    const fork = this.liveFork(id, "promoted");
     const lineage = chat.lineage.get(id)!;
     const parent = chat.threads.get(lineage.parentId);
     if (!parent) throw new Error("tine: open the parent thread before promoting into it");
-    if (!fork.atRest || !parent.atRest)
+    const working = (t: Thread) => !t.atRest || t.runner.midTurn();
+    if (working(fork) || working(parent))
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    if (fork.runner.traits.ownConversation !== null) {
+      this.end(id, "promoted");
+      return;
+    }
     const oldTail = parent.runner.history;
     const hasTail = oldTail.length > lineage.atMessage + 1;
     // The tree first: the sibling is linked under the parent, the forks around it move.
@@ -284,8 +294,8 @@ export class ForkExits {
     this.handoffs.delete(id);
   }
 
-  /** Why thread `id` cannot end as a fork (discard, promote, report) now, or null. */
-  endBlocker(id: ThreadId): string | null {
+  /** Why thread `id` cannot end as a fork now, `how`, or null. */
+  endBlocker(id: ThreadId, how: ForkEnd): string | null {
     const thread = this.chat.threads.get(id);
     if (!thread) return `tine: ${threadName(this.chat, id)} is not open`;
     const lineage = this.chat.lineage.get(id);
@@ -293,11 +303,18 @@ export class ForkExits {
     // Nothing of a hand-off's (or a compaction's) history is its source's: there is nothing to promote or report into it.
     if (lineage.relation !== "fork")
       return `tine: ${thread.title} was ${lineage.relation === "handoff" ? "handed off" : "compacted"}, not forked: it is a thread of its own and does not end into its source`;
-    return thread.runner.traits.endBlocker;
+    const kept = thread.runner.traits.ownConversation;
+    if (kept === null) return null;
+    // Its conversation is out of tine's reach: nothing of it goes to the parent, only its code can.
+    if (!this.chat.worksApart(id))
+      return `tine: ${thread.title} keeps its conversation in ${kept} and shares its parent's files: end it there (tine promotes or discards such a fork only in a worktree of its own)`;
+    if (how === "reported")
+      return `tine: ${thread.title} keeps its conversation in ${kept}: tine cannot ask it for a report (a promote merges its code, a discard drops it)`;
+    return null;
   }
 
-  private liveFork(id: ThreadId): Thread {
-    const blocker = this.endBlocker(id);
+  private liveFork(id: ThreadId, how: ForkEnd): Thread {
+    const blocker = this.endBlocker(id, how);
     if (blocker) throw new Error(blocker);
     return this.chat.threads.get(id)!;
   }

@@ -120,6 +120,9 @@ export type ForkRequest = {
   byAgent?: boolean;
 };
 
+/** A fork waiting for its source: the chat makes it when the source comes to rest (`wait`), or the host does (`fork-held`). */
+export type WaitingFork = ForkRequest & { readonly madeBy: "chat" | "host" };
+
 /** How a fork ended: its file stays, marked so (`:Tine threads!` shows and restores it). */
 export type ForkEnd = "discarded" | "reported" | "promoted";
 
@@ -141,7 +144,13 @@ export type ChatMsg =
     }
   | ({ type: "fork-thread" } & ForkRequest)
   | { type: "select-thread"; id: ThreadId }
-  /** Drops a fork still waiting for its source to come to rest. */
+  /**
+   * A fork the host makes itself once its source's program is between turns (a Claude Code session
+   * forked into a worktree, made then): listed and cancelled as a `wait` fork is, until the host
+   * makes it (a `fork-thread` with its `newId`) or finds it cancelled.
+   */
+  | { type: "fork-held"; request: ForkRequest }
+  /** Drops a fork still waiting for its source (to come to rest, or for the host). */
   | { type: "cancel-waiting-fork"; sourceId: ThreadId }
   /** Threads found on disk (at start, or after another instance wrote). */
   | { type: "stored-found"; threads: readonly StoredThread[] }

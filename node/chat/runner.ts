@@ -49,8 +49,13 @@ export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy" |
 export type RunnerTraits = {
   /** tine's fork lifecycle (idle clocks, wrap-up prompts, reports) speaks to this runner. */
   readonly forkLifecycle: boolean;
-  /** Why tine cannot end (discard, promote, report) a fork run by it; null when it can. */
-  readonly endBlocker: string | null;
+  /**
+   * Where its conversation stays when a fork it runs ends (`its own Claude Code session`), or null:
+   * tine holds it, so a promote moves it into the parent and a report sends its summary. A fork
+   * whose program keeps its own ends by its code only (fork-exits.ts): in a worktree of its own it
+   * can be promoted (its code merged) or discarded, never reported; elsewhere it ends in its program.
+   */
+  readonly ownConversation: string | null;
   /** Stored as soon as it is made, before its first message (its conversation lives elsewhere). */
   readonly storedAtOnce: boolean;
 };
@@ -100,6 +105,11 @@ export interface Runner extends Agent {
    * forks of it are taken in any state (tine's own agent closes a half-finished turn itself).
    */
   betweenTurns(): Promise<void> | null;
+  /**
+   * Its program is in a turn the thread's status does not show (a Claude Code session at work):
+   * a promote waits for it as for a thread not at rest (its files are half-written).
+   */
+  midTurn(): boolean;
   /** The thread leaves this host (deleted, ended, replaced): what the runner holds is let go. */
   close(): void;
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;

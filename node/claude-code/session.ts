@@ -36,7 +36,8 @@ export type ClaudeCodeSetup = {
 const TRAITS: RunnerTraits = {
   // Idle prompts and reports would be typed into someone else's program.
   forkLifecycle: false,
-  endBlocker: "tine: a Claude Code fork ends in its terminal (it has its own session file)",
+  // The CLI keeps it (a fork in a worktree brings back its code only; else it ends in its terminal).
+  ownConversation: "its own Claude Code session",
   // Its conversation is in the CLI's file from the start: the thread is stored at once.
   storedAtOnce: true,
 };
@@ -149,10 +150,14 @@ export class ClaudeCodeSession implements Runner {
     this.endTurn(); // nothing will tell any more: a fork waiting for it goes on (and finds the thread gone)
   }
 
-  /** Mid-turn while its CLI runs and its transcript says it works; a terminal not running has no turn under way. */
   betweenTurns(): Promise<void> | null {
-    if (this.terminal !== "running" || this.activity !== "busy") return null;
+    if (!this.midTurn()) return null;
     return new Promise((resolve) => this.turnEnded.push(resolve));
+  }
+
+  /** While its CLI runs and its transcript says it works; a terminal not running has no turn under way. */
+  midTurn(): boolean {
+    return this.terminal === "running" && this.activity === "busy";
   }
 
   private endTurn(): void {

@@ -6,7 +6,7 @@
  * `:ForkThread`, `e` on a message), checked before they are made. App's entry points call it.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
 import { threadName, typedText } from "../chat/names.ts";
 import { parseSend } from "../chat/send-command.ts";
 import type { Thread } from "../chat/thread.ts";
@@ -212,37 +212,37 @@ export class SendFlow {
     // one that waits for its source gets it when due, made from the files as the source's turn left them.
     const base = opts.restore_code ? forkBase(this.codeOf(sourceId), opts.at_message!) : null;
     const whenDue = tree && wait && base === null;
-    const make = async () => {
-      if (tree && !whenDue) await this.workspaces.fork(sourceId, newId, num, base);
-      else if (!tree) this.workspaces.share(newId, sourceId);
-      this.dispatch({
-        type: "chat-msg",
-        msg: {
-          type: "fork-thread",
-          sourceId,
-          newId,
-          num,
-          prompt,
-          ...(context ? { context } : {}),
-          atMessage: opts.at_message,
-          prefill: opts.prefill,
-          storedSource,
-          wait,
-          background,
-          ...(whenDue ? { worktreeWhenDue: true } : {}),
-        },
-      });
+    const request: ForkRequest = {
+      sourceId,
+      newId,
+      num,
+      prompt,
+      ...(context ? { context } : {}),
+      atMessage: opts.at_message,
+      prefill: opts.prefill,
+      storedSource,
+      wait,
+      background,
+      ...(whenDue ? { worktreeWhenDue: true } : {}),
+    };
+    /** Makes the fork, unless `wanted` says no more once its worktree is made (which then goes). */
+    const make = async (wanted = () => true) => {
+      if (!tree) this.workspaces.share(newId, sourceId);
+      else if (!whenDue) {
+        const made = await this.workspaces.fork(sourceId, newId, num, base);
+        if (!wanted()) return this.workspaces.remove(made.root);
+      }
+      this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", ...request } });
     };
     // A program mid-turn keeping its own conversation (Claude Code) is copied whole, with the files
-    // as its turn left them: the fork is made when the turn ends, its id returned now.
+    // as its turn left them: the fork waits (listed, cancelled as a `wait` fork is) and is made when the turn ends.
     const turnEnd = tree ? live?.runner.betweenTurns() : null;
     if (turnEnd && live) {
-      this.nvim.notifyInfo(`tine: the fork of ${live.title} is made in its own worktree once its turn ends`);
+      this.dispatch({ type: "chat-msg", msg: { type: "fork-held", request } });
+      this.nvim.notifyInfo(`tine: the fork of ${live.title} is made in its own worktree once its turn ends (asking again cancels it)`);
+      const held = () => this.chat.waitingForks.get(sourceId)?.newId === newId;
       void turnEnd
-        .then(() => {
-          if (!this.chat.threads.has(sourceId)) throw new Error("it was closed first");
-          return make();
-        })
+        .then(() => (held() ? make(held) : undefined))
         .catch((e: Error) => this.nvim.notifyError(`tine: the fork of ${live.title} was not made: ${e.message}`));
       return newId;
     }

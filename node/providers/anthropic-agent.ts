@@ -64,7 +64,7 @@ class OversizeRequest extends Error {}
 
 const API_SPEC: RunnerSpec = { kind: "api" };
 /** tine's own agent: forks of it come back, and it is stored once it has something to store. */
-const API_TRAITS: RunnerTraits = { forkLifecycle: true, endBlocker: null, storedAtOnce: false };
+const API_TRAITS: RunnerTraits = { forkLifecycle: true, ownConversation: null, storedAtOnce: false };
 const TRANSCRIPT: Surface = { type: "transcript" };
 
 /** tine's own runner: the conversation is here, rendered by tine. */
@@ -242,6 +242,11 @@ export class AnthropicAgent implements Runner {
   /** Its forks are taken in any state: a half-finished turn is closed in the clone (`clone`). */
   betweenTurns(): null {
     return null;
+  }
+
+  /** Its turns are the thread's status (`Thread.atRest`). */
+  midTurn(): false {
+    return false;
   }
 
   clone(dispatch: (msg: AgentMsg) => void, options: CloneOptions = {}): AnthropicAgent {

@@ -54,10 +54,10 @@ export class ForkCode {
 
   /** A fork ended: its files follow, off the dispatch loop. */
   ended(fork: EndingFork, how: ForkEnd): void {
+    // Only a fork with a tree of its own has files to bring back.
+    if (!this.workspaces.apart(fork.id)) return;
     const from = this.workspaces.of(fork.id);
     const into = this.workspaces.of(fork.parentId);
-    // Only a fork with a tree of its own has files to bring back.
-    if (from === into || !from.stored) return;
     const work = {
       promoted: () => this.merge(fork, from, into),
       reported: () => this.summary(fork, from),

@@ -95,6 +95,16 @@ export class Workspaces {
     return this.of(id).stored !== null;
   }
 
+  /**
+   * Whether thread `id` works in a worktree of its own, apart from its parent's folder: a fork
+   * whose end brings its code back (a promote's merge) or throws it away (a discard).
+   */
+  apart(id: ThreadId): boolean {
+    const own = this.of(id);
+    const parent = this.threads.parentOf(id);
+    return own.stored !== null && (parent === undefined || own !== this.of(parent));
+  }
+
   /** Whether worktrees can be made here (git, a repository, snapshots on). */
   async available(): Promise<boolean> {
     return !("off" in (await this.repo()));

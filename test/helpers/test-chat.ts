@@ -6,7 +6,7 @@
  */
 import { Chat } from "../../node/chat/chat.ts";
 import type { ChatClock, ChatEvents, ChatLimits } from "../../node/chat/events.ts";
-import type { RootMsg } from "../../node/chat/msgs.ts";
+import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
 import type { Connection } from "../../node/providers/connection.ts";
 import { runnerRegistry } from "../../node/runners.ts";
 import { snapshotsOff } from "../../node/snapshot/code.ts";
@@ -24,6 +24,8 @@ export type TestChatOptions = {
   readonly needsApproval?: boolean;
   readonly connection?: Connection;
   readonly afterBatch?: (chat: Chat) => void;
+  /** Which forks work in a worktree of their own (default: none, every thread works in `/`). */
+  readonly worksApart?: (id: ThreadId) => boolean;
 };
 
 export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (msg: RootMsg) => void } {
@@ -53,6 +55,7 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
     }),
     {
       environmentFor: () => localEnvironment("/"),
+      worksApart: opts.worksApart ?? (() => false),
       tools: new ToolSources([opts.needsApproval === undefined ? tools : { ...tools, needsApproval: () => opts.needsApproval! }]),
       fileWritten: () => {},
       code: codeRecorder(

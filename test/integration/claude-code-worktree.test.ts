@@ -2,7 +2,9 @@
  * A `[claude]` thread forked into a git worktree of its own, with the real Claude Code CLI against
  * the mock: its session is copied under a new id into the folder Claude Code uses for the
  * worktree and resumed there (its tools edit the worktree, not the user's tree), once the source
- * session is between turns; the source's transcript and the user's repository stay as they were.
+ * session is between turns (waiting meanwhile as a `--wait` fork does); the source's transcript and
+ * the user's repository stay as they were. Promoted, such a fork's code is merged into the user's
+ * tree (its conversation stays in its session); discarded, its worktree goes.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
@@ -36,12 +38,14 @@ const isTurnEnd = (r: { type?: string; subtype?: string }) => r.type === "system
 /**
  * A git project with a `[claude]` thread in it (the real CLI, edits accepted without asking),
  * its first prompt typed and its request made (answered with `first`); the user's repository is
- * checked after.
+ * checked after: its index, refs and HEAD as they were, its files too but for `gained` (the
+ * `git status --porcelain` lines the test brings into it).
  */
 async function withClaudeThread(
   setup: Record<string, unknown>,
   first: Reply,
   fn: (s: Session, t: { id: string; bufnr: number; sessionId: string; transcript: string; config: string }) => Promise<void>,
+  gained = "",
 ): Promise<void> {
   const bin = requireClaude();
   await withProject(async (cwd) => {
@@ -74,7 +78,7 @@ async function withClaudeThread(
       },
     );
     assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
-    assert.equal(userGitState(cwd).status, before.status);
+    assert.equal(userGitState(cwd).status, before.status + gained);
   });
 }
 
@@ -139,14 +143,23 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
       await s.mock.reached("h");
       await s.openList();
       await s.listLine("▷ running (busy)", 30_000);
-      const forkId = await s.lua<string>(`return require("tine").fork(..., "")`, source.id);
-      await s.until("the user told it waits", async () =>
-        (await s.lua<{ msg: string }[]>("return _G.tine_notes")).some((n) => /made in its own worktree once its turn ends/.test(n.msg)),
-      );
+      const forkOf = () => s.lua<string | null>(`return require("tine").fork(..., "")`, source.id);
+      const waiting = "⑂ ⏸ fork waits for this reply to finish (<C-c> cancels)";
+      // Listed as a --wait fork is; asking again cancels it, as it does one.
+      await forkOf();
+      await s.notified(/made in its own worktree once its turn ends/);
+      await s.listLine(waiting);
+      assert.equal(await forkOf(), null);
+      await s.notified(/the fork waiting for .* is cancelled/);
+      await s.until("the waiting line gone", async () => !(await s.listText()).includes(waiting));
+      const forkId = (await forkOf())!;
+      await s.listLine(waiting);
       assert.equal((await s.threads()).length, 1, "no fork while the turn runs");
 
       s.mock.release("h");
       await s.until("the fork", async () => (await s.threads()).some((t) => t.id === forkId), 30_000);
+      assert.equal((await s.threads()).length, 2, "the cancelled fork is never made");
+      await s.until("the waiting line gone", async () => !(await s.listText()).includes(waiting));
       const fork = await s.thread(forkId);
       assert.ok((fork.cwd as string).startsWith(join(s.cwd, ".data")), String(fork.cwd));
       // Its copy of the session holds the turn the source finished, to its end.
@@ -155,5 +168,79 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
       assert.ok(copy.some(isTurnEnd));
       assert.ok(JSON.stringify(copy).includes("The whole reply."));
     });
+  });
+
+  it("promote merges the fork's code into the user's tree, its conversation left in its session; discard removes another's worktree, saying how many changed files go", async () => {
+    await withClaudeThread(
+      {},
+      textReply("Hi from the mock."),
+      async (s, source) => {
+        await s.until("the turn's end", async () => existsSync(source.transcript) && records(source.transcript).some(isTurnEnd), 30_000);
+        /** A worktree fork whose CLI writes `file` (Write) and ends its turn; its id, folder, terminal and session file. */
+        const forkWriting = async (file: string) => {
+          s.mock.reply(
+            response([
+              {
+                toolUse: {
+                  id: `toolu_${file.replace(".", "_")}`,
+                  name: "Write",
+                  input: { file_path: file, content: `${file} from the fork\n` },
+                },
+              },
+            ]),
+            textReply("Wrote it."),
+          );
+          const id = await s.lua<string>(`return require("tine").fork(..., "write ${file}", { worktree = true })`, source.id);
+          // Made at once, or once its source is seen between turns (its transcript is polled).
+          await s.until("the fork", async () => (await s.threads()).some((t) => t.id === id), 30_000);
+          const fork = await s.thread(id);
+          const tree = fork.cwd as string;
+          const sessions = join(source.config, "projects", encodeProject(tree));
+          const session = () => join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!);
+          // Its copy holds the source's turn end; its own follows the Write.
+          await s.until(
+            "the fork's turn to end",
+            async () => existsSync(join(tree, file)) && existsSync(sessions) && records(session()).filter(isTurnEnd).length >= 2,
+            30_000,
+          );
+          // A promote waits for the session to be seen between turns: the list says when it is.
+          await s.openList();
+          await s.until(
+            "the fork's session idle in the list",
+            async () => {
+              const title = (await s.thread(id)).title;
+              return (await s.listLines()).some((l) => l.includes(title) && l.includes("(idle)"));
+            },
+            30_000,
+          );
+          return { id, tree, bufnr: fork.bufnr!, session: session() };
+        };
+        const gone = (bufnr: number) =>
+          s.until("its terminal closed", async () => !(await s.lua<boolean>("return vim.api.nvim_buf_is_valid(...)", bufnr)));
+
+        const kept = await forkWriting("kept.txt");
+        assert.equal(existsSync(join(s.cwd, "kept.txt")), false);
+        await s.lua(`require("tine").promote(...)`, kept.id);
+        await s.notified(/was promoted into .* by its code: its conversation stays in its own Claude Code session/);
+        await s.notified(/its code is merged: 1 file changed/);
+        assert.equal(readFileSync(join(s.cwd, "kept.txt"), "utf8"), "kept.txt from the fork\n");
+        await s.waitForGone(kept.id);
+        await gone(kept.bufnr);
+        assert.equal(existsSync(kept.tree), false, "a clean merge removes the worktree");
+        assert.ok(existsSync(kept.session), "its session file stays");
+        assert.deepEqual(
+          (await s.threads()).map((t) => t.id),
+          [source.id],
+        );
+
+        const dropped = await forkWriting("dropped.txt");
+        await s.lua(`require("tine").discard(...)`, dropped.id);
+        await s.notified(/its worktree is removed with 1 changed file /);
+        await s.until("the worktree removed", async () => !existsSync(dropped.tree));
+        await gone(dropped.bufnr);
+        assert.equal(existsSync(join(s.cwd, "dropped.txt")), false);
+      },
+      "?? kept.txt\n",
+    );
   });
 });
