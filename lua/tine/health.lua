@@ -47,7 +47,8 @@ function M.check()
   if base and base ~= "" then
     h.info("API base URL: " .. base)
   end
-  h.info("host log: " .. host.log_path())
+  local log = host.log_path()
+  h.info("host log: " .. log .. (vim.uv.fs_stat(log) and "" or " (nothing logged yet)"))
 
   -- Optional: only :Tine claude, forks of its threads and :Tine export need it.
   local claude = config.claude_command[1]

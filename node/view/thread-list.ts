@@ -10,6 +10,7 @@ import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { Relation } from "../chat/tree.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
@@ -75,6 +76,8 @@ export type FoldHow = "close" | "open" | "toggle";
 /** One thread as its line shows it. */
 type Row = {
   num: number | null;
+  /** How it hangs under its parent, when it does: its mark before the title. */
+  relation?: Relation;
   /** Its runner's mark (`[claude] `) and title. */
   title: string;
   label: string | null;
@@ -98,6 +101,9 @@ type Tree = {
 
 const msgs = (n: number) => `${n} msg${n === 1 ? "" : "s"}`;
 
+/** The mark before a child's title: a fork's ⑂, a hand-off's ↪; a compaction's title carries its own (⇣). */
+const RELATION_MARK: Record<Relation, string> = { fork: "⑂ ", handoff: "↪ ", compact: "" };
+
 export class ThreadList {
   private items: ListItem[] = [];
   /** Only threads whose title or label holds this (case aside) show, with their ancestors; "" shows all. */
@@ -119,7 +125,7 @@ export class ThreadList {
       const num = row.num === null ? blank : `#${row.num}`.padStart(numWidth);
       const label = row.label ? `  🏷 ${row.label}` : "";
       const details = [...row.details, ...(hidden ? [`▸ ${hidden} fork${hidden === 1 ? "" : "s"} folded (zo)`] : [])];
-      const fork = depth ? "⑂ " : "";
+      const fork = depth ? RELATION_MARK[row.relation ?? "fork"] : "";
       const head = `${row.active ? "▶" : " "} ${num}  ${"  ".repeat(depth)}${fork}${row.title}${label}`;
       return `${head}  ${STATUS_ICON[row.status]} ${row.statusText} · ${details.join(" · ")}`;
     };
@@ -184,7 +190,7 @@ export class ThreadList {
       roots,
       children: (id) => chat.childrenOf(id),
       parent,
-      row: (id) => threadRow(chat, id, extras),
+      row: (id) => ({ ...threadRow(chat, id, extras), relation: chat.lineage.get(id)?.relation }),
       item: (id) => ({ type: "thread", id }),
       after: (id, depth) => {
         const waiting = chat.waitingForks.get(id);
@@ -291,7 +297,7 @@ function otherTree(project: OtherProject, extras: ListExtras): Tree {
     roots: project.threads.filter((t) => parent(t.id) === undefined).map((t) => t.id),
     children: (id) => project.threads.filter((t) => t.parentId === id).map((t) => t.id),
     parent,
-    row: (id) => ({ ...storedRow(byId.get(id)!, extras), num: null }),
+    row: (id) => ({ ...storedRow(byId.get(id)!, extras), num: null, relation: byId.get(id)!.relation }),
     item: () => null,
   };
 }

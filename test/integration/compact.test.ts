@@ -67,6 +67,10 @@ describe(`compaction (${nv.version})`, () => {
         compacted.id,
         /^⇣ Compacted from "read @file:hello.txt": its first 4 messages summarized below; that thread is kept whole/,
       );
+      // In the list it hangs under its source by its own mark (⇣), not a fork's.
+      await s.openList();
+      assert.match((await s.listLines())[1]!, /^. #\d+ {4}⇣ read @file:hello\.txt {2}/);
+      await s.keys("q");
       // The source: the same history, the same bytes on disk.
       assert.deepEqual(await s.messages(source), before);
       assert.equal(transcript(s.cwd, source), onDisk, "the source's transcript is byte-identical");
