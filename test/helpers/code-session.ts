@@ -66,3 +66,30 @@ export function storeGit(cwd: string, ...args: string[]): string {
   const env = { ...process.env, GIT_DIR: store.gitDir, GIT_INDEX_FILE: store.index };
   return execFileSync("git", args, { cwd, env, encoding: "utf8" });
 }
+
+/** A first turn in a new thread (no tools); returns its id. */
+export async function firstThread(s: Session): Promise<string> {
+  s.mock.reply(textReply("Hi."));
+  await s.cmd("Tine");
+  const id = (await s.threads())[0]!.id;
+  await typeAndSend(s, "hi");
+  await s.waitForDisplay(id, "Hi.\n── end_turn");
+  await s.waitForStatus(id, "idle");
+  return id;
+}
+
+/** A fork of `id` in a worktree of its own whose turn writes `word` over "hello" in hello.txt (edit_file) and makes `<word>.txt` (bash_command); its id, number and folder. */
+export async function editingFork(s: Session, id: string, word: string): Promise<{ id: string; num: number; cwd: string }> {
+  s.mock.reply(
+    response([
+      { toolUse: { id: `e-${word}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: word } } },
+      { toolUse: { id: `b-${word}`, name: "bash_command", input: { command: `printf '${word}\\n' > ${word}.txt` } } },
+    ]),
+    textReply(`${word} done.`),
+  );
+  const fork = await s.lua<string>(`return require("tine").fork(..., "edit as ${word}", { worktree = true })`, id);
+  await s.waitForDisplay(fork, `${word} done.\n── end_turn`);
+  await s.waitForStatus(fork, "idle");
+  const info = await s.thread(fork);
+  return { id: fork, num: info.num, cwd: info.cwd! };
+}

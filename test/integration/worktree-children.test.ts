@@ -9,24 +9,12 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { typeAndSend } from "../helpers/chat-driver.ts";
-import { HELLO, withGitProject } from "../helpers/code-session.ts";
+import { firstThread, HELLO, withGitProject } from "../helpers/code-session.ts";
 import { type Session, tempProjects } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
-
-/** A first turn in a new thread (no tools); returns its id. */
-async function firstThread(s: Session): Promise<string> {
-  s.mock.reply(textReply("Hi."));
-  await s.cmd("Tine");
-  const id = (await s.threads())[0]!.id;
-  await typeAndSend(s, "hi");
-  await s.waitForDisplay(id, "Hi.\n── end_turn");
-  await s.waitForStatus(id, "idle");
-  return id;
-}
 
 /** Scripts a turn that makes `<name>.txt` holding `name` (bash_command), ending with "<name> done.". */
 function makesFile(s: Session, name: string): void {

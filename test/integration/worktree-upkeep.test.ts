@@ -7,28 +7,12 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { withGitProject } from "../helpers/code-session.ts";
-import { type Session, tempProjects } from "../helpers/neovim.ts";
-import { response, textReply } from "../mock-anthropic/script.ts";
+import { editingFork, withGitProject } from "../helpers/code-session.ts";
+import { tempProjects } from "../helpers/neovim.ts";
+import { textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
-
-/** A fork of `id` in a worktree of its own whose turn writes `word` over "hello" and makes `<word>.txt`; its id, number and folder. */
-async function editingFork(s: Session, id: string, word: string): Promise<{ id: string; num: number; cwd: string }> {
-  s.mock.reply(
-    response([
-      { toolUse: { id: `e-${word}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: word } } },
-      { toolUse: { id: `b-${word}`, name: "bash_command", input: { command: `printf '${word}\\n' > ${word}.txt` } } },
-    ]),
-    textReply(`${word} done.`),
-  );
-  const fork = await s.lua<string>(`return require("tine").fork(..., "edit as ${word}", { worktree = true })`, id);
-  await s.waitForDisplay(fork, `${word} done.\n── end_turn`);
-  await s.waitForStatus(fork, "idle");
-  const info = await s.thread(fork);
-  return { id: fork, num: info.num, cwd: info.cwd! };
-}
 
 describe(`worktree upkeep (${nv.version})`, () => {
   it(":checkhealth lists the worktrees with their threads, changed files and size, and names a left-over one with how to remove it; a reported fork's worktree stays and the list says so", async () => {

@@ -11,6 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
+import { editingFork, firstThread } from "../helpers/code-session.ts";
 import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
@@ -30,33 +31,6 @@ async function withGitProject(fn: (s: Session, before: UserGitState) => Promise<
   const before = userGitState(cwd);
   await withNeovim(nv, (s) => fn(s, before), { cwd, setup: { ...SETUP, ...setup } });
   assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
-}
-
-/** A first turn in a new thread (no tools); returns its id. */
-async function firstThread(s: Session): Promise<string> {
-  s.mock.reply(textReply("Hi."));
-  await s.cmd("Tine");
-  const id = (await s.threads())[0]!.id;
-  await typeAndSend(s, "hi");
-  await s.waitForDisplay(id, "Hi.\n── end_turn");
-  await s.waitForStatus(id, "idle");
-  return id;
-}
-
-/** A fork of `id` in a worktree of its own whose turn writes `word` over "hello" in hello.txt (edit_file) and makes `<word>.txt` (bash_command). */
-async function editingFork(s: Session, id: string, word: string): Promise<{ id: string; cwd: string }> {
-  s.mock.reply(
-    response([
-      { toolUse: { id: `e-${word}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: word } } },
-      { toolUse: { id: `b-${word}`, name: "bash_command", input: { command: `printf '${word}\\n' > ${word}.txt` } } },
-    ]),
-    textReply(`${word} done.`),
-  );
-  const fork = await s.lua<string>(`return require("tine").fork(..., "edit as ${word}", { worktree = true })`, id);
-  await s.waitForDisplay(fork, `${word} done.\n── end_turn`);
-  await s.waitForStatus(fork, "idle");
-  const info = await s.thread(fork);
-  return { id: fork, cwd: info.cwd as string };
 }
 
 describe(`worktree forks (${nv.version})`, () => {
