@@ -243,7 +243,8 @@ describe(`the thread list (${nv.version})`, () => {
         assert.match(text, /── .* \(another project/);
         assert.match(text, /main question {2}○ stored · 2 msgs/);
         assert.doesNotMatch(text, /⑂ main question ⑂1/, `the discarded fork is not a live one:\n${text}`);
-        assert.match(text, /⑂ \[claude\] main question → Claude Code {2}○ stored · 2 msgs/, text);
+        // Handed off to Claude Code: it hangs under its source by a hand-off's mark.
+        assert.match(text, /↪ \[claude\] main question → Claude Code {2}○ stored · 2 msgs/, text);
       },
       // The same user: the same data folder, and Claude Code's (the [claude] thread's session is there).
       { env: { XDG_DATA_HOME: data, CLAUDE_CONFIG_DIR: join(first, ".claude-config") } },
