@@ -139,6 +139,12 @@ const TERMINAL_PIDS = `
   end
   return pids`;
 
+/** Waits (up to 5 s) until process `pid` has exited: a host writes what a quit cut as it exits, after Neovim. */
+export async function hostExited(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
 /** Whether process `pid` is running (or a zombie not yet reaped). */
 export function alive(pid: number): boolean {
   try {

@@ -4,27 +4,16 @@
  * and in its requests.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { body, exchange, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { transcript } from "../helpers/transcripts.ts";
 import { waitForWinbar } from "../helpers/winbar.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
-
-/** The transcript of thread `id` as written on disk. */
-function transcript(cwd: string, id: string): string {
-  const root = join(cwd, ".data", "nvim", "tine", "projects");
-  for (const p of existsSync(root) ? readdirSync(root) : []) {
-    const path = join(root, p, `${id}.jsonl`);
-    if (existsSync(path)) return readFileSync(path, "utf8");
-  }
-  throw new Error(`no transcript of ${id}`);
-}
 
 const SUMMARY = "The user asked about hello.txt; it says hello.\n\nOpen points\n- write the tests";
 

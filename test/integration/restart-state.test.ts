@@ -6,29 +6,20 @@
  * `:Tine ask` goes to the thread the user last sent in. Each test stands alone in its own Neovim.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { SESSION_ENDED_WHILE_TOOL_RAN } from "../../node/store/replay.ts";
 import { body, exchange, resultOf, sentBlocks, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
 import { gitProject } from "../helpers/git-project.ts";
-import { alive, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { hostExited, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { transcript } from "../helpers/transcripts.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
-
-/** The transcript of thread `id` in the test's data folder. */
-function transcript(cwd: string, id: string): string {
-  const root = join(cwd, ".data", "nvim", "tine", "projects");
-  for (const p of existsSync(root) ? readdirSync(root) : []) {
-    const path = join(root, p, `${id}.jsonl`);
-    if (existsSync(path)) return readFileSync(path, "utf8");
-  }
-  throw new Error(`no transcript of ${id}`);
-}
 
 /** From now on vim.fn.confirm answers `n` and keeps its question in `_G.tine_confirmed`. */
 const answerConfirm = (s: Session, n: number) =>
@@ -117,8 +108,7 @@ describe(`restart: a thread cut off by a quit (${nv.version})`, () => {
       { cwd },
     );
     // The host writes what the quit cut as it exits, after Neovim.
-    const deadline = Date.now() + 5000;
-    while (alive(host) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await hostExited(host);
     await withNeovim(
       nv,
       async (s) => {

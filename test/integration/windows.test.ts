@@ -13,7 +13,7 @@ import { describe, inject, it } from "vitest";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
 import { claudeEnv, cliEnv, requireClaude, stopTerminals, typeInTerminal, waitForCliPrompt } from "../helpers/claude-code.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
-import { alive, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { hostExited, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -169,8 +169,7 @@ describe(`windows: quitting while work runs (${nv.version})`, () => {
       { cwd },
     );
     // The host writes what the quit cut as it exits, after Neovim.
-    const deadline = Date.now() + 5000;
-    while (alive(host) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await hostExited(host);
     await withNeovim(
       nv,
       async (s) => {
