@@ -159,6 +159,7 @@ export function alive(pid: number): boolean {
 export function tempProjects(): () => string {
   let dirs: string[] = [];
   afterEach(() => {
+    // The host may still be writing its snapshot store there as it stops: removal is retried.
     for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10 });
     dirs = [];
   });
@@ -426,9 +427,7 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     throw error;
   } finally {
     let terminals: number[] = [];
-    let host: number | null = null;
     if (proc.exitCode === null && proc.signalCode === null) {
-      host = ((await nvim.lua("return require('tine.host').pid()", []).catch(() => null)) as number | null) ?? null;
       await nvim.lua('pcall(function() require("tine.host").stop() end)', []).catch(() => {});
       terminals = ((await nvim.lua(TERMINAL_PIDS, []).catch(() => [])) as number[]) ?? [];
     }
@@ -437,8 +436,6 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     // A program run in a terminal (the Claude Code CLI) outlives Neovim and goes on writing in the
     // project: it is ended, and waited for, before the folder goes.
     await endProcessGroups(terminals);
-    // The host too may still be writing in the project (its snapshot store) as it stops.
-    if (host) await hostExited(host);
     if (!options.cwd) rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
   }
 }
