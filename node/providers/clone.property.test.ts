@@ -33,6 +33,21 @@ const part: fc.Arbitrary<Part[]> = fc.oneof(
     ]),
 );
 
+/**
+ * Tags every id with its group's place: the API never repeats a tool id in one conversation,
+ * and two groups drawing the same number would otherwise say it does.
+ */
+function distinctIds(groups: Part[][], tag: string): Part[] {
+  return groups.flatMap((group, i) =>
+    group.map((p): Part => {
+      if ("toolUse" in p) return { ...p, toolUse: { ...p.toolUse, id: `${p.toolUse.id}_${tag}${i}` } };
+      if ("serverToolUse" in p) return { serverToolUse: { ...p.serverToolUse, id: `${p.serverToolUse.id}_${tag}${i}` } };
+      if ("searchResult" in p) return { searchResult: { ...p.searchResult, toolUseId: `${p.searchResult.toolUseId}_${tag}${i}` } };
+      return p;
+    }),
+  );
+}
+
 /** What a complete message of `parts` holds once finished (the API's own rules applied). */
 function expectedFinal(parts: Part[]) {
   const out: unknown[] = [];
@@ -61,7 +76,7 @@ const pausedTurn: fc.Arbitrary<Part[] | null> = fc.option(
       part.filter((ps) => !ps.some((p) => "toolUse" in p)),
       { maxLength: 3 },
     )
-    .map((nested) => [...nested.flat(), { serverToolUse: { id: "sp", query: "q" } }]),
+    .map((nested) => [...distinctIds(nested, "p"), { serverToolUse: { id: "sp", query: "q" } }]),
 );
 const PAUSED_RESULT: Part = { searchResult: { toolUseId: "sp", title: "t", url: "https://example.com" } };
 
@@ -89,7 +104,7 @@ it("clone and abort at any event yield valid histories and never change the sour
   try {
     await fc.assert(
       fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 5 }), pausedTurn, fc.nat(), async (nested, paused, cutSeed) => {
-        const parts = nested.flat();
+        const parts = distinctIds(nested, "g");
         const eventCount = (response(paused ? [PAUSED_RESULT, ...parts] : parts) as { steps: Step[] }).steps.length;
         // Cut after message_start, anywhere up to just before message_delta.
         const cut = 1 + (cutSeed % (eventCount - 2));
