@@ -8,7 +8,7 @@
  * So a request waits for at most one budget of stream work, not for one event of every stream
  * besides (which, with thirty streams, was most of a turn).
  */
-const BUDGET_MS = 4;
+const BUDGET_MS = 2;
 
 export class StreamLane {
   /** Streams waiting for their next event, in line: each resolves one waiter's `giveWay()`. */
