@@ -34,6 +34,7 @@ import { type LineAction, lineAction } from "./view/line-actions.ts";
 import type { ThreadListEntry } from "./view/list-entry.ts";
 import type { OpenFromEnd } from "./view/open-from-end.ts";
 import type { ThreadQueries } from "./view/thread-queries.ts";
+import type { ThreadsMirror } from "./view/threads-mirror.ts";
 import type { CodeServices } from "./worktree/code-services.ts";
 import type { ForkCode } from "./worktree/fork-code.ts";
 import { type WorktreeReport, worktreeUsers } from "./worktree/health.ts";
@@ -47,6 +48,8 @@ export class App {
   readonly chat: Chat;
   private readonly buffers: Buffers;
   readonly queries: ThreadQueries;
+  /** What `threads()` reads in Lua without a call (view/threads-mirror.ts). */
+  readonly threadsMirror: ThreadsMirror;
   private readonly opening: OpenFromEnd;
   private readonly threads: LiveThreads;
   readonly claudeCode: ClaudeCodeThreads;
@@ -72,6 +75,7 @@ export class App {
       chat: this.chat,
       buffers: this.buffers,
       queries: this.queries,
+      threadsMirror: this.threadsMirror,
       opening: this.opening,
       threads: this.threads,
       claudeCode: this.claudeCode,

@@ -39,6 +39,7 @@ import { Buffers } from "./view/buffers.ts";
 import { ThreadListEntry } from "./view/list-entry.ts";
 import { OpenFromEnd } from "./view/open-from-end.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
+import { ThreadsMirror } from "./view/threads-mirror.ts";
 import { CodeServices } from "./worktree/code-services.ts";
 import type { ForkCode } from "./worktree/fork-code.ts";
 import type { Workspaces } from "./worktree/workspaces.ts";
@@ -51,6 +52,7 @@ export class Services {
   readonly buffers: Buffers;
   private readonly runners: Runners;
   readonly queries: ThreadQueries;
+  readonly threadsMirror: ThreadsMirror;
   /** Long stored threads shown from their end before they are read whole. */
   readonly opening: OpenFromEnd;
   /** Which threads are live, and making them so (live-threads.ts). */
@@ -209,6 +211,13 @@ export class Services {
       // A runner whose conversation is tine's own keeps its requests' usage in its transcript.
       (spec) => this.runners.ownMessages(spec) === null,
     );
+    this.threadsMirror = new ThreadsMirror(
+      () => this.queries.threads(),
+      (mirrored) => void nvim.call("threads_pushed", [mirrored]).catch((e) => nvim.log(`threads_pushed failed: ${String(e)}`)),
+    );
+    // Pushed after the pass's buffer writes: once threads() says a reply came, its display shows it.
+    this.buffers.afterEachPass(() => this.threadsMirror.passed());
+    this.buffers.afterEachMount(() => this.threadsMirror.mayChange());
     this.opening = new OpenFromEnd({
       stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),
       tail: (id, minBytes) => this.persistence?.tail(id, minBytes) ?? null,
@@ -281,6 +290,7 @@ export class Services {
     try {
       while (this.queue.length) {
         const next = this.queue.shift()!;
+        if (!isStreamedDelta(next)) this.threadsMirror.mayChange();
         try {
           this.chat.update(next);
         } catch (error) {
@@ -310,6 +320,12 @@ export class Services {
       this.nvim.log(`the last store sync failed: ${String(error)}`);
     }
     this.persistence?.close();
+    this.threadsMirror.close();
     this.mcp.killAll();
   }
+}
+
+/** A streamed delta changes no thread's entry in threads() (the text streams; its status does not change). */
+function isStreamedDelta(msg: RootMsg): boolean {
+  return msg.type === "thread-msg" && msg.msg.type === "agent" && msg.msg.msg.type === "stream-updated";
 }

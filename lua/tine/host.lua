@@ -13,6 +13,9 @@ local dead = nil
 --- Calls made with request_async that the host has not answered yet: token -> callback.
 local waiting = {}
 local last_token = 0
+--- Calls answered since start, waited for or not, and hosts started and stopped: state the host
+--- sent before may have changed since (threads_mirror.lua asks again).
+M.calls = 0
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
 M.root = root
@@ -106,6 +109,7 @@ local function start()
         return
       end
       chan = nil
+      M.calls = M.calls + 1
       -- Calls made without waiting get the death as their answer (a start that failed says so).
       local unanswered = waiting
       waiting = {}
@@ -135,6 +139,7 @@ local function start()
     error("tine: could not start the host with " .. config.options.node, 0)
   end
   chan = id
+  M.calls = M.calls + 1
   -- The options go as a notification, written with the request that started the host, which the
   -- host answers after them: one round trip fewer while the user waits. The host answers a failed
   -- start to that request and every later one.
@@ -171,6 +176,7 @@ end
 --- Calls the host; errors are raised as Lua errors with the host's message.
 function M.request(method, ...)
   ensure_started()
+  M.calls = M.calls + 1
   if chan == "rplugin" then
     return vim.fn.TineRequest(method, { ... })
   end
@@ -204,6 +210,7 @@ end
 
 --- The host's answer to request_async call `token` (called by the host through nvim_exec_lua).
 function M.answered(token, err, result)
+  M.calls = M.calls + 1
   local callback = waiting[token]
   waiting[token] = nil
   if callback then
@@ -216,6 +223,7 @@ end
 function M.stop()
   local c = chan
   chan = nil
+  M.calls = M.calls + 1
   dead = nil
   local unanswered = waiting
   waiting = {}

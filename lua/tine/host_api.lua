@@ -195,6 +195,23 @@ function M.set_working(list)
   return true
 end
 
+--- Calls made together (node/nvim/bridge.ts `together`): { fn, args } each, run in order, each
+--- answered { ok, result or error } on its own.
+function M.batch(calls)
+  local answers = {}
+  for i, c in ipairs(calls) do
+    local ok, value = pcall(M[c[1]], unpack(c[2]))
+    answers[i] = { ok, value == nil and vim.NIL or value }
+  end
+  return answers
+end
+
+--- The thread list, pushed when it changes (node/view/threads-mirror.ts).
+function M.threads_pushed(mirrored)
+  require("tine.threads_mirror").pushed(mirrored)
+  return true
+end
+
 function M.list_buffer()
   return buffers.create_list_buffer()
 end

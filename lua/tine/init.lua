@@ -28,7 +28,7 @@ end
 --- This project's threads, live and stored, oldest first.
 ---@return TineThreadInfo[]
 function M.threads()
-  return host.request("threads")
+  return require("tine.threads_mirror").threads()
 end
 
 --- The active thread's id.

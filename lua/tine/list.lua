@@ -117,13 +117,11 @@ local function map_view_keys(buf)
   vim.b[buf].tine_list_keys = true
 end
 
---- :Tine threads[!]: the thread list, the cursor on the active thread.
----@param all? boolean every project's threads, grouped by project
-function M.open_list(all)
-  local ok, shown = guarded(host.request, "thread_list", all == true)
-  if not ok then
-    return
-  end
+--- Times the list was shown by :Tine threads (tests wait for the next one).
+M.shown = 0
+
+--- The list's window, made or focused, once the host has drawn the list.
+local function show_list(shown)
   local buf = shown.bufnr
   if not vim.b[buf].tine_list_keys then
     map_view_keys(buf)
@@ -143,6 +141,19 @@ function M.open_list(all)
     vim.w.tine_list_came = came
   end
   show(shown)
+  M.shown = M.shown + 1
+end
+
+--- :Tine threads[!]: the thread list, the cursor on the active thread. Asked without waiting:
+--- a host busy with streaming forks does not hold Neovim; the window opens once it answers.
+---@param all? boolean every project's threads, grouped by project
+function M.open_list(all)
+  host.request_async("thread_list", { all == true }, function(err, shown)
+    if err then
+      return util.err(err)
+    end
+    show_list(shown)
+  end)
 end
 
 --- `/` in the list: asks for a text; only threads whose title or label holds it show (with the
@@ -342,7 +353,7 @@ function M.thread_numbers(lead)
   if not host.running() then
     return {}
   end
-  local ok, threads = pcall(host.request, "threads")
+  local ok, threads = pcall(tine.threads)
   if not ok then
     return {}
   end

@@ -1,6 +1,8 @@
 /**
  * The host's only way to touch Neovim: calls into the Lua side (`require("tine.host_api")`).
  * Buffer writes are sent without waiting, in order, so streaming never waits on a round trip.
+ * The calls of one drawing pass go together (`together`): one message, which Neovim handles
+ * whole, so nothing Neovim does in between (another client's call, a timer) sees half a pass.
  */
 import type { GatherRequest } from "../context/editor.ts";
 import type { ViewUpdate } from "../view/thread-view.ts";
@@ -8,12 +10,50 @@ import type { ViewUpdate } from "../view/thread-view.ts";
 /** Neovim's RPC API as the host uses it: the jobstart host's RpcChannel, or the remote-plugin host's client. */
 export type NvimRequests = { request(method: string, args: unknown[]): Promise<unknown> };
 
+type Batched = { fn: string; args: unknown[]; resolve(value: unknown): void; reject(error: Error): void };
+
 export class NvimBridge {
+  /** The calls of the `together` under way, sent when it ends. */
+  private batch: Batched[] | null = null;
+
   constructor(private readonly nvim: NvimRequests) {}
 
   /** Calls `require("tine.host_api")[fn](...args)` and returns its result. */
   call(fn: string, args: unknown[]): Promise<unknown> {
+    const batch = this.batch;
+    if (batch) return new Promise((resolve, reject) => batch.push({ fn, args, resolve, reject }));
     return this.nvim.request("nvim_exec_lua", [`return require("tine.host_api").${fn}(...)`, args]);
+  }
+
+  /**
+   * Runs `work` (synchronous); the calls it makes go to Neovim after it as one message, in their
+   * order, each answered (or failed) on its own.
+   */
+  together(work: () => void): void {
+    if (this.batch) {
+      work();
+      return;
+    }
+    const batch: Batched[] = [];
+    this.batch = batch;
+    try {
+      work();
+    } finally {
+      this.batch = null;
+    }
+    if (batch.length === 0) return;
+    const calls = batch.map((c) => [c.fn, c.args]);
+    this.nvim.request("nvim_exec_lua", ['return require("tine.host_api").batch(...)', [calls]]).then(
+      (results) =>
+        batch.forEach((c, i) => {
+          const [ok, value] = (results as [boolean, unknown][])[i] ?? [false, "no answer"];
+          if (ok) c.resolve(value);
+          else c.reject(new Error(`${c.fn}: ${String(value)}`));
+        }),
+      (error: Error) => {
+        for (const c of batch) c.reject(error);
+      },
+    );
   }
 
   /** What the editor shows, for a message's mentions: `require("tine.context").gather(request)`. */

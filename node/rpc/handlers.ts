@@ -29,7 +29,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   },
   ping: () => true,
 
-  threads: ({ app }) => app.queries.threads(),
+  threads: ({ app }) => app.threadsMirror.now(),
   recent: ({ app }) => app.queries.recent(),
   current: ({ app }) => app.chat.activeId,
   messages: ({ app }, [id]) => app.messages(id),

@@ -10,6 +10,7 @@ import type { McpServerReport } from "../mcp/registry.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import type { UsageInfo } from "../usage/book.ts";
 import type { TypedHelp } from "../view/input-help.ts";
+import type { MirroredThreads } from "../view/threads-mirror.ts";
 import type { WorktreeReport } from "../worktree/health.ts";
 import {
   type Arg,
@@ -171,7 +172,8 @@ export const METHODS = {
   ping: { args: [], result: returns<true>() },
 
   // -- threads --
-  threads: { args: [], result: returns<ThreadInfo[]>() },
+  /** Lua keeps the list and the host pushes it from then on (view/threads-mirror.ts). */
+  threads: { args: [], result: returns<MirroredThreads>() },
   /** Threads for `:Tine resume`, most recent first. */
   recent: { args: [], result: returns<ThreadInfo[]>() },
   /** The active thread's id. */

@@ -21,6 +21,7 @@ function fakeBridge(): NvimBridge {
   return {
     call: async (fn: string) => (fn === "create_thread_buffers" ? { display: ++buf, input: ++buf } : null),
     applyView: async () => {},
+    together: (work: () => void) => work(),
     notifyInfo: () => {},
     notifyError: () => {},
     log: () => {},

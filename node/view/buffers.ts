@@ -64,6 +64,10 @@ export class Buffers {
   private toldWorking = "";
   /** Buffers showing a stored thread's end while it is read whole: its mount takes them. */
   private readonly previews = new Map<ThreadId, { display: number; input: number; title: string }>();
+  /** Told at the end of each drawing pass, once its writes are sent (threads-mirror.ts). */
+  private readonly afterDrawing: (() => void)[] = [];
+  /** Told when a thread's buffers are made and show it: threads() gives their numbers. */
+  private readonly afterMounting: (() => void)[] = [];
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -182,6 +186,8 @@ export class Buffers {
       this.mounting.delete(thread.id);
       // Ready once Neovim shows the first screen: a caller (the open of a stored thread) finds it there.
       await this.renderThread(thread, m);
+      for (const fn of this.afterMounting) fn();
+      this.scheduleRender({ threads: [], tree: false, moved: [] });
       if (how.under !== undefined) {
         const source = this.mounted.get(how.under);
         await this.nvim.call("open_fork", [bufs.display, bufs.input, source?.display ?? -1, this.forkOpen, how.prefill ?? ""]);
@@ -241,41 +247,56 @@ export class Buffers {
    * (it, its parent, its children). A streamed delta costs its own thread's render, a fork its own
    * and its source's, whatever else is open.
    */
+  /** `fn` runs at the end of every drawing pass: what it sends reaches Neovim after the pass's writes. */
+  afterEachPass(fn: () => void): void {
+    this.afterDrawing.push(fn);
+  }
+
+  /** `fn` runs when a thread's buffers are made and first drawn; a drawing pass follows. */
+  afterEachMount(fn: () => void): void {
+    this.afterMounting.push(fn);
+  }
+
   scheduleRender(changes: Changes): void {
     for (const id of changes.threads) this.dirty.add(id);
     for (const id of changes.moved) this.moved.add(id);
     if (this.renderScheduled) return;
     this.renderScheduled = true;
-    setImmediate(() => {
-      this.renderScheduled = false;
-      const dirty = [...this.dirty];
-      const showMoves = this.showingMoves();
-      this.dirty.clear();
-      this.moved.clear();
-      for (const id of new Set([...dirty, ...showMoves])) {
-        const m = this.mounted.get(id);
-        const thread = this.chat.threads.get(id);
-        if (!m || !thread) continue;
-        this.showWinbar(thread, m);
-        const key = showMoves.has(id) ? this.treeKey(thread) : m.treeKey;
-        if (thread.version === m.rendered && key === m.treeKey) continue;
-        m.treeKey = key;
-        this.renderThread(thread, m);
-      }
-      for (const id of dirty) {
-        const thread = this.chat.threads.get(id);
-        if (!thread || this.mounted.has(id)) continue;
-        const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
-        if (pending && !this.toldPending.has(thread.id)) {
-          this.toldPending.add(thread.id);
-          this.nvim.notifyInfo(
-            `tine: ${thread.title} (in the background) waits for your approval of a tool call: open it from :Tine threads`,
-          );
-        } else if (!pending) this.toldPending.delete(thread.id);
-      }
-      void this.renderList();
-      this.tellWorking();
-    });
+    // One message for the whole pass (bridge.ts): Neovim never shows half of it.
+    setImmediate(() => this.nvim.together(() => this.renderPass()));
+  }
+
+  /** Draws what changed since the last pass (see scheduleRender). */
+  private renderPass(): void {
+    this.renderScheduled = false;
+    const dirty = [...this.dirty];
+    const showMoves = this.showingMoves();
+    this.dirty.clear();
+    this.moved.clear();
+    for (const id of new Set([...dirty, ...showMoves])) {
+      const m = this.mounted.get(id);
+      const thread = this.chat.threads.get(id);
+      if (!m || !thread) continue;
+      this.showWinbar(thread, m);
+      const key = showMoves.has(id) ? this.treeKey(thread) : m.treeKey;
+      if (thread.version === m.rendered && key === m.treeKey) continue;
+      m.treeKey = key;
+      this.renderThread(thread, m);
+    }
+    for (const id of dirty) {
+      const thread = this.chat.threads.get(id);
+      if (!thread || this.mounted.has(id)) continue;
+      const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
+      if (pending && !this.toldPending.has(thread.id)) {
+        this.toldPending.add(thread.id);
+        this.nvim.notifyInfo(
+          `tine: ${thread.title} (in the background) waits for your approval of a tool call: open it from :Tine threads`,
+        );
+      } else if (!pending) this.toldPending.delete(thread.id);
+    }
+    void this.renderList();
+    this.tellWorking();
+    for (const fn of this.afterDrawing) fn();
   }
 
   /** Neovim knows what works now, before the user quits (lua/tine/quit.lua): told when it changes. */

@@ -314,7 +314,10 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     spinners: (buf) =>
       lua<number>(`return #vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_get_namespaces()["tine.busy"], 0, -1, {})`, buf),
     async openList(all = false) {
+      // The list opens once the host answers (it is asked without waiting).
+      const shown = await lua<number>("return require('tine.list').shown");
       await session.cmd(all ? "Tine threads!" : "Tine threads");
+      await session.until("the thread list to open", async () => (await lua<number>("return require('tine.list').shown")) > shown);
       return session.currentBuf();
     },
     listLines: () =>

@@ -27,7 +27,7 @@ describe(`daily use (${nv.version})`, () => {
       await typeAndSend(s, "hello");
       await s.waitForDisplay(1, "## Claude\nS");
       const t = await s.thread(1);
-      await s.cmd("Tine threads");
+      await s.openList();
       await s.until("the spinner", async () => (await s.spinners(t.bufnr!)) === 1);
       process.kill(await s.hostPid(), "SIGKILL");
       await s.until("the crash report", async () => /the host exited .*:Tine restart/s.test(await s.lastNotification()));

@@ -314,6 +314,11 @@ describe(`forks that come back (${nv.version})`, () => {
           const handoff = (await s.threads())[1]!.id;
           ids = { source, handoff };
           await s.waitForStatus(source, "idle");
+          // threads() lists it as soon as it exists; its window takes the focus once its buffers are made.
+          await s.until(
+            "the hand-off's input to have the focus",
+            async () => (await s.lua<string>("return vim.b.tine_thread")) === handoff,
+          );
           await exchange(s, handoff, "Carry on with the plan.", "Carrying on.", { waitFor: "Carrying on." });
           const display = await s.display(handoff);
           assert.match(display, /^↪ Handed off from "first question": a thread of its own · gp: go to it/);
@@ -328,7 +333,7 @@ describe(`forks that come back (${nv.version})`, () => {
       await withNeovim(
         nv,
         async (s) => {
-          await s.cmd("Tine threads");
+          await s.openList();
           const after = Object.fromEntries((await s.threads()).map((t) => [t.id, t]));
           assert.equal(after[ids.handoff]!.parent_id, ids.source, "still listed under its source");
           assert.equal(after[ids.handoff]!.messages, 2, "only its own messages, none of its source's");
@@ -410,7 +415,7 @@ describe(`forks that come back (${nv.version})`, () => {
       await withNeovim(
         nv,
         async (s) => {
-          await s.cmd("Tine threads");
+          await s.openList();
           const tree = Object.fromEntries((await s.threads()).map((t) => [t.id, t.parent_id]));
           assert.equal(tree[ids["grandchild"]!], ids["parent"], "the fork's fork follows its history into the parent");
           assert.equal(tree[ids["late"]!], ids["branch"], "the old tail's fork stays with the old tail");

@@ -78,7 +78,7 @@ describe(`layout (${nv.version})`, () => {
       await s.waitForDisplay(2, "Hash map answer.");
       const before = await layout(s);
       const from = await s.lua<number>("return vim.api.nvim_get_current_win()");
-      await s.cmd("Tine threads");
+      await s.openList();
       assert.ok((await layout(s)).length > before.length, "the list has a window of its own");
       await s.keys("q");
       await s.until("the list to close", async () => (await layout(s)).length === before.length);

@@ -188,7 +188,7 @@ describe(`storage (${nv.version})`, () => {
         await withNeovim(
           nv,
           async (second) => {
-            await second.cmd("Tine threads");
+            await second.openList();
             assert.equal((await second.thread(id)).status, "stored");
             await second.open(id);
             await second.waitForDisplay(id, `Open for writing in another Neovim (pid ${firstPid})`);

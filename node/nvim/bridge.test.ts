@@ -1,0 +1,67 @@
+/**
+ * The calls of a drawing pass reach Neovim as one message, in order, each answered on its own;
+ * a call made outside a pass goes at once.
+ */
+import { describe, expect, it } from "vitest";
+import { NvimBridge } from "./bridge.ts";
+
+function fakeNeovim() {
+  const sent: { method: string; args: unknown[] }[] = [];
+  let answer: (value: unknown) => void = () => {};
+  return {
+    sent,
+    answer: (value: unknown) => answer(value),
+    nvim: {
+      request(method: string, args: unknown[]): Promise<unknown> {
+        sent.push({ method, args });
+        return new Promise((resolve) => {
+          answer = resolve;
+        });
+      },
+    },
+  };
+}
+
+describe("NvimBridge.together", () => {
+  it("sends a pass's calls as one message, answers each on its own, and a nested pass joins the outer one", async () => {
+    const neovim = fakeNeovim();
+    const bridge = new NvimBridge(neovim.nvim);
+    let first: Promise<unknown> | undefined;
+    let second: Promise<unknown> | undefined;
+    let third: Promise<unknown> | undefined;
+    bridge.together(() => {
+      first = bridge.call("apply", [1, { edits: [] }]);
+      bridge.together(() => {
+        second = bridge.call("set_title", [1, 2, "t"]);
+      });
+      third = bridge.call("threads_pushed", [{ seq: 1, threads: [] }]);
+      expect(neovim.sent).toEqual([]);
+    });
+    expect(neovim.sent).toEqual([
+      {
+        method: "nvim_exec_lua",
+        args: [
+          'return require("tine.host_api").batch(...)',
+          [
+            [
+              ["apply", [1, { edits: [] }]],
+              ["set_title", [1, 2, "t"]],
+              ["threads_pushed", [{ seq: 1, threads: [] }]],
+            ],
+          ],
+        ],
+      },
+    ]);
+    neovim.answer([
+      [true, null],
+      [false, "no such buffer"],
+      [true, true],
+    ]);
+    await expect(first).resolves.toBeNull();
+    await expect(second).rejects.toThrow("set_title: no such buffer");
+    await expect(third).resolves.toBe(true);
+
+    void bridge.call("notify", ["hi", "info"]);
+    expect(neovim.sent.at(-1)).toEqual({ method: "nvim_exec_lua", args: ['return require("tine.host_api").notify(...)', ["hi", "info"]] });
+  });
+});
