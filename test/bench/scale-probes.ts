@@ -46,13 +46,15 @@ return ok and (vim.uv.hrtime() - t0) / 1e6 or vim.NIL`;
 
 /**
  * Every \`every\` ms, from Neovim's main loop (vim.schedule: it waits for whatever holds the loop),
- * calls require('tine').threads() and times the call; also records the longest lateness of a
- * tick (the loop held by something else). Stops when no thread streams, or after \`limit\` ms.
- * Results in _G.tine_bench_calls.
+ * calls require('tine').threads() and times the call; every tenth tick runs :Tine threads too
+ * (the list, asked of the host) and times that, and every tenth (offset) times current(), which
+ * waits for the host's answer, for comparison. Also records the longest lateness of a tick (the
+ * loop held by something else: the list's window opening, the host's writes). Stops when no
+ * thread streams, or after \`limit\` ms. Results in _G.tine_bench_calls.
  */
 export const CALLS_PROBE = `
 local every, limit = ...
-local P = { calls = 0, max_call = 0, max_late = 0, sum = 0 }
+local P = { calls = 0, max_call = 0, max_late = 0, sum = 0, lists = 0, max_list = 0, max_wait = 0 }
 _G.tine_bench_calls = P
 local t0 = vim.uv.hrtime()
 local prev = nil
@@ -66,6 +68,17 @@ timer:start(every, every, vim.schedule_wrap(function()
   P.calls = P.calls + 1
   P.sum = P.sum + took
   P.max_call = math.max(P.max_call, took)
+  if P.calls % 10 == 0 then
+    local t = vim.uv.hrtime()
+    pcall(vim.cmd, 'Tine threads')
+    P.max_list = math.max(P.max_list, (vim.uv.hrtime() - t) / 1e6)
+    P.lists = P.lists + 1
+  elseif P.calls % 10 == 5 then
+    -- For comparison: a function of the API that waits for the host's answer.
+    local t = vim.uv.hrtime()
+    pcall(require('tine').current)
+    P.max_wait = math.max(P.max_wait, (vim.uv.hrtime() - t) / 1e6)
+  end
   prev = vim.uv.hrtime()
   local streaming = 0
   if ok then
