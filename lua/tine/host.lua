@@ -13,9 +13,23 @@ local dead = nil
 --- Calls made with request_async that the host has not answered yet: token -> callback.
 local waiting = {}
 local last_token = 0
---- Calls answered since start, waited for or not, and hosts started and stopped: state the host
---- sent before may have changed since (threads_mirror.lua asks again).
-M.calls = 0
+--- Counts the hosts started and stopped: a list the last host sent is not the new one's
+--- (threads_mirror.lua asks again).
+M.generation = 0
+
+--- A request's answer: its result, and the thread list when it changed (node/rpc/handlers.ts).
+local function unwrap(answer)
+  if type(answer) ~= "table" then
+    return answer
+  end
+  if answer.threads ~= nil and answer.threads ~= vim.NIL then
+    require("tine.threads_mirror").pushed(answer.threads)
+  end
+  if answer.result == vim.NIL then
+    return nil
+  end
+  return answer.result
+end
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
 M.root = root
@@ -109,7 +123,7 @@ local function start()
         return
       end
       chan = nil
-      M.calls = M.calls + 1
+      M.generation = M.generation + 1
       -- Calls made without waiting get the death as their answer (a start that failed says so).
       local unanswered = waiting
       waiting = {}
@@ -139,7 +153,7 @@ local function start()
     error("tine: could not start the host with " .. config.options.node, 0)
   end
   chan = id
-  M.calls = M.calls + 1
+  M.generation = M.generation + 1
   -- The options go as a notification, written with the request that started the host, which the
   -- host answers after them: one round trip fewer while the user waits. The host answers a failed
   -- start to that request and every later one.
@@ -176,15 +190,10 @@ end
 --- Calls the host; errors are raised as Lua errors with the host's message.
 function M.request(method, ...)
   ensure_started()
-  M.calls = M.calls + 1
   if chan == "rplugin" then
-    return vim.fn.TineRequest(method, { ... })
+    return unwrap(vim.fn.TineRequest(method, { ... }))
   end
-  local result = vim.rpcrequest(chan, "tine", method, ...)
-  if result == vim.NIL then
-    return nil
-  end
-  return result
+  return unwrap(vim.rpcrequest(chan, "tine", method, ...))
 end
 
 --- Calls the host without waiting for it: Neovim goes on at once (the host may still be starting),
@@ -201,7 +210,7 @@ function M.request_async(method, args, callback)
   end
   if chan == "rplugin" then
     local done, result = pcall(vim.fn.TineRequest, method, args)
-    return callback(not done and result or nil, done and result or nil)
+    return callback(not done and result or nil, done and unwrap(result) or nil)
   end
   last_token = last_token + 1
   waiting[last_token] = callback
@@ -210,7 +219,9 @@ end
 
 --- The host's answer to request_async call `token` (called by the host through nvim_exec_lua).
 function M.answered(token, err, result)
-  M.calls = M.calls + 1
+  if err == nil or err == vim.NIL then
+    result = unwrap(result)
+  end
   local callback = waiting[token]
   waiting[token] = nil
   if callback then
@@ -223,7 +234,7 @@ end
 function M.stop()
   local c = chan
   chan = nil
-  M.calls = M.calls + 1
+  M.generation = M.generation + 1
   dead = nil
   local unanswered = waiting
   waiting = {}

@@ -10,6 +10,7 @@ import type { NvimBridge } from "../nvim/bridge.ts";
 import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
 import { inputHelp } from "../view/input-help.ts";
+import type { MirroredThreads } from "../view/threads-mirror.ts";
 import { parseArguments } from "./checks.ts";
 import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
 import { isTestMethod, TEST_METHODS, TEST_RUNNERS } from "./test-methods.ts";
@@ -166,6 +167,9 @@ function run<T extends Record<string, Method>, M extends keyof T & string>(
   return runners[name](host, parseArguments<T[M]["args"]>(method.api ?? name, method.args, args));
 }
 
+/** What every request is answered with (lua/tine/host.lua unwraps it). */
+export type Answer = { result: unknown; threads: MirroredThreads | null };
+
 export class Handlers implements Host {
   private current: App | null = null;
   /** Why the last `init` failed: every method says it (the jobstart host gets `init` as a notification, which has no answer). */
@@ -197,7 +201,16 @@ export class Handlers implements Host {
     this.current?.close();
   }
 
-  async handle(method: string, args: unknown[]): Promise<unknown> {
+  /**
+   * Runs a request. Its answer carries the thread list when it changed since Lua last got it
+   * (view/threads-mirror.ts): after any call, threads() in Lua is as current as the host.
+   */
+  async handle(method: string, args: unknown[]): Promise<Answer> {
+    const result = await this.run(method, args);
+    return { result: result ?? null, threads: this.current?.threadsMirror.due() ?? null };
+  }
+
+  private async run(method: string, args: unknown[]): Promise<unknown> {
     if (isMethod(method)) return await run(METHODS, RUNNERS, this, method, args);
     if (isTestMethod(method)) return await run(TEST_METHODS, TEST_RUNNERS, this, method, args);
     throw new Error(`tine: unknown request ${method}`);

@@ -62,6 +62,12 @@ export class ThreadsMirror {
     if (this.active && this.stale) this.flush();
   }
 
+  /** For an answer to any call: the list when it may have changed since the last one sent and did, else null. */
+  due(): MirroredThreads | null {
+    if (!this.active || !this.stale) return null;
+    return this.take();
+  }
+
   /** The host is going away. */
   close(): void {
     if (this.tick !== null) this.clock.clearTimeout(this.tick);
@@ -77,12 +83,18 @@ export class ThreadsMirror {
   }
 
   private flush(): void {
+    const taken = this.take();
+    if (taken) this.push(taken);
+  }
+
+  /** The list, numbered, when it differs from the last one sent; null when it does not. */
+  private take(): MirroredThreads | null {
     this.stale = false;
     const threads = this.list();
     const key = JSON.stringify(threads);
-    if (key === this.lastSent) return;
+    if (key === this.lastSent) return null;
     this.lastSent = key;
     this.seq++;
-    this.push({ seq: this.seq, threads });
+    return { seq: this.seq, threads };
   }
 }

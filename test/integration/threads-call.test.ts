@@ -10,33 +10,45 @@ import { response } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
-const calls = "return require('tine.host').calls";
+/** Counts the calls Lua makes to the host from now on (`_G.tine_asked`). */
+const countCalls = `
+local host = require('tine.host')
+local request = host.request
+_G.tine_asked = 0
+host.request = function(...)
+  _G.tine_asked = _G.tine_asked + 1
+  return request(...)
+end`;
+const asked = "return _G.tine_asked";
 
 describe(`calls to the host (${nv.version})`, () => {
-  it("threads() follows a thread from sending to its reply without a call to the host", async () => {
+  it("threads() follows a thread from sending to its reply without a call to the host, and is current after any call", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(response([{ text: "Half of it", holdInside: { hold: "h", afterDeltas: 1 } }]));
       await s.cmd("Tine");
+      assert.equal((await s.thread(1)).status, "idle");
+      await s.lua(countCalls);
       await typeAndSend(s, "hello");
       await s.mock.reached("h");
-      // The first call after the send asks the host (the send may have changed the list).
-      assert.equal((await s.thread(1)).status, "streaming");
-      const asked = await s.lua<number>(calls);
+      await s.until("threads() to say it streams", async () => (await s.thread(1)).status === "streaming");
+      assert.equal(await s.lua<number>(asked), 1, "the send, nothing else");
 
       s.mock.release("h");
       await s.until("threads() to say the reply came", async () => (await s.thread(1)).status === "idle");
       const t = await s.thread(1);
       assert.equal(t.messages, 2);
       assert.equal(t.stop_reason, "end_turn");
-      assert.equal(await s.lua<number>(calls), asked, "no call to the host since");
+      assert.match(await s.display(1), /Half of it/, "the display shows what threads() says came");
+      assert.equal(await s.lua<number>(asked), 1, "no call to the host since the send");
 
       // A list sent before the last one, arriving late, is dropped.
       await s.lua("require('tine.threads_mirror').pushed({ seq = 0, threads = {} })");
       assert.equal((await s.threads()).length, 1);
 
-      // A call to the host in between (it may change the list) makes the next threads() ask again.
+      // A call that changes the list brings it back with its answer.
       await s.lua("require('tine').rename(require('tine').threads()[1].id, 'renamed')");
       assert.equal((await s.thread(1)).title, "renamed");
+      assert.equal(await s.lua<number>(asked), 2, "the rename, nothing else");
     });
   });
 
