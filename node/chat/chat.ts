@@ -287,6 +287,9 @@ export class Chat implements ChatTree {
       case "fork-report":
         this.exits.report(m.id, m.text);
         return;
+      case "fork-code-summed":
+        this.exits.codeSummed(m.id, m.summary);
+        return;
       case "fork-opened":
         this.forks.update({ type: "opened", id: m.id });
         return;
