@@ -3,6 +3,7 @@
  * message also says where each block starts, so a key pressed on a line finds its block.
  */
 
+import { type QueuedReport, readReportBlock } from "../chat/prompts.ts";
 import type { ToolRun } from "../chat/thread.ts";
 import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
 import type { InProgressBlock } from "../providers/agent.ts";
@@ -78,8 +79,11 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
     if (e.message.role === "user" && i > 0 && item === null && isProse(block) && isProse(e.message.content[i - 1]!)) lines.push("");
     blockStarts.push(lines.length);
     const expanded = ctx.expanded.has(detailKey(ctx.index, i));
+    // A fork's report that went with the message: shown under a line naming the fork, not as its markup.
+    const report = e.message.role === "user" && block.type === "text" && !item ? readReportBlock(block.text) : null;
+    const shown = item ? contextLines(item, expanded) : report ? reportLines(report) : renderBlock(block, expanded, ctx);
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
-    appendLines(lines, item ? contextLines(item, expanded) : renderBlock(block, expanded, ctx));
+    appendLines(lines, shown);
   });
   if (e.meta)
     appendLines(
@@ -150,6 +154,10 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
     case "tool_result":
       return toolResultLines(block, expanded, ctx.toolNames?.get(block.tool_use_id));
   }
+}
+
+function reportLines(report: QueuedReport): string[] {
+  return [`📨 Report from "${report.from}":`, report.text];
 }
 
 function contextLines(item: ContextItem, expanded: boolean): string[] {
