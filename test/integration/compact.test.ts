@@ -60,6 +60,15 @@ describe(`compaction (${nv.version})`, () => {
       await s.openList();
       assert.match((await s.listLines())[1]!, /^. #\d+ {4}⇣ read @file:hello\.txt {2}/);
       await s.keys("q");
+      // A fork of it is a fork, not a compaction: its own mark only.
+      const forkOfIt = await s.lua<string>(`return require("tine").fork(..., "")`, compacted.id);
+      await s.openList();
+      const num = (await s.thread(forkOfIt)).num;
+      assert.match((await s.listLines())[2]!, new RegExp(`^. #${num} {6}⑂ read @file:hello\\.txt ⑂${num} {2}`));
+      await s.keys("q");
+      await s.lua(`require("tine").discard(...)`, forkOfIt);
+      await s.waitForGone(forkOfIt);
+      await s.open(compacted.id);
       // The source: the same history, the same bytes on disk.
       assert.deepEqual(await s.messages(source), before);
       assert.equal(transcript(s.cwd, source), onDisk, "the source's transcript is byte-identical");
