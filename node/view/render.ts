@@ -9,6 +9,7 @@ import { type ContextItem, contextBody, contextLabel, readContextBlock } from ".
 import type { InProgressBlock } from "../providers/agent.ts";
 import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
+import { entryUsage } from "../usage/figures.ts";
 import { appendAll } from "../util/arrays.ts";
 import { changeListLines } from "./change-list.ts";
 
@@ -89,7 +90,7 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
     appendLines(
       lines,
       (e.meta.notes ?? []).map((n) => `ℹ ${n}`),
-    ).push(metaLine(e.meta));
+    ).push(metaLine(e.meta, entryUsage(e) !== null));
   const changes = ctx.changes ? changeListLines(ctx.changes) : null;
   const start = lines.length;
   if (changes) appendAll(lines, changes.lines);
@@ -112,8 +113,11 @@ const INTERRUPTED_BY: ReadonlyMap<string, string> = new Map([
   ["session_ended", "the session ended"],
 ]);
 
-export function metaLine(meta: ResponseMeta): string {
+/** The line under a reply: why it stopped, and its usage when a request of this thread's is behind it (`billed`). */
+export function metaLine(meta: ResponseMeta, billed: boolean): string {
   if (meta.interrupted) return `── interrupted (${INTERRUPTED_BY.get(meta.stopReason) ?? "the request failed"}): the reply stops here`;
+  // A reply kept verbatim by a compaction was its source's request: no figures of this thread's to show.
+  if (!billed) return `── ${meta.stopReason}`;
   const u = meta.usage;
   return `── ${meta.stopReason} · in ${fmt(u.input_tokens)} · out ${fmt(u.output_tokens)} · cache read ${fmt(u.cache_read_input_tokens)} · cache write ${fmt(u.cache_creation_input_tokens)}`;
 }

@@ -108,6 +108,10 @@ describe(`compaction (${nv.version})`, () => {
       assert.match(textOf(after[0]!.content[0] as never)!, /its first 2 messages are summarized here/);
       assert.deepEqual(after[0]!.content.slice(1), before[2]!.content, "the message C was on, verbatim after the summary");
       assert.deepEqual(after.slice(1), before.slice(3), "the later messages verbatim");
+      // A kept reply was the source's request: its line says why it stopped, no figures (never zeros).
+      const shown = await s.waitForDisplay(compacted, "Third answer.");
+      assert.match(shown, /\nSecond answer\.\n── end_turn\n[\s\S]*\nThird answer\.\n── end_turn\n/);
+      assert.match(await s.display(source), /\nSecond answer\.\n── end_turn · in \d/, "the source keeps its figures");
       assert.deepEqual(await s.messages(source), before);
     });
   });
