@@ -204,7 +204,7 @@ export class Services {
       this.usage,
       (id) => this.workspaces.of(id).root,
       // A runner whose conversation is tine's own keeps its requests' usage in its transcript.
-      (spec) => this.runners.ownMessages(spec) === null,
+      (spec) => this.runners.ownMessages(spec),
     );
     this.opening = new OpenFromEnd({
       stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),

@@ -89,6 +89,22 @@ describe(`compaction (${nv.version})`, () => {
     });
   });
 
+  it(":Tine resume names each thread by its number and counts its messages, one as '1 msg'", async () => {
+    await withNeovim(nv, async (s) => {
+      const source = await oneExchange(s, "first question", "First answer.");
+      s.mock.reply(textReply(SUMMARY));
+      await typeAndSend(s, "@compact");
+      await s.waitForThreadCount(2, "the compacted thread");
+      const compacted = (await s.threads())[1]!;
+      await s.pick(1);
+      await s.cmd("Tine resume");
+      const items = (await s.asked()).items ?? [];
+      const of = (num: number) => items.find((i) => i.startsWith(`#${num}  `)) ?? items.join("\n");
+      assert.match(of(compacted.num), /^#\d+ {2}⇣ first question {2}\(1 msg, idle, /);
+      assert.match(of((await s.thread(source)).num), /^#1 {2}first question {2}\(2 msgs, idle, /);
+    });
+  });
+
   it("C on a message: the summary covers what came before it; it and the later messages are kept verbatim", async () => {
     await withNeovim(nv, async (s) => {
       const source = await oneExchange(s, "first question", "First answer.");

@@ -152,7 +152,7 @@ describe(`daily keys (${nv.version})`, () => {
       await s.cmd("Tine resume");
       const listed = await s.lua<string[]>("return _G.listed");
       assert.equal(listed.length, 1 + 4, `the prompt and as many threads as 7 lines hold:\n${listed.join("\n")}`);
-      assert.match(listed[1]!, /^1: question 6/);
+      assert.match(listed[1]!, /^1: #6 {2}question 6 {2}\(2 msgs, /);
       assert.ok(!listed.some((l) => /Thread 7/.test(l)), "no empty thread");
     });
   });
