@@ -194,6 +194,7 @@ export class Services {
         onDisk: (path) => existsSync(path),
       },
       config.empty_hint,
+      config.approval_hint,
       { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
       config.display_fill_step,
     );

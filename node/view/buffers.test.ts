@@ -48,6 +48,7 @@ function setup() {
       onDisk: () => false,
     },
     "",
+    "",
     { report: "r", promote: "p", discard: "d", editQueued: false },
     1 << 16,
   );

@@ -41,6 +41,8 @@ export type RenderContext = {
   readonly toolNames?: ReadonlyMap<string, string>;
   /** What the turn this reply ended changed in the project's files. */
   readonly changes?: ChangeList;
+  /** The user's keys for a tool call waiting for approval (config.ts `approval_hint`). */
+  readonly approvalHint?: string;
 };
 
 export const detailKey = (index: number, block: number) => `${index}:${block}`;
@@ -145,7 +147,13 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
     case "redacted_thinking":
       return ["▸ Thinking (redacted)"];
     case "tool_use":
-      return [...toolCallLines(block.name, block.input), ...toolRunLines(ctx.toolRuns?.find((r) => r.use.id === block.id))];
+      return [
+        ...toolCallLines(block.name, block.input),
+        ...toolRunLines(
+          ctx.toolRuns?.find((r) => r.use.id === block.id),
+          ctx.approvalHint,
+        ),
+      ];
     case "server_tool_use":
       return [`🔎 ${block.name}: ${JSON.stringify((block.input as { query?: string })?.query ?? block.input)}`];
     case "web_search_tool_result": {
@@ -189,11 +197,11 @@ function toolCallLines(name: string, input: unknown): string[] {
   return [`🔧 ${name}: ${JSON.stringify(input)}`];
 }
 
-function toolRunLines(run: ToolRun | undefined): string[] {
+function toolRunLines(run: ToolRun | undefined, approvalHint: string | undefined): string[] {
   if (!run) return [];
   switch (run.state) {
     case "awaiting-approval":
-      return ["   ⏳ awaiting approval: [a]pprove / [A]lways (this tool, this thread) / [d]eny / [D]eny saying why"];
+      return [`   ⏳ awaiting approval${approvalHint ? `: ${approvalHint}` : ""}`];
     case "running":
       return ["   ⋯ running"];
     case "done":
