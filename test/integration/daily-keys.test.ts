@@ -49,7 +49,7 @@ describe(`daily keys (${nv.version})`, () => {
       s.mock.reply(call("t1"), call("t2"), textReply("Understood."));
       await s.cmd("Tine");
       await typeAndSend(s, "clean up");
-      await s.waitForDisplay(1, "[D]eny saying why");
+      await s.waitForDisplay(1, "· D deny saying why");
       await s.answerInput("the build folder is needed");
       await s.onDisplayLine(1, "🔧 bash_command", "D");
       assert.match((await s.asked()).prompt ?? "", /why/);
