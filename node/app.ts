@@ -23,7 +23,7 @@ import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/mod
 import { Services } from "./services.ts";
 import type { CodeActions, ThreadCode } from "./snapshot/actions.ts";
 import { latestMark } from "./snapshot/code.ts";
-import { compareBranches } from "./snapshot/compare.ts";
+import { branchStates, compareBranches } from "./snapshot/compare.ts";
 import type { LastActive } from "./store/last-active.ts";
 import type { Persistence } from "./store/persistence.ts";
 import type { UsageBook } from "./usage/book.ts";
@@ -324,8 +324,8 @@ export class App {
   }
 
   /**
-   * Two branches from their common ancestor, for `:Tine diff`: their messages, and the files
-   * their latest snapshots differ in. `b` defaults to `a`'s parent. Threads by id or display number.
+   * Two branches from their common ancestor, for `:Tine diff`: their messages, and the files they
+   * differ in (as they are now, snapshot/compare.ts). `b` defaults to `a`'s parent. Threads by id or display number.
    */
   async diff(aRef: string, bRef?: string) {
     const a = this.queries.resolve(aRef);
@@ -335,10 +335,11 @@ export class App {
     const side = (id: ThreadId) => {
       const { title, code, history } = this.codeOf(id);
       const shown = this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history;
-      return { title, history: shown, snapshot: latestMark(code, history)?.id ?? null };
+      return { id, title, history: shown, latest: latestMark(code, history)?.id ?? null, folder: this.workspaces.of(id) };
     };
     const [sa, sb] = [side(a), side(b)];
-    return { ...diffBranches(sa, sb), code: await compareBranches(this.code.snapshots, sa, sb) };
+    const states = await branchStates(sa, sb);
+    return { ...diffBranches(sa, sb), code: await compareBranches(this.code.snapshots, ...states) };
   }
 
   /** The code snapshots of a live or stored thread (live-threads.ts). */

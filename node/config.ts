@@ -121,6 +121,8 @@ export type HostConfig = Omit<SentConfig, "thinking"> & {
   fork_keys: ForkKeys;
   /** The line a thread with no messages shows (it names the user's keys). */
   empty_hint: string;
+  /** What a tool call waiting for approval shows in the display: the user's keys for it. */
+  approval_hint: string;
 };
 
 const EFFORTS: readonly Effort[] = ["low", "medium", "high", "xhigh", "max"];
@@ -283,12 +285,25 @@ export function parseConfig(raw: unknown): HostConfig {
     base_url: sent.base_url || null,
     fork_keys: forkKeys(sent.keymaps),
     empty_hint: emptyHint(sent.keymaps),
+    approval_hint: approvalHint(sent.keymaps),
   };
 }
 
 export function forkKeys(keys: Keymaps): ForkKeys {
   const shown = (k: Key) => (k === false ? "-" : k);
   return { report: shown(keys.fork_report), promote: shown(keys.fork_promote), discard: shown(keys.fork_discard) };
+}
+
+/** Names the display's keys that answer a tool call waiting for approval, as mapped (an unmapped one goes unsaid). */
+export function approvalHint(keys: Keymaps): string {
+  const named: [Key, string][] = [
+    [keys.approve, "approve"],
+    [keys.approve_always, "always (this tool, this thread)"],
+    [keys.deny, "deny"],
+    [keys.deny_reason, "deny saying why"],
+  ];
+  const mapped = named.flatMap(([key, what]) => (key === false ? [] : [`${key} ${what}`]));
+  return mapped.length ? mapped.join(" · ") : "no key of the display answers it (keymaps.approve, keymaps.deny)";
 }
 
 /** Names the keys that send (or the command, when neither is mapped) and the help key when it is mapped. */

@@ -110,10 +110,6 @@ export class Services {
       tell,
       quickfix: (title, items) =>
         void nvim.call("set_quickfix", [title, items]).catch((e) => nvim.log(`set_quickfix failed: ${String(e)}`)),
-      report: (parentId, report) =>
-        this.chat.threads.has(parentId)
-          ? this.dispatch({ type: "thread-msg", id: parentId, msg: { type: "queue-report", report } })
-          : this.persistence?.reportToStored(parentId, report),
       live: () => this.chat.threads.keys(),
     });
     const { workspaces, actions, forkCode, snapshotsOf } = this.codeServices;
@@ -173,6 +169,7 @@ export class Services {
             this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
         },
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
+        sumUpCode: (id) => this.forkCode.sumUp(id),
         forkDue: (request) => this.codeServices.forkDue(request),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
         claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
@@ -199,6 +196,7 @@ export class Services {
         onDisk: (path) => existsSync(path),
       },
       config.empty_hint,
+      config.approval_hint,
       { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
       config.display_fill_step,
     );
@@ -209,7 +207,7 @@ export class Services {
       this.usage,
       (id) => this.workspaces.of(id).root,
       // A runner whose conversation is tine's own keeps its requests' usage in its transcript.
-      (spec) => this.runners.ownMessages(spec) === null,
+      (spec) => this.runners.ownMessages(spec),
     );
     this.threadsMirror = new ThreadsMirror(
       () => this.queries.threads(),

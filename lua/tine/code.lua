@@ -188,9 +188,10 @@ function M.open_branch_file(code, titles, path)
   )
 end
 
---- :Tine diff's code, in a window below the two branches: the files their latest snapshots
---- differ in, with +/− (+ lines only the left branch has), or why they cannot be compared. <CR>
---- on a file opens it as each snapshot holds it. Nothing where snapshots are off.
+--- :Tine diff's code, in a window below the two branches: the files they differ in (each as its
+--- folder is now, or its latest snapshot: node/snapshot/compare.ts), with +/− (+ lines only the
+--- left branch has), or why they cannot be compared. <CR> on a file opens it as each side holds
+--- it. Nothing where snapshots are off.
 ---@param d TineBranchDiff
 function M.branch_files(d)
   local code = d.code
@@ -202,14 +203,10 @@ function M.branch_files(d)
   if code.kind == "missing" then
     lines = { "Files: " .. code.why }
   elseif #code.files == 0 then
-    lines = { ("Files: the same in the latest snapshots of %s and %s"):format(titles[1], titles[2]) }
+    lines = { ("Files: the same in %s and %s"):format(titles[1], titles[2]) }
   else
     lines = {
-      ("Files: %d differ between the latest snapshots of %s (+) and %s (−) · <CR> opens one"):format(
-        #code.files,
-        titles[1],
-        titles[2]
-      ),
+      ("Files: %d differ between %s (+) and %s (−) · <CR> opens one"):format(#code.files, titles[1], titles[2]),
     }
     for _, f in ipairs(code.files) do
       table.insert(lines, file_line(f))

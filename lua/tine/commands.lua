@@ -121,7 +121,9 @@ end
 function M.resume()
   local fit = builtin_select() and math.max(1, vim.o.lines - 3) or nil
   pick("recent", "Resume thread", "tine: no threads with messages in this project yet (:Tine new)", function(t)
-    return ("%s  (%d msgs, %s, %s)"):format(t.title, t.messages, t.status, when(t.updated))
+    -- Its number (as the list and buffer names show it), and its messages as the list counts them.
+    local count = ("%d msg%s"):format(t.messages, t.messages == 1 and "" or "s")
+    return ("#%d  %s  (%s, %s, %s)"):format(t.num, t.title, count, t.status, when(t.updated))
   end, function(t)
     guarded(tine.open, t.id)
   end, fit)

@@ -134,7 +134,8 @@ M.defaults = {
   -- winbar says the next send will not read the cache.
   cache_lifetime = 5,
   -- Keys in tine's buffers; false leaves one unmapped. The empty thread's hint names send, send_any
-  -- and help; a fork's banner names fork_report, fork_promote and fork_discard.
+  -- and help; a fork's banner names fork_report, fork_promote and fork_discard; a tool call waiting
+  -- for approval names approve, approve_always, deny and deny_reason.
   keymaps = {
     send = "<CR>", -- input buffer, normal mode
     send_any = "<C-s>", -- input buffer, Normal and Insert mode

@@ -14,6 +14,7 @@ import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, Th
 import { threadName } from "./names.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { forkTitle, Thread, type ThreadContext, type TitledBy } from "./thread.ts";
+import { compactTitle } from "./titles.ts";
 import { ForkTree } from "./tree.ts";
 
 export type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
@@ -287,6 +288,9 @@ export class Chat implements ChatTree {
       case "fork-report":
         this.exits.report(m.id, m.text);
         return;
+      case "fork-code-summed":
+        this.exits.codeSummed(m.id, m.summary);
+        return;
       case "fork-opened":
         this.forks.update({ type: "opened", id: m.id });
         return;
@@ -302,7 +306,7 @@ export class Chat implements ChatTree {
         const source = this.threads.get(m.sourceId);
         if (!source) return;
         const runner = this.runners.reopen(source.runner.spec, m.history, this.agentDispatch(m.newId));
-        const made = { id: m.newId, num: m.num, title: `⇣ ${source.title}`, runner };
+        const made = { id: m.newId, num: m.num, title: compactTitle(source.title), runner };
         linkedThread(this, m.sourceId, made, m.summarized - 1, "compact");
         return;
       }

@@ -16,6 +16,11 @@ export type ChatEvents = {
   branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void;
   /** A fork whose worktree is made when due is due (its source at rest, `atMessage` its last message): the host makes it, then forks. */
   forkDue(request: ForkRequest): void;
+  /**
+   * A fork in a worktree of its own is about to report: the host sums up what its code changed and
+   * answers with `fork-code-summed`, so that the parent gets the finding and the code as one report.
+   */
+  sumUpCode?(forkId: ThreadId): void;
   /** A report for a parent that is stored and not loaded: it is written to the parent's log. */
   reportToStored(parentId: ThreadId, report: QueuedReport): void;
   /**

@@ -99,6 +99,8 @@ export class ForkExits {
   private readonly afterTurn = new Map<ThreadId, AfterTurn>();
   /** Threads asked to hand off (@handoff): the history they return to. */
   private readonly handoffs = new Map<ThreadId, History>();
+  /** Forks in a worktree of their own whose report waits for the summary of their code: the report's text. */
+  private readonly codeWait = new Map<ThreadId, string>();
 
   constructor(private readonly chat: ChatTree) {}
 
@@ -204,8 +206,7 @@ export class ForkExits {
         this.promote(thread.id, randomUUID(), this.chat.nextNum());
         return true;
       case "report":
-        this.queueReport(thread, after.text);
-        this.end(thread.id, "reported");
+        this.reportAndEnd(thread, after.text);
         return true;
       default:
         return assertUnreachable(after);
@@ -234,9 +235,9 @@ export class ForkExits {
   /** Without text the fork is asked for its summary first (now, or once its turn ends). */
   report(id: ThreadId, text: string | undefined): void {
     const fork = this.liveFork(id, "reported");
+    if (this.codeWait.has(id)) throw new Error(`tine: ${fork.title} is reporting already (the summary of its code is being made)`);
     if (text?.trim()) {
-      this.queueReport(fork, text);
-      this.end(fork.id, "reported");
+      this.reportAndEnd(fork, text);
       return;
     }
     if (fork.atRest) this.askSummary(fork);
@@ -287,8 +288,20 @@ export class ForkExits {
     chat.activeId = parent.id;
   }
 
+  /** The summary of a reporting fork's code came ("": none): its report goes with it, as one, and the fork ends. */
+  codeSummed(id: ThreadId, summary: string): void {
+    const text = this.codeWait.get(id);
+    const fork = this.chat.threads.get(id);
+    this.codeWait.delete(id);
+    // Ended meanwhile (discarded, deleted): nothing waits for it.
+    if (text === undefined || !fork) return;
+    this.queueReport(fork, summary ? `${text.trim()}\n\n${summary}` : text);
+    this.end(id, "reported");
+  }
+
   /** A thread leaves the chat (deleted): nothing waits for it any more. */
   forget(id: ThreadId): void {
+    this.codeWait.delete(id);
     this.summaryWhenAtRest.delete(id);
     this.afterTurn.delete(id);
     this.handoffs.delete(id);
@@ -337,8 +350,7 @@ export class ForkExits {
           if (thread.atRest) thread.update({ type: "send", text: SUMMARY_PROMPT, auto: true });
           break;
         case "report":
-          this.queueReport(thread, lastReply(thread.runner.history));
-          this.end(thread.id, "reported");
+          this.reportAndEnd(thread, lastReply(thread.runner.history));
           break;
         default:
           assertUnreachable(e);
@@ -349,6 +361,21 @@ export class ForkExits {
   private askSummary(fork: Thread): void {
     this.chat.forks.update({ type: "report-requested", id: fork.id, now: this.chat.clock.now() });
     fork.update({ type: "send", text: SUMMARY_PROMPT, auto: true });
+  }
+
+  /**
+   * The fork reports `text` to its parent and ends. One in a worktree of its own first has its code
+   * summed up (by the host, `sumUpCode`): the parent gets the finding and the code as one report.
+   */
+  private reportAndEnd(fork: Thread, text: string): void {
+    if (this.codeWait.has(fork.id)) return; // its report is on its way
+    if (this.chat.worksApart(fork.id) && this.chat.events.sumUpCode) {
+      this.codeWait.set(fork.id, text);
+      this.chat.events.sumUpCode(fork.id);
+      return;
+    }
+    this.queueReport(fork, text);
+    this.end(fork.id, "reported");
   }
 
   private queueReport(fork: Thread, text: string): void {

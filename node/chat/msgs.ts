@@ -185,6 +185,8 @@ export type ChatMsg =
   | { type: "fork-promote"; id: ThreadId; siblingId: ThreadId; siblingNum: number }
   /** With text: that is the summary. Without: the fork is asked for one, and reports after. */
   | { type: "fork-report"; id: ThreadId; text?: string }
+  /** What a reporting fork's code changed in its worktree (the host's `sumUpCode`; "": nothing to say): its report goes with it. */
+  | { type: "fork-code-summed"; id: ThreadId; summary: string }
   /** A background fork opened in a window becomes an interactive one. */
   | { type: "fork-opened"; id: ThreadId }
   | { type: "clock-tick"; now: number }

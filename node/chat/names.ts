@@ -5,6 +5,7 @@
 import { readContextBlock } from "../context/blocks.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import type { ThreadId } from "./msgs.ts";
+import { readReportBlock } from "./prompts.ts";
 
 /** What knows thread titles (the chat). */
 export type Titles = { titleOf(id: ThreadId): string | undefined };
@@ -25,7 +26,7 @@ const MESSAGE_NAME_CHARS = 40;
 export function typedText(message: NativeMessage): string {
   if (message.role !== "user") return "";
   return message.content
-    .flatMap((b) => (b.type === "text" && !readContextBlock(b.text) && !b.text.startsWith("<fork-report") ? [b.text] : []))
+    .flatMap((b) => (b.type === "text" && !readContextBlock(b.text) && !readReportBlock(b.text) ? [b.text] : []))
     .join("\n");
 }
 

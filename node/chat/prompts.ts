@@ -55,6 +55,20 @@ export function reportBlock(r: QueuedReport): string {
   return `<fork-report from="${from}">\n${neutralised(capReport(r.text))}\n</fork-report>`;
 }
 
+const BLOCK = /^<fork-report from="([^"\n]*)">\n([\s\S]*)\n<\/fork-report>$/;
+
+/**
+ * A report as `reportBlock` wrote it, read back for the display (its tags as the report had them),
+ * or null for any other text.
+ */
+export function readReportBlock(text: string): QueuedReport | null {
+  const m = BLOCK.exec(text);
+  // Tags inside were neutralised when it was written: one whole block, or none.
+  if (!m || /<\s*\/?\s*fork-report/i.test(m[2]!)) return null;
+  const restored = (t: string) => t.replace(/&lt;(\s*\/?\s*fork-report)/gi, "<$1");
+  return { from: restored(m[1]!), text: restored(m[2]!) };
+}
+
 /** enter_fork's answer when the agent may not open a fork now (forks.ts says when). */
 export function enterForkRefused(bar: AgentForkBar): string {
   switch (bar.type) {

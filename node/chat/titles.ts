@@ -39,14 +39,20 @@ export type TitledBy = "placeholder" | "message" | "asked" | "model" | "kept";
 
 /** The mark a fork taken without a prompt ends with: ` ⑂7`. */
 const FORK_MARK = / ⑂\d+$/;
+/** The mark a compaction's title opens with (the list shows no other for it): `⇣ `. */
+const COMPACT_MARK = /^(⇣ )+/;
+
+/** A compaction's title: its source's, marked once (a compaction of a compaction is `⇣ x`, not `⇣ ⇣ x`). */
+export const compactTitle = (sourceTitle: string): string => `⇣ ${sourceTitle.replace(COMPACT_MARK, "")}`;
 
 /**
  * A fork's title: its prompt's first words. Without a prompt, a placeholder until the user's first
  * message there names it: its source's title and the fork's own number (`plan the refactor ⑂7`,
  * the number `tine://7` and `:Tine diff 7` use), one mark however deep (a fork of `x ⑂7` is
- * `x ⑂9`, not `x ⑂7 ⑂9`). The list and the parent's fork marks put `⑂ ` before every fork.
+ * `x ⑂9`, not `x ⑂7 ⑂9`), without a compaction's mark (a fork of `⇣ x` is no compaction:
+ * `x ⑂9`). The list and the parent's fork marks put `⑂ ` before every fork.
  */
 export function forkTitle(sourceTitle: string, prompt: string, num: number): { title: string; by: TitledBy } {
   if (prompt.trim()) return { title: titleFrom(prompt), by: "message" };
-  return { title: `${sourceTitle.replace(FORK_MARK, "")} ⑂${num}`, by: "placeholder" };
+  return { title: `${sourceTitle.replace(FORK_MARK, "").replace(COMPACT_MARK, "")} ⑂${num}`, by: "placeholder" };
 }

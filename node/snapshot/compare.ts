@@ -1,8 +1,33 @@
 /**
- * The code side of `:Tine diff`: the files that differ between two branches' latest snapshots
- * (with +/−, from the second branch to the first), and one such file as each snapshot holds it.
+ * The code side of `:Tine diff`: which state of each branch's files is compared (`branchStates`),
+ * the files that differ (with +/−, from the second branch to the first), and one such file as each
+ * side holds it.
  */
+import { existsSync } from "node:fs";
 import type { CodeSnapshots, FileChange, SnapshotId } from "./code.ts";
+
+/** A branch as `:Tine diff` finds it: its latest snapshot, and the folder it works in (with that folder's snapshots). */
+export type Branch = {
+  readonly id: string;
+  readonly title: string;
+  readonly latest: SnapshotId | null;
+  readonly folder: { readonly root: string; readonly snapshots: CodeSnapshots };
+};
+
+/**
+ * The state of each branch's files that is compared: its folder as it is now (what the user sees
+ * there, an edit no tool made included), taken as a snapshot kept for the branch; its latest
+ * snapshot where its folder is gone (a fork whose worktree was removed). Two branches in one
+ * folder (a fork sharing its parent's) cannot both be read now (they would be the same files): the
+ * second (the parent, by default) is, the first is read by its latest snapshot.
+ */
+export async function branchStates(a: Branch, b: Branch): Promise<[BranchSnapshot, BranchSnapshot]> {
+  const state = async (branch: Branch, now: boolean): Promise<BranchSnapshot> => {
+    const taken = now && existsSync(branch.folder.root) ? await branch.folder.snapshots.take(branch.id) : null;
+    return { title: branch.title, snapshot: taken?.id ?? branch.latest };
+  };
+  return [await state(a, a.folder.root !== b.folder.root), await state(b, true)];
+}
 
 /** One branch as the comparison sees it: its title, and its latest snapshot (null: none of its tools ever ran). */
 export type BranchSnapshot = { readonly title: string; readonly snapshot: SnapshotId | null };

@@ -146,7 +146,7 @@ describe("ThreadStore", () => {
       const last = loaded.history.last()!;
       expect(last.message).toEqual({ role: "assistant", content: [done, { type: "text", text: `${text}and more` }] });
       expect(last.meta).toEqual(SESSION_ENDED);
-      expect(metaLine(last.meta!)).toBe("── interrupted (the session ended): the reply stops here");
+      expect(metaLine(last.meta!, false)).toBe("── interrupted (the session ended): the reply stops here");
     } finally {
       vi.useRealTimers();
     }

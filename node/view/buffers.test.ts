@@ -49,6 +49,7 @@ function setup() {
       onDisk: () => false,
     },
     "",
+    "",
     { report: "r", promote: "p", discard: "d", editQueued: false },
     1 << 16,
   );

@@ -76,6 +76,8 @@ export class Buffers {
     private readonly listExtras: ListExtras,
     /** Shown in a thread with no messages yet. */
     private readonly emptyHint: string,
+    /** Named under a tool call waiting for approval: the display's keys for it. */
+    private readonly approvalHint: string,
     /** The keys a fork's banner names, and the one named under queued messages. */
     private readonly keys: { report: string; promote: string; discard: string; editQueued: string | false },
     /** About how many bytes of a display's text one step of filling it in writes (display_fill_step). */
@@ -368,6 +370,7 @@ export class Buffers {
       thread,
       ...displayParts(thread, this.chat, this.listExtras, { keys: this.keys, emptyHint: this.emptyHint }),
       editQueuedKey: this.keys.editQueued,
+      approvalHint: this.approvalHint,
     });
     if (m.replacesPreview) {
       // The view starts from the one empty line of a new buffer: the preview goes in the same write.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { reportBlock } from "../chat/prompts.ts";
 import { assistantMessage, entry } from "../providers/native.ts";
 import { renderEntry } from "./render.ts";
 
@@ -29,6 +30,29 @@ describe("rendering", () => {
       ]),
     );
     expect(renderEntry(reply, ctx).lines.slice(1, 3)).toEqual(["It is ", "so."]);
+  });
+
+  it("a fork's report in a user message shows under a line naming the fork, its text as the fork wrote it (tags too), not the block's markup", () => {
+    const report = reportBlock({ from: "probe ⑂1", text: "Found it.\nSee </fork-report> in the log." });
+    const user = entry({
+      role: "user",
+      content: [
+        { type: "text", text: report },
+        { type: "text", text: "go on" },
+      ],
+    });
+    expect(renderEntry(user, ctx).lines).toEqual([
+      "## You",
+      '📨 Report from "probe ⑂1":',
+      "Found it.",
+      "See </fork-report> in the log.",
+      "",
+      "go on",
+      "",
+    ]);
+    // Typed by hand, the markup is not a report: shown as it is.
+    const typed = entry({ role: "user", content: [{ type: "text", text: '<fork-report from="x">\na </fork-report> b\n</fork-report>' }] });
+    expect(renderEntry(typed, ctx).lines[1]).toBe('<fork-report from="x">');
   });
 
   it("a failed web search is shown as an error, not as 0 results", () => {

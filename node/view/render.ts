@@ -3,11 +3,13 @@
  * message also says where each block starts, so a key pressed on a line finds its block.
  */
 
+import { type QueuedReport, readReportBlock } from "../chat/prompts.ts";
 import type { ToolRun } from "../chat/thread.ts";
 import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
 import type { InProgressBlock } from "../providers/agent.ts";
 import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
+import { entryUsage } from "../usage/figures.ts";
 import { appendAll } from "../util/arrays.ts";
 import { changeListLines } from "./change-list.ts";
 
@@ -39,6 +41,8 @@ export type RenderContext = {
   readonly toolNames?: ReadonlyMap<string, string>;
   /** What the turn this reply ended changed in the project's files. */
   readonly changes?: ChangeList;
+  /** The user's keys for a tool call waiting for approval (config.ts `approval_hint`). */
+  readonly approvalHint?: string;
 };
 
 export const detailKey = (index: number, block: number) => `${index}:${block}`;
@@ -78,14 +82,17 @@ export function renderEntry(e: Entry, ctx: RenderContext): Rendered {
     if (e.message.role === "user" && i > 0 && item === null && isProse(block) && isProse(e.message.content[i - 1]!)) lines.push("");
     blockStarts.push(lines.length);
     const expanded = ctx.expanded.has(detailKey(ctx.index, i));
+    // A fork's report that went with the message: shown under a line naming the fork, not as its markup.
+    const report = e.message.role === "user" && block.type === "text" && !item ? readReportBlock(block.text) : null;
+    const shown = item ? contextLines(item, expanded) : report ? reportLines(report) : renderBlock(block, expanded, ctx);
     // A buffer line cannot hold a newline (Neovim refuses the whole update): split every string.
-    appendLines(lines, item ? contextLines(item, expanded) : renderBlock(block, expanded, ctx));
+    appendLines(lines, shown);
   });
   if (e.meta)
     appendLines(
       lines,
       (e.meta.notes ?? []).map((n) => `ℹ ${n}`),
-    ).push(metaLine(e.meta));
+    ).push(metaLine(e.meta, entryUsage(e) !== null));
   const changes = ctx.changes ? changeListLines(ctx.changes) : null;
   const start = lines.length;
   if (changes) appendAll(lines, changes.lines);
@@ -108,8 +115,11 @@ const INTERRUPTED_BY: ReadonlyMap<string, string> = new Map([
   ["session_ended", "the session ended"],
 ]);
 
-export function metaLine(meta: ResponseMeta): string {
+/** The line under a reply: why it stopped, and its usage when a request of this thread's is behind it (`billed`). */
+export function metaLine(meta: ResponseMeta, billed: boolean): string {
   if (meta.interrupted) return `── interrupted (${INTERRUPTED_BY.get(meta.stopReason) ?? "the request failed"}): the reply stops here`;
+  // A reply kept verbatim by a compaction was its source's request: no figures of this thread's to show.
+  if (!billed) return `── ${meta.stopReason}`;
   const u = meta.usage;
   return `── ${meta.stopReason} · in ${fmt(u.input_tokens)} · out ${fmt(u.output_tokens)} · cache read ${fmt(u.cache_read_input_tokens)} · cache write ${fmt(u.cache_creation_input_tokens)}`;
 }
@@ -137,7 +147,13 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
     case "redacted_thinking":
       return ["▸ Thinking (redacted)"];
     case "tool_use":
-      return [...toolCallLines(block.name, block.input), ...toolRunLines(ctx.toolRuns?.find((r) => r.use.id === block.id))];
+      return [
+        ...toolCallLines(block.name, block.input),
+        ...toolRunLines(
+          ctx.toolRuns?.find((r) => r.use.id === block.id),
+          ctx.approvalHint,
+        ),
+      ];
     case "server_tool_use":
       return [`🔎 ${block.name}: ${JSON.stringify((block.input as { query?: string })?.query ?? block.input)}`];
     case "web_search_tool_result": {
@@ -150,6 +166,10 @@ function renderBlock(block: Block, expanded: boolean, ctx: RenderContext): strin
     case "tool_result":
       return toolResultLines(block, expanded, ctx.toolNames?.get(block.tool_use_id));
   }
+}
+
+function reportLines(report: QueuedReport): string[] {
+  return [`📨 Report from "${report.from}":`, report.text];
 }
 
 function contextLines(item: ContextItem, expanded: boolean): string[] {
@@ -177,11 +197,11 @@ function toolCallLines(name: string, input: unknown): string[] {
   return [`🔧 ${name}: ${JSON.stringify(input)}`];
 }
 
-function toolRunLines(run: ToolRun | undefined): string[] {
+function toolRunLines(run: ToolRun | undefined, approvalHint: string | undefined): string[] {
   if (!run) return [];
   switch (run.state) {
     case "awaiting-approval":
-      return ["   ⏳ awaiting approval: [a]pprove / [A]lways (this tool, this thread) / [d]eny / [D]eny saying why"];
+      return [`   ⏳ awaiting approval${approvalHint ? `: ${approvalHint}` : ""}`];
     case "running":
       return ["   ⋯ running"];
     case "done":

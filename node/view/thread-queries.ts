@@ -21,8 +21,8 @@ export class ThreadQueries {
     private readonly usage: UsageBook,
     /** The folder a live thread's tools work in. */
     private readonly cwdOf: (id: ThreadId) => string,
-    /** Whether a stored thread run by `spec` has usage of tine's to show (its requests are tine's). */
-    private readonly keepsUsage: (spec: RunnerSpec) => boolean,
+    /** The messages of a thread run by `spec` that its program keeps (Claude Code's session); null: tine's history is the conversation. */
+    private readonly ownMessages: (spec: RunnerSpec) => number | null,
   ) {}
 
   /** Every thread of this project, live and stored, oldest first. */
@@ -60,7 +60,8 @@ export class ThreadQueries {
         bufnr: null,
         input_bufnr: null,
         changed_files: [],
-        usage: this.usage.storedInfo(t.id, this.keepsUsage(t.runner)),
+        // Its usage is tine's to show when its requests are tine's.
+        usage: this.usage.storedInfo(t.id, this.ownMessages(t.runner) === null),
         model: null,
         cwd: null,
       }),
@@ -70,13 +71,15 @@ export class ThreadQueries {
   }
 
   /**
-   * Threads for `:Tine resume`: most recent first; one without a message has nothing to resume (a
-   * Claude Code thread's conversation is its session's, not counted here: it stays).
+   * Threads for `:Tine resume`: most recent first, each with its messages counted as the list
+   * counts them (a Claude Code thread's are its session's); one without a message has nothing to
+   * resume (a Claude Code thread stays: its session may hold some).
    */
   recent(): ThreadInfo[] {
-    const spec = (id: ThreadId) => this.chat.threads.get(id)?.runner.spec ?? this.chat.stored.get(id)?.runner;
+    const spec = (id: ThreadId) => (this.chat.threads.get(id)?.runner.spec ?? this.chat.stored.get(id)?.runner)!;
     return this.threads()
-      .filter((t) => t.messages > 0 || spec(t.id)?.kind !== "api")
+      .filter((t) => t.messages > 0 || spec(t.id).kind !== "api")
+      .map((t) => ({ ...t, messages: this.ownMessages(spec(t.id)) ?? t.messages }))
       .sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
   }
 

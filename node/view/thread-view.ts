@@ -62,6 +62,8 @@ export type ThreadViewInput = {
   noteLines?: string[];
   /** The display key that takes a queued message back into the input (named under the queue). */
   editQueuedKey?: string | false;
+  /** The display's keys for a tool call waiting for approval, named under it (config.ts `approval_hint`). */
+  approvalHint?: string;
 };
 
 export class ThreadView {
@@ -71,6 +73,7 @@ export class ThreadView {
   private entries: EntrySlot[] = [];
   /** The fork marks last asked for (by message): marks are placed again as the fill shows their lines. */
   private forkMarks: ThreadViewInput["forkMarks"] = [];
+  private approvalHint: string | undefined;
   /** Entry indices rendered with a non-empty variant: revisited on every sync. */
   private readonly varied = new Set<number>();
   private open: {
@@ -106,6 +109,7 @@ export class ThreadView {
     this.syncSegment(this.doc.count - 1, shown.lines.length ? [...footer, ...shown.lines, ""] : footer);
     const update: ViewUpdate = { edits: this.doc.takeEdits() };
     this.forkMarks = input.forkMarks;
+    this.approvalHint = input.approvalHint;
     this.placeMarks(update);
     const status = thread.runner.status;
     const busy = status.type === "streaming" ? status.startedAt : null;
@@ -214,7 +218,7 @@ export class ThreadView {
 
   private renderAt(history: History, thread: Thread, index: number): EntrySeg {
     const entry = history.at(index);
-    const ctx = contextFor(thread, history, index);
+    const ctx = { ...contextFor(thread, history, index), approvalHint: this.approvalHint };
     const variant = variantOf(ctx);
     if (variant !== "") return { entry, variant, ...renderEntry(entry, withToolNames(ctx, history)) };
     // (an entry with a change list has a variant: it is never cached as plain)

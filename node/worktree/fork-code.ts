@@ -1,7 +1,8 @@
 /**
  * What happens to a worktree fork's files when the fork ends: promoted, its work is merged into
  * its parent's tree (merge.ts; conflicts go to the quickfix list and the worktree stays until the
- * merge is accepted); reported, the report is followed by a summary of its changes; discarded,
+ * merge is accepted); reported, its report carries a summary of its changes (made before it ends,
+ * `sumUp`, so that the parent gets one report) and its worktree stays; discarded,
  * its worktree is removed after saying how many changed files go with it (its last snapshot
  * keeps them). A fork that shares its parent's folder has nothing to bring back: nothing happens.
  *
@@ -11,17 +12,17 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ForkEnd, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
 import type { FileChange } from "../snapshot/code.ts";
 import { type MergeConflict, markersLeft, mergeChanges } from "./merge.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 import { setPendingMerge, worktreesIn } from "./worktree.ts";
 
-/** What the host does for these ends: tell the user, fill the quickfix list, queue a report for a thread. */
+/** What the host does for these ends: tell the user, fill the quickfix list, give the chat a fork's code summary. */
 export type ForkCodeEdges = {
   tell(text: string, error: boolean): void;
   quickfix(title: string, items: readonly { filename: string; lnum: number; text: string }[]): void;
-  report(parentId: ThreadId, report: { from: string; text: string }): void;
+  readonly dispatch: Dispatch;
   /** A file the merge wrote (absolute): buffers holding it are reloaded. */
   written(path: string): void;
   /** The threads live now (a worktree another one still works in is not removed). */
@@ -60,7 +61,8 @@ export class ForkCode {
     const into = this.workspaces.of(fork.parentId);
     const work = {
       promoted: () => this.merge(fork, from, into),
-      reported: () => this.summary(fork, from),
+      // Its report carried the summary of its code (sumUp); its worktree stays.
+      reported: () => Promise.resolve(),
       discarded: () => this.discard(fork, from),
     }[how];
     const done = work()
@@ -101,11 +103,22 @@ export class ForkCode {
     return conflicts.map((c) => ({ filename: join(root, c.path), lnum: c.line, text: c.text }));
   }
 
-  private async summary(fork: EndingFork, from: Workspace): Promise<void> {
-    const last = await from.snapshots.take(fork.id);
-    if (!last) return;
-    const files = await from.snapshots.changes(from.stored!.base, last.id);
-    this.edges.report(fork.parentId, { from: fork.title, text: changeSummary(files, from.root) });
+  /**
+   * A fork in a worktree of its own is about to report: what its code changed goes back to the
+   * chat (`fork-code-summed`, "" when snapshots are off), which then sends its report with it.
+   */
+  sumUp(id: ThreadId): void {
+    const from = this.workspaces.of(id);
+    const summed = (summary: string) => this.edges.dispatch({ type: "chat-msg", msg: { type: "fork-code-summed", id, summary } });
+    this.summary(id, from).then(summed, (e: Error) =>
+      summed(`Its code, in its worktree ${from.root}, could not be summed up: ${e.message}`),
+    );
+  }
+
+  private async summary(id: ThreadId, from: Workspace): Promise<string> {
+    const last = await from.snapshots.take(id);
+    if (!last) return "";
+    return changeSummary(await from.snapshots.changes(from.stored!.base, last.id), from.root);
   }
 
   private async discard(fork: EndingFork, from: Workspace): Promise<void> {

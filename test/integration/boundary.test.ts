@@ -8,7 +8,7 @@ import { describe, inject, it } from "vitest";
 import { bodies, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
@@ -156,6 +156,22 @@ describe(`boundary (${nv.version})`, () => {
         );
       },
       { setup: { keymaps: { send: false, help: false, fork_report: "gX", fork_discard: false } } },
+    );
+  });
+
+  it("a tool call waiting for approval names the display's keys as the user mapped them, and those keys answer it", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]), textReply("Done."));
+        await s.cmd("Tine");
+        await typeAndSend(s, "list");
+        const shown = await s.waitForDisplay(1, "awaiting approval");
+        assert.match(shown, /\n {3}⏳ awaiting approval: ga approve · d deny · <leader>n deny saying why\n/);
+        await s.onDisplayLine(1, "🔧 bash_command: $ cat hello.txt", "ga");
+        await s.waitForDisplay(1, "Done.");
+      },
+      { setup: { keymaps: { approve: "ga", approve_always: false, deny_reason: "<leader>n" } } },
     );
   });
 

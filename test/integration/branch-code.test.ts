@@ -4,6 +4,8 @@
  * threads and for stored ones not opened. Two forks edit the same files through edit_file.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { editingTurn, withGitProject } from "../helpers/code-session.ts";
 import { type Session, tempProjects } from "../helpers/neovim.ts";
@@ -37,7 +39,7 @@ async function windowLines(s: Session, prefix: string): Promise<string[]> {
   );
 }
 
-const FILES = /^Files: 2 differ between the latest snapshots of .+ \(\+\) and .+ \(−\) · <CR> opens one$/;
+const FILES = /^Files: 2 differ between .+ \(\+\) and .+ \(−\) · <CR> opens one$/;
 
 describe(`:Tine diff with code (${nv.version})`, () => {
   it("lists the files two forks' latest snapshots differ in; <CR> opens one as each holds it, in diff mode; stored threads too", async () => {
@@ -93,6 +95,30 @@ describe(`:Tine diff with code (${nv.version})`, () => {
       const files = await windowLines(s, "tine-diff://files/");
       assert.match(files[0]!, FILES);
       assert.deepEqual(files.slice(1), ["  D b.txt  +0 −1", "  M hello.txt  +1 −1"]);
+    });
+  });
+
+  it("in a worktree fork, compares with the parent's files as they are now: an edit of the user's there since its last snapshot is no difference", async () => {
+    await withGitProject(nv, project(), async (s) => {
+      const root = await editingTurn(s);
+      // The user edits the parent's tree by hand (no tool): its last snapshot predates this.
+      writeFileSync(join(s.cwd, "mine.txt"), "mine\n");
+      s.mock.reply(
+        response([{ toolUse: { id: "bw", name: "bash_command", input: { command: "printf 'A\\n' > A.txt" } } }]),
+        textReply("A done."),
+      );
+      const fork = await s.lua<string>(`return require("tine").fork(..., "make A", { worktree = true })`, root);
+      await s.waitForDisplay(fork, "A done.\n── end_turn");
+      await s.waitForStatus(fork, "idle");
+      await s.cmd(`Tine diff ${(await s.thread(fork)).num}`);
+      const files = await windowLines(s, "tine-diff://files/");
+      assert.match(files[0]!, /^Files: 1 differ between make A \(\+\) and .+ \(−\)/);
+      assert.deepEqual(files.slice(1), ["  A A.txt  +1 −0"]);
+      // Now the parent's tree changes again: the next :Tine diff sees it.
+      writeFileSync(join(s.cwd, "new.txt"), "changed\n");
+      await s.cmd("tabclose");
+      await s.cmd(`Tine diff ${(await s.thread(fork)).num}`);
+      assert.deepEqual((await windowLines(s, "tine-diff://files/")).slice(1), ["  A A.txt  +1 −0", "  M new.txt  +2 −1"]);
     });
   });
 });

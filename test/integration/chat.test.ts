@@ -4,7 +4,7 @@
  * by area, not by length.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { body, resultOf, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
@@ -18,6 +18,7 @@ async function openSidebar(s: Session) {
 }
 
 const nv = inject("nvim");
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe(`chat (${nv.version})`, () => {
   it(":Tine opens display above input; <CR> sends; the reply streams in with usage", async () => {
@@ -451,6 +452,12 @@ describe(`chat (${nv.version})`, () => {
         assert.match(text, /ANTHROPIC_API_KEY is set/);
         assert.match(text, /model claude-sonnet-5-5 · max_tokens 32000 · thinking adaptive · effort model default/);
         assert.ok(!text.includes("secret-value-123"));
+        // The host log is named as written only once it is: before, that nothing is logged yet.
+        const log = await s.lua<string>("return require('tine.host').log_path()");
+        rmSync(log, { force: true });
+        assert.match(await s.health(), new RegExp(`host log: ${escapeRe(log)} \\(nothing logged yet\\)`));
+        writeFileSync(log, "12:00:00 something\n");
+        assert.match(await s.health(), new RegExp(`host log: ${escapeRe(log)}\n`));
       },
       { env: { ANTHROPIC_API_KEY: "secret-value-123" } },
     );

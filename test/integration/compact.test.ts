@@ -60,6 +60,15 @@ describe(`compaction (${nv.version})`, () => {
       await s.openList();
       assert.match((await s.listLines())[1]!, /^. #\d+ {4}⇣ read @file:hello\.txt {2}/);
       await s.keys("q");
+      // A fork of it is a fork, not a compaction: its own mark only.
+      const forkOfIt = await s.lua<string>(`return require("tine").fork(..., "")`, compacted.id);
+      await s.openList();
+      const num = (await s.thread(forkOfIt)).num;
+      assert.match((await s.listLines())[2]!, new RegExp(`^. #${num} {6}⑂ read @file:hello\\.txt ⑂${num} {2}`));
+      await s.keys("q");
+      await s.lua(`require("tine").discard(...)`, forkOfIt);
+      await s.waitForGone(forkOfIt);
+      await s.open(compacted.id);
       // The source: the same history, the same bytes on disk.
       assert.deepEqual(await s.messages(source), before);
       assert.equal(transcript(s.cwd, source), onDisk, "the source's transcript is byte-identical");
@@ -77,6 +86,22 @@ describe(`compaction (${nv.version})`, () => {
           .map((m) => withoutBreakpoints(m.content)),
         before.map((m) => m.content),
       );
+    });
+  });
+
+  it(":Tine resume names each thread by its number and counts its messages, one as '1 msg'", async () => {
+    await withNeovim(nv, async (s) => {
+      const source = await oneExchange(s, "first question", "First answer.");
+      s.mock.reply(textReply(SUMMARY));
+      await typeAndSend(s, "@compact");
+      await s.waitForThreadCount(2, "the compacted thread");
+      const compacted = (await s.threads())[1]!;
+      await s.pick(1);
+      await s.cmd("Tine resume");
+      const items = (await s.asked()).items ?? [];
+      const of = (num: number) => items.find((i) => i.startsWith(`#${num}  `)) ?? items.join("\n");
+      assert.match(of(compacted.num), /^#\d+ {2}⇣ first question {2}\(1 msg, idle, /);
+      assert.match(of((await s.thread(source)).num), /^#1 {2}first question {2}\(2 msgs, idle, /);
     });
   });
 
@@ -99,6 +124,10 @@ describe(`compaction (${nv.version})`, () => {
       assert.match(textOf(after[0]!.content[0] as never)!, /its first 2 messages are summarized here/);
       assert.deepEqual(after[0]!.content.slice(1), before[2]!.content, "the message C was on, verbatim after the summary");
       assert.deepEqual(after.slice(1), before.slice(3), "the later messages verbatim");
+      // A kept reply was the source's request: its line says why it stopped, no figures (never zeros).
+      const shown = await s.waitForDisplay(compacted, "Third answer.");
+      assert.match(shown, /\nSecond answer\.\n── end_turn\n[\s\S]*\nThird answer\.\n── end_turn\n/);
+      assert.match(await s.display(source), /\nSecond answer\.\n── end_turn · in \d/, "the source keeps its figures");
       assert.deepEqual(await s.messages(source), before);
     });
   });

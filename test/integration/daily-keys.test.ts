@@ -49,7 +49,7 @@ describe(`daily keys (${nv.version})`, () => {
       s.mock.reply(call("t1"), call("t2"), textReply("Understood."));
       await s.cmd("Tine");
       await typeAndSend(s, "clean up");
-      await s.waitForDisplay(1, "[D]eny saying why");
+      await s.waitForDisplay(1, "· D deny saying why");
       await s.answerInput("the build folder is needed");
       await s.onDisplayLine(1, "🔧 bash_command", "D");
       assert.match((await s.asked()).prompt ?? "", /why/);
@@ -152,7 +152,7 @@ describe(`daily keys (${nv.version})`, () => {
       await s.cmd("Tine resume");
       const listed = await s.lua<string[]>("return _G.listed");
       assert.equal(listed.length, 1 + 4, `the prompt and as many threads as 7 lines hold:\n${listed.join("\n")}`);
-      assert.match(listed[1]!, /^1: question 6/);
+      assert.match(listed[1]!, /^1: #6 {2}question 6 {2}\(2 msgs, /);
       assert.ok(!listed.some((l) => /Thread 7/.test(l)), "no empty thread");
     });
   });

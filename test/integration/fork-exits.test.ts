@@ -81,7 +81,14 @@ describe(`forks that come back (${nv.version})`, () => {
         '<fork-report from="another tangent">\nSummary: tangent two found nothing new.\n</fork-report>',
         "what did the forks find?",
       ]);
-      assert.doesNotMatch(await s.display(parent), /📨/, "sent: no longer waiting");
+      // The display shows each report under a line naming its fork, never the markup the API gets.
+      const shown = await s.display(parent);
+      assert.match(
+        shown,
+        /## You\n📨 Report from "explore a tangent":\nTangent one: the cache is the bottleneck\.\n\n📨 Report from "another tangent":\nSummary: tangent two found nothing new\.\n\nwhat did the forks find\?\n/,
+      );
+      assert.doesNotMatch(shown, /fork-report/);
+      assert.doesNotMatch(shown, /goes with your next message/, "sent: no longer waiting");
     });
   });
 

@@ -243,7 +243,7 @@ describe(`storage (${nv.version})`, () => {
       // :Tine resume offers the threads, most recent first, and opens the one picked.
       await s.pick(1);
       await s.cmd("Tine resume");
-      assert.match((await s.asked()).items?.[0] ?? "", /^The beta thread {2}\(2 msgs, idle/);
+      assert.match((await s.asked()).items?.[0] ?? "", /^#\d+ {2}The beta thread {2}\(2 msgs, idle/);
     });
   });
 

@@ -26,7 +26,7 @@ describe(`worktree upkeep (${nv.version})`, () => {
       const b = await editingFork(s, root, "B");
       const c = await editingFork(s, root, "C");
       await s.lua(`require("tine").report(..., "all done")`, b.id);
-      await s.waitForDisplay(root, /Its code, in its worktree .*: 2 files changed/);
+      await s.waitForDisplay(root, '📨 Report from "edit as B" goes with your next message: all done');
       // Deleting a thread leaves its worktree behind: nothing refers to it any more.
       await s.lua(`require("tine").delete(...)`, c.id);
       await s.waitForGone(c.id);

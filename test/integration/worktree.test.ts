@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { typeAndSend } from "../helpers/chat-driver.ts";
+import { exchange, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { editingFork, firstThread } from "../helpers/code-session.ts";
 import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
@@ -102,12 +102,29 @@ describe(`worktree forks (${nv.version})`, () => {
     });
   });
 
-  it("a report sums up the fork's changes; a discard removes its worktree after saying how many changed files go", async () => {
+  it("a worktree fork's report reaches its parent as one report: its finding, then what its code changed", async () => {
     await withGitProject(async (s) => {
       const id = await firstThread(s);
       const a = await editingFork(s, id, "A");
       await s.lua(`require("tine").report(..., "all done")`, a.id);
-      await s.waitForDisplay(id, /Its code, in its worktree .*: 2 files changed \(\+2 −1\)/);
+      await s.waitForGone(a.id, "the report");
+      const shown = await s.waitForDisplay(id, '📨 Report from "edit as A" goes with your next message: all done');
+      assert.equal(shown.match(/📨/g)?.length, 1, "one report waits");
+      await s.open(id);
+      await exchange(s, id, "and?", "Noted.");
+      const sent = sentBlocks(s, -1, -1).map(textOf);
+      assert.equal(sent.length, 2, "one report block, then the message");
+      assert.match(
+        sent[0]!,
+        /^<fork-report from="edit as A">\nall done\n\nIts code, in its worktree .*: 2 files changed \(\+2 −1\)\n {2}A A\.txt/,
+      );
+      assert.equal(sent[1], "and?");
+    });
+  });
+
+  it("a discard removes its worktree after saying how many changed files go", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
       const b = await editingFork(s, id, "B");
       await s.lua(`require("tine").discard(...)`, b.id);
       await s.notified(/its worktree is removed with 2 changed files/);
@@ -124,7 +141,12 @@ describe(`worktree forks (${nv.version})`, () => {
         textReply("bg done."),
       );
       await typeAndSend(s, "@bg make bg.txt");
-      await s.waitForDisplay(id, /Its code, in its worktree .*: 1 file changed \(\+1 −0\)/);
+      await s.waitForDisplay(id, "goes with your next message: bg done.");
+      await exchange(s, id, "and?", "Noted.");
+      assert.match(
+        textOf(sentBlocks(s, -1, -1)[0])!,
+        /^<fork-report .*\nbg done\.\n\nIts code, in its worktree .*: 1 file changed \(\+1 −0\)/,
+      );
       assert.equal(existsSync(join(s.cwd, "bg.txt")), false);
     });
   });
