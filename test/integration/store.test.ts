@@ -239,7 +239,8 @@ describe(`storage (${nv.version})`, () => {
       await s.answerConfirm(1);
       await s.keys("D");
       await s.waitForThreadCount(1, "the deletion");
-      assert.ok(!(await s.listText()).includes("Alpha renamed"));
+      // The list is drawn again after the deletion's answer.
+      await s.until("the list to drop it", async () => !(await s.listText()).includes("Alpha renamed"));
       // :Tine resume offers the threads, most recent first, and opens the one picked.
       await s.pick(1);
       await s.cmd("Tine resume");
