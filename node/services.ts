@@ -39,7 +39,7 @@ import { Buffers } from "./view/buffers.ts";
 import { ThreadListEntry } from "./view/list-entry.ts";
 import { OpenFromEnd } from "./view/open-from-end.ts";
 import { ThreadQueries } from "./view/thread-queries.ts";
-import { ThreadsMirror } from "./view/threads-mirror.ts";
+import { entriesTouched, ThreadsMirror } from "./view/threads-mirror.ts";
 import { CodeServices } from "./worktree/code-services.ts";
 import type { ForkCode } from "./worktree/fork-code.ts";
 import type { Workspaces } from "./worktree/workspaces.ts";
@@ -178,7 +178,11 @@ export class Services {
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },
     );
-    const expired = (id: ThreadId) => this.buffers.scheduleRender({ threads: [id], tree: false, moved: [] });
+    // A cache expiring changes the winbar and the thread's entry in threads().
+    const expired = (id: ThreadId) => {
+      this.threadsMirror.note([id], false);
+      this.buffers.scheduleRender({ threads: [id], tree: false, moved: [] });
+    };
     this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired);
     this.buffers = new Buffers(
       nvim,
@@ -210,12 +214,12 @@ export class Services {
       (spec) => this.runners.ownMessages(spec),
     );
     this.threadsMirror = new ThreadsMirror(
-      () => this.queries.threads(),
+      this.queries,
       (mirrored) => void nvim.call("threads_pushed", [mirrored]).catch((e) => nvim.log(`threads_pushed failed: ${String(e)}`)),
     );
     // Pushed after the pass's buffer writes: once threads() says a reply came, its display shows it.
     this.buffers.afterEachPass(() => this.threadsMirror.passed());
-    this.buffers.afterEachMount(() => this.threadsMirror.mayChange());
+    this.buffers.afterEachMount((id) => this.threadsMirror.note([id], false));
     this.opening = new OpenFromEnd({
       stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),
       tail: (id, minBytes) => this.persistence?.tail(id, minBytes) ?? null,
@@ -285,10 +289,17 @@ export class Services {
     this.queue.push(msg);
     if (this.draining) return;
     this.draining = true;
+    // The entries of threads() this batch may change (view/threads-mirror.ts).
+    const touched = new Set<ThreadId>();
+    let tree = false;
+    let all = false;
     try {
       while (this.queue.length) {
         const next = this.queue.shift()!;
-        if (!isStreamedDelta(next)) this.threadsMirror.mayChange();
+        const entries = entriesTouched(next);
+        if (entries === "tree") tree = true;
+        else if (entries === "all") all = true;
+        else if (entries !== null) touched.add(entries);
         try {
           this.chat.update(next);
         } catch (error) {
@@ -303,6 +314,9 @@ export class Services {
     this.storeClock?.sync(null, changes);
     this.lastActive?.note(this.chat);
     this.forkClock.arm();
+    if (all) this.threadsMirror.note([...this.chat.threads.keys(), ...this.chat.stored.keys()], true);
+    else if (tree) this.threadsMirror.note([...touched, ...changes.threads, ...changes.moved], true);
+    else if (touched.size) this.threadsMirror.note(touched, changes.tree);
     this.buffers.scheduleRender(changes);
     if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
     this.compaction?.checkMarks(changes.threads);
@@ -321,9 +335,4 @@ export class Services {
     this.threadsMirror.close();
     this.mcp.killAll();
   }
-}
-
-/** A streamed delta changes no thread's entry in threads() (the text streams; its status does not change). */
-function isStreamedDelta(msg: RootMsg): boolean {
-  return msg.type === "thread-msg" && msg.msg.type === "agent" && msg.msg.msg.type === "stream-updated";
 }

@@ -67,7 +67,7 @@ export class Buffers {
   /** Told at the end of each drawing pass, once its writes are sent (threads-mirror.ts). */
   private readonly afterDrawing: (() => void)[] = [];
   /** Told when a thread's buffers are made and show it: threads() gives their numbers. */
-  private readonly afterMounting: (() => void)[] = [];
+  private readonly afterMounting: ((id: ThreadId) => void)[] = [];
 
   constructor(
     private readonly nvim: NvimBridge,
@@ -188,7 +188,7 @@ export class Buffers {
       this.mounting.delete(thread.id);
       // Ready once Neovim shows the first screen: a caller (the open of a stored thread) finds it there.
       await this.renderThread(thread, m);
-      for (const fn of this.afterMounting) fn();
+      for (const fn of this.afterMounting) fn(thread.id);
       this.scheduleRender({ threads: [], tree: false, moved: [] });
       if (how.under !== undefined) {
         const source = this.mounted.get(how.under);
@@ -255,7 +255,7 @@ export class Buffers {
   }
 
   /** `fn` runs when a thread's buffers are made and first drawn; a drawing pass follows. */
-  afterEachMount(fn: () => void): void {
+  afterEachMount(fn: (id: ThreadId) => void): void {
     this.afterMounting.push(fn);
   }
 

@@ -27,7 +27,28 @@ export class ThreadQueries {
 
   /** Every thread of this project, live and stored, oldest first. */
   threads(): ThreadInfo[] {
-    const live = [...this.chat.threads.values()].map((t): ThreadInfo => {
+    return this.order().map((id) => this.info(id)!);
+  }
+
+  /** Every thread's id, live and stored, oldest first (what threads() lists, in its order). */
+  order(): ThreadId[] {
+    const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
+    return [...this.chat.threads.keys(), ...this.chat.stored.keys()].sort((a, b) => created(a) - created(b));
+  }
+
+  /** The live threads' ids. */
+  live(): Iterable<ThreadId> {
+    return this.chat.threads.keys();
+  }
+
+  parentOf(id: ThreadId): ThreadId | undefined {
+    return this.chat.lineage.get(id)?.parentId ?? this.chat.stored.get(id)?.parentId ?? undefined;
+  }
+
+  /** Thread `id`'s entry in threads(); null when there is no such thread. */
+  info(id: ThreadId): ThreadInfo | null {
+    const t = this.chat.threads.get(id);
+    if (t) {
       const s = t.runner.status;
       const m = this.buffers.get(t.id);
       return {
@@ -46,28 +67,26 @@ export class ThreadQueries {
         model: t.runner.modelName,
         cwd: this.cwdOf(t.id),
       };
-    });
-    const stored = [...this.chat.stored.values()].map(
-      (t): ThreadInfo => ({
-        id: t.id,
-        num: t.num,
-        parent_id: t.parentId,
-        title: t.title,
-        status: t.interrupted ? "interrupted" : "stored",
-        stop_reason: null,
-        messages: t.messages,
-        updated: t.updated,
-        bufnr: null,
-        input_bufnr: null,
-        changed_files: [],
-        // Its usage is tine's to show when its requests are tine's.
-        usage: this.usage.storedInfo(t.id, this.ownMessages(t.runner) === null),
-        model: null,
-        cwd: null,
-      }),
-    );
-    const created = (id: ThreadId) => this.chat.threads.get(id)?.created ?? this.chat.stored.get(id)?.created ?? 0;
-    return [...live, ...stored].sort((a, b) => created(a.id) - created(b.id));
+    }
+    const stored = this.chat.stored.get(id);
+    if (!stored) return null;
+    return {
+      id: stored.id,
+      num: stored.num,
+      parent_id: stored.parentId,
+      title: stored.title,
+      status: stored.interrupted ? "interrupted" : "stored",
+      stop_reason: null,
+      messages: stored.messages,
+      updated: stored.updated,
+      bufnr: null,
+      input_bufnr: null,
+      changed_files: [],
+      // Its usage is tine's to show when its requests are tine's.
+      usage: this.usage.storedInfo(stored.id, this.ownMessages(stored.runner) === null),
+      model: null,
+      cwd: null,
+    };
   }
 
   /**

@@ -1,16 +1,17 @@
 /**
- * The list Lua keeps for threads(): nothing is pushed before Lua first asks; after that a pass
- * pushes only after a message other than a streamed delta and when the list differs, the slow
- * tick catches what changed outside the chat, and every list is numbered after the one before.
+ * The list Lua keeps for threads(): nothing is sent before Lua first asks; after that only the
+ * entries of threads noted (and their ancestors) that differ from what was sent, the order when
+ * threads came or went, the live threads on the tick; each send numbered after the one before.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ThreadId } from "../chat/msgs.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
-import { type MirroredThreads, ThreadsMirror } from "./threads-mirror.ts";
+import { entriesTouched, type MirroredThreads, type MirrorSource, ThreadsMirror } from "./threads-mirror.ts";
 
-const info = (id: string, status: string): ThreadInfo => ({
+const info = (id: string, status: string, parent: string | null = null): ThreadInfo => ({
   id,
   num: 1,
-  parent_id: null,
+  parent_id: parent,
   title: id,
   status,
   stop_reason: null,
@@ -24,63 +25,83 @@ const info = (id: string, status: string): ThreadInfo => ({
   cwd: null,
 });
 
+/** Threads by id, in order; counts the entries made. */
+function threads(initial: ThreadInfo[]) {
+  const now = new Map(initial.map((t) => [t.id, t]));
+  const made: string[] = [];
+  const source: MirrorSource = {
+    order: () => [...now.keys()],
+    info: (id) => {
+      made.push(id);
+      return now.get(id) ?? null;
+    },
+    parentOf: (id) => now.get(id)?.parent_id ?? undefined,
+    live: () => now.keys(),
+  };
+  return { now, made, source };
+}
+
 afterEach(() => {
   vi.useRealTimers();
 });
 
 describe("ThreadsMirror", () => {
-  it("pushes once asked, on a moved version with a changed list, and on the tick", () => {
+  it("sends what changed once asked: the noted threads and their ancestors, the order when it changed", () => {
     vi.useFakeTimers();
-    let threads = [info("a", "idle")];
-    let listed = 0;
+    const t = threads([info("root", "idle"), info("a", "idle", "root"), info("b", "idle")]);
     const pushed: MirroredThreads[] = [];
-    const mirror = new ThreadsMirror(
-      () => {
-        listed++;
-        return threads;
-      },
-      (m) => pushed.push(m),
-      1000,
-    );
+    const mirror = new ThreadsMirror(t.source, (m) => pushed.push(m), 5000);
 
-    mirror.mayChange();
+    mirror.note(["a"], true);
     mirror.passed();
-    vi.advanceTimersByTime(5000);
     expect(pushed).toEqual([]);
-    expect(listed).toBe(0);
 
-    expect(mirror.now()).toEqual({ seq: 1, threads });
+    expect(mirror.now()).toEqual({ seq: 1, set: [...t.now.values()], order: ["root", "a", "b"] });
+    t.made.length = 0;
 
-    // A pass after streamed deltas only does not even make the list.
+    // A pass after streamed deltas only makes no entry at all.
     mirror.passed();
-    expect(listed).toBe(1);
+    expect(t.made).toEqual([]);
 
-    threads = [info("a", "streaming")];
-    mirror.mayChange();
+    // A fork's entry changed: it and its parent are made again; only what differs goes.
+    t.now.set("a", info("a", "streaming", "root"));
+    mirror.note(["a"], false);
     mirror.passed();
-    expect(pushed).toEqual([{ seq: 2, threads }]);
+    expect(t.made.sort()).toEqual(["a", "root"]);
+    expect(pushed).toEqual([{ seq: 2, set: [info("a", "streaming", "root")], order: null }]);
 
-    // A message came but the list did not change: nothing goes.
-    mirror.mayChange();
-    mirror.passed();
-    expect(pushed).toHaveLength(1);
+    // Noted, unchanged: nothing goes.
+    mirror.note(["b"], false);
+    expect(mirror.due()).toBeNull();
 
-    // A change outside the chat (a store write's time, a cache expiring) goes on the tick.
-    threads = [info("a", "streaming"), info("b", "idle")];
-    vi.advanceTimersByTime(999);
-    expect(pushed).toHaveLength(1);
-    vi.advanceTimersByTime(1);
-    expect(pushed).toEqual([
-      { seq: 2, threads: [info("a", "streaming")] },
-      { seq: 3, threads },
-    ]);
+    // A thread came and one went: the order, and the new one's entry.
+    t.now.delete("b");
+    t.now.set("c", info("c", "idle"));
+    mirror.note([], true);
+    expect(mirror.due()).toEqual({ seq: 3, set: [info("c", "idle")], order: ["root", "a", "c"] });
 
-    // An answer in between is numbered too: a push queued before it is older.
-    expect(mirror.now().seq).toBe(4);
+    // The tick looks at the live threads (a store write's time changes with no message).
+    t.now.set("c", { ...info("c", "idle"), updated: 5 });
+    vi.advanceTimersByTime(5000);
+    expect(pushed.at(-1)).toEqual({ seq: 4, set: [{ ...info("c", "idle"), updated: 5 }], order: null });
 
     mirror.close();
-    threads = [];
-    vi.advanceTimersByTime(10_000);
+    t.now.set("c", info("c", "error"));
+    vi.advanceTimersByTime(20_000);
     expect(pushed).toHaveLength(2);
+  });
+
+  it("a streamed delta touches no entry; another thread message its thread's; a tree change the tree; a rescan every one", () => {
+    const id = "t1" as ThreadId;
+    expect(entriesTouched({ type: "thread-msg", id, msg: { type: "agent", msg: { type: "stream-updated" } } })).toBeNull();
+    expect(
+      entriesTouched({
+        type: "thread-msg",
+        id,
+        msg: { type: "agent", msg: { type: "status-changed", status: { type: "streaming", startedAt: 0, attempt: 0 } } },
+      }),
+    ).toBe(id);
+    expect(entriesTouched({ type: "chat-msg", msg: { type: "select-thread", id } })).toBe("tree");
+    expect(entriesTouched({ type: "chat-msg", msg: { type: "stored-found", threads: [] } })).toBe("all");
   });
 });

@@ -1,17 +1,20 @@
 /**
  * The thread list as Lua keeps a copy of it, so that `require('tine').threads()` (a statusline
  * calls it on every redraw) is answered in Neovim without waiting on a host busy with streams.
- * The first call asks the host (`now`), which from then on pushes the list when it changes: at
- * the end of a drawing pass after any chat message but a streamed delta (a status, a title, a
- * fork, a turn's changed files), so once threads() says a reply came its display shows it; and on
- * a slow tick, for what changes with the clock or outside the chat (a store write's time, a cache
- * expiring); a thread's buffers, once made, are a change too (`mayChange`). A push goes only when the list differs from the last one sent, so
- * thirty forks streaming cost nothing here. Every list carries a sequence number: Lua keeps the
- * newest it has seen.
+ * The first call asks the host (`now`: the whole list); from then on the host sends what changed:
+ * the entries of the threads a chat message other than a streamed delta touched (and their
+ * ancestors, whose subtree sums move with them), and the order when threads came or went. Sent at
+ * the end of a drawing pass (in the same message as its buffer writes, so a display and threads()
+ * never disagree), with the answer to any call, and on a slow tick for what changes with the
+ * clock (a store write's time, a cache expiring). Work per change is the threads it touched, not
+ * the threads open. Every entry and order carries the sequence number it was sent with: Lua keeps
+ * the newest of each, so a push queued behind an answer never undoes it.
  */
+import type { RootMsg, ThreadId } from "../chat/msgs.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
 
-export type MirroredThreads = { seq: number; threads: ThreadInfo[] };
+/** `order`: every thread's id, in the list's order, when it changed (always in a whole list); `set`: entries that changed. */
+export type MirroredThreads = { seq: number; set: ThreadInfo[]; order: ThreadId[] | null };
 
 export type MirrorClock = {
   setTimeout(fn: () => void, ms: number): unknown;
@@ -23,49 +26,104 @@ const realClock: MirrorClock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** What the mirror reads of the threads (view/thread-queries.ts). */
+export type MirrorSource = {
+  /** Every thread's id, in the list's order. */
+  order(): ThreadId[];
+  /** A thread's entry; null once it is gone. */
+  info(id: ThreadId): ThreadInfo | null;
+  parentOf(id: ThreadId): ThreadId | undefined;
+  /** The live threads (the tick looks at these: a stored entry changes only with the chat). */
+  live(): Iterable<ThreadId>;
+};
+
 export class ThreadsMirror {
   private seq = 0;
-  private lastSent = "";
-  /** A chat message other than a streamed delta came since the last list was made. */
-  private stale = false;
-  /** Lua asked once: pushes go from then on. */
+  /** Each entry as last sent (JSON). */
+  private readonly sent = new Map<ThreadId, string>();
+  private sentOrder = "";
+  /** Threads whose entry may have changed since the last send; `reorder`: threads may have come or gone. */
+  private readonly dirty = new Set<ThreadId>();
+  private reorder = false;
+  /** Lua asked once: changes are sent from then on. */
   private active = false;
   private tick: unknown = null;
 
   constructor(
-    private readonly list: () => ThreadInfo[],
+    private readonly source: MirrorSource,
     private readonly push: (mirrored: MirroredThreads) => void,
-    private readonly tickMs = 1000,
+    private readonly tickMs = 5000,
     private readonly clock: MirrorClock = realClock,
   ) {}
 
-  /** The list now, for a call that waits for it; pushes follow from then on. */
+  /** The whole list now, for a call that waits for it; changes are sent from then on. */
   now(): MirroredThreads {
-    const threads = this.list();
-    this.lastSent = JSON.stringify(threads);
-    this.stale = false;
+    const order = this.source.order();
+    const set: ThreadInfo[] = [];
+    this.sent.clear();
+    for (const id of order) {
+      const info = this.source.info(id);
+      if (!info) continue;
+      set.push(info);
+      this.sent.set(id, JSON.stringify(info));
+    }
+    this.sentOrder = JSON.stringify(order);
+    this.dirty.clear();
+    this.reorder = false;
     this.seq++;
     if (!this.active) {
       this.active = true;
       this.armTick();
     }
-    return { seq: this.seq, threads };
+    return { seq: this.seq, set, order };
   }
 
-  /** A chat message that may change an entry (anything but a streamed delta) is being handled. */
-  mayChange(): void {
-    this.stale = true;
+  /** These threads' entries may have changed (`reorder`: threads may have come or gone). */
+  note(ids: Iterable<ThreadId>, reorder: boolean): void {
+    if (!this.active) return;
+    for (const id of ids) this.dirty.add(id);
+    if (reorder) this.reorder = true;
   }
 
-  /** A drawing pass ended (after any batch of chat messages): cheap when only text streamed. */
+  /** A drawing pass ended: what changed goes with it. Nothing to do after streamed deltas only. */
   passed(): void {
-    if (this.active && this.stale) this.flush();
+    const taken = this.due();
+    if (taken) this.push(taken);
   }
 
-  /** For an answer to any call: the list when it may have changed since the last one sent and did, else null. */
+  /** What changed since the last send, for an answer or a pass; null when nothing did. */
   due(): MirroredThreads | null {
-    if (!this.active || !this.stale) return null;
-    return this.take();
+    if (!this.active || (this.dirty.size === 0 && !this.reorder)) return null;
+    let order: ThreadId[] | null = null;
+    if (this.reorder) {
+      const now = this.source.order();
+      const key = JSON.stringify(now);
+      if (key !== this.sentOrder) {
+        this.sentOrder = key;
+        order = now;
+        // A thread that came has an entry to send; one that went has none to keep.
+        const present = new Set(now);
+        for (const id of now) if (!this.sent.has(id)) this.dirty.add(id);
+        for (const id of this.sent.keys()) if (!present.has(id)) this.sent.delete(id);
+      }
+      this.reorder = false;
+    }
+    // A thread's subtree sums count its forks: its ancestors' entries move with it.
+    for (const id of [...this.dirty])
+      for (let p = this.source.parentOf(id); p !== undefined; p = this.source.parentOf(p)) this.dirty.add(p);
+    const set: ThreadInfo[] = [];
+    for (const id of this.dirty) {
+      const info = this.source.info(id);
+      if (!info) continue;
+      const key = JSON.stringify(info);
+      if (this.sent.get(id) === key) continue;
+      this.sent.set(id, key);
+      set.push(info);
+    }
+    this.dirty.clear();
+    if (!order && set.length === 0) return null;
+    this.seq++;
+    return { seq: this.seq, set, order };
   }
 
   /** The host is going away. */
@@ -77,24 +135,19 @@ export class ThreadsMirror {
 
   private armTick(): void {
     this.tick = this.clock.setTimeout(() => {
-      this.flush();
+      this.note(this.source.live(), false);
+      this.passed();
       if (this.active) this.armTick();
     }, this.tickMs);
   }
+}
 
-  private flush(): void {
-    const taken = this.take();
-    if (taken) this.push(taken);
-  }
-
-  /** The list, numbered, when it differs from the last one sent; null when it does not. */
-  private take(): MirroredThreads | null {
-    this.stale = false;
-    const threads = this.list();
-    const key = JSON.stringify(threads);
-    if (key === this.lastSent) return null;
-    this.lastSent = key;
-    this.seq++;
-    return { seq: this.seq, threads };
-  }
+/**
+ * Which entries a chat message may change: none for a streamed delta (its text streams; nothing
+ * threads() shows moves with it), its thread's for another thread message, the threads it
+ * touched for a change to the tree, and every one when the store was read again.
+ */
+export function entriesTouched(msg: RootMsg): ThreadId | "tree" | "all" | null {
+  if (msg.type === "thread-msg") return msg.msg.type === "agent" && msg.msg.msg.type === "stream-updated" ? null : msg.id;
+  return msg.msg.type === "stored-found" ? "all" : "tree";
 }

@@ -42,7 +42,7 @@ describe(`calls to the host (${nv.version})`, () => {
       assert.equal(await s.lua<number>(asked), 1, "no call to the host since the send");
 
       // A list sent before the last one, arriving late, is dropped.
-      await s.lua("require('tine.threads_mirror').pushed({ seq = 0, threads = {} })");
+      await s.lua("require('tine.threads_mirror').pushed({ seq = 0, set = {}, order = {} })");
       assert.equal((await s.threads()).length, 1);
 
       // A call that changes the list brings it back with its answer.
