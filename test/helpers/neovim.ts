@@ -155,12 +155,21 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Removes a test's folder. A stopping host may still be writing its snapshot store there (a git
+ * it started finishing its work; under CI load that took over 5 s once), so removal is retried
+ * with growing waits, about 20 s in all.
+ */
+function removeFolder(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 12, retryDelay: 250 });
+}
+
 /** Project folders for the tests of one file, each removed after its test: call at the file's top. */
 export function tempProjects(): () => string {
   let dirs: string[] = [];
   afterEach(() => {
     // The host may still be writing its snapshot store there as it stops: removal is retried.
-    for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10 });
+    for (const d of dirs) removeFolder(d);
     dirs = [];
   });
   return () => {
@@ -197,7 +206,7 @@ export async function withProject(fn: (cwd: string) => Promise<void>): Promise<v
     await fn(cwd);
   } finally {
     // A process the test started may still be writing there for a moment (a CLI in a terminal).
-    rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
+    removeFolder(cwd);
   }
 }
 
@@ -439,6 +448,6 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     // A program run in a terminal (the Claude Code CLI) outlives Neovim and goes on writing in the
     // project: it is ended, and waited for, before the folder goes.
     await endProcessGroups(terminals);
-    if (!options.cwd) rmSync(cwd, { recursive: true, force: true, maxRetries: 10 });
+    if (!options.cwd) removeFolder(cwd);
   }
 }
