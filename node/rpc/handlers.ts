@@ -206,11 +206,11 @@ export class Handlers implements Host {
    * (view/threads-mirror.ts): after any call, threads() in Lua is as current as the host.
    */
   async handle(method: string, args: unknown[]): Promise<Answer> {
-    const result = await this.run(method, args);
+    const result = await this.runMethod(method, args);
     return { result: result ?? null, threads: this.current?.threadsMirror.due() ?? null };
   }
 
-  private async run(method: string, args: unknown[]): Promise<unknown> {
+  private async runMethod(method: string, args: unknown[]): Promise<unknown> {
     if (isMethod(method)) return await run(METHODS, RUNNERS, this, method, args);
     if (isTestMethod(method)) return await run(TEST_METHODS, TEST_RUNNERS, this, method, args);
     throw new Error(`tine: unknown request ${method}`);
