@@ -28,7 +28,8 @@ M.defaults = {
   -- this order (yours, then the project's: a later file is the more specific). Read when a thread
   -- starts: a change applies to new threads, and a thread keeps what it read (in its forks and
   -- after a restart too). Paths are relative to the project root, or absolute; `~` and
-  -- $XDG_CONFIG_HOME (~/.config when unset) are expanded; a file that is not there is skipped.
+  -- $XDG_CONFIG_HOME (~/.config when unset) are expanded; a file that is not there is skipped,
+  -- and one in the project that links outside it is not read (the banner says where it leads).
   -- A file longer than max_bytes is cut there, and the model and the thread's banner are told.
   -- `files` you set replaces this list whole. false: none.
   instructions = {

@@ -83,6 +83,14 @@ function M.check()
           )
         elseif f.state == "unreadable" then
           h.warn(("%s: could not be read (%s): new threads start without it"):format(f.path, f.why))
+        elseif f.state == "outside" then
+          -- A project's file linked outside it (a cloned repo's CLAUDE.md -> ~/.aws/credentials).
+          h.warn(
+            ("%s: not read: it links to %s, outside the project (name that file in instructions.files to send it)"):format(
+              f.path,
+              f.to
+            )
+          )
         elseif f.state == "same" then
           h.info(("%s: the same file as %s, sent once"):format(f.path, f.as))
         else

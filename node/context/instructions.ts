@@ -5,8 +5,13 @@
  * was read is kept with the thread (its runner spec, its stored header), so its requests never
  * change while it lives, after a restart or in a fork. The one module that finds, reads and caps
  * them, and says what was read.
+ *
+ * A file named inside the project is the project's, and a cloned project can make it a link to
+ * anything (/proc/self/environ, ~/.aws/credentials): it is read only when, links resolved, it is
+ * inside the project. A file the user names outside the project (their own config folder's, an
+ * absolute path) is theirs, read wherever it leads.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type InstructionPart, instructionsPrompt } from "../chat/prompts.ts";
@@ -23,7 +28,9 @@ export type InstructionFile =
   /** Longer than max_bytes: its first max_bytes were sent, with a note saying so. `size`: its bytes. */
   | { readonly path: string; readonly state: "cut"; readonly size: number }
   /** There, but it could not be read (`why`): nothing of it was sent. */
-  | { readonly path: string; readonly state: "unreadable"; readonly why: string };
+  | { readonly path: string; readonly state: "unreadable"; readonly why: string }
+  /** The project's, but it leads outside the project (to `to`, shown as paths are): never read. */
+  | { readonly path: string; readonly state: "outside"; readonly to: string };
 
 /** What a thread started with: the text sent after tine's system prompt ("" for none) and the files it came from. */
 export type ThreadInstructions = { readonly text: string; readonly files: readonly InstructionFile[] };
@@ -53,10 +60,7 @@ export function instructionPath(name: string, root: string, env: Env = process.e
 
 /** How a path is shown: relative to the project root inside it, `~/…` inside the home folder, else whole. */
 export function shownPath(path: string, root: string, env: Env = process.env): string {
-  const inside = (folder: string) => {
-    const rel = relative(folder, path);
-    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
-  };
+  const inside = (folder: string) => (isInside(path, folder) ? relative(folder, path) : null);
   const inRoot = inside(root);
   if (inRoot !== null) return inRoot.split(sep).join("/");
   const inHome = inside(env["HOME"] || homedir());
@@ -81,6 +85,7 @@ export function readInstructions(option: InstructionsOption, root: string, env: 
       case "read":
       case "cut":
       case "unreadable":
+      case "outside":
         files.push(f);
         if (part) parts.push(part);
         continue;
@@ -102,6 +107,8 @@ export function instructionsLine(instructions: ThreadInstructions | undefined): 
         return `${f.path} (cut: ${sizeOf(f.size)}, over instructions.max_bytes)`;
       case "unreadable":
         return `${f.path} (could not be read: ${f.why})`;
+      case "outside":
+        return `${f.path} (not read: it links to ${f.to}, outside the project)`;
       default:
         return assertUnreachable(f);
     }
@@ -119,10 +126,12 @@ export function checkInstructions(v: unknown): ThreadInstructions | null {
     const path = f["path"];
     const size = f["size"];
     const why = f["why"];
+    const to = f["to"];
     if (f["state"] === "read") files.push({ path, state: "read" });
     else if (f["state"] === "cut" && Number.isInteger(size) && (size as number) >= 0)
       files.push({ path, state: "cut", size: size as number });
     else if (f["state"] === "unreadable" && typeof why === "string") files.push({ path, state: "unreadable", why });
+    else if (f["state"] === "outside" && typeof to === "string") files.push({ path, state: "outside", to });
     else return null;
   }
   return { text: v["text"], files };
@@ -133,12 +142,16 @@ type Read = { readonly found: FoundFile; readonly part?: InstructionPart };
 function read(option: InstructionsOption, root: string, env: Env): Read[] {
   if (option === false) return [];
   const seen = new Map<string, string>();
+  const realRoot = realOr(root);
   return option.files.map((name) => {
     const abs = instructionPath(name, root, env);
     const path = shownPath(abs, root, env);
     let file: { bytes: Buffer; size: number; id: string };
     try {
-      file = readCapped(abs, option.max_bytes);
+      const real = realpathSync.native(abs);
+      if (isInside(abs, root) && !isInside(real, realRoot)) return { found: { path, state: "outside", to: shownPath(real, root, env) } };
+      // The path checked, not the name: a link swapped in since is not followed (O_NOFOLLOW).
+      file = readCapped(real, option.max_bytes);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") return { found: { path, state: "missing" } };
@@ -156,6 +169,21 @@ function read(option: InstructionsOption, root: string, env: Env): Read[] {
   });
 }
 
+/** Whether `path` is below `folder` (both as written: compare real paths for where links lead). */
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+}
+
+/** The project root with its links resolved (a root under a linked /tmp is still itself), or as given when it cannot be. */
+function realOr(root: string): string {
+  try {
+    return realpathSync.native(root);
+  } catch {
+    return root;
+  }
+}
+
 /** Why a file could not be read, in a few words (no path: the banner names it). */
 function reason(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
@@ -167,10 +195,11 @@ function reason(error: unknown): string {
 /**
  * At most `max` bytes of a regular file, its whole size, and what tells it from another name for
  * the same file. Opened without blocking (a FIFO named AGENTS.md must not hang the host); anything
- * but a regular file is refused. Links are followed: CLAUDE.md is often a link to AGENTS.md.
+ * but a regular file is refused. `path` has its links resolved already (`read` checked where it
+ * leads): a link in its place now is refused, not followed.
  */
 function readCapped(path: string, max: number): { bytes: Buffer; size: number; id: string } {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) throw Object.assign(new Error(`it is ${kindOf(info)}`), { code: "ENOTREG" });
