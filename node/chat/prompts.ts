@@ -38,11 +38,16 @@ export const REPORT_TAIL_BYTES = 12_000;
 /** A report's text as it is queued, shown and sent: trimmed and capped. */
 export const capReport = (text: string): string => headAndTail(text.trim(), REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, "the report");
 
-/** The block's own tags (`<fork-report`, `</fork-report`, in any case and spacing). */
-const BLOCK_TAG = /<(\s*\/?\s*fork-report)/gi;
+/** A block's own tags (`<tag`, `</tag`, in any case and spacing): the ones its text must not hold. */
+const tagsOf = (tag: string) => new RegExp(`<(\\s*\\/?\\s*${tag})`, "gi");
+const REPORT_TAG = tagsOf("fork-report");
+const INSTRUCTIONS_TAG = tagsOf("instructions");
 
-/** Text that cannot open or close a report block: its tags are written `&lt;fork-report`. */
-const neutralised = (text: string): string => text.replace(BLOCK_TAG, "&lt;$1");
+/** Text that cannot open or close a block of `tags`: they are written `&lt;tag`. */
+const neutralised = (text: string, tags: RegExp): string => text.replace(tags, "&lt;$1");
+
+/** An attribute's value that cannot end it, its tag or its block: no quote, no line break, no tag. */
+const attribute = (value: string, tags: RegExp): string => neutralised(value, tags).replace(/"/g, "'").replace(/\s+/g, " ");
 
 /**
  * How a report travels in the parent's next user turn: a clearly marked block of its own. The
@@ -50,9 +55,7 @@ const neutralised = (text: string): string => text.replace(BLOCK_TAG, "&lt;$1");
  * early, so nothing after it reads as the user's.
  */
 export function reportBlock(r: QueuedReport): string {
-  // In the attribute: no quote to close it, no line break.
-  const from = neutralised(r.from).replace(/"/g, "'").replace(/\s+/g, " ");
-  return `<fork-report from="${from}">\n${neutralised(capReport(r.text))}\n</fork-report>`;
+  return `<fork-report from="${attribute(r.from, REPORT_TAG)}">\n${neutralised(capReport(r.text), REPORT_TAG)}\n</fork-report>`;
 }
 
 const BLOCK = /^<fork-report from="([^"\n]*)">\n([\s\S]*)\n<\/fork-report>$/;
@@ -118,13 +121,15 @@ export type InstructionPart = {
 
 /**
  * The project instructions as they follow tine's own system prompt: each file in a block naming
- * it, in the order read (a later file is the more specific). "" when no file has any text.
+ * it, in the order read (a later file is the more specific). "" when no file has any text. A
+ * file's text is the project's, not tine's: it cannot end its block and forge another file's (or
+ * the user's own), as a report cannot end its block.
  */
 export function instructionsPrompt(parts: readonly InstructionPart[]): string {
   const blocks = parts.flatMap((p) => {
     const note = p.cut ? `\n[tine: the file is ${p.cut.size}; only its first ${p.cut.kept} are here (instructions.max_bytes)]` : "";
-    const text = p.text.trim();
-    return text || note ? [`<instructions file="${p.file.replace(/"/g, "'")}">\n${text}${note}\n</instructions>`] : [];
+    const text = neutralised(p.text.trim(), INSTRUCTIONS_TAG);
+    return text || note ? [`<instructions file="${attribute(p.file, INSTRUCTIONS_TAG)}">\n${text}${note}\n</instructions>`] : [];
   });
   if (!blocks.length) return "";
   return [
