@@ -4,7 +4,8 @@
  * Reading walks `parentUuid` from the leaf (the newest record below the last `last-prompt`
  * record's `leafUuid`, else the last chain record), merges assistant records of one response (one
  * block per record, sharing `message.id`), and leaves out what is Claude Code's own: meta records,
- * attachments and system records, sidechains, system reminders, unknown types. A truncated last
+ * attachments and system records, sidechains, system reminders, unknown types. A user's text that
+ * reads as tine's own markup is escaped (chat/foreign-text.ts). A truncated last
  * line is skipped, as the CLI itself does; any other line that is not JSON is an error naming it.
  * A line of odd types (a block that is not an object, a text that is not a string) or out of
  * bounds (bounded-json.ts) has its content left out and is named in `skipped`. The result is a
@@ -14,6 +15,7 @@
  * system message.
  */
 import { randomUUID } from "node:crypto";
+import { asForeignText } from "../chat/foreign-text.ts";
 import type { AssistantBlock, NativeMessage, ToolResultBlock, UserBlock } from "../providers/native.ts";
 import { cleanAssistantBlocks } from "../providers/turn-cleanup.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
@@ -83,7 +85,9 @@ function userBlocks(content: unknown, odd: (why: string) => void): UserBlock[] {
     if (!isObject(b)) odd("a content block that is not an object");
     else if (b["type"] === "text") {
       if (typeof b["text"] !== "string") odd("a text block whose text is not a string");
-      else if (!b["text"].trimStart().startsWith("<system-reminder>") && b["text"].trim()) out.push({ type: "text", text: b["text"] });
+      else if (!b["text"].trimStart().startsWith("<system-reminder>") && b["text"].trim())
+        // The session's text, not tine's: never read back as a context block or a report.
+        out.push({ type: "text", text: asForeignText(b["text"]) });
     } else if (b["type"] === "tool_result") {
       if (typeof b["tool_use_id"] !== "string") odd("a tool_result block without a string tool_use_id");
       else {
