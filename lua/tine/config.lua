@@ -217,37 +217,6 @@ end
 local function positive(v)
   return type(v) == "number" and v > 0, "a number above 0"
 end
-local RATE_FIELDS = { "input", "output", "cache_write", "cache_read", "context_window" }
-
---- `prices`: rates by model name, each field a finite number >= 0 (context_window above 0), as the
---- host checks them again (node/usage/prices.ts). A wrong one names its model and field.
-local function prices(v)
-  local table_of = "a table of rates by model name"
-  if type(v) ~= "table" then
-    return false, table_of
-  end
-  for model, r in pairs(v) do
-    if type(model) ~= "string" then
-      return false, table_of, "prices", ("%s as a name"):format(vim.inspect(model))
-    end
-    local at = ("prices[%q]"):format(model)
-    if type(r) ~= "table" then
-      return false, ("a table { %s }"):format(table.concat(RATE_FIELDS, ", ")), at, vim.inspect(r)
-    end
-    for _, field in ipairs(RATE_FIELDS) do
-      local n = r[field]
-      local window = field == "context_window"
-      -- n ~= n: NaN; math.huge: no rate.
-      if type(n) ~= "number" or n ~= n or n == math.huge or n < 0 or (window and n <= 0) then
-        return false,
-          window and "a number above 0" or "a number >= 0 (dollars per million tokens)",
-          ("%s.%s"):format(at, field),
-          vim.inspect(n)
-      end
-    end
-  end
-  return true
-end
 local function string_list(v)
   return type(v) == "table" and vim.iter(v):all(function(x)
     return type(x) == "string"
@@ -332,7 +301,7 @@ local checks = {
     return v == false or (type(v) == "number" and v > 0 and v <= 1), "false or a fraction above 0, at most 1"
   end,
   display_fill_step = positive,
-  prices = prices,
+  prices = require("tine.prices").check,
   cache_lifetime = positive,
   node = typed("string"),
   complete_max_items = function(v)
@@ -387,13 +356,10 @@ function M.problems(options, given)
     end
   end
   for name, check in pairs(checks) do
-    -- A check of a table may name the part that is wrong (`at`) and show what it holds.
-    local ok, what, at, shown = check(options[name])
+    local ok, what, at, shown = check(options[name]) -- `at`, `shown`: the part of a table that is wrong
     if not ok then
-      table.insert(
-        out,
-        ("tine: setup: %s must be %s (got %s)"):format(at or name, what, at and shown or vim.inspect(options[name]))
-      )
+      local got = at and shown or vim.inspect(options[name])
+      table.insert(out, ("tine: setup: %s must be %s (got %s)"):format(at or name, what, got))
     end
   end
   table.sort(out)
