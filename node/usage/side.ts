@@ -11,7 +11,7 @@ import type { History } from "../providers/history.ts";
 import type { Usage } from "../providers/native.ts";
 import { isCount, isObject } from "../store/shapes.ts";
 import { entryUsage } from "./figures.ts";
-import { isUsage, usageFrom } from "./token-counts.ts";
+import { takeCounts } from "./token-counts.ts";
 
 export type SideKind = "title" | "compact" | "handoff" | "failed";
 
@@ -51,8 +51,15 @@ export function checkSide(v: unknown): SideRequest | string {
   if (!isObject(v) || typeof v["kind"] !== "string" || !KINDS.has(v["kind"])) return "kind is not a side request's";
   if (typeof v["model"] !== "string" || !isCount(v["requests"]) || typeof v["at"] !== "number") return "model, requests or at missing";
   const u = v["usage"];
-  if (!isUsage(u)) return "usage is not an object";
-  // Its figures by the one rule: one that is not a token count is missing (0).
-  const usage: Usage = { web_search_requests: 0, ...usageFrom(u) };
+  if (!isObject(u)) return "usage is not an object";
+  // Its figures by the one rule (one that is not a token count is missing: 0), and nothing else of the object.
+  const usage: Usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    web_search_requests: 0,
+  };
+  takeCounts(usage, u);
   return { kind: v["kind"] as SideKind, model: v["model"], usage, requests: v["requests"], at: v["at"] };
 }

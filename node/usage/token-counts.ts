@@ -7,7 +7,7 @@
  * size or compaction's rules, which would otherwise show `$-2.00` or start a paid request.
  */
 import type { ResponseMeta, Usage } from "../providers/native.ts";
-import { isCount, isObject } from "../store/shapes.ts";
+import { isCount } from "../store/shapes.ts";
 
 export const isTokenCount = isCount;
 
@@ -36,7 +36,7 @@ export function takeCounts(into: Usage, from: Readonly<Record<string, unknown>>)
 
 /** The note a reply carries when `refused` (takeCounts) is not empty, or null. */
 export const leftOutNote = (refused: readonly string[]): string | null =>
-  refused.length ? `${LEFT_OUT_NOTE} (${refused.join(", ")}): they are left out of its tokens and cost` : null;
+  refused.length ? `${LEFT_OUT_NOTE} (${refused.join(", ")}): they are left out of the thread's tokens and cost` : null;
 
 /** A usage read from a file: its counts, anything else (or none) 0, web searches only when counted; itself when it is all counts. */
 export function usageFrom(raw: Usage): Usage {
@@ -55,6 +55,3 @@ export function metaFrom(meta: ResponseMeta): ResponseMeta {
   if (usage === meta.usage && last === meta.continued?.last) return meta;
   return { ...meta, usage, ...(meta.continued && last ? { continued: { ...meta.continued, last } } : {}) };
 }
-
-/** Whether `v` is a usage a file may hold: an object (its figures are then taken by the rule). */
-export const isUsage = (v: unknown): v is Usage => isObject(v);
