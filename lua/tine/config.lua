@@ -302,7 +302,7 @@ local checks = {
     return v == false or (type(v) == "number" and v > 0 and v <= 1), "false or a fraction above 0, at most 1"
   end,
   display_fill_step = positive,
-  prices = typed("table"),
+  prices = require("tine.prices").check,
   cache_lifetime = positive,
   node = typed("string"),
   complete_max_items = function(v)
@@ -357,9 +357,10 @@ function M.problems(options, given)
     end
   end
   for name, check in pairs(checks) do
-    local ok, what = check(options[name])
+    local ok, what, at, shown = check(options[name]) -- `at`, `shown`: the part of a table that is wrong
     if not ok then
-      table.insert(out, ("tine: setup: %s must be %s (got %s)"):format(name, what, vim.inspect(options[name])))
+      local got = at and shown or vim.inspect(options[name])
+      table.insert(out, ("tine: setup: %s must be %s (got %s)"):format(at or name, what, got))
     end
   end
   table.sort(out)

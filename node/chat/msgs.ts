@@ -92,6 +92,8 @@ export type StoredThread = {
   readonly worktree: { readonly path: string; readonly base: string } | null;
   /** What its own requests used, as the store's scan keeps it (the list shows it without loading the thread); none: unknown. */
   readonly usage?: StoredUsage;
+  /** Its transcript's parent pointer led back to it (store/project-tree.ts): cut, so it is a root, and the list says why. */
+  readonly looped?: true;
 };
 
 export type ForkRequest = {

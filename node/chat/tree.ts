@@ -3,7 +3,8 @@
  * the order they were forked, and what a promote does to it. Pure: no threads, no effects, no
  * clock. Entries stay when a thread is deleted or a fork ends, so a fork's ordinal (`⑂3`) is never
  * given twice under one parent. Children are indexed by parent, so asking for them costs what
- * they are, not what the tree is.
+ * they are, not what the tree is. It stays a tree whatever a transcript says: a link that would
+ * make a thread its own ancestor is refused, so every walk up or down it ends.
  */
 import type { ThreadId } from "./msgs.ts";
 
@@ -48,8 +49,13 @@ export class ForkTree {
     return this.childrenOf(parentId).length + 1;
   }
 
-  /** Links `child` under a parent (or moves it there), keeping its place in fork order. */
-  link(child: ThreadId, lineage: Lineage): void {
+  /**
+   * Links `child` under a parent (or moves it there), keeping its place in fork order. A link that
+   * would make `child` its own ancestor is refused (false): `child` stays where it was.
+   */
+  link(child: ThreadId, lineage: Lineage): boolean {
+    for (let at: ThreadId | undefined = lineage.parentId; at !== undefined; at = this.parents.get(at)?.parentId)
+      if (at === child) return false;
     const before = this.parents.get(child);
     if (before) this.detach(child, before.parentId);
     if (!this.order.has(child)) this.order.set(child, this.linked++);
@@ -60,6 +66,7 @@ export class ForkTree {
     while (i > 0 && this.order.get(siblings[i - 1]!)! > at) i--;
     siblings.splice(i, 0, child);
     this.children.set(lineage.parentId, siblings);
+    return true;
   }
 
   /**
@@ -92,3 +99,26 @@ export class ForkTree {
 }
 
 const NONE: readonly ThreadId[] = [];
+
+/**
+ * The ids on a loop of parent pointers (`parentOf` as read from transcripts: a thread pointing at
+ * itself, or at one that leads back to it). Each id is walked once, so a long chain costs its
+ * length, not its square.
+ */
+export function onLoops(ids: Iterable<string>, parentOf: (id: string) => string | undefined): Set<string> {
+  const looped = new Set<string>();
+  const done = new Set<string>();
+  for (const start of ids) {
+    const path: string[] = [];
+    const onPath = new Map<string, number>();
+    let at: string | undefined = start;
+    while (at !== undefined && !done.has(at) && !onPath.has(at)) {
+      onPath.set(at, path.length);
+      path.push(at);
+      at = parentOf(at);
+    }
+    if (at !== undefined && onPath.has(at)) for (const id of path.slice(onPath.get(at))) looped.add(id);
+    for (const id of path) done.add(id);
+  }
+  return looped;
+}

@@ -4,6 +4,7 @@
  * a fork copies its finished blocks, and abort or an error closes it with the turn clean-up rule.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { LEFT_OUT_NOTE, leftOutNote, takeCounts } from "../usage/token-counts.ts";
 import { depthProblem, parseBounded, TOOL_INPUT_BOUNDS } from "../util/bounded-json.ts";
 import type { InProgressBlock, StopReason } from "./agent.ts";
 import type { AssistantBlock, RequestKey, ResponseMeta, TextBlock, ToolResultBlock, Usage } from "./native.ts";
@@ -53,7 +54,7 @@ export type Stream = {
 export function applyEvent(stream: Stream, event: Anthropic.Messages.RawMessageStreamEvent): boolean {
   switch (event.type) {
     case "message_start":
-      mergeUsage(stream.usage, event.message.usage);
+      mergeUsage(stream, event.message.usage);
       return false;
     case "content_block_start": {
       const started = startBlock(stream, event.content_block);
@@ -83,7 +84,7 @@ export function applyEvent(stream: Stream, event: Anthropic.Messages.RawMessageS
     }
     case "message_delta":
       stream.stopReason = (event.delta.stop_reason as StopReason | null) ?? stream.stopReason;
-      mergeUsage(stream.usage, event.usage);
+      mergeUsage(stream, event.usage);
       break;
     case "message_stop":
       return false;
@@ -209,23 +210,33 @@ export function addUsage(a: Usage, b: Usage): Usage {
   return out;
 }
 
-/** The usage a request's own stream event reports, into `into` (a request read apart from the history: a summary, a title). */
+/**
+ * The usage a request's own stream event reports, into `into` (a request read apart from the
+ * history: a summary, a title); a figure that is not a token count is left out unsaid (nothing
+ * shows these requests but their sums).
+ */
 export function usageOf(into: Usage, event: Anthropic.Messages.RawMessageStreamEvent): void {
-  if (event.type === "message_start") mergeUsage(into, event.message.usage);
-  else if (event.type === "message_delta") mergeUsage(into, event.usage);
+  if (event.type === "message_start") apiFigures(into, event.message.usage);
+  else if (event.type === "message_delta") apiFigures(into, event.usage);
 }
 
-type ApiUsage = Partial<Record<Exclude<keyof Usage, "web_search_requests">, number | null>> & {
-  server_tool_use?: { web_search_requests?: number | null } | null;
-};
+/** The figures as the API's events hold them (web searches under `server_tool_use`): nothing in them is trusted. */
+type ApiUsage = { readonly server_tool_use?: unknown };
 
-/** The API's figures are totals so far (message_delta repeats and updates message_start's): each replaces the last. */
-function mergeUsage(into: Usage, from: ApiUsage | null | undefined): void {
-  if (!from) return;
-  for (const key of ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const) {
-    const v = from[key];
-    if (typeof v === "number") into[key] = v;
-  }
-  const searches = from.server_tool_use?.web_search_requests;
-  if (typeof searches === "number") into.web_search_requests = searches;
+/**
+ * The API's figures are totals so far (message_delta repeats and updates message_start's): each
+ * replaces the last. One that is not a token count is left out (usage/token-counts.ts), and the
+ * reply says so once, however many of its events held it.
+ */
+function mergeUsage(stream: Stream, from: ApiUsage | null | undefined): void {
+  const note = leftOutNote(apiFigures(stream.usage, from));
+  if (note && !stream.notes.some((n) => n.startsWith(LEFT_OUT_NOTE))) stream.notes.push(note);
+}
+
+/** `from`'s token counts into `into`; the figures that were not counts. */
+function apiFigures(into: Usage, from: ApiUsage | null | undefined): string[] {
+  if (!from || typeof from !== "object") return [];
+  const searches = from.server_tool_use;
+  const search = searches && typeof searches === "object" ? (searches as Record<string, unknown>) : {};
+  return takeCounts(into, { ...(from as Record<string, unknown>), web_search_requests: search["web_search_requests"] });
 }

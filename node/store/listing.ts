@@ -15,7 +15,7 @@ export type OtherThread = StoredThread;
 export type EndedThread = StoredThread & { how: ForkEnd };
 export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
 
-export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredThread {
+export function toStoredThread(s: ThreadSummary, busyBy: number | null, looped: ReadonlySet<string> = NO_LOOPS): StoredThread {
   return {
     id: s.id,
     num: s.num,
@@ -33,8 +33,11 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null): StoredT
     interrupted: s.interrupted === true,
     worktree: s.worktree,
     usage: s.usage,
+    ...(looped.has(s.id) ? { looped: true as const } : {}),
   };
 }
+
+const NO_LOOPS: ReadonlySet<string> = new Set();
 
 export class StoreListing {
   constructor(private readonly store: ThreadStore) {}
@@ -46,9 +49,9 @@ export class StoreListing {
    */
   scan(): { threads: StoredThread[]; ended: EndedThread[]; unreadable: readonly Unreadable[]; summaries: readonly ThreadSummary[] } {
     const { threads, unreadable } = this.store.list();
-    const { visible, ended } = projectTree(threads);
-    const stored = (t: ThreadSummary) => toStoredThread(t, this.busyBy(t.id));
-    const endedThreads = ended.map((t) => ({ ...toStoredThread(t, null), how: t.ended?.how ?? "discarded" }));
+    const { visible, ended, looped } = projectTree(threads);
+    const stored = (t: ThreadSummary) => toStoredThread(t, this.busyBy(t.id), looped);
+    const endedThreads = ended.map((t) => ({ ...toStoredThread(t, null, looped), how: t.ended?.how ?? "discarded" }));
     return { threads: visible.map(stored), ended: endedThreads, unreadable, summaries: visible };
   }
 
@@ -69,7 +72,10 @@ export class StoreListing {
     const others = this.store
       .listAll()
       .filter((p) => p.cwd !== this.store.cwd)
-      .map((p) => ({ cwd: p.cwd, threads: projectTree(p.threads).visible.map((t) => toStoredThread(t, null)) }));
+      .map((p) => {
+        const { visible, looped } = projectTree(p.threads);
+        return { cwd: p.cwd, threads: visible.map((t) => toStoredThread(t, null, looped)) };
+      });
     return { ended: this.scan().ended, others };
   }
 

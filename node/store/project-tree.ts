@@ -3,7 +3,10 @@
  * other one: deleted threads and ended forks are out of it (the ones that can be restored are
  * kept apart), a fork of a fork that was promoted hangs under the thread that took its history,
  * and a fork taken from a parent's old tail, before a promote moved that tail, hangs under the tail.
+ * Parent pointers that loop (a damaged transcript: a thread pointing at itself, or two at each
+ * other) are cut: the threads on the loop are roots, and said to be; what hangs under them stays.
  */
+import { onLoops } from "../chat/tree.ts";
 import type { ParentPointer } from "./records.ts";
 import type { ThreadSummary } from "./summary.ts";
 
@@ -12,6 +15,8 @@ export type ProjectTree = {
   readonly visible: readonly ThreadSummary[];
   /** Forks that ended and can be restored (discarded or reported; a promoted one lives on in its parent). */
   readonly ended: readonly ThreadSummary[];
+  /** Threads whose parent pointer led back to them: cut, so they are roots. */
+  readonly looped: ReadonlySet<string>;
 };
 
 export function projectTree(threads: readonly ThreadSummary[]): ProjectTree {
@@ -31,8 +36,12 @@ export function projectTree(threads: readonly ThreadSummary[]): ProjectTree {
     if (moved && moved !== t.id) return { ...t, parent: { ...t.parent, id: moved } };
     return into.has(t.parent.id) ? { ...t, parent: { ...t.parent, id: parentOf(t.parent.id)! } } : t;
   });
+  const parents = new Map(remapped.map((t) => [t.id, t.parent?.id]));
+  const looped = onLoops(parents.keys(), (id) => parents.get(id));
+  const tree = looped.size ? remapped.map((t) => (looped.has(t.id) ? { ...t, parent: null } : t)) : remapped;
   return {
-    visible: remapped.filter((t) => !t.deleted && !t.ended),
-    ended: remapped.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted"),
+    visible: tree.filter((t) => !t.deleted && !t.ended),
+    ended: tree.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted"),
+    looped,
   };
 }

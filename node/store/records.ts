@@ -13,6 +13,7 @@ import { isThinkingEffort, type ThinkingEffort } from "../providers/models.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
 import { checkSide, type SideRequest } from "../usage/side.ts";
+import { metaFrom } from "../usage/token-counts.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
 import { codeRecord } from "./code-record.ts";
 import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "./shapes.ts";
@@ -200,7 +201,7 @@ export function decode(line: string): Decoded {
       const m = r["m"] as NativeMessage;
       // Only what the API takes: a field added to the message in the file is not sent.
       const message = { role: m.role, content: m.content } as NativeMessage;
-      return good(r["meta"] ? { t: "append", m: message, meta: r["meta"] as ResponseMeta } : { t: "append", m: message });
+      return good(r["meta"] ? { t: "append", m: message, meta: metaFrom(r["meta"] as ResponseMeta) } : { t: "append", m: message });
     }
     case "truncate":
     case "open":

@@ -75,14 +75,12 @@ export function messageProblem(m: unknown): string | null {
   return null;
 }
 
-const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
-const isFigure = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
-/** Web searches were kept later: a usage without them is whole. */
-const usageOk = (u: unknown) => isObject(u) && USAGE_KEYS.every((k) => isFigure(u[k])) && optional(u["web_search_requests"], isFigure);
+/** A usage is an object; its figures are taken by usage/token-counts.ts's rule (one that is not a count is missing), not refused with the reply. */
+const usageOk = isObject;
 const requestOk = (r: unknown) => isObject(r) && isString(r["model"]) && isString(r["prefix"]) && typeof r["at"] === "number";
 const continuedOk = (c: unknown) => isObject(c) && isCount(c["requests"]) && usageOk(c["last"]);
 
-/** A response's bookkeeping (`ResponseMeta`), when present. */
+/** A response's bookkeeping (`ResponseMeta`), when present; its figures are then read with usage/token-counts.ts `metaFrom`. */
 export function metaProblem(meta: unknown): string | null {
   if (meta === undefined) return null;
   if (!isObject(meta) || !isString(meta["stopReason"])) return "meta without a string stopReason";

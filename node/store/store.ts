@@ -223,7 +223,10 @@ export class ThreadStore {
    * first. States at fork points are kept, so loading several forks replays the parent once.
    */
   stateAt(id: string, upTo?: number, seen: ReadonlySet<string> = new Set()): LogState {
-    if (seen.has(id)) throw new Error(`tine: the fork pointers of thread ${id} form a cycle`);
+    if (seen.has(id))
+      throw new Error(
+        `tine: ${this.parse(id).log.header.title}: its parent pointer loops back to it (damaged transcript): it cannot be opened`,
+      );
     const cached = this.parse(id);
     const end = Math.min(upTo ?? cached.log.records.length, cached.log.records.length);
     const hit = cached.states.get(end);
@@ -338,9 +341,11 @@ export class ThreadStore {
     }
     this.writers.get(id)?.close();
     this.remove(id);
-    // A deleted parent kept only for this fork can go now.
+    // A deleted parent kept only for this fork can go now (each once: pointers read from files may loop).
+    const gone = new Set([id]);
     let parent = all.find((t) => t.id === id)?.parent?.id;
-    while (parent) {
+    while (parent && !gone.has(parent)) {
+      gone.add(parent);
       const p = all.find((t) => t.id === parent);
       if (!p?.deleted || hasForks(p.id)) break;
       this.remove(p.id);

@@ -11,6 +11,7 @@ import { basename } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
 import type { ResponseMeta } from "../providers/native.ts";
 import { NO_STORED_USAGE, type StoredUsage, UsageScan } from "../usage/stored.ts";
+import { metaFrom, usageFrom } from "../usage/token-counts.ts";
 import { openRegular, readFrom } from "../util/regular-file.ts";
 import { decode, type Header, type ParentPointer } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
@@ -87,22 +88,19 @@ function readReply(line: string, at: number, usage: UsageScan): void {
   if (m) {
     const n = (i: number) => Number(m[i] ?? 0);
     const request = m[6] === undefined ? null : { model: m[6], prefix: m[7]!, at: n(8) };
-    usage.written(
-      at,
-      {
-        input_tokens: n(1),
-        output_tokens: n(2),
-        cache_read_input_tokens: n(3),
-        cache_creation_input_tokens: n(4),
-        web_search_requests: n(5),
-      },
-      request,
-    );
+    const figures = usageFrom({
+      input_tokens: n(1),
+      output_tokens: n(2),
+      cache_read_input_tokens: n(3),
+      cache_creation_input_tokens: n(4),
+      web_search_requests: n(5),
+    });
+    usage.written(at, figures, request);
     return;
   }
   try {
     const meta: unknown = JSON.parse(text);
-    if (metaProblem(meta) === null) usage.entry(at, meta as ResponseMeta);
+    if (metaProblem(meta) === null) usage.entry(at, metaFrom(meta as ResponseMeta));
   } catch {}
 }
 

@@ -11,6 +11,7 @@ import type { History } from "../providers/history.ts";
 import type { Usage } from "../providers/native.ts";
 import { isCount, isObject } from "../store/shapes.ts";
 import { entryUsage } from "./figures.ts";
+import { takeCounts } from "./token-counts.ts";
 
 export type SideKind = "title" | "compact" | "handoff" | "failed";
 
@@ -45,21 +46,20 @@ export function rewoundRequests(from: History, to: History): SideRequest[] {
   return out;
 }
 
-const isFigure = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
-const USAGE_KEYS = [
-  "input_tokens",
-  "output_tokens",
-  "cache_read_input_tokens",
-  "cache_creation_input_tokens",
-  "web_search_requests",
-] as const;
-
 /** A side request read from a transcript, or why it is not one. */
 export function checkSide(v: unknown): SideRequest | string {
   if (!isObject(v) || typeof v["kind"] !== "string" || !KINDS.has(v["kind"])) return "kind is not a side request's";
   if (typeof v["model"] !== "string" || !isCount(v["requests"]) || typeof v["at"] !== "number") return "model, requests or at missing";
   const u = v["usage"];
-  if (!isObject(u) || !USAGE_KEYS.every((k) => isFigure(u[k] ?? 0))) return "usage is not token counts";
-  const usage = Object.fromEntries(USAGE_KEYS.map((k) => [k, (u[k] as number | undefined) ?? 0])) as unknown as Usage;
+  if (!isObject(u)) return "usage is not an object";
+  // Its figures by the one rule (one that is not a token count is missing: 0), and nothing else of the object.
+  const usage: Usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    web_search_requests: 0,
+  };
+  takeCounts(usage, u);
   return { kind: v["kind"] as SideKind, model: v["model"], usage, requests: v["requests"], at: v["at"] };
 }

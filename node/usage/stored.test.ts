@@ -3,8 +3,10 @@
  * loaded thread shows (figures.ts over its replayed history and side requests): after appends,
  * truncates that cut summed replies (read in an earlier scan or in the same one), a fork's own
  * part, side records, and a paused turn's meta (read by the whole parse, not the fast shape).
+ * Figures a file holds that are not token counts (negative, 1e308, a fraction, more digits than a
+ * sum keeps exact) are missing, in the scan, the load and the index alike: the reply itself loads.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -15,7 +17,7 @@ import { type Snapshot, ThreadRecorder } from "../store/sync.ts";
 import { threadFigures, withSide } from "./figures.ts";
 import { PRICES } from "./prices.ts";
 import type { SideRequest } from "./side.ts";
-import { storedFigures } from "./stored.ts";
+import { checkStoredUsage, storedFigures } from "./stored.ts";
 
 const MODEL = "claude-haiku-5-5";
 const usage = (input: number, cache_read = 0, output = 7) => ({
@@ -130,5 +132,50 @@ describe("a stored thread's usage, from the list's scan", () => {
     expect(listed.firstOwn?.cache_read).toBe(100);
     forkRec.close();
     parentRec.close();
+  });
+
+  it("figures that are not token counts are missing in the scan, the load and the index alike; the replies holding them load", () => {
+    const store = new ThreadStore(dataDir, "/project");
+    const id = newId();
+    const rec = new ThreadRecorder(
+      store.create({ id, num: 1, title: "T", model: "m", runner: { kind: "api" }, parent: null }),
+      snap(History.empty),
+    );
+    rec.sync(snap(History.of([ask("a"), reply(100)])));
+    rec.close();
+    const path = join(store.dir, `${id}.jsonl`);
+    const line = (u: Record<string, unknown>, more: Record<string, unknown> = {}) =>
+      `${JSON.stringify({ t: "append", m: { role: "assistant", content: [{ type: "text", text: "bad" }] }, meta: { stopReason: "end_turn", usage: u, request: { model: MODEL, prefix: "p", at: at++ }, ...more } })}\n`;
+    const figures = { input_tokens: 5, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    appendFileSync(path, `${JSON.stringify({ t: "append", m: { role: "user", content: [{ type: "text", text: "b" }] } })}\n`);
+    // The shape the scan reads without a parse, with more digits than a sum keeps exact; then negative, 1e308 and a fraction.
+    appendFileSync(path, line({ ...figures, input_tokens: 0 }).replace('"input_tokens":0', '"input_tokens":99999999999999999999'));
+    appendFileSync(path, `${JSON.stringify({ t: "append", m: { role: "user", content: [{ type: "text", text: "c" }] } })}\n`);
+    appendFileSync(path, line({ ...figures, input_tokens: -500, cache_read_input_tokens: 1e308, output_tokens: 1.5 }, { notes: ["n"] }));
+    const side = { kind: "title", model: MODEL, usage: { ...figures, input_tokens: -70 }, requests: 1, at: 3 };
+    appendFileSync(path, `${JSON.stringify({ t: "side", request: side })}\n`);
+    const { listed, loaded } = bothWays(id);
+    expect(listed).toEqual(loaded);
+    // The first bad reply and the side record count but their inputs; the last reply kept no count, so no request of it.
+    expect(loaded.own.get(MODEL)).toEqual({ input: 100, output: 7 + 7 + 7, cache_read: 0, cache_write: 11, web_searches: 0, requests: 3 });
+    expect(listed.cost).toBeGreaterThan(0);
+    expect(listed.cost).toBeLessThan(0.01);
+    const history = new ThreadStore(dataDir, "/project").load(id).history;
+    expect(history.messages().map((m) => m.content.map((b) => (b.type === "text" ? b.text : "")).join())).toEqual([
+      "a",
+      "reply 100",
+      "b",
+      "bad",
+      "c",
+      "bad",
+    ]);
+    // An index whose sums hold a figure that is not a count is no cache: that file is scanned again.
+    const index = JSON.parse(readFileSync(join(store.dir, "index.json"), "utf8"));
+    const cached = index.files[`${id}.jsonl`].summary.usage;
+    expect(checkStoredUsage(cached)).toEqual(cached);
+    for (const bad of [-2, 1e308, 0.5]) expect(checkStoredUsage({ ...cached, own: [[MODEL, bad, 0, 0, 0, 0, 1]] })).toBeNull();
+    index.files[`${id}.jsonl`].summary.usage = { ...cached, own: [[MODEL, 1e308, 0, 0, 0, 0, 1]] };
+    writeFileSync(join(store.dir, "index.json"), JSON.stringify(index));
+    expect(bothWays(id).listed).toEqual(loaded);
   });
 });

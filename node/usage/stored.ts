@@ -21,6 +21,7 @@ import {
   totalTokens,
 } from "./figures.ts";
 import type { SideRequest } from "./side.ts";
+import { isTokenCount } from "./token-counts.ts";
 
 /** Figures, as arrays (the index holds one summary per transcript): [input, output, cache_read, cache_write, web_searches, requests]. */
 type Counts = readonly [number, number, number, number, number, number];
@@ -141,8 +142,8 @@ export function storedFigures(u: StoredUsage, prices: PriceTable): ThreadFigures
   };
 }
 
-const isFigure = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0;
-const isCounts = (c: unknown[]) => c.length === 6 && c.every(isFigure);
+/** Sums of token counts (token-counts.ts): a cached 1e308 or -2 is no figure, and the file is scanned again. */
+const isCounts = (c: unknown[]) => c.length === 6 && c.every(isTokenCount);
 const isRow = (r: unknown): r is Row => Array.isArray(r) && (r[0] === null || typeof r[0] === "string") && isCounts(r.slice(1));
 const isRows = (v: unknown) => Array.isArray(v) && v.every(isRow);
 const orNull = (v: unknown, type: "string" | "number") => v === null || typeof v === type;

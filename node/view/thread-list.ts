@@ -281,10 +281,13 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
       when(t.updated),
       ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${t.worktree.path}`] : []),
       ...(t.problems ? [`⚠ ${t.problems} unreadable line(s)`] : []),
+      ...(t.looped ? [LOOPED] : []),
     ],
     active: false,
   };
 }
+
+const LOOPED = "⚠ its parent pointer loops back to it (damaged transcript): listed as a root";
 
 /** Another project's tree: its threads are not this project's to open, so no line acts on them. */
 function otherTree(project: OtherProject, extras: ListExtras): Tree {

@@ -41,8 +41,9 @@ export class ThreadQueries {
     return this.chat.threads.keys();
   }
 
+  /** Its parent in the chat's tree (a tree: chat/tree.ts refuses a loop, which a stored pointer may make). */
   parentOf(id: ThreadId): ThreadId | undefined {
-    return this.chat.lineage.get(id)?.parentId ?? this.chat.stored.get(id)?.parentId ?? undefined;
+    return this.chat.lineage.get(id)?.parentId;
   }
 
   /** Thread `id`'s entry in threads(); null when there is no such thread. */
@@ -54,7 +55,7 @@ export class ThreadQueries {
       return {
         id: t.id,
         num: t.num,
-        parent_id: this.chat.lineage.get(t.id)?.parentId ?? null,
+        parent_id: this.parentOf(t.id) ?? null,
         title: t.title,
         status: t.status,
         stop_reason: s.type === "stopped" ? s.stopReason : null,
@@ -73,7 +74,7 @@ export class ThreadQueries {
     return {
       id: stored.id,
       num: stored.num,
-      parent_id: stored.parentId,
+      parent_id: this.parentOf(stored.id) ?? null,
       title: stored.title,
       status: stored.interrupted ? "interrupted" : "stored",
       stop_reason: null,

@@ -2,7 +2,9 @@
  * The list Lua keeps for threads(): nothing is sent before Lua first asks; after that only the
  * entries of threads noted (and their ancestors) that differ from what was sent, the order when
  * threads came or went, the live threads on the tick; each send numbered after the one before.
+ * Its walk up to the ancestors ends even over parents that loop.
  */
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
@@ -103,5 +105,41 @@ describe("ThreadsMirror", () => {
     ).toBe(id);
     expect(entriesTouched({ type: "chat-msg", msg: { type: "select-thread", id } })).toBe("tree");
     expect(entriesTouched({ type: "chat-msg", msg: { type: "stored-found", threads: [] } })).toBe("all");
+  });
+
+  it("sends a noted thread's ancestors, each once, even when the parents it is given loop (itself, or through others)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.nat(9), { nil: null }), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.nat(9), { minLength: 1, maxLength: 4 }),
+        (pointers, noted) => {
+          const ids = pointers.map((_, i) => `t${i}`);
+          const parent = (id: string) => {
+            const p = pointers[Number(id.slice(1))];
+            return p === null || p === undefined || p >= ids.length ? null : `t${p}`;
+          };
+          const t = threads(ids.map((id) => info(id, "idle", parent(id))));
+          let asked = 0;
+          const source: MirrorSource = {
+            ...t.source,
+            parentOf: (id) => {
+              if (++asked > 1000) throw new Error("the walk up does not end");
+              return t.source.parentOf(id);
+            },
+          };
+          const mirror = new ThreadsMirror(source, () => {}, 5000);
+          mirror.now();
+          const changed = noted.map((n) => ids[n % ids.length]!);
+          for (const id of ids) t.now.set(id, info(id, "streaming", parent(id)));
+          mirror.note(changed, false);
+          // Every thread met walking up from a noted one, itself included.
+          const above = new Set<string>();
+          for (let at: string | null = changed[0]!; at !== null && !above.has(at); at = parent(at)) above.add(at);
+          const sent = mirror.due()!.set.map((i) => i.id);
+          expect(new Set(sent).size).toBe(sent.length);
+          for (const id of above) expect(sent).toContain(id);
+        },
+      ),
+    );
   });
 });

@@ -108,9 +108,11 @@ export class ThreadsMirror {
       }
       this.reorder = false;
     }
-    // A thread's subtree sums count its forks: its ancestors' entries move with it.
+    // A thread's subtree sums count its forks: its ancestors' entries move with it. A walk stops at
+    // a thread already taken (its own walk goes on from there), so each is walked once, and a
+    // loop of parents, if the source ever gave one, ends too.
     for (const id of [...this.dirty])
-      for (let p = this.source.parentOf(id); p !== undefined; p = this.source.parentOf(p)) this.dirty.add(p);
+      for (let p = this.source.parentOf(id); p !== undefined && !this.dirty.has(p); p = this.source.parentOf(p)) this.dirty.add(p);
     const set: ThreadInfo[] = [];
     for (const id of this.dirty) {
       const info = this.source.info(id);

@@ -175,6 +175,52 @@ describe(`boundary (${nv.version})`, () => {
     );
   });
 
+  it("prices that are not rates are reported by setup, naming the model and field; the built-in table is kept and a send is priced by it", async () => {
+    await withNeovim(nv, async (s) => {
+      /** What setup() says of `prices` (the harness's own options given again: setup starts from the defaults). */
+      const told = (prices: string) =>
+        s.lua<string>(`
+          local seen = #_G.tine_notes
+          require("tine").setup({ retry_delay_ms = 5, auto_title = false, prices = ${prices} })
+          local note = _G.tine_notes[seen + 1]
+          return note and note.msg or "nothing"`);
+      const rates = (change: string) =>
+        `{ ["claude-x"] = vim.tbl_extend("force", { input = 3, output = 15, cache_write = 3.75, cache_read = 0.3, context_window = 200000 }, ${change}) }`;
+      const dollars = "a number >= 0 (dollars per million tokens)";
+      assert.equal(await told(rates("{ input = -1 }")), `tine: setup: prices["claude-x"].input must be ${dollars} (got -1)`);
+      assert.equal(await told(rates("{ output = 0/0 }")), `tine: setup: prices["claude-x"].output must be ${dollars} (got nan)`);
+      assert.equal(
+        await told(rates("{ cache_read = math.huge }")),
+        `tine: setup: prices["claude-x"].cache_read must be ${dollars} (got inf)`,
+      );
+      assert.equal(await told(rates("{ cache_write = '3' }")), `tine: setup: prices["claude-x"].cache_write must be ${dollars} (got "3")`);
+      assert.equal(
+        await told(rates("{ context_window = 0 }")),
+        'tine: setup: prices["claude-x"].context_window must be a number above 0 (got 0)',
+      );
+      assert.equal(
+        await told(`{ ["claude-x"] = 3 }`),
+        'tine: setup: prices["claude-x"] must be a table { input, output, cache_write, cache_read, context_window } (got 3)',
+      );
+      assert.equal(await told("{ { input = 1 } }"), "tine: setup: prices must be a table of rates by model name (got 1 as a name)");
+      assert.equal(await told(rates("{}")), "nothing", "good rates pass");
+      await told(rates("{ input = -1 }"));
+      assert.equal(await s.lua("return vim.tbl_isempty(require('tine.config').options.prices)"), true, "the built-in table is kept");
+      // The host starts, and a reply is priced with the built-in rates of the default model (claude-sonnet-5-5: $2 in, $10 out per MTok).
+      s.mock.reply(response([{ text: "Priced." }], { usage: { input_tokens: 1000, output_tokens: 100 } }));
+      await s.cmd("Tine");
+      await typeAndSend(s, "hi");
+      await s.waitForDisplay(1, "Priced.");
+      const id = (await s.thread(1)).id;
+      await s.until(
+        "the reply's cost",
+        async () => (await s.lua<{ cost_usd: number | null }>("return require('tine').usage(...)", id)).cost_usd !== null,
+      );
+      const { cost_usd } = await s.lua<{ cost_usd: number }>("return require('tine').usage(...)", id);
+      assert.ok(Math.abs(cost_usd - (1000 * 2 + 100 * 10) / 1e6) < 1e-12, String(cost_usd));
+    });
+  });
+
   it("the host has no defaults: options sent without a field, or with one it does not know, are refused, naming it", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(textReply("Hello."));

@@ -83,6 +83,48 @@ describe(`usage (${nv.version})`, () => {
     );
   });
 
+  it("figures from the API that are not token counts are left out, said once under the reply: no negative or infinite cost, no compaction started by them", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.pick(1); // an offer to compact would be accepted: none may be made
+        s.mock.reply(
+          // Both message_start and message_delta carry the figure: said once all the same.
+          response([{ text: "Negative." }], { usage: { input_tokens: -500, output_tokens: 20 } }),
+          response([{ text: "Huge." }], { usage: { input_tokens: 1e308, cache_read_input_tokens: 1.5, output_tokens: 30 } }),
+          response([{ text: "Fine." }], { usage: { input_tokens: 100, output_tokens: 10 } }),
+        );
+        await s.lua("vim.o.columns = 200"); // a sidebar wide enough for the whole winbar
+        await s.cmd("Tine");
+        const id = (await s.thread(1)).id;
+        const send = async (text: string, answer: string) => {
+          await typeAndSend(s, text);
+          await s.waitForDisplay(id, answer);
+          await s.waitForStatus(id, "idle");
+        };
+        await send("one", "Negative.");
+        const bad = /the API reported usage figures that are not token counts/g;
+        const first = await s.waitForDisplay(id, "ℹ the API reported usage figures that are not token counts (input_tokens -500)");
+        assert.equal(first.match(bad)?.length, 1, first);
+        assert.doesNotMatch(await waitForWinbar(s, id, "$"), /\$-| -\d|Infinity|NaN/);
+        // 1e308 tokens would fill any context window: a send past it compacts without asking.
+        await send("two", "Huge.");
+        await s.waitForDisplay(id, "(input_tokens 1e+308, cache_read_input_tokens 1.5)");
+        await send(`three ${"x".repeat(6000)}`, "Fine.");
+        assert.equal(s.mock.requests.length, 3, "no compaction request");
+        assert.equal((await s.asked()).items, null, "no compaction offered");
+        assert.equal((await s.threads()).length, 1);
+        assert.equal((await s.display(id)).match(bad)?.length, 2, "once under each reply that had them");
+        const u = await usage(s, id);
+        assert.deepEqual([u.input, u.output, u.cache_read, u.requests], [100, 20 + 30 + 10, 0, 3]);
+        assert.ok(Math.abs(u.cost_usd! - (100 * 3 + 60 * 15) / 1e6) < 1e-12);
+        const bar = await waitForWinbar(s, id, "$0.0012");
+        assert.doesNotMatch(bar, /\$-| -\d|Infinity|NaN/);
+      },
+      { setup: { ...PRICED, auto_compact: 0.8 } },
+    );
+  });
+
   it("a fork counts its own requests: its first shows the cache read the mock reports, a cold one is marked in the list, the parent shows the subtree", async () => {
     await withNeovim(
       nv,
