@@ -33,15 +33,16 @@ afterEach(async () => {
 });
 
 /** A registry of one stdio test server named `test`, with `vars` as the environment `${VAR}` reads. */
-function start(options: { timeoutMs?: number; autoApprove?: string[]; vars?: Record<string, string>; projectFiles?: boolean } = {}) {
-  const spec = mcpServersOption(
-    { test: { command: [process.execPath, SERVER], env: { MCP_TEST_LOG: logFile, SECRET: "${TINE_SECRET}" } } },
-    "mcp_servers",
-  );
+function start(
+  options: { timeoutMs?: number; autoApprove?: string[]; vars?: Record<string, string>; projectFiles?: boolean; more?: string[] } = {},
+) {
+  const env = { MCP_TEST_LOG: logFile, SECRET: "${TINE_SECRET}", MCP_TEST_MORE_TOOLS: JSON.stringify(options.more ?? []) };
+  const spec = mcpServersOption({ test: { command: [process.execPath, SERVER], env } }, "mcp_servers");
   if (!spec.ok) throw new Error("bad spec");
   servers = new McpServers(spec.value, {
     root: dir,
     vars: options.vars ?? { TINE_SECRET: "s3cret" },
+    denied: new Set(["ANTHROPIC_API_KEY"]),
     timeoutMs: options.timeoutMs ?? 30_000,
     notify: (n) => void notices.push(n),
     projectFiles: options.projectFiles ?? false,
@@ -174,6 +175,7 @@ describe("MCP servers", () => {
       servers = new McpServers(spec.value, {
         root: dir,
         vars: { T: "tok" },
+        denied: new Set(),
         timeoutMs: 30_000,
         notify: (n) => void notices.push(n),
         projectFiles: false,

@@ -35,6 +35,8 @@ export type ServerDeps = {
   readonly root: string;
   /** Where `${VAR}` is read (Neovim's environment, which the host inherits). */
   readonly vars: Readonly<Record<string, string | undefined>>;
+  /** What a project's file may not read of `vars` (they read as unset). */
+  readonly denied: ReadonlySet<string>;
   /** The longest a start or a call may take (mcp_timeout). */
   readonly timeoutMs: number;
   readonly event: (event: ServerEvent) => void;
@@ -98,7 +100,7 @@ export class McpServer {
     this.stderrLines.length = 0;
     try {
       const sdk = await loadMcpSdk();
-      const launch = launchOf(this.spec, this.deps.root, this.deps.vars);
+      const launch = launchOf(this.spec, this.deps.root, this.deps.vars, this.deps.denied);
       const live = await this.connect(sdk, launch, generation);
       if (generation !== this.generation) {
         void live.client.close();
