@@ -121,6 +121,23 @@ describe("MCP servers", () => {
     expect(logLines().filter((l) => l.startsWith("started"))).toHaveLength(2);
   });
 
+  it("read a result of 20 MB and keep its text's head and tail; answer one over the bound with its size; the server serves on", async () => {
+    const { tools } = start({ more: ["big"] });
+    const capped = await tools.run("mcp__test__big", { bytes: 20_000_000 }, env(), signal());
+    expect(capped.isError).toBe(false);
+    expect(capped.text).toMatch(/^BIG-HEAD\nx{99}\n[\s\S]*\n\[… 19970000 bytes of output dropped here …\]\n[\s\S]*\nBIG-TAIL$/);
+    const refused = await tools.run("mcp__test__big", { bytes: 34_000_000 }, env(), signal());
+    expect(refused).toEqual({
+      text: "[not read: the result is 32.7 MiB, and tine reads at most 32.0 MiB of an MCP server's answer]",
+      isError: true,
+    });
+    expect(await tools.run("mcp__test__echo", { text: "still here" }, env(), signal())).toEqual({
+      text: "echo: still here",
+      isError: false,
+    });
+    expect(logLines().filter((l) => l.startsWith("started"))).toHaveLength(1);
+  });
+
   it("cancel a call past the time limit through the protocol, and answer it as timed out", async () => {
     // The limit covers the start too: long enough for that on a busy machine.
     const { tools } = start({ timeoutMs: 5000 });
