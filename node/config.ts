@@ -51,7 +51,7 @@ export type SentConfig = {
   max_retry_wait: number;
   /** Seconds a bash_command may run. */
   bash_timeout: number;
-  /** Variables removed from tool processes' environment, besides ANTHROPIC_API_KEY. */
+  /** Variables removed from tool processes' environment, besides ANTHROPIC_API_KEY; a project's MCP file never reads them either. */
   tool_env_deny: string[];
   /** MCP servers by name (mcp/config.ts), their values as written: `${VAR}` is resolved only when one starts. */
   mcp_servers: McpServerSpec[];

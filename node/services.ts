@@ -32,6 +32,7 @@ import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
 import { StoreClock } from "./store/store-clock.ts";
 import { builtinTools } from "./tools/builtin.ts";
+import { deniedVariables } from "./tools/environment.ts";
 import { ToolSources } from "./tools/source.ts";
 import { UsageBook } from "./usage/book.ts";
 import { startTimer } from "./util/timer.ts";
@@ -122,6 +123,7 @@ export class Services {
     this.mcp = new McpServers(config.mcp_servers, {
       root: config.cwd,
       vars: process.env,
+      denied: deniedVariables(config.tool_env_deny),
       timeoutMs: config.mcp_timeout * 1000,
       projectFiles: config.mcp_project_files,
       notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),

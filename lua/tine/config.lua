@@ -47,7 +47,8 @@ M.defaults = {
   max_retry_wait = 60,
   -- Seconds a bash_command may run before it is stopped (the model is told).
   bash_timeout = 120,
-  -- Environment variables kept from every tool process, besides ANTHROPIC_API_KEY (always removed).
+  -- Environment variables kept from every tool process, besides ANTHROPIC_API_KEY (always removed);
+  -- a project's MCP file never reads them either.
   tool_env_deny = {},
   -- MCP servers by name (:help tine-mcp): { command = { "prog", "arg" }, env = { K = "v" }, cwd = "dir" }
   -- for stdio, { url = "https://…", headers = { K = "v" } } for Streamable HTTP (SSE as fallback).

@@ -5,7 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { say } from "../rpc/checks.ts";
-import { expandVars, launchOf, mcpServersOption, mergeServers, readProjectFile, UnsetVariable } from "./config.ts";
+import {
+  expandVars,
+  launchOf,
+  mcpServersOption,
+  mergeServers,
+  readProjectFile,
+  refusedVariables,
+  serverTable,
+  UnsetVariable,
+} from "./config.ts";
 
 const parse = (v: unknown) => {
   const checked = mcpServersOption(v, "config.mcp_servers");
@@ -75,8 +84,34 @@ describe("${VAR}", () => {
     const specs = parse({ s: { command: ["${BIN}", "--token=${T}"], env: { K: "${T}" } } });
     if (typeof specs === "string") throw new Error(specs);
     const spec = specs[0]!;
-    const launch = launchOf(spec, "/project", { BIN: "prog", T: "t0k" });
+    const launch = launchOf(spec, "/project", { BIN: "prog", T: "t0k" }, new Set(["T"]));
     expect(launch).toEqual({ kind: "stdio", command: "prog", args: ["--token=t0k"], env: { K: "t0k" }, cwd: "/project" });
     expect(JSON.stringify(spec)).not.toContain("t0k");
+  });
+
+  it("in a project's file never reads a denied variable: read as unset (its default, else empty), and named; setup's reads it", () => {
+    const values = { ANTHROPIC_API_KEY: "sk-key", DENIED: "d3nied", OK: "fine" };
+    const denied = new Set(["ANTHROPIC_API_KEY", "DENIED"]);
+    const servers = {
+      s: { command: "prog", args: ["--key=${ANTHROPIC_API_KEY}", "${DENIED:-dflt}"], env: { K: "${ANTHROPIC_API_KEY}", O: "${OK}" } },
+      h: { type: "http", url: "https://x/${ANTHROPIC_API_KEY}", headers: { A: "Bearer ${DENIED}" } },
+    };
+    const project = serverTable(servers, "mcpServers", ".mcp.json");
+    if (!project.ok) throw new Error(say(project.problem));
+    const [s, h] = project.value;
+    expect(launchOf(s!, "/p", values, denied)).toEqual({
+      kind: "stdio",
+      command: "prog",
+      args: ["--key=", "dflt"],
+      env: { K: "", O: "fine" },
+      cwd: "/p",
+    });
+    expect(launchOf(h!, "/p", values, denied)).toMatchObject({ url: new URL("https://x/"), headers: { A: "Bearer " } });
+    expect(refusedVariables(s!, denied)).toEqual(["ANTHROPIC_API_KEY", "DENIED"]);
+    expect(refusedVariables(h!, denied)).toEqual(["ANTHROPIC_API_KEY", "DENIED"]);
+    const setup = serverTable(servers, "mcp_servers", "setup");
+    if (!setup.ok) throw new Error(say(setup.problem));
+    expect(launchOf(setup.value[0]!, "/p", values, denied)).toMatchObject({ args: ["--key=sk-key", "d3nied"], env: { K: "sk-key" } });
+    expect(refusedVariables(setup.value[0]!, denied)).toEqual([]);
   });
 });

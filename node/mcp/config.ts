@@ -2,7 +2,9 @@
  * Which MCP servers there are and how each is reached: read from setup (`mcp_servers`) and from the
  * project's `.tine/mcp.json` and `.mcp.json` (Claude Code's shape), checked into one spec per
  * server. `${VAR}` in a value is kept as written here and only resolved (`launchOf`) when the
- * server starts, so a secret never sits in anything tine writes or logs.
+ * server starts, so a secret never sits in anything tine writes or logs. A project's file never
+ * reads the host's credentials or tool_env_deny's variables: turning its servers on lets them run,
+ * not have what tools are kept from.
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -135,32 +137,70 @@ export type McpLaunch =
 /** Thrown when a value names a variable that is not set: the message names the variable, never a value. */
 export class UnsetVariable extends Error {}
 
-/** `${VAR}` and `${VAR:-default}` replaced from `vars`; an unset variable without a default throws. */
-export function expandVars(value: string, vars: Readonly<Record<string, string | undefined>>): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
-    const set = vars[name];
+/** `${VAR}` or `${VAR:-default}` in a value. */
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+type Values = Readonly<Record<string, string | undefined>>;
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * `${VAR}` and `${VAR:-default}` replaced from `values`; an unset variable without a default
+ * throws. A `refused` one is read as unset but never throws: empty, when it has no default.
+ */
+export function expandVars(value: string, values: Values, refused = NONE): string {
+  return value.replace(VARIABLE, (_, name: string, fallback: string | undefined) => {
+    const set = refused.has(name) ? undefined : values[name];
     if (set !== undefined && set !== "") return set;
     if (fallback !== undefined) return fallback;
+    if (refused.has(name)) return "";
     throw new UnsetVariable(`\${${name}} is not set in Neovim's environment`);
   });
 }
 
-const expandAll = (table: Readonly<Record<string, string>>, vars: Readonly<Record<string, string | undefined>>) =>
-  Object.fromEntries(Object.entries(table).map(([k, v]) => [k, expandVars(v, vars)]));
+const expandAll = (table: Readonly<Record<string, string>>, values: Values, refused: ReadonlySet<string>) =>
+  Object.fromEntries(Object.entries(table).map(([k, v]) => [k, expandVars(v, values, refused)]));
 
-/** How to start `spec` now; `root`: the project folder (a relative cwd is taken from there). */
-export function launchOf(spec: McpServerSpec, root: string, vars: Readonly<Record<string, string | undefined>>): McpLaunch {
+/** Every value of `spec` that `${VAR}` may be written in. */
+function valuesOf(spec: McpServerSpec): string[] {
+  switch (spec.kind) {
+    case "stdio":
+      return [spec.command, ...spec.args, ...Object.values(spec.env), ...(spec.cwd === null ? [] : [spec.cwd])];
+    case "http":
+      return [spec.url, ...Object.values(spec.headers)];
+  }
+}
+
+/**
+ * The variables `spec` may not read: none for setup's (the user wrote them); for a project's
+ * file's, `denied` (the host's credentials and tool_env_deny's, environment.ts `deniedVariables`).
+ */
+const refusedTo = (spec: McpServerSpec, denied: ReadonlySet<string>): ReadonlySet<string> => (spec.from === "setup" ? NONE : denied);
+
+/** The variables `spec` names but may not read, each once, in the order written (the user is told). */
+export function refusedVariables(spec: McpServerSpec, denied: ReadonlySet<string>): string[] {
+  const refused = refusedTo(spec, denied);
+  const named = valuesOf(spec).flatMap((v) => [...v.matchAll(VARIABLE)].map((m) => m[1]!));
+  return [...new Set(named.filter((name) => refused.has(name)))];
+}
+
+/**
+ * How to start `spec` now; `root`: the project folder (a relative cwd is taken from there);
+ * `values`: the environment `${VAR}` reads; `denied`: what a project's file may not read of it.
+ */
+export function launchOf(spec: McpServerSpec, root: string, values: Values, denied: ReadonlySet<string>): McpLaunch {
+  const refused = refusedTo(spec, denied);
+  const expand = (value: string) => expandVars(value, values, refused);
   switch (spec.kind) {
     case "stdio":
       return {
         kind: "stdio",
-        command: expandVars(spec.command, vars),
-        args: spec.args.map((a) => expandVars(a, vars)),
-        env: expandAll(spec.env, vars),
-        cwd: spec.cwd === null ? root : resolve(root, expandVars(spec.cwd, vars)),
+        command: expand(spec.command),
+        args: spec.args.map(expand),
+        env: expandAll(spec.env, values, refused),
+        cwd: spec.cwd === null ? root : resolve(root, expand(spec.cwd)),
       };
     case "http":
-      return { kind: "http", url: new URL(expandVars(spec.url, vars)), headers: expandAll(spec.headers, vars), sse: spec.sse };
+      return { kind: "http", url: new URL(expand(spec.url)), headers: expandAll(spec.headers, values, refused), sse: spec.sse };
   }
 }
 

@@ -33,15 +33,16 @@ afterEach(async () => {
 });
 
 /** A registry of one stdio test server named `test`, with `vars` as the environment `${VAR}` reads. */
-function start(options: { timeoutMs?: number; autoApprove?: string[]; vars?: Record<string, string>; projectFiles?: boolean } = {}) {
-  const spec = mcpServersOption(
-    { test: { command: [process.execPath, SERVER], env: { MCP_TEST_LOG: logFile, SECRET: "${TINE_SECRET}" } } },
-    "mcp_servers",
-  );
+function start(
+  options: { timeoutMs?: number; autoApprove?: string[]; vars?: Record<string, string>; projectFiles?: boolean; more?: string[] } = {},
+) {
+  const env = { MCP_TEST_LOG: logFile, SECRET: "${TINE_SECRET}", MCP_TEST_MORE_TOOLS: JSON.stringify(options.more ?? []) };
+  const spec = mcpServersOption({ test: { command: [process.execPath, SERVER], env } }, "mcp_servers");
   if (!spec.ok) throw new Error("bad spec");
   servers = new McpServers(spec.value, {
     root: dir,
     vars: options.vars ?? { TINE_SECRET: "s3cret" },
+    denied: new Set(["ANTHROPIC_API_KEY"]),
     timeoutMs: options.timeoutMs ?? 30_000,
     notify: (n) => void notices.push(n),
     projectFiles: options.projectFiles ?? false,
@@ -120,6 +121,23 @@ describe("MCP servers", () => {
     expect(logLines().filter((l) => l.startsWith("started"))).toHaveLength(2);
   });
 
+  it("read a result of 20 MB and keep its text's head and tail; answer one over the bound with its size; the server serves on", async () => {
+    const { tools } = start({ more: ["big"] });
+    const capped = await tools.run("mcp__test__big", { bytes: 20_000_000 }, env(), signal());
+    expect(capped.isError).toBe(false);
+    expect(capped.text).toMatch(/^BIG-HEAD\nx{99}\n[\s\S]*\n\[… 19970000 bytes of output dropped here …\]\n[\s\S]*\nBIG-TAIL$/);
+    const refused = await tools.run("mcp__test__big", { bytes: 34_000_000 }, env(), signal());
+    expect(refused).toEqual({
+      text: "[not read: the result is 32.7 MiB, and tine reads at most 32.0 MiB of an MCP server's answer]",
+      isError: true,
+    });
+    expect(await tools.run("mcp__test__echo", { text: "still here" }, env(), signal())).toEqual({
+      text: "echo: still here",
+      isError: false,
+    });
+    expect(logLines().filter((l) => l.startsWith("started"))).toHaveLength(1);
+  });
+
   it("cancel a call past the time limit through the protocol, and answer it as timed out", async () => {
     // The limit covers the start too: long enough for that on a busy machine.
     const { tools } = start({ timeoutMs: 5000 });
@@ -149,12 +167,15 @@ describe("MCP servers", () => {
     expect((await tools.offered(signal())).map((t) => t.name)).toContain("mcp__test__added_later");
   });
 
-  it("wait for approval unless mcp_auto_approve trusts the server or the tool", () => {
+  it("wait for approval unless mcp_auto_approve trusts the server or the tool", async () => {
     const { tools: none } = start();
     expect(none.needsApproval("mcp__test__echo")).toBe(true);
     const { tools: server } = start({ autoApprove: ["test"] });
     expect(server.needsApproval("mcp__test__echo")).toBe(false);
     const { tools: tool } = start({ autoApprove: ["test/echo"] });
+    // Which tool a name calls is known once its server has listed them: until then only a trusted server's run unasked.
+    expect(tool.needsApproval("mcp__test__echo")).toBe(true);
+    await tool.offered(signal());
     expect(tool.needsApproval("mcp__test__echo")).toBe(false);
     expect(tool.needsApproval("mcp__test__fail")).toBe(true);
   });
@@ -171,6 +192,7 @@ describe("MCP servers", () => {
       servers = new McpServers(spec.value, {
         root: dir,
         vars: { T: "tok" },
+        denied: new Set(),
         timeoutMs: 30_000,
         notify: (n) => void notices.push(n),
         projectFiles: false,

@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { MCP_FILES, type McpOrigin, type McpServerSpec, mergeServers, readProjectFile } from "./config.ts";
+import { MCP_FILES, type McpOrigin, type McpServerSpec, mergeServers, readProjectFile, refusedVariables } from "./config.ts";
 import { McpServer, type ServerEvent, type ServerState } from "./server.ts";
 
 export type McpNotice = { readonly level: "info" | "error"; readonly text: string };
@@ -15,6 +15,8 @@ export type McpNotice = { readonly level: "info" | "error"; readonly text: strin
 export type RegistryDeps = {
   readonly root: string;
   readonly vars: Readonly<Record<string, string | undefined>>;
+  /** What a project's file may not read of `vars` (environment.ts `deniedVariables`). */
+  readonly denied: ReadonlySet<string>;
   readonly timeoutMs: number;
   readonly notify: (notice: McpNotice) => void;
   /** Whether the project's files are read (`mcp_project_files`): they name programs to start. */
@@ -73,7 +75,20 @@ export class McpServers {
     });
     // By name: setup's table comes from Lua, whose tables have no order.
     const specs = mergeServers(this.setup, ...files).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.tellRefused(specs);
     return new Map(specs.map((spec) => [spec.name, new McpServer(spec, { ...this.deps, event: (e) => this.heard(spec.name, e) })]));
+  }
+
+  /** Said once, when the files are read (not at each start): which variables each file names that its servers do not get. */
+  private tellRefused(specs: readonly McpServerSpec[]): void {
+    for (const file of MCP_FILES) {
+      const refused = [...new Set(specs.filter((s) => s.from === file).flatMap((s) => refusedVariables(s, this.deps.denied)))];
+      if (refused.length)
+        this.deps.notify({
+          level: "error",
+          text: `tine: ${file} names ${refused.map((v) => `\${${v}}`).join(", ")}: a project's MCP servers never get the API key or tool_env_deny's variables, so they read as unset`,
+        });
+    }
   }
 
   private heard(name: string, event: ServerEvent): void {

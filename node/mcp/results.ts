@@ -22,6 +22,12 @@ const isImageType = (t: string): t is ToolImage["mediaType"] => (IMAGE_TYPES as 
 /** The size of base64 data in words (three bytes per four characters). */
 const sizeOfBase64 = (length: number) => sizeOf(Math.floor((length * 3) / 4));
 
+/** A result not read for its size (a stdio server's answer over `limit` bytes, stdio-transport.ts). */
+export const tooLarge = (bytes: number, limit: number): ToolOutcome => ({
+  text: `[not read: the result is ${sizeOf(bytes)}, and tine reads at most ${sizeOf(limit)} of an MCP server's answer]`,
+  isError: true,
+});
+
 export function toOutcome(result: CallToolResult): ToolOutcome {
   const texts: string[] = [];
   const images: ToolImage[] = [];

@@ -10,7 +10,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolOutcome } from "../tools/source.ts";
 import { timerDelay } from "../util/timer.ts";
 import { describeSpec, launchOf, type McpLaunch, type McpServerSpec } from "./config.ts";
-import { toOutcome } from "./results.ts";
+import { MAX_MESSAGE_BYTES, RESULT_TOO_LARGE } from "./message-lines.ts";
+import { toOutcome, tooLarge } from "./results.ts";
 import { loadMcpSdk, type McpSdk } from "./sdk.ts";
 
 /** Lines of a server's stderr kept for `:Tine mcp` (each cut to STDERR_LINE_CHARS). */
@@ -35,6 +36,8 @@ export type ServerDeps = {
   readonly root: string;
   /** Where `${VAR}` is read (Neovim's environment, which the host inherits). */
   readonly vars: Readonly<Record<string, string | undefined>>;
+  /** What a project's file may not read of `vars` (they read as unset). */
+  readonly denied: ReadonlySet<string>;
   /** The longest a start or a call may take (mcp_timeout). */
   readonly timeoutMs: number;
   readonly event: (event: ServerEvent) => void;
@@ -98,7 +101,7 @@ export class McpServer {
     this.stderrLines.length = 0;
     try {
       const sdk = await loadMcpSdk();
-      const launch = launchOf(this.spec, this.deps.root, this.deps.vars);
+      const launch = launchOf(this.spec, this.deps.root, this.deps.vars, this.deps.denied);
       const live = await this.connect(sdk, launch, generation);
       if (generation !== this.generation) {
         void live.client.close();
@@ -120,8 +123,7 @@ export class McpServer {
   private async connect(sdk: McpSdk, launch: McpLaunch, generation: number): Promise<Live> {
     const options = { timeout: timerDelay(this.deps.timeoutMs) };
     if (launch.kind === "stdio") {
-      const transport = new sdk.StdioClientTransport({ ...launch, stderr: "pipe" });
-      transport.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk.toString("utf8")));
+      const transport = new sdk.StdioTransport(launch, (text) => this.keepStderr(text));
       const client = this.client(sdk, generation);
       this.watch(transport, generation);
       try {
@@ -238,6 +240,9 @@ export class McpServer {
       return "toolResult" in result ? { text: JSON.stringify(result.toolResult), isError: false } : toOutcome(result);
     } catch (error) {
       if (signal.aborted) return { text: "[aborted: the call was cancelled]", isError: true };
+      const bytes =
+        error instanceof sdk.McpError && error.code === RESULT_TOO_LARGE ? (error.data as { bytes?: unknown })?.bytes : undefined;
+      if (typeof bytes === "number") return tooLarge(bytes, MAX_MESSAGE_BYTES);
       if (error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout)
         return {
           text: `[timed out: no result after ${Math.round(this.deps.timeoutMs / 1000)} s (mcp_timeout), so the call was cancelled]`,

@@ -1,6 +1,7 @@
 /**
- * The MCP servers' tools as a ToolSource: offered to the model as `mcp__<server>__<tool>` with
- * their input schemas (sorted by name, so the list is stable), each call waiting for approval
+ * The MCP servers' tools as a ToolSource: offered to the model as `mcp__<server>__<tool>`, each
+ * name one tool's (tool-names.ts), with their input schemas (sorted by name, so the list is
+ * stable), each call waiting for approval
  * unless `mcp_auto_approve` trusts its server or the tool, and run on its server.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -9,20 +10,11 @@ import type { Environment } from "../tools/environment.ts";
 import { inputProblem } from "../tools/input-check.ts";
 import type { OfferedTools, ToolOutcome, ToolSource, ToolSpec } from "../tools/source.ts";
 import type { McpServers } from "./registry.ts";
+import { isMcpName, McpToolNames, type McpToolRef, spelledFor } from "./tool-names.ts";
 
-const PREFIX = "mcp__";
-/** The Messages API takes tool names of these characters only, at most 128. */
-const API_NAME = /[^A-Za-z0-9_-]/g;
-const MAX_NAME = 128;
-
-/** The name the model calls a server's tool by. */
-export function toolName(server: string, tool: string): string {
-  return `${PREFIX}${server}__${tool.replace(API_NAME, "_")}`.slice(0, MAX_NAME);
-}
-
-/** A server's tool as the Messages API declares it. */
-export function toSpec(server: string, tool: Tool): ToolSpec {
-  const spec: ToolSpec = { name: toolName(server, tool.name), input_schema: tool.inputSchema };
+/** A server's tool as the Messages API declares it, under the name it is offered as. */
+function toSpec(name: string, tool: Tool): ToolSpec {
+  const spec: ToolSpec = { name, input_schema: tool.inputSchema };
   if (tool.description) spec.description = tool.description;
   return spec;
 }
@@ -31,6 +23,8 @@ const aborted = (signal: AbortSignal) =>
   new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
 
 export class McpTools implements ToolSource, OfferedTools {
+  private readonly names = new McpToolNames();
+
   constructor(
     private readonly servers: McpServers,
     /** `mcp_auto_approve`: "server" (all its tools) or "server/tool". */
@@ -46,24 +40,33 @@ export class McpTools implements ToolSource, OfferedTools {
     const servers = this.servers.all();
     if (!servers.length) return [];
     await Promise.race([Promise.all(servers.map((s) => s.ready())), aborted(signal)]);
-    const specs = servers.flatMap((s) => (s.state.type === "ready" ? s.state.tools.map((t) => toSpec(s.name, t)) : []));
+    const specs = servers.flatMap((s) =>
+      s.state.type === "ready" ? this.names.name(s.name, s.state.tools).map(({ name, tool }) => toSpec(name, tool)) : [],
+    );
     return specs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   owns(name: string): boolean {
-    return name.startsWith(PREFIX);
+    return isMcpName(name);
   }
 
-  /** The server and tool a call names: the longest server name that fits, and its tool whose API name it is. */
-  private target(name: string): { server: string; tool: string } | null {
-    const server = this.servers
-      .all()
-      .filter((s) => name.startsWith(`${PREFIX}${s.name}__`))
-      .sort((a, b) => b.name.length - a.name.length)[0];
-    if (!server) return null;
-    const rest = name.slice(`${PREFIX}${server.name}__`.length);
-    const tools = server.state.type === "ready" ? server.state.tools : [];
-    return { server: server.name, tool: tools.find((t) => toolName(server.name, t.name) === name)?.name ?? rest };
+  /**
+   * The tool a name calls: the one it was offered as; else (a call this host never offered, as
+   * after a restart) the one it is named for among the tools of the servers ready now.
+   */
+  private target(name: string): McpToolRef | undefined {
+    const offered = this.names.target(name);
+    if (offered) return offered;
+    for (const s of this.servers.all()) if (s.state.type === "ready") this.names.name(s.name, s.state.tools);
+    return this.names.target(name);
+  }
+
+  /** The configured server a name is spelled for, and the rest of the name. */
+  private spelled(name: string) {
+    return spelledFor(
+      name,
+      this.servers.all().map((s) => s.name),
+    );
   }
 
   /** Checked against the schema the server declared (a server that is not ready yet checks its own). */
@@ -76,14 +79,28 @@ export class McpTools implements ToolSource, OfferedTools {
 
   needsApproval(name: string): boolean {
     const target = this.target(name);
-    if (!target) return false; // answered "unknown" at once
-    return mcpNeedsApproval(target.server, target.tool, this.autoApprove);
+    if (target) return mcpNeedsApproval(target.server, target.tool, this.autoApprove);
+    // Not known until its server starts: only trusting the whole server lets it run unasked.
+    const spelled = this.spelled(name);
+    return spelled !== null && !this.autoApprove.includes(spelled.server);
   }
 
   async run(name: string, input: unknown, _env: Environment, signal: AbortSignal): Promise<ToolOutcome> {
-    const target = this.target(name);
+    let target = this.target(name);
+    const spelled = target ? null : this.spelled(name);
+    if (spelled) {
+      // Its server is not running: started, its tools are named, and then the name is known or not.
+      await this.servers.get(spelled.server)?.ready();
+      target = this.target(name);
+    }
     const server = target && this.servers.get(target.server);
-    if (!target || !server) return { text: `Unknown tool: ${name} (no MCP server of that name is configured)`, isError: true };
+    if (!target || !server)
+      return {
+        text: spelled
+          ? `Unknown tool: ${name} (the MCP server ${spelled.server} offers no tool of that name)`
+          : `Unknown tool: ${name} (no MCP server of that name is configured)`,
+        isError: true,
+      };
     const args = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
     try {
       return await server.call(target.tool, args, signal);

@@ -69,6 +69,21 @@ describe("API rules", () => {
     ).toEqual([]);
   });
 
+  it("tool names: each once, a custom tool's of the API's pattern (1 to 128 of letters, digits, _ and -)", () => {
+    const tool = (name: string) => ({ name, input_schema: { type: "object" } });
+    const search = { type: "web_search_20250305", name: "web_search", max_uses: 5 };
+    expect(checkRequest(body({ tools: [tool("a_b"), tool("x"), tool("a_b")] }))).toEqual(['tools[2].name "a_b" is used twice']);
+    expect(checkRequest(body({ tools: [tool("web_search"), search] }))).toEqual(['tools[1].name "web_search" is used twice']);
+    expect(checkRequest(body({ tools: [tool(""), tool("a.b"), tool("x".repeat(129))] }))).toEqual([
+      'tools[0].name "" does not match ^[a-zA-Z0-9_-]{1,128}$',
+      'tools[1].name "a.b" does not match ^[a-zA-Z0-9_-]{1,128}$',
+      `tools[2].name "${"x".repeat(129)}" does not match ^[a-zA-Z0-9_-]{1,128}$`,
+    ]);
+    expect(checkRequest(body({ tools: [tool("x".repeat(128)), tool("mcp__a-b__C_9"), { ...tool("c"), type: "custom" }, search] }))).toEqual(
+      [],
+    );
+  });
+
   it("a paused turn sent back last does not end in whitespace", () => {
     const paused = { role: "assistant", content: [{ type: "text", text: "Looking " }] };
     expect(checkMessages([user(), paused], { allowTrailingAssistant: true })).toContain(

@@ -13,6 +13,15 @@ export type ToolLimits = {
   readonly envDeny: readonly string[];
 };
 
+/** The host's own credentials: never in a tool process's environment, nor given to a server a project names. */
+export const HOST_CREDENTIALS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"] as const;
+
+/**
+ * Every variable kept from what the user did not write themselves (tool processes; the MCP servers
+ * a project's file names): the host's credentials and tool_env_deny's.
+ */
+export const deniedVariables = (envDeny: readonly string[]): ReadonlySet<string> => new Set([...HOST_CREDENTIALS, ...envDeny]);
+
 /** The config's defaults, for environments built without a config (tests, tools run by hand). */
 export const DEFAULT_TOOL_LIMITS: ToolLimits = { bashTimeoutSec: 120, envDeny: [] };
 

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { HeadAndTail } from "../util/head-and-tail.ts";
 import { startTimer } from "../util/timer.ts";
-import type { CommandEnd, CommandResult, ToolLimits } from "./environment.ts";
+import { type CommandEnd, type CommandResult, deniedVariables, type ToolLimits } from "./environment.ts";
 
 /** Bytes of output kept from the start and from the end of a command's output; the middle is dropped. */
 const OUTPUT_HEAD_BYTES = 12_000;
@@ -14,12 +14,9 @@ const OUTPUT_TAIL_BYTES = 12_000;
 /** After the command exits, how long a process that escaped its group may hold the output open. */
 const STDIO_GRACE_MS = 1000;
 
-/** Never in a tool's environment: the host's own credentials. */
-const ALWAYS_DENIED = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"];
-
 export function toolEnv(deny: readonly string[]): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of [...ALWAYS_DENIED, ...deny]) delete env[name];
+  for (const name of deniedVariables(deny)) delete env[name];
   return env;
 }
 

@@ -2,80 +2,31 @@
 /**
  * Tools from MCP servers as a user meets them in real Neovim: tine's test servers (test/mcp-servers/,
  * written with the SDK) over stdio and over Streamable HTTP on loopback, the model's calls scripted
- * on the mock of the Messages API. Over 300 lines: one file for the feature, each test standing
- * alone in its own Neovim.
+ * on the mock of the Messages API; what a project or server may not do is in mcp-untrusted.test.ts.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { body, exchange, type RequestBody, resultOf, sentBlocks, typeAndSend } from "../helpers/chat-driver.ts";
-import { alive, ROOT, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { body, exchange, typeAndSend } from "../helpers/chat-driver.ts";
+import { HTTP_SERVER, isError, logLines, mcpNames, openSidebar, resultFor, shows, testServer, told, toolNames } from "../helpers/mcp.ts";
+import { alive, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
 
-const STDIO_SERVER = resolve(ROOT, "test/mcp-servers/stdio-server.mjs");
-const HTTP_SERVER = resolve(ROOT, "test/mcp-servers/http-server.mjs");
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 const TEST_TOOLS = ["change_list", "crash", "echo", "env_hash", "fail", "image", "sleep", "wait_for"];
 
 /** The setup of a project with the stdio test server named `test`, writing what it hears to `<cwd>/mcp.log`. */
 function withServer(cwd: string, more: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    mcp_servers: {
-      test: { command: ["node", STDIO_SERVER], env: { MCP_TEST_LOG: join(cwd, "mcp.log"), SECRET: "${TINE_TEST_SECRET:-none}" } },
-    },
-    ...more,
-  };
+  return { mcp_servers: { test: testServer(cwd, { SECRET: "${TINE_TEST_SECRET:-none}" }) }, ...more };
 }
-
-const logLines = (cwd: string) => (existsSync(join(cwd, "mcp.log")) ? readFileSync(join(cwd, "mcp.log"), "utf8").trim().split("\n") : []);
-const toolNames = (b: RequestBody) => (b.tools ?? []).map((t) => ("name" in t ? t.name : ""));
-const mcpNames = (b: RequestBody) => toolNames(b).filter((n) => n.startsWith("mcp__"));
-
-/**
- * Waits for thread `ref`'s display to show `text`. Longer than Session's wait: a server starts (a
- * Node process loading the SDK) before the first request, and again after a crash, on a machine
- * other tests share.
- */
-async function shows(s: Session, ref: string, text: string | RegExp): Promise<string> {
-  let last = "";
-  await s.until(
-    `thread ${ref} to show ${String(text)}`,
-    async () => {
-      last = await s.display(ref).catch(() => "");
-      return typeof text === "string" ? last.includes(text) : text.test(last);
-    },
-    30_000,
-  );
-  return last;
-}
-
-/** Waits (as long as `shows`) for a notification matching `pattern`. */
-async function told(s: Session, pattern: RegExp): Promise<void> {
-  await s.until(`a notification matching ${pattern}`, async () => (await s.notifications()).some((n) => pattern.test(n.msg)), 30_000);
-}
-
-async function openSidebar(s: Session) {
-  await s.cmd("Tine");
-  return (await s.threads())[0]!;
-}
-
-/** The content of the tool result answering `id` in request `req`'s last message. */
-function resultFor(s: Session, req: number, id: string): ReturnType<typeof resultOf> {
-  const block = sentBlocks(s, req, -1).find((b) => b.type === "tool_result" && b.tool_use_id === id);
-  if (!block) throw new Error(`request ${req} answers no ${id}`);
-  return resultOf(block);
-}
-
-const isError = (s: Session, req: number, id: string) =>
-  sentBlocks(s, req, -1).some((b) => b.type === "tool_result" && b.tool_use_id === id && b.is_error === true);
 
 /** Every file under `dir` (links not followed). */
 function filesUnder(dir: string): string[] {

@@ -3,6 +3,9 @@
  * Server: they echo, sleep (cancellable), fail, return an image, change their list, crash mid-call,
  * wait for a file, and tell a hash of an environment variable (never its value). What the tests
  * cannot see through the protocol (a start, a cancellation) is appended to $MCP_TEST_LOG.
+ * $MCP_TEST_MORE_TOOLS (a JSON list of names) adds tools named so, whatever the names (empty,
+ * alike once made names the API takes, long): each answers `ran <its name as JSON>`, but `big`
+ * answers text of `bytes` bytes, its first line `BIG-HEAD` and its last `BIG-TAIL`.
  */
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync } from "node:fs";
@@ -30,6 +33,12 @@ const TOOLS = [
   { name: "wait_for", description: "Returns once the file exists.", inputSchema: object({ path: { type: "string" } }, ["path"]) },
   { name: "env_hash", description: "The sha256 of an environment variable.", inputSchema: object({ name: { type: "string" } }, ["name"]) },
 ];
+/** The tools $MCP_TEST_MORE_TOOLS names. */
+const MORE = JSON.parse(process.env.MCP_TEST_MORE_TOOLS ?? "[]").map((name) => ({
+  name,
+  description: `The tool named ${JSON.stringify(name)}.`,
+  inputSchema: name === "big" ? object({ bytes: { type: "number" } }, ["bytes"]) : object(),
+}));
 const ADDED = { name: "added_later", description: "Added by change_list.", inputSchema: object() };
 
 const text = (t, isError = false) => ({ content: [{ type: "text", text: t }], ...(isError ? { isError: true } : {}) });
@@ -45,12 +54,23 @@ const wait = (ms, signal, onAbort) =>
     });
   });
 
+/** Text of `bytes` bytes: `BIG-HEAD`, lines of x, `BIG-TAIL`. */
+function bigText(bytes) {
+  const head = "BIG-HEAD\n";
+  const tail = "\nBIG-TAIL";
+  const line = `${"x".repeat(99)}\n`;
+  const middle = bytes - head.length - tail.length;
+  return head + line.repeat(Math.floor(middle / line.length)) + "y".repeat(middle % line.length) + tail;
+}
+
 /** A server with the test tools; `state` (shared by the HTTP server's per-request servers) holds whether the list changed. */
 export function toolServer(state = { changed: false }) {
   const server = new Server({ name: "tine-test", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.changed ? [...TOOLS, ADDED] : TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOLS, ...MORE, ...(state.changed ? [ADDED] : [])] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
+    if (request.params.name === "big" && MORE.some((t) => t.name === "big")) return text(bigText(args.bytes));
+    if (MORE.some((t) => t.name === request.params.name)) return text(`ran ${JSON.stringify(request.params.name)}`);
     switch (request.params.name) {
       case "echo":
         return text(`echo: ${args.text}`);

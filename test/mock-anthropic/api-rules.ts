@@ -154,6 +154,33 @@ function toolUseIds(m: Json): string[] {
 }
 
 /**
+ * A custom tool's name, as the API checks it: its 400 says `tools.N.custom.name: String should
+ * match pattern '^[a-zA-Z0-9_-]{1,128}$'` (the docs still say 64; the API takes 128).
+ */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+
+/** The `tools` field: a list whose names are each there once, a custom tool's of the API's pattern. */
+function checkTools(tools: unknown): string[] {
+  if (tools === undefined) return [];
+  if (!Array.isArray(tools)) return ["tools is not a list"];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  (tools as Json[]).forEach((t, i) => {
+    const name = t["name"];
+    if (typeof name !== "string") {
+      problems.push(`tools[${i}] has no name`);
+      return;
+    }
+    // A server tool (`type: "web_search_20250305"`) has a fixed name; a custom one has no type, or "custom".
+    const custom = t["type"] === undefined || t["type"] === "custom";
+    if (custom && !TOOL_NAME.test(name)) problems.push(`tools[${i}].name ${JSON.stringify(name)} does not match ${TOOL_NAME.source}`);
+    if (seen.has(name)) problems.push(`tools[${i}].name ${JSON.stringify(name)} is used twice`);
+    seen.add(name);
+  });
+  return problems;
+}
+
+/**
  * Checks a whole request body. `beta`: the request went to `/v1/messages?beta=true`, where (as the
  * Claude Code CLI sends them) `role: "system"` messages of text may sit among the messages; they
  * are checked as such and the rest as usual.
@@ -198,6 +225,7 @@ export function checkRequest(body: unknown, opts: { beta?: boolean } = {}): stri
     if (!(budget < (b["max_tokens"] as number))) problems.push("thinking.budget_tokens must be below max_tokens");
   }
   problems.push(...checkSystem(b["system"]));
+  problems.push(...checkTools(b["tools"]));
   const markers = countCacheControl(body);
   if (markers > 4) problems.push(`${markers} cache_control breakpoints (at most 4)`);
   return problems;
