@@ -9,6 +9,7 @@ import type { Chat } from "./chat/chat.ts";
 import type { ChatMsg, Dispatch, ThreadId } from "./chat/msgs.ts";
 import { threadName } from "./chat/names.ts";
 import type { Thread } from "./chat/thread.ts";
+import { DroppedArgsNotices } from "./claude-code/stored-args.ts";
 import type { Opened } from "./claude-code/threads.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import type { ThreadCode } from "./snapshot/actions.ts";
@@ -23,6 +24,9 @@ import type { Workspaces } from "./worktree/workspaces.ts";
 export type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { num?: number };
 
 export class LiveThreads {
+  /** Says which stored arguments a Claude Code thread runs without (claude-code/stored-args.ts). */
+  readonly storedArgs = new DroppedArgsNotices((text) => this.nvim.notifyError(text));
+
   constructor(
     private readonly chat: Chat,
     /** Null with `persist = false`: nothing is stored, so nothing is loaded. */
@@ -50,6 +54,7 @@ export class LiveThreads {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
+    this.storedArgs.storedRunnerUsed(id, loaded.raw.title, loaded.runner);
     const { title, reports, queue, code, labels, side } = loaded.raw;
     const { history, runner } = loaded;
     // Before the thread is made: its tools work in its worktree from the start.

@@ -52,4 +52,20 @@ describe("runner registry", () => {
     expect(surfaceOf({ runner: { kind: "claude-code", args: [], sessionId } }).cwd).toBe("/nonexistent");
     expect(decode(headerLine({ runner: { kind: "claude-code", args: [], sessionId, cwd: "wt" } }))).toMatchObject({ ok: false });
   });
+
+  it("a stored Claude Code thread replays only arguments that cannot run anything: its runs and its forks get none of the others", () => {
+    const sessionId = "44444444-4444-4444-8444-444444444444";
+    const args = ["--settings", "/x/s.json", "--dangerously-skip-permissions", "--model", "opus", "--mcp-config", "/x/m.json"];
+    const d = decode(headerLine({ runner: { kind: "claude-code", args, sessionId } }));
+    if (!d.ok || d.record.t !== "header") throw new Error(d.ok ? "not a header" : d.error);
+    const runner = registry.reopen(d.record.runner, History.empty, () => {});
+    const argvOf = (r: typeof runner) => (r.surface.type === "terminal" ? r.surface.argv : []);
+    expect(argvOf(runner)).toEqual(["/opt/claude", "--verbose", "--model", "opus", "--resume", sessionId]);
+    // What a fork of it stores and runs: the replayed arguments only.
+    expect(runner.spec).toMatchObject({ args: ["--model", "opus"] });
+    const fork = runner.clone(() => {});
+    expect(argvOf(fork).slice(0, 4)).toEqual(["/opt/claude", "--verbose", "--model", "opus"]);
+    expect(argvOf(fork)).not.toContain("--settings");
+    expect(fork.spec).toMatchObject({ args: ["--model", "opus"] });
+  });
 });

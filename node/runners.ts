@@ -8,6 +8,7 @@ import type { Runner, RunnerSpec, RunnerStart, Runners } from "./chat/runner.ts"
 import { SessionMessageCounts } from "./claude-code/message-count.ts";
 import { projectSessionsDir } from "./claude-code/project.ts";
 import { CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "./claude-code/session.ts";
+import { replayable } from "./claude-code/stored-args.ts";
 import type { HostConfig } from "./config.ts";
 import { readInstructions, type ThreadInstructions } from "./context/instructions.ts";
 import type { AgentMsg } from "./providers/agent.ts";
@@ -112,8 +113,9 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
           // What it started with, not what the files say now: its requests stay as they were.
           return api(dispatch, spec.instructions ?? null, history, spec.model, failed);
         case "claude-code":
-          // Its conversation is the CLI's: opening it resumes the session.
-          return ClaudeCodeSession.resume(kinds.claudeCode, spec.args, spec.sessionId, dispatch, spec.cwd);
+          // Its conversation is the CLI's: opening it resumes the session. Its arguments come from
+          // a file: only those that cannot run anything are replayed (stored-args.ts).
+          return ClaudeCodeSession.resume(kinds.claudeCode, replayable(spec.args).replayed, spec.sessionId, dispatch, spec.cwd);
         default:
           return assertUnreachable(spec);
       }

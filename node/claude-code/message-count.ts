@@ -3,9 +3,9 @@
  * its transcript (wherever Claude Code keeps it), and read again only when the file changed, as
  * the list is drawn again on every change of any thread.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { findSession } from "./project.ts";
-import { readTranscript } from "./transcript.ts";
+import { readTranscriptFile } from "./transcript.ts";
 
 type Counted = { readonly path: string; readonly size: number; readonly mtimeMs: number; readonly count: number | null };
 
@@ -22,7 +22,7 @@ export class SessionMessageCounts {
       if (before && before.size === size && before.mtimeMs === mtimeMs) return before.count;
       let count: number | null = null;
       try {
-        count = readTranscript(readFileSync(path, "utf8")).messages.length;
+        count = readTranscriptFile(path).messages.length;
       } catch {
         count = null; // being written, or of a shape the import refuses: no count
       }

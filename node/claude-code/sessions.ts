@@ -3,11 +3,11 @@
  * messages written as a new session in the folder Claude Code uses for the project.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NativeMessage } from "../providers/native.ts";
 import { configDir, findSession, projectSessionsDir, type SessionFile } from "./project.ts";
-import { type LineProblem, readTranscript, TranscriptError, writeTranscript } from "./transcript.ts";
+import { type LineProblem, readTranscriptFile, TranscriptError, writeTranscript } from "./transcript.ts";
 
 export type ImportedSession = {
   readonly messages: NativeMessage[];
@@ -18,13 +18,20 @@ export type ImportedSession = {
   readonly skipped: readonly LineProblem[];
 };
 
+/** Lines left out of an import, as the user is told them: `line 3: 60.0 MB long, …; line 9: …`. */
+export function describeSkipped(skipped: readonly LineProblem[]): string {
+  return skipped.map((p) => `line ${p.line}: ${p.error}`).join("; ");
+}
+
 /** A session (by id or transcript path) read for import; errors say what is wrong and where. */
 export function readSession(idOrPath: string): ImportedSession {
   const path = findSession(idOrPath);
   if (!path) throw new Error(`tine: no Claude Code session ${idOrPath} (looked in ${configDir()}/projects)`);
   try {
-    const t = readTranscript(readFileSync(path, "utf8"));
-    if (!t.messages.length) throw new Error(`tine: ${path} holds no conversation to import`);
+    const t = readTranscriptFile(path);
+    // What was left out may be all there was (one line too long): named, not just "nothing".
+    const left = t.skipped.length ? ` (left out: ${describeSkipped(t.skipped)})` : "";
+    if (!t.messages.length) throw new Error(`tine: ${path} holds no conversation to import${left}`);
     return { messages: t.messages, firstPrompt: t.firstPrompt, sessionId: t.sessionId, path, skipped: t.skipped };
   } catch (error) {
     if (error instanceof TranscriptError) throw new Error(`tine: ${path} cannot be imported: ${error.message}`);
@@ -39,7 +46,7 @@ export function readSession(idOrPath: string): ImportedSession {
 export function sessionLabel(file: SessionFile): string {
   const id = file.id.slice(0, 8);
   try {
-    const t = readTranscript(readFileSync(file.path, "utf8"));
+    const t = readTranscriptFile(file.path);
     const prompt = (t.lastPrompt ?? "").trim().split("\n")[0]!.slice(0, 60) || "(no prompt)";
     return `${prompt} · ${t.messages.length} msg${t.messages.length === 1 ? "" : "s"} · ${id}`;
   } catch (error) {

@@ -11,7 +11,7 @@ import { History } from "../providers/history.ts";
 import { entry, freezeMessage } from "../providers/native.ts";
 import { sessionIdOf, splitArgs } from "./command.ts";
 import { listSessions, type SessionFile } from "./project.ts";
-import { readSession, sessionLabel, writeSession } from "./sessions.ts";
+import { describeSkipped, readSession, sessionLabel, writeSession } from "./sessions.ts";
 
 /** A thread made and shown: its id and buffers. */
 export type Opened = { id: string; display: number; input: number };
@@ -79,8 +79,7 @@ export class ClaudeCodeThreads {
       origin: { kind: "claude-code", sessionId: session.sessionId, path: session.path },
     });
     if (session.skipped.length) {
-      const lines = session.skipped.map((p) => `line ${p.line}: ${p.error}`).join("; ");
-      this.host.warn(`tine: ${session.path}: some lines could not be imported and were left out (${lines})`);
+      this.host.warn(`tine: ${session.path}: some lines could not be imported and were left out (${describeSkipped(session.skipped)})`);
     }
     return opened;
   }

@@ -135,6 +135,34 @@ describe("reading a Claude Code transcript", () => {
     expect(() => JSON.stringify(t.messages)).not.toThrow();
   });
 
+  it("skips a line longer than the bound and names it with its size, keeping its place in the chain", () => {
+    // The tool's result, as long as a big command output: its call is answered as interrupted, the rest kept.
+    const long = cli.replace(
+      '"content":[{"type":"text","text":"a.txt"}]',
+      `"content":[{"type":"text","text":"${"a".repeat(3 * 1024 * 1024)}"}]`,
+    );
+    const t = readTranscript(long, 2 * 1024 * 1024);
+    expect(t.skipped).toEqual([{ line: 7, error: "3.0 MB long, more than the 2.0 MB a line may hold" }]);
+    expect(t.messages.map((m) => m.content.map((b) => b.type))).toEqual([
+      ["text"],
+      ["thinking", "tool_use"],
+      ["tool_result", "text"],
+      ["text"],
+    ]);
+    expect(t.messages[2]!.content).toEqual([
+      { type: "tool_result", tool_use_id: "t1", content: INTERRUPTED_TOOL_RESULT, is_error: true },
+      {
+        type: "text",
+        text: "[tine: line 7 of the Claude Code session was left out on import: 3.0 MB long, more than the 2.0 MB a line may hold]",
+      },
+    ]);
+    expect(checkMessages([...t.messages, { role: "user", content: [{ type: "text", text: "next" }] }])).toEqual([]);
+    expect(t.firstPrompt).toBe("list the files");
+    // Its links read from its bytes: a too-long sidechain record stays out of the chain.
+    const side = cli.replace('"content":"sidechain"', `"content":"${"s".repeat(3 * 1024 * 1024)}"`);
+    expect(readTranscript(side, 2 * 1024 * 1024).messages).toEqual(readTranscript(cli).messages);
+  });
+
   it("tolerates a truncated last line; a bad line elsewhere is an error naming it", () => {
     expect(readTranscript(`${cli}{"type":"assistant","uu`).messages).toHaveLength(4);
     expect(() => readTranscript(cli.replace('{"type":"attachment"', '{oops"type":"attachment"'))).toThrow(

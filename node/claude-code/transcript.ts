@@ -8,8 +8,9 @@
  * reads as tine's own markup is escaped (chat/foreign-text.ts). A truncated last
  * line is skipped, as the CLI itself does; any other line that is not JSON is an error naming it.
  * A line of odd types (a block that is not an object, a text that is not a string) or out of
- * bounds (bounded-json.ts) has its content left out and is named in `skipped`. The result is a
- * history the API accepts (a tool call without a result gets one, as the CLI gives it).
+ * bounds (bounded-json.ts; a line longer than the API takes is never read whole, jsonl-lines.ts)
+ * has its content left out and is named in `skipped`, its place in the chain kept. The result is
+ * a history the API accepts (a tool call without a result gets one, as the CLI gives it).
  *
  * Writing produces the minimal records the CLI accepts, plus one attachment so it sends no empty
  * system message.
@@ -19,6 +20,7 @@ import { asForeignText } from "../chat/foreign-text.ts";
 import type { AssistantBlock, NativeMessage, ToolResultBlock, UserBlock } from "../providers/native.ts";
 import { cleanAssistantBlocks } from "../providers/turn-cleanup.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
+import { fileLines, type JsonlLine, textLines } from "./jsonl-lines.ts";
 
 type Json = Record<string, unknown>;
 
@@ -47,29 +49,47 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" 
 /** A record and its line. `skipped`: why its content is left out (its place in the chain is kept when known). */
 type Line = { readonly n: number; readonly r: Json; readonly skipped: string | null };
 
-function parseLines(text: string, skipped: LineProblem[]): Line[] {
-  const lines = text.split("\n");
-  // A last line without its newline may have been cut mid-write: skipped, as the CLI does.
-  const partial = text.endsWith("\n") ? null : lines.length - 1;
+/**
+ * The longest line read, in bytes: the API refuses a larger request, so such a record could never
+ * be sent back (bounded-json.ts). A longer one is skipped, its links read (jsonl-lines.ts).
+ */
+export const MAX_LINE_BYTES = LINE_BOUNDS.chars;
+/** What a too-long record keeps: its place in the chain, and whether it is the conversation's. */
+const LINKS = new Set(["type", "uuid", "parentUuid", "isSidechain", "isMeta"]);
+
+/** What stands in the conversation for a user's record left out (its line and why). */
+export const leftOutNote = (line: number, why: string) => `[tine: line ${line} of the Claude Code session was left out on import: ${why}]`;
+
+const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+function parseLines(lines: Iterable<JsonlLine>, maxBytes: number, skipped: LineProblem[]): Line[] {
   const records: Line[] = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    const n = i + 1;
-    const parsed = parseBounded(line, LINE_BOUNDS);
+  for (const line of lines) {
+    const { n } = line;
+    if (line.kind === "too-long") {
+      const error = `${megabytes(line.bytes)} long, more than the ${megabytes(maxBytes)} a line may hold`;
+      skipped.push({ line: n, error });
+      // Only its links are kept, so the records after it still reach the ones before.
+      if (line.fields && line.ended) records.push({ n, r: line.fields, skipped: error });
+      continue;
+    }
+    if (!line.text.trim()) continue;
+    const parsed = parseBounded(line.text, LINE_BOUNDS);
     if (parsed.ok) {
       if (isObject(parsed.value)) records.push({ n, r: parsed.value, skipped: null });
       else skipped.push({ line: n, error: "not an object" });
-      return;
+      continue;
     }
     if (!parsed.outOfBounds) {
-      if (i !== partial) throw new TranscriptError(`line ${n} is not JSON`);
-      return;
+      // A last line without its newline may have been cut mid-write: skipped, as the CLI does.
+      if (line.ended) throw new TranscriptError(`line ${n} is not JSON`);
+      continue;
     }
     skipped.push({ line: n, error: parsed.error });
-    // Only its links are read, so the records after it still reach the ones before.
+    // Only its links are kept, so the records after it still reach the ones before.
     const r = parsed.parsed;
-    if (isObject(r)) records.push({ n, r: { type: r["type"], uuid: r["uuid"], parentUuid: r["parentUuid"] }, skipped: parsed.error });
-  });
+    if (isObject(r)) records.push({ n, r: Object.fromEntries([...LINKS].map((k) => [k, r[k]])), skipped: parsed.error });
+  }
   return records;
 }
 
@@ -156,10 +176,19 @@ function leafOf(chain: readonly Line[], leafUuid: string | null): Line | null {
   return leaf;
 }
 
-/** The conversation a transcript holds, as the API takes it. */
-export function readTranscript(text: string): Transcript {
+/** The conversation the transcript at `path` holds, read a piece at a time. */
+export function readTranscriptFile(path: string, maxLineBytes = MAX_LINE_BYTES): Transcript {
+  return readLines(fileLines(path, maxLineBytes, LINKS), maxLineBytes);
+}
+
+/** The conversation a transcript's text holds, as the API takes it. */
+export function readTranscript(text: string, maxLineBytes = MAX_LINE_BYTES): Transcript {
+  return readLines(textLines(text, maxLineBytes, LINKS), maxLineBytes);
+}
+
+function readLines(lines: Iterable<JsonlLine>, maxLineBytes: number): Transcript {
   const skipped: LineProblem[] = [];
-  const records = parseLines(text, skipped);
+  const records = parseLines(lines, maxLineBytes, skipped);
   const byUuid = new Map<string, Line>();
   const chainRecords: Line[] = [];
   let leafUuid: string | null = null;
@@ -188,8 +217,16 @@ export function readTranscript(text: string): Transcript {
   const raw: { role: "user" | "assistant"; blocks: (UserBlock | AssistantBlock)[]; id?: string }[] = [];
   let firstPrompt: string | null = null;
   let lastPrompt: string | null = null;
+  /** Whether anything but notes was read: notes alone are no conversation. */
+  let read = false;
   for (const { n, r, skipped: why } of chain) {
-    if (why !== null || r["isSidechain"] === true || r["isMeta"] === true) continue;
+    if (r["isSidechain"] === true || r["isMeta"] === true) continue;
+    if (why !== null) {
+      // A turn of the user's left out leaves a note in its place: the turns around it stay apart
+      // (replies not run together) and a tool call it answered is answered as interrupted.
+      if (r["type"] === "user") raw.push({ role: "user", blocks: [{ type: "text", text: leftOutNote(n, why) }] });
+      continue;
+    }
     const problems: string[] = [];
     const odd = (what: string) => problems.push(what);
     const message = r["message"];
@@ -202,10 +239,12 @@ export function readTranscript(text: string): Transcript {
         lastPrompt = typed.text;
       }
       if (blocks.length) raw.push({ role: "user", blocks });
+      read ||= blocks.length > 0;
     } else if (r["type"] === "assistant" && isObject(message)) {
       if (!Array.isArray(message["content"])) odd("an assistant message whose content is not a list");
       else {
         const blocks = assistantBlocks(message["content"], odd);
+        read ||= blocks.length > 0;
         const id = typeof message["id"] === "string" ? message["id"] : undefined;
         const last = raw.at(-1);
         if (last?.role === "assistant" && id && last.id === id) last.blocks.push(...blocks);
@@ -215,7 +254,7 @@ export function readTranscript(text: string): Transcript {
     if (problems.length) skipped.push({ line: n, error: problems.join("; ") });
   }
   skipped.sort((a, b) => a.line - b.line);
-  return { messages: normalize(raw), sessionId, cwd, firstPrompt, lastPrompt, skipped };
+  return { messages: read ? normalize(raw) : [], sessionId, cwd, firstPrompt, lastPrompt, skipped };
 }
 
 /** Roles alternate, the first is the user's, every tool call is answered and every answer asked. */

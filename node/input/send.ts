@@ -10,6 +10,7 @@ import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
 import { threadName, typedText } from "../chat/names.ts";
 import { parseSend } from "../chat/send-command.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { DroppedArgsNotices } from "../claude-code/stored-args.ts";
 import type { Compaction } from "../compact/compaction.ts";
 import type { HostConfig } from "../config.ts";
 import { expandMentions } from "../context/expand.ts";
@@ -41,6 +42,8 @@ export class SendFlow {
   private readonly takeOverIfFree: (id: ThreadId) => void;
   /** A thread's code, live or stored (live-threads.ts). */
   private readonly codeOf: (id: ThreadId) => ThreadCode;
+  /** Says which stored arguments a Claude Code thread runs without (live-threads.ts). */
+  private readonly storedRunnerUsed: DroppedArgsNotices["storedRunnerUsed"];
 
   constructor(services: Services) {
     ({
@@ -58,6 +61,7 @@ export class SendFlow {
     this.live = (id) => services.threads.live(id);
     this.takeOverIfFree = (id) => services.threads.takeOverIfFree(id);
     this.codeOf = (id) => services.threads.codeOf(id);
+    this.storedRunnerUsed = (id, title, spec) => services.threads.storedArgs.storedRunnerUsed(id, title, spec);
   }
 
   /**
@@ -232,6 +236,9 @@ export class SendFlow {
         const made = await this.workspaces.fork(sourceId, newId, num, base);
         if (!wanted()) return this.workspaces.remove(made.root);
       }
+      // A stored source runs by its header: the fork is told what of it is not replayed.
+      if (storedSource)
+        this.storedRunnerUsed(sourceId, this.chat.titleOf(sourceId) ?? threadName(this.chat, sourceId), storedSource.runner);
       this.dispatch({ type: "chat-msg", msg: { type: "fork-thread", ...request } });
     };
     // A program mid-turn keeping its own conversation (Claude Code) is copied whole, with the files

@@ -107,6 +107,34 @@ describe(`importing Claude Code sessions (${nv.version})`, () => {
     });
   });
 
+  it("a 60 MB line is left out and named with its size, a note in its place; the conversation around it comes in", async () => {
+    await withNeovim(nv, async (s) => {
+      // Keys in the order the CLI writes them: the links on both sides of the message.
+      const record = (type: string, uuid: string, parentUuid: string | null, message: object) =>
+        `${JSON.stringify({ parentUuid, isSidechain: false, type, message, uuid, timestamp: "2026-01-01T00:00:00Z" })}\n`;
+      const reply = (id: string, text: string) => ({ id, role: "assistant", content: [{ type: "text", text }] });
+      const path = join(s.cwd, "huge.jsonl");
+      writeFileSync(
+        path,
+        record("user", "u1", null, { role: "user", content: "first question" }) +
+          record("assistant", "a1", "u1", reply("m1", "First answer.")) +
+          record("user", "u2", "a1", { role: "user", content: `a big paste: ${"x".repeat(60 * 1024 * 1024)}` }) +
+          record("assistant", "a2", "u2", reply("m2", "Second answer.")),
+      );
+      await s.cmd(`Tine import ${path}`);
+      await s.notified(
+        /huge\.jsonl: some lines could not be imported and were left out \(line 3: 60\.0 MB long, more than the 32\.0 MB a line may hold\)/,
+      );
+      const t = (await s.threads()).at(-1)!;
+      assert.deepEqual(texts(await s.messages(t.id)), [
+        "first question",
+        "First answer.",
+        "[tine: line 3 of the Claude Code session was left out on import: 60.0 MB long, more than the 32.0 MB a line may hold]",
+        "Second answer.",
+      ]);
+    });
+  });
+
   it(":Tine claude with a --session-id that is not a UUID is refused, as the CLI refuses it", async () => {
     await withNeovim(
       nv,
