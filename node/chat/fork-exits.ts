@@ -6,52 +6,20 @@
  * program keeps its conversation (Claude Code) ends by its code only (`endBlocker`, `promote`).
  */
 import { randomUUID } from "node:crypto";
-import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
+import type { ChatTree } from "./chat-tree.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
-import type { ForkEffect, ForkLives } from "./forks.ts";
-import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
+import type { ForkEffect } from "./forks.ts";
+import type { ForkEnd, ThreadId } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
-import type { Runner, Runners } from "./runner.ts";
-import { forkTitle, type Thread, type TitledBy } from "./thread.ts";
-import type { ForkTree, Relation } from "./tree.ts";
+import type { Runner } from "./runner.ts";
+import { forkTitle, type Thread } from "./thread.ts";
+import type { Relation } from "./tree.ts";
 
-/** The chat as fork exits see it: its threads and tree, and the few changes they make to them. */
-export interface ChatTree {
-  readonly threads: ReadonlyMap<ThreadId, Thread>;
-  readonly lineage: ForkTree;
-  readonly forks: ForkLives;
-  readonly runners: Runners;
-  readonly events: ChatEvents;
-  readonly clock: ChatClock;
-  readonly limits: ChatLimits;
-  readonly dispatch: Dispatch;
-  activeId: ThreadId | null;
-  isStored(id: ThreadId): boolean;
-  titleOf(id: ThreadId): string | undefined;
-  /** The number of a new thread, claimed (unique across the Neovims sharing the project). */
-  nextNum(): number;
-  /** What a thread's runner dispatches through. */
-  agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
-  /** A thread with the chat's services, not yet in the chat. */
-  makeThread(id: ThreadId, num: number, title: string, runner: Runner, titledBy?: TitledBy): Thread;
-  /** Puts `thread` in the chat and tells the UI and the store. */
-  add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
-  /** Forks now (the request's `wait` is not looked at). */
-  forkNow(request: ForkRequest): void;
-  /** Whether fork `id` works in a worktree of its own, apart from its parent's folder (its end brings its code back). */
-  worksApart(id: ThreadId): boolean;
-  /** Takes a thread out of the chat (the tree keeps its lineage). */
-  remove(id: ThreadId): void;
-  /** The tree or the active thread changed: the list redraws. */
-  changed(): void;
-  /** Thread `id`'s place in the tree changed: the list redraws, and the displays that show it (see `Changes.moved`). */
-  moved(id: ThreadId): void;
-}
+export type { ChatTree } from "./chat-tree.ts";
 
 /**
  * A thread of its own (a hand-off, a compaction) made under `sourceId`, linked there at message
