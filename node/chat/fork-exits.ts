@@ -218,8 +218,10 @@ export class ForkExits {
    * the parent; the parent's forks taken after the fork point follow the old tail. A fork whose
    * program keeps its conversation (`ownConversation`) gives only its code (the host merges it):
    * the parent keeps its own conversation, the fork's forks stay where they hang, as on a discard.
+   * A fork in a worktree of its own brings its code back first: the host merges it, then promotes
+   * again (`codeMerged`); a merge that cannot be done leaves everything as it was.
    */
-  promote(id: ThreadId, siblingId: ThreadId, siblingNum: number): void {
+  promote(id: ThreadId, siblingId: ThreadId, siblingNum: number, codeMerged = false): void {
     const chat = this.chat;
     const fork = this.liveFork(id, "promoted");
     const lineage = chat.lineage.get(id)!;
@@ -228,6 +230,11 @@ export class ForkExits {
     const working = (t: Thread) => !t.atRest || t.runner.midTurn();
     if (working(fork) || working(parent))
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    if (!codeMerged && chat.worksApart(id) && chat.events.mergeCode) {
+      const again = { type: "fork-promote", id, siblingId, siblingNum, codeMerged: true } as const;
+      chat.events.mergeCode(id, () => chat.dispatch({ type: "chat-msg", msg: again }));
+      return;
+    }
     if (fork.runner.traits.ownConversation !== null) {
       this.end(id, "promoted");
       return;
