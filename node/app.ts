@@ -214,9 +214,9 @@ export class App {
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
     this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUuid(), siblingNum: this.chat.nextNum() } });
-    if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
-    // A worktree fork's files are merged into the parent's by then (node/worktree/fork-code.ts).
+    // A worktree fork's files are merged into the parent's first, then it is promoted (node/worktree/fork-code.ts).
     await this.forkCode.settled(id);
+    if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
     return parentId;
   }
 
@@ -229,6 +229,7 @@ export class App {
   private checkForkEnd(id: ThreadId, how: ForkEnd): void {
     const blocker = this.chat.forkEndBlocker(id, how);
     if (blocker) throw new Error(blocker);
+    if (this.forkCode.busy(id)) throw new Error(`tine: ${this.chat.titleOf(id)}: its code is being merged into its parent's folder`);
   }
 
   rename(id: ThreadId, title: string): void {

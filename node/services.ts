@@ -172,6 +172,11 @@ export class Services {
         },
         reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
         sumUpCode: (id) => this.forkCode.sumUp(id),
+        mergeCode: (id, promote) => {
+          const parentId = this.chat.lineage.get(id)!.parentId;
+          const [title, parentTitle] = [this.chat.titleOf(id) ?? "", this.chat.titleOf(parentId) ?? ""];
+          this.forkCode.mergeFirst({ id, title, parentId, parentTitle }, promote);
+        },
         forkDue: (request) => this.codeServices.forkDue(request),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
         claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,

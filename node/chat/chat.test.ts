@@ -11,6 +11,7 @@ import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { History } from "../providers/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
 import type { Chat } from "./chat.ts";
+import type { ChatEvents } from "./events.ts";
 import type { ThreadId } from "./msgs.ts";
 
 const user = (t: string): Entry => entry(userMessage([{ type: "text", text: t }]));
@@ -27,13 +28,25 @@ const texts = (chat: Chat, id: ThreadId) =>
 
 const MIN = 60_000;
 
-function setup({ agentForkLimit = 3, needsApproval = false } = {}) {
+/** `apart`: the forks in a worktree of their own; `mergeCode`: the host's merge of their code before a promote. */
+function setup({
+  agentForkLimit = 3,
+  needsApproval = false,
+  apart = (_: ThreadId) => false,
+  mergeCode,
+}: {
+  agentForkLimit?: number;
+  needsApproval?: boolean;
+  apart?: (id: ThreadId) => boolean;
+  mergeCode?: ChatEvents["mergeCode"];
+} = {}) {
   /** The chat's clock, in ms: tests move it. */
   const clock = { t: 0 };
   const ended: [ThreadId, string, ThreadId | undefined][] = [];
   const { chat, dispatch } = testChat({
     needsApproval,
-    events: { forkEnded: (f, how, into) => void ended.push([f.id, how, into]) },
+    worksApart: apart,
+    events: { forkEnded: (f, how, into) => void ended.push([f.id, how, into]), ...(mergeCode ? { mergeCode } : {}) },
     clock: { now: () => clock.t, forkIdleTimeoutMs: 10 * MIN },
     limits: { agentForkLimit },
   });
@@ -114,6 +127,23 @@ describe("promote", () => {
     expect(chat.lineage.get(late)).toEqual({ parentId: "sib", atMessage: 3, relation: "fork" });
     expect(chat.lineage.get(grandchild)).toEqual({ parentId: "root", atMessage: 1, relation: "fork" });
     expect(chat.childrenOf("root").sort()).toEqual([early, grandchild, "sib"].sort());
+  });
+
+  it("a fork in a worktree of its own (here promoted by its agent, save_context) moves nothing until the host has merged its code", async () => {
+    const merged: (() => void)[] = [];
+    const { chat, fork, ended, agentCalls } = setup({ apart: (id) => id === "t1", mergeCode: (_id, promote) => void merged.push(promote) });
+    const f = fork("root", 1);
+    expect((await agentCalls(f, "save_context")).isError).toBe(false);
+    expect(merged).toHaveLength(1);
+    // The merge under way (or failed: then nothing more happens), the fork and its parent are as they were.
+    expect(chat.threads.has(f)).toBe(true);
+    expect(texts(chat, "root")).toEqual(["q1", "a1", "q2", "a2"]);
+    expect(ended).toEqual([]);
+    const forkTexts = texts(chat, f);
+    merged[0]!();
+    expect(texts(chat, "root")).toEqual(forkTexts);
+    expect(ended).toEqual([[f, "promoted", "root"]]);
+    expect(chat.threads.has(f)).toBe(false);
   });
 
   it("is refused while the parent or the fork is mid-turn", () => {

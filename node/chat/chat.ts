@@ -283,7 +283,7 @@ export class Chat implements ChatTree {
         this.exits.discard(m.id);
         return;
       case "fork-promote":
-        this.exits.promote(m.id, m.siblingId, m.siblingNum);
+        this.exits.promote(m.id, m.siblingId, m.siblingNum, m.codeMerged);
         return;
       case "fork-report":
         this.exits.report(m.id, m.text);

@@ -21,6 +21,12 @@ export type ChatEvents = {
    * answers with `fork-code-summed`, so that the parent gets the finding and the code as one report.
    */
   sumUpCode?(forkId: ThreadId): void;
+  /**
+   * A fork in a worktree of its own is being promoted: the host merges its code into its parent's
+   * folder first, then calls `promote` (which promotes it, its code merged); a merge that cannot be
+   * done calls nothing (the fork stays as it was) and the user is told why.
+   */
+  mergeCode?(forkId: ThreadId, promote: () => void): void;
   /** A report for a parent that is stored and not loaded: it is written to the parent's log. */
   reportToStored(parentId: ThreadId, report: QueuedReport): void;
   /**

@@ -6,52 +6,20 @@
  * program keeps its conversation (Claude Code) ends by its code only (`endBlocker`, `promote`).
  */
 import { randomUUID } from "node:crypto";
-import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
+import type { ChatTree } from "./chat-tree.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
-import type { ForkEffect, ForkLives } from "./forks.ts";
-import type { Dispatch, ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
+import type { ForkEffect } from "./forks.ts";
+import type { ForkEnd, ThreadId } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
-import type { Runner, Runners } from "./runner.ts";
-import { forkTitle, type Thread, type TitledBy } from "./thread.ts";
-import type { ForkTree, Relation } from "./tree.ts";
+import type { Runner } from "./runner.ts";
+import { forkTitle, type Thread } from "./thread.ts";
+import type { Relation } from "./tree.ts";
 
-/** The chat as fork exits see it: its threads and tree, and the few changes they make to them. */
-export interface ChatTree {
-  readonly threads: ReadonlyMap<ThreadId, Thread>;
-  readonly lineage: ForkTree;
-  readonly forks: ForkLives;
-  readonly runners: Runners;
-  readonly events: ChatEvents;
-  readonly clock: ChatClock;
-  readonly limits: ChatLimits;
-  readonly dispatch: Dispatch;
-  activeId: ThreadId | null;
-  isStored(id: ThreadId): boolean;
-  titleOf(id: ThreadId): string | undefined;
-  /** The number of a new thread, claimed (unique across the Neovims sharing the project). */
-  nextNum(): number;
-  /** What a thread's runner dispatches through. */
-  agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
-  /** A thread with the chat's services, not yet in the chat. */
-  makeThread(id: ThreadId, num: number, title: string, runner: Runner, titledBy?: TitledBy): Thread;
-  /** Puts `thread` in the chat and tells the UI and the store. */
-  add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
-  /** Forks now (the request's `wait` is not looked at). */
-  forkNow(request: ForkRequest): void;
-  /** Whether fork `id` works in a worktree of its own, apart from its parent's folder (its end brings its code back). */
-  worksApart(id: ThreadId): boolean;
-  /** Takes a thread out of the chat (the tree keeps its lineage). */
-  remove(id: ThreadId): void;
-  /** The tree or the active thread changed: the list redraws. */
-  changed(): void;
-  /** Thread `id`'s place in the tree changed: the list redraws, and the displays that show it (see `Changes.moved`). */
-  moved(id: ThreadId): void;
-}
+export type { ChatTree } from "./chat-tree.ts";
 
 /**
  * A thread of its own (a hand-off, a compaction) made under `sourceId`, linked there at message
@@ -250,8 +218,10 @@ export class ForkExits {
    * the parent; the parent's forks taken after the fork point follow the old tail. A fork whose
    * program keeps its conversation (`ownConversation`) gives only its code (the host merges it):
    * the parent keeps its own conversation, the fork's forks stay where they hang, as on a discard.
+   * A fork in a worktree of its own brings its code back first: the host merges it, then promotes
+   * again (`codeMerged`); a merge that cannot be done leaves everything as it was.
    */
-  promote(id: ThreadId, siblingId: ThreadId, siblingNum: number): void {
+  promote(id: ThreadId, siblingId: ThreadId, siblingNum: number, codeMerged = false): void {
     const chat = this.chat;
     const fork = this.liveFork(id, "promoted");
     const lineage = chat.lineage.get(id)!;
@@ -260,6 +230,11 @@ export class ForkExits {
     const working = (t: Thread) => !t.atRest || t.runner.midTurn();
     if (working(fork) || working(parent))
       throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    if (!codeMerged && chat.worksApart(id) && chat.events.mergeCode) {
+      const again = { type: "fork-promote", id, siblingId, siblingNum, codeMerged: true } as const;
+      chat.events.mergeCode(id, () => chat.dispatch({ type: "chat-msg", msg: again }));
+      return;
+    }
     if (fork.runner.traits.ownConversation !== null) {
       this.end(id, "promoted");
       return;

@@ -183,8 +183,11 @@ export type ChatMsg =
   /** A stored thread labelled (`L` in the list); null: its label removed. */
   | { type: "label-stored"; id: ThreadId; label: string | null }
   | { type: "fork-discard"; id: ThreadId }
-  /** The parent takes the fork's history; its own tail becomes `siblingId`, a fork at the fork point. */
-  | { type: "fork-promote"; id: ThreadId; siblingId: ThreadId; siblingNum: number }
+  /**
+   * The parent takes the fork's history; its own tail becomes `siblingId`, a fork at the fork point.
+   * `codeMerged`: the fork's code is in its parent's folder already (a fork in a worktree of its own).
+   */
+  | { type: "fork-promote"; id: ThreadId; siblingId: ThreadId; siblingNum: number; codeMerged?: boolean }
   /** With text: that is the summary. Without: the fork is asked for one, and reports after. */
   | { type: "fork-report"; id: ThreadId; text?: string }
   /** What a reporting fork's code changed in its worktree (the host's `sumUpCode`; "": nothing to say): its report goes with it. */

@@ -272,6 +272,13 @@ export class SnapshotRepo {
     });
   }
 
+  /** The size of each file snapshot `id` holds (what a worktree made from it writes). */
+  fileSizes(id: SnapshotId): Promise<number[]> {
+    return this.serial(async () =>
+      splitNul((await this.run(["ls-tree", "-r", "-l", "-z", id])).stdout).map((line) => Number(line.split(/\s+/)[3]) || 0),
+    );
+  }
+
   /** The paths snapshot `id` left out as too big. */
   skippedIn(id: SnapshotId): Promise<string[]> {
     return this.serial(async () => {

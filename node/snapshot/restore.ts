@@ -5,9 +5,10 @@
  * thread's last snapshot are named and left alone unless the caller says to overwrite them; files
  * too big to be recorded are never touched.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, realpathSync, unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
-import type { CodeSnapshots, FileChange, SnapshotId } from "./code.ts";
+import { replaceFile, replaceWithLink } from "../util/atomic-write.ts";
+import type { CodeSnapshots, FileChange, SnapshotId, StoredFile } from "./code.ts";
 
 /** What a restore to `target` would do, seen from the files now (`safety`). */
 export type RestorePlan = {
@@ -52,25 +53,24 @@ export async function applyRestore(snapshots: CodeSnapshots, plan: RestorePlan, 
 /** Makes `paths` (relative to `root`) what snapshot `id` holds: written with their mode, or removed where it holds none. */
 export async function writeFiles(snapshots: CodeSnapshots, root: string, id: SnapshotId, paths: readonly string[]): Promise<void> {
   const stored = await snapshots.read(id, paths);
-  for (const path of paths) {
-    const abs = join(root, path);
-    refuseOutside(root, abs);
-    const file = stored.get(path) ?? null;
-    if (!file) {
-      if (exists(abs)) unlinkSync(abs);
-      continue;
-    }
-    mkdirSync(dirname(abs), { recursive: true });
-    if (file.mode === "120000") {
-      if (exists(abs)) unlinkSync(abs);
-      symlinkSync(file.bytes.toString("utf8"), abs);
-      continue;
-    }
-    // A link in the way is replaced by the file, never written through.
-    if (exists(abs) && lstatSync(abs).isSymbolicLink()) unlinkSync(abs);
-    writeFileSync(abs, file.bytes);
-    chmodSync(abs, file.mode === "100755" ? 0o755 : 0o644);
+  for (const path of paths) writeStored(root, path, stored.get(path) ?? null);
+}
+
+/**
+ * Makes `path` (relative to `root`) hold `file`, or removes it (null). Each file is replaced whole
+ * (util/atomic-write.ts): a write cut off leaves the file as it was, never empty or half-written.
+ */
+export function writeStored(root: string, path: string, file: StoredFile | null): void {
+  const abs = join(root, path);
+  refuseOutside(root, abs);
+  if (!file) {
+    if (exists(abs)) unlinkSync(abs);
+    return;
   }
+  mkdirSync(dirname(abs), { recursive: true });
+  // A link in the way is replaced by the file (the rename replaces the link), never written through.
+  if (file.mode === "120000") replaceWithLink(abs, file.bytes.toString("utf8"));
+  else replaceFile(abs, file.bytes, file.mode === "100755" ? 0o755 : 0o644);
 }
 
 function exists(path: string): boolean {

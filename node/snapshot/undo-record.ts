@@ -10,10 +10,10 @@ import type { SnapshotId } from "./repo.ts";
 /** What the last restore wrote (paths relative to the project's top folder) and the snapshot holding them as they were. */
 export type RestoreUndo = { readonly safety: SnapshotId; readonly paths: readonly string[] };
 
-const isSha = (v: unknown): v is string => typeof v === "string" && /^[0-9a-f]{40,64}$/.test(v);
+export const isSha = (v: unknown): v is string => typeof v === "string" && /^[0-9a-f]{40,64}$/.test(v);
 
-/** A path a restore may have written: relative, inside the project (no `..` step). */
-const isProjectPath = (v: unknown): v is string =>
+/** A path a restore (or a merge) may have written: relative, inside the project (no `..` step). */
+export const isProjectPath = (v: unknown): v is string =>
   typeof v === "string" && v !== "" && !isAbsolute(v) && !v.split(/[\\/]/).includes("..") && !v.includes("\0");
 
 /** The undo kept at `file`, or null when there is none (or it is not one tine wrote). */

@@ -8,7 +8,8 @@ import { readRegular } from "../util/regular-file.ts";
 
 export type LockResult = { readonly ok: true } | { readonly ok: false; readonly pid: number };
 
-function alive(pid: number): boolean {
+/** Whether process `pid` runs (ours or someone else's). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,20 +1,29 @@
 /**
  * What happens to a worktree fork's files when the fork ends: promoted, its work is merged into
- * its parent's tree (merge.ts; conflicts go to the quickfix list and the worktree stays until the
- * merge is accepted); reported, its report carries a summary of its changes (made before it ends,
- * `sumUp`, so that the parent gets one report) and its worktree stays; discarded,
+ * its parent's tree first (merge.ts), and only then is it promoted (its conversation moved, the
+ * fork ended): a merge that cannot be done (a full disk, snapshots off) changes nothing, the fork
+ * stays as it was and the user is told why. Conflicts go to the quickfix list and the worktree
+ * stays until the merge is accepted. Reported, its report carries a summary of its changes (made
+ * before it ends, `sumUp`, so that the parent gets one report) and its worktree stays; discarded,
  * its worktree is removed after saying how many changed files go with it (its last snapshot
  * keeps them). A fork that shares its parent's folder has nothing to bring back: nothing happens.
+ *
+ * A merge is recorded on disk before its first file is written and the record removed after its
+ * last (merge-record.ts); each file is replaced whole. A merge that fails under way is rolled back
+ * at once; one cut off by the host's death is rolled back by the next host (merge-recovery.ts).
  *
  * A merge is accepted at once when it has no conflicts (nothing is left to look at); one with
  * conflicts is accepted by `:Tine merge done` (refused while a listed file still holds markers,
  * unless forced). Until then the worktree's marker notes it, so it is found after a restart too.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
-import type { FileChange } from "../snapshot/code.ts";
-import { type MergeConflict, markersLeft, mergeChanges } from "./merge.ts";
+import type { FileChange, SnapshotId } from "../snapshot/code.ts";
+import { writeError } from "../util/disk-space.ts";
+import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMerge } from "./merge.ts";
+import { mergeOver, mergesUnderWay, recordMerge } from "./merge-record.ts";
+import { recoverMerges, rollBackMerge } from "./merge-recovery.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 import { setPendingMerge, worktreesIn } from "./worktree.ts";
 
@@ -44,55 +53,185 @@ export function changeSummary(files: readonly FileChange[], root: string): strin
   return [head, ...lines].join("\n");
 }
 
+/** Told how many files a merge has written, after each: a test's hold on it (`testHold`), or nothing. */
+type MergeProgress = (written: number) => Promise<void>;
+
+/**
+ * A test's hold on a merge (with TINE_TEST_HOOKS=1, TINE_TEST_MERGE_HOLD=<n>:<file>): once n files
+ * are written, `file` is made and the merge waits for ever, so a test can kill the host (a real
+ * kill -9) at a known point of it. Once: while `file` exists, merges go on. Undefined otherwise.
+ */
+function testHold(env: NodeJS.ProcessEnv): MergeProgress | undefined {
+  const hold = env["TINE_TEST_HOOKS"] === "1" ? /^(\d+):(.+)$/.exec(env["TINE_TEST_MERGE_HOLD"] ?? "") : null;
+  if (!hold) return undefined;
+  const [at, file] = [Number(hold[1]), hold[2]!];
+  return (written) => {
+    if (written !== at || existsSync(file)) return Promise.resolve();
+    writeFileSync(file, String(written));
+    return new Promise<void>(() => {});
+  };
+}
+
 export class ForkCode {
-  /** Ends under way, by fork: a promote's caller waits for its merge. */
+  /** Ends under way, by fork: a promote's merge, a discard's removal; a promote's caller waits for its merge. */
   private readonly ending = new Map<ThreadId, Promise<void>>();
+  /** Callers waiting for a fork's merge (`settled`): they say why it failed, the user is not told twice. */
+  private readonly waiting = new Set<ThreadId>();
+  /** Why a fork's merge failed, for its waiting caller. */
+  private readonly failed = new Map<ThreadId, string>();
+  /** Merges a killed host left half done, rolled back when this host starts, before any merge of its own. */
+  private readonly recovered: Promise<void>;
+  private readonly progress = testHold(process.env);
 
   constructor(
     private readonly workspaces: Workspaces,
     private readonly edges: ForkCodeEdges,
-  ) {}
+  ) {
+    this.recovered = recoverMerges(workspaces, edges.tell).catch((e: Error) =>
+      edges.tell(`tine: the merges a stopped tine left could not be looked at: ${e.message}`, true),
+    );
+  }
 
-  /** A fork ended: its files follow, off the dispatch loop. */
+  /**
+   * A fork ended: a discarded one's worktree goes, off the dispatch loop. A promoted one's code was
+   * merged before it ended (`mergeFirst`); a reported one's report carried the summary of its code
+   * (`sumUp`) and its worktree stays.
+   */
   ended(fork: EndingFork, how: ForkEnd): void {
     // Only a fork with a tree of its own has files to bring back.
-    if (!this.workspaces.apart(fork.id)) return;
-    const from = this.workspaces.of(fork.id);
-    const into = this.workspaces.of(fork.parentId);
-    const work = {
-      promoted: () => this.merge(fork, from, into),
-      // Its report carried the summary of its code (sumUp); its worktree stays.
-      reported: () => Promise.resolve(),
-      discarded: () => this.discard(fork, from),
-    }[how];
-    const done = work()
+    if (how !== "discarded" || !this.workspaces.apart(fork.id)) return;
+    const done = this.discard(fork, this.workspaces.of(fork.id))
       .catch((e: Error) => this.edges.tell(`tine: ${fork.title}: ${e.message}`, true))
       .finally(() => this.ending.delete(fork.id));
     this.ending.set(fork.id, done);
   }
 
-  /** Resolves once what fork `id`'s end does to its files is done (at once when nothing is). */
-  settled(id: ThreadId): Promise<void> {
-    return this.ending.get(id) ?? Promise.resolve();
+  /** Whether fork `id`'s code is being merged or removed now (it cannot end again meanwhile). */
+  busy(id: ThreadId): boolean {
+    return this.ending.has(id);
   }
 
-  private async merge(fork: EndingFork, from: Workspace, into: Workspace): Promise<void> {
-    const stored = from.stored!;
-    const theirs = await from.snapshots.take(fork.id);
-    const ours = await into.snapshots.take(fork.parentId);
-    if (!theirs || !ours) throw new Error("code snapshots are off: its files were not merged");
-    const labels = { ours: fork.parentTitle, theirs: fork.title, theirsRoot: from.root };
-    const result = await mergeChanges(into.snapshots, into.root, { base: stored.base, ours: ours.id, theirs: theirs.id }, labels);
-    for (const path of result.applied) this.edges.written(join(into.root, path));
-    const unrecorded = result.unrecorded.length ? `; not merged (over 2 MiB): ${result.unrecorded.join(", ")}` : "";
-    if (!result.conflicts.length) {
-      await this.remove(from);
-      this.edges.tell(`tine: ${fork.title}: its code is merged: ${plural(result.applied.length, "file")} changed${unrecorded}`, false);
+  /**
+   * Resolves once what fork `id`'s end does to its files is done (at once when nothing is); rejects
+   * with why its promote's merge failed (the caller tells the user, nobody else does).
+   */
+  async settled(id: ThreadId): Promise<void> {
+    const work = this.ending.get(id);
+    if (!work) return;
+    this.waiting.add(id);
+    try {
+      await work;
+    } finally {
+      this.waiting.delete(id);
+    }
+    const failure = this.failed.get(id);
+    this.failed.delete(id);
+    if (failure) throw new Error(failure);
+  }
+
+  /**
+   * Fork `fork` is being promoted (ForkExits): its code is merged into its parent's folder, then
+   * `promote` moves its conversation and ends it. When the merge cannot be done, nothing moves.
+   */
+  mergeFirst(fork: EndingFork, promote: () => void): void {
+    if (this.ending.has(fork.id)) {
+      this.edges.tell(`tine: ${fork.title}: its code is being merged already`, true);
       return;
     }
-    const files = [...new Set(result.conflicts.map((c) => c.path))];
-    setPendingMerge(from.root, { into: into.root, files });
-    this.edges.quickfix(`tine: merge of ${fork.title}`, this.quickfixItems(into.root, result.conflicts));
+    const from = this.workspaces.of(fork.id);
+    const into = this.workspaces.of(fork.parentId);
+    const done = this.merge(fork, from, into).then(
+      (plan) => {
+        promote();
+        if ([...this.edges.live()].includes(fork.id)) {
+          // Refused after all (the fork or its parent began a turn meanwhile: the chat said why).
+          this.edges.tell(`tine: ${fork.title}: its code is merged into ${into.root}, but it is not promoted: promote it again`, true);
+          return;
+        }
+        return this.merged(fork, from, into, plan).catch((e: Error) => this.edges.tell(`tine: ${fork.title}: ${e.message}`, true));
+      },
+      (e: Error) => {
+        const text = `tine: ${fork.title} is not promoted: ${e.message}. It stays as it was`;
+        if (this.waiting.has(fork.id)) this.failed.set(fork.id, text);
+        else this.edges.tell(text, true);
+      },
+    );
+    const settled = done.finally(() => this.ending.delete(fork.id));
+    this.ending.set(fork.id, settled);
+  }
+
+  /**
+   * The merge itself: both sides' snapshots taken and the merge worked out before anything is
+   * written (`write` then refuses it when it would not fit on the disk). Resolves with what it did.
+   */
+  private async merge(fork: EndingFork, from: Workspace, into: Workspace): Promise<MergePlan> {
+    await this.recovered;
+    const records = await this.workspaces.mergeRecords();
+    const store = records ? dirname(records) : into.root;
+    const [theirs, ours] = await Promise.all([from.snapshots.take(fork.id), into.snapshots.take(fork.parentId)]).catch((e) => {
+      throw new Error(`its files could not be recorded: ${writeError(e, store)}`);
+    });
+    if (!records || !theirs || !ours) throw new Error("code snapshots are off: its files cannot be merged");
+    const labels = { ours: fork.parentTitle, theirs: fork.title, theirsRoot: from.root };
+    const plan = await planMerge(into.snapshots, { base: from.stored!.base, ours: ours.id, theirs: theirs.id }, labels);
+    const conflicted = [...new Set(plan.conflicts.map((c) => c.path))];
+    const noteConflicts = () => conflicted.length && setPendingMerge(from.root, { into: into.root, files: conflicted });
+    if (plan.writes.length) await this.write(fork, into, records, ours.id, plan, noteConflicts);
+    else noteConflicts();
+    return plan;
+  }
+
+  /**
+   * Writes the merge's files into `into` (the record of it on disk meanwhile), then `after` (the
+   * conflicts noted); a failure on the way puts back what was written, or leaves the record for the
+   * next start to when that fails too.
+   */
+  private async write(fork: EndingFork, into: Workspace, records: string, ours: SnapshotId, plan: MergePlan, after: () => void) {
+    checkMergeRoom(into.root, plan.writes);
+    const other = mergesUnderWay(records).find((m) => m.fork === fork.id);
+    if (other) throw new Error(`its merge is under way in another Neovim (host pid ${other.pid})`);
+    const paths = plan.writes.map((w) => w.path);
+    try {
+      recordMerge(records, {
+        fork: fork.id,
+        forkTitle: fork.title,
+        parentTitle: fork.parentTitle,
+        into: into.root,
+        ours,
+        paths,
+        pid: process.pid,
+      });
+    } catch (e) {
+      throw new Error(`its merge could not be recorded: ${writeError(e, records)}`);
+    }
+    try {
+      await applyMerge(into.root, plan.writes, this.progress);
+      after();
+    } catch (e) {
+      let undone = "its files are back as they were";
+      try {
+        await rollBackMerge(into.snapshots, into.root, ours, paths);
+        mergeOver(records, fork.id);
+      } catch (u) {
+        undone = `the files it wrote could not be put back (${writeError(u, into.root)}): tine tries again when it next starts`;
+      }
+      throw new Error(`its merge failed: ${writeError(e, into.root)}; ${undone}`);
+    } finally {
+      for (const path of paths) this.edges.written(join(into.root, path));
+    }
+    mergeOver(records, fork.id);
+  }
+
+  /** The fork is promoted, its merge written: the user is told what it did; a merge without conflicts is accepted (its worktree goes). */
+  private async merged(fork: EndingFork, from: Workspace, into: Workspace, plan: MergePlan): Promise<void> {
+    const unrecorded = plan.unrecorded.length ? `; not merged (over 2 MiB): ${plan.unrecorded.join(", ")}` : "";
+    if (!plan.conflicts.length) {
+      await this.remove(from);
+      this.edges.tell(`tine: ${fork.title}: its code is merged: ${plural(plan.writes.length, "file")} changed${unrecorded}`, false);
+      return;
+    }
+    const files = [...new Set(plan.conflicts.map((c) => c.path))];
+    this.edges.quickfix(`tine: merge of ${fork.title}`, this.quickfixItems(into.root, plan.conflicts));
     this.edges.tell(
       `tine: ${fork.title}: its code is merged with ${plural(files.length, "conflict")} (the quickfix list): ${files.join(", ")}${unrecorded}. Its worktree ${from.root} stays until :Tine merge done`,
       false,

@@ -7,24 +7,21 @@
  * parent's copy or, where the parent deleted it, takes the fork's, and is named. Nothing of
  * either side is lost: the parent's files before the merge are snapshot `ours`, and the fork's
  * stay in its worktree until the merge is accepted.
+ *
+ * The merge is worked out whole before a file is written (`planMerge`), so a merge that would not
+ * fit on the disk is refused first (`checkMergeRoom`); each file is then replaced whole
+ * (`applyMerge`). fork-code.ts records the merge before its first file (merge-record.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CodeSnapshots, SnapshotId, StoredFile } from "../snapshot/code.ts";
 import { git } from "../snapshot/git.ts";
-import { writeFiles } from "../snapshot/restore.ts";
+import { writeStored } from "../snapshot/restore.ts";
+import { checkRoom, freeOn } from "../util/disk-space.ts";
 
 /** A place the user must look at: a conflict's first line (1-based) in a file of the parent's tree. */
 export type MergeConflict = { readonly path: string; readonly line: number; readonly text: string };
-
-export type MergeResult = {
-  /** Files the fork changed that are now in the parent's tree as the merge made them. */
-  readonly applied: readonly string[];
-  readonly conflicts: readonly MergeConflict[];
-  /** Files too big to be recorded (over 2 MiB): left as they are, named. */
-  readonly unrecorded: readonly string[];
-};
 
 /** How the merge names its sides in conflict markers and messages. */
 export type MergeLabels = { readonly ours: string; readonly theirs: string; readonly theirsRoot: string };
@@ -34,8 +31,22 @@ export type MergeSides = { readonly base: SnapshotId; readonly ours: SnapshotId;
 
 const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 
-/** Merges the changes from `sides.base` to `sides.theirs` into the files under `root` (which are `sides.ours`). */
-export async function mergeChanges(snapshots: CodeSnapshots, root: string, sides: MergeSides, labels: MergeLabels): Promise<MergeResult> {
+/** What the merge makes of one file of the parent's tree: its bytes and mode, or null (removed). */
+export type MergeWrite = { readonly path: string; readonly file: StoredFile | null };
+
+/** A merge worked out and not yet written: every file it writes, in memory, and what it says of them. */
+export type MergePlan = {
+  readonly writes: readonly MergeWrite[];
+  readonly conflicts: readonly MergeConflict[];
+  /** Files too big to be recorded (over 2 MiB): left as they are, named. */
+  readonly unrecorded: readonly string[];
+};
+
+/**
+ * Works out the merge of the changes from `sides.base` to `sides.theirs` into `sides.ours` (the
+ * files of the parent's tree now), writing nothing: what it needs is known before a file is written.
+ */
+export async function planMerge(snapshots: CodeSnapshots, sides: MergeSides, labels: MergeLabels): Promise<MergePlan> {
   const unrecorded = new Set([...(await snapshots.skippedIn(sides.base)), ...(await snapshots.skippedIn(sides.theirs))]);
   const theirs = (await snapshots.changes(sides.base, sides.theirs)).map((f) => f.path);
   const unrecordedHere = theirs.filter((p) => unrecorded.has(p));
@@ -43,8 +54,8 @@ export async function mergeChanges(snapshots: CodeSnapshots, root: string, sides
   const oursChanged = new Set(sides.ours === sides.base ? [] : (await snapshots.changes(sides.base, sides.ours)).map((f) => f.path));
   const clean = forkChanged.filter((p) => !oursChanged.has(p));
   const both = forkChanged.filter((p) => oursChanged.has(p));
-  await writeFiles(snapshots, root, sides.theirs, clean);
-  const applied = [...clean];
+  const fromFork = await snapshots.read(sides.theirs, clean);
+  const writes: MergeWrite[] = clean.map((path) => ({ path, file: fromFork.get(path) ?? null }));
   const conflicts: MergeConflict[] = [];
   if (both.length) {
     const [b, o, t] = await Promise.all([sides.base, sides.ours, sides.theirs].map((id) => snapshots.read(id, both)));
@@ -56,20 +67,58 @@ export async function mergeChanges(snapshots: CodeSnapshots, root: string, sides
       if (!fork) {
         conflicts.push({ path, line: 1, text: "deleted in the fork, changed here: yours kept" });
       } else if (!ours) {
-        await writeFiles(snapshots, root, sides.theirs, [path]);
-        applied.push(path);
+        writes.push({ path, file: fork });
         conflicts.push({ path, line: 1, text: "deleted here, changed in the fork: the fork's copy written" });
       } else if (isBinary(ours) || isBinary(fork) || (base && isBinary(base))) {
         conflicts.push({ path, line: 1, text: `both changed it (binary): yours kept; the fork's is ${join(labels.theirsRoot, path)}` });
       } else {
         const merged = await mergeFile(ours.bytes, base?.bytes ?? Buffer.alloc(0), fork.bytes, labels);
-        writeFileSync(join(root, path), merged.bytes);
-        applied.push(path);
+        writes.push({ path, file: { mode: ours.mode, bytes: merged.bytes } });
         for (const line of merged.conflictLines) conflicts.push({ path, line, text: "conflict: both changed these lines" });
       }
     }
   }
-  return { applied, conflicts, unrecorded: unrecordedHere };
+  return { writes, conflicts, unrecorded: unrecordedHere };
+}
+
+/**
+ * Refuses ("no space left on …") a merge whose files do not fit on the disk of `root` now: what
+ * the files grow by, and room for the largest one's temporary copy (each file is replaced whole).
+ */
+export function checkMergeRoom(root: string, writes: readonly MergeWrite[]): void {
+  const { block } = freeOn(root);
+  const blocks = (n: number) => Math.ceil(n / block) * block;
+  let grows = 0;
+  let largest = 0;
+  let newFiles = 0;
+  for (const w of writes) {
+    if (!w.file) continue;
+    const size = blocks(w.file.bytes.length);
+    const now = sizeOrNull(join(root, w.path));
+    if (now === null) newFiles++;
+    grows += Math.max(0, size - blocks(now ?? 0));
+    largest = Math.max(largest, size);
+  }
+  checkRoom(root, grows + largest, newFiles + 1);
+}
+
+function sizeOrNull(path: string): number | null {
+  try {
+    return lstatSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes the merge's files into `root`, each whole or not at all (restore.ts `writeStored`);
+ * `written`: told how many are written after each one (a test holds the merge there).
+ */
+export async function applyMerge(root: string, writes: readonly MergeWrite[], written?: (count: number) => Promise<void>): Promise<void> {
+  for (const [i, w] of writes.entries()) {
+    writeStored(root, w.path, w.file);
+    await written?.(i + 1);
+  }
 }
 
 /** `git merge-file` on three texts: the result, with conflict markers where both changed the same lines, and those lines (1-based). */

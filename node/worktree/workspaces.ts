@@ -185,6 +185,12 @@ export class Workspaces {
     removeWorktree(root, "off" in repo ? undefined : repo.viewIndex(root));
   }
 
+  /** Where this project's merges under way are recorded (merge-record.ts): in its snapshot store; null while snapshots are off. */
+  async mergeRecords(): Promise<string | null> {
+    const repo = await this.repo();
+    return "off" in repo ? null : join(repo.gitDir, "tine-merges");
+  }
+
   /** Every worktree folder of this project (made by this host or an earlier one). */
   folder(): string {
     return join(this.options.dir, projectKey(this.options.projectRoot));

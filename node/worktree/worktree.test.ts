@@ -5,7 +5,7 @@ import { gitIn, gitProject, userGitState, writeFiles } from "../../test/helpers/
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
 import { snapshotsOn } from "../snapshot/code.ts";
 import { SnapshotRepo } from "../snapshot/repo.ts";
-import { mergeChanges } from "./merge.ts";
+import { applyMerge, planMerge } from "./merge.ts";
 import { makeWorktree, removeWorktree } from "./worktree.ts";
 
 const temp = tempFolders("tine-wt-");
@@ -67,19 +67,19 @@ describe("merging a fork's work back", () => {
     const theirs = await view.take("f");
     const ours = await repo.take("p");
     const snapshots = snapshotsOn(async () => repo, 30);
-    const result = await mergeChanges(
+    const result = await planMerge(
       snapshots,
-      root,
       { base: base.id, ours: ours.id, theirs: theirs.id },
       { ours: "parent", theirs: "fork", theirsRoot: path },
     );
+    await applyMerge(root, result.writes);
     expect(readFileSync(join(root, "fork.txt"), "utf8")).toBe("from the fork\n");
     expect(readFileSync(join(root, "src/b.ts"), "utf8")).toBe("b by the fork\n");
     expect(readFileSync(join(root, "c.txt"), "utf8")).toBe("1 fork\n2\n3\n4\n5\n6\n7\n8 parent\n");
     const a = readFileSync(join(root, "a.txt"), "utf8");
     expect(a).toBe("one\n<<<<<<< parent\ntwo (parent)\n=======\ntwo (fork)\n>>>>>>> fork\nthree\n");
     expect(result.conflicts).toEqual([{ path: "a.txt", line: 2, text: "conflict: both changed these lines" }]);
-    expect([...result.applied].sort()).toEqual(["a.txt", "c.txt", "fork.txt", "src/b.ts"]);
+    expect(result.writes.map((w) => w.path).sort()).toEqual(["a.txt", "c.txt", "fork.txt", "src/b.ts"]);
     // The fork's side is still whole in its worktree.
     expect(readFileSync(join(path, "a.txt"), "utf8")).toBe("one\ntwo (fork)\nthree\n");
   });

@@ -16,6 +16,7 @@ import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, re
 import { dirname, join } from "node:path";
 import { git, splitNul } from "../snapshot/git.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
+import { freeOn, isNoSpace, noSpaceLeft, writeError } from "../util/disk-space.ts";
 
 /** What tine writes in a worktree's `.git`: whose it is and its fork point; a folder without it is never removed. */
 export const MARKER = "tine-worktree";
@@ -38,7 +39,11 @@ const INCLUDE_FILE = ".worktreeinclude";
  */
 export async function makeWorktree(project: SnapshotRepo, base: string, path: string, thread: string): Promise<SnapshotRepo> {
   if (existsSync(path)) throw new Error(`tine: ${path} exists already: no worktree made there`);
-  mkdirSync(path, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new Error(`tine: no worktree made: ${writeError(error, path)}`);
+  }
   try {
     const view = project.view(path);
     const storeIndex = await view.checkout(base);
@@ -57,9 +62,19 @@ export async function makeWorktree(project: SnapshotRepo, base: string, path: st
     await copyIncluded(project.root, path);
     return view;
   } catch (error) {
+    // git says only "unable to write file" (or "index file"): which disk filled, the worktree's or the store's?
+    const store = dirname(project.gitDir);
+    const full = (await filledUp(project, base, path)) ?? (await filledUp(project, base, store)) ?? (isNoSpace(error) ? path : null);
     rmSync(path, { recursive: true, force: true });
-    throw error;
+    throw full ? new Error(`tine: no worktree made: ${noSpaceLeft(full)}`) : error;
   }
+}
+
+/** `folder` when its disk filled up: not even the largest file of snapshot `base` fits there now; else null. */
+async function filledUp(project: SnapshotRepo, base: string, folder: string): Promise<string | null> {
+  const sizes = await project.fileSizes(base).catch(() => []);
+  const { bytes, block } = freeOn(folder);
+  return bytes < sizes.reduce((n, size) => Math.max(n, Math.ceil(size / block) * block), block) ? folder : null;
 }
 
 /** Copies the untracked files `.worktreeinclude` names (gitignore patterns) from `from` to `to`, where `to` has none. */

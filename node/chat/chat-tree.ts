@@ -1,0 +1,43 @@
+/**
+ * The part of the chat fork exits (fork-exits.ts) may read and change: its threads and tree, and
+ * the few changes they make to them. The chat implements it; fork exits get nothing else of it.
+ */
+import type { AgentMsg } from "../providers/agent.ts";
+import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
+import type { ForkLives } from "./forks.ts";
+import type { Dispatch, ForkRequest, ThreadId } from "./msgs.ts";
+import type { Runner, Runners } from "./runner.ts";
+import type { Thread, TitledBy } from "./thread.ts";
+import type { ForkTree } from "./tree.ts";
+
+export interface ChatTree {
+  readonly threads: ReadonlyMap<ThreadId, Thread>;
+  readonly lineage: ForkTree;
+  readonly forks: ForkLives;
+  readonly runners: Runners;
+  readonly events: ChatEvents;
+  readonly clock: ChatClock;
+  readonly limits: ChatLimits;
+  readonly dispatch: Dispatch;
+  activeId: ThreadId | null;
+  isStored(id: ThreadId): boolean;
+  titleOf(id: ThreadId): string | undefined;
+  /** The number of a new thread, claimed (unique across the Neovims sharing the project). */
+  nextNum(): number;
+  /** What a thread's runner dispatches through. */
+  agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
+  /** A thread with the chat's services, not yet in the chat. */
+  makeThread(id: ThreadId, num: number, title: string, runner: Runner, titledBy?: TitledBy): Thread;
+  /** Puts `thread` in the chat and tells the UI and the store. */
+  add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
+  /** Forks now (the request's `wait` is not looked at). */
+  forkNow(request: ForkRequest): void;
+  /** Whether fork `id` works in a worktree of its own, apart from its parent's folder (its end brings its code back). */
+  worksApart(id: ThreadId): boolean;
+  /** Takes a thread out of the chat (the tree keeps its lineage). */
+  remove(id: ThreadId): void;
+  /** The tree or the active thread changed: the list redraws. */
+  changed(): void;
+  /** Thread `id`'s place in the tree changed: the list redraws, and the displays that show it (see `Changes.moved`). */
+  moved(id: ThreadId): void;
+}
