@@ -34,7 +34,7 @@ export async function expandMentions(text: string, history: History, scope: Expa
     ...scope,
     editor,
     followed,
-    projectFiles: () => (files ??= listProjectFiles(scope.environment.root).then((l) => l.files)),
+    projectFiles: () => (files ??= listProjectFiles(scope.environment.root, scope.limits.gitTimeoutMs).then((l) => l.files)),
   };
   const items = [];
   for (const mention of mentions) {

@@ -9,8 +9,13 @@ import type { Environment } from "../tools/environment.ts";
 import type { EditorFacts } from "./editor.ts";
 import { textOf } from "./editor.ts";
 
-/** What bounds the context of one send (context_max_bytes, context_max_files). */
-export type ContextLimits = { readonly maxBytes: number; readonly maxFiles: number };
+/** What bounds the context of one send (context_max_bytes, context_max_files, context_git_timeout). */
+export type ContextLimits = {
+  readonly maxBytes: number;
+  readonly maxFiles: number;
+  /** The longest one git may take (Neovim waits on a send). */
+  readonly gitTimeoutMs: number;
+};
 
 /** The name a file goes by in blocks and in the followed set: relative to the root when inside it, else absolute. */
 export function fileName(environment: Environment, path: string): string {

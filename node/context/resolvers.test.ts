@@ -12,7 +12,7 @@ import { RESOLVERS, type ResolveScope } from "./resolvers.ts";
 
 const project = tempFolders("tine-mentions-");
 
-const LIMITS: ContextLimits = { maxBytes: 1024, maxFiles: 3 };
+const LIMITS: ContextLimits = { maxBytes: 1024, maxFiles: 3, gitTimeoutMs: 10_000 };
 const NO_EDITOR: EditorFacts = { source: null, buffers: [], diagnostics: [], quickfix: [], modified: new Map() };
 
 function scope(root: string, editor: Partial<EditorFacts> = {}): ResolveScope {

@@ -71,7 +71,7 @@ function gitResolver(of: (argument: string | null) => DiffOf, mention: (argument
   return {
     needs: [],
     resolve: async (argument, { environment, limits }) => [
-      { kind: "git-diff", mention: mention(argument), text: await gitDiff(environment.root, of(argument), limits.maxBytes) },
+      { kind: "git-diff", mention: mention(argument), text: await gitDiff(environment.root, of(argument), limits) },
     ],
   };
 }
