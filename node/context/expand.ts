@@ -11,6 +11,7 @@ import { fileOf } from "./blocks.ts";
 import { type EditorFacts, type EditorNeed, type GatherRequest, readFacts, requestFor } from "./editor.ts";
 import { type ContextLimits, type FilePlace, placeOf, readText, Unreadable } from "./files.ts";
 import { type FollowedCopy, followedAfter, type SendContext } from "./follow.ts";
+import { ContextGitTimeout } from "./git.ts";
 import { parseMentions } from "./mentions.ts";
 import { listProjectFiles } from "./project-files.ts";
 import { RESOLVERS } from "./resolvers.ts";
@@ -62,7 +63,9 @@ export async function expandMentions(text: string, history: History, scope: Expa
     try {
       items.push(...(await RESOLVERS[mention.name].resolve(mention.argument, resolveScope)));
     } catch (error) {
-      throw new Error(`tine: ${mention.source}: ${(error as Error).message}`);
+      // A git stopped midway is no fault of the mention's: saying that nothing went tells the user they may simply send again.
+      const more = error instanceof ContextGitTimeout ? ": nothing was sent" : "";
+      throw new Error(`tine: ${mention.source}: ${(error as Error).message}${more}`);
     }
   }
   if (asked.length) throw new AwaitingApproval(asked);

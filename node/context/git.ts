@@ -17,7 +17,7 @@ const REV = /^(?!-)[\w./~^@{}:+-]+$/;
 /** Why a send's git gave no answer in time, for the user: the error the mention reports. */
 export class ContextGitTimeout extends Error {
   constructor(timeoutMs: number) {
-    super(`git did not answer within ${timeoutMs / 1000} s (context_git_timeout) and was stopped: nothing was sent`);
+    super(`git did not answer within ${timeoutMs / 1000} s (context_git_timeout) and was stopped`);
   }
 }
 
