@@ -31,6 +31,7 @@ end
 ---@return TineSendResult
 function M.request_send(id, text)
   local result = host.request("send", id, text)
+  local approved = {}
   -- Asked again when a link changed meanwhile: each yes is for the files as the question named them.
   while type(result) == "table" and type(result.outside) == "table" do
     local outside = result.outside
@@ -41,11 +42,14 @@ function M.request_send(id, text)
         end, outside),
         ", "
       )
-      error(("tine: not sent: %s leads outside the project and was not approved"):format(names), 0)
+      error(
+        ("tine: not sent: %s lead%s outside the project, not approved"):format(names, #outside == 1 and "s" or ""),
+        0
+      )
     end
-    local approved = vim.tbl_map(function(f)
-      return f.target
-    end, outside)
+    for _, f in ipairs(outside) do
+      table.insert(approved, f.target)
+    end
     result = host.request("send", id, text, approved)
   end
   return result

@@ -1,10 +1,10 @@
 /**
- * Runs real git for tine: execFile (no shell), with an environment of tine's own, so nothing of
+ * Runs real git for tine: spawned without a shell, with an environment of tine's own, so nothing of
  * the user's git set-up (GIT_* variables, their config, filters, hooks) acts on tine's private
  * repository, and nothing tine runs touches the user's. Reads of the user's repository (`user`)
  * take their config, but never run a program a repository's config names (`USER_READ`): its
- * `.git/config` is the project's, which tine does not trust. Every git anyone waits on (a send's
- * mentions) has a time limit.
+ * `.git/config` is the project's, which tine does not trust. A git Neovim waits on (a send's
+ * mentions) is given a time limit (`timeoutMs`).
  */
 import { spawn } from "node:child_process";
 import { setPriority } from "node:os";
