@@ -20,6 +20,7 @@ import type { LiveThreads, NewThreadFields } from "./live-threads.ts";
 import type { McpServers } from "./mcp/registry.ts";
 import type { NvimBridge } from "./nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/models.ts";
+import type { SendResult } from "./rpc/methods.ts";
 import { Services } from "./services.ts";
 import type { CodeActions, ThreadCode } from "./snapshot/actions.ts";
 import { latestMark } from "./snapshot/code.ts";
@@ -103,8 +104,8 @@ export class App {
   // ---- RPC entry points (each answers one Lua request) ----
 
   // What the user's input becomes (input/send.ts).
-  send(id: ThreadId, text: string): Promise<{ replaced: string }> {
-    return this.sending.send(id, text);
+  send(id: ThreadId, text: string, approved?: readonly string[]): Promise<SendResult> {
+    return this.sending.send(id, text, approved);
   }
   compact(id: ThreadId, instructions: string, atMessage?: number): Promise<ThreadId> {
     return this.sending.compact(id, instructions, atMessage);

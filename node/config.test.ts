@@ -68,6 +68,7 @@ const base: SentConfig = {
   agent_fork_limit: 3,
   context_max_bytes: 262144,
   context_max_files: 50,
+  context_git_timeout: 10,
   fork_open: "vsplit",
   auto_title: true,
   models: ["m", "n"],

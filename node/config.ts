@@ -81,6 +81,8 @@ export type SentConfig = {
   context_max_bytes: number;
   /** The most files one `@file:` glob may name. */
   context_max_files: number;
+  /** Seconds one git a send runs for its mentions may take before it is stopped (`@diff`, a glob's file list). */
+  context_git_timeout: number;
   fork_open: "split" | "vsplit" | "tab" | "replace";
   /** The model names a thread after its first reply: with the thread's model (true), this one (a name), or not (false). */
   auto_title: boolean | string;
@@ -252,6 +254,7 @@ const sentConfig = record({
   agent_fork_limit: count,
   context_max_bytes: positive,
   context_max_files: positive,
+  context_git_timeout: positive,
   fork_open: oneOf("split", "vsplit", "tab", "replace"),
   auto_title: (v, name) =>
     typeof v === "boolean" || (typeof v === "string" && v !== "") ? ok(v) : wrong(name, "true, false or a model name", v),

@@ -96,7 +96,11 @@ export class Services {
     readonly nvim: NvimBridge,
     readonly config: HostConfig,
   ) {
-    this.contextLimits = { maxBytes: config.context_max_bytes, maxFiles: config.context_max_files };
+    this.contextLimits = {
+      maxBytes: config.context_max_bytes,
+      maxFiles: config.context_max_files,
+      gitTimeoutMs: config.context_git_timeout * 1000,
+    };
     const written = (by: string) => (path: string) =>
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
     const tell = (text: string, error: boolean) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text));
@@ -251,7 +255,7 @@ export class Services {
       },
       config.cwd,
     );
-    this.completer = new MentionCompleter(config.cwd, config.complete_max_items);
+    this.completer = new MentionCompleter(config.cwd, config.complete_max_items, this.contextLimits.gitTimeoutMs);
     this.list = new ThreadListEntry(this.chat, this.buffers, this.persistence, () => this.rescan());
     this.storeClock = this.persistence
       ? new StoreClock(this.persistence, this.chat, {

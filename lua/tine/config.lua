@@ -91,6 +91,10 @@ M.defaults = {
   -- @file: glob may name.
   context_max_bytes = 256 * 1024,
   context_max_files = 50,
+  -- Seconds one git a send runs for its mentions (@diff, @staged, the file list of an @file: glob)
+  -- may take: Neovim waits for the send, so a git that takes longer is stopped and the send
+  -- refused with a message (your text stays in the input).
+  context_git_timeout = 10,
   -- Where a fork opens: "vsplit" | "split" | "tab" | "replace".
   fork_open = "vsplit",
   -- After a thread's first reply the model names it (3 to 6 words; one small request of its own
@@ -276,6 +280,7 @@ local checks = {
   end,
   context_max_bytes = positive,
   context_max_files = positive,
+  context_git_timeout = positive,
   data_dir = typed("string"),
   persist = typed("boolean"),
   snapshots = typed("boolean"),

@@ -53,12 +53,13 @@ function M.usage(id)
   return u ~= vim.NIL and u or nil
 end
 
---- The same entry as typing in the input buffer and pressing <CR> (`@fork ...` included).
+--- The same entry as typing in the input buffer and pressing <CR> (`@fork ...` included; a file
+--- outside the project named alone is sent only once you say yes).
 ---@param id string
 ---@param text string
 ---@return TineSendResult
 function M.send(id, text)
-  return host.request("send", id, text)
+  return keys.request_send(id, text)
 end
 
 --- Aborts the thread's stream or pending tools.

@@ -10,15 +10,59 @@ local err, guarded = util.err, util.guarded
 
 local M = {}
 
+--- Whether the user lets files that lead outside the project go with a message (`outside`: the
+--- host's list, each file as named and where it leads). Asked as get_file's reads outside are.
+---@param outside { path: string, target: string }[]
+---@return boolean
+local function approve_outside(outside)
+  local lines = {}
+  for _, f in ipairs(outside) do
+    table.insert(lines, ("@file:%s leads outside the project, to %s"):format(f.path, f.target))
+  end
+  table.insert(lines, #outside == 1 and "Send its content with the message?" or "Send their content with the message?")
+  return vim.fn.confirm(table.concat(lines, "\n"), "&Send\n&Cancel", 2) == 1
+end
+
 --- Sends `text` through the host's one entry for what the user writes (`@`-commands and mentions
---- included). A failure is reported. After an error, the new text replaces the failed turn, whose
---- text is returned for the input.
+--- included). Files named alone that lead outside the project wait for the user's yes, asked
+--- here; a no raises, and nothing is sent. Raises what the host refuses.
+---@param id string
+---@param text string
+---@return TineSendResult
+function M.request_send(id, text)
+  local result = host.request("send", id, text)
+  local approved = {}
+  -- Asked again when a link changed meanwhile: each yes is for the files as the question named them.
+  while type(result) == "table" and type(result.outside) == "table" do
+    local outside = result.outside
+    if not approve_outside(outside) then
+      local names = table.concat(
+        vim.tbl_map(function(f)
+          return f.path
+        end, outside),
+        ", "
+      )
+      error(
+        ("tine: not sent: %s lead%s outside the project, not approved"):format(names, #outside == 1 and "s" or ""),
+        0
+      )
+    end
+    for _, f in ipairs(outside) do
+      table.insert(approved, f.target)
+    end
+    result = host.request("send", id, text, approved)
+  end
+  return result
+end
+
+--- Sends `text` (request_send). A failure is reported. After an error, the new text replaces the
+--- failed turn, whose text is returned for the input.
 ---@param id string
 ---@param text string
 ---@return boolean ok the host took the message
 ---@return string replaced
 local function send(id, text)
-  local ok, result = guarded(host.request, "send", id, text)
+  local ok, result = guarded(M.request_send, id, text)
   local replaced = ok and type(result) == "table" and result.replaced or ""
   if replaced ~= "" then
     vim.notify(

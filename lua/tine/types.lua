@@ -35,6 +35,7 @@
 ---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
 ---@field context_max_bytes? integer the most one mention's item may hold (bytes)
 ---@field context_max_files? integer the most files one @file: glob may name
+---@field context_git_timeout? number seconds one git a send runs for its mentions may take before it is stopped
 ---@field fork_open? "vsplit"|"split"|"tab"|"replace" where a fork opens
 ---@field auto_title? boolean|string the model names a thread after its first reply (true: the thread's model; a name: that model)
 ---@field models? string[] what `:Tine model` offers besides `model`

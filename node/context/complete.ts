@@ -7,8 +7,8 @@
  * again.
  */
 
-import { execFile } from "node:child_process";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { contextGit } from "./git.ts";
 import { MENTIONS, type MentionName, type MentionSpec } from "./mention-names.ts";
 import { PathMatcher, preparePaths } from "./path-match.ts";
 import { listProjectFiles } from "./project-files.ts";
@@ -98,13 +98,14 @@ export class Kept<T> {
   /** The list held (made again in the background when older than `staleAfterMs`), or the first one. */
   get(staleAfterMs: number): Promise<T> {
     if (!this.held) return this.remake();
-    if (this.now() - this.held.madeAt > staleAfterMs) void this.remake();
+    // In the background: one that fails (git past its time limit) is made again next time.
+    if (this.now() - this.held.madeAt > staleAfterMs) this.remake().catch(() => {});
     return Promise.resolve(this.held.value);
   }
 
   /** Makes the list again unless it is younger than `ms` (or being made); `first`: even one never made yet. */
   refreshIfOlder(ms: number, first: boolean): void {
-    if (this.held ? this.now() - this.held.madeAt > ms : first) void this.remake();
+    if (this.held ? this.now() - this.held.madeAt > ms : first) this.remake().catch(() => {});
   }
 
   private remake(): Promise<T> {
@@ -131,15 +132,17 @@ export class MentionCompleter {
     root: string,
     /** The most items one completion offers (`complete_max_items`). */
     private readonly maxItems: number,
+    /** The longest one git may take (`context_git_timeout`): a list that takes longer is not made. */
+    gitTimeoutMs: number,
     now: () => number = Date.now,
   ) {
     this.files = new Kept(async () => {
-      const matcher = new PathMatcher(preparePaths((await listProjectFiles(root)).files));
+      const matcher = new PathMatcher(preparePaths((await listProjectFiles(root, gitTimeoutMs)).files));
       // After the answer that waits on this list, giving way to the keys typed next.
       setImmediate(() => void matcher.warmUp());
       return matcher;
     }, now);
-    this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(root))), now);
+    this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(root, gitTimeoutMs))), now);
   }
 
   /**
@@ -181,14 +184,17 @@ function quotedPath(path: string): string {
   return /\s/u.test(path) ? `"${path}"` : path;
 }
 
-/** HEAD, then the branches and tags, the most recently committed first; none outside a repository. */
-function listRevs(root: string): Promise<string[]> {
-  return new Promise((done) => {
-    execFile(
-      "git",
-      ["for-each-ref", "--sort=-committerdate", "--format=%(refname:short)", "refs/heads", "refs/tags"],
-      { cwd: root, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
-      (error, stdout) => done(error ? [] : ["HEAD", ...stdout.split("\n").filter((r) => r.length > 0)]),
-    );
-  });
+/** HEAD, then the branches and tags, the most recently committed first; none outside a repository (or past the time limit). */
+async function listRevs(root: string, gitTimeoutMs: number): Promise<string[]> {
+  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(refname:short)", "refs/heads", "refs/tags"];
+  const listed = await contextGit(root, args, gitTimeoutMs).catch(() => null);
+  return listed
+    ? [
+        "HEAD",
+        ...listed.stdout
+          .toString("utf8")
+          .split("\n")
+          .filter((r) => r.length > 0),
+      ]
+    : [];
 }

@@ -7,9 +7,11 @@
  */
 import type { History } from "../providers/history.ts";
 import type { Environment } from "../tools/environment.ts";
+import { fileOf } from "./blocks.ts";
 import { type EditorFacts, type EditorNeed, type GatherRequest, readFacts, requestFor } from "./editor.ts";
-import { type ContextLimits, readText, Unreadable } from "./files.ts";
+import { type ContextLimits, type FilePlace, placeOf, readText, Unreadable } from "./files.ts";
 import { type FollowedCopy, followedAfter, type SendContext } from "./follow.ts";
+import { ContextGitTimeout } from "./git.ts";
 import { parseMentions } from "./mentions.ts";
 import { listProjectFiles } from "./project-files.ts";
 import { RESOLVERS } from "./resolvers.ts";
@@ -19,7 +21,23 @@ export type ExpandScope = {
   readonly limits: ContextLimits;
   /** Asks Neovim for the editor's facts (lua/tine/context.lua `gather`). */
   readonly gather: (request: GatherRequest) => Promise<unknown>;
+  /** Where the files outside the environment the user approved for this send lead (none: every one is asked about). */
+  readonly approved: ReadonlySet<string>;
+  /** Tells the user what the send left out (a glob's link out of the project, a file no longer followed). */
+  readonly tell: (notice: string) => void;
 };
+
+/**
+ * Nothing was sent: files named alone lead outside the environment (through a link, `..`, an
+ * absolute path), and wait for the user's yes. Asked in Neovim; the send is made again with them approved.
+ */
+export class AwaitingApproval extends Error {
+  constructor(readonly files: readonly FilePlace[]) {
+    super(
+      `tine: ${files.map((f) => f.name).join(", ")} lead${files.length === 1 ? "s" : ""} outside the project: not sent without your approval`,
+    );
+  }
+}
 
 /** The context a send of `text` after `history` carries, or null when it carries none (no mention, no file followed). */
 export async function expandMentions(text: string, history: History, scope: ExpandScope): Promise<SendContext | null> {
@@ -30,28 +48,50 @@ export async function expandMentions(text: string, history: History, scope: Expa
   if (followed.size) needs.add("modified");
   const editor = needs.size ? readFacts(await scope.gather(requestFor(needs))) : NO_FACTS;
   let files: Promise<readonly string[]> | null = null;
-  const resolveScope = {
-    ...scope,
-    editor,
-    followed,
-    projectFiles: () => (files ??= listProjectFiles(scope.environment.root).then((l) => l.files)),
-  };
+  const asked: FilePlace[] = [];
+  const notices: string[] = [];
   const items = [];
   for (const mention of mentions) {
+    const resolveScope = {
+      ...scope,
+      editor,
+      followed,
+      projectFiles: () => (files ??= listProjectFiles(scope.environment.root, scope.limits.gitTimeoutMs).then((l) => l.files)),
+      askApproval: (place: FilePlace) => asked.push(place),
+      tell: (notice: string) => notices.push(`tine: ${mention.source}: ${notice}`),
+    };
     try {
       items.push(...(await RESOLVERS[mention.name].resolve(mention.argument, resolveScope)));
     } catch (error) {
-      throw new Error(`tine: ${mention.source}: ${(error as Error).message}`);
+      // A git stopped midway is no fault of the mention's: saying that nothing went tells the user they may simply send again.
+      const more = error instanceof ContextGitTimeout ? ": nothing was sent" : "";
+      throw new Error(`tine: ${mention.source}: ${(error as Error).message}${more}`);
     }
   }
+  if (asked.length) throw new AwaitingApproval(asked);
+  const mentioned = new Set(items.flatMap((item) => fileOf(item) ?? []));
   const copies: FollowedCopy[] = [];
-  for (const path of followed.keys()) copies.push(await followedCopy(scope.environment, path, editor, scope.limits));
+  for (const path of followed.keys()) {
+    // A file followed is read only while it stays inside: one that leads out now (a link put in its place) stops.
+    const place = placeOf(scope.environment, path);
+    if (place.inside) copies.push(await followedCopy(scope.environment, place, editor, scope.limits));
+    else {
+      copies.push({ type: "gone", path, why: "leads outside the project" });
+      if (!mentioned.has(path))
+        notices.push(
+          `tine: ${path} is no longer followed: it leads outside the project (to ${place.target}); mention it again to send it (you are asked first)`,
+        );
+    }
+  }
+  // Only once nothing stops the send: a send asked about again would say them twice.
+  for (const notice of notices) scope.tell(notice);
   return { items, followed: copies };
 }
 
-async function followedCopy(environment: Environment, path: string, editor: EditorFacts, limits: ContextLimits): Promise<FollowedCopy> {
+async function followedCopy(environment: Environment, place: FilePlace, editor: EditorFacts, limits: ContextLimits): Promise<FollowedCopy> {
+  const path = place.name;
   try {
-    return { type: "text", path, ...(await readText(environment, path, editor, limits)) };
+    return { type: "text", path, ...(await readText(environment, place, editor, limits)) };
   } catch (error) {
     if (error instanceof Unreadable) return { type: "gone", path, why: error.gone };
     throw error;

@@ -9,8 +9,13 @@ import type { Environment } from "../tools/environment.ts";
 import type { EditorFacts } from "./editor.ts";
 import { textOf } from "./editor.ts";
 
-/** What bounds the context of one send (context_max_bytes, context_max_files). */
-export type ContextLimits = { readonly maxBytes: number; readonly maxFiles: number };
+/** What bounds the context of one send (context_max_bytes, context_max_files, context_git_timeout). */
+export type ContextLimits = {
+  readonly maxBytes: number;
+  readonly maxFiles: number;
+  /** The longest one git may take (Neovim waits on a send). */
+  readonly gitTimeoutMs: number;
+};
 
 /** The name a file goes by in blocks and in the followed set: relative to the root when inside it, else absolute. */
 export function fileName(environment: Environment, path: string): string {
@@ -44,19 +49,35 @@ export class Unreadable extends Error {
   }
 }
 
-/** A file's text as the user sees it: a modified buffer's, else the file's on disk (at most maxBytes, text only). */
+/**
+ * Where a file a mention names is read from, once `..` and symbolic links are resolved (`target`),
+ * and whether that is inside the thread's environment: the rule get_file's reads follow
+ * (tools/approval.ts), the environment's to say. One outside is sent only when named alone and
+ * approved by the user; never from a glob, never as a file followed.
+ */
+export type FilePlace = { readonly name: string; readonly target: string; readonly inside: boolean };
+
+export function placeOf(environment: Environment, name: string): FilePlace {
+  return { name, target: environment.realPath(name), inside: environment.contains(name) };
+}
+
+/**
+ * A file's text as the user sees it: a modified buffer's, else the file's on disk (at most
+ * maxBytes, text only), read at the target its place was judged by (a link changed since is not
+ * followed to somewhere else).
+ */
 export async function readText(
   environment: Environment,
-  name: string,
+  place: FilePlace,
   editor: EditorFacts,
   limits: ContextLimits,
 ): Promise<{ text: string; unsaved: boolean }> {
-  const absolute = environment.resolve(name);
+  const absolute = environment.resolve(place.name);
   const buffer = editor.modified.get(absolute);
   if (buffer) return { text: textOf(buffer), unsaved: true };
   let bytes: Buffer;
   try {
-    bytes = await environment.readFile(absolute, { bytes: limits.maxBytes, tool: "a mention (context_max_bytes)" });
+    bytes = await environment.readFile(place.target, { bytes: limits.maxBytes, tool: "a mention (context_max_bytes)" });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new Unreadable(`no such file: ${absolute}`, "deleted");

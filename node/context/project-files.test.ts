@@ -22,7 +22,7 @@ describe("listProjectFiles", () => {
     const root = project(TREE);
     execFileSync("git", ["init", "-q"], { cwd: root });
     execFileSync("git", ["add", "src/a.ts"], { cwd: root });
-    const listed = await listProjectFiles(root);
+    const listed = await listProjectFiles(root, 10_000);
     expect(listed.source).toBe("git");
     expect(listed.files).toEqual([
       ".gitignore",
@@ -36,7 +36,7 @@ describe("listProjectFiles", () => {
 
   it("outside git: a walk honouring every .gitignore on the way, skipping node_modules", async () => {
     const root = project(TREE);
-    const listed = await listProjectFiles(root);
+    const listed = await listProjectFiles(root, 10_000);
     expect(listed.source).toBe("walk");
     expect(listed.files).toEqual([".gitignore", "README.md", "src/a.ts", "src/deep/.gitignore", "src/deep/b.ts"]);
   });

@@ -4,10 +4,11 @@
  * (`@file:` and its globs) and their completion both read this one list.
  */
 
-import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { splitNul } from "../snapshot/git.ts";
+import { ContextGitTimeout, contextGit } from "./git.ts";
 
 /** Past this many files the list stops (and says so): a mention never walks a whole disk. */
 export const MAX_PROJECT_FILES = 200_000;
@@ -21,9 +22,12 @@ export type ProjectFiles = {
   readonly source: "git" | "walk";
 };
 
-/** The project's files under `root`: git's list inside a work tree, else a walk of the folders. */
-export async function listProjectFiles(root: string): Promise<ProjectFiles> {
-  const fromGit = await gitFiles(root);
+/**
+ * The project's files under `root`: git's list inside a work tree, else a walk of the folders.
+ * Rejects with a ContextGitTimeout when git takes longer than `gitTimeoutMs` (a walk instead could be as slow).
+ */
+export async function listProjectFiles(root: string, gitTimeoutMs: number): Promise<ProjectFiles> {
+  const fromGit = await gitFiles(root, gitTimeoutMs);
   if (fromGit) return finish(fromGit, "git");
   return finish(await walk(root), "walk");
 }
@@ -36,18 +40,14 @@ function finish(files: string[], source: ProjectFiles["source"]): ProjectFiles {
 }
 
 /** Tracked and untracked, not ignored files; null when `root` is not in a work tree or git is missing. */
-function gitFiles(root: string): Promise<string[] | null> {
-  return new Promise((done) => {
-    execFile(
-      "git",
-      ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"],
-      { cwd: root, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
-      (error, stdout) => {
-        if (error) return done(null);
-        done(stdout.split("\0").filter((p) => p.length > 0));
-      },
-    );
-  });
+async function gitFiles(root: string, gitTimeoutMs: number): Promise<string[] | null> {
+  try {
+    const listed = await contextGit(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"], gitTimeoutMs);
+    return splitNul(listed.stdout).filter((p) => p.length > 0);
+  } catch (error) {
+    if (error instanceof ContextGitTimeout) throw error;
+    return null;
+  }
 }
 
 /** Folders a walk never enters: a VCS's own, and dependency trees nobody mentions by hand. */

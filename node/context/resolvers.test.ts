@@ -1,18 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
 import { History } from "../providers/history.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import type { EditorFacts, GatherRequest } from "./editor.ts";
 import { expandMentions } from "./expand.ts";
-import type { ContextLimits } from "./files.ts";
+import type { ContextLimits, FilePlace } from "./files.ts";
 import { RESOLVERS, type ResolveScope } from "./resolvers.ts";
 
 const project = tempFolders("tine-mentions-");
 
-const LIMITS: ContextLimits = { maxBytes: 1024, maxFiles: 3 };
+const LIMITS: ContextLimits = { maxBytes: 1024, maxFiles: 3, gitTimeoutMs: 10_000 };
 const NO_EDITOR: EditorFacts = { source: null, buffers: [], diagnostics: [], quickfix: [], modified: new Map() };
 
 function scope(root: string, editor: Partial<EditorFacts> = {}): ResolveScope {
@@ -22,6 +22,11 @@ function scope(root: string, editor: Partial<EditorFacts> = {}): ResolveScope {
     limits: LIMITS,
     followed: new Map(),
     projectFiles: async () => ["a.ts", "src/b.ts", "src/c.ts", "src/d.js"],
+    approved: new Set(),
+    askApproval: () => {
+      throw new Error("asked for approval");
+    },
+    tell: () => {},
   };
 }
 
@@ -52,6 +57,27 @@ describe("@file", () => {
       "src/b.ts",
       "src/c.ts",
     ]);
+  });
+
+  it("a file outside the root (a link, `..`, an absolute path) named alone waits for approval; a glob leaves it out", async () => {
+    const outside = project({ "secret.txt": "SECRET\n" });
+    const root = project({ "a.ts": "a\n", "sub/b.ts": "b\n" });
+    symlinkSync(join(outside, "secret.txt"), join(root, "link.ts"));
+    const asked: string[] = [];
+    const told: string[] = [];
+    const s = { ...scope(root), askApproval: (p: FilePlace) => asked.push(`${p.name} -> ${p.target}`), tell: (n: string) => told.push(n) };
+    const real = realpathSync(join(outside, "secret.txt"));
+    for (const named of ["link.ts", join(outside, "secret.txt"), `../${basename(outside)}/secret.txt`])
+      expect(await RESOLVERS.file.resolve(named, s)).toEqual([]);
+    expect(asked).toEqual([`link.ts -> ${real}`, `${join(outside, "secret.txt")} -> ${real}`, `${join(outside, "secret.txt")} -> ${real}`]);
+    expect(await RESOLVERS.file.resolve("link.ts", { ...s, approved: new Set([real]) })).toEqual([
+      { kind: "file", path: "link.ts", text: "SECRET\n", unsaved: false, changed: false },
+    ]);
+    const glob = { ...s, projectFiles: async () => ["a.ts", "link.ts"] };
+    expect((await RESOLVERS.file.resolve("*.ts", glob)).map((i) => i.kind === "file" && i.path)).toEqual(["a.ts"]);
+    expect(told).toEqual([`left out link.ts: it leads outside the project (to ${real})`]);
+    await expect(RESOLVERS.file.resolve("l*.ts", glob)).rejects.toThrow("matches only files that lead outside the project (link.ts)");
+    expect(asked).toHaveLength(3);
   });
 
   it("errors a user can act on: no such file, no match, too many, too large, binary, no path", async () => {
@@ -157,7 +183,7 @@ describe("expandMentions", () => {
       asked.push(r);
       return { source: { name: join(root, "a.ts"), text: "a", eol: true, modified: false, cursor: 1 }, modified: {} };
     };
-    const s = { environment: localEnvironment(root), limits: LIMITS, gather };
+    const s = { environment: localEnvironment(root), limits: LIMITS, gather, approved: new Set<string>(), tell: () => {} };
     const context = await expandMentions("@buf and @diag and @file:a.ts", History.empty, s);
     expect(asked).toEqual([{ source: true, buffers: false, diagnostics: "buffer", quickfix: false, modified: true, around: 2 }]);
     expect(context?.items.map((i) => i.kind)).toEqual(["buffer", "diagnostics", "file"]);

@@ -7,7 +7,7 @@ import type { Environment } from "../tools/environment.ts";
 import type { ContextItem } from "./blocks.ts";
 import type { Diagnostic, EditorFacts, EditorNeed, Located, QuickfixEntry } from "./editor.ts";
 import { textOf } from "./editor.ts";
-import { type ContextLimits, fileName, isGlob, matchGlob, readText } from "./files.ts";
+import { type ContextLimits, type FilePlace, fileName, isGlob, matchGlob, placeOf, readText } from "./files.ts";
 import type { Followed } from "./follow.ts";
 import { type DiffOf, gitDiff } from "./git.ts";
 import type { MentionName } from "./mention-names.ts";
@@ -20,6 +20,12 @@ export type ResolveScope = {
   readonly followed: Followed;
   /** The project's files (listed once per send, when a glob asks). */
   readonly projectFiles: () => Promise<readonly string[]>;
+  /** Where the files outside the environment the user approved for this send lead (FilePlace.target). */
+  readonly approved: ReadonlySet<string>;
+  /** A file outside the environment named alone and not approved: the send waits for the user's answer. */
+  readonly askApproval: (place: FilePlace) => void;
+  /** Something the user is told once the send goes (a glob left a file out), not an error. */
+  readonly tell: (notice: string) => void;
 };
 
 export type Resolver = {
@@ -71,9 +77,22 @@ function gitResolver(of: (argument: string | null) => DiffOf, mention: (argument
   return {
     needs: [],
     resolve: async (argument, { environment, limits }) => [
-      { kind: "git-diff", mention: mention(argument), text: await gitDiff(environment.root, of(argument), limits.maxBytes) },
+      { kind: "git-diff", mention: mention(argument), text: await gitDiff(environment.root, of(argument), limits) },
     ],
   };
+}
+
+/** A glob's files that stay inside the environment: one that leads outside (a link) is left out, and the user told. */
+function insideOnly(names: readonly string[], { environment, tell }: ResolveScope): FilePlace[] {
+  const places = names.map((name) => placeOf(environment, name));
+  const inside = places.filter((p) => p.inside);
+  const outside = places.filter((p) => !p.inside);
+  if (outside.length === 0) return inside;
+  const named = outside.map((p) => p.name).join(", ");
+  if (inside.length === 0)
+    throw new Error(`matches only files that lead outside the project (${named}): name one alone to send it (you are asked first)`);
+  tell(`left out ${outside.map((p) => `${p.name}: it leads outside the project (to ${p.target})`).join("; ")}`);
+  return inside;
 }
 
 const needsArgument = (argument: string | null, what: string): string => {
@@ -84,13 +103,23 @@ const needsArgument = (argument: string | null, what: string): string => {
 export const RESOLVERS: { readonly [N in MentionName]: Resolver } = {
   file: {
     needs: ["modified"],
-    async resolve(argument, { environment, editor, limits, projectFiles }) {
+    async resolve(argument, scope) {
+      const { environment, editor, limits, projectFiles, approved } = scope;
       const pattern = needsArgument(argument, "a path: @file:<path> (globs too: @file:src/**/*.ts)");
-      const names = isGlob(pattern) ? matchGlob(pattern, await projectFiles(), limits) : [fileName(environment, pattern)];
+      let places: FilePlace[];
+      if (isGlob(pattern)) places = insideOnly(matchGlob(pattern, await projectFiles(), limits), scope);
+      else {
+        const place = placeOf(environment, fileName(environment, pattern));
+        if (!place.inside && !approved.has(place.target)) {
+          scope.askApproval(place);
+          return [];
+        }
+        places = [place];
+      }
       const items: ContextItem[] = [];
-      for (const path of names) {
-        const { text, unsaved } = await readText(environment, path, editor, limits);
-        items.push({ kind: "file", path, text, unsaved, changed: false });
+      for (const place of places) {
+        const { text, unsaved } = await readText(environment, place, editor, limits);
+        items.push({ kind: "file", path: place.name, text, unsaved, changed: false });
       }
       return items;
     },

@@ -13,10 +13,11 @@ import type { Thread } from "../chat/thread.ts";
 import type { DroppedArgsNotices } from "../claude-code/stored-args.ts";
 import type { Compaction } from "../compact/compaction.ts";
 import type { HostConfig } from "../config.ts";
-import { expandMentions } from "../context/expand.ts";
+import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import type { SendResult } from "../rpc/methods.ts";
 import type { Services } from "../services.ts";
 import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
@@ -70,7 +71,18 @@ export class SendFlow {
    * empty send sends what waits; with nothing waiting it is refused, saying so. After an error the new text replaces the failed
    * turn's; that text is returned, for the input.
    */
-  async send(id: ThreadId, text: string): Promise<{ replaced: string }> {
+  async send(id: ThreadId, text: string, approved: readonly string[] = []): Promise<SendResult> {
+    try {
+      return await this.sendNow(id, text, new Set(approved));
+    } catch (error) {
+      // Files named alone lead outside the project: nothing was sent, Neovim asks the user, then sends again with their answer.
+      if (error instanceof AwaitingApproval) return { replaced: "", outside: error.files.map((f) => ({ path: f.name, target: f.target })) };
+      throw error;
+    }
+  }
+
+  /** `approved`: where the files outside the project the user said yes to lead (FilePlace.target). */
+  private async sendNow(id: ThreadId, text: string, approved: ReadonlySet<string>): Promise<SendResult> {
     this.takeOverIfFree(id);
     const thread = this.live(id);
     // The thread the user sends in becomes the active one: `:Tine add`/`ask`, the list's ▶ and `:Tine` after a restart follow it.
@@ -80,13 +92,18 @@ export class SendFlow {
     if (command.type === "fork") {
       // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).
       const tree = command.worktree ? { worktree: true } : {};
-      await this.fork(id, command.prompt, tree, (command.prompt && (await this.expand(thread, command.prompt))) || undefined);
+      await this.fork(id, command.prompt, tree, (command.prompt && (await this.expand(thread, command.prompt, approved))) || undefined);
       return { replaced: "" };
     }
     if (command.type === "background-fork") {
       if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
       const tree = command.worktree ? { worktree: true } : {};
-      await this.fork(id, command.prompt, { background: true, ...tree }, (await this.expand(thread, command.prompt)) ?? undefined);
+      await this.fork(
+        id,
+        command.prompt,
+        { background: true, ...tree },
+        (await this.expand(thread, command.prompt, approved)) ?? undefined,
+      );
       return { replaced: "" };
     }
     if (command.type === "handoff") {
@@ -113,7 +130,7 @@ export class SendFlow {
     const blocker = thread.sendBlocker();
     if (blocker) throw new Error(blocker);
     // Mentions are resolved first (an unresolvable one throws: nothing is sent, the input stays).
-    const context = await this.expand(thread, command.text);
+    const context = await this.expand(thread, command.text, approved);
     const meanwhile = thread.sendBlocker();
     if (meanwhile) throw new Error(meanwhile);
     const replaced = thread.failedText();
@@ -137,12 +154,17 @@ export class SendFlow {
     return newId;
   }
 
-  /** What a send of `text` to `thread` carries besides the text: its mentions and the files followed, resolved. */
-  expand(thread: Thread, text: string) {
+  /**
+   * What a send of `text` to `thread` carries besides the text: its mentions and the files
+   * followed, resolved. Throws AwaitingApproval for files outside the project not `approved`.
+   */
+  expand(thread: Thread, text: string, approved: ReadonlySet<string> = new Set()) {
     return expandMentions(text, thread.sendBase(), {
       environment: thread.environment,
       limits: this.contextLimits,
       gather: (request) => this.nvim.gatherContext(request),
+      approved,
+      tell: (notice) => this.nvim.notifyInfo(notice),
     });
   }
 

@@ -56,7 +56,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return true;
   },
 
-  send: ({ app }, [id, text]) => app.send(id, text),
+  send: ({ app }, [id, text, approved]) => app.send(id, text, approved),
   retry: ({ app }, [id]) => {
     app.retry(id);
     return true;

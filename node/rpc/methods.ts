@@ -69,8 +69,12 @@ export type ThreadBuffers = { id: ThreadId; display: number; input: number };
  */
 export type OpenedThread = ThreadBuffers & { read_only_by: number | null; interrupted?: boolean };
 
-/** After a send: the failed turn's text a new message replaced ("" when none), for the input. */
-export type SendResult = { replaced: string };
+/**
+ * After a send: the failed turn's text a new message replaced ("" when none), for the input; or,
+ * with `outside`, nothing was sent: those files, named alone, lead outside the project (`target`:
+ * where), and the send waits for the user's yes (asked in Neovim, then sent again with `approved`).
+ */
+export type SendResult = { replaced: string; outside?: { path: string; target: string }[] };
 
 /** A message waiting in a thread's queue (`item`: its number there). */
 export type QueuedAt = { item: number; text: string };
@@ -203,7 +207,8 @@ export const METHODS = {
   },
 
   // -- a turn --
-  send: { args: [id, arg("text", string)], result: returns<SendResult>() },
+  /** `approved`: the targets of files outside the project the user said yes to (SendResult.outside). */
+  send: { args: [id, arg("text", string), arg("approved", optional(listOf(string, "a list of paths")))], result: returns<SendResult>() },
   retry: { args: [id], result: returns<true>() },
   abort: { args: [id], result: returns<true>() },
   /** A key on a display line: toggle a detail, or answer the tool call awaiting approval (`reason`: why it is denied, for the model). */

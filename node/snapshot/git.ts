@@ -1,10 +1,15 @@
 /**
- * Runs real git for the snapshot store: execFile (no shell), with an environment of the store's
- * own, so nothing of the user's git set-up (GIT_* variables, their config, filters, hooks) acts on
- * tine's private repository, and nothing tine runs touches the user's.
+ * Runs real git for tine: spawned without a shell, with an environment of tine's own, so nothing of
+ * the user's git set-up (GIT_* variables, their config, filters, hooks) acts on tine's private
+ * repository, and nothing tine runs touches the user's. Reads of the user's repository (`user`)
+ * take their config, but never run a program a repository's config names (`USER_READ`): its
+ * `.git/config` is the project's, which tine does not trust. A git Neovim waits on (a send's
+ * mentions) is given a time limit (`timeoutMs`).
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { setPriority } from "node:os";
+import { toolEnv } from "../tools/local-shell.ts";
+import { startTimer } from "../util/timer.ts";
 
 /** The niceness of background git work. */
 const BACKGROUND_PRIORITY = 10;
@@ -20,10 +25,20 @@ export type GitRun = {
   readonly input?: string | Buffer;
   /** Exit codes that are answers, not failures (`diff --quiet` exits 1 for "differs"). */
   readonly okCodes?: readonly number[];
-  /** Reads the user's repository as the user's git would (their global config included); nothing is written with it. */
+  /**
+   * Reads the user's repository as the user's git would (their global config included), with
+   * none of the programs a config names run (USER_READ); nothing is written with it.
+   */
   readonly user?: boolean;
+  /**
+   * With `user`: the command reads files' contents through their filters (a diff against the work
+   * tree), so each filter driver the config names is turned off first (one `git config` more).
+   */
+  readonly readsContents?: boolean;
   /** Work nobody waits for: git runs at a lower CPU priority, so the editor and streams keep theirs. */
   readonly background?: boolean;
+  /** Past this, git and everything it started are killed and the call rejects with a GitTimeout. */
+  readonly timeoutMs?: number;
 };
 
 /** Bigger than any listing or diff tine reads (a file's content is at most the skip size). */
@@ -37,7 +52,8 @@ const MAX_BUFFER = 256 * 1024 * 1024;
  */
 export function gitEnv(extra: Readonly<Record<string, string>> = {}, user = false): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
+  // Never the host's credentials: git may start a program of the user's (a credential helper, a filter).
+  for (const [k, v] of Object.entries(toolEnv([]))) if (!k.startsWith("GIT_")) env[k] = v;
   return {
     ...env,
     ...(user ? {} : { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }),
@@ -62,22 +78,87 @@ export class GitError extends Error {
   }
 }
 
-/** Runs `git args…`; resolves with its output, rejects with a GitError (ENOENT: git is not installed). */
-export function git(args: readonly string[], run: GitRun): Promise<GitResult> {
+/** A git that ran past its time limit (GitRun.timeoutMs): it was killed with everything it started. */
+export class GitTimeout extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly afterMs: number,
+  ) {
+    super(`git ${args[0] ?? ""} did not answer within ${afterMs} ms and was stopped`);
+  }
+}
+
+/**
+ * What a read of the user's repository never does. Run the programs a config may name: an
+ * fsmonitor hook or daemon (`core.fsmonitor`, run on every index read: one that sleeps froze a
+ * send), hooks (`post-index-change` runs when the index is written); nor write the index to
+ * refresh it (`--no-optional-locks`). An empty `core.fsmonitor` is off in every git version (a
+ * hook path before 2.36, a boolean since). Filters are named per driver: `filterDriversOff`. A
+ * diff's own programs (textconv, external diff) are its options: `--no-textconv --no-ext-diff`.
+ */
+const USER_READ = ["-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "--no-optional-locks"];
+
+/**
+ * `-c` options that turn off every filter driver the config of `cwd`'s repository names (clean,
+ * smudge and long-running process filters; `required` off, or git would fail for want of one).
+ */
+async function filterDriversOff(run: GitRun): Promise<string[]> {
+  const { timeoutMs, cwd } = run;
+  const listed = await git(["config", "-z", "--name-only", "--get-regexp", "^filter\\."], { cwd, timeoutMs, user: true, okCodes: [1] });
+  // `filter.<driver>.<key>`: a driver's name may hold dots; a key without one names no driver.
+  const drivers = new Set(splitNul(listed.stdout).map((name) => name.slice("filter.".length, name.lastIndexOf("."))));
+  drivers.delete("");
+  return [...drivers].flatMap((driver) => {
+    // `-c` splits at the first `=`: a driver so named could not be turned off.
+    if (driver.includes("=")) throw new Error(`the repository's config names a filter (${JSON.stringify(driver)}) tine cannot turn off`);
+    return ["clean", "smudge", "process"]
+      .flatMap((key) => ["-c", `filter.${driver}.${key}=`])
+      .concat("-c", `filter.${driver}.required=false`);
+  });
+}
+
+/** Runs `git args…`; resolves with its output, rejects with a GitError (ENOENT: git is not installed) or a GitTimeout. */
+export async function git(args: readonly string[], run: GitRun): Promise<GitResult> {
+  const safe = run.user ? [...USER_READ, ...(run.readsContents ? await filterDriversOff(run) : [])] : [];
+  return runGit([...safe, ...args], args, run);
+}
+
+function runGit(argv: readonly string[], args: readonly string[], run: GitRun): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      "git",
-      args,
-      { cwd: run.cwd, env: gitEnv(run.env, run.user), encoding: "buffer", maxBuffer: MAX_BUFFER },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : (error.code ?? -1)) : 0;
-        if (typeof code === "string" || (code !== 0 && !run.okCodes?.includes(code))) {
-          reject(new GitError(args, code, stderr.toString("utf8")));
-          return;
-        }
-        resolve({ stdout, stderr: stderr.toString("utf8"), code });
-      },
-    );
+    // Time-limited: in a process group of its own, so that what it started is killed with it.
+    const child = spawn("git", argv, { cwd: run.cwd, env: gitEnv(run.env, run.user), detached: run.timeoutMs !== undefined });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let failure: string | null = null;
+    child.stdout.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BUFFER) out.push(chunk);
+      else if (!failure) {
+        failure = "ENOBUFS";
+        child.kill("SIGKILL");
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    const timer =
+      run.timeoutMs === undefined
+        ? undefined
+        : startTimer(() => {
+            killGroup(child.pid);
+            reject(new GitTimeout(args, run.timeoutMs!));
+          }, run.timeoutMs);
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(new GitError(args, error.code ?? -1, error.message));
+    });
+    // "close": the output is all read (a process it started may hold it open: the time limit covers that).
+    child.on("close", (exit: number | null) => {
+      clearTimeout(timer);
+      const stderr = Buffer.concat(err).toString("utf8");
+      const code = failure ?? exit ?? -1;
+      if (typeof code === "string" || (code !== 0 && !run.okCodes?.includes(code))) reject(new GitError(args, code, stderr));
+      else resolve({ stdout: Buffer.concat(out), stderr, code });
+    });
     if (run.background && child.pid !== undefined) {
       try {
         setPriority(child.pid, BACKGROUND_PRIORITY);
@@ -86,10 +167,19 @@ export function git(args: readonly string[], run: GitRun): Promise<GitResult> {
       }
     }
     // A git that exits before reading all its input must not crash the host.
-    child.stdin?.on("error", () => {});
-    if (run.input !== undefined) child.stdin?.end(run.input);
-    else child.stdin?.end();
+    child.stdin.on("error", () => {});
+    if (run.input !== undefined) child.stdin.end(run.input);
+    else child.stdin.end();
   });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
 }
 
 /** NUL-separated fields of git's `-z` output. */

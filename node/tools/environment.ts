@@ -66,6 +66,9 @@ export interface Environment {
    */
   contains(path: string): boolean;
 
+  /** Where `path` leads once `..` and symbolic links are resolved (one that does not exist yet: by its nearest existing ancestor). */
+  realPath(path: string): string;
+
   /**
    * The bytes of a regular file of at most `limit.bytes`. Anything else (directory, device, FIFO,
    * socket, a larger file) is refused without being read, and without blocking; the bound holds

@@ -23,6 +23,7 @@ export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL
     root,
     resolve: resolveHere,
     contains,
+    realPath: (path) => realish(resolveHere(path)),
     readFile: (path, limit) => readRegularFile(resolveHere(path), limit),
     writeRefusal,
     async writeFile(path, bytes, mode) {

@@ -4,7 +4,7 @@
  * file's bytes, every ref, the config), to compare before and after.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /** Runs git in `cwd` as a user would (their environment, no GIT_* of the test runner's). */
@@ -51,4 +51,19 @@ export function userGitState(root: string): UserGitState {
     config: readFileSync(join(root, ".git", "config"), "utf8"),
     head: readFileSync(join(root, ".git", "HEAD"), "utf8"),
   };
+}
+
+/** The ids of the git processes running in folder `root` now (Linux: read from /proc). */
+export function gitProcessesIn(root: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "git" && realpathSync(`/proc/${entry}/cwd`) === realpathSync(root))
+        pids.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
