@@ -17,7 +17,7 @@ import type { ContextLimits } from "../context/files.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { Services } from "../services.ts";
-import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
+import type { CodeActions } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { randomUuid } from "../util/uuid.ts";
 import type { Buffers } from "../view/buffers.ts";
@@ -39,8 +39,6 @@ export class SendFlow {
   private readonly live: (id: ThreadId) => Thread;
   /** A thread open read-only here whose writer is gone is taken over first (live-threads.ts). */
   private readonly takeOverIfFree: (id: ThreadId) => void;
-  /** A thread's code, live or stored (live-threads.ts). */
-  private readonly codeOf: (id: ThreadId) => ThreadCode;
 
   constructor(services: Services) {
     ({
@@ -57,7 +55,6 @@ export class SendFlow {
     } = services);
     this.live = (id) => services.threads.live(id);
     this.takeOverIfFree = (id) => services.threads.takeOverIfFree(id);
-    this.codeOf = (id) => services.threads.codeOf(id);
   }
 
   /**
@@ -210,7 +207,7 @@ export class SendFlow {
     }
     // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works;
     // one that waits for its source gets it when due, made from the files as the source's turn left them.
-    const base = opts.restore_code ? forkBase(this.codeOf(sourceId), opts.at_message!) : null;
+    const base = opts.restore_code ? forkBase(await this.code.settledCode(sourceId), opts.at_message!) : null;
     const whenDue = tree && wait && base === null;
     const request: ForkRequest = {
       sourceId,

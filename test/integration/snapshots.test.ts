@@ -77,6 +77,35 @@ describe(`code snapshots (${nv.version})`, () => {
     });
   });
 
+  it("a fork restoring the code sent as soon as a turn that edited a file ended restores it: the turn's last snapshot is waited for", async () => {
+    await withGitProject(async (s) => {
+      await s.cmd("Tine");
+      const id = (await s.threads())[0]!.id;
+      // Each turn's end is recorded in the background: a restore sent at once raced it (2 runs in 3).
+      for (let turn = 1; turn <= 5; turn++) {
+        s.mock.reply(
+          response([
+            { toolUse: { id: `e${turn}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: `edit ${turn}` } } },
+          ]),
+          textReply(`Edit ${turn} done.`),
+        );
+        const at = (await s.messages(id)).length;
+        await s.lua(`require("tine").send(...)`, id, `edit ${turn}`);
+        await s.waitForDisplay(id, `Edit ${turn} done.\n── end_turn`);
+        await s.lua(`local id, at = ...; require("tine").fork(id, nil, { at_message = at, restore_code = true })`, id, at);
+        assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO, `turn ${turn}: the agent's edit was taken for the user's`);
+        await s.until(`the fork's restore of turn ${turn} told`, async () => {
+          const told = (await s.notifications()).filter((n) => /the fork's files/.test(n.msg));
+          return told.length === turn;
+        });
+        assert.equal(
+          (await s.notifications()).filter((n) => /the fork's files/.test(n.msg)).at(-1)?.msg,
+          "tine: the fork's files: restored 1 to that message",
+        );
+      }
+    });
+  });
+
   it("a file changed by hand since the turn is named and left alone, unless the user says to overwrite it", async () => {
     await withGitProject(async (s) => {
       const id = await editingTurn(s);
