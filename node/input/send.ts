@@ -201,9 +201,10 @@ export class SendFlow {
     // The files last, once nothing can refuse the fork, and before it is made (its first turn finds
     // them): as they were at the fork point (files changed since left alone and named, unless overwritten).
     if (opts.restore_code && !tree) {
-      const { written, left } = await this.code.restore(sourceId, opts.at_message!, opts.restore_overwrite === true);
+      const { written, left, skipped } = await this.code.restore(sourceId, opts.at_message!, opts.restore_overwrite === true);
       const kept = left.length ? `; left alone (changed since, not overwritten): ${left.join(", ")}` : "";
-      this.nvim.notifyInfo(`tine: the fork's files: restored ${written.length} to that message${kept}`);
+      const out = skipped.length ? `; skipped (a link out of the project, and what is under it): ${skipped.join(", ")}` : "";
+      this.nvim.notifyInfo(`tine: the fork's files: restored ${written.length} to that message${kept}${out}`);
     }
     // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works;
     // one that waits for its source gets it when due, made from the files as the source's turn left them.

@@ -131,19 +131,19 @@ export class CodeActions {
   async undoRestore(): Promise<RestoreDone> {
     const kept = this.worktreeUndo;
     if (kept) {
-      await writeFiles(kept.snapshots, kept.root, kept.safety, kept.paths);
+      const done = await writeFiles(kept.snapshots, kept.root, kept.safety, kept.paths);
       this.worktreeUndo = null;
-      for (const path of kept.paths) this.fileWritten(join(kept.root, path));
-      return { written: kept.paths, left: [] };
+      for (const path of done.written) this.fileWritten(join(kept.root, path));
+      return { ...done, left: [] };
     }
     const undo = await this.snapshots.lastRestore();
     const root = await this.snapshots.root();
     if (!undo || !root) throw new Error("tine: no restore to undo");
     if (!(await this.snapshots.has(undo.safety)))
       throw new Error("tine: the files as they were before the last restore are gone (older than snapshot_keep_days)");
-    await writeFiles(this.snapshots, root, undo.safety, undo.paths);
+    const done = await writeFiles(this.snapshots, root, undo.safety, undo.paths);
     await this.snapshots.keepRestore(null);
-    for (const path of undo.paths) this.fileWritten(join(root, path));
-    return { written: undo.paths, left: [] };
+    for (const path of done.written) this.fileWritten(join(root, path));
+    return { ...done, left: [] };
   }
 }

@@ -5,12 +5,12 @@
  * after every test.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { editingTurn, HELLO, SETUP, withGitProject as withProject } from "../helpers/code-session.ts";
-import { type UserGitState, userGitState } from "../helpers/git-project.ts";
+import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -130,6 +130,41 @@ describe(`code snapshots (${nv.version})`, () => {
       );
       assert.deepEqual(overwritten.written.sort(), ["hello.txt", "new.txt"]);
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+    });
+  });
+
+  it("a restore where a folder became a link out of the project skips the files under the link, restores the rest and names what it skipped", async () => {
+    const cwd = project();
+    const outside = project();
+    gitProject(cwd, { "hello.txt": HELLO, "lib/a.txt": "inside\n" });
+    await withProject(nv, cwd, async (s) => {
+      s.mock.reply(
+        response([
+          {
+            toolUse: {
+              id: "b1",
+              name: "bash_command",
+              input: { command: `rm -r lib && ln -s '${outside}' lib && printf 'changed\\n' > hello.txt` },
+            },
+          },
+        ]),
+        textReply("Linked."),
+      );
+      await s.cmd("Tine");
+      const id = (await s.threads())[0]!.id;
+      await typeAndSend(s, "link lib");
+      // Its snapshots hold the link, not the files beyond it.
+      await s.waitForDisplay(id, "▸ 3 files changed");
+      const done = await s.lua<{ written: string[]; skipped: string[] }>(`return require("tine").restore(..., 0, { confirm = false })`, id);
+      assert.deepEqual(done.written, ["hello.txt"]);
+      assert.deepEqual(done.skipped, ["lib", "lib/a.txt"]);
+      assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), HELLO);
+      assert.ok(lstatSync(join(cwd, "lib")).isSymbolicLink(), "the link stays");
+      assert.deepEqual(readdirSync(outside), ["hello.txt"], "nothing written out of the project");
+      assert.match(
+        await s.notified(/restored 1 file/),
+        /restored 1 file; skipped \(a link out of the project, and what is under it\): lib, lib\/a\.txt/,
+      );
     });
   });
 
