@@ -1,9 +1,13 @@
 /**
- * Runs real git for the snapshot store: execFile (no shell), with an environment of the store's
- * own, so nothing of the user's git set-up (GIT_* variables, their config, filters, hooks) acts on
- * tine's private repository, and nothing tine runs touches the user's.
+ * Runs real git for the snapshot store (and the worktrees): no shell, with an environment of the
+ * store's own, so nothing of the user's git set-up (GIT_* variables, their config, filters, hooks)
+ * acts on tine's private repository, and nothing tine runs touches the user's.
+ *
+ * Each git leads a process group of its own (gc and checkout-index start gits of their own), so
+ * that `stopGits` stops all of it when the host goes: nothing it started writes the store after
+ * the host has exited.
  */
-import { execFile } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { setPriority } from "node:os";
 
 /** The niceness of background git work. */
@@ -62,23 +66,54 @@ export class GitError extends Error {
   }
 }
 
+/** The gits running now, each with the end of its process (its output closed). */
+const running = new Map<ChildProcess, Promise<void>>();
+/** Set once the host is going: no git starts any more. */
+let stopping = false;
+
+/** How long gits asked to stop (SIGTERM: git removes its lock files) have before they are killed. */
+const STOP_GRACE_MS = 500;
+/** How long killed gits are waited for. */
+const KILL_WAIT_MS = 300;
+
 /** Runs `git args…`; resolves with its output, rejects with a GitError (ENOENT: git is not installed). */
 export function git(args: readonly string[], run: GitRun): Promise<GitResult> {
+  if (stopping) return Promise.reject(new GitError(args, "stopped", "tine is stopping"));
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      "git",
-      args,
-      { cwd: run.cwd, env: gitEnv(run.env, run.user), encoding: "buffer", maxBuffer: MAX_BUFFER },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : (error.code ?? -1)) : 0;
-        if (typeof code === "string" || (code !== 0 && !run.okCodes?.includes(code))) {
-          reject(new GitError(args, code, stderr.toString("utf8")));
-          return;
-        }
-        resolve({ stdout, stderr: stderr.toString("utf8"), code });
-      },
-    );
-    if (run.background && child.pid !== undefined) {
+    const child = spawn("git", args, { cwd: run.cwd, env: gitEnv(run.env, run.user), detached: true, stdio: "pipe" });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let bytes = 0;
+    let failure: GitError | null = null;
+    child.stdout.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_BUFFER) stdout.push(chunk);
+      else if (!failure) {
+        failure = new GitError(args, "ERR_CHILD_PROCESS_STDIO_MAXBUFFER", "its output was too large");
+        signalGroup(child, "SIGTERM");
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    const ended = new Promise<void>((ended) => {
+      // A git that could not start (ENOENT) says so here, and may not close.
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        running.delete(child);
+        reject(new GitError(args, error.code ?? -1, error.message));
+        ended();
+      });
+      child.once("close", (exit: number | null, signal: NodeJS.Signals | null) => {
+        running.delete(child);
+        ended();
+        const code = exit ?? signal ?? -1;
+        const said = Buffer.concat(stderr).toString("utf8");
+        if (failure) reject(failure);
+        else if (typeof code === "string" || (code !== 0 && !run.okCodes?.includes(code))) reject(new GitError(args, code, said));
+        else resolve({ stdout: Buffer.concat(stdout), stderr: said, code });
+      });
+    });
+    if (child.pid === undefined) return;
+    running.set(child, ended);
+    if (run.background) {
       try {
         setPriority(child.pid, BACKGROUND_PRIORITY);
       } catch {
@@ -86,10 +121,41 @@ export function git(args: readonly string[], run: GitRun): Promise<GitResult> {
       }
     }
     // A git that exits before reading all its input must not crash the host.
-    child.stdin?.on("error", () => {});
-    if (run.input !== undefined) child.stdin?.end(run.input);
-    else child.stdin?.end();
+    child.stdin.on("error", () => {});
+    if (run.input !== undefined) child.stdin.end(run.input);
+    else child.stdin.end();
   });
+}
+
+/**
+ * The host is going: no git starts any more, and those running are stopped with everything they
+ * started (asked first, so each removes its lock files and the store stays whole; killed if they
+ * linger). Resolves once they are gone, within a second.
+ */
+export async function stopGits(): Promise<void> {
+  stopping = true;
+  const ends = Promise.all(running.values());
+  for (const child of running.keys()) signalGroup(child, "SIGTERM");
+  if (await within(ends, STOP_GRACE_MS)) return;
+  for (const child of running.keys()) signalGroup(child, "SIGKILL");
+  await within(ends, KILL_WAIT_MS);
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Whether `work` ends within `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((done) => {
+    timer = setTimeout(() => done(false), ms);
+  });
+  return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 /** NUL-separated fields of git's `-z` output. */
