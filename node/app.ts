@@ -211,6 +211,8 @@ export class App {
 
   /** The parent (loaded first if stored) takes the fork's history. */
   async promoteFork(id: ThreadId): Promise<ThreadId> {
+    // The parent takes the fork's marks with its history: its last turn's snapshot among them.
+    await this.code.settled();
     this.checkForkEnd(id, "promoted");
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
@@ -334,19 +336,14 @@ export class App {
     const b = bRef ? this.queries.resolve(bRef) : this.chat.lineage.get(a)?.parentId;
     if (!b || !this.chat.has(b))
       throw new Error("tine: :Tine diff in a fork compares it with its parent; elsewhere name two threads (:Tine diff 1 3)");
-    const side = (id: ThreadId) => {
-      const { title, code, history } = this.codeOf(id);
+    const [ca, cb] = [await this.code.settledCode(a), await this.code.settledCode(b)];
+    const side = (id: ThreadId, { title, code, history }: ThreadCode) => {
       const shown = this.chat.threads.get(id)?.runner.history ?? this.persistence!.storedSource(id).history;
       return { id, title, history: shown, latest: latestMark(code, history)?.id ?? null, folder: this.workspaces.of(id) };
     };
-    const [sa, sb] = [side(a), side(b)];
+    const [sa, sb] = [side(a, ca), side(b, cb)];
     const states = await branchStates(sa, sb);
     return { ...diffBranches(sa, sb), code: await compareBranches(this.code.snapshots, ...states) };
-  }
-
-  /** The code snapshots of a live or stored thread (live-threads.ts). */
-  private codeOf(id: ThreadId): ThreadCode {
-    return this.threads.codeOf(id);
   }
 
   /** What `:checkhealth tine` reports of the store. */

@@ -6,6 +6,7 @@ import { NvimBridge } from "./nvim/bridge.ts";
 import { RpcChannel } from "./nvim/rpc-channel.ts";
 import { stdinChunks, writeStdout } from "./nvim/stdio.ts";
 import { Handlers } from "./rpc/handlers.ts";
+import { stopGits } from "./snapshot/git.ts";
 import { killAllToolProcesses } from "./tools/run.ts";
 
 const call = (name: string, args: unknown[]): Promise<unknown> => {
@@ -35,8 +36,12 @@ const nvim: RpcChannel = new RpcChannel(writeStdout, {
       : void call(name, args).catch((error: unknown) => process.stderr.write(`tine host: ${String(error)}\n`)),
 });
 const handlers = new Handlers(new NvimBridge(nvim));
-// Neovim closing the channel ends the host.
-void nvim.listen(stdinChunks()).then(() => process.exit(0));
+// Neovim closing the channel (it quit, or was killed) ends the host, within a second: the gits it
+// started are stopped and waited for first, so nothing of it writes the snapshot store once it is gone.
+void nvim.listen(stdinChunks()).then(async () => {
+  await stopGits();
+  process.exit(0);
+});
 
 // A bug must not take the host (and every thread with it) down: it is logged and reported.
 const report = (what: string) => (error: unknown) => {
@@ -56,11 +61,15 @@ process.on("uncaughtException", report("uncaught exception"));
 process.on("exit", () => {
   handlers.close();
   killAllToolProcesses();
+  void stopGits(); // already stopped on the ways out above; here only asked, as the process ends now
 });
-// SIGTERM: the exit handlers run, then the signal's own action ends the process. process.exit
-// would first wait for libuv's thread pool, where the read of stdin waits until Neovim closes the
-// channel (as it does before it sends this signal itself; a signal from elsewhere comes alone).
+// SIGTERM: once the gits are stopped, the exit handlers run, then the signal's own action ends the
+// process. process.exit would first wait for libuv's thread pool, where the read of stdin waits
+// until Neovim closes the channel (as it does before it sends this signal itself; a signal from
+// elsewhere comes alone). The gits lead groups of their own: Neovim's signal to the host's group misses them.
 process.once("SIGTERM", () => {
-  process.emit("exit", 0);
-  process.kill(process.pid, "SIGTERM");
+  void stopGits().then(() => {
+    process.emit("exit", 0);
+    process.kill(process.pid, "SIGTERM");
+  });
 });

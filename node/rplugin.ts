@@ -4,6 +4,7 @@
  */
 import { NvimBridge } from "./nvim/bridge.ts";
 import { Handlers } from "./rpc/handlers.ts";
+import { stopGits } from "./snapshot/git.ts";
 
 type Plugin = {
   nvim: ConstructorParameters<typeof NvimBridge>[0];
@@ -12,7 +13,10 @@ type Plugin = {
 
 export default function register(plugin: Plugin): void {
   const handlers = new Handlers(new NvimBridge(plugin.nvim));
-  process.on("exit", () => handlers.close());
+  process.on("exit", () => {
+    handlers.close();
+    void stopGits(); // asked to stop with what they started: the process ends now
+  });
   plugin.registerFunction("TineRequest", async ([method, args]: unknown[]) => handlers.handle(String(method), (args as unknown[]) ?? []), {
     sync: true,
   });

@@ -26,7 +26,6 @@ import type { NvimBridge } from "./nvim/bridge.ts";
 import { askTitle, askTitles, type Exchange, type TitleAnswer } from "./providers/title.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 import type { CodeActions } from "./snapshot/actions.ts";
-import { codeRecorder } from "./snapshot/recorder.ts";
 import { LastActive } from "./store/last-active.ts";
 import { Persistence } from "./store/persistence.ts";
 import { ThreadStore, type Unreadable } from "./store/store.ts";
@@ -117,7 +116,7 @@ export class Services {
         void nvim.call("set_quickfix", [title, items]).catch((e) => nvim.log(`set_quickfix failed: ${String(e)}`)),
       live: () => this.chat.threads.keys(),
     });
-    const { workspaces, actions, forkCode, snapshotsOf } = this.codeServices;
+    const { workspaces, actions, forkCode, recorder } = this.codeServices;
     this.workspaces = workspaces;
     this.code = actions;
     this.forkCode = forkCode;
@@ -147,7 +146,7 @@ export class Services {
         worksApart: (id) => this.workspaces.apart(id),
         tools,
         fileWritten: written("edit_file"),
-        code: codeRecorder(snapshotsOf, this.dispatch, tell),
+        code: recorder,
       },
       {
         threadCreated: (thread, how) => {

@@ -17,13 +17,17 @@ local function file_line(f)
   return ("  %s %s  %s"):format(({ added = "A", modified = "M", deleted = "D" })[f.status], f.path, counts)
 end
 
---- Says how a restore went, naming the files it left alone.
+--- Says how a restore went, naming the files it left alone and those it skipped.
 ---@param result TineRestoreResult
 ---@param what string
 local function report(result, what)
   local msg = ("tine: %s %d file%s"):format(what, #result.written, #result.written == 1 and "" or "s")
   if #result.left > 0 then
     msg = msg .. ("; left alone (changed since, not overwritten): %s"):format(table.concat(result.left, ", "))
+  end
+  if #result.skipped > 0 then
+    msg = msg
+      .. ("; skipped (a link out of the project, and what is under it): %s"):format(table.concat(result.skipped, ", "))
   end
   vim.notify(msg, vim.log.levels.INFO)
 end
@@ -73,7 +77,7 @@ function M.restore(id, at_message, opts)
       return nil
     elseif answer == "nothing" then
       vim.notify("tine: the files are already as they were at this message: nothing to restore", vim.log.levels.INFO)
-      return { written = {}, left = {} }
+      return { written = {}, left = {}, skipped = {} }
     end
     overwrite = overwrite or answer.overwrite
   end

@@ -177,10 +177,12 @@
 ---@field sides { title: string, lines: string[] }[]
 ---@field code { kind: "off" }|{ kind: "missing", why: string }|{ kind: "files", a: string, b: string, files: TineChangedFile[] }
 
---- How `restore()` or `restore_undo()` went: files written (or removed), and files left alone.
+--- How `restore()` or `restore_undo()` went: files written (or removed), files left alone, and
+--- files skipped (under a link out of the project, and such links).
 ---@class TineRestoreResult
 ---@field written string[]
 ---@field left string[]
+---@field skipped string[]
 
 --- How `fork()` takes the fork; only these keys (another is an error naming it).
 ---@class TineForkOpts

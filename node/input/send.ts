@@ -19,7 +19,7 @@ import type { SendContext } from "../context/follow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { SendResult } from "../rpc/methods.ts";
 import type { Services } from "../services.ts";
-import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
+import type { CodeActions } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { randomUuid } from "../util/uuid.ts";
 import type { Buffers } from "../view/buffers.ts";
@@ -41,8 +41,6 @@ export class SendFlow {
   private readonly live: (id: ThreadId) => Thread;
   /** A thread open read-only here whose writer is gone is taken over first (live-threads.ts). */
   private readonly takeOverIfFree: (id: ThreadId) => void;
-  /** A thread's code, live or stored (live-threads.ts). */
-  private readonly codeOf: (id: ThreadId) => ThreadCode;
   /** Says which stored arguments a Claude Code thread runs without (live-threads.ts). */
   private readonly storedRunnerUsed: DroppedArgsNotices["storedRunnerUsed"];
 
@@ -61,7 +59,6 @@ export class SendFlow {
     } = services);
     this.live = (id) => services.threads.live(id);
     this.takeOverIfFree = (id) => services.threads.takeOverIfFree(id);
-    this.codeOf = (id) => services.threads.codeOf(id);
     this.storedRunnerUsed = (id, title, spec) => services.threads.storedArgs.storedRunnerUsed(id, title, spec);
   }
 
@@ -230,13 +227,14 @@ export class SendFlow {
     // The files last, once nothing can refuse the fork, and before it is made (its first turn finds
     // them): as they were at the fork point (files changed since left alone and named, unless overwritten).
     if (opts.restore_code && !tree) {
-      const { written, left } = await this.code.restore(sourceId, opts.at_message!, opts.restore_overwrite === true);
+      const { written, left, skipped } = await this.code.restore(sourceId, opts.at_message!, opts.restore_overwrite === true);
       const kept = left.length ? `; left alone (changed since, not overwritten): ${left.join(", ")}` : "";
-      this.nvim.notifyInfo(`tine: the fork's files: restored ${written.length} to that message${kept}`);
+      const out = skipped.length ? `; skipped (a link out of the project, and what is under it): ${skipped.join(", ")}` : "";
+      this.nvim.notifyInfo(`tine: the fork's files: restored ${written.length} to that message${kept}${out}`);
     }
     // In a worktree made from the fork point's files (with restore_code: the message's), or where its source works;
     // one that waits for its source gets it when due, made from the files as the source's turn left them.
-    const base = opts.restore_code ? forkBase(this.codeOf(sourceId), opts.at_message!) : null;
+    const base = opts.restore_code ? forkBase(await this.code.settledCode(sourceId), opts.at_message!) : null;
     const whenDue = tree && wait && base === null;
     const request: ForkRequest = {
       sourceId,

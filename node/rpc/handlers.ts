@@ -153,7 +153,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
   input_help: () => inputHelp(),
 };
 
-const restoreResult = (r: RestoreDone) => ({ written: [...r.written], left: [...r.left] });
+const restoreResult = (r: RestoreDone) => ({ written: [...r.written], left: [...r.left], skipped: [...r.skipped] });
 
 /** Checks the call's arguments against the table, then runs the method. */
 function run<T extends Record<string, Method>, M extends keyof T & string>(

@@ -99,8 +99,8 @@ export type ChangedFile = { path: string; status: "added" | "modified" | "delete
 /** What a restore to a message would change; `changed_since`: files changed since the thread's last snapshot (left alone unless overwritten). */
 export type RestorePlanInfo = { root: string; files: ChangedFile[]; changed_since: string[] };
 
-/** How a restore (or its undo) went: the files written (or removed), and those left alone. */
-export type RestoreResult = { written: string[]; left: string[] };
+/** How a restore (or its undo) went: the files written (or removed), those left alone, and those skipped (under a link out of the project, and such links). */
+export type RestoreResult = { written: string[]; left: string[]; skipped: string[] };
 
 /** A changed file under the cursor (<CR> on a change list): its path and its text before the turn (null: it did not exist). */
 export type FileBefore = { path: string; before: string | null };

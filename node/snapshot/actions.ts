@@ -40,7 +40,19 @@ export class CodeActions {
     private readonly fileWritten: (path: string) => void,
     /** The snapshots of the folder a thread works in (a worktree fork's are of its worktree). */
     private readonly snapshotsOf: (id: ThreadId) => CodeSnapshots = () => snapshots,
+    /** Resolves once the snapshots asked for until now have reached their threads (CodeRecorder.settled). */
+    readonly settled: () => Promise<void> = () => Promise.resolve(),
   ) {}
+
+  /**
+   * The marks of thread `id` as a code operation reads them: once the snapshots asked for until
+   * now are among them. A turn that has just ended is recorded in the background; read before
+   * its last snapshot came, its own edits would look like the user's (changed since).
+   */
+  async settledCode(id: ThreadId): Promise<ThreadCode> {
+    await this.settled();
+    return this.codeOf(id);
+  }
 
   /** <Tab> on a change list: the list opens or closes; on a file, its diff (fetched first). */
   async toggle(id: ThreadId, message: number, file: string | null): Promise<void> {
@@ -76,15 +88,15 @@ export class CodeActions {
   }
 
   /** Whether message `atMessage` was made on other files than the thread's latest snapshot holds. */
-  differs(id: ThreadId, atMessage: number): boolean {
-    const { code, history } = this.codeOf(id);
+  async differs(id: ThreadId, atMessage: number): Promise<boolean> {
+    const { code, history } = await this.settledCode(id);
     const mark = atMessage < history.length ? markAt(code, history, atMessage) : null;
     return mark !== null && mark.id !== latestMark(code, history)?.id;
   }
 
   /** What restoring the files to message `atMessage`'s snapshot would change. */
-  plan(id: ThreadId, atMessage: number): Promise<RestorePlan> {
-    return this.planFor(id, this.codeOf(id), atMessage);
+  async plan(id: ThreadId, atMessage: number): Promise<RestorePlan> {
+    return this.planFor(id, await this.settledCode(id), atMessage);
   }
 
   private async planFor(id: ThreadId, thread: ThreadCode, atMessage: number): Promise<RestorePlan> {
@@ -104,7 +116,7 @@ export class CodeActions {
 
   /** Restores the files to message `atMessage`'s snapshot; `overwrite`: files changed since are written too. */
   async restore(id: ThreadId, atMessage: number, overwrite: boolean): Promise<RestoreDone> {
-    const plan = await this.planFor(id, this.codeOf(id), atMessage);
+    const plan = await this.planFor(id, await this.settledCode(id), atMessage);
     const snapshots = this.snapshotsOf(id);
     const done = await applyRestore(snapshots, plan, overwrite);
     const inProject = snapshots === this.snapshots;
@@ -119,19 +131,19 @@ export class CodeActions {
   async undoRestore(): Promise<RestoreDone> {
     const kept = this.worktreeUndo;
     if (kept) {
-      await writeFiles(kept.snapshots, kept.root, kept.safety, kept.paths);
+      const done = await writeFiles(kept.snapshots, kept.root, kept.safety, kept.paths);
       this.worktreeUndo = null;
-      for (const path of kept.paths) this.fileWritten(join(kept.root, path));
-      return { written: kept.paths, left: [] };
+      for (const path of done.written) this.fileWritten(join(kept.root, path));
+      return { ...done, left: [] };
     }
     const undo = await this.snapshots.lastRestore();
     const root = await this.snapshots.root();
     if (!undo || !root) throw new Error("tine: no restore to undo");
     if (!(await this.snapshots.has(undo.safety)))
       throw new Error("tine: the files as they were before the last restore are gone (older than snapshot_keep_days)");
-    await writeFiles(this.snapshots, root, undo.safety, undo.paths);
+    const done = await writeFiles(this.snapshots, root, undo.safety, undo.paths);
     await this.snapshots.keepRestore(null);
-    for (const path of undo.paths) this.fileWritten(join(root, path));
-    return { written: undo.paths, left: [] };
+    for (const path of done.written) this.fileWritten(join(root, path));
+    return { ...done, left: [] };
   }
 }

@@ -172,6 +172,11 @@ export type CodeRecorder = {
   prime(thread: ThreadId): void;
   /** A snapshot for thread `thread`, made on its first `at` messages; `since`: the turn's first snapshot, whose changes it lists. */
   record(thread: string, at: number, since: SnapshotId | null, purpose: CodePurpose): void;
+  /**
+   * Resolves once every snapshot asked for until now has reached its thread (taken, or failed):
+   * the marks a code operation reads then hold the last snapshot of every turn that has ended.
+   */
+  settled(): Promise<void>;
 };
 
 /** Snapshots turned off (`snapshots = false`, and tests of threads that need none). */

@@ -5,8 +5,12 @@
  * take their config, but never run a program a repository's config names (`USER_READ`): its
  * `.git/config` is the project's, which tine does not trust. A git Neovim waits on (a send's
  * mentions) is given a time limit (`timeoutMs`).
+ *
+ * Each git leads a process group of its own (gc and checkout-index start gits of their own; an
+ * fsmonitor or filter may start anything), so that a time limit and `stopGits` stop all of it:
+ * nothing it started writes the store after the host has exited.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { setPriority } from "node:os";
 import { toolEnv } from "../tools/local-shell.ts";
 import { startTimer } from "../util/timer.ts";
@@ -123,20 +127,30 @@ export async function git(args: readonly string[], run: GitRun): Promise<GitResu
   return runGit([...safe, ...args], args, run);
 }
 
+/** The gits running now, each with the end of its process (its output closed). */
+const running = new Map<ChildProcess, Promise<void>>();
+/** Set once the host is going: no git starts any more. */
+let stopping = false;
+
+/** How long gits asked to stop (SIGTERM: git removes its lock files) have before they are killed. */
+const STOP_GRACE_MS = 500;
+/** How long killed gits are waited for. */
+const KILL_WAIT_MS = 300;
+
 function runGit(argv: readonly string[], args: readonly string[], run: GitRun): Promise<GitResult> {
+  if (stopping) return Promise.reject(new GitError(args, "stopped", "tine is stopping"));
   return new Promise((resolve, reject) => {
-    // Time-limited: in a process group of its own, so that what it started is killed with it.
-    const child = spawn("git", argv, { cwd: run.cwd, env: gitEnv(run.env, run.user), detached: run.timeoutMs !== undefined });
+    const child = spawn("git", argv, { cwd: run.cwd, env: gitEnv(run.env, run.user), detached: true, stdio: "pipe" });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
-    let failure: string | null = null;
+    let failure: Error | null = null;
     child.stdout.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size <= MAX_BUFFER) out.push(chunk);
       else if (!failure) {
-        failure = "ENOBUFS";
-        child.kill("SIGKILL");
+        failure = new GitError(args, "ERR_CHILD_PROCESS_STDIO_MAXBUFFER", "its output was too large");
+        signalGroup(child, "SIGKILL");
       }
     });
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
@@ -144,22 +158,34 @@ function runGit(argv: readonly string[], args: readonly string[], run: GitRun): 
       run.timeoutMs === undefined
         ? undefined
         : startTimer(() => {
-            killGroup(child.pid);
-            reject(new GitTimeout(args, run.timeoutMs!));
+            failure ??= new GitTimeout(args, run.timeoutMs!);
+            signalGroup(child, "SIGKILL");
+            // A process it started may hold the output open past the kill: answer now.
+            reject(failure);
           }, run.timeoutMs);
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(new GitError(args, error.code ?? -1, error.message));
+    const ended = new Promise<void>((ended) => {
+      // A git that could not start (ENOENT) says so here, and may not close.
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        running.delete(child);
+        reject(new GitError(args, error.code ?? -1, error.message));
+        ended();
+      });
+      // "close": the output is all read (a process it started may hold it open: the time limit covers that).
+      child.once("close", (exit: number | null, signal: NodeJS.Signals | null) => {
+        clearTimeout(timer);
+        running.delete(child);
+        ended();
+        const code = exit ?? signal ?? -1;
+        const stderr = Buffer.concat(err).toString("utf8");
+        if (failure) reject(failure);
+        else if (typeof code === "string" || (code !== 0 && !run.okCodes?.includes(code))) reject(new GitError(args, code, stderr));
+        else resolve({ stdout: Buffer.concat(out), stderr, code });
+      });
     });
-    // "close": the output is all read (a process it started may hold it open: the time limit covers that).
-    child.on("close", (exit: number | null) => {
-      clearTimeout(timer);
-      const stderr = Buffer.concat(err).toString("utf8");
-      const code = failure ?? exit ?? -1;
-      if (typeof code === "string" || (code !== 0 && !run.okCodes?.includes(code))) reject(new GitError(args, code, stderr));
-      else resolve({ stdout: Buffer.concat(out), stderr, code });
-    });
-    if (run.background && child.pid !== undefined) {
+    if (child.pid === undefined) return;
+    running.set(child, ended);
+    if (run.background) {
       try {
         setPriority(child.pid, BACKGROUND_PRIORITY);
       } catch {
@@ -173,13 +199,35 @@ function runGit(argv: readonly string[], args: readonly string[], run: GitRun): 
   });
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
+/**
+ * The host is going: no git starts any more, and those running are stopped with everything they
+ * started (asked first, so each removes its lock files and the store stays whole; killed if they
+ * linger). Resolves once they are gone, within a second.
+ */
+export async function stopGits(): Promise<void> {
+  stopping = true;
+  const ends = Promise.all(running.values());
+  for (const child of running.keys()) signalGroup(child, "SIGTERM");
+  if (await within(ends, STOP_GRACE_MS)) return;
+  for (const child of running.keys()) signalGroup(child, "SIGKILL");
+  await within(ends, KILL_WAIT_MS);
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, "SIGKILL");
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
   } catch {
     // already gone
   }
+}
+
+/** Whether `work` ends within `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((done) => {
+    timer = setTimeout(() => done(false), ms);
+  });
+  return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 /** NUL-separated fields of git's `-z` output. */

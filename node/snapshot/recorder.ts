@@ -1,7 +1,8 @@
 /**
  * The snapshots threads ask for, taken off the dispatch loop (never on a stream's path): each
  * answer is dispatched to its thread as a `code` message. Where snapshots are off, the user is
- * told once, the first time a tool would have been recorded.
+ * told once, the first time a tool would have been recorded. `settled` is what the code
+ * operations wait for: a turn that has ended has its last snapshot among its marks by then.
  */
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { CodeMark, CodeRecorder, CodeSnapshots } from "./code.ts";
@@ -14,10 +15,12 @@ export function codeRecorder(
 ): CodeRecorder {
   let toldOff = false;
   let toldFailed = false;
+  /** Snapshots asked for whose answer has not reached its thread yet. */
+  const inFlight = new Set<Promise<void>>();
   return {
     prime: (thread) => snapshotsOf(thread).prime(),
     record(thread, at, since, purpose) {
-      void (async () => {
+      const answered = (async () => {
         let mark: CodeMark | null = null;
         const snapshots = snapshotsOf(thread);
         try {
@@ -39,6 +42,10 @@ export function codeRecorder(
         }
         dispatch({ type: "thread-msg", id: thread, msg: { type: "code", at, purpose, mark } });
       })();
+      inFlight.add(answered);
+      void answered.finally(() => inFlight.delete(answered));
     },
+    // Only those asked for until now: a thread that keeps working does not keep the caller waiting.
+    settled: () => Promise.allSettled([...inFlight]).then(() => {}),
   };
 }

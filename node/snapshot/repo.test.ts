@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -92,6 +92,22 @@ describe("SnapshotRepo", () => {
       { path: "src/b.ts", status: "deleted", added: 0, removed: 1 },
     ]);
     expect(await repo.fileDiff(a.id, b.id, "a.txt")).toEqual(["@@ -1,2 +1,3 @@", " one", "-two", "+TWO", "+three"]);
+  });
+
+  it("holds a folder that became a link as the link, without the files that were under it, even the same folder moved out", async () => {
+    const { root, repo } = await project({ "a.txt": "a\n", "lib/x.txt": "x\n", "lib/y.txt": "y\n" });
+    const before = await repo.take("t");
+    // Moved out whole, then linked back: the files keep their stat data, so git lists none of them as changed.
+    const away = join(temp(), "lib");
+    renameSync(join(root, "lib"), away);
+    symlinkSync(away, join(root, "lib"));
+    const after = await repo.take("t");
+    expect(await repo.changes(before.id, after.id)).toEqual([
+      { path: "lib", status: "added", added: 1, removed: 0 },
+      { path: "lib/x.txt", status: "deleted", added: 0, removed: 1 },
+      { path: "lib/y.txt", status: "deleted", added: 0, removed: 1 },
+    ]);
+    expect((await repo.read(after.id, ["lib"])).get("lib")).toEqual({ mode: "120000", bytes: Buffer.from(away) });
   });
 
   it("housekeeping drops the snapshots of owners that are gone, and old ones", async () => {

@@ -20,6 +20,7 @@ import { projectKey } from "../store/store.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { git, splitNul } from "./git.ts";
 import { type FileChange, hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
+import { isLink, underLinks } from "./links.ts";
 
 /** A snapshot: the sha of its commit in the private repository. */
 export type SnapshotId = string;
@@ -208,11 +209,15 @@ export class SnapshotRepo {
     const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background);
     await this.syncExcludes();
     const listed = [...new Set(splitNul((await run(["ls-files", "-z", "-m", "-o", "--exclude-standard"])).stdout))];
+    // A folder that became a link: the files the index holds under it leave it (git refuses a path beyond a link), the link is kept as one.
+    const links = new Set(listed.filter((path) => isLink(join(this.root, path))));
+    const beyond = new Set(links.size ? underLinks(splitNul((await run(["ls-files", "-z"])).stdout), links) : []);
+    if (beyond.size) await run(["update-index", "-z", "--force-remove", "--stdin"], `${[...beyond].join("\0")}\0`);
     const add: string[] = [];
     const skipped: string[] = [];
     for (const path of listed) {
       // A nested repository shows as its folder: it is not part of this project's snapshot.
-      if (path.endsWith("/")) continue;
+      if (path.endsWith("/") || beyond.has(path)) continue;
       const size = sizeOf(join(this.root, path));
       if (size !== null && size > this.maxFileBytes) skipped.push(path);
       else add.push(path);
@@ -223,7 +228,7 @@ export class SnapshotRepo {
     skipped.sort();
     const skippedKey = skipped.join("\0");
     let last = this.last;
-    if (!last || add.length || skippedKey !== last.skipped) {
+    if (!last || add.length || beyond.size || skippedKey !== last.skipped) {
       const tree = (await run(["write-tree"])).stdout.toString("utf8").trim();
       if (!last || tree !== last.tree || skippedKey !== last.skipped) {
         const message = snapshotMessage(skipped, this.maxFileBytes);

@@ -3,12 +3,14 @@
  * before anything is written), and writing exactly the files the plan names. A safety snapshot is
  * taken first, so the restore can be undone byte for byte. Files the user changed since the
  * thread's last snapshot are named and left alone unless the caller says to overwrite them; files
- * too big to be recorded are never touched.
+ * too big to be recorded are never touched; nothing is written through a link out of the project
+ * (those files are skipped and named, links.ts).
  */
 import { existsSync, lstatSync, mkdirSync, realpathSync, unlinkSync } from "node:fs";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { replaceFile, replaceWithLink } from "../util/atomic-write.ts";
 import type { CodeSnapshots, FileChange, SnapshotId, StoredFile } from "./code.ts";
+import { outside, throughOutsideLinks } from "./links.ts";
 
 /** What a restore to `target` would do, seen from the files now (`safety`). */
 export type RestorePlan = {
@@ -22,8 +24,14 @@ export type RestorePlan = {
   readonly changedSince: readonly string[];
 };
 
-/** How a restore went: the files written, and those left alone (changed since, and not overwritten). */
-export type RestoreDone = { readonly written: readonly string[]; readonly left: readonly string[] };
+/**
+ * How a restore went: the files written, those left alone (changed since, and not overwritten),
+ * and those skipped (under a link out of the project, and such links).
+ */
+export type RestoreDone = { readonly written: readonly string[]; readonly left: readonly string[]; readonly skipped: readonly string[] };
+
+/** How writing files went: those written (or removed), and those skipped as under a link out of the project. */
+export type Written = { readonly written: readonly string[]; readonly skipped: readonly string[] };
 
 /**
  * The plan to bring the files back to `target`; `latest`: the thread's last snapshot (a file that
@@ -46,14 +54,19 @@ export async function applyRestore(snapshots: CodeSnapshots, plan: RestorePlan, 
   const left = overwrite ? [] : plan.changedSince;
   const skip = new Set(left);
   const paths = plan.files.map((f) => f.path).filter((p) => !skip.has(p));
-  await writeFiles(snapshots, plan.root, plan.target, paths);
-  return { written: paths, left };
+  return { ...(await writeFiles(snapshots, plan.root, plan.target, paths)), left };
 }
 
-/** Makes `paths` (relative to `root`) what snapshot `id` holds: written with their mode, or removed where it holds none. */
-export async function writeFiles(snapshots: CodeSnapshots, root: string, id: SnapshotId, paths: readonly string[]): Promise<void> {
-  const stored = await snapshots.read(id, paths);
-  for (const path of paths) writeStored(root, path, stored.get(path) ?? null);
+/**
+ * Makes `paths` (relative to `root`) what snapshot `id` holds: written with their mode, or
+ * removed where it holds none; except those through a link out of the project, which are skipped.
+ */
+export async function writeFiles(snapshots: CodeSnapshots, root: string, id: SnapshotId, paths: readonly string[]): Promise<Written> {
+  const skipped = throughOutsideLinks(root, paths);
+  const written = paths.filter((p) => !skipped.includes(p));
+  const stored = await snapshots.read(id, written);
+  for (const path of written) writeStored(root, path, stored.get(path) ?? null);
+  return { written, skipped };
 }
 
 /**
@@ -82,11 +95,10 @@ function exists(path: string): boolean {
   }
 }
 
-/** A path whose folder leads out of the project through a link is never written. */
+/** A path whose folder leads out of the project through a link is never written (one that became so since it was skipped is refused). */
 function refuseOutside(root: string, abs: string): void {
   let dir = dirname(abs);
   while (!existsSync(dir)) dir = dirname(dir);
-  const rel = relative(realpathSync(root), realpathSync(dir));
-  if (rel.startsWith("..") || isAbsolute(rel))
+  if (outside(realpathSync(root), realpathSync(dir)))
     throw new Error(`tine: ${relative(root, abs)} leads out of the project through a link: not restored`);
 }

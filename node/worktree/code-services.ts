@@ -8,7 +8,16 @@ import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { HostConfig } from "../config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
-import { type CodeSnapshots, latestMark, MAX_SNAPSHOT_FILE_BYTES, openRepo, type SnapshotId, snapshotsOn } from "../snapshot/code.ts";
+import {
+  type CodeRecorder,
+  type CodeSnapshots,
+  latestMark,
+  MAX_SNAPSHOT_FILE_BYTES,
+  openRepo,
+  type SnapshotId,
+  snapshotsOn,
+} from "../snapshot/code.ts";
+import { codeRecorder } from "../snapshot/recorder.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
 import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";
 import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
@@ -30,6 +39,8 @@ export type CodeHooks = Omit<ForkCodeEdges, "written"> & {
 
 export class CodeServices {
   readonly workspaces: Workspaces;
+  /** Takes the snapshots threads ask for; the code operations wait for those of turns that have ended (CodeRecorder.settled). */
+  readonly recorder: CodeRecorder;
   readonly actions: CodeActions;
   readonly forkCode: ForkCode;
   /** The snapshots of the folder a thread works in. */
@@ -55,7 +66,16 @@ export class CodeServices {
       storedWorktree: hooks.storedWorktree,
       latestOf: (id) => this.latestOf(id),
     });
-    this.actions = new CodeActions(snapshots, hooks.thread, hooks.codeOf, hooks.dispatch, hooks.written(":Tine restore"), this.snapshotsOf);
+    this.recorder = codeRecorder(this.snapshotsOf, hooks.dispatch, hooks.tell);
+    this.actions = new CodeActions(
+      snapshots,
+      hooks.thread,
+      hooks.codeOf,
+      hooks.dispatch,
+      hooks.written(":Tine restore"),
+      this.snapshotsOf,
+      this.recorder.settled,
+    );
     this.forkCode = new ForkCode(this.workspaces, { ...hooks, written: hooks.written("the merge") });
   }
 

@@ -6,6 +6,7 @@
  * lines, so that tests repeat none of them.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -18,6 +19,9 @@ export type { ThreadInfo } from "../../node/rpc/methods.ts";
 import { quietLogger } from "../../node/nvim/logger.ts";
 import type { NativeMessage } from "../../node/providers/native.ts";
 import { MockAnthropic } from "../mock-anthropic/server.ts";
+import { hostsFile, recordHosts, sessionEnded, TERMINAL_PIDS } from "./processes.ts";
+
+export { alive, hostExited } from "./processes.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -129,46 +133,15 @@ export function projectDir(): string {
   return cwd;
 }
 
-/** Runs `fn` with a fresh project folder (for sessions that share it), removed afterwards. */
-/** The process ids of the programs running in this Neovim's terminals. */
-const TERMINAL_PIDS = `
-  local pids = {}
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    local pid = vim.b[b].terminal_job_pid
-    if vim.bo[b].buftype == "terminal" and pid then table.insert(pids, pid) end
-  end
-  return pids`;
-
-/** Waits (up to 5 s) until process `pid` has exited: a host writes what a quit cut as it exits, after Neovim. */
-export async function hostExited(pid: number): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-}
-
-/** Whether process `pid` is running (or a zombie not yet reaped). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Removes a test's folder. A stopping host may still be writing its snapshot store there (a git
- * it started finishing its work; under CI load that took over 5 s once), so removal is retried
- * with growing waits, about 20 s in all.
- */
+/** Removes a test's folder, once nothing the test started works there any more (its Neovims, their hosts and terminals). */
 function removeFolder(dir: string): void {
-  rmSync(dir, { recursive: true, force: true, maxRetries: 12, retryDelay: 250 });
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** Project folders for the tests of one file, each removed after its test: call at the file's top. */
 export function tempProjects(): () => string {
   let dirs: string[] = [];
   afterEach(() => {
-    // The host may still be writing its snapshot store there as it stops: removal is retried.
     for (const d of dirs) removeFolder(d);
     dirs = [];
   });
@@ -179,33 +152,12 @@ export function tempProjects(): () => string {
   };
 }
 
-/** Ends each process group (a terminal's program leads its own) and waits until the leaders are gone. */
-async function endProcessGroups(pids: readonly number[]): Promise<void> {
-  const signal = (sig: NodeJS.Signals) => {
-    for (const pid of pids) {
-      try {
-        process.kill(-pid, sig);
-      } catch {
-        // already gone
-      }
-    }
-  };
-  signal("SIGTERM");
-  // Polled: these are not our children, so their exit cannot be awaited. A zombie never reaped
-  // counts as alive, hence the last deadline.
-  const start = Date.now();
-  while (pids.some(alive) && Date.now() - start < 10_000) {
-    if (Date.now() - start > 5000) signal("SIGKILL");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
+/** Runs `fn` with a fresh project folder (for sessions that share it), removed afterwards. */
 export async function withProject(fn: (cwd: string) => Promise<void>): Promise<void> {
   const cwd = projectDir();
   try {
     await fn(cwd);
   } finally {
-    // A process the test started may still be writing there for a moment (a CLI in a terminal).
     removeFolder(cwd);
   }
 }
@@ -230,6 +182,7 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
   delete env["NVIM_LISTEN_ADDRESS"];
   // auto_title off unless a test turns it on: its request would come after every first reply.
   const setup = JSON.stringify({ retry_delay_ms: 5, auto_title: false, ...options.setup });
+  const hosts = hostsFile(cwd, randomUUID());
   const init = [
     `set rtp^=${ROOT}`,
     "set noswapfile shortmess+=I",
@@ -237,6 +190,7 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     `lua require("tine").setup(vim.json.decode([[${setup}]]))`,
     // Record notifications so tests can assert on what the user was told.
     `lua _G.tine_notes = {}; vim.notify = function(msg, level) table.insert(_G.tine_notes, { msg = msg, level = level or 2 }) end`,
+    recordHosts(hosts),
   ];
   if (options.rplugin) {
     // The classic path: register the plugin with the node remote-plugin host, as a user would.
@@ -430,24 +384,25 @@ export async function withNeovim(binary: NvimBinary, fn: (s: Session) => Promise
     },
     running: () => proc.exitCode === null && proc.signalCode === null,
   };
+  let failure: { error: unknown } | null = null;
   try {
     await fn(session);
     const violations = mock.violations();
     if (violations.length) throw new Error(`requests broke the Messages API's rules:\n${violations.join("\n")}`);
   } catch (error) {
     if (stderr) (error as Error).message += `\n--- nvim stderr:\n${stderr}`;
-    throw error;
-  } finally {
-    let terminals: number[] = [];
-    if (proc.exitCode === null && proc.signalCode === null) {
-      await nvim.lua('pcall(function() require("tine.host").stop() end)', []).catch(() => {});
-      terminals = ((await nvim.lua(TERMINAL_PIDS, []).catch(() => [])) as number[]) ?? [];
-    }
-    proc.kill("SIGKILL");
-    await mock.close();
-    // A program run in a terminal (the Claude Code CLI) outlives Neovim and goes on writing in the
-    // project: it is ended, and waited for, before the folder goes.
-    await endProcessGroups(terminals);
-    if (!options.cwd) removeFolder(cwd);
+    failure = { error };
   }
+  let terminals: number[] = [];
+  if (proc.exitCode === null && proc.signalCode === null) {
+    await nvim.lua('pcall(function() require("tine.host").stop() end)', []).catch(() => {});
+    terminals = ((await nvim.lua(TERMINAL_PIDS, []).catch(() => [])) as number[]) ?? [];
+  }
+  proc.kill("SIGKILL");
+  await mock.close();
+  // What works in the project outlives Neovim: it is ended, or waited for, before the folder goes.
+  const stuck = await sessionEnded(hosts, terminals);
+  if (!options.cwd && !stuck) removeFolder(cwd);
+  if (failure) throw failure.error;
+  if (stuck) throw stuck;
 }

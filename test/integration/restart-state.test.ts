@@ -13,7 +13,7 @@ import { SESSION_ENDED_WHILE_TOOL_RAN } from "../../node/store/replay.ts";
 import { body, exchange, resultOf, sentBlocks, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
 import { gitProject } from "../helpers/git-project.ts";
-import { hostExited, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { transcript } from "../helpers/transcripts.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
@@ -90,7 +90,6 @@ describe(`restart: a tool cut while it ran (${nv.version})`, () => {
 describe(`restart: a thread cut off by a quit (${nv.version})`, () => {
   it(":Tine in the next Neovim reopens it, offers to go on, and the list shows its last activity", async () => {
     const cwd = project();
-    let host = 0;
     let id = "";
     await withNeovim(
       nv,
@@ -101,14 +100,12 @@ describe(`restart: a thread cut off by a quit (${nv.version})`, () => {
         await s.mock.reached("h");
         await s.until("Neovim told", async () => s.lua<boolean>("return #require('tine.quit').working() == 1"));
         await answerConfirm(s, 1);
-        host = await s.hostPid();
         await s.cmd("qa").catch(() => {});
         await s.waitForExit();
       },
       { cwd },
     );
-    // The host writes what the quit cut as it exits, after Neovim.
-    await hostExited(host);
+    // The host wrote what the quit cut as it exited, after Neovim (withNeovim waits for it).
     await withNeovim(
       nv,
       async (s) => {

@@ -5,12 +5,12 @@
  * after every test.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { editingTurn, HELLO, SETUP, withGitProject as withProject } from "../helpers/code-session.ts";
-import { type UserGitState, userGitState } from "../helpers/git-project.ts";
+import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -77,6 +77,35 @@ describe(`code snapshots (${nv.version})`, () => {
     });
   });
 
+  it("a fork restoring the code sent as soon as a turn that edited a file ended restores it: the turn's last snapshot is waited for", async () => {
+    await withGitProject(async (s) => {
+      await s.cmd("Tine");
+      const id = (await s.threads())[0]!.id;
+      // Each turn's end is recorded in the background: a restore sent at once raced it (2 runs in 3).
+      for (let turn = 1; turn <= 5; turn++) {
+        s.mock.reply(
+          response([
+            { toolUse: { id: `e${turn}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: `edit ${turn}` } } },
+          ]),
+          textReply(`Edit ${turn} done.`),
+        );
+        const at = (await s.messages(id)).length;
+        await s.lua(`require("tine").send(...)`, id, `edit ${turn}`);
+        await s.waitForDisplay(id, `Edit ${turn} done.\n── end_turn`);
+        await s.lua(`local id, at = ...; require("tine").fork(id, nil, { at_message = at, restore_code = true })`, id, at);
+        assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO, `turn ${turn}: the agent's edit was taken for the user's`);
+        await s.until(`the fork's restore of turn ${turn} told`, async () => {
+          const told = (await s.notifications()).filter((n) => /the fork's files/.test(n.msg));
+          return told.length === turn;
+        });
+        assert.equal(
+          (await s.notifications()).filter((n) => /the fork's files/.test(n.msg)).at(-1)?.msg,
+          "tine: the fork's files: restored 1 to that message",
+        );
+      }
+    });
+  });
+
   it("a file changed by hand since the turn is named and left alone, unless the user says to overwrite it", async () => {
     await withGitProject(async (s) => {
       const id = await editingTurn(s);
@@ -101,6 +130,41 @@ describe(`code snapshots (${nv.version})`, () => {
       );
       assert.deepEqual(overwritten.written.sort(), ["hello.txt", "new.txt"]);
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+    });
+  });
+
+  it("a restore where a folder became a link out of the project skips the files under the link, restores the rest and names what it skipped", async () => {
+    const cwd = project();
+    const outside = project();
+    gitProject(cwd, { "hello.txt": HELLO, "lib/a.txt": "inside\n" });
+    await withProject(nv, cwd, async (s) => {
+      s.mock.reply(
+        response([
+          {
+            toolUse: {
+              id: "b1",
+              name: "bash_command",
+              input: { command: `rm -r lib && ln -s '${outside}' lib && printf 'changed\\n' > hello.txt` },
+            },
+          },
+        ]),
+        textReply("Linked."),
+      );
+      await s.cmd("Tine");
+      const id = (await s.threads())[0]!.id;
+      await typeAndSend(s, "link lib");
+      // Its snapshots hold the link, not the files beyond it.
+      await s.waitForDisplay(id, "▸ 3 files changed");
+      const done = await s.lua<{ written: string[]; skipped: string[] }>(`return require("tine").restore(..., 0, { confirm = false })`, id);
+      assert.deepEqual(done.written, ["hello.txt"]);
+      assert.deepEqual(done.skipped, ["lib", "lib/a.txt"]);
+      assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), HELLO);
+      assert.ok(lstatSync(join(cwd, "lib")).isSymbolicLink(), "the link stays");
+      assert.deepEqual(readdirSync(outside), ["hello.txt"], "nothing written out of the project");
+      assert.match(
+        await s.notified(/restored 1 file/),
+        /restored 1 file; skipped \(a link out of the project, and what is under it\): lib, lib\/a\.txt/,
+      );
     });
   });
 
