@@ -52,7 +52,7 @@ export type ProjectWorkTree = { readonly path: string };
 class WorkTreeElsewhere extends Error {
   constructor(root: string, workTree: string) {
     super(
-      `the repository's work tree (${workTree}) is not the project folder nor a folder above it (${root}): its config (core.worktree) points elsewhere, and tine's git reads only the project`,
+      `the repository's work tree (${workTree}) is neither the project folder (${root}) nor a folder above it (its config's core.worktree?): tine's git reads only the project`,
     );
   }
 }
