@@ -63,8 +63,9 @@ export function placeOf(environment: Environment, name: string): FilePlace {
 
 /**
  * A file's text as the user sees it: a modified buffer's, else the file's on disk (at most
- * maxBytes, text only), read at the target its place was judged by (a link changed since is not
- * followed to somewhere else).
+ * maxBytes, text only), read at the target its place was judged by: a link put since in its
+ * place, or in a folder's on its path, is refused, not followed (an agent's bash works in the same
+ * tree while a send waits on its other mentions).
  */
 export async function readText(
   environment: Environment,
@@ -77,7 +78,7 @@ export async function readText(
   if (buffer) return { text: textOf(buffer), unsaved: true };
   let bytes: Buffer;
   try {
-    bytes = await environment.readFile(place.target, { bytes: limits.maxBytes, tool: "a mention (context_max_bytes)" });
+    bytes = await environment.readFile(place.target, { bytes: limits.maxBytes, tool: "a mention (context_max_bytes)" }, "at-real-path");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new Unreadable(`no such file: ${absolute}`, "deleted");

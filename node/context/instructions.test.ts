@@ -4,7 +4,7 @@
  * shape a stored thread's instructions must have.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import {
   type InstructionsOption,
   instructionPath,
   instructionsLine,
+  readCapped,
   readInstructions,
   shownPath,
 } from "./instructions.ts";
@@ -155,6 +156,22 @@ describe("links: a project's file is read only from inside the project", () => {
     ]);
     expect(read.text).not.toMatch(/SECRET/);
     expect(findInstructions(option, root, env).map((f) => f.state)).toEqual(["outside", "outside"]);
+  });
+
+  it("docs/AGENTS.md whose folder became a link outside after its path was checked: what was opened is refused, not read", () => {
+    // Real paths, as `read` gives readCapped (the temporary folder may be under a link).
+    const [project, elsewhere] = [realpathSync(root), join(realpathSync(dir), "elsewhere")];
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "AGENTS.md"), "SECRET-TOKEN");
+    mkdirSync(join(project, "real-docs"));
+    writeFileSync(join(project, "real-docs", "AGENTS.md"), "Inside.");
+    // The path as it was checked: read as it is.
+    expect(readCapped(join(project, "real-docs", "AGENTS.md"), 100).bytes.toString()).toBe("Inside.");
+    // The same kind of path, now with a folder on it a link out (as a swap just before the open leaves it).
+    symlinkSync(elsewhere, join(project, "docs"));
+    expect(() => readCapped(join(project, "docs", "AGENTS.md"), 100)).toThrow(
+      /changed as it was opened \(a folder on its path became a link\)/,
+    );
   });
 
   it("a link inside the project is read; so is a file the user names outside it, link or not (their config folder's too)", () => {

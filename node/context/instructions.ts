@@ -17,7 +17,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type InstructionPart, instructionsPrompt } from "../chat/prompts.ts";
 import { sizeOf } from "../tools/byte-size.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import { kindOf } from "../util/regular-file.ts";
+import { isOpenedAt, kindOf } from "../util/regular-file.ts";
 
 /** The `instructions` option: the files to read (relative to the project root, or absolute), each capped; false: none. */
 export type InstructionsOption = false | { readonly files: readonly string[]; readonly max_bytes: number };
@@ -150,7 +150,7 @@ function read(option: InstructionsOption, root: string, env: Env): Read[] {
     try {
       const real = realpathSync.native(abs);
       if (isInside(abs, root) && !isInside(real, realRoot)) return { found: { path, state: "outside", to: shownPath(real, root, env) } };
-      // The path checked, not the name: a link swapped in since is not followed (O_NOFOLLOW).
+      // The path checked, not the name: a link swapped in since is not followed (see readCapped).
       file = readCapped(real, option.max_bytes);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -188,7 +188,7 @@ function realOr(root: string): string {
 function reason(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
   if (e.code === "EACCES" || e.code === "EPERM") return "permission denied";
-  if (e.code === "ENOTREG") return e.message;
+  if (e.code === "ENOTREG" || e.code === "EMOVED") return e.message;
   return e.code ?? e.message;
 }
 
@@ -196,11 +196,15 @@ function reason(error: unknown): string {
  * At most `max` bytes of a regular file, its whole size, and what tells it from another name for
  * the same file. Opened without blocking (a FIFO named AGENTS.md must not hang the host); anything
  * but a regular file is refused. `path` has its links resolved already (`read` checked where it
- * leads): a link in its place now is refused, not followed.
+ * leads): a link in its place now is refused, not followed (O_NOFOLLOW), and so is a file reached
+ * through a folder on the path that became a link since (`isOpenedAt`: `docs/AGENTS.md` with
+ * `docs` swapped for a link out of the project). Exported for its tests.
  */
-function readCapped(path: string, max: number): { bytes: Buffer; size: number; id: string } {
+export function readCapped(path: string, max: number): { bytes: Buffer; size: number; id: string } {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
+    if (!isOpenedAt(fd, path))
+      throw Object.assign(new Error("it changed as it was opened (a folder on its path became a link)"), { code: "EMOVED" });
     const info = fstatSync(fd);
     if (!info.isFile()) throw Object.assign(new Error(`it is ${kindOf(info)}`), { code: "ENOTREG" });
     // Read to the end or one byte past the cap, whatever stat says (/proc says 0; a file may grow).

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
 import { listProjectFiles } from "./project-files.ts";
@@ -32,6 +34,29 @@ describe("listProjectFiles", () => {
       "src/deep/.gitignore",
       "src/deep/b.ts",
     ]);
+  });
+
+  it("a repository whose work tree is elsewhere (core.worktree): none of that folder's files is listed, the project's are", async () => {
+    const root = project({ "a.txt": "a" });
+    const outside = project({ "secret.txt": "s", "untracked-outside.txt": "u" });
+    execFileSync("git", ["init", "-q"], { cwd: root });
+    execFileSync("git", ["config", "core.worktree", outside], { cwd: root });
+    // With the work tree outside, git adds the outside folder's file to the project's index.
+    execFileSync("git", ["add", "secret.txt"], { cwd: root });
+    const listed = await listProjectFiles(root, 10_000);
+    expect(listed.files).toEqual(["a.txt"]);
+  });
+
+  it("a work tree above the project (core.worktree=/): only the project's files, named relative to it", async () => {
+    const root = project({ "a.txt": "a", "b.txt": "b" });
+    const outside = project({ "secret.txt": "s" });
+    execFileSync("git", ["init", "-q"], { cwd: root });
+    const empty = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: root, input: "" }).toString().trim();
+    for (const file of [join(outside, "secret.txt"), join(root, "a.txt")])
+      execFileSync("git", ["update-index", "--add", "--cacheinfo", `100644,${empty},${relative("/", realpathSync(file))}`], { cwd: root });
+    execFileSync("git", ["config", "core.worktree", "/"], { cwd: root });
+    const listed = await listProjectFiles(root, 10_000);
+    expect(listed).toMatchObject({ source: "git", files: ["a.txt", "b.txt"] });
   });
 
   it("outside git: a walk honouring every .gitignore on the way, skipping node_modules", async () => {

@@ -8,7 +8,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { splitNul } from "../snapshot/git.ts";
-import { ContextGitTimeout, contextGit } from "./git.ts";
+import { ContextGitTimeout, contextGit, projectWorkTree } from "./git.ts";
 
 /** Past this many files the list stops (and says so): a mention never walks a whole disk. */
 export const MAX_PROJECT_FILES = 200_000;
@@ -39,10 +39,18 @@ function finish(files: string[], source: ProjectFiles["source"]): ProjectFiles {
   return { files: kept, truncated, source };
 }
 
-/** Tracked and untracked, not ignored files; null when `root` is not in a work tree or git is missing. */
+/**
+ * Tracked and untracked, not ignored files of the project folder (relative to it: ls-files lists
+ * the folder it runs in); null when `root` is not in a work tree, git is missing, or the
+ * repository's work tree is elsewhere (its index names files of another folder: the walk lists
+ * this one's instead). See `projectWorkTree`.
+ */
 async function gitFiles(root: string, gitTimeoutMs: number): Promise<string[] | null> {
   try {
-    const listed = await contextGit(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"], gitTimeoutMs);
+    const workTree = await projectWorkTree(root, gitTimeoutMs);
+    if (!workTree) return null;
+    const args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate", "--", "."];
+    const listed = await contextGit(root, args, gitTimeoutMs, { workTree });
     return splitNul(listed.stdout).filter((p) => p.length > 0);
   } catch (error) {
     if (error instanceof ContextGitTimeout) throw error;

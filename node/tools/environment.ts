@@ -28,6 +28,13 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = { bashTimeoutSec: 120, envDeny: [
 /** How much of a file a read takes, and which tool asks (refusals name it). */
 export type ReadLimit = { readonly bytes: number; readonly tool: string };
 
+/**
+ * Where a read finds its file: "through-links", wherever the path leads now (a tool's read, whose
+ * approval asks where it leads); "at-real-path", at a path whose links were resolved when it was
+ * judged (a mention's), so a link swapped in since, for the file or a folder on its path, is refused, not followed.
+ */
+export type ReadAt = "through-links" | "at-real-path";
+
 export type DirectoryEntry = { readonly name: string; readonly isDirectory: boolean };
 
 /** How a command ended. */
@@ -72,9 +79,9 @@ export interface Environment {
   /**
    * The bytes of a regular file of at most `limit.bytes`. Anything else (directory, device, FIFO,
    * socket, a larger file) is refused without being read, and without blocking; the bound holds
-   * even for files whose size the file system does not know (/proc).
+   * even for files whose size the file system does not know (/proc). `at`: see ReadAt.
    */
-  readFile(path: string, limit: ReadLimit): Promise<Buffer>;
+  readFile(path: string, limit: ReadLimit, at?: ReadAt): Promise<Buffer>;
 
   /**
    * Why `writeFile` would refuse `path`, or null: a path spelled inside `root` that leads out of it

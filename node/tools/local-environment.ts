@@ -4,11 +4,11 @@
  * the rules that make reads and writes safe live here, not in the tools.
  */
 import { constants, realpathSync, type Stats } from "node:fs";
-import { open, readdir, stat, writeFile } from "node:fs/promises";
+import { lstat, open, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { kindOf } from "../util/regular-file.ts";
+import { isOpenedAt, kindOf } from "../util/regular-file.ts";
 import { sizeOf } from "./byte-size.ts";
-import { DEFAULT_TOOL_LIMITS, type Environment, type ReadLimit, type ToolLimits } from "./environment.ts";
+import { DEFAULT_TOOL_LIMITS, type Environment, type ReadAt, type ReadLimit, type ToolLimits } from "./environment.ts";
 import { runBash } from "./local-shell.ts";
 
 export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL_LIMITS): Environment {
@@ -24,7 +24,7 @@ export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL
     resolve: resolveHere,
     contains,
     realPath: (path) => realish(resolveHere(path)),
-    readFile: (path, limit) => readRegularFile(resolveHere(path), limit),
+    readFile: (path, limit, at = "through-links") => readRegularFile(resolveHere(path), limit, at),
     writeRefusal,
     async writeFile(path, bytes, mode) {
       const refusal = writeRefusal(path);
@@ -64,9 +64,10 @@ function realish(path: string): string {
 /**
  * The bytes of a regular file of at most `limit.bytes`. Devices, FIFOs and sockets are refused
  * before they are opened (`/dev/stdin` is the host's RPC channel; a FIFO would block), and the
- * size is checked again on the open file, so nothing unbounded is ever read.
+ * size is checked again on the open file, so nothing unbounded is ever read. "at-real-path":
+ * no link is followed (O_NOFOLLOW for the file, `isOpenedAt` for the folders on its path).
  */
-async function readRegularFile(path: string, limit: ReadLimit): Promise<Buffer> {
+async function readRegularFile(path: string, limit: ReadLimit, at: ReadAt): Promise<Buffer> {
   const refuse = (info: Stats) => {
     if (!info.isFile()) return new Error(`${path} is ${kindOf(info)}: ${limit.tool} only reads regular files`);
     if (info.size > limit.bytes)
@@ -75,11 +76,20 @@ async function readRegularFile(path: string, limit: ReadLimit): Promise<Buffer> 
       );
     return null;
   };
-  const before = refuse(await stat(path));
+  const exact = at === "at-real-path";
+  const before = refuse(await (exact ? lstat : stat)(path));
   if (before) throw before;
   // O_NONBLOCK: should the path have become a FIFO since the stat, opening it still returns at once.
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (exact ? constants.O_NOFOLLOW : 0)).catch((error) => {
+    // Linux says ELOOP for a link under O_NOFOLLOW; the BSDs say EMLINK.
+    const code = (error as NodeJS.ErrnoException).code;
+    throw exact && (code === "ELOOP" || code === "EMLINK")
+      ? new Error(`${path} is a symbolic link: ${limit.tool} only reads regular files`)
+      : error;
+  });
   try {
+    if (exact && !isOpenedAt(handle.fd, path))
+      throw new Error(`${path} changed as it was opened (a folder on its path became a link): ${limit.tool} did not read it`);
     const info = await handle.stat();
     const after = refuse(info);
     if (after) throw after;

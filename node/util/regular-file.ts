@@ -3,7 +3,8 @@
  * a symbolic link. A link planted in tine's data folder would otherwise have its target read,
  * truncated or appended to; a FIFO there would block the host on open.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
+import { join } from "node:path";
 
 /** What a path that is not a regular file is, for messages. */
 export function kindOf(info: Stats): string {
@@ -46,6 +47,32 @@ export function openRegular(path: string, mode: keyof typeof MODES): number {
 
 function notRegular(path: string, kind: string): Error {
   return Object.assign(new Error(`${path} is ${kind}: tine opens only regular files there, never through a link`), { code: "ENOTREG" });
+}
+
+/**
+ * Whether open file `fd` is the file at `realPath` (a path with its links resolved, checked before
+ * the open). O_NOFOLLOW guards only a path's last name: a folder of it swapped for a link between
+ * the check and the open (by an agent's bash in the same tree) has another file opened, which this
+ * tells. Linux names an open file's place in `procFds` (/proc/self/fd). Elsewhere (or without
+ * /proc; tests name a missing folder) `realPath` must still be its own real path and lead to the
+ * very file open (device and inode): a narrower race, as a swap back and forth between those two
+ * looks would pass.
+ */
+export function isOpenedAt(fd: number, realPath: string, procFds = "/proc/self/fd"): boolean {
+  let named: string | null = null;
+  try {
+    named = readlinkSync(join(procFds, String(fd)));
+  } catch {
+    // Not Linux, or no /proc: the fallback below.
+  }
+  if (named !== null) return named === realPath;
+  try {
+    const open = fstatSync(fd);
+    const there = statSync(realPath);
+    return realpathSync.native(realPath) === realPath && open.dev === there.dev && open.ino === there.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** The bytes of an open file from `offset` to its end as it is now. */

@@ -1,17 +1,20 @@
 /**
  * The git a send runs for its mentions (`@diff`, `@staged`, `@file:` globs' file list), in real
  * Neovim with real git: none of the programs a repository's own config names runs (fsmonitor,
- * filters, hooks), and a git that does not answer is stopped at `context_git_timeout` with a
- * message, the input keeping the text, Neovim free again.
+ * filters, hooks), it reads only the project folder (whatever work tree the config names), and a
+ * git that does not answer is stopped at `context_git_timeout` with a message, the input keeping
+ * the text, Neovim free again.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, closeSync, constants, existsSync, openSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { describe, inject, it } from "vitest";
-import { body, exchange, textOf, typeAndSend } from "../helpers/chat-driver.ts";
+import { chmodSync, closeSync, constants, existsSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterEach, describe, inject, it } from "vitest";
+import { bodies, body, exchange, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { gitIn, gitProcessesIn, gitProject } from "../helpers/git-project.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
+import { transcript } from "../helpers/transcripts.ts";
 
 const nv = inject("nvim");
 
@@ -27,6 +30,27 @@ function script(path: string, text: string): string {
   writeFileSync(path, `#!/bin/sh\n${text}\n`);
   chmodSync(path, 0o755);
   return path;
+}
+
+const SECRET = "OUTSIDE-SECRET-MARK";
+
+/** Folders outside every project; removed after the test. */
+const outsides: string[] = [];
+afterEach(() => {
+  for (const dir of outsides.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A folder outside the project holding `secret.txt`, and an entry for it in the project's index
+ * under `indexPath` (its staged text "old"): a diff of the work tree that reads it prints the secret.
+ */
+function outsideSecret(project: string, indexPath: (outside: string) => string): string {
+  const outside = realpathSync(mkdtempSync(join(tmpdir(), "tine-outside-")));
+  outsides.push(outside);
+  writeFileSync(join(outside, "secret.txt"), `${SECRET}\n`);
+  const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: project, input: "old\n", encoding: "utf8" }).trim();
+  gitIn(project, "update-index", "--add", "--cacheinfo", `100644,${blob},${indexPath(outside)}`);
+  return outside;
 }
 
 /** Lets a process waiting to read FIFO `path` go on (it reads its end); false when none waits. */
@@ -65,6 +89,55 @@ describe(`git run by a send (${nv.version})`, () => {
       assert.match(b!, /^<context kind="file" path="b.txt"/);
       assert.equal(existsSync(ran), false, "no program of the repository ran");
     });
+  });
+
+  it("a repository whose work tree is outside the project (core.worktree): @diff, @diff:<rev> and @staged are refused, nothing of it is sent", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        gitProject(s.cwd, { "a.txt": "one\n" });
+        const outside = outsideSecret(s.cwd, () => "secret.txt");
+        gitIn(s.cwd, "config", "core.worktree", outside);
+        await s.cmd("Tine");
+        const t = (await s.threads())[0]!;
+        await exchange(s, t.id, "hello", "Hi.");
+        for (const mention of ["@diff", "@diff:HEAD", "@staged"]) {
+          const text = `review ${mention}`;
+          await typeAndSend(s, text);
+          const told = await s.notified(new RegExp(`tine: ${mention}: .*work tree`));
+          assert.match(told, new RegExp(`work tree \\(${outside}\\) is neither the project folder \\(.*\\) nor a folder above it`));
+          assert.deepEqual(await s.lines(t.input_bufnr!), [text], "the input keeps the text");
+        }
+        assert.equal(s.mock.requests.length, 1, "nothing more was sent");
+        assert.ok(!JSON.stringify(bodies(s)).includes(SECRET), "no request carries the outside file");
+        assert.ok(!transcript(s.cwd, t.id).includes(SECRET), "the transcript does not hold it");
+      },
+      { setup: { snapshots: false } },
+    );
+  });
+
+  it("a work tree above the project (core.worktree=/): @diff holds the project's changes only, named as in the project", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        gitProject(s.cwd, { "a.txt": "one\n" });
+        // Index paths are relative to the work tree: here, to /.
+        const project = relative("/", realpathSync(s.cwd));
+        outsideSecret(s.cwd, (outside) => relative("/", join(outside, "secret.txt")));
+        const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: s.cwd, input: "one\n", encoding: "utf8" }).trim();
+        gitIn(s.cwd, "update-index", "--add", "--cacheinfo", `100644,${blob},${project}/a.txt`);
+        gitIn(s.cwd, "config", "core.worktree", "/");
+        writeFileSync(join(s.cwd, "a.txt"), "one\nPROJECT-CHANGE\n");
+        await s.cmd("Tine");
+        const t = (await s.threads())[0]!;
+        await exchange(s, t.id, "review @diff", "Reviewed.");
+        const [diff] = trailing(s);
+        assert.match(diff!, /^<context kind="git-diff" mention="@diff">\ndiff --git a\/a\.txt b\/a\.txt\n[\s\S]*\+PROJECT-CHANGE/);
+        assert.ok(!JSON.stringify(bodies(s)).includes(SECRET), "no request carries the outside file");
+        assert.ok(!transcript(s.cwd, t.id).includes(SECRET), "the transcript does not hold it");
+      },
+      { setup: { snapshots: false } },
+    );
   });
 
   it("a git that never answers is stopped at context_git_timeout: the user is told, the input keeps the text, Neovim goes on", async () => {
