@@ -155,6 +155,32 @@ describe("SnapshotRepo", () => {
     await expect(SnapshotRepo.open(plain, temp(), MiB)).rejects.toThrow(/is not in a git repository/);
   });
 
+  it("refuses a repository whose config aims its work tree elsewhere (core.worktree), so no snapshot holds or restores files there", async () => {
+    const outside = temp();
+    writeFiles(outside, { "secret.txt": "OUTSIDE\n" });
+    for (const aim of [outside, "/"]) {
+      const root = temp();
+      gitProject(root, { "a.txt": "one\n" });
+      gitIn(root, "config", "core.worktree", aim);
+      await expect(SnapshotRepo.open(root, temp(), MiB)).rejects.toThrow(
+        /the repository's work tree \(.+\) is not where its \.git is \(its config's core\.worktree\?\)/,
+      );
+    }
+  });
+
+  it("takes a project in a folder of a repository, a linked worktree and a submodule, as their repository's work tree", async () => {
+    const root = temp();
+    gitProject(root, { "a.txt": "one\n", "sub/b.txt": "b\n" });
+    gitIn(root, "commit", "-q", "--allow-empty", "-m", "first");
+    const linked = join(temp(), "linked");
+    gitIn(root, "worktree", "add", "-q", linked);
+    // A submodule's config names its work tree (core.worktree), and its .git file points back.
+    const lib = temp();
+    gitProject(lib, { "lib.txt": "lib\n" });
+    gitIn(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib");
+    for (const cwd of [join(root, "sub"), linked, join(root, "vendor/lib")]) await expect(SnapshotRepo.open(cwd, temp(), MiB)).resolves.toBeInstanceOf(SnapshotRepo);
+  });
+
   it("a snapshot of one changed file adds about that file's size to the store", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 200; i++) files[`f${i}.txt`] = `${"x".repeat(2000)}${i}\n`;

@@ -21,6 +21,7 @@ import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from ".
 import { git, splitNul } from "./git.ts";
 import { type FileChange, hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 import { isLink, underLinks } from "./links.ts";
+import { foreignWorkTree } from "./work-tree.ts";
 
 /** A snapshot: the sha of its commit in the private repository. */
 export type SnapshotId = string;
@@ -137,6 +138,8 @@ export class SnapshotRepo {
     }
     const [root, projectGitDir] = [out[0]!, out[1]!];
     if (!root) throw new Error(`${cwd} is in a git repository without a work tree`);
+    const foreign = foreignWorkTree(root, projectGitDir);
+    if (foreign) throw new Error(`${foreign}: tine takes no snapshots there`);
     const dir = join(dataDir, "snapshots");
     const key = projectKey(root);
     const gitDir = join(dir, `${key}.git`);
