@@ -58,8 +58,9 @@ type MergeProgress = (written: number) => Promise<void>;
 
 /**
  * A test's hold on a merge (with TINE_TEST_HOOKS=1, TINE_TEST_MERGE_HOLD=<n>:<file>): once n files
- * are written, `file` is made and the merge waits for ever, so a test can kill the host (a real
- * kill -9) at a known point of it. Once: while `file` exists, merges go on. Undefined otherwise.
+ * are done, `file` is made and the merge waits until the test writes "go" into it (or for ever),
+ * so a test can kill the host (a real kill -9), or change files, at a known point of it. Once:
+ * while `file` exists, merges go on. Undefined otherwise.
  */
 function testHold(env: NodeJS.ProcessEnv): MergeProgress | undefined {
   const hold = env["TINE_TEST_HOOKS"] === "1" ? /^(\d+):(.+)$/.exec(env["TINE_TEST_MERGE_HOLD"] ?? "") : null;
@@ -68,7 +69,13 @@ function testHold(env: NodeJS.ProcessEnv): MergeProgress | undefined {
   return (written) => {
     if (written !== at || existsSync(file)) return Promise.resolve();
     writeFileSync(file, String(written));
-    return new Promise<void>(() => {});
+    return new Promise<void>((go) => {
+      const poll = setInterval(() => {
+        if (!existsSync(file) || readFileSync(file, "utf8") !== "go") return;
+        clearInterval(poll);
+        go();
+      }, 20);
+    });
   };
 }
 
