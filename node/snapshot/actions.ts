@@ -9,7 +9,7 @@ import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { History } from "../providers/history.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
-import { type CodeSnapshots, latestMark, markAt, type ThreadMark } from "./code.ts";
+import { type CodeSnapshots, latestMark, markAt, type SnapshotId, type ThreadMark } from "./code.ts";
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
 
 /** A thread's marks as a restore reads them: of a live thread, or of a stored one as its transcript holds them. */
@@ -119,12 +119,20 @@ export class CodeActions {
     const plan = await this.planFor(id, await this.settledCode(id), atMessage);
     const snapshots = this.snapshotsOf(id);
     const done = await applyRestore(snapshots, plan, overwrite);
-    const inProject = snapshots === this.snapshots;
-    // The project's undo on disk outlives a restart of the host or of Neovim; only the last restore is undone.
-    await this.snapshots.keepRestore(inProject ? { safety: plan.safety, paths: done.written } : null);
-    this.worktreeUndo = inProject ? null : { snapshots, root: plan.root, safety: plan.safety, paths: done.written };
+    await this.keepUndo(snapshots, plan.root, plan.safety, done.written);
     for (const path of done.written) this.fileWritten(join(plan.root, path));
     return done;
+  }
+
+  /**
+   * Files `paths` of `root` were just replaced (by a restore, or a merge's rollback), `safety`
+   * holding them as they were: `undoRestore` puts them back. Only the last of these is undone.
+   */
+  async keepUndo(snapshots: CodeSnapshots, root: string, safety: SnapshotId, paths: readonly string[]): Promise<void> {
+    const inProject = snapshots === this.snapshots;
+    // The project's undo on disk outlives a restart of the host or of Neovim.
+    await this.snapshots.keepRestore(inProject ? { safety, paths } : null);
+    this.worktreeUndo = inProject ? null : { snapshots, root, safety, paths };
   }
 
   /** Puts back the files the last restore wrote (by this host or an earlier one), exactly as they were before it. */

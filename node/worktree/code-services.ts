@@ -23,7 +23,7 @@ import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health
 import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
 
-export type CodeHooks = Omit<ForkCodeEdges, "written"> & {
+export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
   /** A live thread (throws when there is none). */
   readonly thread: (id: ThreadId) => Thread;
   /** The marks of a live or stored thread. */
@@ -76,7 +76,11 @@ export class CodeServices {
       this.snapshotsOf,
       this.recorder.settled,
     );
-    this.forkCode = new ForkCode(this.workspaces, { ...hooks, written: hooks.written("the merge") });
+    this.forkCode = new ForkCode(this.workspaces, {
+      ...hooks,
+      written: hooks.written("the merge"),
+      keepUndo: (into, safety, paths) => this.actions.keepUndo(into.snapshots, into.root, safety, paths),
+    });
   }
 
   /**

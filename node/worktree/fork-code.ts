@@ -9,8 +9,10 @@
  * keeps them). A fork that shares its parent's folder has nothing to bring back: nothing happens.
  *
  * A merge is recorded on disk before its first file is written and the record removed after its
- * last (merge-record.ts); each file is replaced whole. A merge that fails under way is rolled back
- * at once; one cut off by the host's death is rolled back by the next host (merge-recovery.ts).
+ * last (merge-record.ts); each file is replaced whole, unless it changed while the merge ran (then
+ * it is kept and listed as a conflict: the fork's copy stays in its worktree). A merge that fails
+ * under way is rolled back at once; one cut off by the host's death is rolled back by the next
+ * host (merge-recovery.ts); either way a file changed since the merge wrote it is left alone.
  *
  * A merge is accepted at once when it has no conflicts (nothing is left to look at); one with
  * conflicts is accepted by `:Tine merge done` (refused while a listed file still holds markers,
@@ -21,9 +23,10 @@ import { dirname, join } from "node:path";
 import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
 import type { FileChange, SnapshotId } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
+import { hashOf } from "./file-hash.ts";
 import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMerge } from "./merge.ts";
 import { mergeOver, mergesUnderWay, recordMerge } from "./merge-record.ts";
-import { recoverMerges, rollBackMerge } from "./merge-recovery.ts";
+import { type KeepUndo, leftAlone, recoverMerges, rollBackMerge } from "./merge-recovery.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 import { setPendingMerge, worktreesIn } from "./worktree.ts";
 
@@ -36,6 +39,8 @@ export type ForkCodeEdges = {
   written(path: string): void;
   /** The threads live now (a worktree another one still works in is not removed). */
   live(): Iterable<ThreadId>;
+  /** A merge's rollback replaced these files: `:Tine restore undo` puts them back. */
+  readonly keepUndo: KeepUndo;
 };
 
 /** A fork as its end sees it: who, and where it hung. */
@@ -58,8 +63,9 @@ type MergeProgress = (written: number) => Promise<void>;
 
 /**
  * A test's hold on a merge (with TINE_TEST_HOOKS=1, TINE_TEST_MERGE_HOLD=<n>:<file>): once n files
- * are written, `file` is made and the merge waits for ever, so a test can kill the host (a real
- * kill -9) at a known point of it. Once: while `file` exists, merges go on. Undefined otherwise.
+ * are done, `file` is made and the merge waits until the test writes "go" into it (or for ever),
+ * so a test can kill the host (a real kill -9), or change files, at a known point of it. Once:
+ * while `file` exists, merges go on. Undefined otherwise.
  */
 function testHold(env: NodeJS.ProcessEnv): MergeProgress | undefined {
   const hold = env["TINE_TEST_HOOKS"] === "1" ? /^(\d+):(.+)$/.exec(env["TINE_TEST_MERGE_HOLD"] ?? "") : null;
@@ -68,7 +74,13 @@ function testHold(env: NodeJS.ProcessEnv): MergeProgress | undefined {
   return (written) => {
     if (written !== at || existsSync(file)) return Promise.resolve();
     writeFileSync(file, String(written));
-    return new Promise<void>(() => {});
+    return new Promise<void>((go) => {
+      const poll = setInterval(() => {
+        if (!existsSync(file) || readFileSync(file, "utf8") !== "go") return;
+        clearInterval(poll);
+        go();
+      }, 20);
+    });
   };
 }
 
@@ -87,7 +99,7 @@ export class ForkCode {
     private readonly workspaces: Workspaces,
     private readonly edges: ForkCodeEdges,
   ) {
-    this.recovered = recoverMerges(workspaces, edges.tell).catch((e: Error) =>
+    this.recovered = recoverMerges(workspaces, edges.tell, edges.keepUndo).catch((e: Error) =>
       edges.tell(`tine: the merges a stopped tine left could not be looked at: ${e.message}`, true),
     );
   }
@@ -173,24 +185,38 @@ export class ForkCode {
     });
     if (!records || !theirs || !ours) throw new Error("code snapshots are off: its files cannot be merged");
     const labels = { ours: fork.parentTitle, theirs: fork.title, theirsRoot: from.root };
-    const plan = await planMerge(into.snapshots, { base: from.stored!.base, ours: ours.id, theirs: theirs.id }, labels);
+    const planned = await planMerge(into.snapshots, { base: from.stored!.base, ours: ours.id, theirs: theirs.id }, labels);
+    const changed = planned.writes.length ? await this.write(fork, into, records, ours.id, planned) : [];
+    // A file changed while the merge ran keeps its new text: the fork's copy waits in its worktree, as a conflict's does.
+    const kept = new Set(changed);
+    const plan: MergePlan = {
+      ...planned,
+      writes: planned.writes.filter((w) => !kept.has(w.path)),
+      conflicts: [
+        ...planned.conflicts,
+        ...changed.map((path) => ({
+          path,
+          line: 1,
+          text: `changed here during the merge: yours kept; the fork's is ${join(from.root, path)}`,
+        })),
+      ],
+    };
+    // Noted once the merge is over (its record gone): a merge cut off and rolled back leaves no note.
     const conflicted = [...new Set(plan.conflicts.map((c) => c.path))];
-    const noteConflicts = () => conflicted.length && setPendingMerge(from.root, { into: into.root, files: conflicted });
-    if (plan.writes.length) await this.write(fork, into, records, ours.id, plan, noteConflicts);
-    else noteConflicts();
+    if (conflicted.length) setPendingMerge(from.root, { into: into.root, files: conflicted });
     return plan;
   }
 
   /**
-   * Writes the merge's files into `into` (the record of it on disk meanwhile), then `after` (the
-   * conflicts noted); a failure on the way puts back what was written, or leaves the record for the
-   * next start to when that fails too.
+   * Writes the merge's files into `into` (the record of it on disk meanwhile); returns those left
+   * alone as changed since `ours`. A failure on the way puts back what was written, or leaves the
+   * record for the next start to when that fails too.
    */
-  private async write(fork: EndingFork, into: Workspace, records: string, ours: SnapshotId, plan: MergePlan, after: () => void) {
+  private async write(fork: EndingFork, into: Workspace, records: string, ours: SnapshotId, plan: MergePlan): Promise<readonly string[]> {
     checkMergeRoom(into.root, plan.writes);
     const other = mergesUnderWay(records).find((m) => m.fork === fork.id);
     if (other) throw new Error(`its merge is under way in another Neovim (host pid ${other.pid})`);
-    const paths = plan.writes.map((w) => w.path);
+    const files = plan.writes.map((w) => ({ path: w.path, ours: hashOf(w.ours), merged: hashOf(w.file) }));
     try {
       recordMerge(records, {
         fork: fork.id,
@@ -198,28 +224,31 @@ export class ForkCode {
         parentTitle: fork.parentTitle,
         into: into.root,
         ours,
-        paths,
+        files,
         pid: process.pid,
       });
     } catch (e) {
       throw new Error(`its merge could not be recorded: ${writeError(e, records)}`);
     }
+    let changedMeanwhile: readonly string[];
     try {
-      await applyMerge(into.root, plan.writes, this.progress);
-      after();
+      ({ changedMeanwhile } = await applyMerge(into.root, plan.writes, this.progress));
     } catch (e) {
       let undone = "its files are back as they were";
       try {
-        await rollBackMerge(into.snapshots, into.root, ours, paths);
+        const rolled = await rollBackMerge(into, ours, files);
+        if (rolled.safety && rolled.written.length) await this.edges.keepUndo(into, rolled.safety, rolled.written);
         mergeOver(records, fork.id);
+        undone += leftAlone(rolled);
       } catch (u) {
         undone = `the files it wrote could not be put back (${writeError(u, into.root)}): tine tries again when it next starts`;
       }
       throw new Error(`its merge failed: ${writeError(e, into.root)}; ${undone}`);
     } finally {
-      for (const path of paths) this.edges.written(join(into.root, path));
+      for (const { path } of files) this.edges.written(join(into.root, path));
     }
     mergeOver(records, fork.id);
+    return changedMeanwhile;
   }
 
   /** The fork is promoted, its merge written: the user is told what it did; a merge without conflicts is accepted (its worktree goes). */
@@ -302,7 +331,8 @@ export class ForkCode {
     }
     for (const p of pending) {
       setPendingMerge(p.path, null);
-      await this.workspaces.remove(p.path);
+      // A thread still working in the worktree (a fork of the promoted fork) keeps it.
+      if (!this.workspaces.usersOfFolder(p.path, this.edges.live()).length) await this.workspaces.remove(p.path);
     }
     return pending.length;
   }

@@ -13,7 +13,10 @@ const merge: MergeUnderWay = {
   parentTitle: "Thread 1",
   into: "/project",
   ours: "a".repeat(40),
-  paths: ["src/a.ts", "b.txt"],
+  files: [
+    { path: "src/a.ts", ours: "b".repeat(64), merged: "c".repeat(64) },
+    { path: "b.txt", ours: null, merged: "d".repeat(64) },
+  ],
   pid: 4242,
 };
 
@@ -27,10 +30,15 @@ describe("a merge's record", () => {
     expect(mergesUnderWay(dir)).toEqual([]);
   });
 
-  it("is ignored when it is not one tine wrote: a path out of the folder, no snapshot, a relative folder, another fork's name", () => {
+  it("is ignored when it is not one tine wrote: a path out of the folder, no snapshot, a file's hash that is none, a relative folder, another fork's name", () => {
     const dir = temp();
     const plant = (name: string, record: unknown) => writeFileSync(join(dir, name), JSON.stringify(record));
-    plant(`${FORK}.json`, { ...merge, paths: ["../../.ssh/authorized_keys"] });
+    plant(`${FORK}.json`, { ...merge, files: [{ path: "../../.ssh/authorized_keys", ours: null, merged: null }] });
+    plant("66666666-6666-4666-8666-666666666666.json", {
+      ...merge,
+      fork: "66666666-6666-4666-8666-666666666666",
+      files: [{ path: "b.txt", ours: "HEAD", merged: null }],
+    });
     plant("22222222-2222-4222-8222-222222222222.json", { ...merge, fork: "22222222-2222-4222-8222-222222222222", ours: "HEAD" });
     plant("33333333-3333-4333-8333-333333333333.json", { ...merge, fork: "33333333-3333-4333-8333-333333333333", into: "project" });
     plant("44444444-4444-4444-8444-444444444444.json", merge);

@@ -11,6 +11,14 @@ import { isAbsolute, join } from "node:path";
 import type { SnapshotId } from "../snapshot/code.ts";
 import { isProjectPath, isSha } from "../snapshot/undo-record.ts";
 import { isThreadId } from "../store/records.ts";
+import { type FileHash, isFileHash } from "./file-hash.ts";
+
+/**
+ * A file the merge writes or removes (relative to the folder it writes into): what it held before
+ * (`ours`) and what the merge makes of it (`merged`), as hashes. Undone, only a file still as the
+ * merge made it is put back; one the user changed since is left alone.
+ */
+export type MergedFile = { readonly path: string; readonly ours: FileHash; readonly merged: FileHash };
 
 /** What the next host needs to undo a merge cut off: whose, where it wrote, and what the files were before. */
 export type MergeUnderWay = {
@@ -22,8 +30,8 @@ export type MergeUnderWay = {
   readonly into: string;
   /** Snapshot of `into` taken just before the merge: what the files go back to. */
   readonly ours: SnapshotId;
-  /** Every file the merge writes or removes, relative to `into`. */
-  readonly paths: readonly string[];
+  /** Every file the merge writes or removes. */
+  readonly files: readonly MergedFile[];
   /** The host doing it: while it runs, its merge is not another host's to undo. */
   readonly pid: number;
 };
@@ -80,11 +88,25 @@ const isText = (v: unknown): v is string => typeof v === "string" && v.length <=
 
 function parse(data: unknown): MergeUnderWay | null {
   if (typeof data !== "object" || data === null) return null;
-  const { fork, forkTitle, parentTitle, into, ours, paths, pid } = data as Record<string, unknown>;
+  const { fork, forkTitle, parentTitle, into, ours, files, pid } = data as Record<string, unknown>;
   if (!isThreadId(fork) || !isText(forkTitle) || !isText(parentTitle) || !isSha(ours)) return null;
   if (typeof into !== "string" || !isAbsolute(into) || into.includes("\0")) return null;
-  if (!Array.isArray(paths) || !paths.every(isProjectPath) || !Number.isSafeInteger(pid) || (pid as number) <= 0) return null;
-  return { fork, forkTitle, parentTitle, into, ours, paths, pid: pid as number };
+  if (!Array.isArray(files) || !files.every(isMergedFile) || !Number.isSafeInteger(pid) || (pid as number) <= 0) return null;
+  return {
+    fork,
+    forkTitle,
+    parentTitle,
+    into,
+    ours,
+    files: files.map(({ path, ours, merged }) => ({ path, ours, merged })),
+    pid: pid as number,
+  };
+}
+
+function isMergedFile(v: unknown): v is MergedFile {
+  if (typeof v !== "object" || v === null) return false;
+  const { path, ours, merged } = v as Record<string, unknown>;
+  return isProjectPath(path) && isFileHash(ours) && isFileHash(merged);
 }
 
 /** A rename or removal in `dir` survives a power cut once the folder itself is synced. */

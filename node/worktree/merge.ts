@@ -10,7 +10,9 @@
  *
  * The merge is worked out whole before a file is written (`planMerge`), so a merge that would not
  * fit on the disk is refused first (`checkMergeRoom`); each file is then replaced whole
- * (`applyMerge`). fork-code.ts records the merge before its first file (merge-record.ts).
+ * (`applyMerge`), unless it changed since `ours` was taken (the user, or the parent's agent, wrote
+ * it meanwhile): that one is left as it is and named. fork-code.ts records the merge before its
+ * first file (merge-record.ts).
  */
 import { lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +21,7 @@ import type { CodeSnapshots, SnapshotId, StoredFile } from "../snapshot/code.ts"
 import { git } from "../snapshot/git.ts";
 import { writeStored } from "../snapshot/restore.ts";
 import { checkRoom, freeOn } from "../util/disk-space.ts";
+import { hashOf, hashOnDisk } from "./file-hash.ts";
 
 /** A place the user must look at: a conflict's first line (1-based) in a file of the parent's tree. */
 export type MergeConflict = { readonly path: string; readonly line: number; readonly text: string };
@@ -31,8 +34,8 @@ export type MergeSides = { readonly base: SnapshotId; readonly ours: SnapshotId;
 
 const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 
-/** What the merge makes of one file of the parent's tree: its bytes and mode, or null (removed). */
-export type MergeWrite = { readonly path: string; readonly file: StoredFile | null };
+/** What the merge makes of one file of the parent's tree (its bytes and mode, or null: removed), and what it held in `ours`. */
+export type MergeWrite = { readonly path: string; readonly file: StoredFile | null; readonly ours: StoredFile | null };
 
 /** A merge worked out and not yet written: every file it writes, in memory, and what it says of them. */
 export type MergePlan = {
@@ -54,8 +57,8 @@ export async function planMerge(snapshots: CodeSnapshots, sides: MergeSides, lab
   const oursChanged = new Set(sides.ours === sides.base ? [] : (await snapshots.changes(sides.base, sides.ours)).map((f) => f.path));
   const clean = forkChanged.filter((p) => !oursChanged.has(p));
   const both = forkChanged.filter((p) => oursChanged.has(p));
-  const fromFork = await snapshots.read(sides.theirs, clean);
-  const writes: MergeWrite[] = clean.map((path) => ({ path, file: fromFork.get(path) ?? null }));
+  const [fromFork, before] = await Promise.all([snapshots.read(sides.theirs, clean), snapshots.read(sides.ours, clean)]);
+  const writes: MergeWrite[] = clean.map((path) => ({ path, file: fromFork.get(path) ?? null, ours: before.get(path) ?? null }));
   const conflicts: MergeConflict[] = [];
   if (both.length) {
     const [b, o, t] = await Promise.all([sides.base, sides.ours, sides.theirs].map((id) => snapshots.read(id, both)));
@@ -67,13 +70,13 @@ export async function planMerge(snapshots: CodeSnapshots, sides: MergeSides, lab
       if (!fork) {
         conflicts.push({ path, line: 1, text: "deleted in the fork, changed here: yours kept" });
       } else if (!ours) {
-        writes.push({ path, file: fork });
+        writes.push({ path, file: fork, ours: null });
         conflicts.push({ path, line: 1, text: "deleted here, changed in the fork: the fork's copy written" });
       } else if (isBinary(ours) || isBinary(fork) || (base && isBinary(base))) {
         conflicts.push({ path, line: 1, text: `both changed it (binary): yours kept; the fork's is ${join(labels.theirsRoot, path)}` });
       } else {
         const merged = await mergeFile(ours.bytes, base?.bytes ?? Buffer.alloc(0), fork.bytes, labels);
-        writes.push({ path, file: { mode: ours.mode, bytes: merged.bytes } });
+        writes.push({ path, file: { mode: ours.mode, bytes: merged.bytes }, ours });
         for (const line of merged.conflictLines) conflicts.push({ path, line, text: "conflict: both changed these lines" });
       }
     }
@@ -111,14 +114,24 @@ function sizeOrNull(path: string): number | null {
 }
 
 /**
- * Writes the merge's files into `root`, each whole or not at all (restore.ts `writeStored`);
- * `written`: told how many are written after each one (a test holds the merge there).
+ * Writes the merge's files into `root`, each whole or not at all (restore.ts `writeStored`), except
+ * those no longer as `ours` held them (changed while the merge was worked out or written): those are
+ * left alone and returned. `progress`: told how many files are done after each one (a test holds
+ * the merge there).
  */
-export async function applyMerge(root: string, writes: readonly MergeWrite[], written?: (count: number) => Promise<void>): Promise<void> {
+export async function applyMerge(
+  root: string,
+  writes: readonly MergeWrite[],
+  progress?: (count: number) => Promise<void>,
+): Promise<{ readonly changedMeanwhile: readonly string[] }> {
+  const changedMeanwhile: string[] = [];
   for (const [i, w] of writes.entries()) {
-    writeStored(root, w.path, w.file);
-    await written?.(i + 1);
+    // Checked just before the file is replaced: what an editor or an agent wrote there is never overwritten.
+    if (hashOnDisk(join(root, w.path)) === hashOf(w.ours)) writeStored(root, w.path, w.file);
+    else changedMeanwhile.push(w.path);
+    await progress?.(i + 1);
   }
+  return { changedMeanwhile };
 }
 
 /** `git merge-file` on three texts: the result, with conflict markers where both changed the same lines, and those lines (1-based). */

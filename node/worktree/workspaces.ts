@@ -18,7 +18,7 @@ import type { SnapshotRepo } from "../snapshot/repo.ts";
 import { projectKey } from "../store/store.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
-import { makeWorktree, removeWorktree, type StoredWorktree } from "./worktree.ts";
+import { makeWorktree, removeWorktree, type StoredWorktree, worktreesIn } from "./worktree.ts";
 
 export type { StoredWorktree } from "./worktree.ts";
 
@@ -177,6 +177,29 @@ export class Workspaces {
     };
     this.byPath.set(stored.path, workspace);
     return workspace;
+  }
+
+  /**
+   * The workspace of folder `root` (the folder a merge cut off wrote into, as its record names it):
+   * the project's, or one of its worktrees on disk; null when it is neither.
+   */
+  atFolder(root: string): Workspace | null {
+    if (root === this.project.root) return this.project;
+    const known = this.byPath.get(root);
+    if (known) return known;
+    const found = worktreesIn(this.folder()).find((w) => w.path === root);
+    if (!found) return null;
+    let view: Promise<SnapshotRepo | { off: string }> | null = null;
+    const open: OpenRepo = () => {
+      view ??= this.repo().then((repo) => ("off" in repo ? repo : repo.view(found.path)));
+      return view;
+    };
+    return this.worktree({ path: found.path, base: found.base }, open);
+  }
+
+  /** The threads (among `live`) that work in folder `root`. */
+  usersOfFolder(root: string, live: Iterable<ThreadId>): ThreadId[] {
+    return [...live].filter((id) => this.byThread.get(id)?.root === root);
   }
 
   /** Removes a worktree and the store's index of it (a folder tine did not make is left alone). */

@@ -13,9 +13,9 @@ import { afterEach, describe, inject, it } from "vitest";
 import { texts } from "../helpers/chat-driver.ts";
 import { editingFork, firstThread, HELLO, SETUP } from "../helpers/code-session.ts";
 import { gitProject } from "../helpers/git-project.ts";
-import { alive, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { changed, eventually, fileNames, forkChangingAll, original } from "../helpers/merge-fork.ts";
+import { alive, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { mountTmpfs, type Tmpfs, tmpfsRefused } from "../helpers/tmpfs.ts";
-import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
@@ -26,39 +26,8 @@ afterEach(() => {
   cleanup = [];
 });
 
-/** Polls `check` until it holds, outside Neovim (which is busy waiting for the host). */
-async function eventually(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const FILES = 600;
-const names = Array.from({ length: FILES }, (_, i) => `f/${String(i).padStart(4, "0")}.txt`);
-const original = (name: string) => `${name} as committed\n`;
-const changed = (name: string) => `${original(name)}changed by the fork\n`;
-
-/** A fork of `id` in a worktree of its own whose turn changes every file under f/; its id and folder. */
-async function forkChangingAll(s: Session, id: string): Promise<{ id: string; cwd: string }> {
-  s.mock.reply(
-    response([
-      {
-        toolUse: {
-          id: "all",
-          name: "bash_command",
-          input: { command: `for f in f/*.txt; do printf 'changed by the fork\\n' >> "$f"; done` },
-        },
-      },
-    ]),
-    textReply("All changed."),
-  );
-  const fork = await s.lua<string>(`return require("tine").fork(..., "change them all", { worktree = true })`, id);
-  await s.waitForDisplay(fork, "All changed.\n── end_turn");
-  await s.waitForStatus(fork, "idle");
-  return { id: fork, cwd: (await s.thread(fork)).cwd! };
-}
+const names = fileNames(FILES);
 
 describe(`a promote's merge cut off (${nv.version})`, () => {
   it("kill -9 during the merge of many files: no file half-written; the next start rolls it back and says so; the fork stays and is promoted again", async () => {

@@ -90,6 +90,24 @@ describe(`worktree forks (${nv.version})`, () => {
     });
   });
 
+  it(":Tine merge done keeps a worktree a live thread still works in (a fork of the promoted fork)", async () => {
+    await withGitProject(async (s) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      s.mock.reply(textReply("B here."));
+      const b = await s.lua<string>(`return require("tine").fork(..., "look around", { worktree = false })`, a.id);
+      await s.waitForDisplay(b, "B here.\n── end_turn");
+      assert.equal((await s.thread(b)).cwd, a.cwd);
+      writeFileSync(join(s.cwd, "hello.txt"), "mine from a fixture\n");
+      await s.lua(`require("tine").promote(...)`, a.id);
+      await s.notified(/its code is merged with 1 conflict/);
+      assert.equal(await s.lua(`return require("tine.worktree").merge_done(true)`), 1);
+      // B still works there: its folder and its files stay.
+      assert.equal(readFileSync(join(a.cwd, "hello.txt"), "utf8"), "A from a fixture\n");
+      assert.equal((await s.thread(b)).cwd, a.cwd);
+    });
+  });
+
   it("a clean promote applies the fork's work and removes its worktree", async () => {
     await withGitProject(async (s) => {
       const id = await firstThread(s);
