@@ -1,7 +1,8 @@
 // `npm test`: everything, on a fresh machine. Installs the npm packages if missing, fetches
 // Neovim 0.10 and 0.12 (scripts/fetch-nvim.sh), checks the format and lint (Biome, StyLua), builds the host, type-checks, then runs the unit
 // tests (beside the code) and the integration tests (real Neovim, HTTP mock) on both versions,
-// all on vitest (vitest.config.ts), ending with the line `N passed, M failed`.
+// all on vitest (vitest.config.ts), ending with the line `N passed, M failed`; then fails if the
+// run left files in the checkout.
 import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -31,6 +32,20 @@ step("format and lint (npm run lint; `npm run format` fixes the format)", "npm",
 step("build", "node", ["scripts/build.mjs"]);
 step("type-check", "npx", ["tsc", "--noEmit", "-p", "."]);
 
+// Tests write only under temporary folders: a file a run leaves in the checkout (untracked and not
+// ignored) fails the run, named, so it is never committed by accident (a stray transcript was).
+const untracked = () => {
+  const r = spawnSync("git", ["status", "--porcelain", "-z", "--untracked-files=all"], { cwd: root, encoding: "utf8" });
+  if (r.status !== 0) return null; // not a git checkout: nothing to compare
+  return new Set(
+    r.stdout
+      .split("\0")
+      .filter((e) => e.startsWith("?? "))
+      .map((e) => e.slice(3)),
+  );
+};
+const untrackedBefore = untracked();
+
 // Extra arguments pass through to vitest: `npm test -- fork` runs the files matching "fork",
 // `npm test -- -t "@fork while"` the tests whose names match.
 step(
@@ -42,3 +57,10 @@ step(
     TINE_TEST_NVIMS: JSON.stringify(nvims),
   },
 );
+
+const left = untrackedBefore && [...(untracked() ?? [])].filter((f) => !untrackedBefore.has(f));
+if (left?.length) {
+  console.error(`\nThe tests left ${left.length} file(s) in the checkout (write them under a temporary folder):`);
+  for (const f of left.slice(0, 20)) console.error(`  ${f}`);
+  process.exit(1);
+}
