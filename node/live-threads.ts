@@ -8,6 +8,7 @@
 import type { Chat } from "./chat/chat.ts";
 import type { ChatMsg, Dispatch, ThreadId } from "./chat/msgs.ts";
 import { threadName } from "./chat/names.ts";
+import type { RunnerSpec } from "./chat/runner.ts";
 import type { Thread } from "./chat/thread.ts";
 import { DroppedArgsNotices } from "./claude-code/stored-args.ts";
 import type { Opened } from "./claude-code/threads.ts";
@@ -18,6 +19,7 @@ import { failedTurn } from "./store/replay.ts";
 import { randomUuid } from "./util/uuid.ts";
 import type { Buffers } from "./view/buffers.ts";
 import type { OpenFromEnd } from "./view/open-from-end.ts";
+import { StoredFolderNotices } from "./worktree/stored-folder.ts";
 import type { Workspaces } from "./worktree/workspaces.ts";
 
 /** The fields of a `new-thread` message the caller chooses (the id is the host's; the number too unless claimed before). */
@@ -25,7 +27,9 @@ export type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "ty
 
 export class LiveThreads {
   /** Says which stored arguments a Claude Code thread runs without (claude-code/stored-args.ts). */
-  readonly storedArgs = new DroppedArgsNotices((text) => this.nvim.notifyError(text));
+  private readonly storedArgs = new DroppedArgsNotices((text) => this.nvim.notifyError(text));
+  /** Says which stored folders a thread does not work in (worktree/stored-folder.ts). */
+  private readonly storedFolders: StoredFolderNotices;
 
   constructor(
     private readonly chat: Chat,
@@ -36,7 +40,24 @@ export class LiveThreads {
     private readonly buffers: Buffers,
     private readonly nvim: NvimBridge,
     private readonly dispatch: Dispatch,
-  ) {}
+  ) {
+    const folders = { projectRoot: workspaces.project.root, worktrees: workspaces.folder() };
+    this.storedFolders = new StoredFolderNotices((text) => this.nvim.notifyError(text), folders);
+  }
+
+  /**
+   * Thread `id` (titled `title`) runs by `spec` from its stored header (opened, or forked without
+   * being opened): the user is told, once, what of it is not used.
+   */
+  storedRunnerUsed(id: ThreadId, title: string, spec: RunnerSpec): void {
+    this.storedArgs.storedRunnerUsed(id, title, spec);
+    this.storedFolders.storedRunnerUsed(id, title, spec);
+  }
+
+  /** Stored thread `id` works in the project's folder: the worktree `path` its transcript names was refused (`why`). */
+  storedWorktreeRefused(id: ThreadId, path: string, why: string): void {
+    this.storedFolders.worktreeRefused(id, this.chat.titleOf(id) ?? threadName(this.chat, id), path, why);
+  }
 
   /** A live thread (an error names a stored one, which must be opened first). */
   live(id: ThreadId): Thread {
@@ -54,7 +75,7 @@ export class LiveThreads {
       const lines = loaded.problems.map((p) => `line ${p.line}: ${p.error}`).join("; ");
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
-    this.storedArgs.storedRunnerUsed(id, loaded.raw.title, loaded.runner);
+    this.storedRunnerUsed(id, loaded.raw.title, loaded.runner);
     const { title, reports, queue, code, labels, side } = loaded.raw;
     const { history, runner } = loaded;
     // Before the thread is made: its tools work in its worktree from the start.

@@ -21,7 +21,12 @@ const registry = runnerRegistry({
     connection: { client: null, streamRetries: 0, retryDelayMs: 0 },
     instructions: () => null,
   },
-  claudeCode: { command: ["/opt/claude", "--verbose"], cwd: "/nonexistent", transcriptPath: () => "/nonexistent" },
+  claudeCode: {
+    command: ["/opt/claude", "--verbose"],
+    cwd: "/nonexistent",
+    worktrees: "/nonexistent/worktrees",
+    transcriptPath: () => "/nonexistent",
+  },
 });
 
 const surfaceOf = (header: Record<string, unknown>) => {
@@ -46,9 +51,12 @@ describe("runner registry", () => {
     expect(argv).toEqual(["/opt/claude", "--verbose", "--model", "opus", "--resume", "22222222-2222-4222-8222-222222222222"]);
   });
 
-  it("a stored Claude Code thread forked into a worktree resumes there; without a folder, in the project's", () => {
+  it("a stored Claude Code thread forked into a worktree resumes there; without a folder, or in one tine did not make, in the project's", () => {
     const sessionId = "33333333-3333-4333-8333-333333333333";
-    expect(surfaceOf({ runner: { kind: "claude-code", args: [], sessionId, cwd: "/wt/3-abc" } }).cwd).toBe("/wt/3-abc");
+    const worktree = "/nonexistent/worktrees/3-abc";
+    expect(surfaceOf({ runner: { kind: "claude-code", args: [], sessionId, cwd: worktree } }).cwd).toBe(worktree);
+    for (const cwd of ["/wt/3-abc", "/nonexistent/worktrees/3-abc/sub", "/nonexistent/worktrees/../evil", "/"])
+      expect(surfaceOf({ runner: { kind: "claude-code", args: [], sessionId, cwd } }).cwd).toBe("/nonexistent");
     expect(surfaceOf({ runner: { kind: "claude-code", args: [], sessionId } }).cwd).toBe("/nonexistent");
     expect(decode(headerLine({ runner: { kind: "claude-code", args: [], sessionId, cwd: "wt" } }))).toMatchObject({ ok: false });
   });

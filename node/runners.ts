@@ -21,6 +21,8 @@ import { FORK_TOOL_SPECS } from "./tools/fork-specs.ts";
 import { type OfferedTools, PinnedTools } from "./tools/source.ts";
 import { TOOL_SPECS } from "./tools/specs.ts";
 import { assertUnreachable } from "./util/assert-unreachable.ts";
+import { projectWorktrees, sessionFolder } from "./worktree/stored-folder.ts";
+import { worktreeFolder } from "./worktree/workspaces.ts";
 
 export type RunnerKinds = {
   readonly api: {
@@ -31,7 +33,8 @@ export type RunnerKinds = {
     /** Tools a new thread offers beyond `config.tools` (MCP servers'), pinned at its first request; null: none. */
     readonly moreTools?: () => PinnedTools | null;
   };
-  readonly claudeCode: ClaudeCodeSetup;
+  /** `worktrees`: this project's worktree folder (a stored session resumes only in the project's folder or one in here). */
+  readonly claudeCode: ClaudeCodeSetup & { readonly worktrees: string };
 };
 
 /** The host's one connection to the Messages API, as its options configure it. */
@@ -70,6 +73,7 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
     claudeCode: {
       command: config.claude_command,
       cwd: config.cwd,
+      worktrees: projectWorktrees(worktreeFolder(config), config.cwd),
       transcriptPath: (cwd, id) => join(projectSessionsDir(cwd), `${id}.jsonl`),
     },
   });
@@ -94,6 +98,7 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
       model ?? null,
     );
   const counts = new SessionMessageCounts();
+  const folders = { projectRoot: kinds.claudeCode.cwd, worktrees: kinds.claudeCode.worktrees };
   return {
     start(start: RunnerStart, dispatch): Runner {
       switch (start.kind) {
@@ -113,9 +118,16 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
           // What it started with, not what the files say now: its requests stay as they were.
           return api(dispatch, spec.instructions ?? null, history, spec.model, failed);
         case "claude-code":
-          // Its conversation is the CLI's: opening it resumes the session. Its arguments come from
-          // a file: only those that cannot run anything are replayed (stored-args.ts).
-          return ClaudeCodeSession.resume(kinds.claudeCode, replayable(spec.args).replayed, spec.sessionId, dispatch, spec.cwd);
+          // Its conversation is the CLI's: opening it resumes the session. Its arguments and folder
+          // come from a file: only arguments that cannot run anything are replayed (stored-args.ts),
+          // in its stored folder only when that is the project's or a worktree tine made (stored-folder.ts).
+          return ClaudeCodeSession.resume(
+            kinds.claudeCode,
+            replayable(spec.args).replayed,
+            spec.sessionId,
+            dispatch,
+            sessionFolder(spec, folders),
+          );
         default:
           return assertUnreachable(spec);
       }

@@ -42,6 +42,7 @@ import { ThreadQueries } from "./view/thread-queries.ts";
 import { entriesTouched, ThreadsMirror } from "./view/threads-mirror.ts";
 import { CodeServices } from "./worktree/code-services.ts";
 import type { ForkCode } from "./worktree/fork-code.ts";
+import { worktreeRefused } from "./worktree/stored-folder.ts";
 import type { Workspaces } from "./worktree/workspaces.ts";
 
 /** How long after start-up the snapshot housekeeping runs (once a day at most). */
@@ -108,6 +109,7 @@ export class Services {
       codeOf: (id) => this.threads.codeOf(id),
       parentOf: (id) => this.chat.lineage.get(id)?.parentId,
       storedWorktree: (id) => this.chat.stored.get(id)?.worktree ?? undefined,
+      storedWorktreeRefused: (id, path, why) => this.threads.storedWorktreeRefused(id, path, why),
       dispatch: this.dispatch,
       written,
       log: (text) => nvim.log(text),
@@ -207,7 +209,7 @@ export class Services {
         ownMessages: (spec) => this.runners.ownMessages(spec),
         notSaved: (id) => this.persistence?.notSaved(id),
         worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
-        onDisk: (path) => existsSync(path),
+        onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
       },
       config.empty_hint,
       config.approval_hint,

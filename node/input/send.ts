@@ -10,12 +10,12 @@ import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
 import { threadName, typedText } from "../chat/names.ts";
 import { parseSend } from "../chat/send-command.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { DroppedArgsNotices } from "../claude-code/stored-args.ts";
 import type { Compaction } from "../compact/compaction.ts";
 import type { HostConfig } from "../config.ts";
 import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { SendContext } from "../context/follow.ts";
+import type { LiveThreads } from "../live-threads.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { SendResult } from "../rpc/methods.ts";
 import type { Services } from "../services.ts";
@@ -41,8 +41,8 @@ export class SendFlow {
   private readonly live: (id: ThreadId) => Thread;
   /** A thread open read-only here whose writer is gone is taken over first (live-threads.ts). */
   private readonly takeOverIfFree: (id: ThreadId) => void;
-  /** Says which stored arguments a Claude Code thread runs without (live-threads.ts). */
-  private readonly storedRunnerUsed: DroppedArgsNotices["storedRunnerUsed"];
+  /** Says what of a stored thread's header its runner does not use (live-threads.ts). */
+  private readonly storedRunnerUsed: LiveThreads["storedRunnerUsed"];
 
   constructor(services: Services) {
     ({
@@ -59,7 +59,7 @@ export class SendFlow {
     } = services);
     this.live = (id) => services.threads.live(id);
     this.takeOverIfFree = (id) => services.threads.takeOverIfFree(id);
-    this.storedRunnerUsed = (id, title, spec) => services.threads.storedArgs.storedRunnerUsed(id, title, spec);
+    this.storedRunnerUsed = (id, title, spec) => services.threads.storedRunnerUsed(id, title, spec);
   }
 
   /**

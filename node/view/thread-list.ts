@@ -49,7 +49,7 @@ export type ListExtras = {
   ownMessages(spec: RunnerSpec): number | null;
   /** The folder a live thread works in when it is not the project's (a worktree fork's worktree), or null. */
   worksIn(id: ThreadId): string | null;
-  /** Whether a stored (or ended) thread's worktree is still on disk (a reported fork's stays). */
+  /** Whether a stored (or ended) thread's worktree is still on disk (a reported fork's stays), and one tine made for this project. */
   onDisk(path: string): boolean;
 };
 

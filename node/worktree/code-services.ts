@@ -31,6 +31,8 @@ export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
   readonly parentOf: (id: ThreadId) => ThreadId | undefined;
   /** The worktree a stored thread's transcript names, if any. */
   readonly storedWorktree: (id: ThreadId) => StoredWorktree | undefined;
+  /** A stored thread's worktree was refused (stored-folder.ts): the user is told. */
+  readonly storedWorktreeRefused: (id: ThreadId, path: string, why: string) => void;
   readonly dispatch: Dispatch;
   /** A file was written by `by` (an edit, a restore, a merge): buffers holding it are reloaded. */
   readonly written: (by: string) => (path: string) => void;
@@ -64,6 +66,7 @@ export class CodeServices {
     this.workspaces = new Workspaces(repo, snapshots, folder, {
       parentOf: hooks.parentOf,
       storedWorktree: hooks.storedWorktree,
+      storedWorktreeRefused: hooks.storedWorktreeRefused,
       latestOf: (id) => this.latestOf(id),
     });
     this.recorder = codeRecorder(this.snapshotsOf, hooks.dispatch, hooks.tell);

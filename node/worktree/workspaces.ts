@@ -15,9 +15,9 @@ import type { ThreadId } from "../chat/msgs.ts";
 import type { History } from "../providers/history.ts";
 import { type CodeSnapshots, markAt, type OpenRepo, type SnapshotId, snapshotsOn, type ThreadMark } from "../snapshot/code.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
-import { projectKey } from "../store/store.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
+import { projectWorktrees, worktreeRefused } from "./stored-folder.ts";
 import { makeWorktree, removeWorktree, type StoredWorktree, worktreesIn } from "./worktree.ts";
 
 export type { StoredWorktree } from "./worktree.ts";
@@ -60,6 +60,8 @@ export type WorkspaceThreads = {
   storedWorktree(id: ThreadId): StoredWorktree | undefined;
   /** The thread's last snapshot (null: none), from which a worktree that is gone is made again. */
   latestOf(id: ThreadId): SnapshotId | null;
+  /** Thread `id` works in the project's folder: the worktree `path` its transcript names is refused (`why`; stored-folder.ts). */
+  storedWorktreeRefused(id: ThreadId, path: string, why: string): void;
 };
 
 export class Workspaces {
@@ -132,7 +134,7 @@ export class Workspaces {
     try {
       const base = at ?? (await this.of(sourceId).snapshots.take(id))?.id;
       if (!base) throw new Error("tine: the source's files could not be recorded: no worktree made");
-      const path = join(this.options.dir, projectKey(this.options.projectRoot), `${num}-${id.slice(0, 8)}`);
+      const path = join(this.folder(), `${num}-${id.slice(0, 8)}`);
       const view = await makeWorktree(repo, base, path, id);
       const workspace = this.worktree({ path, base }, async () => view);
       this.byThread.set(id, workspace);
@@ -150,11 +152,17 @@ export class Workspaces {
   /**
    * The workspace of a worktree a transcript names (thread `id`'s). A folder that is gone (its
    * fork was discarded, then restored) is made again from the thread's last snapshot before
-   * anything is done in it.
+   * anything is done in it. A transcript is a file: a folder that is not a worktree tine made for
+   * this project is refused, and the thread works in the project's folder.
    */
   private worktreeOf(id: ThreadId, stored: StoredWorktree): Workspace {
     const known = this.byPath.get(stored.path);
     if (known) return known;
+    const refused = worktreeRefused(stored.path, this.folder());
+    if (refused) {
+      this.threads.storedWorktreeRefused(id, stored.path, refused);
+      return this.project;
+    }
     let view: Promise<SnapshotRepo | { off: string }> | null = null;
     const open: OpenRepo = () => {
       view ??= (async () => {
@@ -216,6 +224,6 @@ export class Workspaces {
 
   /** Every worktree folder of this project (made by this host or an earlier one). */
   folder(): string {
-    return join(this.options.dir, projectKey(this.options.projectRoot));
+    return projectWorktrees(this.options.dir, this.options.projectRoot);
   }
 }

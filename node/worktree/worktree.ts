@@ -102,6 +102,11 @@ function readMarker(path: string): Marker | null {
   }
 }
 
+/** Whether folder `path` bears tine's marker: a worktree tine made (any other folder is not one). */
+export function hasMarker(path: string): boolean {
+  return readMarker(path) !== null;
+}
+
 function writeMarker(path: string, marker: Marker): void {
   writeFileSync(markerPath(path), `${JSON.stringify(marker)}\n`);
 }

@@ -51,7 +51,7 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
         connection: opts.connection ?? { client: null, streamRetries: 0, retryDelayMs: 0 },
         instructions: () => null,
       },
-      claudeCode: { command: ["claude"], cwd: "/", transcriptPath: () => "/nonexistent" },
+      claudeCode: { command: ["claude"], cwd: "/", worktrees: "/nonexistent", transcriptPath: () => "/nonexistent" },
     }),
     {
       environmentFor: () => localEnvironment("/"),
