@@ -178,7 +178,8 @@ describe("SnapshotRepo", () => {
     const lib = temp();
     gitProject(lib, { "lib.txt": "lib\n" });
     gitIn(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib");
-    for (const cwd of [join(root, "sub"), linked, join(root, "vendor/lib")]) await expect(SnapshotRepo.open(cwd, temp(), MiB)).resolves.toBeInstanceOf(SnapshotRepo);
+    for (const cwd of [join(root, "sub"), linked, join(root, "vendor/lib")])
+      await expect(SnapshotRepo.open(cwd, temp(), MiB)).resolves.toBeInstanceOf(SnapshotRepo);
   });
 
   it("a snapshot of one changed file adds about that file's size to the store", async () => {
