@@ -3,6 +3,9 @@
  * what only the host knows and dispatches, in a few lines. The services and their dispatch loop
  * are built in services.ts; what the user's input becomes is input/send.ts; the work lives in
  * chat/, view/, store/ and claude-code/.
+ *
+ * Over 300 lines: it is the one façade the RPC entry points call, each method a few lines;
+ * the work is elsewhere.
  */
 import type { Chat } from "./chat/chat.ts";
 import { isEmptyThread } from "./chat/empty-thread.ts";

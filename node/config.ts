@@ -3,6 +3,9 @@
  * documentation live in one place, lua/tine/config.lua; here nothing has a default of its own:
  * a missing or wrong field is an error naming it. What the host derives from the options (the
  * keys a fork's banner names, the hint of an empty thread) is derived here, once.
+ *
+ * Over 300 lines: it is the one check of every option Lua sends (a line or two each) and of
+ * what is derived from them, so that one place knows the options' shapes.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { InstructionsOption } from "./context/instructions.ts";

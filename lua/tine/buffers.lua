@@ -1,6 +1,8 @@
 -- tine's buffers: a thread's display and input, and the thread list. Made when the host asks
 -- (host_api.lua), with their keys (what the keys do is in keys.lua, fork.lua, list.lua and the
 -- API), renamed, closed, and told when the host dies. Their windows are ui.lua's job.
+-- Over 300 lines: a buffer and its keys are made together, each key with the description g?
+-- shows (help.lua), so that no buffer exists without its keys; each mapping is a few lines.
 local complete = require("tine.complete")
 local config = require("tine.config")
 local fork = require("tine.fork")

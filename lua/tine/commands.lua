@@ -1,6 +1,8 @@
 -- The :Tine command (plugin/tine.lua defines it): each subcommand is a function here. They act
 -- through the API (init.lua) and report a failure instead of raising it. :ForkThread is in
 -- fork.lua, `:Tine threads` in list.lua, `:Tine add` and `:Tine ask` in add.lua.
+-- Over 300 lines: the one dispatch of :Tine's subcommands, each a short function; the pickers
+-- and `:Tine restart` (what a restart keeps) are subcommands too.
 local add = require("tine.add")
 local buffers = require("tine.buffers")
 local host = require("tine.host")

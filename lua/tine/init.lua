@@ -4,6 +4,8 @@
 -- argument, and nothing changes. The types are in lua/tine/types.lua. :Tine is in commands.lua,
 -- :ForkThread in fork.lua; what the keys of a thread's buffers do is in keys.lua, the list's in
 -- list.lua.
+-- Over 300 lines: it is the one public API, each function a few lines that ask the host; split,
+-- `require("tine")` would no longer be the one place a user's call is read.
 local config = require("tine.config")
 local host = require("tine.host")
 local keys = require("tine.keys")

@@ -2,6 +2,8 @@
 -- does it: send the input, act on the line under the cursor, go to a fork's parent or to a fork
 -- taken at a message. buffers.lua sets the keys; `F` is in fork.lua, and the keys that end a
 -- fork call fork_end() (init.lua).
+-- Over 300 lines: the one place the thread buffers' keys act, each a few lines; they share
+-- finding the thread, the message and the queued item under the cursor.
 local host = require("tine.host")
 local ui = require("tine.ui")
 local util = require("tine.util")

@@ -2,6 +2,8 @@
 -- cursor line. buffers.lua creates the list's buffer and sets the keys that act on threads; the
 -- keys of the list's own view (close, filter, folds, label, diff) are set here when it first
 -- opens. The host writes its lines and keeps what it shows (the filter, the folds).
+-- Over 300 lines: the list's view and its keys share its one buffer and the thread on the
+-- cursor line; each key's action is a few lines.
 local config = require("tine.config")
 local fork = require("tine.fork")
 local host = require("tine.host")

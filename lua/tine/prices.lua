@@ -1,5 +1,5 @@
--- What setup() checks of `prices` (lua/tine/config.lua): setup reports a wrong rate and keeps the
--- built-in table, instead of the host refusing the options and every command failing.
+-- What setup() checks of `prices` (one of lua/tine/option_checks.lua): setup reports a wrong rate
+-- and keeps the built-in table, instead of the host refusing the options and every command failing.
 local M = {}
 
 local RATE_FIELDS = { "input", "output", "cache_write", "cache_read", "context_window" }

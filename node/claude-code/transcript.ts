@@ -14,6 +14,9 @@
  *
  * Writing produces the minimal records the CLI accepts, plus one attachment so it sends no empty
  * system message.
+ *
+ * Over 300 lines: reading and writing one format stay together, so that what is written is
+ * what the reading takes back.
  */
 import { randomUUID } from "node:crypto";
 import { asForeignText } from "../chat/foreign-text.ts";

@@ -3,6 +3,9 @@
  * HTTP with the SSE fallback), its state, the last lines of its stderr, and its tool calls with
  * their time limit and cancellation. It starts when first asked to (`ready`), and again after it
  * exited; the state says which. The SDK does the protocol.
+ *
+ * Over 300 lines: it is the one owner of a server's connection and its generation, which
+ * starting, watching, calling and stopping all read and change, so they stay together.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

@@ -2,6 +2,9 @@
  * The boundary between Lua and the host: every method the Lua side may request, by name, with
  * its arguments (checked here before any handler runs) and its result type. The shapes Lua
  * receives are defined here, once; lua/tine/types.lua mirrors them for the user's editor.
+ *
+ * Over 300 lines: it is the one table of every method Lua may request (a few lines each) and
+ * of the shapes it answers with; split, the boundary would have no single place.
  */
 import type { ThreadId } from "../chat/msgs.ts";
 import type { MentionCompletion } from "../context/complete.ts";

@@ -17,6 +17,9 @@
  * A merge is accepted at once when it has no conflicts (nothing is left to look at); one with
  * conflicts is accepted by `:Tine merge done` (refused while a listed file still holds markers,
  * unless forced). Until then the worktree's marker notes it, so it is found after a restart too.
+ *
+ * Over 300 lines: it is the one place a worktree fork's ending touches its files; promote,
+ * report, discard and `:Tine merge done` share the ends under way and the recovery held here.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
