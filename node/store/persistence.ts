@@ -11,32 +11,31 @@
  *
  * Over 300 lines: one class holds which live thread writes to which transcript, and the order of
  * those writes (files made late, failed writes, fork ends after everything else); what is not
- * about writing lives beside it: the listing of what is stored (listing.ts), failure bookkeeping
- * (save-failures.ts), the words for a failure (write-failure.ts).
+ * about that order lives beside it: the listing of what is stored (listing.ts), what of a thread
+ * is written (thread-snapshot.ts), when streamed text is due (streamed-wake.ts), changes to
+ * threads not loaded here (stored-edits.ts), failure bookkeeping (save-failures.ts), the words
+ * for a failure (write-failure.ts).
  */
 
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredSource, ThreadId } from "../chat/msgs.ts";
-import { storedQueued } from "../chat/send-queue.ts";
 import type { Thread } from "../chat/thread.ts";
-import { History } from "../providers/history.ts";
+import type { History } from "../providers/history.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { StoreListing } from "./listing.ts";
 import type { ChangeRecord, Header, ParentPointer } from "./records.ts";
 import { SaveFailures, type SaveNotice } from "./save-failures.ts";
 import type { LoadedThread, ThreadStore } from "./store.ts";
+import { StoredEdits } from "./stored-edits.ts";
+import { StreamedWake } from "./streamed-wake.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
 import type { Tail } from "./tail.ts";
+import { newFileSnapshot, snapshotOf, writtenSnapshot } from "./thread-snapshot.ts";
 import { writeFailure } from "./write-failure.ts";
 
 /** Where a fork taken now would point, and the history (and code marks) that position holds. */
 type Anchor = { readonly records: number; readonly history: History; readonly code: readonly ThreadMark[] };
-
-const NOTHING_OPEN: readonly never[] = [];
-const NO_REPORTS: readonly never[] = [];
-const NO_MARKS: readonly never[] = [];
-const NO_QUEUE: readonly never[] = [];
 
 /** How a live thread's file comes to be open for writing, while it is not. */
 type Unopened =
@@ -48,38 +47,10 @@ type Unopened =
 /** A fork that ended, until its end is marked in its log: its last state and the mark. */
 type Ending = { readonly thread: Thread; readonly last: Snapshot; readonly mark: ChangeRecord };
 
-/** What of a thread goes to disk now. */
-function snapshotOf(thread: Thread): Snapshot {
-  const open = thread.runner.open;
-  const inProgress = open?.inProgress;
-  return {
-    history: thread.runner.history,
-    open: open?.finalized ?? NOTHING_OPEN,
-    streamed: inProgress?.type === "text" ? inProgress.text : "",
-    results: thread.finishedResults(),
-    started: thread.startedTools(),
-    failed: thread.runner.status.type === "error" ? thread.runner.status.message : null,
-    title: thread.title,
-    model: thread.runner.spec.model ?? null,
-    reports: thread.reports,
-    queue: thread.queue.items.length ? thread.queue.items.map((i) => storedQueued(i.msg)) : NO_QUEUE,
-    code: thread.code,
-    labels: thread.labels,
-    side: thread.side,
-  };
-}
-
 const withWorktree = (worktree: Header["worktree"] | undefined) => (worktree ? { worktree } : {});
 
 export class Persistence {
-  /** Threads whose streamed text waits to be written: the only recorders a wake-up can be due for. */
-  private readonly streaming = new Set<ThreadId>();
-  /**
-   * The earliest time streamed text of `streaming` is due (null: none), kept as threads start
-   * waiting, so the wake asked after every streamed delta does not walk every thread streaming;
-   * undefined: found again by that walk (a thread stopped waiting, or the store was woken).
-   */
-  private streamingDue: number | null | undefined = null;
+  private readonly streamedWake = new StreamedWake();
   private readonly recorders = new Map<ThreadId, ThreadRecorder>();
   /** Threads not written by us (read-only here, or stored): what their log held when read. */
   private readonly anchors = new Map<ThreadId, Anchor>();
@@ -88,6 +59,7 @@ export class Persistence {
   private readonly ending = new Map<ThreadId, Ending>();
   private readonly failures: SaveFailures;
   private readonly listing: StoreListing;
+  private readonly storedEdits: StoredEdits;
   private readonly synced = new Map<ThreadId, number>();
   /** Last change per live thread, for the list. */
   readonly updated = new Map<ThreadId, number>();
@@ -100,6 +72,7 @@ export class Persistence {
   ) {
     this.failures = new SaveFailures(clock);
     this.listing = new StoreListing(store);
+    this.storedEdits = new StoredEdits(store, (id) => this.recorders.has(id));
   }
 
   /** The worktree a thread works in, kept in its header (a restart finds it again); undefined: the project's folder. */
@@ -129,21 +102,7 @@ export class Persistence {
     const loaded = this.store.load(id);
     // Its last activity is its file's last write until it changes here (the list shows it).
     if (!this.updated.has(id)) this.updated.set(id, this.store.modifiedAt(id));
-    const written: Snapshot = {
-      history: loaded.raw.history,
-      open: loaded.raw.open,
-      streamed: loaded.raw.streamed,
-      results: loaded.raw.results,
-      started: loaded.raw.started,
-      failed: loaded.raw.failed,
-      title: loaded.raw.title,
-      model: loaded.raw.model,
-      reports: loaded.raw.reports,
-      queue: loaded.raw.queue,
-      code: loaded.raw.code,
-      labels: loaded.raw.labels,
-      side: loaded.raw.side,
-    };
+    const written = writtenSnapshot(loaded.raw);
     let writer: ReturnType<ThreadStore["openWriter"]>;
     try {
       writer = this.store.openWriter(id, loaded.records);
@@ -209,7 +168,7 @@ export class Persistence {
   sync(chat: Chat, wokenAt: number | null = null, changes?: Changes): void {
     const by = wokenAt ?? Number.NEGATIVE_INFINITY;
     // Woken, or writes made outside this walk (a fork's anchor, a failure), may have changed what is due.
-    if (wokenAt !== null) this.streamingDue = undefined;
+    if (wokenAt !== null) this.streamedWake.stale();
     // After a batch of messages only the threads it changed can differ from their files; woken,
     // or after a change to the tree, every live thread is looked at.
     const threads =
@@ -222,12 +181,7 @@ export class Persistence {
       if (!due) continue;
       this.synced.set(id, thread.version);
       this.syncOne(thread, chat, false, snapshotOf(thread), streamedDue);
-      const rec = this.recorders.get(id);
-      const dueAt = rec?.streamedDueAt ?? null;
-      if (dueAt !== null) {
-        this.streaming.add(id);
-        if (this.streamingDue !== undefined && (this.streamingDue === null || dueAt < this.streamingDue)) this.streamingDue = dueAt;
-      } else if (this.streaming.delete(id)) this.streamingDue = undefined;
+      this.streamedWake.noted(id, this.recorders.get(id)?.streamedDueAt ?? null);
     }
     for (const id of this.ending.keys()) this.finishEnding(id, chat, by);
   }
@@ -235,22 +189,9 @@ export class Persistence {
   /** When the store next has something to do without being asked (the host wakes it then), or null. */
   nextWake(): number | null {
     const retry = this.failures.nextRetry();
-    const due = this.streamingDue === undefined ? this.earliestStreamedDue() : this.streamingDue;
-    this.streamingDue = due;
+    // A thread not being saved waits for its retry, streamed text and all.
+    const due = this.streamedWake.next((id) => (this.failures.has(id) ? null : (this.recorders.get(id)?.streamedDueAt ?? null)));
     return retry === null ? due : due === null ? retry : Math.min(retry, due);
-  }
-
-  /** When the first streamed text waiting to be written is due: a walk over the threads streaming. */
-  private earliestStreamedDue(): number | null {
-    let next: number | null = null;
-    for (const id of this.streaming) {
-      const rec = this.recorders.get(id);
-      if (!rec) continue;
-      // A thread not being saved waits for its retry, streamed text and all.
-      const due = this.failures.has(id) ? null : rec.streamedDueAt;
-      if (due !== null && (next === null || due < next)) next = due;
-    }
-    return next;
   }
 
   /** Why a live thread's latest state is not on disk, or undefined when it is (or is not ours to write). */
@@ -335,48 +276,27 @@ export class Persistence {
       ...withWorktree(this.worktreeOf(thread.id)),
       runner: thread.runner.spec,
     });
-    const base: Snapshot = {
-      history: anchor?.history ?? History.empty,
-      open: NOTHING_OPEN,
-      streamed: "",
-      results: new Map(),
-      title: thread.title,
-      reports: NO_REPORTS,
-      queue: NO_REPORTS,
-      code: anchor?.code ?? NO_MARKS,
-    };
-    return new ThreadRecorder(log, base, this.clock);
+    return new ThreadRecorder(log, newFileSnapshot(thread.title, anchor), this.clock);
   }
 
-  /** Appends to a stored thread that is not loaded here (rename, a report, a restore). */
-  private appendStored(id: ThreadId, records: ChangeRecord[]): void {
-    if (this.recorders.has(id)) throw new Error(`tine: thread ${id} is loaded`);
-    const writer = this.store.openWriter(id, 0);
-    if ("busy" in writer) throw new Error(`tine: the thread is open in another Neovim (pid ${writer.busy})`);
-    try {
-      writer.append(records);
-    } finally {
-      writer.close();
-    }
-  }
-
+  /** Renames a stored thread that is not loaded here (stored-edits.ts, as are the next three). */
   renameStored(id: ThreadId, title: string): void {
-    this.appendStored(id, [{ t: "title", title }]);
+    this.storedEdits.rename(id, title);
   }
 
   /** A stored thread's own label ("" removes it). */
   labelStored(id: ThreadId, text: string): void {
-    this.appendStored(id, [{ t: "label", text }]);
+    this.storedEdits.label(id, text);
   }
 
   /** A fork reported to a parent that is not loaded: the report waits in the parent's log. */
   reportToStored(id: ThreadId, report: { from: string; text: string }): void {
-    this.appendStored(id, [{ t: "report", from: report.from, text: report.text }]);
+    this.storedEdits.report(id, report);
   }
 
   /** An ended fork comes back into the tree, as stored. */
   restore(id: ThreadId): void {
-    this.appendStored(id, [{ t: "restored" }]);
+    this.storedEdits.restore(id);
   }
 
   /** A promote moved `parentId`'s old tail to `siblingId` (its log, up to now, is that tail). */
