@@ -3,6 +3,11 @@
  *
  * While a response streams, the finalized blocks of the assistant message are kept apart from the
  * block still in progress: the view appends deltas from the latter, and a fork copies the former.
+ *
+ * Over 300 lines: it is the one owner of a thread's history and of the stream still open on it;
+ * every verb (send, retry, abort, rewind, fork, a response's end) changes both together. What
+ * follows a failed attempt is retry-policy.ts's, the stream's events stream.ts's, the clean-up of
+ * a turn cut short turn-cleanup.ts's.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
@@ -11,18 +16,18 @@ import type { PinnedTools } from "../tools/source.ts";
 import { prefixKey } from "../usage/cache.ts";
 import { type SideRequest, sideRequest } from "../usage/side.ts";
 import { giveWay } from "../util/fair-share.ts";
-import { startTimer, timerDelay } from "../util/timer.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
-import { describeError, isRetryable, retryAfterMs } from "./api-errors.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { History } from "./history.ts";
 import { type ModelChoice, withChoice } from "./models.ts";
 import { type AssistantBlock, assistantMessage, entry, type RequestKey, type ResponseMeta, type UserBlock } from "./native.ts";
 import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
+import { afterFailedAttempt, OversizeRequest, sleep } from "./retry-policy.ts";
 import { StallWatch } from "./stall-watch.ts";
 import {
   applyEvent,
   interrupted,
+  newStream,
   type PausedTurn,
   refusedResults,
   type Stream,
@@ -45,22 +50,6 @@ import {
 
 /** Continuations of one turn before it is stopped and left to the user (each is billed). */
 export const MAX_PAUSE_CONTINUATIONS = 8;
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = startTimer(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-
-/** A request refused before it was sent, for its size; its message says why and how to go on. */
-class OversizeRequest extends Error {}
 
 const API_SPEC: RunnerSpec = { kind: "api" };
 /** tine's own agent: forks of it come back, and it is stored once it has something to store. */
@@ -286,18 +275,7 @@ export class AnthropicAgent implements Runner {
     }
     const controller = new AbortController();
     const startedAt = paused?.startedAt ?? Date.now();
-    const fresh = (): Stream => ({
-      controller,
-      paused,
-      finalized: paused ? paused.blocks.slice() : [],
-      inProgress: null,
-      usage: zeroUsage(),
-      key: this.nextRequest(),
-      stopReason: null,
-      notes: [],
-      idledOut: false,
-      refused: new Map(),
-    });
+    const fresh = () => newStream(controller, paused, this.nextRequest());
     const idleMs = this.connection.streamIdleTimeoutMs ?? 60_000;
     let params: Anthropic.Messages.MessageCreateParamsStreaming | null = null;
     let oversize: string | null = null;
@@ -335,26 +313,18 @@ export class AnthropicAgent implements Runner {
         return;
       } catch (error) {
         if (this.stream !== stream) return; // aborted: abort() already closed the turn
-        const wait = stream.idledOut ? null : this.retryWait(error, attempt);
-        if (wait !== null && wait.ms <= (this.connection.maxRetryWaitMs ?? 60_000)) {
+        const next = afterFailedAttempt({ error, attempt, idledOut: stream.idledOut, idleMs, baseURL: client.baseURL }, this.connection);
+        if (next.type === "retry") {
           // Tried again from zero: what this attempt was billed (its input, once the API began to answer) is counted apart.
           this.billedApart(stream, null);
           this.stream = fresh();
-          const retry = { at: Date.now() + wait.ms, why: describeError(error, client.baseURL) };
-          this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retry });
-          await sleep(wait.ms, controller.signal);
+          this.setStatus({ type: "streaming", startedAt, attempt: attempt + 1, retry: { at: Date.now() + next.ms, why: next.why } });
+          await sleep(next.ms, controller.signal);
           if (controller.signal.aborted) return;
           continue;
         }
         this.stream = null;
-        let message = stream.idledOut
-          ? `no data from the API for ${Math.round(timerDelay(idleMs) / 1000)} s: the request was given up`
-          : error instanceof OversizeRequest
-            ? error.message
-            : describeError(error, client.baseURL);
-        if (wait)
-          message += ` · the server asks to wait ${Math.round(wait.ms / 1000)} s (more than max_retry_wait): send again when you want to`;
-        else if (attempt > 0) message += ` · tried ${attempt + 1} times`;
+        const message = next.message;
         this.connection.log?.(`request failed: ${message}\n${error instanceof Error ? error.stack : String(error)}`);
         const meta = interrupted("error", stream);
         this.history = closeTurn(this.history, withPartialText(stream), {
@@ -368,12 +338,6 @@ export class AnthropicAgent implements Runner {
         idle?.stop();
       }
     }
-  }
-
-  /** How long to wait before trying again, or null when this error is not retried. */
-  private retryWait(error: unknown, attempt: number): { ms: number } | null {
-    if (!isRetryable(error) || attempt >= this.connection.streamRetries) return null;
-    return { ms: retryAfterMs(error) ?? this.connection.retryDelayMs * 2 ** attempt };
   }
 
   private finish(stream: Stream): void {

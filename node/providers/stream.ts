@@ -50,6 +50,22 @@ export type Stream = {
   refused: Map<string, string>;
 };
 
+/** A stream before its first event: a paused turn's blocks are its finished ones, continued. */
+export function newStream(controller: AbortController, paused: PausedTurn | null, key: RequestKey): Stream {
+  return {
+    controller,
+    paused,
+    finalized: paused ? paused.blocks.slice() : [],
+    inProgress: null,
+    usage: zeroUsage(),
+    key,
+    stopReason: null,
+    notes: [],
+    idledOut: false,
+    refused: new Map(),
+  };
+}
+
 /** Applies one stream event; true when the view has something new to show. */
 export function applyEvent(stream: Stream, event: Anthropic.Messages.RawMessageStreamEvent): boolean {
   switch (event.type) {

@@ -4,8 +4,9 @@
  * per event-loop turn), the list from the chat's tree. A display opens at its thread's end and
  * the rest is filled in by steps, each written once Neovim has applied the one before.
  *
- * Over 300 lines: every thread's buffers (a transcript, a terminal, a stored thread's end shown
- * before it is read) and the list's, whose renders are scheduled together.
+ * Over 300 lines: it is the one owner of every thread's buffers (a transcript, a terminal, a
+ * stored thread's end shown before it is read) and of the passes that draw them with the list's
+ * (list-buffer.ts): making, handing over and drawing them share its maps of mounted threads.
  */
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
@@ -16,28 +17,22 @@ import type { NvimBridge } from "../nvim/bridge.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { DisplayFill } from "./display-fill.ts";
 import { displayParts } from "./display-parts.ts";
-import { type ListExtras, type ListScope, ThreadList } from "./thread-list.ts";
+import { ListBuffer } from "./list-buffer.ts";
+import type { ListExtras } from "./thread-list.ts";
+import { ThreadMarks, type ToldMarks } from "./thread-marks.ts";
 import { ThreadView } from "./thread-view.ts";
 
 /**
  * `rendered`: the thread version last drawn (-1: draw it again); `treeKey`: what of the tree it
  * showed (its banner's parent, its fork marks), so a change elsewhere in the tree redraws only the
- * threads that show it; `pending`: whether a tool waits for approval, `failed`: whether the
- * thread stopped on an error, each as last told to Neovim (the input's keys depend on them).
+ * threads that show it. Its buffers' marks as last told to Neovim: thread-marks.ts.
  */
-export type Mounted = {
+export type Mounted = ToldMarks & {
   view: ThreadView;
-  display: number;
-  input: number;
   rendered: number;
   /** The display shows a preview of the thread's end (`showEnd`): the first render writes over it. */
   replacesPreview: boolean;
   treeKey: string;
-  title: string;
-  pending: boolean;
-  /** The winbar's parts last sent, as JSON (usage, a cache warning: node/usage/). */
-  winbar: string;
-  failed: boolean;
   /** What writes the display, and fills it in from its end. */
   fill: DisplayFill;
 };
@@ -52,12 +47,9 @@ export class Buffers {
   /** Threads changed since the last render, and those that moved in the tree (see `Changes.moved`). */
   private readonly dirty = new Set<ThreadId>();
   private readonly moved = new Set<ThreadId>();
-  readonly list = new ThreadList();
-  private listBuf: number | null = null;
-  private listVersion = -1;
-  private listScope: ListScope = { type: "project" };
-  /** Threads with no buffers (background forks) whose waiting approval the user was told of. */
-  private readonly toldPending = new Set<ThreadId>();
+  /** The thread list's buffer, drawn in the same passes as the threads'. */
+  readonly listBuffer: ListBuffer;
+  private readonly marks: ThreadMarks;
   /** Unsent input of threads whose buffers the user wiped, for the buffers made next. */
   private readonly drafts = new Map<ThreadId, string[]>();
   /** What works, as Neovim was last told (a quit or a restart asks first while anything does). */
@@ -82,7 +74,10 @@ export class Buffers {
     private readonly keys: { report: string; promote: string; discard: string; editQueued: string | false },
     /** About how many bytes of a display's text one step of filling it in writes (display_fill_step). */
     private readonly fillStep: number,
-  ) {}
+  ) {
+    this.listBuffer = new ListBuffer(nvim, chat, listExtras);
+    this.marks = new ThreadMarks(nvim, (thread) => listExtras.winbar(thread));
+  }
 
   get(id: ThreadId): Mounted | undefined {
     return this.mounted.get(id);
@@ -239,16 +234,10 @@ export class Buffers {
   /** What every view shows changed outside the chat (a thread not being saved): all are drawn again. */
   redraw(): void {
     for (const m of this.mounted.values()) m.rendered = -1;
-    this.listVersion = -1;
+    this.listBuffer.outdated();
     this.scheduleRender({ threads: [...this.mounted.keys()], tree: false, moved: [] });
   }
 
-  /**
-   * Draws what `changes` touched, once per event-loop turn (deltas arrive in bursts): the threads
-   * that changed, and the threads whose banner or fork marks show a thread that moved in the tree
-   * (it, its parent, its children). A streamed delta costs its own thread's render, a fork its own
-   * and its source's, whatever else is open.
-   */
   /** `fn` runs at the end of every drawing pass: what it sends reaches Neovim after the pass's writes. */
   afterEachPass(fn: () => void): void {
     this.afterDrawing.push(fn);
@@ -259,6 +248,12 @@ export class Buffers {
     this.afterMounting.push(fn);
   }
 
+  /**
+   * Draws what `changes` touched, once per event-loop turn (deltas arrive in bursts): the threads
+   * that changed, and the threads whose banner or fork marks show a thread that moved in the tree
+   * (it, its parent, its children). A streamed delta costs its own thread's render, a fork its own
+   * and its source's, whatever else is open.
+   */
   scheduleRender(changes: Changes): void {
     for (const id of changes.threads) this.dirty.add(id);
     for (const id of changes.moved) this.moved.add(id);
@@ -279,7 +274,7 @@ export class Buffers {
       const m = this.mounted.get(id);
       const thread = this.chat.threads.get(id);
       if (!m || !thread) continue;
-      this.showWinbar(thread, m);
+      this.marks.winbar(thread, m);
       const key = showMoves.has(id) ? this.treeKey(thread) : m.treeKey;
       if (thread.version === m.rendered && key === m.treeKey) continue;
       m.treeKey = key;
@@ -287,16 +282,9 @@ export class Buffers {
     }
     for (const id of dirty) {
       const thread = this.chat.threads.get(id);
-      if (!thread || this.mounted.has(id)) continue;
-      const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
-      if (pending && !this.toldPending.has(thread.id)) {
-        this.toldPending.add(thread.id);
-        this.nvim.notifyInfo(
-          `tine: ${thread.title} (in the background) waits for your approval of a tool call: open it from :Tine threads`,
-        );
-      } else if (!pending) this.toldPending.delete(thread.id);
+      if (thread && !this.mounted.has(id)) this.marks.inBackground(thread);
     }
-    void this.renderList();
+    void this.listBuffer.render();
     this.tellWorking();
     for (const fn of this.afterDrawing) fn();
   }
@@ -332,40 +320,12 @@ export class Buffers {
     return `${parent}\u0001${forks.join("\u0000")}\u0001${thread.readOnlyBy}`;
   }
 
-  /** The winbar: sent only when it changed (it changes with a request, or when the cache expires, not per delta). */
-  private showWinbar(thread: Thread, m: Mounted): void {
-    const parts = this.listExtras.winbar(thread);
-    const key = JSON.stringify(parts);
-    if (key === m.winbar) return;
-    m.winbar = key;
-    this.nvim.call("set_winbar", [m.display, parts]).catch((e) => this.nvim.log(`set_winbar failed: ${String(e)}`));
-  }
-
   private renderThread(thread: Thread, m: Mounted): Promise<void> | undefined {
     m.rendered = thread.version;
-    // A terminal's buffer is named after its thread too (a Claude Code thread, from its first prompt).
-    if (m.title !== thread.title) {
-      m.title = thread.title;
-      this.nvim.call("set_title", [m.display, thread.num, thread.title]).catch((e) => this.nvim.log(`set_title failed: ${String(e)}`));
-    }
+    this.marks.title(thread, m);
     if (thread.runner.surface.type === "terminal") return; // its program draws it
-    this.showWinbar(thread, m);
-    const pending = thread.toolRuns.some((r) => r.state === "awaiting-approval");
-    if (pending !== m.pending) {
-      m.pending = pending;
-      // Told once per wait, whether it began in the background or in a window.
-      const tell = pending && !this.toldPending.has(thread.id);
-      if (pending) this.toldPending.add(thread.id);
-      else this.toldPending.delete(thread.id);
-      this.nvim
-        .call("set_pending", [m.display, m.input, pending, thread.title, tell])
-        .catch((e) => this.nvim.log(`set_pending failed: ${String(e)}`));
-    }
-    const failed = thread.status === "error";
-    if (failed !== m.failed) {
-      m.failed = failed;
-      this.nvim.call("set_failed", [m.input, failed]).catch((e) => this.nvim.log(`set_failed failed: ${String(e)}`));
-    }
+    this.marks.winbar(thread, m);
+    this.marks.pendingAndFailed(thread, m);
     const update = m.view.sync({
       thread,
       ...displayParts(thread, this.chat, this.listExtras, { keys: this.keys, emptyHint: this.emptyHint }),
@@ -378,29 +338,5 @@ export class Buffers {
       update.edits.unshift([0, -1, [""]]);
     }
     return m.fill.write(update, thread);
-  }
-
-  /** The thread-list buffer (created on first use), showing `scope`. */
-  async showList(scope: ListScope): Promise<number> {
-    if (this.listBuf === null) this.listBuf = (await this.nvim.call("list_buffer", [])) as number;
-    this.listScope = scope;
-    this.listVersion = -1;
-    // Drawn before the answer: the Lua side sizes the window to the lines and puts the cursor on one.
-    await this.renderList();
-    return this.listBuf;
-  }
-
-  /** The list drawn again now (its filter or folds changed); its buffer once drawn, or null when it was never shown. */
-  async redrawList(): Promise<number | null> {
-    this.listVersion = -1;
-    await this.renderList();
-    return this.listBuf;
-  }
-
-  /** Draws the list when the chat changed since; settles once Neovim shows it. */
-  private renderList(): Promise<void> {
-    if (this.listBuf === null || this.listVersion === this.chat.version) return Promise.resolve();
-    this.listVersion = this.chat.version;
-    return this.nvim.applyView(this.listBuf, { edits: [[0, -1, this.list.render(this.chat, this.listScope, this.listExtras)]] });
   }
 }

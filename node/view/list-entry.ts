@@ -7,7 +7,7 @@ import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { ListShown } from "../rpc/methods.ts";
 import type { Persistence } from "../store/persistence.ts";
-import type { Buffers } from "./buffers.ts";
+import type { ListBuffer } from "./list-buffer.ts";
 import type { FoldHow, ListScope } from "./thread-list.ts";
 
 export type ListChange = { type: "filter"; text: string } | { type: "fold"; line: number; how: FoldHow };
@@ -18,7 +18,7 @@ export class ThreadListEntry {
 
   constructor(
     private readonly chat: Chat,
-    private readonly buffers: Buffers,
+    private readonly listBuffer: ListBuffer,
     /** Null with `persist = false`: only this Neovim's threads are listed. */
     private readonly persistence: Persistence | null,
     /** Reads what the store holds for this project into the chat again. */
@@ -30,17 +30,17 @@ export class ThreadListEntry {
     this.rescan();
     this.all = all && this.persistence !== null;
     const scope: ListScope = this.all && this.persistence ? { type: "all", ...this.persistence.everyProject() } : { type: "project" };
-    const bufnr = await this.buffers.showList(scope);
+    const bufnr = await this.listBuffer.show(scope);
     return this.shown(bufnr, this.chat.activeId);
   }
 
   /** `/` and the folds: what the list shows changes; the cursor goes to the thread acted on. */
   async change(change: ListChange): Promise<ListShown> {
-    const list = this.buffers.list;
+    const list = this.listBuffer.list;
     let at = this.chat.activeId;
     if (change.type === "filter") list.filter = change.text.trim();
     else at = list.fold(this.chat, change.line, change.how);
-    const bufnr = await this.buffers.redrawList();
+    const bufnr = await this.listBuffer.redraw();
     if (bufnr === null) throw new Error("tine: the thread list is not open (:Tine threads)");
     return this.shown(bufnr, at);
   }
@@ -54,15 +54,15 @@ export class ThreadListEntry {
   }
 
   idAt(line: number): ThreadId | null {
-    return this.buffers.list.idAt(line);
+    return this.listBuffer.list.idAt(line);
   }
 
   itemAt(line: number) {
-    return this.buffers.list.itemAt(line);
+    return this.listBuffer.list.itemAt(line);
   }
 
   private shown(bufnr: number, at: ThreadId | null): ListShown {
-    const list = this.buffers.list;
+    const list = this.listBuffer.list;
     return { bufnr, line: at === null ? null : list.lineOf(at), filter: list.filter };
   }
 }

@@ -5,6 +5,9 @@
  * while another Neovim writes them. With every project (`:Tine threads!`), this project's ended
  * forks follow (how each ended), then other projects' trees, drawn by the same rules. What the
  * user does to the view itself lives here too: a filter by title (`/`) and folded subtrees (`zc`).
+ *
+ * Over 300 lines: it is the one drawing of the list; this project's tree, its ended forks and
+ * other projects' trees share its walk, its rows and the filter and folds the walk honours.
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";

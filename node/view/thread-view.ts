@@ -10,10 +10,13 @@
  * - a new view shows its thread from the end: `sync` writes none of the history, `fill` shows it
  *   from the end up a step at a time, rendering an entry only when the fill reaches it, so the
  *   first screen of a 50 MB thread costs what its last entries do (Buffers paces the steps).
+ *
+ * Over 300 lines: it is the one keeper of that cost model; the history, the open message, the
+ * fill and the marks share its segments and cached entries, so each step relies on the others'.
  */
 
 import type { Thread } from "../chat/thread.ts";
-import type { InProgressBlock, OpenMessage, StopReason } from "../providers/agent.ts";
+import type { InProgressBlock, OpenMessage } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { replaceTail } from "../util/arrays.ts";
@@ -30,6 +33,7 @@ import {
   splitLines,
   THINKING_LINE,
 } from "./render.ts";
+import { footerLines } from "./status-footer.ts";
 
 export type Mark = { line: number; text: string };
 export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
@@ -370,28 +374,4 @@ function variantOf(ctx: RenderContext): string {
   if (ctx.toolRuns) parts.push(ctx.toolRuns.map((r) => `${r.use.id}=${r.state}${r.outcome?.isError ? "!" : ""}`).join(","));
   if (ctx.changes) parts.push(`files=${ctx.changes.files.length}/${ctx.changes.skipped.length}`);
   return parts.sort().join(";");
-}
-
-/** What a stop other than a plain end means for the user, and what to do next. */
-const STOP_NOTES: Partial<Record<StopReason, string>> = {
-  aborted: "⏹ Aborted",
-  max_tokens: "⚠ Stopped at the max_tokens limit: send (e.g. “continue”) to go on, or raise max_tokens in setup()",
-  refusal: "⚠ The model declined to respond: rephrase and send again, or fork from an earlier message (F)",
-  pause_turn: "⏸ The server paused this turn several times: send (e.g. “continue”) to resume it",
-  model_context_window_exceeded: "⚠ The conversation filled the model's context window: fork from an earlier message (F)",
-};
-
-function footerLines(thread: Thread): string[] {
-  const s = thread.runner.status;
-  if (s.type === "error") return [`⚠ Error: ${s.message}`, "  R (or :Tine retry) sends it again; a new message replaces it", ""];
-  if (s.type === "stopped") {
-    const note = STOP_NOTES[s.stopReason];
-    if (note) return [note, ""];
-  }
-  if (s.type === "streaming" && s.retry !== undefined) {
-    const seconds = Math.max(0, Math.round((s.retry.at - Date.now()) / 1000));
-    return [`↻ ${s.retry.why}`, `  trying again in ${seconds} s (attempt ${s.attempt + 1}) · <C-c> aborts`, ""];
-  }
-  if (s.type === "streaming" && s.attempt > 0) return [`↻ retrying (attempt ${s.attempt + 1})`, ""];
-  return [""];
 }
