@@ -1,33 +1,29 @@
 /**
  * Chat owns the threads and their tree: the live ones and the ones known from disk but not
- * loaded. Forks are taken here, inside the dispatch loop: the source's runner is cloned (in
- * whatever state it is) and never written to; how forks end lives in fork-exits.ts. Chat never
- * touches files; the host reads the store and dispatches what it found.
+ * loaded. Forks are taken inside its dispatch loop (take-fork.ts); how forks end lives in
+ * fork-exits.ts, and what changed for the host to write and draw in changes.ts. Chat never touches
+ * files; the host reads the store and dispatches what it found.
+ *
+ * Over 300 lines: it is the one place every chat message lands (`update`), each case a few lines
+ * on the same threads, stored threads and tree; the jobs it routes to live beside it.
  */
 import type { AgentMsg } from "../providers/agent.ts";
 import type { Environment } from "../tools/environment.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { ChangeLog, type Changes } from "./changes.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { type ChatTree, ForkExits, linkedThread } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
 import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId, WaitingFork } from "./msgs.ts";
-import { threadName } from "./names.ts";
 import type { Runner, Runners } from "./runner.ts";
-import { forkTitle, Thread, type ThreadContext, type TitledBy } from "./thread.ts";
+import { forkWhenDue, takeFork } from "./take-fork.ts";
+import { Thread, type ThreadContext, type TitledBy } from "./thread.ts";
 import { compactTitle } from "./titles.ts";
 import { ForkTree } from "./tree.ts";
 
+export type { Changes } from "./changes.ts";
 export type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 export type { Lineage } from "./tree.ts";
-
-/**
- * What changed in a batch of messages (see `Chat.takeChanges`): `moved`, the threads whose place
- * in the tree changed (made, gone, renamed, moved under another): their own, their parents' and
- * their children's displays show it, and no other's does.
- */
-export type Changes = { readonly threads: readonly ThreadId[]; readonly tree: boolean; readonly moved: readonly ThreadId[] };
-
-const NONE_MOVED: readonly ThreadId[] = [];
 
 /**
  * What the host gives every thread; `environmentFor` says where a thread's tools act, `worksApart`
@@ -52,13 +48,8 @@ export class Chat implements ChatTree {
   activeId: ThreadId | null = null;
   private readonly seenStatus = new Map<ThreadId, string>();
   private readonly seenAtRest = new Map<ThreadId, boolean>();
-  /** Bumped when threads, lineage or the active thread change (the thread list redraws). */
-  version = 0;
-  /** Threads changed since `takeChanges`; `treeChanged`: the tree, a title or the active thread did. */
-  private readonly touched = new Set<ThreadId>();
-  private treeChanged = false;
-  /** Threads whose place in the tree changed since `takeChanges` (see `Changes.moved`). */
-  private readonly movedIds = new Set<ThreadId>();
+  /** What changed since the host last asked (changes.ts). */
+  private readonly log = new ChangeLog();
   /** The highest number `nextNum` gave. */
   private highestNum = 0;
 
@@ -111,6 +102,11 @@ export class Chat implements ChatTree {
     return this.services.worksApart(id);
   }
 
+  /** Where thread `id`'s tools act (its folder follows its parent's once it is linked). */
+  environmentFor(id: ThreadId): Environment {
+    return this.services.environmentFor(id);
+  }
+
   /**
    * The number of a new thread: above every one in use or ever given here (a deleted or ended
    * thread's number is never given again), and claimed from the host.
@@ -121,30 +117,23 @@ export class Chat implements ChatTree {
     return this.highestNum;
   }
 
+  /** Bumped when threads, lineage, a status or the active thread change (the thread list redraws). */
+  get version(): number {
+    return this.log.version;
+  }
+
   changed(): void {
-    this.version++;
-    this.treeChanged = true;
+    this.log.treeChanged();
   }
 
   /** Thread `id`'s place in the tree changed: the list redraws, and the displays that show it. */
   moved(id: ThreadId): void {
-    this.changed();
-    this.movedIds.add(id);
+    this.log.moved(id);
   }
 
-  /**
-   * What changed since the last call: the threads whose state did, whether the tree did (a fork,
-   * an end, a title, the active thread: the list shows it), and which threads moved in it (the
-   * displays that show them). The host writes and draws only these, so the work after a streamed
-   * delta does not grow with the threads open, nor that after a fork with the forks open.
-   */
+  /** What changed since the last call (ChangeLog.take): the host writes and draws only that. */
   takeChanges(): Changes {
-    // After a streamed delta nothing moved: no array is made for it (this runs after every batch).
-    const changes = { threads: [...this.touched], tree: this.treeChanged, moved: this.movedIds.size ? [...this.movedIds] : NONE_MOVED };
-    this.touched.clear();
-    this.movedIds.clear();
-    this.treeChanged = false;
-    return changes;
+    return this.log.take();
   }
 
   update(msg: RootMsg): void {
@@ -181,14 +170,13 @@ export class Chat implements ChatTree {
       const status = thread.status + thread.runner.statusDetail();
       if (this.seenStatus.get(thread.id) !== status || title !== thread.title || label !== thread.labels.thread) {
         this.seenStatus.set(thread.id, status);
-        this.version++;
+        this.log.listChanged();
         // A title shows in its forks' banners and its parent's fork marks.
         if (title !== thread.title) this.moved(thread.id);
       }
       return;
     }
-    this.version++;
-    this.treeChanged = true;
+    this.changed();
     const m: ChatMsg = msg.msg;
     switch (m.type) {
       case "new-thread": {
@@ -214,7 +202,7 @@ export class Chat implements ChatTree {
         // The fork the host held is made now: it waits no more.
         if (this.waitingForks.get(m.sourceId)?.newId === m.newId) this.waitingForks.delete(m.sourceId);
         if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, { ...m, madeBy: "chat" });
-        else this.forkWhenDue(m);
+        else forkWhenDue(this, m);
         return;
       case "fork-held":
         this.waitingForks.set(m.request.sourceId, { ...m.request, madeBy: "host" });
@@ -232,7 +220,7 @@ export class Chat implements ChatTree {
         for (const t of m.threads) {
           if (this.threads.has(t.id)) continue;
           this.stored.set(t.id, t);
-          this.movedIds.add(t.id);
+          this.moved(t.id);
           if (t.parentId) this.lineage.link(t.id, { parentId: t.parentId, atMessage: t.atMessage, relation: t.relation });
         }
         return;
@@ -246,7 +234,7 @@ export class Chat implements ChatTree {
             live.code = m.code ?? [];
             live.labels = m.labels;
             live.side = m.side ?? [];
-            this.movedIds.add(m.id);
+            this.moved(m.id);
           }
           return;
         }
@@ -271,7 +259,7 @@ export class Chat implements ChatTree {
       case "rename-stored": {
         const stored = this.stored.get(m.id);
         if (stored) this.stored.set(m.id, { ...stored, title: m.title });
-        this.movedIds.add(m.id);
+        this.moved(m.id);
         return;
       }
       case "label-stored": {
@@ -319,7 +307,7 @@ export class Chat implements ChatTree {
         this.exits.forget(m.id);
         this.forks.update({ type: "ended", id: m.id });
         if (this.activeId === m.id) this.activeId = null;
-        this.movedIds.add(m.id);
+        this.moved(m.id);
         this.events.threadDeleted(m.id);
         return;
       default:
@@ -333,64 +321,14 @@ export class Chat implements ChatTree {
     const waiting = this.waitingForks.get(thread.id);
     if (waiting?.madeBy === "chat") {
       this.waitingForks.delete(thread.id);
-      this.version++;
-      this.forkWhenDue(waiting);
+      this.log.listChanged();
+      forkWhenDue(this, waiting);
     }
     this.exits.atRest(thread);
   }
 
-  /** A fork is due: taken now, or (one whose worktree is made when due) handed to the host at the source's last message. */
-  private forkWhenDue(request: ForkRequest): void {
-    if (!request.worktreeWhenDue) {
-      this.forkNow(request);
-      return;
-    }
-    const length = this.threads.get(request.sourceId)?.runner.history.length ?? request.storedSource?.history.length ?? 0;
-    this.events.forkDue({ ...request, atMessage: request.atMessage ?? length - 1 });
-  }
-
   forkNow(request: ForkRequest): void {
-    const live = this.threads.get(request.sourceId);
-    const stored = this.stored.get(request.sourceId);
-    // A stored source is cloned without loading it: a throwaway runner holds its history.
-    const from = request.storedSource;
-    const source = live?.runner ?? (stored && from && this.runners.reopen(from.runner, from.history, () => {}));
-    const sourceTitle = live?.title ?? stored?.title;
-    if (!source || sourceTitle === undefined) throw new Error(`${threadName(this, request.sourceId)} cannot be forked`);
-    const sourceLength = source.history.length;
-    // Linked first: the host's services for the new thread (where it works) follow its parent.
-    this.lineage.link(request.newId, {
-      parentId: request.sourceId,
-      atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
-      relation: "fork",
-    });
-    const runner = source.clone(this.agentDispatch(request.newId), {
-      knownResults: live?.forkResults(),
-      atMessage: request.atMessage,
-      root: this.services.environmentFor(request.newId).root,
-    });
-    const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);
-    const thread = new Thread(request.newId, request.num, title, runner, this.threadContext(request.newId), { titledBy: by });
-    // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
-    thread.code = live?.code ?? from?.code ?? [];
-    if (live) thread.approvalsFrom(live);
-    if (runner.traits.forkLifecycle) {
-      this.forks.update({
-        type: "started",
-        id: thread.id,
-        parentId: request.sourceId,
-        background: request.background === true,
-        idleTimeoutMs: request.idleTimeoutMs ?? this.clock.forkIdleTimeoutMs,
-        openedBy: request.byAgent ? "agent" : "user",
-        now: this.clock.now(),
-      });
-    }
-    // Taken at a message of the user's (`F` on it), it goes on from there: that message is answered
-    // again at once, and a prompt is the turn after (queued meanwhile), never joined to it.
-    if (request.atMessage !== undefined && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
-    // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
-    if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
-    this.add(thread, { under: request.sourceId, prefill: request.prefill, background: request.background === true }, !request.background);
+    takeFork(this, request);
   }
 
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void {
@@ -420,7 +358,7 @@ export class Chat implements ChatTree {
       environment: environmentFor(id),
       dispatch: this.dispatch,
       forkTool: (thread, use) => this.exits.forkTool(thread, use),
-      changed: (changedId) => this.touched.add(changedId),
+      changed: (changedId) => this.log.threadChanged(changedId),
     };
   }
 }

@@ -4,6 +4,11 @@
  * idle clocks (forks.ts) make happen. It acts on the chat's threads and tree through `ChatTree`,
  * the part of the chat it may change; the chat routes its messages here. A fork whose runner's
  * program keeps its conversation (Claude Code) ends by its code only (`endBlocker`, `promote`).
+ *
+ * Over 300 lines: it is the one place a fork's end is decided and carried out, whoever asks (the
+ * user, the agent's tools when its response ends, the idle clocks), and every way shares the waits
+ * kept here (a summary asked for while it works, a report waiting for its code's summary, what a
+ * tool asked for at the turn's end), so that a fork ends once, and the way it was asked to.
  */
 import { randomUUID } from "node:crypto";
 import type { History } from "../providers/history.ts";

@@ -1,42 +1,36 @@
 /**
  * A Thread owns the runner that runs it (see runner.ts), the runs of the tools its agent asked
- * for, the messages the user sent while it worked (send-queue.ts), and its view state.
+ * for (tool-runs.ts), the code snapshots of its turns (turn-code.ts), the messages the user sent
+ * while it worked (send-queue.ts), its title and labels, and its view state.
  *
- * Over 300 lines because it is one state machine: a send, the tools its reply asks for (approval,
- * the snapshot taken before they run, their results back in one message) and what the user queued
- * meanwhile act on the same state (the tool runs, the wait for that snapshot, the queue, the
- * runner's status), and every ThreadMsg lands in `update`. Split, each half would reach into the
- * other's state; its pure rules live beside it (send-queue.ts, titles.ts, labels.ts, prompts.ts).
+ * Over 300 lines: it is the one place every ThreadMsg lands (`update`), where a send, the tools its
+ * reply asks for and what the user queued meanwhile meet the runner's status. The jobs it hands
+ * out live beside it (tool-runs.ts, turn-code.ts, send-queue.ts), and so do its pure rules
+ * (titles.ts, labels.ts, prompts.ts).
  */
 import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";
 import type { AgentStatus } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";
-import type { Entry, ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
-import { type CodeMark, type CodePurpose, type CodeRecorder, type SnapshotId, type ThreadMark, validMarks } from "../snapshot/code.ts";
+import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
+import type { CodeRecorder, ThreadMark } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
-import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
 import { rewoundRequests, type SideRequest } from "../usage/side.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
-import { deniedText, type QueuedReport, reportBlock, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
+import { type QueuedReport, reportBlock } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
+import { type ToolRun, ToolRuns } from "./tool-runs.ts";
+import { TurnCode } from "./turn-code.ts";
 
 export type { QueuedReport } from "./prompts.ts";
-
-export type ToolRun = {
-  readonly use: ToolUseBlock;
-  readonly state: "awaiting-approval" | "running" | "done";
-  readonly outcome?: ToolOutcome;
-};
-
 export type { ThreadStatus } from "./runner.ts";
-
 export { cleanTitle, forkTitle, TITLE_MAX_CHARS, type TitledBy, titleFrom } from "./titles.ts";
+export type { ToolRun } from "./tool-runs.ts";
 
 export type ThreadContext = {
   readonly dispatch: Dispatch;
@@ -55,9 +49,8 @@ export type ThreadContext = {
 };
 
 export class Thread {
-  /** Tool runs of the last assistant message, in its tool_use order. Replaced, never mutated. */
-  toolRuns: readonly ToolRun[] = [];
-  private readonly controllers = new Map<string, AbortController>();
+  /** The runs of the tools the last reply asked for (tool-runs.ts). */
+  private readonly runs: ToolRuns;
   /** Keys (`message:block`) of details the user expanded in the display buffer. */
   readonly expanded = new Set<string>();
   /** Bumped on every change the view must show; lets the view skip unchanged threads. */
@@ -66,25 +59,14 @@ export class Thread {
   reports: readonly QueuedReport[] = [];
   /** What the user sent while the agent worked; a fork starts with none (the queue is this thread's). */
   readonly queue = new SendQueue();
-  /** The code snapshots its messages were made on (see snapshot/code.ts); forks share their source's. Replaced, never mutated. */
-  code: readonly ThreadMark[] = [];
+  /** The code snapshots of its turns (turn-code.ts). */
+  private readonly turnCode: TurnCode;
   /** Diffs of changed files shown under replies, by detail key. */
   readonly fileDiffs = new Map<string, readonly string[]>();
-  /** The current turn's first snapshot (its change list starts there), or null before its first tool. */
-  private turnStart: SnapshotId | null = null;
-  /** Snapshots asked for and not yet answered: the entry each was asked after, by message count. */
-  private readonly codeAsked = new Map<number, Entry | null>();
-  /** While the snapshot before a batch of tools is taken: that batch (by message count) and the calls that start once it is. */
-  private codeWait: { at: number; ids: string[] } | null = null;
   /** The user's labels on it and its messages (`L`). Replaced, never mutated. */
   labels: Labels = NO_LABELS;
   /** Requests it was billed for beside its history's entries (usage/side.ts); a fork starts with none. Only grows, replaced. */
   side: readonly SideRequest[] = [];
-  /**
-   * Tools the user approved for the rest of this thread (`A`): their calls run without asking. A
-   * fork starts with a copy of its source's (`approvalsFrom`); nothing goes back, or to a sibling.
-   */
-  private readonly approvedTools = new Set<string>();
 
   /** Who named it: what may rename it (titles.ts). */
   private named: TitledBy;
@@ -109,6 +91,33 @@ export class Thread {
     this.origin = opts.origin ?? null;
     this.named = opts.titledBy;
     this.writtenBy = opts.readOnlyBy ?? null;
+    this.turnCode = new TurnCode(id, context.code, () => this.runner.history);
+    const { forkTool } = context;
+    this.runs = new ToolRuns({
+      id,
+      context,
+      forkTool: forkTool ? (use) => forkTool(this, use) : null,
+      // All results go back in one user message, then what the user sent with `@now`.
+      allDone: (results) => this.runner.send([...results, ...this.blocksOf(this.queue.takeForToolResults())]),
+    });
+  }
+
+  /** Tool runs of the last assistant message, in its tool_use order. Replaced, never mutated. */
+  get toolRuns(): readonly ToolRun[] {
+    return this.runs.all;
+  }
+
+  set toolRuns(runs: readonly ToolRun[]) {
+    this.runs.all = runs;
+  }
+
+  /** The code snapshots its messages were made on (see snapshot/code.ts); forks share their source's. Replaced, never mutated. */
+  get code(): readonly ThreadMark[] {
+    return this.turnCode.marks;
+  }
+
+  set code(marks: readonly ThreadMark[]) {
+    this.turnCode.marks = marks;
   }
 
   get titledBy(): TitledBy {
@@ -167,7 +176,7 @@ export class Thread {
 
   /** A fork taken now trusts what its source trusted until now (a copy: later approvals stay on their side). */
   approvalsFrom(source: Thread): void {
-    for (const name of source.approvedTools) this.approvedTools.add(name);
+    this.runs.approvalsFrom(source.runs);
   }
 
   /** Where its tools act; mentions read its files there too. */
@@ -182,32 +191,19 @@ export class Thread {
     return null;
   }
 
-  /**
-   * What a fork taken now knows of this turn's tools: the results of those that finished, and for
-   * those still running (approved, not done) that they were running; the rest get the clean-up
-   * rule's "forked before the tool could execute".
-   */
+  /** What a fork taken now knows of this turn's tools (ToolRuns.forkResults). */
   forkResults(): ReadonlyMap<string, ToolResultBlock> {
-    if (this.toolRuns.length === 0) return NO_RESULTS;
-    const out = new Map(this.finishedResults());
-    for (const run of this.toolRuns) {
-      if (run.state === "running")
-        out.set(run.use.id, { type: "tool_result", tool_use_id: run.use.id, content: STILL_RUNNING_WHEN_FORKED, is_error: true });
-    }
-    return out;
+    return this.runs.forkResults();
   }
 
   /** Calls of the last reply whose tool began to run and has not finished (the store notes them: a cut session may have left them half done). */
   startedTools(): ReadonlySet<string> {
-    return this.controllers.size ? new Set(this.controllers.keys()) : NONE_STARTED;
+    return this.runs.startedTools();
   }
 
   /** Results of tools that have finished, for a fork taken while the others still run. */
   finishedResults(): ReadonlyMap<string, ToolResultBlock> {
-    if (this.toolRuns.length === 0) return NO_RESULTS;
-    const out = new Map<string, ToolResultBlock>();
-    for (const run of this.toolRuns) if (run.outcome) out.set(run.use.id, toResult(run.use.id, run.outcome));
-    return out;
+    return this.runs.finishedResults();
   }
 
   update(msg: ThreadMsg): void {
@@ -236,18 +232,14 @@ export class Thread {
         this.runner.retry();
         return;
       case "answer":
-        this.turnStart = null;
-        this.context.code.prime(this.id);
+        this.turnCode.turnStarts();
         this.runner.answer();
         return;
       case "rewind":
-        for (const c of this.controllers.values()) c.abort();
-        this.controllers.clear();
-        this.toolRuns = [];
-        this.codeWait = null;
+        this.runs.stopAll();
         // The requests rewound out of the history were billed: they stay counted (the @handoff request).
         this.side = [...this.side, ...rewoundRequests(this.runner.history, msg.history)];
-        this.turnStart = null;
+        this.turnCode.rewound();
         this.runner.rewind(msg.history);
         return;
       case "queue-report":
@@ -281,33 +273,21 @@ export class Thread {
         this.side = [...this.side, msg.request];
         return;
       case "code":
-        this.codeTaken(msg.at, msg.purpose, msg.mark);
+        this.turnCode.taken(msg.at, msg.purpose, msg.mark);
+        // The calls waiting for the snapshot before them start.
+        if (msg.purpose === "tools") this.runs.snapshotTaken(msg.at);
         return;
       case "file-diff":
         this.fileDiffs.set(msg.key, msg.lines);
         return;
-      case "tool-decision": {
-        const run = this.toolRuns.find((r) => r.use.id === msg.toolUseId);
-        if (run?.state !== "awaiting-approval") return;
-        if (!msg.approved) {
-          this.finish(run.use.id, { text: deniedText(msg.reason), isError: true });
-          return;
-        }
-        if (msg.always) {
-          // For the rest of the thread: the other calls of this tool waiting now go too.
-          this.approvedTools.add(run.use.name);
-          for (const other of this.toolRuns) if (other.state === "awaiting-approval" && other.use.name === run.use.name) this.start(other);
-        } else this.start(run);
+      case "tool-decision":
+        this.runs.decide(msg);
         return;
-      }
       case "tool-done":
-        this.finish(msg.toolUseId, msg.outcome);
+        this.runs.done(msg.toolUseId, msg.outcome);
         return;
       case "abort":
-        for (const c of this.controllers.values()) c.abort();
-        this.controllers.clear();
-        this.toolRuns = [];
-        this.codeWait = null;
+        this.runs.stopAll();
         this.runner.abort();
         return;
       case "choose-model":
@@ -338,9 +318,7 @@ export class Thread {
     if (!blocks.length) return;
     blocks.unshift(...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })));
     this.reports = [];
-    this.turnStart = null;
-    // The project's first snapshot starts now, in the background: this turn's tools find it made.
-    this.context.code.prime(this.id);
+    this.turnCode.turnStarts();
     if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
     else this.runner.send(blocks);
   }
@@ -359,11 +337,7 @@ export class Thread {
    */
   private statusChanged(status: AgentStatus): void {
     const ended = status.type === "error" || (status.type === "stopped" && status.stopReason !== "tool_use");
-    if (ended && this.turnStart !== null) {
-      // A turn that ran tools ended: its change list is what changed since its first snapshot.
-      this.takeCode("turn-end", this.turnStart);
-      this.turnStart = null;
-    }
+    if (ended) this.turnCode.turnEnded();
     if (status.type === "error") this.queue.hold("failed");
     if (status.type !== "stopped") return;
     if (status.stopReason === "aborted") this.queue.hold("aborted");
@@ -377,119 +351,8 @@ export class Thread {
     const last = this.runner.history.last()?.message;
     if (last?.role !== "assistant") return;
     const uses = last.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
-    this.toolRuns = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
     // The files are recorded before any of these calls can change them (approved ones wait for it).
-    this.codeWait = { at: this.runner.history.length, ids: [] };
-    this.takeCode("tools", null);
-    // Tools that need no approval start at once, all concurrently; a call without its tool's
-    // fields is answered as invalid at once (nobody is asked to approve what cannot run).
-    const { tools, environment } = this.context;
-    for (const run of this.toolRuns) {
-      const problem = isForkTool(run.use.name) ? null : tools.inputProblem(run.use.name, run.use.input);
-      if (problem) this.answerAtOnce(run, { text: problem, isError: true });
-      else if (
-        isForkTool(run.use.name) ||
-        this.approvedTools.has(run.use.name) ||
-        !tools.needsApproval(run.use.name, run.use.input, environment)
-      )
-        this.start(run);
-    }
+    this.runs.begin(uses, this.runner.history.length);
+    this.turnCode.beforeTools();
   }
-
-  private start(run: ToolRun): void {
-    if (isForkTool(run.use.name) && this.context.forkTool) {
-      // Acts on the tree, at once.
-      this.answerAtOnce(run, this.context.forkTool(this, run.use));
-      return;
-    }
-    this.replaceRun(run.use.id, { ...run, state: "running" });
-    if (this.codeWait) {
-      this.codeWait.ids.push(run.use.id);
-      return;
-    }
-    this.launch(run);
-  }
-
-  /** A call whose outcome is known now: answered in the next turn of the loop, like any tool. */
-  private answerAtOnce(run: ToolRun, outcome: ToolOutcome): void {
-    this.replaceRun(run.use.id, { ...run, state: "running" });
-    const { dispatch } = this.context;
-    queueMicrotask(() => dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } }));
-  }
-
-  private launch(run: ToolRun): void {
-    const controller = new AbortController();
-    this.controllers.set(run.use.id, controller);
-    const { dispatch, environment, tools } = this.context;
-    void tools.run(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
-      if (!controller.signal.aborted)
-        dispatch({ type: "thread-msg", id: this.id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
-    });
-  }
-
-  private takeCode(purpose: CodePurpose, since: SnapshotId | null): void {
-    const at = this.runner.history.length;
-    this.codeAsked.set(at, at > 0 ? this.runner.history.at(at - 1) : null);
-    this.context.code.record(this.id, at, since, purpose);
-  }
-
-  /** A snapshot asked for at `at` messages was taken: kept with the entry it followed; the calls waiting for it start. */
-  private codeTaken(at: number, purpose: CodePurpose, mark: CodeMark | null): void {
-    const entry = this.codeAsked.get(at);
-    this.codeAsked.delete(at);
-    const kept = mark && entry !== undefined ? { ...mark, entry } : null;
-    // A snapshot of a turn rolled back meanwhile (a rewind) describes no message left: dropped, never stored.
-    if (kept && validMarks([kept], this.runner.history).length) {
-      this.code = [...this.code, kept];
-      if (purpose === "tools") this.turnStart ??= kept.id;
-    }
-    if (purpose !== "tools" || this.codeWait?.at !== at) return;
-    const { ids } = this.codeWait;
-    this.codeWait = null;
-    for (const id of ids) {
-      const run = this.toolRuns.find((r) => r.use.id === id);
-      if (run?.state === "running") this.launch(run);
-    }
-  }
-
-  private finish(toolUseId: string, outcome: ToolOutcome): void {
-    const run = this.toolRuns.find((r) => r.use.id === toolUseId);
-    if (!run) return; // aborted meanwhile
-    const path = (run.use.input as { path?: unknown } | null)?.path;
-    if (run.use.name === "edit_file" && !outcome.isError && typeof path === "string") {
-      this.context.fileWritten(this.context.environment.resolve(path));
-    }
-    this.controllers.delete(toolUseId);
-    this.replaceRun(toolUseId, { ...run, state: "done", outcome });
-    if (this.toolRuns.every((r) => r.state === "done")) {
-      const results = this.toolRuns.map((r) => toResult(r.use.id, r.outcome!));
-      this.toolRuns = [];
-      // All results go back in one user message, then what the user sent with `@now`.
-      this.runner.send([...results, ...this.blocksOf(this.queue.takeForToolResults())]);
-    }
-  }
-
-  private replaceRun(id: string, run: ToolRun): void {
-    this.toolRuns = this.toolRuns.map((r) => (r.use.id === id ? run : r));
-  }
-}
-
-const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
-const NONE_STARTED: ReadonlySet<string> = new Set();
-
-/** A tool's outcome as the model gets it: its text, and its images (MCP tools') as image blocks after it. */
-function toResult(id: string, outcome: ToolOutcome): ToolResultBlock {
-  const text = outcome.text || "(no output)";
-  const content: ToolResultBlock["content"] = outcome.images?.length
-    ? [
-        { type: "text", text },
-        ...outcome.images.map((i) => ({
-          type: "image" as const,
-          source: { type: "base64" as const, media_type: i.mediaType, data: i.data },
-        })),
-      ]
-    : text;
-  return outcome.isError
-    ? { type: "tool_result", tool_use_id: id, content, is_error: true }
-    : { type: "tool_result", tool_use_id: id, content };
 }

@@ -1,0 +1,72 @@
+/**
+ * How a fork is taken, inside the chat's dispatch loop: the source's runner is cloned (in
+ * whatever state it is; a stored source without loading it) and never written to. The fork gets
+ * the code snapshots and approvals its source had, its idle clock (forks.ts), and its first
+ * message. How forks end lives in fork-exits.ts.
+ */
+import type { Environment } from "../tools/environment.ts";
+import type { ChatTree } from "./chat-tree.ts";
+import type { ForkRequest, StoredThread, ThreadId } from "./msgs.ts";
+import { threadName } from "./names.ts";
+import { forkTitle } from "./titles.ts";
+
+/** What taking a fork needs of the chat: its tree, the threads on disk, and where a thread works. */
+export type ForkingChat = ChatTree & {
+  readonly stored: ReadonlyMap<ThreadId, StoredThread>;
+  environmentFor(id: ThreadId): Environment;
+};
+
+/** A fork is due: taken now, or (one whose worktree is made when due) handed to the host at the source's last message. */
+export function forkWhenDue(chat: ForkingChat, request: ForkRequest): void {
+  if (!request.worktreeWhenDue) {
+    takeFork(chat, request);
+    return;
+  }
+  const length = chat.threads.get(request.sourceId)?.runner.history.length ?? request.storedSource?.history.length ?? 0;
+  chat.events.forkDue({ ...request, atMessage: request.atMessage ?? length - 1 });
+}
+
+/** Forks now (the request's `wait` is not looked at). */
+export function takeFork(chat: ForkingChat, request: ForkRequest): void {
+  const live = chat.threads.get(request.sourceId);
+  const stored = chat.stored.get(request.sourceId);
+  // A stored source is cloned without loading it: a throwaway runner holds its history.
+  const from = request.storedSource;
+  const source = live?.runner ?? (stored && from && chat.runners.reopen(from.runner, from.history, () => {}));
+  const sourceTitle = live?.title ?? stored?.title;
+  if (!source || sourceTitle === undefined) throw new Error(`${threadName(chat, request.sourceId)} cannot be forked`);
+  const sourceLength = source.history.length;
+  // Linked first: the host's services for the new thread (where it works) follow its parent.
+  chat.lineage.link(request.newId, {
+    parentId: request.sourceId,
+    atMessage: Math.max(0, Math.min(request.atMessage ?? sourceLength - 1, sourceLength - 1)),
+    relation: "fork",
+  });
+  const runner = source.clone(chat.agentDispatch(request.newId), {
+    knownResults: live?.forkResults(),
+    atMessage: request.atMessage,
+    root: chat.environmentFor(request.newId).root,
+  });
+  const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);
+  const thread = chat.makeThread(request.newId, request.num, title, runner, by);
+  // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
+  thread.code = live?.code ?? from?.code ?? [];
+  if (live) thread.approvalsFrom(live);
+  if (runner.traits.forkLifecycle) {
+    chat.forks.update({
+      type: "started",
+      id: thread.id,
+      parentId: request.sourceId,
+      background: request.background === true,
+      idleTimeoutMs: request.idleTimeoutMs ?? chat.clock.forkIdleTimeoutMs,
+      openedBy: request.byAgent ? "agent" : "user",
+      now: chat.clock.now(),
+    });
+  }
+  // Taken at a message of the user's (`F` on it), it goes on from there: that message is answered
+  // again at once, and a prompt is the turn after (queued meanwhile), never joined to it.
+  if (request.atMessage !== undefined && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
+  // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
+  if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
+  chat.add(thread, { under: request.sourceId, prefill: request.prefill, background: request.background === true }, !request.background);
+}

@@ -1,0 +1,67 @@
+/**
+ * The code snapshots of a thread's turns (see snapshot/code.ts): when they are asked for (before a
+ * batch of tools, when a turn that ran tools ends), which entry of the history each was asked
+ * after, and the marks kept once they are taken. A turn's change list starts at its first snapshot.
+ */
+import type { History } from "../providers/history.ts";
+import type { Entry } from "../providers/native.ts";
+import { type CodeMark, type CodePurpose, type CodeRecorder, type SnapshotId, type ThreadMark, validMarks } from "../snapshot/code.ts";
+import type { ThreadId } from "./msgs.ts";
+
+export class TurnCode {
+  /** The code snapshots its messages were made on; forks share their source's. Replaced, never mutated. */
+  marks: readonly ThreadMark[] = [];
+  /** The current turn's first snapshot (its change list starts there), or null before its first tool. */
+  private turnStart: SnapshotId | null = null;
+  /** Snapshots asked for and not yet answered: the entry each was asked after, by message count. */
+  private readonly asked = new Map<number, Entry | null>();
+
+  constructor(
+    private readonly id: ThreadId,
+    private readonly recorder: CodeRecorder,
+    /** The thread's history now (its runner may be replaced). */
+    private readonly history: () => History,
+  ) {}
+
+  /** A turn starts (a send, an answer): the project's first snapshot starts now, in the background, so its tools find it made. */
+  turnStarts(): void {
+    this.turnStart = null;
+    this.recorder.prime(this.id);
+  }
+
+  /** The history was rewound: the turn that was going on is gone. */
+  rewound(): void {
+    this.turnStart = null;
+  }
+
+  /** A turn ended: one that ran tools records what it changed since its first snapshot. */
+  turnEnded(): void {
+    if (this.turnStart === null) return;
+    this.take("turn-end", this.turnStart);
+    this.turnStart = null;
+  }
+
+  /** The files are recorded before a batch of tools can change them; asked for at the history's length now. */
+  beforeTools(): void {
+    this.take("tools", null);
+  }
+
+  /** A snapshot asked for at `at` messages was taken: kept with the entry it followed. */
+  taken(at: number, purpose: CodePurpose, mark: CodeMark | null): void {
+    const entry = this.asked.get(at);
+    this.asked.delete(at);
+    const kept = mark && entry !== undefined ? { ...mark, entry } : null;
+    // A snapshot of a turn rolled back meanwhile (a rewind) describes no message left: dropped, never stored.
+    if (kept && validMarks([kept], this.history()).length) {
+      this.marks = [...this.marks, kept];
+      if (purpose === "tools") this.turnStart ??= kept.id;
+    }
+  }
+
+  private take(purpose: CodePurpose, since: SnapshotId | null): void {
+    const history = this.history();
+    const at = history.length;
+    this.asked.set(at, at > 0 ? history.at(at - 1) : null);
+    this.recorder.record(this.id, at, since, purpose);
+  }
+}
