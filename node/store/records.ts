@@ -3,6 +3,9 @@
  * then one record per change to the thread's history. Messages are stored exactly as the Messages
  * API takes them; view state never goes in. `t` comes first in every record, so a reader that only
  * needs counts can tell an `append` line from its first bytes without parsing the message.
+ *
+ * Over 300 lines: it is the one definition of the format, each record kind beside the check that
+ * reads it back (an untrusted file), so that what is written and what is taken back never drift.
  */
 
 import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
