@@ -14,11 +14,16 @@ const run = (cmd, args) => {
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 
-if (!existsSync(join(root, "node_modules"))) {
-  console.log("First run: installing dependencies (npm ci, a few minutes)…");
-  run("npm", ["ci"]);
+// A plugin manager's install (scripts/install.mjs) keeps dist/ and no node_modules: it runs as
+// built. A checkout without either installs everything first.
+const lightInstall = !existsSync(join(root, "node_modules")) && existsSync(join(root, "dist/host.cjs"));
+if (!lightInstall) {
+  if (!existsSync(join(root, "node_modules"))) {
+    console.log("First run: installing dependencies (npm ci, a few minutes)…");
+    run("npm", ["ci"]);
+  }
+  run("node", ["scripts/build.mjs"]);
 }
-run("node", ["scripts/build.mjs"]);
 const nvim = findNvim(root);
 
 const env = { ...process.env };

@@ -26,7 +26,14 @@ function M.check()
   if vim.fn.filereadable(host.script) == 1 then
     h.ok("host built: " .. host.script)
   else
-    h.error("host not built: run `npm ci && npm run build` in " .. host.root)
+    h.error("host not built: " .. host.build_hint())
+  end
+  -- A plugin manager tags doc/ on install; a `dir =` checkout is not: :help tine then opens
+  -- another plugin's page that fuzzy-matches.
+  if vim.uv.fs_stat(host.root .. "/doc/tags") then
+    h.ok("help tagged: :help tine.nvim")
+  else
+    h.warn(("help not tagged: run :helptags %s/doc (until then :help tine.nvim finds nothing)"):format(host.root))
   end
   -- The key's presence only: its value is never shown or written anywhere.
   if (vim.env.ANTHROPIC_API_KEY or "") ~= "" then

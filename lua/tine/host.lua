@@ -35,6 +35,17 @@ local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
 M.root = root
 M.script = root .. "/dist/host.cjs"
 
+--- What builds the host, for the messages that say it is not built. Under lazy.nvim its own
+--- command, which shows the build's output: it runs the spec's `build`, which a `dir =` spec needs
+--- too (lazy.nvim builds those only when told to). lazy.nvim names a plugin after its folder.
+function M.build_hint()
+  local command = "node scripts/install.mjs"
+  if package.loaded["lazy"] then
+    return ("run :Lazy build %s (its spec needs build = %q)"):format(vim.fn.fnamemodify(root, ":t"), command)
+  end
+  return ("run `%s` in %s"):format(command, root)
+end
+
 function M.log_path()
   return vim.fn.stdpath("log") .. "/tine.log"
 end
@@ -97,7 +108,7 @@ local function start()
     return
   end
   if vim.fn.filereadable(M.script) == 0 then
-    error(("tine: the host is not built: run `npm ci && npm run build` in %s"):format(root), 0)
+    error("tine: the host is not built: " .. M.build_hint(), 0)
   end
   if vim.fn.executable(config.options.node) == 0 then
     error(("tine: `%s` (Node >= 20) was not found"):format(config.options.node), 0)
