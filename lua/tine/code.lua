@@ -26,8 +26,7 @@ local function report(result, what)
     msg = msg .. ("; left alone (changed since, not overwritten): %s"):format(table.concat(result.left, ", "))
   end
   if #result.skipped > 0 then
-    msg = msg
-      .. ("; skipped (a link out of the project, and what is under it): %s"):format(table.concat(result.skipped, ", "))
+    msg = msg .. ("; skipped (a link out of the project, and what is under it): %s"):format(table.concat(result.skipped, ", "))
   end
   vim.notify(msg, vim.log.levels.INFO)
 end
@@ -47,10 +46,7 @@ function M.ask_restore(id, at_message)
   vim.list_extend(lines, vim.tbl_map(file_line, plan.files))
   local choices = "&Restore\n&Cancel"
   if #plan.changed_since > 0 then
-    table.insert(
-      lines,
-      ("Changed since (left alone unless overwritten): %s"):format(table.concat(plan.changed_since, ", "))
-    )
+    table.insert(lines, ("Changed since (left alone unless overwritten): %s"):format(table.concat(plan.changed_since, ", ")))
     choices = "&Restore\n&Overwrite mine too\n&Cancel"
   end
   table.insert(lines, ":Tine restore undo puts them back as they are now.")
@@ -157,12 +153,7 @@ function M.open_change(id)
   vim.cmd("diffthis")
   vim.cmd("leftabove vnew")
   local rel = vim.fn.fnamemodify(f.path, ":.")
-  scratch_side(
-    vim.api.nvim_get_current_buf(),
-    ("tine-before://%s"):format(rel),
-    f.before ~= vim.NIL and f.before or nil,
-    rel
-  )
+  scratch_side(vim.api.nvim_get_current_buf(), ("tine-before://%s"):format(rel), f.before ~= vim.NIL and f.before or nil, rel)
   return true
 end
 
@@ -177,19 +168,9 @@ function M.open_branch_file(code, titles, path)
     return
   end
   vim.cmd("tabnew")
-  scratch_side(
-    vim.api.nvim_get_current_buf(),
-    ("tine-snapshot://%s/%s"):format(titles[1], path),
-    f.a ~= vim.NIL and f.a or nil,
-    path
-  )
+  scratch_side(vim.api.nvim_get_current_buf(), ("tine-snapshot://%s/%s"):format(titles[1], path), f.a ~= vim.NIL and f.a or nil, path)
   vim.cmd("rightbelow vnew")
-  scratch_side(
-    vim.api.nvim_get_current_buf(),
-    ("tine-snapshot://%s/%s"):format(titles[2], path),
-    f.b ~= vim.NIL and f.b or nil,
-    path
-  )
+  scratch_side(vim.api.nvim_get_current_buf(), ("tine-snapshot://%s/%s"):format(titles[2], path), f.b ~= vim.NIL and f.b or nil, path)
 end
 
 --- :Tine diff's code, in a window below the two branches: the files they differ in (each as its

@@ -13,10 +13,7 @@ local M = {}
 local function current_thread()
   local id = vim.b.tine_thread
   if not id and vim.bo.buftype == "terminal" then
-    error(
-      "tine: this terminal was not started by tine (:Tine claude), so its Claude Code session id is unknown: nothing was forked",
-      0
-    )
+    error("tine: this terminal was not started by tine (:Tine claude), so its Claude Code session id is unknown: nothing was forked", 0)
   end
   if not id then
     error("tine: :ForkThread works in a thread's display or input buffer (this buffer is not one)", 0)
@@ -28,8 +25,7 @@ end
 ---@param opts TineForkOpts
 ---@param at_yours? boolean it forks at a message of the user's, which the fork answers again first
 function M.ask_and_fork(id, opts, at_yours)
-  local prompt = at_yours and "Fork prompt (your message is answered again first; empty: only that): "
-    or "Fork prompt (empty: fork only): "
+  local prompt = at_yours and "Fork prompt (your message is answered again first; empty: only that): " or "Fork prompt (empty: fork only): "
   vim.ui.input({ prompt = prompt }, function(answer)
     if answer == nil then
       return

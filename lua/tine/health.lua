@@ -62,9 +62,7 @@ function M.check()
   if vim.fn.executable(claude) == 1 then
     h.ok(("Claude Code: %s"):format(vim.trim(vim.fn.system({ claude, "--version" }))))
   else
-    h.info(
-      ("Claude Code: `%s` not found (only :Tine claude and :Tine export need it; see claude_command)"):format(claude)
-    )
+    h.info(("Claude Code: `%s` not found (only :Tine claude and :Tine export need it; see claude_command)"):format(claude))
   end
 
   h.start("tine.nvim: project instructions")
@@ -93,10 +91,7 @@ function M.check()
         elseif f.state == "outside" then
           -- A project's file linked outside it (a cloned repo's CLAUDE.md -> ~/.aws/credentials).
           h.warn(
-            ("%s: not read: it links to %s, outside the project (name that file in instructions.files to send it)"):format(
-              f.path,
-              f.to
-            )
+            ("%s: not read: it links to %s, outside the project (name that file in instructions.files to send it)"):format(f.path, f.to)
           )
         elseif f.state == "same" then
           h.info(("%s: the same file as %s, sent once"):format(f.path, f.as))
@@ -153,14 +148,7 @@ function M.check()
   if not ok then
     h.error("the host could not report on code snapshots: " .. tostring(snap))
   elseif snap.on then
-    h.ok(
-      ("of %s, in %s: %.1f MiB (kept %d days)"):format(
-        snap.root,
-        snap.dir,
-        snap.bytes / 1048576,
-        config.snapshot_keep_days
-      )
-    )
+    h.ok(("of %s, in %s: %.1f MiB (kept %d days)"):format(snap.root, snap.dir, snap.bytes / 1048576, config.snapshot_keep_days))
   else
     h.info(("off: %s (a turn's changed files are not listed, :Tine restore cannot bring files back)"):format(snap.why))
   end
@@ -174,21 +162,14 @@ function M.check()
   else
     for _, w in ipairs(wt.worktrees) do
       local size = ("%.1f MiB"):format(w.bytes / 1048576)
-      local changed = w.changed == vim.NIL and "no turn recorded"
-        or ("%d changed file%s"):format(w.changed, w.changed == 1 and "" or "s")
+      local changed = w.changed == vim.NIL and "no turn recorded" or ("%d changed file%s"):format(w.changed, w.changed == 1 and "" or "s")
       if w.merge_into ~= vim.NIL then
         h.info(("%s: its conflicted merge into %s waits for :Tine merge done · %s"):format(w.path, w.merge_into, size))
       elseif #w.threads > 0 then
         h.ok(("%s: %s · %s · %s"):format(w.path, table.concat(w.threads, ", "), changed, size))
       else
         -- A deleted fork's, or one whose transcript is gone: tine no longer removes it.
-        h.warn(
-          ("%s: left over: no thread works in it (%s): remove it with :!rm -rf %s"):format(
-            w.path,
-            size,
-            vim.fn.shellescape(w.path)
-          )
-        )
+        h.warn(("%s: left over: no thread works in it (%s): remove it with :!rm -rf %s"):format(w.path, size, vim.fn.shellescape(w.path)))
       end
     end
   end

@@ -148,11 +148,7 @@ local function start()
         local last = stderr_tail[#stderr_tail] or ""
         vim.schedule(function()
           vim.notify(
-            ("tine: the host exited (code %d). %s\nLog: %s. Run :Tine restart to recover."):format(
-              code,
-              last,
-              M.log_path()
-            ),
+            ("tine: the host exited (code %d). %s\nLog: %s. Run :Tine restart to recover."):format(code, last, M.log_path()),
             vim.log.levels.ERROR
           )
           require("tine.buffers").host_died()
@@ -177,10 +173,7 @@ end
 local function ensure_started()
   if dead then
     error(
-      ("tine: the host exited (code %d; log: %s). Run :Tine restart: your stored threads come back."):format(
-        dead.code,
-        M.log_path()
-      ),
+      ("tine: the host exited (code %d; log: %s). Run :Tine restart: your stored threads come back."):format(dead.code, M.log_path()),
       0
     )
   end

@@ -78,13 +78,7 @@ function M.apply(buf, p)
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     for _, m in ipairs(p.marks) do
       if m.line < count then
-        vim.api.nvim_buf_set_extmark(
-          buf,
-          ns,
-          m.line,
-          0,
-          { virt_text = { { m.text, "Special" } }, virt_text_pos = "eol" }
-        )
+        vim.api.nvim_buf_set_extmark(buf, ns, m.line, 0, { virt_text = { { m.text, "Special" } }, virt_text_pos = "eol" })
       end
     end
   end

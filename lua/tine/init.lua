@@ -88,9 +88,7 @@ function M.open(id)
   local t = host.request("open", id)
   if t.read_only_by ~= nil and t.read_only_by ~= vim.NIL then
     vim.notify(
-      ("tine: this thread is open for writing in another Neovim (pid %d): it is read-only here; fork it to continue"):format(
-        t.read_only_by
-      ),
+      ("tine: this thread is open for writing in another Neovim (pid %d): it is read-only here; fork it to continue"):format(t.read_only_by),
       vim.log.levels.WARN
     )
   end
@@ -193,12 +191,7 @@ end
 local function claude_command()
   local cmd = vim.deepcopy(config.options.claude_command)
   if vim.fn.executable(cmd[1]) == 0 then
-    error(
-      ('tine: `%s` was not found: install Claude Code, or set claude_command in setup() (e.g. { "npx", "claude" })'):format(
-        cmd[1]
-      ),
-      0
-    )
+    error(('tine: `%s` was not found: install Claude Code, or set claude_command in setup() (e.g. { "npx", "claude" })'):format(cmd[1]), 0)
   end
   return cmd
 end

@@ -40,18 +40,13 @@ local function approval_key(input, lhs, answer, desc)
   if not lhs or lhs == "" then
     return
   end
-  vim.keymap.set(
-    "n",
-    lhs,
-    function()
-      if vim.b[input].tine_pending then
-        vim.schedule(answer)
-        return "<Ignore>"
-      end
-      return lhs
-    end,
-    { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" }
-  )
+  vim.keymap.set("n", lhs, function()
+    if vim.b[input].tine_pending then
+      vim.schedule(answer)
+      return "<Ignore>"
+    end
+    return lhs
+  end, { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" })
 end
 
 --- `key` in the input buffer's Normal mode: sends the failed turn again while the thread stopped

@@ -44,10 +44,7 @@ function M.request_send(id, text)
         end, outside),
         ", "
       )
-      error(
-        ("tine: not sent: %s lead%s outside the project, not approved"):format(names, #outside == 1 and "s" or ""),
-        0
-      )
+      error(("tine: not sent: %s lead%s outside the project, not approved"):format(names, #outside == 1 and "s" or ""), 0)
     end
     for _, f in ipairs(outside) do
       table.insert(approved, f.target)
@@ -67,10 +64,7 @@ local function send(id, text)
   local ok, result = guarded(M.request_send, id, text)
   local replaced = ok and type(result) == "table" and result.replaced or ""
   if replaced ~= "" then
-    vim.notify(
-      "tine: your new message replaced the one that failed; its text is back in the input",
-      vim.log.levels.INFO
-    )
+    vim.notify("tine: your new message replaced the one that failed; its text is back in the input", vim.log.levels.INFO)
   end
   return ok, replaced
 end

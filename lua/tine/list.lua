@@ -112,9 +112,7 @@ local function map_view_keys(buf)
       guarded(function()
         show(host.request("list_fold", vim.api.nvim_win_get_cursor(0)[1] - 1, how))
       end)
-    end, ("%s the forks under the thread"):format(
-      ({ close = "fold", open = "unfold", toggle = "fold/unfold" })[how]
-    ))
+    end, ("%s the forks under the thread"):format(({ close = "fold", open = "unfold", toggle = "fold/unfold" })[how]))
   end
   vim.b[buf].tine_list_keys = true
 end
@@ -162,16 +160,13 @@ end
 --- threads above them). An empty answer shows all again.
 function M.filter()
   local buf = vim.api.nvim_get_current_buf()
-  vim.ui.input(
-    { prompt = "Threads holding (empty: all): ", default = vim.b[buf].tine_list_filter or "" },
-    function(answer)
-      if answer ~= nil then
-        guarded(function()
-          show(host.request("list_filter", answer))
-        end)
-      end
+  vim.ui.input({ prompt = "Threads holding (empty: all): ", default = vim.b[buf].tine_list_filter or "" }, function(answer)
+    if answer ~= nil then
+      guarded(function()
+        show(host.request("list_filter", answer))
+      end)
     end
-  )
+  end)
 end
 
 --- The thread on the list's cursor line.
@@ -339,9 +334,7 @@ function M.delete_from_list()
   local forks = #vim.tbl_filter(function(o)
     return o.parent_id == id
   end, tine.threads())
-  local keep = forks == 0 and ""
-    or forks == 1 and " Its fork keeps its history."
-    or (" Its %d forks keep their history."):format(forks)
+  local keep = forks == 0 and "" or forks == 1 and " Its fork keeps its history." or (" Its %d forks keep their history."):format(forks)
   local question = ('Delete "%s"?%s'):format(t and t.title or "this thread", keep)
   if vim.fn.confirm(question, "&Delete\n&Cancel", 2) == 1 then
     guarded(tine.delete, id)

@@ -21,10 +21,7 @@ function M.pick()
     return
   end
   if #servers == 0 then
-    return vim.notify(
-      "tine: no MCP servers are configured (mcp_servers in setup, .tine/mcp.json or .mcp.json)",
-      vim.log.levels.INFO
-    )
+    return vim.notify("tine: no MCP servers are configured (mcp_servers in setup, .tine/mcp.json or .mcp.json)", vim.log.levels.INFO)
   end
   vim.ui.select(servers, { prompt = "MCP servers", format_item = M.describe }, function(s)
     if not s then

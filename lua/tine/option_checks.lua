@@ -116,14 +116,9 @@ local M = {
     return type(v) == "table" and #v > 0 and string_list(v), "a non-empty list of strings"
   end,
   sidebar = function(v)
-    return type(v) == "table"
-      and vim.tbl_contains({ "left", "right" }, v.side)
-      and type(v.width) == "number"
-      and v.width > 0
-      and type(v.input_height) == "number"
-      and v.input_height > 0
-      and type(v.min_editor_width) == "number"
-      and v.min_editor_width >= 0,
+    return type(v) == "table" and vim.tbl_contains({ "left", "right" }, v.side) and type(v.width) == "number" and v.width > 0 and type(
+      v.input_height
+    ) == "number" and v.input_height > 0 and type(v.min_editor_width) == "number" and v.min_editor_width >= 0,
       'a table { side = "left"|"right", width = N, input_height = N, min_editor_width = N }'
   end,
   keymaps = function(v)

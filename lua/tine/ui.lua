@@ -215,10 +215,7 @@ function M.open_fork(display, input, source_display, mode, prefill)
   end
   if mode == "split" and near and not layout.can_stack(near) then
     mode = "replace"
-    vim.notify(
-      "tine: no room beside the source: the fork took its windows (it goes on; gp goes back to it)",
-      vim.log.levels.INFO
-    )
+    vim.notify("tine: no room beside the source: the fork took its windows (it goes on; gp goes back to it)", vim.log.levels.INFO)
   elseif mode == "replace" and near then
     vim.notify("tine: the fork took the source's windows (it goes on; gp goes back to it)", vim.log.levels.INFO)
   end
