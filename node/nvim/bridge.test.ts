@@ -30,11 +30,11 @@ describe("NvimBridge.together", () => {
     let second: Promise<unknown> | undefined;
     let third: Promise<unknown> | undefined;
     bridge.together(() => {
-      first = bridge.call("apply", [1, { edits: [] }]);
+      first = bridge.call("apply", [1, { edits: [], marks: null, busy: null }]);
       bridge.together(() => {
         second = bridge.call("set_title", [1, 2, "t"]);
       });
-      third = bridge.call("threads_pushed", [{ seq: 1, threads: [] }]);
+      third = bridge.call("threads_pushed", [{ seq: 1, set: [], order: null }]);
       expect(neovim.sent).toEqual([]);
     });
     expect(neovim.sent).toEqual([
@@ -44,9 +44,9 @@ describe("NvimBridge.together", () => {
           'return require("tine.host_api").batch(...)',
           [
             [
-              ["apply", [1, { edits: [] }]],
+              ["apply", [1, { edits: [], marks: null, busy: null }]],
               ["set_title", [1, 2, "t"]],
-              ["threads_pushed", [{ seq: 1, threads: [] }]],
+              ["threads_pushed", [{ seq: 1, set: [], order: null }]],
             ],
           ],
         ],
@@ -57,11 +57,34 @@ describe("NvimBridge.together", () => {
       [false, "no such buffer"],
       [true, true],
     ]);
-    await expect(first).resolves.toBeNull();
+    await expect(first).resolves.toBeUndefined();
     await expect(second).rejects.toThrow("set_title: no such buffer");
-    await expect(third).resolves.toBe(true);
+    await expect(third).resolves.toBeUndefined();
 
     void bridge.call("notify", ["hi", "info"]);
     expect(neovim.sent.at(-1)).toEqual({ method: "nvim_exec_lua", args: ['return require("tine.host_api").notify(...)', ["hi", "info"]] });
+  });
+
+  it("gives an answer its caller reads only in the shape lua-api.ts names, in a pass or alone", async () => {
+    const neovim = fakeNeovim();
+    const bridge = new NvimBridge(neovim.nvim);
+    let made: Promise<{ display: number; input: number }> | undefined;
+    let list: Promise<number> | undefined;
+    bridge.together(() => {
+      made = bridge.call("create_thread_buffers", ["t1", 1, "title", []]);
+      list = bridge.call("list_buffer", []);
+    });
+    neovim.answer([
+      [true, { display: 3, input: 4 }],
+      [true, "7"],
+    ]);
+    await expect(made).resolves.toEqual({ display: 3, input: 4 });
+    await expect(list).rejects.toThrow('list_buffer: the answer of list_buffer must be a buffer number (got "7")');
+
+    const alone = bridge.call("create_thread_buffers", ["t2", 2, "title", []]);
+    neovim.answer({ display: 5 });
+    await expect(alone).rejects.toThrow(
+      "create_thread_buffers: the answer of create_thread_buffers.input must be a buffer number (got nil)",
+    );
   });
 });

@@ -1,16 +1,18 @@
 /**
- * The host's only way to touch Neovim: calls into the Lua side (`require("tine.host_api")`).
+ * The host's only way to touch Neovim: calls into the Lua side (`require("tine.host_api")`), each
+ * named, with its arguments and answer, in lua-api.ts.
  * Buffer writes are sent without waiting, in order, so streaming never waits on a round trip.
  * The calls of one drawing pass go together (`together`): one message, which Neovim handles
  * whole, so nothing Neovim does in between (another client's call, a timer) sees half a pass.
  */
 import type { GatherRequest } from "../context/editor.ts";
 import type { ViewUpdate } from "../view/thread-view.ts";
+import { type ApplyPayload, LUA_RESULTS, type LuaApi, type LuaFn } from "./lua-api.ts";
 
 /** Neovim's RPC API as the host uses it: the jobstart host's RpcChannel, or the remote-plugin host's client. */
 export type NvimRequests = { request(method: string, args: unknown[]): Promise<unknown> };
 
-type Batched = { fn: string; args: unknown[]; resolve(value: unknown): void; reject(error: Error): void };
+type Batched = { fn: LuaFn; args: readonly unknown[]; resolve(value: unknown): void; reject(error: Error): void };
 
 export class NvimBridge {
   /** The calls of the `together` under way, sent when it ends. */
@@ -18,11 +20,13 @@ export class NvimBridge {
 
   constructor(private readonly nvim: NvimRequests) {}
 
-  /** Calls `require("tine.host_api")[fn](...args)` and returns its result. */
-  call(fn: string, args: unknown[]): Promise<unknown> {
+  /** Calls `require("tine.host_api")[fn](...args)` and returns its answer, checked (lua-api.ts). */
+  call<F extends LuaFn>(fn: F, args: LuaApi[F]["args"]): Promise<LuaApi[F]["result"]> {
     const batch = this.batch;
-    if (batch) return new Promise((resolve, reject) => batch.push({ fn, args, resolve, reject }));
-    return this.nvim.request("nvim_exec_lua", [`return require("tine.host_api").${fn}(...)`, args]);
+    const answer = batch
+      ? new Promise<unknown>((resolve, reject) => batch.push({ fn, args, resolve, reject }))
+      : this.nvim.request("nvim_exec_lua", [`return require("tine.host_api").${fn}(...)`, args]);
+    return answer.then((value) => LUA_RESULTS[fn](value, fn));
   }
 
   /**
@@ -63,7 +67,7 @@ export class NvimBridge {
 
   /** Sends a buffer's edits; the promise (which never rejects) settles once Neovim has made them. */
   applyView(buf: number, update: ViewUpdate): Promise<void> {
-    const payload = {
+    const payload: ApplyPayload = {
       edits: update.edits,
       marks: update.marks ?? null,
       busy: update.busySince === undefined ? null : { since: update.busySince ?? false },

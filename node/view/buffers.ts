@@ -14,6 +14,7 @@ import { threadName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { workingNow } from "../chat/working.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import type { ThreadBufnrs } from "../nvim/lua-api.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { DisplayFill } from "./display-fill.ts";
 import { displayParts } from "./display-parts.ts";
@@ -132,29 +133,23 @@ export class Buffers {
       const preview = this.previews.get(thread.id);
       this.previews.delete(thread.id);
       const surface = thread.runner.surface;
-      let bufs: { display: number; input: number };
+      let bufs: ThreadBufnrs;
       switch (surface.type) {
         case "transcript":
           bufs = preview
             ? { display: preview.display, input: preview.input }
-            : ((await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft])) as {
-                display: number;
-                input: number;
-              });
+            : await this.nvim.call("create_thread_buffers", [thread.id, thread.num, thread.title, draft]);
           break;
         case "terminal":
           // The terminal is the thread's one buffer (display and input alike).
-          bufs = (await this.nvim.call("create_terminal_thread", [
+          bufs = await this.nvim.call("create_terminal_thread", [
             thread.id,
             thread.num,
             thread.title,
             surface.argv,
             surface.firstInput,
             surface.cwd,
-          ])) as {
-            display: number;
-            input: number;
-          };
+          ]);
           surface.started();
           break;
         default:
@@ -199,10 +194,10 @@ export class Buffers {
    * A stored thread's buffers, made before it is loaded, showing `lines` (its end, see
    * end-preview.ts): its mount takes them and its first render writes over the lines.
    */
-  async showEnd(id: ThreadId, num: number, title: string, lines: string[]): Promise<{ display: number; input: number }> {
+  async showEnd(id: ThreadId, num: number, title: string, lines: string[]): Promise<ThreadBufnrs> {
     const draft = this.drafts.get(id) ?? [];
     this.drafts.delete(id);
-    const bufs = (await this.nvim.call("create_thread_buffers", [id, num, title, draft])) as { display: number; input: number };
+    const bufs = await this.nvim.call("create_thread_buffers", [id, num, title, draft]);
     this.previews.set(id, { ...bufs, title });
     // Awaited: Neovim waiting for the open may take its answer before a request still queued.
     await this.nvim.applyView(bufs.display, { edits: [[0, -1, lines]] });

@@ -22,7 +22,7 @@ export class ListBuffer {
 
   /** The buffer (created on first use), showing `scope`. */
   async show(scope: ListScope): Promise<number> {
-    if (this.buf === null) this.buf = (await this.nvim.call("list_buffer", [])) as number;
+    if (this.buf === null) this.buf = await this.nvim.call("list_buffer", []);
     this.scope = scope;
     this.version = -1;
     // Drawn before the answer: the Lua side sizes the window to the lines and puts the cursor on one.
