@@ -97,7 +97,7 @@ describe.skipIf(tmpfsRefused !== null)(
     }
     function dataDir(): string {
       const dir = mkdtempSync(join(tmpdir(), "tine-data-"));
-      cleanup.push(() => rmSync(dir, { recursive: true, force: true, maxRetries: 12, retryDelay: 250 }));
+      cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
       return dir;
     }
 
