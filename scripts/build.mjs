@@ -1,5 +1,5 @@
 // Bundles the Node host into one file (dist/host-main.cjs) that Neovim starts through a loader
-// (dist/host.cjs, node/boot.ts: V8's code cache), the same code for the classic remote-plugin
+// (dist/host.cjs, node/host/boot.ts: V8's code cache), the same code for the classic remote-plugin
 // host (dist/rplugin.cjs), the Anthropic SDK they load on first use (dist/sdk.cjs), the MCP SDK
 // they load when an MCP server first starts (dist/mcp-sdk.cjs), plus the
 // offline demo server used by `npm run try` (dist/mock-demo.cjs).
@@ -41,7 +41,7 @@ export default new Proxy(function Anthropic() {}, {
  * The MCP SDK is needed only when a configured MCP server first starts (node/mcp/sdk.ts imports
  * its parts dynamically from node/mcp/sdk-entry.ts): that module is bundled alone into
  * dist/mcp-sdk.cjs, and in the host's bundle it is a stand-in that requires that file. A
- * `require`, not an `import()`: the host runs as a vm Script (node/boot.ts), which has no
+ * `require`, not an `import()`: the host runs as a vm Script (node/host/boot.ts), which has no
  * dynamic import; esbuild makes the `import()` of a bundled module a lazy require of it.
  */
 const mcpSdkOnFirstUse = {
@@ -90,8 +90,8 @@ const builtinsOnFirstUse = {
 // rather than CommonJS wrapped in a function per file and copied export by export at start-up.
 const host = { ...common, ...minified, mainFields: ["module", "main"], plugins: [sdkOnFirstUse, mcpSdkOnFirstUse, builtinsOnFirstUse] };
 await Promise.all([
-  build({ ...host, entryPoints: ["node/index.ts"], outfile: "dist/host-main.cjs" }),
-  build({ ...host, entryPoints: ["node/rplugin.ts"], outfile: "dist/rplugin.cjs" }),
+  build({ ...host, entryPoints: ["node/host/index.ts"], outfile: "dist/host-main.cjs" }),
+  build({ ...host, entryPoints: ["node/host/rplugin.ts"], outfile: "dist/rplugin.cjs" }),
   build({
     ...common,
     ...minified,
@@ -105,4 +105,9 @@ await Promise.all([
 // The loader names the code cache after the bundle's content; a cache of an earlier build is dropped.
 const hash = createHash("sha256").update(readFileSync("dist/host-main.cjs")).digest("hex").slice(0, 16);
 for (const f of readdirSync("dist")) if (/^host-main\..*\.v8cache/.test(f) && !f.startsWith(`host-main.${hash}.`)) rmSync(`dist/${f}`);
-await build({ ...common, entryPoints: ["node/boot.ts"], outfile: "dist/host.cjs", define: { HOST_BUNDLE_HASH: JSON.stringify(hash) } });
+await build({
+  ...common,
+  entryPoints: ["node/host/boot.ts"],
+  outfile: "dist/host.cjs",
+  define: { HOST_BUNDLE_HASH: JSON.stringify(hash) },
+});

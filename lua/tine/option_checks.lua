@@ -1,6 +1,6 @@
 -- What each option must be (lua/tine/config.lua's defaults say what each one does): setup() checks
 -- the merged options against these, so a typo is reported at once with the option's name instead
--- of when the host starts (which checks them again, as it checks all that Lua sends: node/config.ts).
+-- of when the host starts (which checks them again, as it checks all that Lua sends: node/host/config.ts).
 -- Each check returns ok and what the value must be (and, for a part of a table, that part's name
 -- and what it holds: lua/tine/prices.lua).
 

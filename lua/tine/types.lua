@@ -115,7 +115,7 @@
 ---@field compact? string|false display: compact the thread up to the message under the cursor
 ---@field deny_reason? string|false
 
---- What the host receives at `init` (node/config.ts SentConfig): the options whole, unset ones as
+--- What the host receives at `init` (node/host/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.
 ---@class TineHostConfig: TineConfig
 ---@field cwd string

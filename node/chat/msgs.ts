@@ -1,4 +1,4 @@
-/** The typed messages that drive every change, dispatched through the one loop (services.ts). */
+/** The typed messages that drive every change, dispatched through the one loop (host/services.ts). */
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../providers/agent.ts";
 import type { History } from "../providers/history.ts";

@@ -2,7 +2,7 @@
  * The Claude Code feature as the user reaches it: `:Tine claude` (a new session in a terminal),
  * `:Tine import` (a session's conversation as a tine thread) and `:Tine export` (a thread written
  * as a session and continued in Claude Code). Forks and restarts need nothing here: the runner
- * (session.ts) and the registry (runners.ts) do them like any other thread's.
+ * (session.ts) and the registry (host/runners.ts) do them like any other thread's.
  */
 import { threadName } from "../chat/names.ts";
 import type { RunnerStart } from "../chat/runner.ts";

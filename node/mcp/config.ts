@@ -91,7 +91,7 @@ export function serverTable(v: unknown, name: string, from: McpOrigin): Checked<
   return ok(out);
 }
 
-/** `mcp_servers` as setup gives it (checked with the other options, node/config.ts). */
+/** `mcp_servers` as setup gives it (checked with the other options, node/host/config.ts). */
 export const mcpServersOption: Check<McpServerSpec[]> = (v, name) => serverTable(v, name, "setup");
 
 /** The servers a project file names (`{ "mcpServers": {...} }`), or why it cannot be used; none when it is not there. */

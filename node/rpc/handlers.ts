@@ -3,9 +3,10 @@
  * arguments are checked there first, then each method is one call into App. Both entries (the
  * jobstart host and the classic remote-plugin host) route through here.
  */
-import { App } from "../app.ts";
-import { parseConfig } from "../config.ts";
+
 import { findInstructions } from "../context/instructions.ts";
+import { App } from "../host/app.ts";
+import { parseConfig } from "../host/config.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";

@@ -81,7 +81,7 @@ export const TEST_RUNNERS: MethodRunners<typeof TEST_METHODS> = {
   bench_profile_start: async (): Promise<true> => {
     if (profiler) throw new Error("bench_profile_start: the profiler is already running");
     // Loaded here, not at start-up: only benchmarks profile. Not by import(): the host runs as a vm
-    // Script (node/boot.ts), which has no dynamic import.
+    // Script (node/host/boot.ts), which has no dynamic import.
     const { Session } = process.getBuiltinModule("node:inspector/promises");
     profiler = new Session();
     profiler.connect();

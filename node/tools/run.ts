@@ -8,7 +8,7 @@ import type { CommandResult, Environment } from "./environment.ts";
 import type { ToolOutcome } from "./source.ts";
 import { isToolName } from "./specs.ts";
 
-// The host stops every tool process when it exits (index.ts): that is the local shell's to do.
+// The host stops every tool process when it exits (host/index.ts): that is the local shell's to do.
 export { killAllToolProcesses } from "./local-shell.ts";
 
 export type { ToolOutcome } from "./source.ts";

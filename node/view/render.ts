@@ -41,7 +41,7 @@ export type RenderContext = {
   readonly toolNames?: ReadonlyMap<string, string>;
   /** What the turn this reply ended changed in the project's files. */
   readonly changes?: ChangeList;
-  /** The user's keys for a tool call waiting for approval (config.ts `approval_hint`). */
+  /** The user's keys for a tool call waiting for approval (host/config.ts `approval_hint`). */
   readonly approvalHint?: string;
 };
 

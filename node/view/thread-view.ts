@@ -66,7 +66,7 @@ export type ThreadViewInput = {
   noteLines?: string[];
   /** The display key that takes a queued message back into the input (named under the queue). */
   editQueuedKey?: string | false;
-  /** The display's keys for a tool call waiting for approval, named under it (config.ts `approval_hint`). */
+  /** The display's keys for a tool call waiting for approval, named under it (host/config.ts `approval_hint`). */
   approvalHint?: string;
 };
 

@@ -6,7 +6,7 @@
  */
 import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { HostConfig } from "../config.ts";
+import type { HostConfig } from "../host/config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
 import {
   type CodeRecorder,

@@ -7,8 +7,8 @@
 import { Chat } from "../../node/chat/chat.ts";
 import type { ChatClock, ChatEvents, ChatLimits } from "../../node/chat/events.ts";
 import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
+import { runnerRegistry } from "../../node/host/runners.ts";
 import type { Connection } from "../../node/providers/connection.ts";
-import { runnerRegistry } from "../../node/runners.ts";
 import { snapshotsOff } from "../../node/snapshot/code.ts";
 import { codeRecorder } from "../../node/snapshot/recorder.ts";
 import { builtinTools } from "../../node/tools/builtin.ts";

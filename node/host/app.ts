@@ -1,53 +1,53 @@
 /**
  * The façade the RPC entry points call (rpc/handlers.ts, one call each): each entry point checks
  * what only the host knows and dispatches, in a few lines. The services and their dispatch loop
- * are built in services.ts; what the user's input becomes is input/send.ts; the work lives in
+ * are built in services.ts; what the user's input becomes is send.ts; the work lives in
  * chat/, view/, store/ and claude-code/.
  *
  * Over 300 lines: it is the one façade the RPC entry points call, each method a few lines;
  * the work is elsewhere.
  */
-import type { Chat } from "./chat/chat.ts";
-import { isEmptyThread } from "./chat/empty-thread.ts";
-import { cleanLabel, type LabelTarget } from "./chat/labels.ts";
-import type { Dispatch, ForkEnd, ThreadId } from "./chat/msgs.ts";
-import { threadName } from "./chat/names.ts";
-import { cleanTitle, type Thread } from "./chat/thread.ts";
-import type { ClaudeCodeThreads, Opened } from "./claude-code/threads.ts";
-import type { Compaction } from "./compact/compaction.ts";
+import type { Chat } from "../chat/chat.ts";
+import { isEmptyThread } from "../chat/empty-thread.ts";
+import { cleanLabel, type LabelTarget } from "../chat/labels.ts";
+import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
+import { threadName } from "../chat/names.ts";
+import { cleanTitle, type Thread } from "../chat/thread.ts";
+import type { ClaudeCodeThreads, Opened } from "../claude-code/threads.ts";
+import type { Compaction } from "../compact/compaction.ts";
+import type { MentionCompleter } from "../context/complete.ts";
+import type { SendContext } from "../context/follow.ts";
+import type { McpServers } from "../mcp/registry.ts";
+import type { NvimBridge } from "../nvim/bridge.ts";
+import { choiceNotice, modelChoices, type ThinkingEffort } from "../providers/models.ts";
+import type { SendResult } from "../rpc/methods.ts";
+import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
+import { latestMark } from "../snapshot/code.ts";
+import { branchStates, compareBranches } from "../snapshot/compare.ts";
+import type { LastActive } from "../store/last-active.ts";
+import type { Persistence } from "../store/persistence.ts";
+import type { UsageBook } from "../usage/book.ts";
+import { randomUuid } from "../util/uuid.ts";
+import { diffBranches } from "../view/branch-diff.ts";
+import type { Buffers } from "../view/buffers.ts";
+import { type LineAction, lineAction } from "../view/line-actions.ts";
+import type { ThreadListEntry } from "../view/list-entry.ts";
+import type { OpenFromEnd } from "../view/open-from-end.ts";
+import type { ThreadQueries } from "../view/thread-queries.ts";
+import type { ThreadsMirror } from "../view/threads-mirror.ts";
+import type { CodeServices } from "../worktree/code-services.ts";
+import type { ForkCode } from "../worktree/fork-code.ts";
+import { type WorktreeReport, worktreeUsers } from "../worktree/health.ts";
+import type { Workspaces } from "../worktree/workspaces.ts";
 import type { HostConfig } from "./config.ts";
-import type { MentionCompleter } from "./context/complete.ts";
-import type { SendContext } from "./context/follow.ts";
-import { SendFlow } from "./input/send.ts";
 import type { LiveThreads, NewThreadFields } from "./live-threads.ts";
-import type { McpServers } from "./mcp/registry.ts";
-import type { NvimBridge } from "./nvim/bridge.ts";
-import { choiceNotice, modelChoices, type ThinkingEffort } from "./providers/models.ts";
-import type { SendResult } from "./rpc/methods.ts";
+import { SendFlow } from "./send.ts";
 import { Services } from "./services.ts";
-import type { CodeActions, ThreadCode } from "./snapshot/actions.ts";
-import { latestMark } from "./snapshot/code.ts";
-import { branchStates, compareBranches } from "./snapshot/compare.ts";
-import type { LastActive } from "./store/last-active.ts";
-import type { Persistence } from "./store/persistence.ts";
-import type { UsageBook } from "./usage/book.ts";
-import { randomUuid } from "./util/uuid.ts";
-import { diffBranches } from "./view/branch-diff.ts";
-import type { Buffers } from "./view/buffers.ts";
-import { type LineAction, lineAction } from "./view/line-actions.ts";
-import type { ThreadListEntry } from "./view/list-entry.ts";
-import type { OpenFromEnd } from "./view/open-from-end.ts";
-import type { ThreadQueries } from "./view/thread-queries.ts";
-import type { ThreadsMirror } from "./view/threads-mirror.ts";
-import type { CodeServices } from "./worktree/code-services.ts";
-import type { ForkCode } from "./worktree/fork-code.ts";
-import { type WorktreeReport, worktreeUsers } from "./worktree/health.ts";
-import type { Workspaces } from "./worktree/workspaces.ts";
 
 export class App {
   /** Every service, wired (services.ts); the fields below are the parts App's entry points use. */
   private readonly services: Services;
-  /** `send`, `fork`, `compact`, `retry`, the queue (input/send.ts). */
+  /** `send`, `fork`, `compact`, `retry`, the queue (send.ts). */
   private readonly sending: SendFlow;
   readonly chat: Chat;
   private readonly buffers: Buffers;
@@ -106,7 +106,7 @@ export class App {
 
   // ---- RPC entry points (each answers one Lua request) ----
 
-  // What the user's input becomes (input/send.ts).
+  // What the user's input becomes (send.ts).
   send(id: ThreadId, text: string, approved?: readonly string[]): Promise<SendResult> {
     return this.sending.send(id, text, approved);
   }

@@ -8,9 +8,9 @@
  * what is derived from them, so that one place knows the options' shapes.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { InstructionsOption } from "./context/instructions.ts";
-import { type McpServerSpec, mcpServersOption } from "./mcp/config.ts";
-import type { ThinkingBudgets } from "./providers/models.ts";
+import type { InstructionsOption } from "../context/instructions.ts";
+import { type McpServerSpec, mcpServersOption } from "../mcp/config.ts";
+import type { ThinkingBudgets } from "../providers/models.ts";
 import {
   boolean,
   type Check,
@@ -25,8 +25,8 @@ import {
   say,
   string,
   wrong,
-} from "./rpc/checks.ts";
-import { pricesOption, type Rates } from "./usage/prices.ts";
+} from "../rpc/checks.ts";
+import { pricesOption, type Rates } from "../usage/prices.ts";
 
 export type Effort = NonNullable<Anthropic.Messages.OutputConfig["effort"]>;
 

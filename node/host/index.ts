@@ -2,12 +2,12 @@
  * Entry of the host Neovim starts with `jobstart(..., { rpc = true })`: msgpack-RPC on stdio.
  * Lua calls `rpcrequest(chan, "tine", method, ...args)`.
  */
-import { NvimBridge } from "./nvim/bridge.ts";
-import { RpcChannel } from "./nvim/rpc-channel.ts";
-import { stdinChunks, writeStdout } from "./nvim/stdio.ts";
-import { Handlers } from "./rpc/handlers.ts";
-import { stopGits } from "./snapshot/git.ts";
-import { killAllToolProcesses } from "./tools/run.ts";
+import { NvimBridge } from "../nvim/bridge.ts";
+import { RpcChannel } from "../nvim/rpc-channel.ts";
+import { stdinChunks, writeStdout } from "../nvim/stdio.ts";
+import { Handlers } from "../rpc/handlers.ts";
+import { stopGits } from "../snapshot/git.ts";
+import { killAllToolProcesses } from "../tools/run.ts";
 
 const call = (name: string, args: unknown[]): Promise<unknown> => {
   if (name !== "tine") return Promise.reject(new Error(`tine: unknown request ${name}`));

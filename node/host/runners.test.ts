@@ -1,10 +1,10 @@
 /** The registry runs only what the user configured: a stored header never names the program. */
 
 import { describe, expect, it } from "vitest";
-import { headerLine } from "../test/helpers/stored-header.ts";
-import { History } from "./providers/history.ts";
+import { headerLine } from "../../test/helpers/stored-header.ts";
+import { History } from "../providers/history.ts";
+import { decode } from "../store/records.ts";
 import { runnerRegistry } from "./runners.ts";
-import { decode } from "./store/records.ts";
 
 const registry = runnerRegistry({
   api: {

@@ -14,19 +14,19 @@ import { threadName, typedText } from "../chat/names.ts";
 import { parseSend } from "../chat/send-command.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { Compaction } from "../compact/compaction.ts";
-import type { HostConfig } from "../config.ts";
 import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { SendContext } from "../context/follow.ts";
-import type { LiveThreads } from "../live-threads.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { SendResult } from "../rpc/methods.ts";
-import type { Services } from "../services.ts";
 import type { CodeActions } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { randomUuid } from "../util/uuid.ts";
 import type { Buffers } from "../view/buffers.ts";
 import { forkBase, type Workspaces } from "../worktree/workspaces.ts";
+import type { HostConfig } from "./config.ts";
+import type { LiveThreads } from "./live-threads.ts";
+import type { Services } from "./services.ts";
 
 export class SendFlow {
   private readonly chat: Chat;

@@ -2,9 +2,9 @@
  * Entry for Neovim's classic node remote-plugin host (rplugin/node/tine): the same handlers as
  * the jobstart host, reached through a `TineRequest(method, args)` function.
  */
-import { NvimBridge } from "./nvim/bridge.ts";
-import { Handlers } from "./rpc/handlers.ts";
-import { stopGits } from "./snapshot/git.ts";
+import { NvimBridge } from "../nvim/bridge.ts";
+import { Handlers } from "../rpc/handlers.ts";
+import { stopGits } from "../snapshot/git.ts";
 
 type Plugin = {
   nvim: ConstructorParameters<typeof NvimBridge>[0];

@@ -5,22 +5,22 @@
  * that must be opened first. A thread's code snapshots are read here too, live or stored (a
  * stored one is read, not loaded).
  */
-import type { Chat } from "./chat/chat.ts";
-import type { ChatMsg, Dispatch, ThreadId } from "./chat/msgs.ts";
-import { threadName } from "./chat/names.ts";
-import type { RunnerSpec } from "./chat/runner.ts";
-import type { Thread } from "./chat/thread.ts";
-import { DroppedArgsNotices } from "./claude-code/stored-args.ts";
-import type { Opened } from "./claude-code/threads.ts";
-import type { NvimBridge } from "./nvim/bridge.ts";
-import type { ThreadCode } from "./snapshot/actions.ts";
-import type { Persistence } from "./store/persistence.ts";
-import { failedTurn } from "./store/replay.ts";
-import { randomUuid } from "./util/uuid.ts";
-import type { Buffers } from "./view/buffers.ts";
-import type { OpenFromEnd } from "./view/open-from-end.ts";
-import { StoredFolderNotices } from "./worktree/stored-folder.ts";
-import type { Workspaces } from "./worktree/workspaces.ts";
+import type { Chat } from "../chat/chat.ts";
+import type { ChatMsg, Dispatch, ThreadId } from "../chat/msgs.ts";
+import { threadName } from "../chat/names.ts";
+import type { RunnerSpec } from "../chat/runner.ts";
+import type { Thread } from "../chat/thread.ts";
+import { DroppedArgsNotices } from "../claude-code/stored-args.ts";
+import type { Opened } from "../claude-code/threads.ts";
+import type { NvimBridge } from "../nvim/bridge.ts";
+import type { ThreadCode } from "../snapshot/actions.ts";
+import type { Persistence } from "../store/persistence.ts";
+import { failedTurn } from "../store/replay.ts";
+import { randomUuid } from "../util/uuid.ts";
+import type { Buffers } from "../view/buffers.ts";
+import type { OpenFromEnd } from "../view/open-from-end.ts";
+import { StoredFolderNotices } from "../worktree/stored-folder.ts";
+import type { Workspaces } from "../worktree/workspaces.ts";
 
 /** The fields of a `new-thread` message the caller chooses (the id is the host's; the number too unless claimed before). */
 export type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { num?: number };
