@@ -22,6 +22,7 @@ describe(`forks that come back (${nv.version})`, () => {
         shown,
         /^⑂ Forked from "main question" at Claude's reply "Parent answer\." · gp: go to parent\n {2}ends with, keys in this display: gR report to it · gP promote into it · gD discard · anywhere: :Tine fork report\|promote\|discard/,
       );
+      await s.answerConfirm(1); // it has messages of its own: gD asks (fork-discard.test.ts)
       await s.focus((await s.thread(fork)).bufnr!);
       await s.keys("gD");
       await s.waitForGone(fork, "the fork to go");

@@ -91,6 +91,7 @@ describe(`layout (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await screen(s, 220, 55);
       const { fork } = await parentAndFork(s);
+      await s.answerConfirm(1); // it has messages of its own: gD asks
       await s.focus((await s.thread(2)).bufnr!);
       await s.keys("gD");
       await s.waitForGone(fork);
