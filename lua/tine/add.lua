@@ -22,7 +22,8 @@ end
 
 ---@param buf integer
 local function refuse_tine_buffer(buf)
-  if vim.b[buf].tine_thread or vim.api.nvim_buf_get_name(buf):match("^tine://") then
+  local b = vim.b[buf]
+  if b.tine_thread or b.tine_display or b.tine_input or vim.api.nvim_buf_get_name(buf):match("^tine://") then
     error("tine: :Tine add and :Tine ask take what is in another buffer, not in tine's own", 0)
   end
 end

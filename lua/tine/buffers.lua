@@ -119,7 +119,8 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   kept_drafts[id] = nil
   local km = config.options.keymaps
-  local display_name, input_name = ("tine://%d/%s"):format(num, title), ("tine://%d/input"):format(num)
+  local names = require("tine.names")
+  local display_name, input_name = names.thread(num, title, "display"), names.thread(num, title, "input")
   -- The first thread takes over the buffers `:Tine` showed while the host started.
   local claimed = require("tine.placeholder").claim(display_name, input_name)
   local display = claimed and claimed.display or scratch(display_name, "markdown")
@@ -292,19 +293,25 @@ function M.create_list_buffer()
   return buf
 end
 
---- The display buffer's name follows the thread's title.
+--- The buffers' names follow the thread's title (a terminal's one buffer, or the display and input).
 function M.set_title(display, num, title)
   if not vim.api.nvim_buf_is_valid(display) then
     return
   end
-  local old = vim.api.nvim_buf_get_name(display)
-  local terminal = vim.b[display].tine_input == display
-  local name = terminal and require("tine.terminal").name(num, title) or ("tine://%d/%s"):format(num, title)
-  pcall(vim.api.nvim_buf_set_name, display, name)
-  -- Renaming leaves an unloaded buffer holding the old name (as `:file` does): wipe it.
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if b ~= display and not vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == old then
-      pcall(vim.api.nvim_buf_delete, b, { force = true })
+  local names = require("tine.names")
+  local input = vim.b[display].tine_input
+  local renames = input == display and { { display, "claude" } } or { { display, "display" }, { input, "input" } }
+  for _, r in ipairs(renames) do
+    local buf = r[1]
+    if type(buf) == "number" and vim.api.nvim_buf_is_valid(buf) then
+      local old = vim.api.nvim_buf_get_name(buf)
+      pcall(vim.api.nvim_buf_set_name, buf, names.thread(num, title, r[2]))
+      -- Renaming leaves an unloaded buffer holding the old name (as `:file` does): wipe it.
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if b ~= buf and not vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == old then
+          pcall(vim.api.nvim_buf_delete, b, { force = true })
+        end
+      end
     end
   end
 end
@@ -360,7 +367,7 @@ function M.host_died()
   local note = "⚠ The tine host exited: :Tine restart starts a new one (stored threads come back)."
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     local is_list = vim.api.nvim_buf_get_name(buf) == "tine://threads"
-    if (vim.b[buf].tine_thread and vim.api.nvim_buf_get_name(buf):match("/input$") == nil) or is_list then
+    if (vim.b[buf].tine_thread and not require("tine.names").is_input(buf)) or is_list then
       vim.bo[buf].modifiable = true
       if is_list then
         vim.api.nvim_buf_set_lines(buf, 0, 0, false, { note })

@@ -86,7 +86,7 @@ function M.send_current()
   end
   local id = vim.b[buf].tine_thread
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.b[b].tine_thread == id and vim.api.nvim_buf_get_name(b):match("/input$") then
+    if vim.b[b].tine_thread == id and require("tine.names").is_input(b) then
       return keys.send_input(b)
     end
   end

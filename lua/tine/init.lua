@@ -258,8 +258,33 @@ end
 --- How a fork ends, by name (:Tine fork discard|promote|report, the fork keys).
 local fork_ends = { discard = M.discard, promote = M.promote, report = M.report }
 
+--- Whether fork `id` may be discarded: one with messages of its own (after its fork point) asks
+--- first, as a keypress in the wrong column must not lose a conversation; one without goes at once.
+---@param id string
+---@return boolean
+local function discard_confirmed(id)
+  local lineage = host.request("lineage", id)
+  local info = vim.iter(M.threads()):find(function(t)
+    return t.id == id
+  end)
+  if not lineage or not info then
+    return true -- not a fork (the host says so), or gone
+  end
+  local own = info.messages - (lineage.at_message + 1)
+  if own <= 0 then
+    return true
+  end
+  local question = ('tine: discard fork #%d "%s"? It has %d message%s of its own (`:Tine threads!` brings it back).'):format(
+    info.num,
+    info.title,
+    own,
+    own == 1 and "" or "s"
+  )
+  return vim.fn.confirm(question, "&Discard\n&Cancel", 2) == 1
+end
+
 --- :Tine fork discard|promote|report [text], and the fork keys: ends the fork here (or `id`).
---- A failure is reported.
+--- A discard of a fork with messages of its own asks first. A failure is reported.
 ---@param action "discard"|"promote"|"report"
 ---@param id? string default: the thread in the current buffer, else the active one
 ---@param text? string the report (without it, the fork is asked for one)
@@ -271,6 +296,12 @@ function M.fork_end(action, id, text)
   id = id or vim.b.tine_thread or M.current()
   if not id then
     return err("tine: no fork here")
+  end
+  if action == "discard" then
+    local ok, yes = guarded(discard_confirmed, id)
+    if not ok or not yes then
+      return
+    end
   end
   -- Asked by the user: the fork's windows may close (ui.fork_ended), whenever it ends.
   ui.user_ends(id, true)

@@ -267,7 +267,7 @@ function M.tabline()
     local buf = vim.api.nvim_win_get_buf(win)
     local display = vim.b[buf].tine_display or buf
     local name = vim.api.nvim_buf_get_name(display)
-    local title = vim.b[buf].tine_thread and name:match("^tine://%d+/(.*)$")
+    local title = vim.b[buf].tine_thread and require("tine.names").label(name)
     local label = title or (name == "" and "[No Name]" or vim.fn.fnamemodify(name, ":t"))
     local wins = #vim.api.nvim_tabpage_list_wins(tab)
     local hl = tab == current and "%#TabLineSel#" or "%#TabLine#"

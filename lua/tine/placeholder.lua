@@ -72,9 +72,9 @@ function M.start()
     require("tine.ui").show(pending.display, pending.input)
     return true
   end
-  local display = scratch("tine://starting")
+  local display = scratch("tine (starting)")
   vim.bo[display].modifiable = false
-  local input = scratch("tine://starting/input")
+  local input = scratch("tine (starting) [input]")
   vim.b[display].tine_input = input
   vim.b[input].tine_display = display
   local p = { display = display, input = input, send = false }

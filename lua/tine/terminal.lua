@@ -6,7 +6,7 @@ local M = {}
 ---@param num integer
 ---@param title string
 function M.name(num, title)
-  return ("tine://%d/%s [claude]"):format(num, title)
+  return require("tine.names").thread(num, title, "claude")
 end
 
 --- Whether the CLI shows its input box: its prompt line (`❯`) under a rule, or, in an older

@@ -125,7 +125,7 @@
 --- One thread of this project, live or stored.
 ---@class TineThreadInfo
 ---@field id string a UUID, the same across restarts
----@field num integer the short number in buffer names (`tine://3/...`)
+---@field num integer the short number in buffer names (`tine #3 title`)
 ---@field parent_id string|vim.NIL
 ---@field title string
 ---@field status string idle, streaming, waiting, error, busy, running, exited, or stored (interrupted: stored, cut off when tine stopped)

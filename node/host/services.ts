@@ -167,7 +167,11 @@ export class Services {
           const parentId = into ?? this.chat.lineage.get(fork.id)?.parentId;
           if (parentId && this.buffers.get(fork.id) && this.chat.isStored(parentId)) this.threads.load(parentId);
           this.buffers.handOver(fork.id, parentId);
-          const verb = { discarded: "was discarded", reported: "reported back", promoted: "was promoted" }[how];
+          const verb = {
+            discarded: "was discarded (`:Tine threads!` brings it back)",
+            reported: "reported back",
+            promoted: "was promoted",
+          }[how];
           // A conversation tine does not hold stays where it is: only the code of such a fork comes back.
           const kept = how === "promoted" && fork.runner.traits.ownConversation;
           const codeOnly = kept && parentId ? ` into ${this.chat.titleOf(parentId)} by its code: its conversation stays in ${kept}` : "";

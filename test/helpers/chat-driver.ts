@@ -16,7 +16,7 @@ export async function typeAndSend(s: Session, text: string): Promise<void> {
   await s.lua(
     `
     local input = vim.api.nvim_get_current_buf()
-    assert(vim.api.nvim_buf_get_name(input):match("/input$"), "focus is not in an input buffer")
+    assert(vim.api.nvim_buf_get_name(input):match(" %[input%]$"), "focus is not in an input buffer")
     vim.api.nvim_buf_set_lines(input, 0, -1, false, vim.split(..., "\\n"))`,
     text,
   );

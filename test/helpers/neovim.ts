@@ -57,7 +57,7 @@ export type Session = {
   /** The names of the buffers in the current tab's windows (every tab's with `allTabs`), in window order. */
   windows(options?: { allTabs?: boolean }): Promise<string[]>;
   threads(): Promise<ThreadInfo[]>;
-  /** A thread by id, or by its display number (`tine://N/...`). */
+  /** A thread by id, or by its display number (`tine #N ...`). */
   thread(ref: ThreadRef): Promise<ThreadInfo>;
   /** `require('tine').open(id)`: shows the thread (loading a stored one) in the sidebar. */
   open(id: string): Promise<void>;

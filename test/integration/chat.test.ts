@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
+import { isTine } from "../helpers/buffer-names.ts";
 import { body, resultOf, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
@@ -35,8 +36,8 @@ describe(`chat (${nv.version})`, () => {
           ft = vim.bo[vim.api.nvim_win_get_buf(display_win)].filetype }
         vim.api.nvim_set_current_win(input_win)
         return r`);
-      assert.match(layout.display, /^tine:\/\/1\//);
-      assert.match(layout.input, /input$/);
+      assert.ok(isTine(layout.display, 1, "display"), layout.display);
+      assert.match(layout.input, / \[input\]$/);
       assert.ok(layout.above);
       assert.equal(layout.ft, "markdown");
       await typeAndSend(s, "hi there");
@@ -367,7 +368,7 @@ describe(`chat (${nv.version})`, () => {
   it(":Tine toggles the sidebar; :Tine send and :Tine abort work; unsent input survives switching", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(response([{ text: "Done. And then more", holdInside: { hold: "h", afterDeltas: 1 } }]));
-      const sidebarWins = async () => (await s.windows({ allTabs: true })).filter((n) => n.startsWith("tine://")).length;
+      const sidebarWins = async () => (await s.windows({ allTabs: true })).filter((n) => isTine(n)).length;
       const t1 = await openSidebar(s);
       assert.equal(await sidebarWins(), 2);
       await s.cmd("Tine");
@@ -407,7 +408,7 @@ describe(`chat (${nv.version})`, () => {
       const shownBuf = await s.lua<string>(
         "return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display))",
       );
-      assert.match(shownBuf, /^tine:\/\/1\//);
+      assert.ok(isTine(shownBuf, 1, "display"), shownBuf);
     });
   });
 

@@ -96,7 +96,7 @@ describe(`:Tine add and :Tine ask (${nv.version})`, () => {
       assert.match(await s.lua<string>("return vim.api.nvim_buf_get_name(0)"), /src\/app\.ts$/);
       assert.equal(await s.lua<string>("return vim.api.nvim_get_mode().mode"), "n");
       assert.ok(
-        (await s.windows()).some((w) => w.endsWith("/input")),
+        (await s.windows()).some((w) => w.endsWith(" [input]")),
         "the sidebar shows the input",
       );
 

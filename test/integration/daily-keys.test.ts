@@ -26,7 +26,7 @@ describe(`daily keys (${nv.version})`, () => {
       assert.deepEqual(await s.lines(0), ["no error"], "no error: R is Replace mode");
       await typeAndSend(s, "hello");
       await s.waitForDisplay(1, "⚠ Error:");
-      assert.match(await curBufName(s), /input$/);
+      assert.match(await curBufName(s), / \[input\]$/);
       await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_failed == true"));
       await s.keys("R");
       await s.waitForDisplay(1, "Second time lucky.");
@@ -74,7 +74,7 @@ describe(`daily keys (${nv.version})`, () => {
       await s.setLines(t.input_bufnr!, ["draft"]);
       await s.focus(t.bufnr!);
       await s.keys("i and<Esc>");
-      assert.match(await curBufName(s), /input$/);
+      assert.match(await curBufName(s), / \[input\]$/);
       await s.focus(t.bufnr!);
       await s.keys("omore<Esc>");
       assert.deepEqual(await s.lines(t.input_bufnr!), ["draft and", "more"]);

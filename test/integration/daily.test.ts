@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
+import { isTine, shortNames } from "../helpers/buffer-names.ts";
 import { bodies, body, resultOf, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
@@ -58,17 +59,17 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("tabnew");
       await s.cmd("Tine");
       assert.ok(
-        (await s.windows()).some((n) => /^tine:\/\/1\//.test(n)),
+        (await s.windows()).some((n) => isTine(n, 1)),
         "the sidebar opened in the second tab",
       );
       await s.cmd("tabprevious");
       assert.ok(
-        (await s.windows()).some((n) => /^tine:\/\/1\//.test(n)),
+        (await s.windows()).some((n) => isTine(n, 1)),
         "the first tab's sidebar is still open",
       );
       await s.cmd("tabnext");
       await s.cmd("Tine");
-      assert.ok(!(await s.windows()).some((n) => n.startsWith("tine://")), ":Tine toggles the sidebar of the current tab");
+      assert.ok(!(await s.windows()).some((n) => isTine(n)), ":Tine toggles the sidebar of the current tab");
     });
   });
 
@@ -85,7 +86,7 @@ describe(`daily use (${nv.version})`, () => {
       assert.match(keys, /n {2}<CR>\s+send/);
       assert.match(keys, /i {2}<C-S>\s+send \(Insert mode too\)/);
       await s.keys("q");
-      assert.match(await curBufName(s), /input$/);
+      assert.match(await curBufName(s), / \[input\]$/);
       await s.keys("iwritten in insert mode<C-s>");
       await s.waitForDisplay(1, "Got it.");
       assert.equal(textOf(sentBlocks(s, 0, 0)[0]), "written in insert mode");
@@ -100,7 +101,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.cmd("Tine");
       await typeAndSend(s, "run it");
       await s.waitForDisplay(1, "awaiting approval");
-      assert.match(await curBufName(s), /input$/);
+      assert.match(await curBufName(s), / \[input\]$/);
       await s.until("the input to know", () => s.lua<boolean>("return vim.b.tine_pending == true"));
       const notice = () =>
         s.lua<string>(`local marks = vim.api.nvim_buf_get_extmarks(0, vim.api.nvim_get_namespaces()["tine.pending"], 0, -1, { details = true })
@@ -171,7 +172,7 @@ describe(`daily use (${nv.version})`, () => {
         await s.cmd("Tine");
         const wins = await s.windows();
         assert.ok(
-          wins.includes("tine://1/one") && wins.includes("tine://1/input"),
+          shortNames(wins).includes("tine #1 one") && shortNames(wins).includes("tine #1 one [input]"),
           `:Tine shows display and input after :${kill}: ${wins}`,
         );
         const shown = await s.waitForDisplay(1, "First reply.\n── end_turn");
@@ -185,7 +186,11 @@ describe(`daily use (${nv.version})`, () => {
       await s.waitForDisplay(1, "Second reply.\n── end_turn");
       assert.equal((await s.display(1)).split("Second reply.").length, 2, "the reply is not garbled");
       const names = await s.bufferNames();
-      assert.deepEqual(names.filter((n) => n.startsWith("tine://")).sort(), ["tine://1/input", "tine://1/one"], "no buffer is left behind");
+      assert.deepEqual(
+        shortNames(names.filter((n) => isTine(n))).sort(),
+        ["tine #1 one", "tine #1 one [input]"],
+        "no buffer is left behind",
+      );
     });
   });
 
@@ -409,7 +414,7 @@ describe(`daily use (${nv.version})`, () => {
       assert.equal(await s.lua("return require('tine.config').options.fork_open"), "vsplit");
       await s.cmd("Tine");
       assert.ok(
-        (await s.windows()).some((n) => n.endsWith("/input")),
+        (await s.windows()).some((n) => n.endsWith(" [input]")),
         "the plugin still works",
       );
     });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { FORKED_BEFORE_TOOL_RAN } from "../../node/providers/turn-cleanup.ts";
+import { isTine, shortNames } from "../helpers/buffer-names.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { blocks, body, resultOf, sentBlocks, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { twoExchanges } from "../helpers/fixtures.ts";
@@ -133,9 +134,9 @@ describe(`fork (${nv.version})`, () => {
         await s.waitForDisplay(2, "Branch reply.");
         const wins = await s.windows();
         assert.equal(wins.length, before + 2, "a display and an input window for the clone");
-        assert.ok(wins.some((n) => /^tine:\/\/2\/a different angle$/.test(n)));
+        assert.ok(shortNames(wins).includes("tine #2 a different angle"));
         assert.ok(
-          wins.some((n) => /^tine:\/\/1\//.test(n)),
+          wins.some((n) => isTine(n, 1)),
           "the source stays open",
         );
         const marks = await s.lua<Mark[]>(
@@ -166,7 +167,7 @@ describe(`fork (${nv.version})`, () => {
       // Display and input of the last fork are shown together, and its cursor follows its reply.
       const last = await s.thread(13);
       const shown = await s.windows();
-      assert.ok(shown.some((n) => n.startsWith("tine://13/")) && shown.includes("tine://13/input"));
+      assert.ok(shown.some((n) => isTine(n, 13, "display")) && shown.some((n) => isTine(n, 13, "input")));
       assert.equal(await s.currentBuf(), last.input_bufnr);
     });
   });
@@ -200,10 +201,16 @@ describe(`fork (${nv.version})`, () => {
       await s.keys("gb");
       const third = await s.thread(4);
       assert.equal(await s.currentBuf(), third.bufnr);
-      assert.ok((await s.windows()).includes("tine://4/input"), "the fork's input replaced the source's");
+      assert.ok(
+        (await s.windows()).some((n) => isTine(n, 4, "input")),
+        "the fork's input replaced the source's",
+      );
       await s.keys("gp");
       assert.equal(await s.currentBuf(), src.bufnr);
-      assert.ok((await s.windows()).includes("tine://1/input"), "gp switches the input back too");
+      assert.ok(
+        (await s.windows()).some((n) => isTine(n, 1, "input")),
+        "gp switches the input back too",
+      );
     });
   });
 
@@ -229,7 +236,7 @@ describe(`fork (${nv.version})`, () => {
       await s.listLine("  ⑂ list prompt");
       assert.equal(textOf(sentBlocks(s, 2, -1)[0]), "list prompt");
       assert.ok(
-        (await s.windows()).some((n) => n.startsWith("tine://2/")),
+        (await s.windows()).some((n) => isTine(n, 2)),
         "the clone opened in a window",
       );
     });
@@ -251,7 +258,7 @@ describe(`fork (${nv.version})`, () => {
       await s.focus((await s.thread(2)).bufnr!);
       await s.keys("gp");
       const at = await s.lua<[number, string]>(`return { vim.api.nvim_win_get_cursor(0)[1], vim.api.nvim_buf_get_name(0) }`);
-      assert.match(at[1], /^tine:\/\/1\//);
+      assert.ok(isTine(at[1], 1), at[1]);
       assert.equal(lines[at[0] - 1], "## Claude", "the cursor is on the message the fork branched from");
     });
   });
@@ -317,7 +324,7 @@ describe(`fork (${nv.version})`, () => {
       s.mock.reply(textReply("api fork"), textReply("send fork"));
       const source = (await s.thread(1)).id;
       const id = await s.lua<string>("return require('tine').fork(..., 'via api', { at_message = 1 })", source);
-      assert.equal(id, (await s.thread(2)).id, "the id of the new thread, shown as tine://2/");
+      assert.equal(id, (await s.thread(2)).id, "the id of the new thread, shown as tine #2");
       await s.waitForDisplay(id, "api fork");
       await s.lua("require('tine').send(..., '@fork via send')", source);
       await s.waitForDisplay(3, "send fork");

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
+import { isTine } from "../helpers/buffer-names.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { claudeEnv, cliEnv, requireClaude } from "../helpers/claude-code.ts";
 import { parentAndFork, twoExchanges } from "../helpers/fixtures.ts";
@@ -27,8 +28,8 @@ const layout = (s: Session) =>
 
 /** The windows of thread number `num`: its display and its input (throws unless each is shown once). */
 function pairOf(wins: Win[], num: number): { display: Win; input: Win } {
-  const displays = wins.filter((w) => w.name.startsWith(`tine://${num}/`) && !w.name.endsWith("/input"));
-  const inputs = wins.filter((w) => w.name === `tine://${num}/input`);
+  const displays = wins.filter((w) => isTine(w.name, num, "display"));
+  const inputs = wins.filter((w) => isTine(w.name, num, "input"));
   assert.equal(displays.length, 1, `thread ${num}'s display is shown once: ${names(wins)}`);
   assert.equal(inputs.length, 1, `thread ${num}'s input is shown once: ${names(wins)}`);
   return { display: displays[0]!, input: inputs[0]! };
@@ -62,7 +63,7 @@ describe(`layout (${nv.version})`, () => {
       const fork = assertColumn(wins, 2);
       assert.ok(fork.display.col > source.display.col, `the fork stands beside its source: ${names(wins)}`);
       assert.ok(source.display.width >= 78 && fork.display.width >= 78, `each keeps the sidebar's width: ${names(wins)}`);
-      const editor = wins.find((w) => !w.name.startsWith("tine://"))!;
+      const editor = wins.find((w) => !isTine(w.name))!;
       assert.ok(editor.width >= 40, `the editor keeps min_editor_width: ${names(wins)}`);
       assert.equal(await s.currentBuf(), (await s.thread(2)).input_bufnr, "the cursor is in the fork's input");
       assert.ok(!(await s.notifications()).some((n) => /took/.test(n.msg)), "nothing was replaced");
@@ -91,10 +92,11 @@ describe(`layout (${nv.version})`, () => {
     await withNeovim(nv, async (s) => {
       await screen(s, 220, 55);
       const { fork } = await parentAndFork(s);
+      await s.answerConfirm(1); // it has messages of its own: gD asks
       await s.focus((await s.thread(2)).bufnr!);
       await s.keys("gD");
       await s.waitForGone(fork);
-      await s.until("the fork's windows closed", async () => !(await s.windows()).some((n) => n.startsWith("tine://2/")));
+      await s.until("the fork's windows closed", async () => !(await s.windows()).some((n) => isTine(n, 2)));
       const wins = await layout(s);
       const parent = assertColumn(wins, 1);
       assert.equal(parent.display.width, 80, `the sidebar is back to its width: ${names(wins)}`);
@@ -181,7 +183,7 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
         await twoExchanges(s);
         await s.lua("require('tine').fork(..., '')", (await s.thread(1)).id);
         await s.waitForThreadCount(2);
-        await s.until("the fork shown", async () => (await s.windows()).includes("tine://2/input"));
+        await s.until("the fork shown", async () => (await s.windows()).some((n) => isTine(n, 2, "input")));
         const wins = await layout(s);
         const source = assertColumn(wins, 1);
         const fork = assertColumn(wins, 2);
@@ -199,7 +201,7 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
         await twoExchanges(s);
         for (let i = 0; i < 4; i++) await typeAndSend(s, "@fork");
         await s.waitForThreadCount(5);
-        await s.until("the last fork shown", async () => (await s.windows()).includes("tine://5/input"));
+        await s.until("the last fork shown", async () => (await s.windows()).some((n) => isTine(n, 5, "input")));
         const wins = await layout(s);
         const pairs = [1, 2, 3, 4, 5].map((n) => assertColumn(wins, n));
         const heights = pairs.map((p) => p.display.height);
@@ -228,7 +230,7 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
           end, vim.api.nvim_list_tabpages()), " ")`);
         const fork = await s.thread(2);
         assert.ok(tabline.includes(fork.title), `the fork's tab is named after it: ${tabline}`);
-        assert.ok(!tabline.includes("/input"), `no tab is named after an input buffer: ${tabline}`);
+        assert.ok(!tabline.includes("[input]"), `no tab is named after an input buffer: ${tabline}`);
       },
       { setup: { fork_open: "tab" } },
     );
@@ -246,7 +248,7 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
       await typeAndSend(s, "a long answer please");
       await s.waitForDisplay(1, "Line 79 of");
       const display = (await s.thread(1)).bufnr!;
-      const sidebarWidth = async () => (await layout(s)).find((w) => w.name.startsWith("tine://1/") && !w.name.endsWith("/input"))!.width;
+      const sidebarWidth = async () => (await layout(s)).find((w) => isTine(w.name, 1, "display"))!.width;
       for (const [columns, width] of [
         [150, 80],
         // At 90 columns the editor keeps its min_editor_width (40) and the sidebar takes the rest;
@@ -287,7 +289,7 @@ describe(`layout: split, tabs, resize (${nv.version})`, () => {
           await s.setLines(first.input_bufnr!, ["a draft"]);
           await s.cmd("Tine claude");
           const claude = (await s.threads()).find((t) => t.id !== first.id)!;
-          const tine = (await layout(s)).filter((w) => w.name.startsWith("tine://"));
+          const tine = (await layout(s)).filter((w) => isTine(w.name));
           assert.deepEqual(
             tine.map((w) => w.name),
             [await s.lua("return vim.api.nvim_buf_get_name(...)", claude.bufnr)],

@@ -35,7 +35,7 @@ describe(`restart: drafts of threads with no message (${nv.version})`, () => {
       await s.until("the new thread's input", async () => (await s.threads()).length === 2);
       await s.setLines((await s.thread(2)).input_bufnr!, ["orphan two"]);
       await s.cmd("Tine restart");
-      await s.until("an input shown", async () => s.lua<boolean>("return vim.api.nvim_buf_get_name(0):match('/input$') ~= nil"));
+      await s.until("an input shown", async () => s.lua<boolean>("return vim.api.nvim_buf_get_name(0):match(' %[input%]$') ~= nil"));
       assert.deepEqual(await s.lines(0), ["orphan two"], "the sidebar shows the thread the text was typed in");
       const shown = await s.lua<string>("return vim.b.tine_thread");
       assert.notEqual(shown, first, "not the other thread");

@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeF
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { SESSION_ENDED_BEFORE_TOOL_RAN } from "../../node/store/replay.ts";
+import { shortNames } from "../helpers/buffer-names.ts";
 import { blocks, body, exchange, resultOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
 import { alive, tempProjects, withNeovim } from "../helpers/neovim.ts";
@@ -222,8 +223,11 @@ describe(`storage (${nv.version})`, () => {
       assert.equal(cleaned.length, 80);
       await s.cmd("Tine rename The beta thread");
       assert.equal((await s.thread(2)).title, "The beta thread");
-      await s.until("the buffer name", async () =>
-        /^tine:\/\/2\/The beta thread$/.test(await s.lua<string>("return vim.api.nvim_buf_get_name(...)", (await s.thread(2)).bufnr)),
+      await s.until(
+        "the buffer name",
+        async () =>
+          shortNames([await s.lua<string>("return vim.api.nvim_buf_get_name(...)", (await s.thread(2)).bufnr)])[0] ===
+          "tine #2 The beta thread",
       );
       await s.openList();
       await s.answerInput("Alpha renamed");

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
+import { isTine, shortNames } from "../helpers/buffer-names.ts";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
 import { claudeEnv, cliEnv, requireClaude, stopTerminals, typeInTerminal, waitForCliPrompt } from "../helpers/claude-code.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
@@ -86,7 +87,7 @@ describe(`windows: :Tine restart (${nv.version})`, () => {
       await s.cmd("Tine");
       await s.setLines((await s.thread(1)).input_bufnr!, ["my first question, half written"]);
       await s.cmd("Tine restart");
-      await s.until("an input shown", async () => s.lua<boolean>("return vim.api.nvim_buf_get_name(0):match('/input$') ~= nil"));
+      await s.until("an input shown", async () => s.lua<boolean>("return vim.api.nvim_buf_get_name(0):match(' %[input%]$') ~= nil"));
       assert.deepEqual(await s.lines(0), ["my first question, half written"]);
     });
   });
@@ -189,7 +190,7 @@ describe(`windows: quitting while work runs (${nv.version})`, () => {
 /** The thread shown in the sidebar: its number, from the display's name. */
 const shownNum = (s: Session) =>
   s.lua<number>(
-    "return tonumber(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display)):match('^tine://(%d+)/'))",
+    "return tonumber(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(require('tine.ui').sidebar().display)):match('tine #(%d+) [^/]*$'))",
   );
 
 /** A project with "alpha" (1) and "beta" (2), beta answered last, then alpha opened again: the user was last in alpha. */
@@ -283,14 +284,14 @@ describe(`windows: a Claude Code thread in the sidebar (${nv.version})`, () => {
         s.mock.reply(textReply("Hi from the mock."));
         await s.cmd("Tine claude");
         const t = (await s.threads())[0]!;
-        const tineWindows = async () => (await s.windows()).filter((n) => n.startsWith("tine://"));
-        assert.deepEqual(await tineWindows(), [`tine://${t.num}/Claude Code ${t.num} [claude]`], "one window, the terminal's");
+        const tineWindows = async () => (await s.windows()).filter((n) => isTine(n));
+        assert.deepEqual(shortNames(await tineWindows()), [`tine #${t.num} Claude Code ${t.num} [claude]`], "one window, the terminal's");
         await waitForCliPrompt(s, t.bufnr!);
         await typeInTerminal(s, t.bufnr!, "explain the fixture file");
         await s.until("titled from the first prompt", async () => (await s.thread(t.id)).title === "explain the fixture file", 30_000);
         await s.until(
           "its window named after it",
-          async () => (await tineWindows()).join() === `tine://${t.num}/explain the fixture file [claude]`,
+          async () => shortNames(await tineWindows()).join() === `tine #${t.num} explain the fixture file [claude]`,
         );
         await s.cmd("Tine");
         await s.cmd("Tine");
