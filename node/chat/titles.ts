@@ -48,7 +48,7 @@ export const compactTitle = (sourceTitle: string): string => `⇣ ${sourceTitle.
 /**
  * A fork's title: its prompt's first words. Without a prompt, a placeholder until the user's first
  * message there names it: its source's title and the fork's own number (`plan the refactor ⑂7`,
- * the number `tine://7` and `:Tine diff 7` use), one mark however deep (a fork of `x ⑂7` is
+ * the number `tine #7` and `:Tine diff 7` use), one mark however deep (a fork of `x ⑂7` is
  * `x ⑂9`, not `x ⑂7 ⑂9`), without a compaction's mark (a fork of `⇣ x` is no compaction:
  * `x ⑂9`). The list and the parent's fork marks put `⑂ ` before every fork.
  */

@@ -73,7 +73,7 @@ export const positive = simple("a number above 0", (v): v is number => typeof v 
 /** A buffer handle. */
 export const bufnr = simple("a buffer number", (v): v is number => Number.isInteger(v) && (v as number) > 0);
 
-/** A thread as `:Tine diff` names it: its id, or its display number (`tine://3/...`), as a string. */
+/** A thread as `:Tine diff` names it: its id, or its display number (`tine #3 …`), as a string. */
 export const threadRef: Check<string> = (v, name) => {
   if (typeof v === "string") return ok(v);
   if (Number.isInteger(v) && (v as number) > 0) return ok(String(v));

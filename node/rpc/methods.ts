@@ -37,7 +37,7 @@ import {
 /** One thread of this project, live or stored (`require("tine").threads()`). */
 export type ThreadInfo = {
   id: ThreadId;
-  /** The short number in buffer names (`tine://3/...`). */
+  /** The short number in buffer names (`tine #3 …`). */
   num: number;
   parent_id: ThreadId | null;
   title: string;
