@@ -297,7 +297,8 @@ function M.fork_end(action, id, text)
   if not id then
     return err("tine: no fork here")
   end
-  if action == "discard" then
+  -- A wrong id is the host's to refuse, named as the discard's (nothing to ask about).
+  if action == "discard" and type(id) == "string" then
     local ok, yes = guarded(discard_confirmed, id)
     if not ok or not yes then
       return

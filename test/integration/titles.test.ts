@@ -4,6 +4,7 @@
  * thread's first reply (a request of its own, scripted apart in the mock), and a rename that wins.
  */
 import assert from "node:assert/strict";
+import { basename } from "node:path";
 import { describe, inject, it } from "vitest";
 import { TITLE_SYSTEM_PROMPT } from "../../node/providers/title.ts";
 import { exchange, typeAndSend } from "../helpers/chat-driver.ts";
@@ -52,7 +53,9 @@ describe(`titles (${nv.version})`, () => {
         assert.ok(asked.max_tokens <= 64 && !asked.tools, "a small request without tools");
         assert.match(JSON.stringify(asked.messages), /hello there, how are you.*Fine, thanks\./);
         assert.equal(s.mock.requests.length, 1, "the thread's own requests are untouched");
-        await s.until("the title in the buffer name", async () => (await s.windows()).some((n) => n.endsWith("/Greeting the assistant")));
+        await s.until("the title in the buffer name", async () =>
+          (await s.windows()).some((n) => /^tine #\d+ Greeting the assistant$/.test(basename(n))),
+        );
         // A second reply asks nothing.
         await exchange(s, id, "and now?", "Still fine.");
         assert.equal(s.mock.titleRequests.length, 1);
