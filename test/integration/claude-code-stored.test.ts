@@ -14,7 +14,7 @@ import { encodeProject } from "../../node/claude-code/project.ts";
 import { writeTranscript } from "../../node/claude-code/transcript.ts";
 import { ThreadStore } from "../../node/store/store.ts";
 import { claudeEnv, cliEnv, requireClaude, saidIn, stopTerminals, typeInTerminal, waitForCliPrompt } from "../helpers/claude-code.ts";
-import { withNeovim, withProject } from "../helpers/neovim.ts";
+import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -84,7 +84,7 @@ describe(`stored Claude Code arguments (${nv.version})`, () => {
           // What the CLI was started with, as its process has it.
           await s.until("the CLI's process", () => s.lua<boolean>("return vim.b[...].tine_job ~= nil", t.bufnr));
           const pid = await s.lua<number>("return vim.fn.jobpid(vim.b[...].tine_job)", t.bufnr);
-          const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+          const argv = await execed(s, pid, bin);
           assert.deepEqual(argv, [bin, "--model", "claude-stored-model", "--resume", SESSION]);
           await waitForCliPrompt(s, t.bufnr!);
           await typeInTerminal(s, t.bufnr!, "what did I say?");
@@ -133,6 +133,7 @@ describe(`stored Claude Code arguments (${nv.version})`, () => {
           const t = await s.thread(THREAD);
           await s.until("the CLI's process", () => s.lua<boolean>("return vim.b[...].tine_job ~= nil", t.bufnr));
           const pid = await s.lua<number>("return vim.fn.jobpid(vim.b[...].tine_job)", t.bufnr);
+          await execed(s, pid, bin);
           assert.equal(readlinkSync(`/proc/${pid}/cwd`), realpathSync(cwd), "the CLI runs in the project's folder");
           await waitForCliPrompt(s, t.bufnr!);
           await typeInTerminal(s, t.bufnr!, "what did I say?");
@@ -155,3 +156,13 @@ describe(`stored Claude Code arguments (${nv.version})`, () => {
     });
   });
 });
+
+/**
+ * The argv of job `pid` once it runs `bin`: until the forked child has exec'd, /proc shows
+ * Neovim's own command line (and folder), so the test waits for the exec, not a time.
+ */
+async function execed(s: Session, pid: number, bin: string): Promise<string[]> {
+  const argv = () => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+  await s.until("the CLI's exec", async () => argv()[0] === bin);
+  return argv();
+}
