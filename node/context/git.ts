@@ -8,8 +8,8 @@
  * names: see `projectWorkTree`.
  */
 import { realpathSync } from "node:fs";
-import { sep } from "node:path";
 import { type GitResult, GitTimeout, git } from "../snapshot/git.ts";
+import { outside } from "../snapshot/links.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
 
 /** What a diff compares: the work tree with the index, the index with HEAD, or the work tree with a revision. */
@@ -79,8 +79,7 @@ export async function projectWorkTree(root: string, timeoutMs: number): Promise<
   }
   if (!top) return null;
   const [realTop, realRoot] = [realpathOr(top), realpathOr(root)];
-  const holds = realRoot === realTop || realRoot.startsWith(realTop.endsWith(sep) ? realTop : realTop + sep);
-  if (!holds) throw new WorkTreeElsewhere(root, realTop);
+  if (outside(realTop, realRoot)) throw new WorkTreeElsewhere(root, realTop);
   return { path: realTop };
 }
 
