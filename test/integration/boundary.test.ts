@@ -121,6 +121,8 @@ describe(`boundary (${nv.version})`, () => {
         await s.cmd("Tine");
         await typeAndSend(s, "hi");
         await s.waitForDisplay(1, "Hello.");
+        // The text shows before the turn ends: what is compared must be taken once the thread is idle.
+        await s.waitForStatus(1, "idle");
         const id = (await s.thread(1)).id;
         const fork = await s.lua<string>("return require('tine').fork(...)", id);
         await s.until("the fork's buffers", async () => (await s.thread(fork)).bufnr !== null);
@@ -227,6 +229,8 @@ describe(`boundary (${nv.version})`, () => {
       await s.cmd("Tine");
       await typeAndSend(s, "hi");
       await s.waitForDisplay(1, "Hello.");
+      // The text shows before the turn ends (status, message count): compare from the idle thread.
+      await s.waitForStatus(1, "idle");
       const before = await state(s);
       // The options as host.lua sends them, changed by `edit`, sent at a second `init`.
       const init = (edit: string) =>
