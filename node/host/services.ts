@@ -1,9 +1,10 @@
 /**
  * The host's services, built once from the options and wired to each other: the chat, the store
  * and its clock, the buffers, usage, compaction, the code side (snapshots, worktrees), MCP, the
- * fork clock; and the one dispatch loop they share, after whose batches the store writes what
- * changed (`Persistence`) and the buffers are derived from state (`Buffers`). App (app.ts) is the
- * façade the RPC entry points call.
+ * fork clock; and the one dispatch loop they share (dispatch-loop.ts), on which each service
+ * registers what it does after a batch (`reactAfterEachBatch`): the store writes what changed
+ * (`Persistence`), the buffers are derived from state (`Buffers`), and so on. Requests call the
+ * service that answers them (requests.ts).
  *
  * A little over 300 lines because it is the one place where the services meet: each callback
  * below says what one service asks of the others.
@@ -11,7 +12,7 @@
 import { existsSync } from "node:fs";
 import { Chat } from "../chat/chat.ts";
 import { ForkClock } from "../chat/fork-clock.ts";
-import type { Dispatch, RootMsg, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Runners } from "../chat/runner.ts";
 import { workingNow } from "../chat/working.ts";
 import { ClaudeCodeThreads } from "../claude-code/threads.ts";
@@ -36,12 +37,13 @@ import { Buffers } from "../view/buffers.ts";
 import { ThreadListEntry } from "../view/list-entry.ts";
 import { OpenFromEnd } from "../view/open-from-end.ts";
 import { ThreadQueries } from "../view/thread-queries.ts";
-import { entriesTouched, ThreadsMirror } from "../view/threads-mirror.ts";
+import { ThreadsMirror } from "../view/threads-mirror.ts";
 import { CodeServices } from "../worktree/code-services.ts";
 import type { ForkCode } from "../worktree/fork-code.ts";
 import { worktreeRefused } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
 import type { HostConfig } from "./config.ts";
+import { type Batch, DispatchLoop } from "./dispatch-loop.ts";
 import { LiveThreads } from "./live-threads.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 
@@ -78,8 +80,12 @@ export class Services {
   /** Null with `persist = false`. */
   private readonly storeClock: StoreClock | null;
   private readonly forkClock: ForkClock;
-  private readonly queue: RootMsg[] = [];
-  private draining = false;
+  /** The one loop every service dispatches to; what reacts to its batches registers below (`afterEachBatch`). */
+  private readonly loop = new DispatchLoop(
+    { update: (msg) => this.chat.update(msg), takeChanges: () => this.chat.takeChanges() },
+    (error) => this.nvim.notifyError(`tine: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  readonly dispatch: Dispatch = this.loop.dispatch;
   readonly contextLimits: ContextLimits;
   /** Asks the model for a thread's title (`auto_title`); null when turned off. */
   private readonly askTitle: ((exchange: Exchange) => Promise<TitleAnswer>) | null;
@@ -280,6 +286,7 @@ export class Services {
       },
       config.auto_compact,
     );
+    this.reactAfterEachBatch();
     this.rescan();
     // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
     startTimer(
@@ -301,42 +308,25 @@ export class Services {
     }
   }
 
-  dispatch: Dispatch = (msg) => {
-    this.queue.push(msg);
-    if (this.draining) return;
-    this.draining = true;
-    // The entries of threads() this batch may change (view/threads-mirror.ts).
-    const touched = new Set<ThreadId>();
-    let tree = false;
-    let all = false;
-    try {
-      while (this.queue.length) {
-        const next = this.queue.shift()!;
-        const entries = entriesTouched(next);
-        if (entries === "tree") tree = true;
-        else if (entries === "all") all = true;
-        else if (entries !== null) touched.add(entries);
-        try {
-          this.chat.update(next);
-        } catch (error) {
-          this.nvim.notifyError(`tine: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    } finally {
-      this.draining = false;
-    }
-    // Only what this batch changed is written and drawn.
-    const changes = this.chat.takeChanges();
-    this.storeClock?.sync(null, changes);
-    this.lastActive?.note(this.chat);
-    this.forkClock.arm();
-    if (all) this.threadsMirror.note([...this.chat.threads.keys(), ...this.chat.stored.keys()], true);
-    else if (tree) this.threadsMirror.note([...touched, ...changes.threads, ...changes.moved], true);
-    else if (touched.size) this.threadsMirror.note(touched, changes.tree);
-    this.buffers.scheduleRender(changes);
-    if (this.askTitle) askTitles(this.chat.threads, changes.threads, this.askTitle, this.dispatch);
-    this.compaction?.checkMarks(changes.threads);
-  };
+  /**
+   * What each service does after a batch of messages, registered in the order it runs. The order
+   * that matters: a reaction that dispatches (titles: `title-asked`) runs a whole batch of its own,
+   * every reaction included, before the reactions after it see this batch. So the store comes first
+   * (a batch is written before the batches it causes), and titles and compaction, which dispatch
+   * or ask Neovim, come last. The others only note or schedule (the buffers draw on the next turn
+   * of the event loop); their order among themselves is free.
+   */
+  private reactAfterEachBatch(): void {
+    const after = (react: (batch: Batch) => void) => this.loop.afterEachBatch(react);
+    const { storeClock, lastActive, forkClock, threadsMirror, buffers, askTitle, compaction, chat } = this;
+    if (storeClock) after(({ changes }) => storeClock.sync(null, changes));
+    if (lastActive) after(() => lastActive.note(chat));
+    after(() => forkClock.arm());
+    after(({ msgs, changes }) => threadsMirror.batched(msgs, changes, () => [...chat.threads.keys(), ...chat.stored.keys()]));
+    after(({ changes }) => buffers.scheduleRender(changes));
+    if (askTitle) after(({ changes }) => askTitles(chat.threads, changes.threads, askTitle, this.dispatch));
+    after(({ changes }) => compaction.checkMarks(changes.threads));
+  }
 
   /** Writes what waits (streamed text, a retry), marks what the exit cuts, and releases the store's locks; the host is going away. */
   close(): void {

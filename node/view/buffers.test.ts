@@ -31,7 +31,7 @@ function fakeBridge(): NvimBridge {
 function setup() {
   const { chat, dispatch } = testChat({
     events: { threadCreated: (thread, how) => buffers.mount(thread, how), threadDeleted: (id) => buffers.unmount(id) },
-    afterBatch: (c) => buffers.scheduleRender(c.takeChanges()),
+    afterBatch: (_chat, { changes }) => buffers.scheduleRender(changes),
   });
   const buffers = new Buffers(
     fakeBridge(),

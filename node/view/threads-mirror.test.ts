@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ThreadId } from "../chat/msgs.ts";
+import type { RootMsg, ThreadId } from "../chat/msgs.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
 import { entriesTouched, type MirroredThreads, type MirrorSource, ThreadsMirror } from "./threads-mirror.ts";
 
@@ -105,6 +105,34 @@ describe("ThreadsMirror", () => {
     ).toBe(id);
     expect(entriesTouched({ type: "chat-msg", msg: { type: "select-thread", id } })).toBe("tree");
     expect(entriesTouched({ type: "chat-msg", msg: { type: "stored-found", threads: [] } })).toBe("all");
+  });
+
+  it("after a batch notes the entries its messages touched: none for deltas, a thread's own, the tree's with what moved, every one on a rescan", () => {
+    const t = threads([info("a", "idle"), info("b", "idle"), info("c", "idle"), info("d", "idle")]);
+    const mirror = new ThreadsMirror(t.source, () => {}, 5000);
+    mirror.now();
+    const noted = () => {
+      t.made.length = 0;
+      mirror.due();
+      return [...t.made].sort();
+    };
+    const id = (s: string) => s as ThreadId;
+    const delta: RootMsg = { type: "thread-msg", id: id("a"), msg: { type: "agent", msg: { type: "stream-updated" } } };
+    const none = { threads: [], tree: false, moved: [] };
+    mirror.batched([delta], { ...none, threads: [id("a")] }, () => []);
+    expect(noted()).toEqual([]);
+    mirror.batched([delta, { type: "thread-msg", id: id("b"), msg: { type: "abort" } }], { ...none, threads: [id("c")] }, () => []);
+    expect(noted()).toEqual(["b"]);
+    const select: RootMsg = { type: "chat-msg", msg: { type: "select-thread", id: id("a") } };
+    mirror.batched(
+      [select, { type: "thread-msg", id: id("b"), msg: { type: "abort" } }],
+      { threads: [id("c")], tree: true, moved: [id("d")] },
+      () => [],
+    );
+    expect(noted()).toEqual(["b", "c", "d"]);
+    const rescan: RootMsg = { type: "chat-msg", msg: { type: "stored-found", threads: [] } };
+    mirror.batched([select, rescan], none, () => [id("a"), id("d")]);
+    expect(noted()).toEqual(["a", "d"]);
   });
 
   it("sends a noted thread's ancestors, each once, even when the parents it is given loop (itself, or through others)", () => {

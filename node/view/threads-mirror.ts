@@ -10,6 +10,7 @@
  * the threads open. Every entry and order carries the sequence number it was sent with: Lua keeps
  * the newest of each, so a push queued behind an answer never undoes it.
  */
+import type { Changes } from "../chat/changes.ts";
 import type { RootMsg, ThreadId } from "../chat/msgs.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
 
@@ -83,6 +84,26 @@ export class ThreadsMirror {
     if (!this.active) return;
     for (const id of ids) this.dirty.add(id);
     if (reorder) this.reorder = true;
+  }
+
+  /**
+   * A batch of chat messages was applied (host/dispatch-loop.ts): the entries they may have changed
+   * (`entriesTouched`) are noted; `every`: each thread's id, live or stored, for a batch that read
+   * the store again.
+   */
+  batched(msgs: readonly RootMsg[], changes: Changes, every: () => Iterable<ThreadId>): void {
+    const touched = new Set<ThreadId>();
+    let tree = false;
+    let all = false;
+    for (const msg of msgs) {
+      const entries = entriesTouched(msg);
+      if (entries === "tree") tree = true;
+      else if (entries === "all") all = true;
+      else if (entries !== null) touched.add(entries);
+    }
+    if (all) this.note(every(), true);
+    else if (tree) this.note([...touched, ...changes.threads, ...changes.moved], true);
+    else if (touched.size) this.note(touched, changes.tree);
   }
 
   /** A drawing pass ended: what changed goes with it. Nothing to do after streamed deltas only. */

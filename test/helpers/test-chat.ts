@@ -1,12 +1,14 @@
 /**
  * A Chat for unit tests, as the host builds one but with nothing outside it: tine's agent without
  * an API client (unless a connection is given), tools in `/`, snapshots off, and the host's
- * dispatch loop (messages dispatched while one is handled wait their turn). `afterBatch` runs
- * after each batch, as the host writes and draws there.
+ * dispatch loop (node/host/dispatch-loop.ts: messages dispatched while one is handled wait their
+ * turn). `afterBatch` runs after each batch, as the host writes and draws there; a message the
+ * chat cannot apply throws to the test (the host tells the user and goes on).
  */
 import { Chat } from "../../node/chat/chat.ts";
 import type { ChatClock, ChatEvents, ChatLimits } from "../../node/chat/events.ts";
 import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
+import { type Batch, DispatchLoop } from "../../node/host/dispatch-loop.ts";
 import { runnerRegistry } from "../../node/host/runners.ts";
 import type { Connection } from "../../node/providers/connection.ts";
 import { snapshotsOff } from "../../node/snapshot/code.ts";
@@ -23,25 +25,18 @@ export type TestChatOptions = {
   /** Whether every built-in tool call waits for approval. */
   readonly needsApproval?: boolean;
   readonly connection?: Connection;
-  readonly afterBatch?: (chat: Chat) => void;
+  readonly afterBatch?: (chat: Chat, batch: Batch) => void;
   /** Which forks work in a worktree of their own (default: none, every thread works in `/`). */
   readonly worksApart?: (id: ThreadId) => boolean;
 };
 
 export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (msg: RootMsg) => void } {
-  const queue: RootMsg[] = [];
-  let draining = false;
-  const dispatch = (msg: RootMsg) => {
-    queue.push(msg);
-    if (draining) return;
-    draining = true;
-    try {
-      while (queue.length) chat.update(queue.shift()!);
-    } finally {
-      draining = false;
-    }
-    opts.afterBatch?.(chat);
-  };
+  const loop = new DispatchLoop({ update: (msg) => chat.update(msg), takeChanges: () => chat.takeChanges() }, (error) => {
+    throw error;
+  });
+  const { afterBatch } = opts;
+  if (afterBatch) loop.afterEachBatch((batch) => afterBatch(chat, batch));
+  const dispatch = loop.dispatch;
   const tools = builtinTools([]);
   const chat: Chat = new Chat(
     dispatch,
