@@ -1,11 +1,8 @@
 /**
- * The façade the RPC entry points call (rpc/handlers.ts, one call each): each entry point checks
- * what only the host knows and dispatches, in a few lines. The services and their dispatch loop
- * are built in services.ts; what the user's input becomes is send.ts; the work lives in
- * chat/, view/, store/ and claude-code/.
- *
- * Over 300 lines: it is the one façade the RPC entry points call, each method a few lines;
- * the work is elsewhere.
+ * What `init` starts: every service, wired (services.ts), what the user's input becomes
+ * (send.ts), and the entry points that combine services: each checks what only the host knows
+ * and dispatches, in a few lines. A request one service answers alone calls it directly
+ * (requests.ts); the work lives in chat/, view/, store/ and claude-code/.
  */
 import type { Chat } from "../chat/chat.ts";
 import { isEmptyThread } from "../chat/empty-thread.ts";
@@ -13,14 +10,8 @@ import { cleanLabel, type LabelTarget } from "../chat/labels.ts";
 import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import { cleanTitle, type Thread } from "../chat/thread.ts";
-import type { ClaudeCodeThreads, Opened } from "../claude-code/threads.ts";
-import type { Compaction } from "../compact/compaction.ts";
-import type { MentionCompleter } from "../context/complete.ts";
-import type { SendContext } from "../context/follow.ts";
-import type { McpServers } from "../mcp/registry.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "../providers/models.ts";
-import type { SendResult } from "../rpc/methods.ts";
 import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
 import { latestMark } from "../snapshot/code.ts";
 import { branchStates, compareBranches } from "../snapshot/compare.ts";
@@ -31,41 +22,33 @@ import { randomUuid } from "../util/uuid.ts";
 import { diffBranches } from "../view/branch-diff.ts";
 import type { Buffers } from "../view/buffers.ts";
 import { type LineAction, lineAction } from "../view/line-actions.ts";
-import type { ThreadListEntry } from "../view/list-entry.ts";
 import type { OpenFromEnd } from "../view/open-from-end.ts";
 import type { ThreadQueries } from "../view/thread-queries.ts";
-import type { ThreadsMirror } from "../view/threads-mirror.ts";
 import type { CodeServices } from "../worktree/code-services.ts";
 import type { ForkCode } from "../worktree/fork-code.ts";
 import { type WorktreeReport, worktreeUsers } from "../worktree/health.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
 import type { HostConfig } from "./config.ts";
-import type { LiveThreads, NewThreadFields } from "./live-threads.ts";
+import type { LiveThreads } from "./live-threads.ts";
 import { SendFlow } from "./send.ts";
 import { Services } from "./services.ts";
 
 export class App {
-  /** Every service, wired (services.ts); the fields below are the parts App's entry points use. */
-  private readonly services: Services;
+  /** Every service, wired (services.ts): a request one of them answers alone calls it here. */
+  readonly services: Services;
   /** `send`, `fork`, `compact`, `retry`, the queue (send.ts). */
-  private readonly sending: SendFlow;
-  readonly chat: Chat;
+  readonly sending: SendFlow;
+  // The parts of `services` the entry points below use.
+  private readonly chat: Chat;
   private readonly buffers: Buffers;
-  readonly queries: ThreadQueries;
-  /** What `threads()` reads in Lua without a call (view/threads-mirror.ts). */
-  readonly threadsMirror: ThreadsMirror;
+  private readonly queries: ThreadQueries;
   private readonly opening: OpenFromEnd;
   private readonly threads: LiveThreads;
-  readonly claudeCode: ClaudeCodeThreads;
-  readonly completer: MentionCompleter;
-  readonly code: CodeActions;
-  readonly workspaces: Workspaces;
-  readonly forkCode: ForkCode;
+  private readonly code: CodeActions;
+  private readonly workspaces: Workspaces;
+  private readonly forkCode: ForkCode;
   private readonly persistence: Persistence | null;
-  readonly list: ThreadListEntry;
-  readonly mcp: McpServers;
-  readonly usage: UsageBook;
-  readonly compaction: Compaction;
+  private readonly usage: UsageBook;
   private readonly lastActive: LastActive | null;
   private readonly codeServices: CodeServices;
   private readonly dispatch: Dispatch;
@@ -79,19 +62,13 @@ export class App {
       chat: this.chat,
       buffers: this.buffers,
       queries: this.queries,
-      threadsMirror: this.threadsMirror,
       opening: this.opening,
       threads: this.threads,
-      claudeCode: this.claudeCode,
-      completer: this.completer,
       code: this.code,
       workspaces: this.workspaces,
       forkCode: this.forkCode,
       persistence: this.persistence,
-      list: this.list,
-      mcp: this.mcp,
       usage: this.usage,
-      compaction: this.compaction,
       lastActive: this.lastActive,
       codeServices: this.codeServices,
       dispatch: this.dispatch,
@@ -105,35 +82,6 @@ export class App {
   }
 
   // ---- RPC entry points (each answers one Lua request) ----
-
-  // What the user's input becomes (send.ts).
-  send(id: ThreadId, text: string, approved?: readonly string[]): Promise<SendResult> {
-    return this.sending.send(id, text, approved);
-  }
-  compact(id: ThreadId, instructions: string, atMessage?: number): Promise<ThreadId> {
-    return this.sending.compact(id, instructions, atMessage);
-  }
-  expand(thread: Thread, text: string) {
-    return this.sending.expand(thread, text);
-  }
-  queuedAt(id: ThreadId, line: number): { item: number; text: string } | null {
-    return this.sending.queuedAt(id, line);
-  }
-  unqueue(id: ThreadId, item: number): void {
-    this.sending.unqueue(id, item);
-  }
-  retry(id: ThreadId): void {
-    this.sending.retry(id);
-  }
-  fork(sourceId: ThreadId, prompt: string, opts?: Parameters<SendFlow["fork"]>[2], context?: SendContext): Promise<ThreadId | null> {
-    return this.sending.fork(sourceId, prompt, opts, context);
-  }
-  cancelWaitingFork(sourceId: ThreadId): boolean {
-    return this.sending.cancelWaitingFork(sourceId);
-  }
-  editMessage(id: ThreadId, index: number): Promise<ThreadId | null> {
-    return this.sending.editMessage(id, index);
-  }
 
   /** `:Tine model`: what the picker offers for thread `id`, and what it uses now. */
   modelChoices(id: ThreadId) {
@@ -152,21 +100,12 @@ export class App {
     if (notice) this.nvim.notifyInfo(notice);
   }
 
-  newThread(): Promise<Opened> {
-    return this.create({ runner: { kind: "api" } });
-  }
-
-  /** Makes a thread of any kind and waits for its buffers (live-threads.ts). */
-  create(fields: NewThreadFields): Promise<Opened> {
-    return this.threads.create(fields);
-  }
-
   /** The active thread's buffers; without one, the thread the user was last in (after a restart), else a first thread. */
   async activeBuffers(): Promise<{ id: ThreadId; display: number; input: number; interrupted?: boolean }> {
     const active = this.chat.active;
     if (!active) {
       const last = this.lastActive?.pick(this.chat, this.queries.recent());
-      return last ? this.select(last) : this.newThread();
+      return last ? this.select(last) : this.threads.newThread();
     }
     const m = await this.buffers.of(active.id);
     return { id: active.id, display: m.display, input: m.input };
@@ -289,20 +228,6 @@ export class App {
     this.delete(id);
   }
 
-  /** The user deleted a thread's buffer (:bd, :bw): they are made again when next shown. */
-  buffersGone(id: ThreadId, draft: string[]): void {
-    this.buffers.gone(id, draft);
-  }
-
-  threadForBuffer(buf: number): ThreadId | null {
-    return this.buffers.threadForBuffer(buf);
-  }
-
-  /** What is at a display-buffer line: the message index and block. */
-  locate(id: ThreadId, line: number) {
-    return this.buffers.locate(id, line);
-  }
-
   messageLine(id: ThreadId, index: number): Promise<number | null> | null {
     return index < this.live(id).runner.history.length ? this.buffers.messageLine(id, index) : null;
   }
@@ -311,16 +236,12 @@ export class App {
   lineAction(id: ThreadId, line: number, action: LineAction, reason?: string): void {
     lineAction(
       this.live(id),
-      this.locate(id, line),
+      this.buffers.locate(id, line),
       action,
       this.dispatch,
       (thread, message, file) => this.code.toggle(thread, message, file).catch((e: Error) => this.nvim.notifyError(e.message)),
       reason,
     );
-  }
-
-  messages(id: ThreadId) {
-    return this.live(id).runner.history.messages();
   }
 
   /** A thread's usage (node/usage/); a stored one is loaded first: its figures are in its history. */
@@ -364,17 +285,6 @@ export class App {
     return this.codeServices.health(
       worktreeUsers(this.chat.threads.values(), stored, worksIn, (id) => this.persistence?.storedCode(id) ?? null),
     );
-  }
-
-  /** A thread's terminal program ended (a Claude Code session). */
-  terminalExited(id: ThreadId): void {
-    const surface = this.chat.threads.get(id)?.runner.surface;
-    if (surface?.type === "terminal") surface.exited();
-  }
-
-  /** Lines of a thread's display buffer as the host sees it (tests, :checkhealth). */
-  displayText(id: ThreadId): string[] {
-    return this.buffers.get(id)?.view.text() ?? [];
   }
 
   /** A live thread (an error names a stored one, which must be opened first; live-threads.ts). */

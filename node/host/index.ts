@@ -5,9 +5,9 @@
 import { NvimBridge } from "../nvim/bridge.ts";
 import { RpcChannel } from "../nvim/rpc-channel.ts";
 import { stdinChunks, writeStdout } from "../nvim/stdio.ts";
-import { Handlers } from "../rpc/handlers.ts";
 import { stopGits } from "../snapshot/git.ts";
 import { killAllToolProcesses } from "../tools/run.ts";
+import { hostHandlers } from "./requests.ts";
 
 const call = (name: string, args: unknown[]): Promise<unknown> => {
   if (name !== "tine") return Promise.reject(new Error(`tine: unknown request ${name}`));
@@ -35,7 +35,7 @@ const nvim: RpcChannel = new RpcChannel(writeStdout, {
       ? answerLater(args)
       : void call(name, args).catch((error: unknown) => process.stderr.write(`tine host: ${String(error)}\n`)),
 });
-const handlers = new Handlers(new NvimBridge(nvim));
+const handlers = hostHandlers(new NvimBridge(nvim));
 // Neovim closing the channel (it quit, or was killed) ends the host, within a second: the gits it
 // started are stopped and waited for first, so nothing of it writes the snapshot store once it is gone.
 void nvim.listen(stdinChunks()).then(async () => {

@@ -104,6 +104,17 @@ export class LiveThreads {
     return { id: newId, display: m.display, input: m.input };
   }
 
+  /** A new thread of tine's own agent, once its buffers are made. */
+  newThread(): Promise<Opened> {
+    return this.create({ runner: { kind: "api" } });
+  }
+
+  /** A thread's terminal program ended (a Claude Code session). */
+  terminalExited(id: ThreadId): void {
+    const surface = this.chat.threads.get(id)?.runner.surface;
+    if (surface?.type === "terminal") surface.exited();
+  }
+
   /** The code snapshots of a live or stored thread's messages (a stored one is read, not loaded). */
   codeOf(id: ThreadId): ThreadCode {
     const title = this.chat.titleOf(id) ?? threadName(this.chat, id);

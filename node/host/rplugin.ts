@@ -3,8 +3,8 @@
  * the jobstart host, reached through a `TineRequest(method, args)` function.
  */
 import { NvimBridge } from "../nvim/bridge.ts";
-import { Handlers } from "../rpc/handlers.ts";
 import { stopGits } from "../snapshot/git.ts";
+import { hostHandlers } from "./requests.ts";
 
 type Plugin = {
   nvim: ConstructorParameters<typeof NvimBridge>[0];
@@ -12,7 +12,7 @@ type Plugin = {
 };
 
 export default function register(plugin: Plugin): void {
-  const handlers = new Handlers(new NvimBridge(plugin.nvim));
+  const handlers = hostHandlers(new NvimBridge(plugin.nvim));
   process.on("exit", () => {
     handlers.close();
     void stopGits(); // asked to stop with what they started: the process ends now

@@ -3,7 +3,7 @@
  * hand-off, a compaction), the mentions resolved before anything is sent, a send refused while
  * the thread cannot take it or sent to a compaction when it would overflow the context window, a
  * queued message taken back, a failed turn sent again; and the forks a request asks for (`@fork`,
- * `:ForkThread`, `e` on a message), checked before they are made. App's entry points call it.
+ * `:ForkThread`, `e` on a message), checked before they are made. The requests call it (requests.ts).
  *
  * Over 300 lines: it is the one place a send is decided (routed, refused, queued, sent again)
  * and a requested fork checked; the entry points are short and share those checks.

@@ -320,7 +320,3 @@ export type ResultIn<T extends Record<string, Method>, M extends keyof T> = T[M]
 
 export type ArgsOf<M extends MethodName> = ArgsIn<Methods, M>;
 export type ResultOf<M extends MethodName> = ResultIn<Methods, M>;
-
-export function isMethod(name: string): name is MethodName {
-  return Object.hasOwn(METHODS, name);
-}
