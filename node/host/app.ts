@@ -17,6 +17,8 @@ import type { ClaudeCodeThreads, Opened } from "../claude-code/threads.ts";
 import type { Compaction } from "../compact/compaction.ts";
 import type { MentionCompleter } from "../context/complete.ts";
 import type { SendContext } from "../context/follow.ts";
+import type { ForkFlow } from "../fork/flow.ts";
+import type { ForkAsk } from "../fork/request.ts";
 import type { McpServers } from "../mcp/registry.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "../providers/models.ts";
@@ -27,7 +29,6 @@ import { branchStates, compareBranches } from "../snapshot/compare.ts";
 import type { LastActive } from "../store/last-active.ts";
 import type { Persistence } from "../store/persistence.ts";
 import type { UsageBook } from "../usage/book.ts";
-import { randomUuid } from "../util/uuid.ts";
 import { diffBranches } from "../view/branch-diff.ts";
 import type { Buffers } from "../view/buffers.ts";
 import { type LineAction, lineAction } from "../view/line-actions.ts";
@@ -47,8 +48,10 @@ import { Services } from "./services.ts";
 export class App {
   /** Every service, wired (services.ts); the fields below are the parts App's entry points use. */
   private readonly services: Services;
-  /** `send`, `fork`, `compact`, `retry`, the queue (send.ts). */
+  /** `send`, `compact`, `retry`, the queue (send.ts). */
   private readonly sending: SendFlow;
+  /** `fork`, `e`, a waiting fork cancelled (node/fork/). */
+  private readonly forks: ForkFlow;
   readonly chat: Chat;
   private readonly buffers: Buffers;
   readonly queries: ThreadQueries;
@@ -95,6 +98,7 @@ export class App {
       lastActive: this.lastActive,
       codeServices: this.codeServices,
       dispatch: this.dispatch,
+      forks: this.forks,
     } = this.services);
     this.sending = new SendFlow(this.services);
   }
@@ -125,14 +129,15 @@ export class App {
   retry(id: ThreadId): void {
     this.sending.retry(id);
   }
-  fork(sourceId: ThreadId, prompt: string, opts?: Parameters<SendFlow["fork"]>[2], context?: SendContext): Promise<ThreadId | null> {
-    return this.sending.fork(sourceId, prompt, opts, context);
+  // Forks (node/fork/).
+  fork(sourceId: ThreadId, prompt: string, opts?: ForkAsk, context?: SendContext): Promise<ThreadId | null> {
+    return this.forks.fork(sourceId, prompt, opts, context);
   }
   cancelWaitingFork(sourceId: ThreadId): boolean {
-    return this.sending.cancelWaitingFork(sourceId);
+    return this.forks.cancel(sourceId);
   }
   editMessage(id: ThreadId, index: number): Promise<ThreadId | null> {
-    return this.sending.editMessage(id, index);
+    return this.forks.editMessage(id, index);
   }
 
   /** `:Tine model`: what the picker offers for thread `id`, and what it uses now. */
@@ -219,7 +224,8 @@ export class App {
     this.checkForkEnd(id, "promoted");
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUuid(), siblingNum: this.chat.nextNum() } });
+    const branch = this.chat.mint();
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: branch.id, siblingNum: branch.num } });
     // A worktree fork's files are merged into the parent's first, then it is promoted (node/worktree/fork-code.ts).
     await this.forkCode.settled(id);
     if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
@@ -285,7 +291,7 @@ export class App {
   /** The user left a thread (another took its windows, its input blank): an empty one goes (empty-thread.ts). */
   threadLeft(id: ThreadId): void {
     const thread = this.chat.threads.get(id);
-    if (!thread || this.chat.activeId === id || !isEmptyThread(this.chat, thread)) return;
+    if (!thread || this.chat.activeId === id || !isEmptyThread(this.chat, thread, this.forks.waiting(id) !== undefined)) return;
     this.delete(id);
   }
 
