@@ -5,7 +5,8 @@
 import type { AgentMsg } from "../providers/agent.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import type { ForkLives } from "./forks.ts";
-import type { Dispatch, ForkRequest, ThreadId } from "./msgs.ts";
+import type { NewThread } from "./mint.ts";
+import type { Dispatch, ForkClone, ThreadId } from "./msgs.ts";
 import type { Runner, Runners } from "./runner.ts";
 import type { Thread, TitledBy } from "./thread.ts";
 import type { ForkTree } from "./tree.ts";
@@ -22,16 +23,16 @@ export interface ChatTree {
   activeId: ThreadId | null;
   isStored(id: ThreadId): boolean;
   titleOf(id: ThreadId): string | undefined;
-  /** The number of a new thread, claimed (unique across the Neovims sharing the project). */
-  nextNum(): number;
+  /** A new thread's id and number (number claimed: unique across the Neovims sharing the project); mint.ts. */
+  mint(): NewThread;
   /** What a thread's runner dispatches through. */
   agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
   /** A thread with the chat's services, not yet in the chat. */
   makeThread(id: ThreadId, num: number, title: string, runner: Runner, titledBy?: TitledBy): Thread;
   /** Puts `thread` in the chat and tells the UI and the store. */
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void;
-  /** Forks now (the request's `wait` is not looked at). */
-  forkNow(request: ForkRequest): void;
+  /** Takes a fork now, in place (when and where the fork flow decided: node/fork/). */
+  forkNow(fork: ForkClone): void;
   /** Whether fork `id` works in a worktree of its own, apart from its parent's folder (its end brings its code back). */
   worksApart(id: ThreadId): boolean;
   /** Takes a thread out of the chat (the tree keeps its lineage). */

@@ -53,7 +53,10 @@ function setup({
   let n = 0;
   const fork = (sourceId: ThreadId, atMessage?: number) => {
     const id = `t${++n}`;
-    dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId: id, num: n, prompt: "", atMessage } });
+    dispatch({
+      type: "chat-msg",
+      msg: { type: "fork-thread", sourceId, newId: id, num: n, prompt: "", atMessage, opener: { by: "user", background: false } },
+    });
     return id;
   };
   dispatch({
@@ -170,7 +173,10 @@ describe("a fork whose program keeps its conversation (a Claude Code session)", 
       ["root", "f"],
       ["f", "ff"],
     ] as const)
-      dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId, num: 2, prompt: "" } });
+      dispatch({
+        type: "chat-msg",
+        msg: { type: "fork-thread", sourceId, newId, num: 2, prompt: "", opener: { by: "user", background: false } },
+      });
     return { chat, dispatch, ended };
   };
 
@@ -287,7 +293,10 @@ describe("what the agent may start on its own (enter_fork)", () => {
     );
     expect(chat.childrenOf("root")).toHaveLength(2);
     // A fork the user opened does not count; one the agent opened that ends makes room.
-    dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId: "root", newId: "mine", num: 50, prompt: "" } });
+    dispatch({
+      type: "chat-msg",
+      msg: { type: "fork-thread", sourceId: "root", newId: "mine", num: 50, prompt: "", opener: { by: "user", background: false } },
+    });
     dispatch({ type: "chat-msg", msg: { type: "fork-discard", id: chat.childrenOf("root")[0]! } });
     expect((await agentCalls("root", "enter_fork")).isError).toBe(false);
     expect(chat.childrenOf("root")).toHaveLength(3);

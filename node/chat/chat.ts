@@ -1,6 +1,7 @@
 /**
  * Chat owns the threads and their tree: the live ones and the ones known from disk but not
- * loaded. Forks are taken inside its dispatch loop (take-fork.ts); how forks end lives in
+ * loaded, and gives every new thread its id and number (mint.ts). Forks are cloned inside its
+ * dispatch loop (take-fork.ts) when the fork flow (node/fork/) says; how forks end lives in
  * fork-exits.ts, and what changed for the host to write and draw in changes.ts. Chat never touches
  * files; the host reads the store and dispatches what it found.
  *
@@ -14,9 +15,10 @@ import { ChangeLog, type Changes } from "./changes.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { type ChatTree, ForkExits, linkedThread } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
-import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId, WaitingFork } from "./msgs.ts";
+import { type NewThread, ThreadMint } from "./mint.ts";
+import type { ChatMsg, Dispatch, ForkClone, ForkEnd, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
 import type { Runner, Runners } from "./runner.ts";
-import { forkWhenDue, takeFork } from "./take-fork.ts";
+import { takeFork } from "./take-fork.ts";
 import { Thread, type ThreadContext, type TitledBy } from "./thread.ts";
 import { compactTitle } from "./titles.ts";
 import { ForkTree } from "./tree.ts";
@@ -40,8 +42,6 @@ export class Chat implements ChatTree {
   readonly stored = new Map<ThreadId, StoredThread>();
   /** Parents of forks, live or stored. */
   readonly lineage = new ForkTree();
-  /** Forks waiting for their source (the key): to come to rest, or for the host; at most one per source. */
-  readonly waitingForks = new Map<ThreadId, WaitingFork>();
   /** Live forks' lifecycle: idle clocks, reports, background runs. */
   readonly forks = new ForkLives();
   private readonly exits = new ForkExits(this);
@@ -50,8 +50,11 @@ export class Chat implements ChatTree {
   private readonly seenAtRest = new Map<ThreadId, boolean>();
   /** What changed since the host last asked (changes.ts). */
   private readonly log = new ChangeLog();
-  /** The highest number `nextNum` gave. */
-  private highestNum = 0;
+  /** Every new thread's id and number. */
+  private readonly minter = new ThreadMint(
+    () => this.maxNum(),
+    (atLeast) => this.events.claimNum?.(atLeast) ?? atLeast,
+  );
 
   constructor(
     readonly dispatch: Dispatch,
@@ -89,7 +92,6 @@ export class Chat implements ChatTree {
     let max = 0;
     for (const t of this.threads.values()) max = Math.max(max, t.num);
     for (const t of this.stored.values()) max = Math.max(max, t.num);
-    for (const f of this.waitingForks.values()) max = Math.max(max, f.num);
     return max;
   }
 
@@ -107,14 +109,9 @@ export class Chat implements ChatTree {
     return this.services.environmentFor(id);
   }
 
-  /**
-   * The number of a new thread: above every one in use or ever given here (a deleted or ended
-   * thread's number is never given again), and claimed from the host.
-   */
-  nextNum(): number {
-    const next = Math.max(this.maxNum(), this.highestNum) + 1;
-    this.highestNum = this.events.claimNum?.(next) ?? next;
-    return this.highestNum;
+  /** A new thread's id and number: the one place they are made, for every kind of thread (mint.ts). */
+  mint(): NewThread {
+    return this.minter.next();
   }
 
   /** Bumped when threads, lineage, a status or the active thread change (the thread list redraws). */
@@ -197,18 +194,13 @@ export class Chat implements ChatTree {
         return;
       }
       case "fork-thread":
-        // The user forks it (the agent's forks are taken by fork-exits): activity in a fork.
+        // The user forks it (the agent's forks, and those that waited for a rest, are taken in place): activity in a fork.
         this.forks.update({ type: "activity", id: m.sourceId, by: "user", now: this.clock.now() });
-        // The fork the host held is made now: it waits no more.
-        if (this.waitingForks.get(m.sourceId)?.newId === m.newId) this.waitingForks.delete(m.sourceId);
-        if (m.wait && this.threads.get(m.sourceId)?.atRest === false) this.waitingForks.set(m.sourceId, { ...m, madeBy: "chat" });
-        else forkWhenDue(this, m);
+        takeFork(this, m);
         return;
-      case "fork-held":
-        this.waitingForks.set(m.request.sourceId, { ...m.request, madeBy: "host" });
-        return;
-      case "cancel-waiting-fork":
-        this.waitingForks.delete(m.sourceId);
+      case "fork-waiting":
+        // The user asked for a fork of it that waits: activity in a fork (the list redraws, as after every chat message).
+        if (m.change === "waits") this.forks.update({ type: "activity", id: m.sourceId, by: "user", now: this.clock.now() });
         return;
       case "select-thread":
         if (!this.threads.has(m.id)) return;
@@ -303,7 +295,6 @@ export class Chat implements ChatTree {
         this.threads.get(m.id)?.runner.close();
         this.threads.delete(m.id);
         this.stored.delete(m.id);
-        this.waitingForks.delete(m.id);
         this.exits.forget(m.id);
         this.forks.update({ type: "ended", id: m.id });
         if (this.activeId === m.id) this.activeId = null;
@@ -318,17 +309,13 @@ export class Chat implements ChatTree {
   /** A thread's reply finished and its tools are answered: what waited for that happens now. */
   private cameToRest(thread: Thread): void {
     if (this.exits.responseEnded(thread)) return;
-    const waiting = this.waitingForks.get(thread.id);
-    if (waiting?.madeBy === "chat") {
-      this.waitingForks.delete(thread.id);
-      this.log.listChanged();
-      forkWhenDue(this, waiting);
-    }
+    const due = this.events.forkDueAtRest(thread.id);
+    if (due) takeFork(this, due);
     this.exits.atRest(thread);
   }
 
-  forkNow(request: ForkRequest): void {
-    takeFork(this, request);
+  forkNow(fork: ForkClone): void {
+    takeFork(this, fork);
   }
 
   add(thread: Thread, how: CreatedHow, makeActive: boolean): void {
@@ -344,7 +331,6 @@ export class Chat implements ChatTree {
 
   remove(id: ThreadId): void {
     this.threads.delete(id);
-    this.waitingForks.delete(id);
   }
 
   agentDispatch(id: ThreadId): (msg: AgentMsg) => void {

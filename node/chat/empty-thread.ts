@@ -6,7 +6,8 @@
 import type { Chat } from "./chat.ts";
 import type { Thread } from "./thread.ts";
 
-export function isEmptyThread(chat: Chat, thread: Thread): boolean {
+/** `forkWaits`: a fork waits for it (node/fork/). */
+export function isEmptyThread(chat: Chat, thread: Thread, forkWaits: boolean): boolean {
   return (
     thread.runner.history.length === 0 &&
     thread.runner.open === null &&
@@ -18,6 +19,6 @@ export function isEmptyThread(chat: Chat, thread: Thread): boolean {
     !thread.runner.traits.storedAtOnce &&
     !chat.lineage.get(thread.id) &&
     chat.childrenOf(thread.id).length === 0 &&
-    !chat.waitingForks.has(thread.id)
+    !forkWaits
   );
 }

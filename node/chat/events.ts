@@ -2,7 +2,8 @@
  * What the chat tells the host (the UI and the store follow threads through these), the clock and
  * the limits it is given: the chat's edges, so it never touches buffers, files or timers itself.
  */
-import type { ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
+import type { NewThread } from "./mint.ts";
+import type { ForkClone, ForkEnd, ThreadId } from "./msgs.ts";
 import type { QueuedReport } from "./prompts.ts";
 import type { Thread } from "./thread.ts";
 
@@ -14,8 +15,19 @@ export type ChatEvents = {
   forkEnded(fork: Thread, how: ForkEnd, into?: ThreadId): void;
   /** A promote moved the parent's old tail to `siblingId`: forks taken from it after `atMessage` follow. */
   branched(parentId: ThreadId, siblingId: ThreadId, atMessage: number): void;
-  /** A fork whose worktree is made when due is due (its source at rest, `atMessage` its last message): the host makes it, then forks. */
-  forkDue(request: ForkRequest): void;
+  /**
+   * The agent's enter_fork, due as its response ends: the fork flow (node/fork/), which decides
+   * when and where every fork is made, gives the fork the chat takes now, in place.
+   */
+  agentFork(sourceId: ThreadId, ask: { readonly prompt: string; readonly idleTimeoutMs?: number }): ForkClone;
+  /**
+   * Thread `sourceId` came to rest: the fork that waited for that (the fork flow's) if it is to be
+   * taken now, in place, before what the rest does to the source (a summary asked, a report); null
+   * when none waited, or its worktree is made first (the flow forks once it is).
+   */
+  forkDueAtRest(sourceId: ThreadId): ForkClone | null;
+  /** A thread of its own under `sourceId` (a hand-off), from the fork flow: its id and number; it works where its source works. */
+  branch(sourceId: ThreadId): NewThread;
   /**
    * A fork in a worktree of its own is about to report: the host sums up what its code changed and
    * answers with `fork-code-summed`, so that the parent gets the finding and the code as one report.

@@ -10,7 +10,6 @@
  * kept here (a summary asked for while it works, a report waiting for its code's summary, what a
  * tool asked for at the turn's end), so that a fork ends once, and the way it was asked to.
  */
-import { randomUUID } from "node:crypto";
 import type { History } from "../providers/history.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -129,16 +128,10 @@ export class ForkExits {
    */
   private handOff(source: Thread, base: History, prompt: string): void {
     const chat = this.chat;
-    const id = randomUUID();
+    // Its id and number, and where it works (its source's folder), are the fork flow's (node/fork/).
+    const { id, num } = chat.events.branch(source.id);
     const runner = chat.runners.start({ kind: "api" }, chat.agentDispatch(id));
-    linkedThread(
-      chat,
-      source.id,
-      { id, num: chat.nextNum(), title: `${source.title} → hand-off`, runner },
-      base.length - 1,
-      "handoff",
-      prompt,
-    );
+    linkedThread(chat, source.id, { id, num, title: `${source.title} → hand-off`, runner }, base.length - 1, "handoff", prompt);
     // After the message being handled: the tool run that got us here is dropped with the turn.
     chat.dispatch({ type: "thread-msg", id: source.id, msg: { type: "rewind", history: base } });
   }
@@ -163,21 +156,17 @@ export class ForkExits {
     this.chat.changed();
     switch (after.type) {
       case "enter":
-        this.chat.forkNow({
-          sourceId: thread.id,
-          newId: randomUUID(),
-          num: this.chat.nextNum(),
-          prompt: after.topic,
-          idleTimeoutMs: after.idleTimeoutMs,
-          byAgent: true,
-        });
+        // When and where it is made is the fork flow's (node/fork/): now, in place, where its source works.
+        this.chat.forkNow(this.chat.events.agentFork(thread.id, { prompt: after.topic, idleTimeoutMs: after.idleTimeoutMs }));
         return true;
       case "discard":
         this.end(thread.id, "discarded");
         return true;
-      case "promote":
-        this.promote(thread.id, randomUUID(), this.chat.nextNum());
+      case "promote": {
+        const branch = this.chat.mint();
+        this.promote(thread.id, branch.id, branch.num);
         return true;
+      }
       case "report":
         this.reportAndEnd(thread, after.text);
         return true;

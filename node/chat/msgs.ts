@@ -96,34 +96,34 @@ export type StoredThread = {
   readonly looped?: true;
 };
 
-export type ForkRequest = {
-  sourceId: ThreadId;
-  newId: ThreadId;
-  num: number;
-  /** Sent as the clone's next user turn; empty: the clone opens ready for input. */
-  prompt: string;
-  /** What the prompt's mentions resolved to, sent with it. */
-  context?: SendContext;
-  /** Fork the history up to and including this message. */
-  atMessage?: number;
-  /** Text put in the clone's input buffer (a quoted selection). */
-  prefill?: string;
-  /** The source when it is stored and not loaded: the fork is cloned from its history, run as it ran. */
-  storedSource?: StoredSource;
-  /** In a worktree of its own made when the fork is due (from the source's files then): the host forks once it is made (ChatEvents.forkDue). */
-  worktreeWhenDue?: true;
-  /** Wait until the source is at rest (reply finished, tools answered), then fork. */
-  wait?: boolean;
-  /** Run without a window; report back to the source when its turn ends. */
-  background?: boolean;
-  /** This fork's own idle time-out (an agent's enter_fork may set one). */
-  idleTimeoutMs?: number;
-  /** Opened by the agent (enter_fork), not the user: what it may start on its own is limited (forks.ts). */
-  byAgent?: boolean;
-};
+/**
+ * Who opened a fork: the user (`background`: it runs without a window and reports back when its
+ * turn ends; `prefill`: text put in its input, a quoted selection or a message to edit), or the
+ * agent (enter_fork: what it may start on its own is limited, forks.ts; `idleTimeoutMs`: the fork's
+ * own idle time-out, when it set one).
+ */
+export type ForkOpener =
+  | { readonly by: "user"; readonly background: boolean; readonly prefill?: string }
+  | { readonly by: "agent"; readonly idleTimeoutMs?: number };
 
-/** A fork waiting for its source: the chat makes it when the source comes to rest (`wait`), or the host does (`fork-held`). */
-export type WaitingFork = ForkRequest & { readonly madeBy: "chat" | "host" };
+/**
+ * A fork the chat takes now (`fork-thread`): its source's runner cloned into thread `newId`. When
+ * it is made, and in which folder, the fork flow decided before (node/fork/).
+ */
+export type ForkClone = {
+  readonly sourceId: ThreadId;
+  readonly newId: ThreadId;
+  readonly num: number;
+  /** Sent as the clone's next user turn; empty: the clone opens ready for input. */
+  readonly prompt: string;
+  /** What the prompt's mentions resolved to, sent with it. */
+  readonly context?: SendContext;
+  /** Fork the history up to and including this message (without: all of it). */
+  readonly atMessage?: number;
+  /** The source when it is stored and not loaded: the fork is cloned from its history, run as it ran. */
+  readonly storedSource?: StoredSource;
+  readonly opener: ForkOpener;
+};
 
 /** How a fork ended: its file stays, marked so (`:Tine threads!` shows and restores it). */
 export type ForkEnd = "discarded" | "reported" | "promoted";
@@ -144,16 +144,14 @@ export type ChatMsg =
       origin?: ThreadOrigin;
       parentId?: ThreadId;
     }
-  | ({ type: "fork-thread" } & ForkRequest)
+  | ({ type: "fork-thread" } & ForkClone)
   | { type: "select-thread"; id: ThreadId }
   /**
-   * A fork the host makes itself once its source's program is between turns (a Claude Code session
-   * forked into a worktree, made then): listed and cancelled as a `wait` fork is, until the host
-   * makes it (a `fork-thread` with its `newId`) or finds it cancelled.
+   * What waits in the fork flow (node/fork/) for `sourceId` changed: the list shows a fork waiting
+   * under its source. `waits`: the user asked for a fork that waits (activity in the source); `over`:
+   * it waits no more (made, or cancelled).
    */
-  | { type: "fork-held"; request: ForkRequest }
-  /** Drops a fork still waiting for its source (to come to rest, or for the host). */
-  | { type: "cancel-waiting-fork"; sourceId: ThreadId }
+  | { type: "fork-waiting"; sourceId: ThreadId; change: "waits" | "over" }
   /** Threads found on disk (at start, or after another instance wrote). */
   | { type: "stored-found"; threads: readonly StoredThread[] }
   /**

@@ -2,11 +2,13 @@
  * How a fork is taken, inside the chat's dispatch loop: the source's runner is cloned (in
  * whatever state it is; a stored source without loading it) and never written to. The fork gets
  * the code snapshots and approvals its source had, its idle clock (forks.ts), and its first
- * message. How forks end lives in fork-exits.ts.
+ * message. When a fork is made and in which folder is the fork flow's (node/fork/); how forks end
+ * lives in fork-exits.ts.
  */
 import type { Environment } from "../tools/environment.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatTree } from "./chat-tree.ts";
-import type { ForkRequest, StoredThread, ThreadId } from "./msgs.ts";
+import type { ForkClone, ForkOpener, StoredThread, ThreadId } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { forkTitle } from "./titles.ts";
 
@@ -16,18 +18,20 @@ export type ForkingChat = ChatTree & {
   environmentFor(id: ThreadId): Environment;
 };
 
-/** A fork is due: taken now, or (one whose worktree is made when due) handed to the host at the source's last message. */
-export function forkWhenDue(chat: ForkingChat, request: ForkRequest): void {
-  if (!request.worktreeWhenDue) {
-    takeFork(chat, request);
-    return;
+/** What a fork's opener makes of it: a background run, its idle time-out, who opened it, its input's text. */
+function openedAs(opener: ForkOpener, defaultIdleMs: number) {
+  switch (opener.by) {
+    case "user":
+      return { background: opener.background, idleTimeoutMs: defaultIdleMs, openedBy: "user" as const, prefill: opener.prefill };
+    case "agent":
+      return { background: false, idleTimeoutMs: opener.idleTimeoutMs ?? defaultIdleMs, openedBy: "agent" as const, prefill: undefined };
+    default:
+      return assertUnreachable(opener);
   }
-  const length = chat.threads.get(request.sourceId)?.runner.history.length ?? request.storedSource?.history.length ?? 0;
-  chat.events.forkDue({ ...request, atMessage: request.atMessage ?? length - 1 });
 }
 
-/** Forks now (the request's `wait` is not looked at). */
-export function takeFork(chat: ForkingChat, request: ForkRequest): void {
+/** Forks now. */
+export function takeFork(chat: ForkingChat, request: ForkClone): void {
   const live = chat.threads.get(request.sourceId);
   const stored = chat.stored.get(request.sourceId);
   // A stored source is cloned without loading it: a throwaway runner holds its history.
@@ -52,21 +56,21 @@ export function takeFork(chat: ForkingChat, request: ForkRequest): void {
   // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
   thread.code = live?.code ?? from?.code ?? [];
   if (live) thread.approvalsFrom(live);
-  if (runner.traits.forkLifecycle) {
+  const { background, idleTimeoutMs, openedBy, prefill } = openedAs(request.opener, chat.clock.forkIdleTimeoutMs);
+  if (runner.traits.forkLifecycle)
     chat.forks.update({
       type: "started",
       id: thread.id,
       parentId: request.sourceId,
-      background: request.background === true,
-      idleTimeoutMs: request.idleTimeoutMs ?? chat.clock.forkIdleTimeoutMs,
-      openedBy: request.byAgent ? "agent" : "user",
+      background,
+      idleTimeoutMs,
+      openedBy,
       now: chat.clock.now(),
     });
-  }
   // Taken at a message of the user's (`F` on it), it goes on from there: that message is answered
   // again at once, and a prompt is the turn after (queued meanwhile), never joined to it.
   if (request.atMessage !== undefined && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
   // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
   if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
-  chat.add(thread, { under: request.sourceId, prefill: request.prefill, background: request.background === true }, !request.background);
+  chat.add(thread, { under: request.sourceId, prefill, background }, !background);
 }

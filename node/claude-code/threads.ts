@@ -26,14 +26,14 @@ export type ThreadHost = {
     placeholder?: string;
     origin?: { kind: "claude-code"; sessionId: string | null; path: string };
     parentId?: string;
-    /** A number claimed with `nextNum`; without, the host claims one. */
-    num?: number;
+    /** Its id and number, minted with `mint`; without, the host mints them. */
+    minted?: { readonly id: string; readonly num: number };
   }): Promise<Opened>;
   /** The history of a live or stored thread, or undefined when there is no such thread. */
   historyOf(id: string): History | undefined;
   titleOf(id: string): string | undefined;
-  /** Claims the number of the next thread (unique across instances); `create` is then given it. */
-  nextNum(): number;
+  /** A new thread's id and number (unique across instances); `create` is then given them. */
+  mint(): { readonly id: string; readonly num: number };
   /** Tells the user something went partly wrong (an import that left lines out). */
   warn(message: string): void;
 };
@@ -65,8 +65,8 @@ export class ClaudeCodeThreads {
   open(args: string): Promise<Opened> {
     const argv = splitArgs(args);
     sessionIdOf(argv); // refuses a --session-id that is not a UUID before a thread is made
-    const num = this.host.nextNum();
-    return this.host.create({ runner: { kind: "claude-code", args: argv }, placeholder: `Claude Code ${num}`, num });
+    const minted = this.host.mint();
+    return this.host.create({ runner: { kind: "claude-code", args: argv }, placeholder: `Claude Code ${minted.num}`, minted });
   }
 
   /** A Claude Code session (by id or path) becomes a tine thread holding the same conversation. */

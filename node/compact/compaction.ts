@@ -7,17 +7,19 @@
  * window compacts first without asking, and goes to the new thread.
  */
 import type { Chat } from "../chat/chat.ts";
+import type { NewThread } from "../chat/mint.ts";
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import type { History } from "../providers/history.ts";
 import type { SideRequest } from "../usage/side.ts";
-import { randomUuid } from "../util/uuid.ts";
 import { compactedHistory, compactPrompt, contextTokens, cutAt, estimateTokens } from "./rules.ts";
 
 export type CompactionHost = {
   readonly chat: Chat;
   readonly dispatch: Dispatch;
+  /** The new thread's id and number, from the fork flow (node/fork/): it works where its source works. */
+  branch(sourceId: ThreadId): NewThread;
   notifyInfo(text: string): void;
   /** Asks the user whether to compact thread `id` now (`text` says why); a yes comes back as a `compact` request. */
   offer(id: ThreadId, text: string): void;
@@ -71,12 +73,9 @@ export class Compaction {
       this.running.delete(id);
     }
     if (!summary) throw new Error(`tine: the model wrote no summary of ${thread.title}: nothing was compacted`);
-    const newId = randomUuid();
+    const { id: newId, num } = this.host.branch(id);
     const compacted = compactedHistory(history, cut, summary, followedAfter(history.prefix(cut)), thread.title);
-    this.host.dispatch({
-      type: "chat-msg",
-      msg: { type: "compacted", sourceId: id, newId, num: chat.nextNum(), history: compacted, summarized: cut },
-    });
+    this.host.dispatch({ type: "chat-msg", msg: { type: "compacted", sourceId: id, newId, num, history: compacted, summarized: cut } });
     if (!chat.threads.has(newId)) throw new Error(`tine: ${thread.title} could not be compacted`);
     // The summary request is the new thread's: it made its first message, and the source stays byte for byte as it was.
     if (request) this.host.dispatch({ type: "thread-msg", id: newId, msg: { type: "side-request", request } });

@@ -10,6 +10,7 @@ import { cleanLabel, type LabelTarget } from "../chat/labels.ts";
 import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import { cleanTitle, type Thread } from "../chat/thread.ts";
+import type { ForkFlow } from "../fork/flow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "../providers/models.ts";
 import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
@@ -18,7 +19,6 @@ import { branchStates, compareBranches } from "../snapshot/compare.ts";
 import type { LastActive } from "../store/last-active.ts";
 import type { Persistence } from "../store/persistence.ts";
 import type { UsageBook } from "../usage/book.ts";
-import { randomUuid } from "../util/uuid.ts";
 import { diffBranches } from "../view/branch-diff.ts";
 import type { Buffers } from "../view/buffers.ts";
 import { type LineAction, lineAction } from "../view/line-actions.ts";
@@ -36,10 +36,12 @@ import { Services } from "./services.ts";
 export class App {
   /** Every service, wired (services.ts): a request one of them answers alone calls it here. */
   readonly services: Services;
-  /** `send`, `fork`, `compact`, `retry`, the queue (send.ts). */
+  /** `send`, `compact`, `retry`, the queue (send.ts). */
   readonly sending: SendFlow;
   // The parts of `services` the entry points below use.
   private readonly chat: Chat;
+  /** When and where forks are made (node/fork/): a thread with a fork waiting on it is not empty. */
+  private readonly forks: ForkFlow;
   private readonly buffers: Buffers;
   private readonly queries: ThreadQueries;
   private readonly opening: OpenFromEnd;
@@ -72,6 +74,7 @@ export class App {
       lastActive: this.lastActive,
       codeServices: this.codeServices,
       dispatch: this.dispatch,
+      forks: this.forks,
     } = this.services);
     this.sending = new SendFlow(this.services);
   }
@@ -158,7 +161,8 @@ export class App {
     this.checkForkEnd(id, "promoted");
     const parentId = this.chat.lineage.get(id)!.parentId;
     if (!this.chat.threads.has(parentId)) this.load(parentId);
-    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: randomUuid(), siblingNum: this.chat.nextNum() } });
+    const branch = this.chat.mint();
+    this.dispatch({ type: "chat-msg", msg: { type: "fork-promote", id, siblingId: branch.id, siblingNum: branch.num } });
     // A worktree fork's files are merged into the parent's first, then it is promoted (node/worktree/fork-code.ts).
     await this.forkCode.settled(id);
     if (this.chat.threads.has(id)) throw new Error(`tine: could not promote ${this.chat.titleOf(id)}`);
@@ -224,7 +228,7 @@ export class App {
   /** The user left a thread (another took its windows, its input blank): an empty one goes (empty-thread.ts). */
   threadLeft(id: ThreadId): void {
     const thread = this.chat.threads.get(id);
-    if (!thread || this.chat.activeId === id || !isEmptyThread(this.chat, thread)) return;
+    if (!thread || this.chat.activeId === id || !isEmptyThread(this.chat, thread, this.forks.waiting(id) !== undefined)) return;
     this.delete(id);
   }
 

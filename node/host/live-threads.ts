@@ -6,6 +6,7 @@
  * stored one is read, not loaded).
  */
 import type { Chat } from "../chat/chat.ts";
+import type { NewThread } from "../chat/mint.ts";
 import type { ChatMsg, Dispatch, ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import type { RunnerSpec } from "../chat/runner.ts";
@@ -16,14 +17,13 @@ import type { NvimBridge } from "../nvim/bridge.ts";
 import type { ThreadCode } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { failedTurn } from "../store/replay.ts";
-import { randomUuid } from "../util/uuid.ts";
 import type { Buffers } from "../view/buffers.ts";
 import type { OpenFromEnd } from "../view/open-from-end.ts";
 import { StoredFolderNotices } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
 
-/** The fields of a `new-thread` message the caller chooses (the id is the host's; the number too unless claimed before). */
-export type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { num?: number };
+/** The fields of a `new-thread` message the caller chooses (its id and number are minted here unless `minted` before: Chat.mint). */
+export type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { minted?: NewThread };
 
 export class LiveThreads {
   /** Says which stored arguments a Claude Code thread runs without (claude-code/stored-args.ts). */
@@ -97,9 +97,9 @@ export class LiveThreads {
 
   /** Makes a thread of any kind and waits for its buffers. */
   async create(fields: NewThreadFields): Promise<Opened> {
-    const newId = randomUuid();
-    const { num, ...rest } = fields;
-    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num: num ?? this.chat.nextNum(), ...rest } });
+    const { minted, ...rest } = fields;
+    const { id: newId, num } = minted ?? this.chat.mint();
+    this.dispatch({ type: "chat-msg", msg: { type: "new-thread", newId, num, ...rest } });
     const m = await this.buffers.of(newId);
     return { id: newId, display: m.display, input: m.input };
   }

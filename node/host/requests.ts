@@ -70,8 +70,8 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
     return true;
   },
 
-  fork: ({ app }, [id, prompt, opts]) => app.sending.fork(id, prompt, opts),
-  cancel_waiting_fork: ({ app }, [id]) => app.sending.cancelWaitingFork(id),
+  fork: ({ app }, [id, prompt, opts]) => app.services.forks.fork(id, prompt, opts),
+  cancel_waiting_fork: ({ app }, [id]) => app.services.forks.cancel(id),
   fork_discard: ({ app }, [id]) => {
     app.discardFork(id);
     return true;
@@ -82,7 +82,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
     return true;
   },
   forks_at: ({ app }, [id, line]) => app.services.queries.forksAt(id, line),
-  edit_message: ({ app }, [id, message]) => app.sending.editMessage(id, message).then((fork) => fork ?? ""),
+  edit_message: ({ app }, [id, message]) => app.services.forks.editMessage(id, message).then((fork) => fork ?? ""),
   label: ({ app }, [id, message, text]) => {
     app.label(id, message ?? null, text);
     return true;

@@ -1,7 +1,7 @@
 /**
  * The host's services, built once from the options and wired to each other: the chat, the store
  * and its clock, the buffers, usage, compaction, the code side (snapshots, worktrees), MCP, the
- * fork clock; and the one dispatch loop they share (dispatch-loop.ts), on which each service
+ * fork flow (node/fork/) and the fork clock; and the one dispatch loop they share (dispatch-loop.ts), on which each service
  * registers what it does after a batch (`reactAfterEachBatch`): the store writes what changed
  * (`Persistence`), the buffers are derived from state (`Buffers`), and so on. Requests call the
  * service that answers them (requests.ts).
@@ -19,6 +19,7 @@ import { ClaudeCodeThreads } from "../claude-code/threads.ts";
 import { Compaction } from "../compact/compaction.ts";
 import { MentionCompleter } from "../context/complete.ts";
 import type { ContextLimits } from "../context/files.ts";
+import { ForkFlow } from "../fork/flow.ts";
 import { McpServers } from "../mcp/registry.ts";
 import { McpTools } from "../mcp/tools.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
@@ -60,6 +61,8 @@ export class Services {
   readonly opening: OpenFromEnd;
   /** Which threads are live, and making them so (live-threads.ts). */
   readonly threads: LiveThreads;
+  /** When and where every fork is made, and the forks that wait (node/fork/). */
+  readonly forks: ForkFlow;
   readonly claudeCode: ClaudeCodeThreads;
   /** Completion of mentions in the inputs, for the project's folder. */
   readonly completer: MentionCompleter;
@@ -163,11 +166,13 @@ export class Services {
           if (!how.background) this.buffers.mount(thread, how);
         },
         threadDeleted: (id) => {
+          this.forks.forget(id);
           this.buffers.unmount(id);
           this.usage.forget(id);
           this.compaction.forget(id);
         },
         forkEnded: (fork, how, into) => {
+          this.forks.forget(fork.id);
           this.persistence?.ended(this.chat, fork, how, into);
           // The parent takes the fork's windows: one stored is loaded to show the report.
           const parentId = into ?? this.chat.lineage.get(fork.id)?.parentId;
@@ -192,7 +197,9 @@ export class Services {
           const [title, parentTitle] = [this.chat.titleOf(id) ?? "", this.chat.titleOf(parentId) ?? ""];
           this.forkCode.mergeFirst({ id, title, parentId, parentTitle }, promote);
         },
-        forkDue: (request) => this.codeServices.forkDue(request),
+        agentFork: (sourceId, ask) => this.forks.agentFork(sourceId, ask),
+        forkDueAtRest: (sourceId) => this.forks.dueAtRest(sourceId),
+        branch: (sourceId) => this.forks.branch(sourceId),
         branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
         claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
         tell,
@@ -219,6 +226,7 @@ export class Services {
         ownMessages: (spec) => this.runners.ownMessages(spec),
         notSaved: (id) => this.persistence?.notSaved(id),
         worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
+        waitingFork: (id) => this.forks.waiting(id)?.fork,
         onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
       },
       config.empty_hint,
@@ -255,13 +263,26 @@ export class Services {
       notifyError: (text) => this.nvim.notifyError(text),
     });
     this.threads = new LiveThreads(this.chat, this.persistence, this.workspaces, this.opening, this.buffers, nvim, this.dispatch);
+    this.forks = new ForkFlow({
+      chat: this.chat,
+      dispatch: this.dispatch,
+      folders: this.workspaces,
+      code: this.code,
+      forkWorktree: config.fork_worktree,
+      // Only stored threads are asked for (so there is a store).
+      storedSource: (id) => this.persistence!.storedSource(id),
+      storedRunnerUsed: (id, title, spec) => this.threads.storedRunnerUsed(id, title, spec),
+      live: (id) => this.threads.live(id),
+      show: (id) => this.buffers.of(id),
+      tell,
+    });
     this.claudeCode = new ClaudeCodeThreads(
       {
         create: (fields) => this.threads.create(fields),
         historyOf: (id) =>
           this.chat.threads.get(id)?.runner.history ?? (this.chat.stored.has(id) ? this.persistence?.storedSource(id).history : undefined),
         titleOf: (id) => this.chat.titleOf(id),
-        nextNum: () => this.chat.nextNum(),
+        mint: () => this.chat.mint(),
         warn: (message) => this.nvim.notifyError(message),
       },
       config.cwd,
@@ -279,6 +300,7 @@ export class Services {
       {
         chat: this.chat,
         dispatch: this.dispatch,
+        branch: (sourceId) => this.forks.branch(sourceId),
         notifyInfo: (text) => this.nvim.notifyInfo(text),
         offer: (id, text) =>
           void this.nvim.call("offer_compact", [id, text]).catch((e) => this.nvim.log(`offer_compact failed: ${String(e)}`)),

@@ -46,6 +46,7 @@ function setup() {
       usage: () => [],
       winbar: () => [],
       worksIn: () => null,
+      waitingFork: () => undefined,
       onDisk: () => false,
     },
     "",
@@ -58,7 +59,10 @@ function setup() {
   const newThread = (id: ThreadId) =>
     dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: id, num: ++n, runner: { kind: "api", history } } });
   const fork = (sourceId: ThreadId, id: ThreadId) =>
-    dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId: id, num: ++n, prompt: "" } });
+    dispatch({
+      type: "chat-msg",
+      msg: { type: "fork-thread", sourceId, newId: id, num: ++n, prompt: "", opener: { by: "user", background: false } },
+    });
   /**
    * The threads drawn while `act` runs and the renders it schedules are done; checks that no other
    * display was even looked at (its fork marks read to see whether they changed).

@@ -21,7 +21,18 @@ function twoMessages() {
 describe("what a display says besides its messages", () => {
   it("a fork's banner names its parent, the message it branched at and the keys that end it; the parent marks the fork there", () => {
     const { chat, dispatch } = twoMessages();
-    dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId: "src", newId: "f", num: 2, prompt: "", atMessage: 0 } });
+    dispatch({
+      type: "chat-msg",
+      msg: {
+        type: "fork-thread",
+        sourceId: "src",
+        newId: "f",
+        num: 2,
+        prompt: "",
+        atMessage: 0,
+        opener: { by: "user", background: false },
+      },
+    });
     dispatch({ type: "thread-msg", id: "src", msg: { type: "label", target: 1, text: "keep" } });
     const fork = displayParts(chat.threads.get("f")!, chat, extras, words);
     expect(fork.headerLines.slice(0, 2)).toEqual([

@@ -52,6 +52,8 @@ export type ListExtras = {
   ownMessages(spec: RunnerSpec): number | null;
   /** The folder a live thread works in when it is not the project's (a worktree fork's worktree), or null. */
   worksIn(id: ThreadId): string | null;
+  /** The fork waiting for a thread (its rest, or its program's turn to end: node/fork/), if any. */
+  waitingFork(sourceId: ThreadId): { readonly prompt: string } | undefined;
   /** Whether a stored (or ended) thread's worktree is still on disk (a reported fork's stays), and one tine made for this project. */
   onDisk(path: string): boolean;
 };
@@ -196,7 +198,7 @@ export class ThreadList {
       row: (id) => ({ ...threadRow(chat, id, extras), relation: chat.lineage.get(id)?.relation }),
       item: (id) => ({ type: "thread", id }),
       after: (id, depth) => {
-        const waiting = chat.waitingForks.get(id);
+        const waiting = extras.waitingFork(id);
         if (!waiting) return [];
         const prompt = waiting.prompt ? ` "${waiting.prompt.split("\n")[0]}"` : "";
         const line = `  ${blank}  ${"  ".repeat(depth + 1)}⑂ ⏸ fork${prompt} waits for this reply to finish (<C-c> cancels)`;

@@ -4,7 +4,7 @@
  * a worktree fork's end does to its files (`ForkCode`), and the housekeeping that drops the
  * snapshots no thread refers to any more.
  */
-import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { HostConfig } from "../host/config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
@@ -84,18 +84,6 @@ export class CodeServices {
       written: hooks.written("the merge"),
       keepUndo: (into, safety, paths) => this.actions.keepUndo(into.snapshots, into.root, safety, paths),
     });
-  }
-
-  /**
-   * A fork whose worktree is made when due is due (chat: forkDue): its worktree is made from its
-   * source's files now (as the source's turn left them), then the fork is taken.
-   */
-  forkDue(request: ForkRequest): void {
-    const { worktreeWhenDue: _, ...fork } = request;
-    this.workspaces.fork(request.sourceId, request.newId, request.num, null).then(
-      () => this.hooks.dispatch({ type: "chat-msg", msg: { type: "fork-thread", ...fork, wait: false } }),
-      (e: Error) => this.hooks.tell(`tine: the fork that waited for its source was not made: ${e.message}`, true),
-    );
   }
 
   /** What `:checkhealth tine` says of this project's worktrees, and of the threads (`users`) that work in them. */

@@ -78,7 +78,10 @@ export function storeWorld(dataDir: string, clock: { now(): number } = Date) {
     },
     fork(sourceId: ThreadId, atMessage?: number): ThreadId {
       const id = newId();
-      dispatch({ type: "chat-msg", msg: { type: "fork-thread", sourceId, newId: id, num: n, prompt: "", atMessage } });
+      dispatch({
+        type: "chat-msg",
+        msg: { type: "fork-thread", sourceId, newId: id, num: n, prompt: "", atMessage, opener: { by: "user", background: false } },
+      });
       return id;
     },
     /** The thread's history grows by `entries` (at rest after), and the store syncs. */

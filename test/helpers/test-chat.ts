@@ -1,6 +1,7 @@
 /**
  * A Chat for unit tests, as the host builds one but with nothing outside it: tine's agent without
- * an API client (unless a connection is given), tools in `/`, snapshots off, and the host's
+ * an API client (unless a connection is given), tools in `/`, snapshots off, the host's fork flow
+ * with every thread in `/` (no worktrees), and the host's
  * dispatch loop (node/host/dispatch-loop.ts: messages dispatched while one is handled wait their
  * turn). `afterBatch` runs after each batch, as the host writes and draws there; a message the
  * chat cannot apply throws to the test (the host tells the user and goes on).
@@ -8,6 +9,7 @@
 import { Chat } from "../../node/chat/chat.ts";
 import type { ChatClock, ChatEvents, ChatLimits } from "../../node/chat/events.ts";
 import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
+import { ForkFlow } from "../../node/fork/flow.ts";
 import { type Batch, DispatchLoop } from "../../node/host/dispatch-loop.ts";
 import { runnerRegistry } from "../../node/host/runners.ts";
 import type { Connection } from "../../node/providers/connection.ts";
@@ -30,7 +32,7 @@ export type TestChatOptions = {
   readonly worksApart?: (id: ThreadId) => boolean;
 };
 
-export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (msg: RootMsg) => void } {
+export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (msg: RootMsg) => void; forks: ForkFlow } {
   const loop = new DispatchLoop({ update: (msg) => chat.update(msg), takeChanges: () => chat.takeChanges() }, (error) => {
     throw error;
   });
@@ -64,12 +66,35 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
       threadDeleted: () => {},
       forkEnded: () => {},
       reportToStored: () => {},
-      forkDue: () => {},
+      agentFork: (sourceId, ask) => forks.agentFork(sourceId, ask),
+      forkDueAtRest: (sourceId) => forks.dueAtRest(sourceId),
+      branch: (sourceId) => forks.branch(sourceId),
       branched: () => {},
       ...opts.events,
     },
     opts.clock ?? { now: () => 0, forkIdleTimeoutMs: 60_000 },
     opts.limits ?? { agentForkLimit: 3 },
   );
-  return { chat, dispatch };
+  const noWorktrees = () => {
+    throw new Error("no worktrees in a test chat");
+  };
+  const forks = new ForkFlow({
+    chat,
+    dispatch,
+    folders: { share: () => {}, fork: noWorktrees, remove: noWorktrees, available: async () => false, inWorktree: () => false },
+    code: { restore: noWorktrees, settledCode: noWorktrees },
+    forkWorktree: "never",
+    storedSource: () => {
+      throw new Error("no store in a test chat");
+    },
+    storedRunnerUsed: () => {},
+    live: (id) => {
+      const thread = chat.threads.get(id);
+      if (!thread) throw new Error(`no thread ${id}`);
+      return thread;
+    },
+    show: async () => {},
+    tell: (text, error) => opts.events?.tell?.(text, error),
+  });
+  return { chat, dispatch, forks };
 }

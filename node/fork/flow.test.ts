@@ -1,0 +1,65 @@
+/**
+ * The fork flow on the chat alone (test/helpers/test-chat.ts: agents without an API client, every
+ * thread in `/`): what a fork that waited for its source holds once it is made.
+ */
+import { describe, expect, it } from "vitest";
+import { testConfig } from "../../test/helpers/agent-harness.ts";
+import { testChat } from "../../test/helpers/test-chat.ts";
+import { SUMMARY_PROMPT } from "../chat/prompts.ts";
+import { AnthropicAgent } from "../providers/anthropic-agent.ts";
+import { History } from "../providers/history.ts";
+import { assistantMessage, entry, userMessage } from "../providers/native.ts";
+
+const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+
+/** Resolves once `pred` holds, checked after each turn of the event loop (tool runs finish there). */
+async function until(pred: () => boolean): Promise<void> {
+  for (let i = 0; !pred(); i++) {
+    if (i > 1000) throw new Error("timed out");
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe("a --wait fork", () => {
+  it("of a fork asked for its summary while it works holds the fork's turn as it came to rest, not the summary prompt sent after", async () => {
+    const { chat, dispatch, forks } = testChat({ needsApproval: true });
+    const history = History.of([
+      entry(userMessage([{ type: "text", text: "q1" }])),
+      entry(assistantMessage([{ type: "text", text: "a1" }]), { stopReason: "end_turn", usage }),
+    ]);
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history } } });
+    dispatch({
+      type: "chat-msg",
+      msg: { type: "fork-thread", sourceId: "root", newId: "f", num: 2, prompt: "", opener: { by: "user", background: false } },
+    });
+    // The fork's agent asks to read a file, and waits for the user's approval: it is not at rest.
+    const f = chat.threads.get("f")!;
+    const use = { type: "tool_use" as const, id: "c1", name: "get_file", input: { path: "nowhere.txt" } };
+    f.runner = new AnthropicAgent(
+      testConfig,
+      { client: null, streamRetries: 0, retryDelayMs: 0 },
+      chat.agentDispatch("f"),
+      f.runner.history.push(entry(assistantMessage([use]), { stopReason: "tool_use", usage })),
+    );
+    dispatch({
+      type: "thread-msg",
+      id: "f",
+      msg: { type: "agent", msg: { type: "status-changed", status: { type: "stopped", stopReason: "tool_use" } } },
+    });
+    expect(chat.threads.get("f")!.atRest).toBe(false);
+    // Asked for its summary (once at rest), and forked with --wait.
+    dispatch({ type: "chat-msg", msg: { type: "fork-report", id: "f" } });
+    const id = (await forks.fork("f", "look again", { wait: true }))!;
+    expect(forks.waiting("f")?.fork.newId).toBe(id);
+    expect(chat.threads.has(id)).toBe(false);
+
+    dispatch({ type: "thread-msg", id: "f", msg: { type: "tool-decision", toolUseId: "c1", approved: true } });
+    await until(() => chat.threads.has(id));
+    const said = (threadId: string) => JSON.stringify(chat.threads.get(threadId)!.runner.history.messages());
+    expect(forks.waiting("f")).toBe(undefined);
+    expect(said(id)).toContain("c1");
+    expect(said(id)).toContain("look again");
+    expect(said(id)).not.toContain(SUMMARY_PROMPT.slice(0, 40));
+    expect(said("f")).toContain(SUMMARY_PROMPT.slice(0, 40));
+  });
+});

@@ -1,0 +1,260 @@
+/**
+ * The one way forks are made. Every fork is asked for here, whoever asks: the user (`@fork`, `@bg`,
+ * `:ForkThread`, the list's keys, `fork()`, `e` on a message), the agent (enter_fork), and the
+ * threads of their own a hand-off and a compaction branch off (`branch`). Here it is decided when
+ * a fork is made (now, once its source is at rest, once its source's program ends its turn, once
+ * its worktree is made: request.ts) and in which folder it works (its source's, or a worktree of
+ * its own: plan.ts); the forks that wait are kept here and nowhere else. The chat clones the
+ * source when told (`fork-thread`, chat/take-fork.ts) and keeps the tree; every thread's id and
+ * number come from its one mint (chat/mint.ts). `start` takes a request planned elsewhere (forks
+ * made N at a time, forks of other kinds of thread).
+ */
+import type { Chat } from "../chat/chat.ts";
+import type { NewThread } from "../chat/mint.ts";
+import type { Dispatch, ForkClone, StoredSource, ThreadId } from "../chat/msgs.ts";
+import { threadName, typedText } from "../chat/names.ts";
+import type { RunnerSpec } from "../chat/runner.ts";
+import type { Thread } from "../chat/thread.ts";
+import type { SendContext } from "../context/follow.ts";
+import type { CodeActions } from "../snapshot/actions.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { forkBase, type Workspaces } from "../worktree/workspaces.ts";
+import { planFork } from "./plan.ts";
+import type { ForkAsk, ForkRequest, WaitingFork } from "./request.ts";
+
+/** Where threads work (node/worktree/workspaces.ts): what forking asks of it. */
+export type ForkFolders = Pick<Workspaces, "share" | "fork" | "remove" | "available" | "inWorktree">;
+
+/** What the fork flow needs of the host. */
+export type ForkFlowHost = {
+  readonly chat: Chat;
+  readonly dispatch: Dispatch;
+  readonly folders: ForkFolders;
+  /** A fork's files at a message: restored in place (`restore_code` without a worktree), or the snapshot its worktree is made from. */
+  readonly code: Pick<CodeActions, "restore" | "settledCode">;
+  /** `fork_worktree`: which forks get a worktree of their own without asking. */
+  readonly forkWorktree: "always" | "background" | "never";
+  /** A stored thread as its file holds it: it is forked without being opened. */
+  storedSource(id: ThreadId): StoredSource;
+  /** A stored source runs by its header: the user is told, once, what of it is not used. */
+  storedRunnerUsed(id: ThreadId, title: string, spec: RunnerSpec): void;
+  /** A live thread (an error names a stored one, which must be opened first). */
+  live(id: ThreadId): Thread;
+  /** Waits for a fork's buffers (it opens beside its source). */
+  show(id: ThreadId): Promise<unknown>;
+  tell(text: string, error: boolean): void;
+};
+
+/** Where a request is once `start` returns: the chat has taken the fork, or it waits, or it is made later. */
+export type Started = "taken" | "later";
+
+export class ForkFlow {
+  /** The fork waiting for each source (the key): the only forks that wait. */
+  private readonly waits = new Map<ThreadId, WaitingFork>();
+
+  constructor(private readonly host: ForkFlowHost) {}
+
+  /** The fork waiting for `sourceId`, if any (the list shows it under its source). */
+  waiting(sourceId: ThreadId): WaitingFork | undefined {
+    return this.waits.get(sourceId);
+  }
+
+  /**
+   * The user's fork of a live or stored thread (a stored one is read, not loaded: no buffers of
+   * its own): its id once it is made, or once it waits (or is made later); null when the request
+   * cancelled the fork waiting on that source instead. `context`: what the prompt's mentions
+   * resolved to (a prompt typed in the input: `@fork`, `@bg`).
+   */
+  async fork(sourceId: ThreadId, prompt: string, ask: ForkAsk = {}, context?: SendContext): Promise<ThreadId | null> {
+    const { chat } = this.host;
+    const live = chat.threads.get(sourceId);
+    if (ask.restore_code && ask.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
+    const background = ask.background === true;
+    // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
+    const worktree = ask.worktree ?? (this.wantsWorktree(sourceId, background) && (await this.host.folders.available()));
+    if (!live && !chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(chat, sourceId)} cannot be forked`);
+    if (this.cancel(sourceId)) return null;
+    const storedSource = live ? undefined : this.host.storedSource(sourceId);
+    const length = live ? live.runner.history.length : storedSource!.history.length;
+    const at = ask.at_message;
+    // -1: before the first message (`e` on it); Lua's requests give 0 or more.
+    if (at !== undefined && (at < -1 || at >= length)) throw new Error(`${chat.titleOf(sourceId)} has no message ${at}`);
+    const { id: newId, num } = chat.mint();
+    if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
+    // The files last, once nothing can refuse the fork, and before it is made (its first turn finds
+    // them): as they were at the fork point (files changed since left alone and named, unless overwritten).
+    if (ask.restore_code && !worktree) await this.restoreFiles(sourceId, at!, ask.restore_overwrite === true);
+    // A worktree is made from the fork point's files (with restore_code: the message's), else from its source's.
+    const base = ask.restore_code ? forkBase(await this.host.code.settledCode(sourceId), at!) : null;
+    const fork: ForkClone = {
+      sourceId,
+      newId,
+      num,
+      prompt,
+      ...(context ? { context } : {}),
+      atMessage: at,
+      storedSource,
+      opener: { by: "user", background, prefill: ask.prefill },
+    };
+    if (!worktree) this.host.folders.share(newId, sourceId);
+    const sourceMidTurn = live?.runner.midTurn() === true;
+    const started = await this.start(planFork(fork, { wait: ask.wait === true, worktree, base, sourceMidTurn }));
+    if (started === "taken" && !background) await this.host.show(newId);
+    return newId;
+  }
+
+  /** `e` on a message the user wrote: a fork at the message before it, with its text in the fork's input to edit and send. */
+  editMessage(id: ThreadId, index: number): Promise<ThreadId | null> {
+    const history = this.host.live(id).runner.history;
+    // fork() would take the request for a cancel of that fork.
+    if (this.waits.has(id)) throw new Error("tine: a fork waits for this reply to finish: cancel it first (<C-c> in the list)");
+    const text = index < history.length ? typedText(history.at(index).message) : "";
+    if (!text) throw new Error("tine: e edits a message you wrote: put the cursor on one of yours");
+    return this.fork(id, "", { at_message: index - 1, prefill: text });
+  }
+
+  /** The agent's enter_fork, as its response ends (chat/fork-exits.ts): taken now, in place, where its source works. */
+  agentFork(sourceId: ThreadId, ask: { readonly prompt: string; readonly idleTimeoutMs?: number }): ForkClone {
+    const { id: newId, num } = this.host.chat.mint();
+    this.host.folders.share(newId, sourceId);
+    return { sourceId, newId, num, prompt: ask.prompt, opener: { by: "agent", idleTimeoutMs: ask.idleTimeoutMs } };
+  }
+
+  /** A thread of its own branched off `sourceId` (a hand-off, a compaction): its id and number; it works where its source works. */
+  branch(sourceId: ThreadId): NewThread {
+    const made = this.host.chat.mint();
+    this.host.folders.share(made.id, sourceId);
+    return made;
+  }
+
+  /**
+   * Carries a fork on its way, from where `request` says it is: "taken" once the chat has it,
+   * "later" when it waits (listed under its source) or is made once its worktree is.
+   */
+  async start(request: ForkRequest): Promise<Started> {
+    const { fork } = request;
+    const source = this.host.chat.threads.get(fork.sourceId);
+    switch (request.when) {
+      case "now":
+        this.take(fork);
+        return "taken";
+      case "at-rest":
+        if (source?.atRest === false) {
+          this.wait(request);
+          return "later";
+        }
+        if (request.worktree) {
+          this.worktreeWhenDue(fork);
+          return "later";
+        }
+        this.take(fork);
+        return "taken";
+      case "turn-end": {
+        const turnEnd = source?.runner.betweenTurns();
+        if (!turnEnd) return this.start({ when: "worktree-made", fork, base: request.base, next: "now" });
+        this.wait(request);
+        const title = source!.title;
+        this.host.tell(`tine: the fork of ${title} is made in its own worktree once its turn ends (asking again cancels it)`, false);
+        void turnEnd
+          .then(() =>
+            this.waits.get(fork.sourceId) === request ? this.start({ when: "worktree-made", fork, base: request.base, next: "now" }) : null,
+          )
+          .catch((e: Error) => this.host.tell(`tine: the fork of ${title} was not made: ${e.message}`, true));
+        return "later";
+      }
+      case "worktree-made": {
+        const { sourceId, newId, num } = fork;
+        // One that waited for a turn's end stays listed while its worktree is made: asking again cancels it, and its worktree goes.
+        const listed = () => this.waits.get(sourceId)?.fork.newId === newId;
+        const wasListed = listed();
+        const made = await this.host.folders.fork(sourceId, newId, num, request.base);
+        if (wasListed && !listed()) {
+          await this.host.folders.remove(made.root);
+          return "later";
+        }
+        // It waits no more: the fork taken below redraws the list.
+        if (wasListed) this.waits.delete(sourceId);
+        return this.start(request.next === "now" ? { when: "now", fork } : { when: "at-rest", fork, worktree: false });
+      }
+      default:
+        return assertUnreachable(request);
+    }
+  }
+
+  /**
+   * Thread `sourceId` came to rest (inside the chat's loop): the fork that waited for that is due.
+   * Returned when the chat takes it now, in place; one in a worktree of its own is made first.
+   */
+  dueAtRest(sourceId: ThreadId): ForkClone | null {
+    const waiting = this.waits.get(sourceId);
+    if (waiting?.when !== "at-rest") return null;
+    this.unwait(sourceId);
+    if (!waiting.worktree) return this.ready(waiting.fork);
+    this.worktreeWhenDue(waiting.fork);
+    return null;
+  }
+
+  /** Cancels the fork waiting for `sourceId`, if any, and says so. */
+  cancel(sourceId: ThreadId): boolean {
+    if (!this.waits.has(sourceId)) return false;
+    this.unwait(sourceId);
+    this.host.tell(`tine: the fork waiting for "${this.host.chat.titleOf(sourceId)}" is cancelled`, false);
+    return true;
+  }
+
+  /** Thread `id` left the chat (deleted, or a fork that ended): a fork waiting for it is dropped. */
+  forget(id: ThreadId): void {
+    this.waits.delete(id);
+  }
+
+  /**
+   * Whether `fork_worktree` gives a fork (a background one or not) a worktree without being asked;
+   * a fork of a thread in a worktree gets one of its own (unless "never"): forks never disturb each other's files.
+   */
+  private wantsWorktree(sourceId: ThreadId, background: boolean): boolean {
+    const option = this.host.forkWorktree;
+    return option === "always" || (option === "background" && (background || this.host.folders.inWorktree(sourceId)));
+  }
+
+  private async restoreFiles(sourceId: ThreadId, at: number, overwrite: boolean): Promise<void> {
+    const { written, left, skipped } = await this.host.code.restore(sourceId, at, overwrite);
+    const kept = left.length ? `; left alone (changed since, not overwritten): ${left.join(", ")}` : "";
+    const out = skipped.length ? `; skipped (a link out of the project, and what is under it): ${skipped.join(", ")}` : "";
+    this.host.tell(`tine: the fork's files: restored ${written.length} to that message${kept}${out}`, false);
+  }
+
+  /**
+   * A fork whose worktree is made when it is due is due: made from its source's files now (as the
+   * source's turn left them), then taken at the source's last message now (where those files are).
+   */
+  private worktreeWhenDue(fork: ForkClone): void {
+    const length = this.host.chat.threads.get(fork.sourceId)?.runner.history.length ?? fork.storedSource?.history.length ?? 0;
+    const due = { ...fork, atMessage: fork.atMessage ?? length - 1 };
+    this.start({ when: "worktree-made", fork: due, base: null, next: "now" }).catch((e: Error) =>
+      this.host.tell(`tine: the fork that waited for its source was not made: ${e.message}`, true),
+    );
+  }
+
+  private wait(request: WaitingFork): void {
+    this.waits.set(request.fork.sourceId, request);
+    this.host.dispatch({ type: "chat-msg", msg: { type: "fork-waiting", sourceId: request.fork.sourceId, change: "waits" } });
+  }
+
+  private unwait(sourceId: ThreadId): void {
+    this.waits.delete(sourceId);
+    this.host.dispatch({ type: "chat-msg", msg: { type: "fork-waiting", sourceId, change: "over" } });
+  }
+
+  /** A stored source runs by its header: the fork is told what of it is not replayed. */
+  private ready(fork: ForkClone): ForkClone {
+    const { chat } = this.host;
+    if (fork.storedSource)
+      this.host.storedRunnerUsed(fork.sourceId, chat.titleOf(fork.sourceId) ?? threadName(chat, fork.sourceId), fork.storedSource.runner);
+    return fork;
+  }
+
+  /** The chat clones the source now. */
+  private take(fork: ForkClone): void {
+    this.host.dispatch({ type: "chat-msg", msg: { type: "fork-thread", ...this.ready(fork) } });
+  }
+}
