@@ -243,17 +243,19 @@ function checkAny(rule: Rule, v: unknown, name: string, root: unknown): Checked<
     }
     case "record":
       if (!isMap(v)) return fail();
-      return fieldsOf([rule.fields], rule.extra, v, name, root);
+      return fieldsOf(rule.fields, rule.extra, v, name, root);
     case "variants": {
       if (!isMap(v)) return fail();
-      const shapes = rule.pick.map((p) => p.fields);
-      const common = fieldsOf([rule.common], rule.extra, v, name, root, [rule.common, ...shapes]);
+      const common = fieldsOf(rule.common, rule.extra, v, name, root, [rule.common, ...rule.pick.map((p) => p.fields)]);
       if (!common.ok) return common;
       const given = (field: string, r: Rule) => v[field] !== undefined && v[field] !== null && checkAny(r, v[field], name, root).ok;
       const picked =
         rule.pick.find((p) => p.when && Object.entries(p.when).some(([field, r]) => given(field, r))) ?? rule.pick.find((p) => !p.when);
-      if (!picked) return wrong(`${name}.${rule.unmatched?.field}`, rule.unmatched?.wanted ?? rule.wanted, v[rule.unmatched?.field ?? ""]);
-      const own = fieldsOf([picked.fields], "dropped", v, name, root);
+      if (!picked) {
+        const at = rule.unmatched;
+        return at ? wrong(`${name}.${at.field}`, at.wanted, v[at.field]) : fail();
+      }
+      const own = fieldsOf(picked.fields, "dropped", v, name, root);
       return own.ok ? ok({ ...(common.value as object), ...(own.value as object) }) : own;
     }
     case "either": {
@@ -277,16 +279,16 @@ function inBounds(rule: Extract<Rule, { is: "number" }>, v: number, root: unknow
 }
 
 /**
- * The fields of `shapes` from table `v`, in order: each checked, one not sent (though nil would
- * do) a problem of its own, and (`extra` refused) a key none of `known` has is one too.
+ * The `fields` of table `v`, in order: each checked, one not sent (though nil would do) a
+ * problem of its own, and (`extra` refused) a key none of `known` names is one too.
  */
 function fieldsOf(
-  shapes: readonly Fields[],
+  fields: Fields,
   extra: Extra,
   v: Record<string, unknown>,
   name: string,
   root: unknown,
-  known: readonly Fields[] = shapes,
+  known: readonly Fields[] = [fields],
 ): Checked<Record<string, unknown>> {
   if (extra === "refused") {
     const names = [...new Set(known.flatMap((f) => Object.keys(f)))];
@@ -294,13 +296,12 @@ function fieldsOf(
     if (unknown !== undefined) return { ok: false, problem: { kind: "unknown-key", name, key: unknown, known: names } };
   }
   const out: Record<string, unknown> = {};
-  for (const fields of shapes)
-    for (const [key, rule] of Object.entries(fields)) {
-      const checked = checkAny(rule, v[key], `${name}.${key}`, root);
-      if (!checked.ok) return checked;
-      // Not sent, though nil would do: the sender forgot it (msgpack's nil arrives as null).
-      if (v[key] === undefined && !rule.optional) return { ok: false, problem: { kind: "missing", name: `${name}.${key}` } };
-      if (checked.value !== undefined) out[key] = checked.value;
-    }
+  for (const [key, rule] of Object.entries(fields)) {
+    const checked = checkAny(rule, v[key], `${name}.${key}`, root);
+    if (!checked.ok) return checked;
+    // Not sent, though nil would do: the sender forgot it (msgpack's nil arrives as null).
+    if (v[key] === undefined && !rule.optional) return { ok: false, problem: { kind: "missing", name: `${name}.${key}` } };
+    if (checked.value !== undefined) out[key] = checked.value;
+  }
   return ok(out);
 }
