@@ -196,22 +196,33 @@ M.defaults = {
   },
 }
 
---- Options whose default is nil, so M.defaults cannot hold them: named here so that setup() knows
---- them from typos, and so the host is sent them as vim.NIL (it wants every option, and a nil
---- field would not be sent at all). Each is documented in M.defaults, commented out.
-M.unset = { effort = true, base_url = true }
+--- What every option must be (generated from node/rpc/options.ts, the rules the host checks too).
+local checks = require("tine.option_checks")
+local rules = require("tine.option_rules")
+
+--- Options whose default is nil (an option whose rule allows nil, with no default), so
+--- M.defaults cannot hold them: the host is sent them as vim.NIL (it wants every option, and a
+--- nil field would not be sent at all). Each is documented in M.defaults, commented out.
+M.unset = {}
+for _, name in ipairs(rules.order) do
+  if rules.fields[name].nullable and M.defaults[name] == nil then
+    M.unset[name] = true
+  end
+end
 
 ---@type TineConfig
 M.options = vim.deepcopy(M.defaults)
 
---- What each option must be, by name (lua/tine/option_checks.lua).
-local checks = require("tine.option_checks")
-
---- An option setup() takes: one with a default, or one of M.unset.
+--- An option setup() takes: one the rules name.
 ---@param name any
 ---@return boolean
 local function known(name)
-  return M.defaults[name] ~= nil or M.unset[name] == true
+  return type(name) == "string" and rules.fields[name] ~= nil
+end
+
+--- The problem with option `name` of `options` (nil when there is none).
+local function problem(options, name)
+  return checks.check(rules.fields[name], options[name], name, options)
 end
 
 --- The problems with `options` (merged from the user's `given`), one line each, naming the option.
@@ -225,11 +236,10 @@ function M.problems(options, given)
       table.insert(out, ("tine: setup: unknown option %q"):format(name))
     end
   end
-  for name, check in pairs(checks) do
-    local ok, what, at, shown = check(options[name]) -- `at`, `shown`: the part of a table that is wrong
-    if not ok then
-      local got = at and shown or vim.inspect(options[name])
-      table.insert(out, ("tine: setup: %s must be %s (got %s)"):format(at or name, what, got))
+  for _, name in ipairs(rules.order) do
+    local p = problem(options, name)
+    if p then
+      table.insert(out, "tine: setup: " .. checks.say(p))
     end
   end
   table.sort(out)
@@ -259,8 +269,8 @@ function M.setup(opts)
         options[name] = nil -- the host takes known options only
       end
     end
-    for name, check in pairs(checks) do
-      if not check(options[name]) then
+    for _, name in ipairs(rules.order) do
+      if problem(options, name) then
         options[name] = vim.deepcopy(M.defaults[name])
       end
     end

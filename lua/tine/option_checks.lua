@@ -1,142 +1,216 @@
--- What each option must be (lua/tine/config.lua's defaults say what each one does): setup() checks
--- the merged options against these, so a typo is reported at once with the option's name instead
--- of when the host starts (which checks them again, as it checks all that Lua sends: node/host/config.ts).
--- Each check returns ok and what the value must be (and, for a part of a table, that part's name
--- and what it holds: lua/tine/prices.lua).
+-- Checks a value against a rule of lua/tine/option_rules.lua: the options' rules, written once in
+-- node/rpc/options.ts and checked there too by the host (node/rpc/rules.ts is that checker; this
+-- one follows it step by step). A rule is data: what a value must be, and the words a problem says
+-- (`wanted`); no message text is made here but the frame ("… must be …", "… has no …").
+local M = {}
 
-local function one_of(values)
-  return function(v)
-    return vim.tbl_contains(values, v),
-      "one of " .. table.concat(
-        vim.tbl_map(function(x)
-          return ('"%s"'):format(x)
-        end, values),
-        ", "
-      )
-  end
-end
-local function typed(t, opt)
-  return function(v)
-    return type(v) == t or (opt and v == nil), (opt and "a " .. t .. " or nil" or "a " .. t)
-  end
-end
-local function positive(v)
-  return type(v) == "number" and v > 0, "a number above 0"
-end
-local function string_list(v)
-  return type(v) == "table" and vim.iter(v):all(function(x)
-    return type(x) == "string"
-  end), "a list of strings"
+---@class TineOptionProblem
+---@field name string where: `sidebar.width`, `prices["claude-x"]`
+---@field wanted? string what it must be
+---@field shown? string what it was, as vim.inspect shows it
+---@field key? string a field no rule names
+---@field known? string[] the fields there are
+
+local function wrong(name, wanted, shown)
+  return { name = name, wanted = wanted, shown = shown }
 end
 
----@type table<string, fun(v: any): boolean, string?, string?, string?>
-local M = {
-  model = typed("string"),
-  max_tokens = positive,
-  thinking = function(v)
-    if v == false or v == nil then
+local function is_nil(v)
+  return v == nil or v == vim.NIL
+end
+
+--- A list (or the empty table): Lua's `{}` is a list and a table of names alike.
+local function is_list(v)
+  return type(v) == "table" and (next(v) == nil or vim.islist(v))
+end
+
+local check
+
+--- The fields `order` names, each checked; `known`: refuse any other (the fields there are).
+local function fields_of(rule_of, order, v, name, root, known)
+  if known then
+    local names = {}
+    for k in pairs(v) do
+      table.insert(names, k)
+    end
+    table.sort(names, function(a, b)
+      return tostring(a) < tostring(b)
+    end)
+    for _, k in ipairs(names) do
+      if not vim.tbl_contains(known, k) then
+        return { name = name, key = k, known = known }
+      end
+    end
+  end
+  for _, field in ipairs(order) do
+    local problem = check(rule_of(field), v[field], name .. "." .. field, root)
+    if problem then
+      return problem
+    end
+  end
+end
+
+local function in_bounds(rule, v, root)
+  -- v % 1 is nan for nan and ±inf: neither is whole.
+  if (rule.whole and v % 1 ~= 0) or (rule.finite and (v ~= v or v == math.huge or v == -math.huge)) then
+    return false
+  end
+  if (rule.min and not (v >= rule.min)) or (rule.above and not (v > rule.above)) or (rule.max and not (v <= rule.max)) then
+    return false
+  end
+  local limit = rule.below_option and type(root) == "table" and root[rule.below_option]
+  return type(limit) ~= "number" or v < limit
+end
+
+local kinds = {}
+
+function kinds.string(rule, v)
+  if type(v) ~= "string" or (rule.non_empty and v == "") or (rule.max_length and #v > rule.max_length) then
+    return false
+  end
+  -- `chars` is a regex class body; in a Lua class a trailing "-" is written "%-".
+  return rule.chars == nil or v:find("^[" .. rule.chars:gsub("%-$", "%%-") .. "]*$") ~= nil
+end
+
+function kinds.boolean(_, v)
+  return type(v) == "boolean"
+end
+
+function kinds.number(rule, v, _, root)
+  return type(v) == "number" and in_bounds(rule, v, root)
+end
+
+function kinds.one_of(rule, v)
+  return vim.tbl_contains(rule.values, v)
+end
+
+function kinds.literal(rule, v)
+  return v == rule.value
+end
+
+function kinds.list(rule, v, name, root)
+  if not is_list(v) or (rule.non_empty and #v == 0) then
+    return false
+  end
+  for i, item in ipairs(v) do
+    local problem = check(rule.of, item, ("%s[%d]"):format(name, i), root)
+    if problem then
+      return true, problem
+    end
+  end
+  return true
+end
+
+function kinds.map(rule, v, name, root)
+  if type(v) ~= "table" then
+    return false
+  end
+  local keys = vim.tbl_keys(v)
+  table.sort(keys, function(a, b)
+    return tostring(a) < tostring(b)
+  end)
+  for _, k in ipairs(keys) do
+    if type(k) ~= "string" then
+      return true, wrong(name, rule.wanted, ("%s as a name"):format(vim.inspect(k)))
+    end
+    local at = rule.names == "dotted" and ("%s.%s"):format(name, k) or ("%s[%q]"):format(name, k)
+    local problem = (rule.key and check(rule.key, k, at, root)) or check(rule.of, v[k], at, root)
+    if problem then
+      return true, problem
+    end
+  end
+  return true
+end
+
+function kinds.record(rule, v, name, root)
+  if type(v) ~= "table" or (next(v) ~= nil and vim.islist(v)) then
+    return false
+  end
+  local function rule_of(field)
+    return rule.fields and rule.fields[field] or rule.each
+  end
+  return true, fields_of(rule_of, rule.order, v, name, root, rule.extra == "refused" and rule.order or nil)
+end
+
+function kinds.variants(rule, v, name, root)
+  if type(v) ~= "table" or (next(v) ~= nil and vim.islist(v)) then
+    return false
+  end
+  local known = vim.deepcopy(rule.common_order)
+  for _, shape in ipairs(rule.pick) do
+    for _, field in ipairs(shape.order) do
+      if not vim.tbl_contains(known, field) then
+        table.insert(known, field)
+      end
+    end
+  end
+  local problem = fields_of(function(field)
+    return rule.common[field]
+  end, rule.common_order, v, name, root, rule.extra == "refused" and known or nil)
+  if problem then
+    return true, problem
+  end
+  local picked, default
+  for _, shape in ipairs(rule.pick) do
+    if not shape.when then
+      default = default or shape
+    elseif not picked then
+      for field, r in pairs(shape.when) do
+        if not is_nil(v[field]) and not check(r, v[field], name, root) then
+          picked = shape
+        end
+      end
+    end
+  end
+  picked = picked or default
+  if not picked then
+    local field = rule.unmatched.field
+    return true, wrong(name .. "." .. field, rule.unmatched.wanted, vim.inspect(v[field]))
+  end
+  return true, fields_of(function(field)
+    return picked.fields[field]
+  end, picked.order, v, name, root)
+end
+
+function kinds.either(rule, v, name, root)
+  local inside
+  for _, alternative in ipairs(rule.of) do
+    local problem = check(alternative, v, name, root)
+    if not problem then
       return true
     end
-    return type(v) == "table" and vim.tbl_contains({ "adaptive", "between_tools", "enabled", "disabled" }, v.type),
-      'false or a table whose type is "adaptive", "between_tools", "enabled" or "disabled"'
-  end,
-  effort = function(v)
-    return v == nil or vim.tbl_contains({ "low", "medium", "high", "xhigh", "max" }, v),
-      'nil or one of "low", "medium", "high", "xhigh", "max"'
-  end,
-  web_search = typed("boolean"),
-  tools_needing_approval = string_list,
-  system_prompt = typed("string"),
-  instructions = function(v)
-    return v == false
-      or type(v) == "table"
-        and string_list(v.files)
-        and type(v.max_bytes) == "number"
-        and v.max_bytes >= 1
-        and v.max_bytes == math.floor(v.max_bytes),
-      "false or a table { files = { paths }, max_bytes = N } (a whole number >= 1)"
-  end,
-  base_url = typed("string", true),
-  bash_timeout = positive,
-  stream_idle_timeout = positive,
-  max_retry_wait = positive,
-  fork_idle_timeout = positive,
-  agent_fork_limit = function(v)
-    return type(v) == "number" and v >= 0 and v == math.floor(v), "a whole number >= 0"
-  end,
-  tool_env_deny = string_list,
-  mcp_servers = function(v)
-    return type(v) == "table" and vim.iter(pairs(v)):all(function(name, s)
-      return type(name) == "string" and type(s) == "table" and (type(s.url) == "string" or type(s.command) == "table")
-    end),
-      "a table of servers by name, each { command = { ... } } or { url = ... }"
-  end,
-  mcp_auto_approve = string_list,
-  mcp_timeout = positive,
-  mcp_project_files = function(v)
-    return type(v) == "boolean", "true or false"
-  end,
-  context_max_bytes = positive,
-  context_max_files = positive,
-  context_git_timeout = positive,
-  data_dir = typed("string"),
-  persist = typed("boolean"),
-  snapshots = typed("boolean"),
-  snapshot_keep_days = positive,
-  fork_worktree = one_of({ "always", "background", "never" }),
-  worktree_dir = function(v)
-    return v == false or (type(v) == "string" and v ~= ""), "a folder (a string) or false"
-  end,
-  fork_open = one_of({ "vsplit", "split", "tab", "replace" }),
-  list_max_height = positive,
-  auto_title = function(v)
-    return type(v) == "boolean" or (type(v) == "string" and v ~= ""), "true, false or a model name"
-  end,
-  retry_delay_ms = function(v)
-    return type(v) == "number" and v >= 0, "a number >= 0"
-  end,
-  models = string_list,
-  thinking_budgets = function(v)
-    return type(v) == "table" and vim.iter({ "low", "medium", "high" }):all(function(k)
-      return type(v[k]) == "number" and v[k] >= 1024
-    end),
-      "a table { low = N, medium = N, high = N } (each >= 1024)"
-  end,
-  auto_compact = function(v)
-    return v == false or (type(v) == "number" and v > 0 and v <= 1), "false or a fraction above 0, at most 1"
-  end,
-  display_fill_step = positive,
-  prices = require("tine.prices").check,
-  cache_lifetime = positive,
-  node = typed("string"),
-  complete_max_items = function(v)
-    return type(v) == "number" and v >= 1 and v == math.floor(v), "a whole number >= 1"
-  end,
-  claude_command = function(v)
-    return type(v) == "table" and #v > 0 and string_list(v), "a non-empty list of strings"
-  end,
-  sidebar = function(v)
-    return type(v) == "table" and vim.tbl_contains({ "left", "right" }, v.side) and type(v.width) == "number" and v.width > 0 and type(
-      v.input_height
-    ) == "number" and v.input_height > 0 and type(v.min_editor_width) == "number" and v.min_editor_width >= 0,
-      'a table { side = "left"|"right", width = N, input_height = N, min_editor_width = N }'
-  end,
-  keymaps = function(v)
-    if type(v) ~= "table" then
-      return false, "a table"
+    -- A problem inside a table that fit (a field, an item, a name) says more than `wanted`.
+    inside = inside or ((problem.key or problem.name ~= name) and problem or nil)
+  end
+  return inside ~= nil, inside
+end
+
+--- The problem with `v` (named `name`) against `rule`, or nil. `root`: the options whole, which a
+--- rule may compare with (thinking's budget below max_tokens).
+---@return TineOptionProblem?
+function check(rule, v, name, root)
+  if is_nil(v) then
+    if rule.nullable or rule.optional then
+      return nil
     end
-    -- Read when called: lua/tine/config.lua loads this file, so it cannot be required at the top.
-    local known_keys = require("tine.config").defaults.keymaps
-    for name, lhs in pairs(v) do
-      if known_keys[name] == nil then
-        return false, ("a table of known keys (no %q)"):format(name)
-      end
-      if lhs ~= false and type(lhs) ~= "string" then
-        return false, ("a table of keys; keymaps.%s is not a string or false"):format(name)
-      end
-    end
-    return true
-  end,
-}
+    return wrong(name, rule.wanted, vim.inspect(v))
+  end
+  local fits, problem = kinds[rule.is](rule, v, name, root)
+  if not fits then
+    return wrong(name, rule.wanted, vim.inspect(v))
+  end
+  return problem
+end
+
+M.check = check
+
+--- The problem in one line, as the host says it (node/rpc/checks.ts's `say`).
+---@param p TineOptionProblem
+function M.say(p)
+  if p.key ~= nil then
+    return ("%s has no %s (it takes %s)"):format(p.name, vim.inspect(p.key), table.concat(p.known, ", "))
+  end
+  return ("%s must be %s (got %s)"):format(p.name, p.wanted, p.shown)
+end
 
 return M

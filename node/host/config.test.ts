@@ -54,7 +54,7 @@ const base: SentConfig = {
   max_retry_wait: 60,
   bash_timeout: 120,
   tool_env_deny: [],
-  mcp_servers: [],
+  mcp_servers: {},
   mcp_auto_approve: [],
   mcp_timeout: 120,
   mcp_project_files: false,
@@ -119,7 +119,10 @@ describe("parseConfig: thinking and effort", () => {
     assert.throws(() => parseConfig({ ...base, thinking: { type: "enabled", budget_tokens: 9000 } }), /below max_tokens/);
     assert.throws(() => parseConfig({ ...base, thinking: { type: "adaptve" } }), /thinking\.type must be/);
     assert.throws(() => parseConfig({ ...base, thinking: { type: "adaptive", display: "full" } }), /thinking\.display/);
-    assert.throws(() => parseConfig({ ...base, effort: "extreme" }), /config\.effort must be one of low, medium/);
+    assert.throws(
+      () => parseConfig({ ...base, effort: "extreme" }),
+      /^Error: tine: config\.effort must be one of "low", "medium", "high", "xhigh", "max" or nil \(got "extreme"\)$/,
+    );
     assert.equal(parseConfig({ ...base, effort: "xhigh" }).effort, "xhigh");
   });
 });
@@ -152,7 +155,7 @@ describe("parseConfig: every option, no defaults of its own", () => {
     );
     assert.throws(
       () => parseConfig({ ...base, fork_open: "sideways" }),
-      /config\.fork_open must be one of "split", "vsplit", "tab", "replace"/,
+      /^Error: tine: config\.fork_open must be one of "vsplit", "split", "tab", "replace" \(got "sideways"\)$/,
     );
     assert.throws(
       () => parseConfig({ ...base, agent_fork_limit: 2.5 }),

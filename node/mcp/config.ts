@@ -8,7 +8,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Check, type Checked, listOf, ok, say, string, wrong } from "../rpc/checks.ts";
+import { type Check, type Checked, ok, say } from "../rpc/checks.ts";
+import { MCP_SERVERS } from "../rpc/options.ts";
+import { check, type Value } from "../rpc/rules.ts";
 
 /** Where a server was configured; an earlier place wins over a later one for the same name. */
 export type McpOrigin = "setup" | ".tine/mcp.json" | ".mcp.json";
@@ -27,68 +29,22 @@ export type McpServerSpec =
   /** `sse`: the old HTTP+SSE transport only (Claude Code's `"type": "sse"`); else Streamable HTTP, falling back to SSE. */
   | (Common & { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly sse: boolean });
 
-/** A server name goes into tool names (`mcp__<name>__<tool>`), which the API allows only these characters in. */
-const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
 const isMap = (v: unknown): v is Record<string, unknown> =>
   (typeof v === "object" && v !== null && !Array.isArray(v)) || (Array.isArray(v) && v.length === 0);
 
-/** A table of string values (env, headers); Lua's `{}` arrives as an empty list. */
-const stringMap: Check<Record<string, string>> = (v, name) => {
-  if (v === undefined || v === null) return ok({});
-  if (!isMap(v)) return wrong(name, "a table of strings", v);
-  const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(v)) {
-    if (typeof x !== "string") return wrong(`${name}.${k}`, "a string", x);
-    out[k] = x;
-  }
-  return ok(out);
-};
-
-const commandLine = listOf(string, "a non-empty list of strings (the program, then its arguments)", true);
-
-/**
- * One server's table. Setup's shape: `{ command = { prog, args... }, env, cwd }` or `{ url, headers }`;
- * the files' (Claude Code's): `{ command: "prog", args: [...], env, cwd }` or `{ type: "http"|"sse", url, headers }`.
- */
-function serverSpec(v: unknown, name: string, server: string, from: McpOrigin): Checked<McpServerSpec> {
-  if (!SERVER_NAME.test(server)) return wrong(name, "named with letters, digits, _ and - only (it goes into tool names)", server);
-  if (!isMap(v)) return wrong(name, "a table { command = {...} } or { url = ... }", v);
-  const known = ["type", "command", "args", "env", "cwd", "url", "headers"];
-  const unknown = Object.keys(v).find((k) => !known.includes(k));
-  if (unknown !== undefined) return { ok: false, problem: { kind: "unknown-key", name, key: unknown, known } };
-  const type = v["type"];
-  if (type !== undefined && type !== "stdio" && type !== "http" && type !== "sse")
-    return wrong(`${name}.type`, '"stdio", "http" or "sse"', type);
-  if (typeof v["url"] === "string" || type === "http" || type === "sse") {
-    if (typeof v["url"] !== "string") return wrong(`${name}.url`, "a string", v["url"]);
-    const headers = stringMap(v["headers"], `${name}.headers`);
-    if (!headers.ok) return headers;
-    return ok({ kind: "http", name: server, from, url: v["url"], headers: headers.value, sse: type === "sse" });
-  }
-  // A string command takes its arguments from `args` (the files); a list is the whole command line (setup).
-  const line = typeof v["command"] === "string" ? ok([v["command"]]) : commandLine(v["command"], `${name}.command`);
-  if (!line.ok) return line;
-  const args = v["args"] === undefined ? ok([]) : listOf(string, "a list of strings")(v["args"], `${name}.args`);
-  if (!args.ok) return args;
-  const env = stringMap(v["env"], `${name}.env`);
-  if (!env.ok) return env;
-  const cwd = v["cwd"];
-  if (cwd !== undefined && cwd !== null && typeof cwd !== "string") return wrong(`${name}.cwd`, "a string", cwd);
-  const [command, ...rest] = line.value;
-  return ok({ kind: "stdio", name: server, from, command: command!, args: [...rest, ...args.value], env: env.value, cwd: cwd ?? null });
+/** The servers as the rule lets them through (both shapes): the spec of each, as the rest of tine reads it. */
+export function serversOf(servers: Value<typeof MCP_SERVERS>, from: McpOrigin): McpServerSpec[] {
+  return Object.entries(servers).map(([name, s]): McpServerSpec => {
+    if ("url" in s) return { kind: "http", name, from, url: s.url, headers: s.headers ?? {}, sse: s.type === "sse" };
+    const [command, ...rest] = typeof s.command === "string" ? [s.command] : s.command;
+    return { kind: "stdio", name, from, command: command!, args: [...rest, ...(s.args ?? [])], env: s.env ?? {}, cwd: s.cwd ?? null };
+  });
 }
 
-/** A table of servers by name. */
+/** A table of servers by name, checked against the servers' rule (node/rpc/options.ts). */
 export function serverTable(v: unknown, name: string, from: McpOrigin): Checked<McpServerSpec[]> {
-  if (!isMap(v)) return wrong(name, "a table of servers by name", v);
-  const out: McpServerSpec[] = [];
-  for (const [server, spec] of Object.entries(v)) {
-    const checked = serverSpec(spec, `${name}.${server}`, server, from);
-    if (!checked.ok) return checked;
-    out.push(checked.value);
-  }
-  return ok(out);
+  const checked = check(MCP_SERVERS, v, name);
+  return checked.ok ? ok(serversOf(checked.value, from)) : checked;
 }
 
 /** `mcp_servers` as setup gives it (checked with the other options, node/host/config.ts). */

@@ -12,7 +12,6 @@
  * date (PromptFuel v1.0.23, claudit v1.9.2 "re-checked against the live pricing page 2026-10-24",
  * and the synaps pricing table citing platform.claude.com/docs/en/about-claude/pricing).
  */
-import { type Check, ok, wrong } from "../rpc/checks.ts";
 import type { Figures } from "./figures.ts";
 
 /** Dollars per million tokens; `context_window`: tokens the model reads at most. */
@@ -97,33 +96,3 @@ export function costAt(band: Omit<Rates, "context_window" | "long_prompt">, f: F
     f.web_searches * WEB_SEARCH_USD
   );
 }
-
-const RATE_FIELDS = ["input", "output", "cache_write", "cache_read", "context_window"] as const;
-
-/**
- * `prices` as setup gives it: rates by model name, each field a number >= 0 (context_window
- * above 0), over the built-in table (a model named in both takes setup's).
- */
-export const pricesOption: Check<Record<string, Rates>> = (v, name) => {
-  const given = Array.isArray(v) && v.length === 0 ? {} : v;
-  if (typeof given !== "object" || given === null || Array.isArray(given)) return wrong(name, "a table of rates by model name", v);
-  const out: Record<string, Rates> = { ...PRICES };
-  for (const [model, r] of Object.entries(given)) {
-    const at = `${name}["${model}"]`;
-    if (typeof r !== "object" || r === null) return wrong(at, `a table { ${RATE_FIELDS.join(", ")} }`, r);
-    const fields = r as Record<string, unknown>;
-    for (const f of RATE_FIELDS) {
-      const n = fields[f];
-      if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (f === "context_window" && n <= 0))
-        return wrong(`${at}.${f}`, f === "context_window" ? "a number above 0" : "a number >= 0 (dollars per million tokens)", n);
-    }
-    out[model] = {
-      input: fields["input"],
-      output: fields["output"],
-      cache_write: fields["cache_write"],
-      cache_read: fields["cache_read"],
-      context_window: fields["context_window"],
-    } as Rates;
-  }
-  return ok(out);
-};

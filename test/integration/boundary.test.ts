@@ -246,7 +246,7 @@ describe(`boundary (${nv.version})`, () => {
       assert.match(await init("sent.bash_timout = 3"), /^tine: config has no "bash_timout" \(it takes model, max_tokens, /);
       assert.equal(
         await init("sent.fork_open = 'sideways'"),
-        'tine: config.fork_open must be one of "split", "vsplit", "tab", "replace" (got "sideways")',
+        'tine: config.fork_open must be one of "vsplit", "split", "tab", "replace" (got "sideways")',
       );
       assert.deepEqual(await state(s), before, "the running host keeps its threads");
       assert.match(await s.display(1), /Hello\./);

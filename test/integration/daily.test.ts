@@ -409,7 +409,7 @@ describe(`daily use (${nv.version})`, () => {
       await s.lua("require('tine').setup({ fork_open = 'sideways', sidebar = { width = 'wide' }, bash_timout = 3 })");
       const note = await s.lastNotification();
       assert.match(note, /setup: fork_open must be one of "vsplit", "split", "tab", "replace" \(got "sideways"\)/);
-      assert.match(note, /setup: sidebar must be/);
+      assert.match(note, /setup: sidebar\.width must be a number above 0 \(got "wide"\)/);
       assert.match(note, /setup: unknown option "bash_timout"/);
       assert.equal(await s.lua("return require('tine.config').options.fork_open"), "vsplit");
       await s.cmd("Tine");

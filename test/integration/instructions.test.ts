@@ -138,10 +138,7 @@ describe(`project instructions (${nv.version})`, () => {
       );
       assert.deepEqual(options, { files: ["docs/agents.md"], max_bytes: 32768 });
       await s.lua("require('tine.config').setup({ instructions = { files = 'AGENTS.md' } })");
-      assert.match(
-        await s.lastNotification(),
-        /^tine: setup: instructions must be false or a table \{ files = \{ paths \}, max_bytes = N \}/,
-      );
+      assert.match(await s.lastNotification(), /^tine: setup: instructions\.files must be a list of strings \(got "AGENTS\.md"\)$/);
     });
   });
 
