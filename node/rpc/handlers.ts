@@ -71,6 +71,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
     return true;
   },
   queued_at: ({ app }, [id, line]) => app.queuedAt(id, line),
+  resolve_merge_at: ({ app }, [id, line]) => app.queries.resolveMergeAt(id, line),
   unqueue: ({ app }, [id, item]) => {
     app.unqueue(id, item);
     return true;

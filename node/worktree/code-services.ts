@@ -5,7 +5,6 @@
  * snapshots no thread refers to any more.
  */
 import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
-import type { Thread } from "../chat/thread.ts";
 import type { HostConfig } from "../host/config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
 import {
@@ -24,8 +23,6 @@ import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts
 import { worktreesIn } from "./worktree.ts";
 
 export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
-  /** A live thread (throws when there is none). */
-  readonly thread: (id: ThreadId) => Thread;
   /** The marks of a live or stored thread. */
   readonly codeOf: (id: ThreadId) => ThreadCode;
   readonly parentOf: (id: ThreadId) => ThreadId | undefined;
