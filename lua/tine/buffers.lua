@@ -219,6 +219,13 @@ function M.create_thread_buffers(id, num, title, draft)
       end,
       "take the queued message back into the input",
     },
+    {
+      km.resolve_merge,
+      function()
+        return keys.resolve_merge(id, input)
+      end,
+      "ask the agent to resolve the merge's conflicts",
+    },
   })
   map(display, "n", km.fork_at_message, function()
     fork.fork_command({ bang = true })

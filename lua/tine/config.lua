@@ -167,6 +167,9 @@ M.defaults = {
     -- display, on a message queued while the agent works: take it back into the input to edit
     -- (`dd` there cancels it).
     edit_queued = "<CR>",
+    -- display, on the line of a worktree fork's merge that left conflicts (⚠ merge of …): the agent
+    -- is asked to resolve them, the conflicted files going with the message
+    resolve_merge = "<CR>",
     fork_at_message = "F", -- display: fork here (visual: quote the selection in the fork)
     go_to_parent = "gp", -- display of a fork: jump to where it branched
     go_to_fork = "gb", -- display, on a message with a ⑂ mark: jump to that fork (the pair of gp)

@@ -37,8 +37,11 @@ end
 --- The fork's code, asked before a fork at a message (`F`, visual `F`, :ForkThread!): where that
 --- message's files differ from the thread's last turn, whether the fork keeps the code as it is now
 --- or restores the files to the message (and then, what would change); then `finish(opts)` asks
---- what else it needs and forks. Nothing is written until the fork is made: the host restores the
---- files as it makes it (`restore_code`), so <Esc> at any question leaves everything as it was.
+--- what else it needs and forks. A fork that shares its source's folder restores them there, over
+--- the files the source works on: the question says so, and offers a worktree fork instead, made
+--- from the message's files (the source's stay as they are). Nothing is written until the fork is
+--- made: the host restores the files as it makes it (`restore_code`), so <Esc> at any question
+--- leaves everything as it was.
 ---@param id string
 ---@param at_message integer
 ---@param opts table the fork's options so far
@@ -51,18 +54,37 @@ local function code_then(id, at_message, opts, finish)
   if not differs then
     return finish(opts)
   end
-  local choices = { "Keep the code as it is now", "Restore the files to this message" }
+  local keep = "Keep the code as it is now"
+  local choices, in_worktree
+  if opts.worktree then
+    in_worktree = "Restore the files to this message, in the fork's worktree"
+    choices = { keep, in_worktree }
+  else
+    local source = vim.iter(tine.threads()):find(function(t)
+      return t.id == id
+    end) or {}
+    local title = source.title or "the thread"
+    local folder = source.cwd ~= nil and source.cwd ~= vim.NIL and source.cwd or vim.fn.getcwd()
+    in_worktree = ('Restore them in a worktree fork: "%s" keeps its files'):format(title)
+    choices = { keep, ('Restore the files to this message: rewrites the files "%s" works on (%s)'):format(title, folder), in_worktree }
+  end
   vim.ui.select(choices, { prompt = "The fork's code" }, function(choice)
     if choice == nil then
       return
     end
-    if choice == choices[1] then
+    if choice == keep then
       return finish(opts)
+    end
+    if choice == in_worktree then
+      -- Made from the message's snapshot: nothing of the source's is written, nothing to ask.
+      return finish(vim.tbl_extend("force", opts, { restore_code = true, worktree = true }))
     end
     local asked, answer = guarded(require("tine.code").ask_restore, id, at_message)
     if not asked or answer == nil then
       return -- failed (and said so), or cancelled: no fork either
     end
+    -- Here, as the question said, whatever fork_worktree would choose.
+    opts = vim.tbl_extend("force", opts, { worktree = false })
     if answer ~= "nothing" then
       opts = vim.tbl_extend("force", opts, { restore_code = true, restore_overwrite = answer.overwrite })
     end

@@ -216,6 +216,20 @@ function M.edit_queued(id, input)
   return true
 end
 
+--- The resolve key (<CR>) on a waiting merge's line (⚠ merge of …): the agent is asked to resolve
+--- its conflicts, sent as `:Tine ask` sends (the conflicted files go with it as mentions).
+---@param id string the thread shown
+---@param input integer the thread's input buffer
+---@return boolean acted the cursor was on a waiting merge's line
+function M.resolve_merge(id, input)
+  local ok, prompt = guarded(host.request, "resolve_merge_at", id, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if not ok or prompt == nil or prompt == vim.NIL then
+    return false
+  end
+  M.send_text(id, input, prompt)
+  return true
+end
+
 --- The display buffer of the thread shown in the current window (display or input).
 ---@return integer
 local function current_display()

@@ -235,9 +235,10 @@ return {
       },
       order = {
         "send", "send_any", "help", "abort", "retry", "toggle_detail", "open_change", "approve", "approve_always", "deny",
-        "input_approve", "input_approve_always", "input_deny", "input_deny_reason", "edit_queued", "fork_at_message", "go_to_parent",
-        "go_to_fork", "fork_report", "fork_promote", "fork_discard", "list_background", "list_open", "list_fork", "list_worktree",
-        "list_rename", "list_delete", "add", "list_filter", "list_diff", "label", "edit_message", "compact", "deny_reason",
+        "input_approve", "input_approve_always", "input_deny", "input_deny_reason", "edit_queued", "resolve_merge", "fork_at_message",
+        "go_to_parent", "go_to_fork", "fork_report", "fork_promote", "fork_discard", "list_background", "list_open", "list_fork",
+        "list_worktree", "list_rename", "list_delete", "add", "list_filter", "list_diff", "label", "edit_message", "compact",
+        "deny_reason",
       },
     },
   },

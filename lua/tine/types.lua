@@ -95,6 +95,7 @@
 ---@field input_deny? string|false input: deny the waiting call
 ---@field input_deny_reason? string|false input: deny the waiting call, asking why
 ---@field edit_queued? string|false
+---@field resolve_merge? string|false
 ---@field fork_at_message? string|false
 ---@field go_to_parent? string|false
 ---@field go_to_fork? string|false

@@ -94,6 +94,27 @@ export function enterForkRefused(bar: AgentForkBar): string {
   }
 }
 
+/**
+ * Goes with the next message of the thread a worktree fork was promoted into (as the fork's
+ * report): the history it took named files in the fork's worktree, which goes (now, or once a
+ * conflicted merge is accepted); the same paths now live in the thread's folder `into`. A note
+ * after them, not a change to them: the messages stay as sent, and the prompt cache with them.
+ */
+export function promotedCodeNote(into: string, worktree: string, conflicts: readonly string[]): string {
+  const where = `what the messages above say of files there now holds of the same paths in ${into}.`;
+  return conflicts.length
+    ? `[tine] Its code is merged into ${into}, where this thread works, with conflicts in ${conflicts.join(", ")} (marked in the files); its worktree ${worktree} goes once the user accepts the merge: ${where}`
+    : `[tine] Its code is merged into ${into}, where this thread works, and its worktree ${worktree} is removed: ${where}`;
+}
+
+/**
+ * The message the key on a waiting merge's line sends for the user (`files`: their mentions, so
+ * each goes with it): the agent is asked to resolve the conflicts the merge of fork `fork` left.
+ */
+export const resolveConflictsPrompt = (fork: string, files: readonly string[]) =>
+  `Resolve the merge conflicts in ${files.join(", ")}: the merge of the fork "${fork}" into this folder left conflict markers there. ` +
+  "Edit each file to keep what both sides meant, without the markers; then I accept the merge (:Tine merge done).";
+
 /** The result a fork gets for a tool still running in its source when it was taken. */
 export const STILL_RUNNING_WHEN_FORKED =
   "The tool was still running in the thread this was forked from when the fork was taken; its result is not known here.";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMentions } from "./mentions.ts";
+import { parseMentions, writtenMention } from "./mentions.ts";
 
 const names = (text: string) => parseMentions(text).map((m) => (m.argument === null ? `@${m.name}` : `@${m.name}:${m.argument}`));
 
@@ -49,5 +49,23 @@ describe("parseMentions", () => {
 
   it("keeps what was written, for error messages", () => {
     expect(parseMentions("see @diff:main...HEAD.").map((m) => m.source)).toEqual(["@diff:main...HEAD"]);
+  });
+});
+
+describe("writtenMention", () => {
+  it("writes a file so that parseMentions reads it back whole, in a sentence", () => {
+    for (const path of ["src/conf.txt", "my notes.md", "a.txt.", "(x).md", "tab\there.txt"]) {
+      const written = writtenMention("file", path)!;
+      expect(
+        parseMentions(`Resolve ${written}, ${written}: now`).map((m) => m.argument),
+        path,
+      ).toEqual([path]);
+    }
+  });
+
+  it("gives none for a name a mention cannot hold", () => {
+    expect(writtenMention("file", 'say "hi".txt')).toBeNull();
+    expect(writtenMention("file", "two\nlines")).toBeNull();
+    expect(writtenMention("file", "")).toBeNull();
   });
 });

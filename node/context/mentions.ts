@@ -56,6 +56,15 @@ export function parseMentions(text: string): readonly Mention[] {
   return mentions;
 }
 
+/**
+ * How `@name:argument` is written so that `parseMentions` reads it back whole (quoted when it
+ * holds a space or ends in punctuation); null when it cannot be (a double quote or a line break in it).
+ */
+export function writtenMention(name: MentionName, argument: string): string | null {
+  if (!argument || /["\n\r]/.test(argument)) return null;
+  return /\s/.test(argument) || TRAILING.test(argument) ? `@${name}:"${argument}"` : `@${name}:${argument}`;
+}
+
 /** An odd number of backticks before `i` on its line: `i` is inside inline code. */
 function insideInlineCode(line: string, i: number): boolean {
   let ticks = 0;

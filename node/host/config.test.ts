@@ -18,6 +18,7 @@ const keymaps: Keymaps = {
   input_deny: "<C-n>",
   input_deny_reason: "g<C-n>",
   edit_queued: "<CR>",
+  resolve_merge: "<CR>",
   fork_at_message: "F",
   go_to_parent: "gp",
   go_to_fork: "gb",

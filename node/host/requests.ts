@@ -65,6 +65,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
     return true;
   },
   queued_at: ({ app }, [id, line]) => app.sending.queuedAt(id, line),
+  resolve_merge_at: ({ app }, [id, line]) => app.services.queries.resolveMergeAt(id, line),
   unqueue: ({ app }, [id, item]) => {
     app.sending.unqueue(id, item);
     return true;

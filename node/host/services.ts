@@ -126,6 +126,7 @@ export class Services {
       quickfix: (title, items) =>
         void nvim.call("set_quickfix", [title, items]).catch((e) => nvim.log(`set_quickfix failed: ${String(e)}`)),
       live: () => this.chat.threads.keys(),
+      mergesChanged: () => this.buffers.redraw(),
     });
     const { workspaces, actions, forkCode, recorder } = this.codeServices;
     this.workspaces = workspaces;
@@ -228,10 +229,11 @@ export class Services {
         worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
         waitingFork: (id) => this.forks.waiting(id)?.fork,
         onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
+        merges: (id) => this.forkCode.mergesInto(id),
       },
       config.empty_hint,
       config.approval_hint,
-      { ...config.fork_keys, editQueued: config.keymaps.edit_queued },
+      { ...config.fork_keys, editQueued: config.keymaps.edit_queued, resolveMerge: config.keymaps.resolve_merge },
       config.display_fill_step,
     );
     this.queries = new ThreadQueries(

@@ -221,6 +221,8 @@ export const METHODS = {
   },
   /** The message queued while the agent works that a display line (0-based) shows: its number and text. */
   queued_at: { args: [id, arg("line", index)], result: returns<QueuedAt | null>() },
+  /** What the key on a waiting merge's display line (0-based) sends for the user: the agent asked to resolve its conflicts; null on any other line. */
+  resolve_merge_at: { args: [id, arg("line", index)], result: returns<string | null>() },
   /** A queued message cancelled, or taken back to be edited (refused once it was sent). */
   unqueue: { args: [id, arg("item", index)], result: returns<true>() },
 

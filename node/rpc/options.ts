@@ -156,6 +156,7 @@ export const OPTIONS = {
     input_deny: key,
     input_deny_reason: key,
     edit_queued: key,
+    resolve_merge: key,
     fork_at_message: key,
     go_to_parent: key,
     go_to_fork: key,

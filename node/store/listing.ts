@@ -11,7 +11,7 @@ import type { ThreadSummary } from "./summary.ts";
 
 /** A thread of another project, as `:Tine threads!` lists it: as this project's stored threads are. */
 export type OtherThread = StoredThread;
-/** A fork of this project that ended (discarded or reported): restorable. */
+/** A fork of this project that ended and can be restored (project-tree.ts `restorable`). */
 export type EndedThread = StoredThread & { how: ForkEnd };
 export type StoreHealth = { persist: boolean; dir: string | null; threads: number; unreadable: string[]; problems: string[] };
 

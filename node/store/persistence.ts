@@ -211,11 +211,14 @@ export class Persistence {
   /** Writes `thread`'s difference (making or opening its file first); a failure marks it not saved. */
   private syncOne(thread: Thread, chat: Chat, force: boolean, now: Snapshot = snapshotOf(thread), streamedDue = false): void {
     try {
+      const made = !this.recorders.has(thread.id);
       const rec = this.recorderOf(thread, chat, force, now);
       if (!rec) return;
       const before = rec.records;
       rec.sync(now, streamedDue);
-      if (rec.records !== before) this.updated.set(thread.id, this.clock.now());
+      // A file just made is a change too: a fork whose file only points at its source's (the old
+      // tail a promote moves) would otherwise show no time until a restart read its file's.
+      if (rec.records !== before || (made && !this.updated.has(thread.id))) this.updated.set(thread.id, this.clock.now());
       this.failures.saved(thread.id);
     } catch (error) {
       this.failures.failed(thread.id, thread.title, this.why(error));

@@ -13,11 +13,18 @@ import type { ThreadSummary } from "./summary.ts";
 export type ProjectTree = {
   /** The threads in the tree, their parents remapped. */
   readonly visible: readonly ThreadSummary[];
-  /** Forks that ended and can be restored (discarded or reported; a promoted one lives on in its parent). */
+  /** Forks that ended and can be restored (see `restorable`). */
   readonly ended: readonly ThreadSummary[];
   /** Threads whose parent pointer led back to them: cut, so they are roots. */
   readonly looped: ReadonlySet<string>;
 };
+
+/**
+ * Whether an ended fork is worth restoring: a discarded or reported one, and a promoted one that
+ * worked in a worktree of its own (its files come back with it, as it left them); a fork promoted
+ * from its parent's folder lives on whole in its parent.
+ */
+const restorable = (t: ThreadSummary) => t.ended?.how !== "promoted" || t.worktree !== null;
 
 export function projectTree(threads: readonly ThreadSummary[]): ProjectTree {
   const into = new Map<string, string>();
@@ -41,7 +48,7 @@ export function projectTree(threads: readonly ThreadSummary[]): ProjectTree {
   const tree = looped.size ? remapped.map((t) => (looped.has(t.id) ? { ...t, parent: null } : t)) : remapped;
   return {
     visible: tree.filter((t) => !t.deleted && !t.ended),
-    ended: tree.filter((t) => !t.deleted && t.ended && t.ended.how !== "promoted"),
+    ended: tree.filter((t) => !t.deleted && t.ended && restorable(t)),
     looped,
   };
 }

@@ -51,7 +51,7 @@ describe("two environments with different roots", () => {
 
   it("edit_file edits and creates in each one's own root, leaving the other's files as they were", async () => {
     expect(await run(envA, "edit_file", { path: "which.txt", find: "root", replace: "edited" })).toEqual({
-      text: `Edited ${join(rootA, "which.txt")}`,
+      text: "Edited which.txt",
       isError: false,
     });
     expect(readFileSync(join(rootA, "which.txt"), "utf8")).toBe("edited A\n");

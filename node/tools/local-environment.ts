@@ -17,14 +17,14 @@ export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL
   const writeRefusal = (path: string) => {
     const target = resolveHere(path);
     // Paths outside the root are the approval's business, not this rule's.
-    return isWithin(target, root) && !contains(target) ? `${target} leads outside the working directory through a symbolic link` : null;
+    return isWithin(target, root) && !contains(target) ? `${path} leads outside the working directory through a symbolic link` : null;
   };
   return {
     root,
     resolve: resolveHere,
     contains,
     realPath: (path) => realish(resolveHere(path)),
-    readFile: (path, limit, at = "through-links") => readRegularFile(resolveHere(path), limit, at),
+    readFile: (path, limit, at = "through-links") => readRegularFile(resolveHere(path), path, limit, at),
     writeRefusal,
     async writeFile(path, bytes, mode) {
       const refusal = writeRefusal(path);
@@ -66,13 +66,14 @@ function realish(path: string): string {
  * before they are opened (`/dev/stdin` is the host's RPC channel; a FIFO would block), and the
  * size is checked again on the open file, so nothing unbounded is ever read. "at-real-path":
  * no link is followed (O_NOFOLLOW for the file, `isOpenedAt` for the folders on its path).
+ * Refusals name the file as the caller did (`named`): a tool's result names no folder it cannot keep.
  */
-async function readRegularFile(path: string, limit: ReadLimit, at: ReadAt): Promise<Buffer> {
+async function readRegularFile(path: string, named: string, limit: ReadLimit, at: ReadAt): Promise<Buffer> {
   const refuse = (info: Stats) => {
-    if (!info.isFile()) return new Error(`${path} is ${kindOf(info)}: ${limit.tool} only reads regular files`);
+    if (!info.isFile()) return new Error(`${named} is ${kindOf(info)}: ${limit.tool} only reads regular files`);
     if (info.size > limit.bytes)
       return new Error(
-        `${path} is ${sizeOf(info.size)} (${info.size} bytes), more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`,
+        `${named} is ${sizeOf(info.size)} (${info.size} bytes), more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`,
       );
     return null;
   };
@@ -84,12 +85,12 @@ async function readRegularFile(path: string, limit: ReadLimit, at: ReadAt): Prom
     // Linux says ELOOP for a link under O_NOFOLLOW; the BSDs say EMLINK.
     const code = (error as NodeJS.ErrnoException).code;
     throw exact && (code === "ELOOP" || code === "EMLINK")
-      ? new Error(`${path} is a symbolic link: ${limit.tool} only reads regular files`)
+      ? new Error(`${named} is a symbolic link: ${limit.tool} only reads regular files`)
       : error;
   });
   try {
     if (exact && !isOpenedAt(handle.fd, path))
-      throw new Error(`${path} changed as it was opened (a folder on its path became a link): ${limit.tool} did not read it`);
+      throw new Error(`${named} changed as it was opened (a folder on its path became a link): ${limit.tool} did not read it`);
     const info = await handle.stat();
     const after = refuse(info);
     if (after) throw after;
@@ -106,7 +107,7 @@ async function readRegularFile(path: string, limit: ReadLimit, at: ReadAt): Prom
     }
     if (total > limit.bytes)
       throw new Error(
-        `${path} is more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`,
+        `${named} is more than ${limit.tool} reads (${sizeOf(limit.bytes)}): read parts of it with bash_command (head, sed -n, grep)`,
       );
     return Buffer.concat(parts, total);
   } finally {

@@ -184,12 +184,36 @@ describe("get_file", () => {
   });
 });
 
+describe("paths in results", () => {
+  it("name a file in the folder relative to it, however the model spelled it, and one outside absolutely", async () => {
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, "src", "conf.txt"), "a = 1\n");
+    writeFileSync(join(outside, "other.txt"), "b = 2\n");
+    expect(await run("edit_file", { path: join(dir, "src", "conf.txt"), find: "1", replace: "2" })).toEqual({
+      text: "Edited src/conf.txt",
+      isError: false,
+    });
+    expect((await run("edit_file", { path: "src/../src/new.txt", find: "", replace: "x" })).text).toBe("Created src/new.txt");
+    expect((await run("edit_file", { path: join(outside, "other.txt"), find: "2", replace: "3" })).text).toBe(
+      `Edited ${join(outside, "other.txt")}`,
+    );
+  });
+
+  it("name a missing or refused file relative to the folder too", async () => {
+    mkdirSync(join(dir, "src"));
+    const missing = await run("get_file", { path: join(dir, "src", "gone.txt") });
+    expect(missing.text).toBe("ENOENT: no such file or directory, stat 'src/gone.txt'");
+    expect((await run("get_file", { path: "src" })).text).toBe("src is a directory: get_file only reads regular files");
+    expect((await run("edit_file", { path: "src/gone.txt", find: "a", replace: "b" })).text).not.toContain(dir);
+  });
+});
+
 describe("edit_file", () => {
   it("keeps a CRLF file CRLF: a find written with \\n matches, the replacement gets \\r\\n", async () => {
     const path = join(dir, "dos.txt");
     writeFileSync(path, "\uFEFFone\r\ntwo\r\nthree\r\n");
     expect(await run("edit_file", { path: "dos.txt", find: "one\ntwo", replace: "uno\ndos\nmás" })).toEqual({
-      text: `Edited ${path}`,
+      text: "Edited dos.txt",
       isError: false,
     });
     expect(readFileSync(path, "utf8")).toBe("\uFEFFuno\r\ndos\r\nmás\r\nthree\r\n");

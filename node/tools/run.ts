@@ -3,6 +3,7 @@
  * and how its outcome is worded. All IO goes through the environment (the edge); the Thread only
  * sees results.
  */
+import { isAbsolute, relative, sep } from "node:path";
 import { sizeOf } from "./byte-size.ts";
 import type { CommandResult, Environment } from "./environment.ts";
 import type { ToolOutcome } from "./source.ts";
@@ -24,12 +25,32 @@ function str(input: unknown, key: string): string {
   return v;
 }
 
+/**
+ * How results name `path` (the model's): relative to the thread's folder when it lies there (as
+ * spelled, `..` folded), else absolute. A folder's own path never reaches the model, so results
+ * stay true when the thread's history moves to another folder (a worktree fork promoted into
+ * its parent: the worktree goes, the same relative paths live on in the parent's folder).
+ */
+function shownPath(env: Environment, path: string): string {
+  const absolute = env.resolve(path);
+  const rel = relative(env.root, absolute);
+  if (rel === "") return ".";
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? absolute : rel;
+}
+
+/** An error's message for the model: a file system error names its path as results do (`shownPath`). */
+function errorText(error: unknown, env: Environment): string {
+  if (!(error instanceof Error)) return String(error);
+  const path = (error as NodeJS.ErrnoException).path;
+  return typeof path === "string" && isAbsolute(path) ? error.message.replaceAll(path, shownPath(env, path)) : error.message;
+}
+
 /** Carries out `name` with `input` in `env`; aborting `signal` stops a running command. */
 export async function runTool(name: string, input: unknown, env: Environment, signal: AbortSignal): Promise<ToolOutcome> {
   if (!isToolName(name)) return fail(`Unknown tool: ${name}`);
   try {
-    // Messages name the absolute path, so the model sees where the call acted.
-    const path = () => env.resolve(str(input, "path"));
+    // The environment resolves a relative path against its folder: it acts where the model meant.
+    const path = () => shownPath(env, str(input, "path"));
     switch (name) {
       case "get_file":
         return await getFile(env, path());
@@ -48,7 +69,7 @@ export async function runTool(name: string, input: unknown, env: Environment, si
         return bashOutcome(await env.runCommand(str(input, "command"), signal));
     }
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(errorText(error, env));
   }
 }
 

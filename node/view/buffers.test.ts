@@ -48,10 +48,11 @@ function setup() {
       worksIn: () => null,
       waitingFork: () => undefined,
       onDisk: () => false,
+      merges: () => [],
     },
     "",
     "",
-    { report: "r", promote: "p", discard: "d", editQueued: false },
+    { report: "r", promote: "p", discard: "d", editQueued: false, resolveMerge: false },
     1 << 16,
   );
   const history = History.of([entry(userMessage([{ type: "text", text: "q" }])), entry(assistantMessage([{ type: "text", text: "a" }]))]);

@@ -16,6 +16,7 @@ import { workingNow } from "../chat/working.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { ThreadBufnrs } from "../nvim/lua-api.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import type { WaitingMerge } from "../worktree/pending-merges.ts";
 import { DisplayFill } from "./display-fill.ts";
 import { displayParts } from "./display-parts.ts";
 import { ListBuffer } from "./list-buffer.ts";
@@ -71,8 +72,8 @@ export class Buffers {
     private readonly emptyHint: string,
     /** Named under a tool call waiting for approval: the display's keys for it. */
     private readonly approvalHint: string,
-    /** The keys a fork's banner names, and the one named under queued messages. */
-    private readonly keys: { report: string; promote: string; discard: string; editQueued: string | false },
+    /** The keys a fork's banner names, the one named under queued messages, and the one a waiting merge's line names. */
+    private readonly keys: { report: string; promote: string; discard: string; editQueued: string | false; resolveMerge: string | false },
     /** About how many bytes of a display's text one step of filling it in writes (display_fill_step). */
     private readonly fillStep: number,
   ) {
@@ -111,6 +112,12 @@ export class Buffers {
   queuedAt(id: ThreadId, line: number): number | undefined {
     const m = this.mounted.get(id);
     return m ? m.view.queuedAt(m.fill.line(line)) : undefined;
+  }
+
+  /** The waiting merge whose line a display line Neovim gave (0-based) is, allowing for a fill step in flight. */
+  mergeAt(id: ThreadId, line: number): WaitingMerge | undefined {
+    const m = this.mounted.get(id);
+    return m ? m.view.mergeAt(m.fill.line(line)) : undefined;
   }
 
   /** The display line of message `index`, as Neovim numbers it when it gets the answer: after the fill step on its way. */

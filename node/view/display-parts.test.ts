@@ -4,8 +4,8 @@ import { History } from "../providers/history.ts";
 import { assistantMessage, entry, userMessage } from "../providers/native.ts";
 import { displayParts } from "./display-parts.ts";
 
-const words = { keys: { report: "gR", promote: "gP", discard: "gD" }, emptyHint: "type below" };
-const extras = { worksIn: () => null, notSaved: () => undefined };
+const words = { keys: { report: "gR", promote: "gP", discard: "gD", resolveMerge: "<CR>" }, emptyHint: "type below" };
+const extras = { worksIn: () => null, notSaved: () => undefined, merges: () => [] };
 
 function twoMessages() {
   const { chat, dispatch } = testChat();
@@ -50,7 +50,12 @@ describe("what a display says besides its messages", () => {
   it("an empty thread shows the hint; one in a worktree, or not being saved, says so", () => {
     const { chat, dispatch } = testChat();
     dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "t", num: 1, runner: { kind: "api" } } });
-    const parts = displayParts(chat.threads.get("t")!, chat, { worksIn: () => "/wt/a", notSaved: () => "the disk is full" }, words);
+    const parts = displayParts(
+      chat.threads.get("t")!,
+      chat,
+      { ...extras, worksIn: () => "/wt/a", notSaved: () => "the disk is full" },
+      words,
+    );
     expect(parts.headerLines).toEqual([
       "⎇ Works in a git worktree of its own: /wt/a",
       "",
@@ -60,5 +65,24 @@ describe("what a display says besides its messages", () => {
       "",
     ]);
     expect(parts.noteLines).toEqual([]);
+  });
+
+  it("a merge waiting to be accepted is a line of its own, however its marker spells the files", () => {
+    const { chat } = twoMessages();
+    const merge = { worktree: "/wt/a", fork: "try A", parent: "src", into: "/p", files: ["a.txt", "b\nc.txt"] };
+    const parts = displayParts(chat.threads.get("src")!, chat, { ...extras, merges: () => [merge] }, words);
+    expect(parts.merges).toEqual([
+      {
+        line: '⚠ merge of "try A": 2 conflicts in a.txt, b c.txt · :copen · :Tine merge done · <CR> asks the agent to resolve them',
+        merge,
+      },
+    ]);
+    const unmapped = displayParts(
+      chat.threads.get("src")!,
+      chat,
+      { ...extras, merges: () => [merge] },
+      { ...words, keys: { ...words.keys, resolveMerge: false } },
+    );
+    expect(unmapped.merges?.[0]?.line).toMatch(/:Tine merge done$/);
   });
 });

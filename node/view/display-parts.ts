@@ -2,7 +2,7 @@
  * What a thread's display says besides its messages, from the thread and the tree alone: the
  * lines above them (where it came from, where it works, its instructions and model, read-only or
  * not being saved), the marks beside them (its forks, the user's labels) and the notes under the
- * reply (reports that wait, files followed). Pure: buffers.ts writes them.
+ * reply (merges waiting to be accepted, reports that wait, files followed). Pure: buffers.ts writes them.
  */
 import type { Chat } from "../chat/chat.ts";
 import { messageName } from "../chat/names.ts";
@@ -11,12 +11,13 @@ import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
 import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import type { WaitingMerge } from "../worktree/pending-merges.ts";
 import type { ListExtras } from "./thread-list.ts";
 import type { ThreadViewInput } from "./thread-view.ts";
 
-/** The display's own words: the keys a fork's banner names, and what a thread with no messages shows. */
+/** The display's own words: the keys a fork's banner and a waiting merge's line name, and what a thread with no messages shows. */
 export type DisplayWords = {
-  readonly keys: { readonly report: string; readonly promote: string; readonly discard: string };
+  readonly keys: { readonly report: string; readonly promote: string; readonly discard: string; readonly resolveMerge: string | false };
   /** Shown in a thread with no messages yet. */
   readonly emptyHint: string;
 };
@@ -27,13 +28,25 @@ function forkPoint(fork: Thread, atMessage: number): string {
   return messageName(atMessage < history.length ? history.at(atMessage).message : undefined);
 }
 
+/**
+ * The line of a conflicted merge into this thread that waits to be accepted: what is left, and
+ * how to go on (the quickfix list, accepting it, and the key that asks the agent to resolve it).
+ */
+export function mergeLine(merge: WaitingMerge, resolveKey: string | false): string {
+  const n = merge.files.length;
+  const ask = resolveKey ? ` · ${resolveKey} asks the agent to resolve ${n === 1 ? "it" : "them"}` : "";
+  const line = `⚠ merge of "${merge.fork}": ${n} conflict${n === 1 ? "" : "s"} in ${merge.files.join(", ")} · :copen · :Tine merge done${ask}`;
+  // From a marker on disk: one line whatever it holds.
+  return line.replace(/\s*[\r\n]+\s*/g, " ");
+}
+
 /** The lines above a thread's messages, the marks beside them and the notes under the reply. */
 export function displayParts(
   thread: Thread,
   chat: Chat,
-  extras: Pick<ListExtras, "worksIn" | "notSaved">,
+  extras: Pick<ListExtras, "worksIn" | "notSaved" | "merges">,
   words: DisplayWords,
-): Pick<ThreadViewInput, "headerLines" | "forkMarks" | "noteLines"> {
+): Pick<ThreadViewInput, "headerLines" | "forkMarks" | "noteLines" | "merges"> {
   const lineage = chat.lineage.get(thread.id);
   const parentTitle = lineage && chat.titleOf(lineage.parentId);
   const headerLines: string[] = [];
@@ -84,5 +97,6 @@ export function displayParts(
   const contextLines = followed.length
     ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
     : [];
-  return { headerLines, forkMarks, noteLines: [...contextLines, ...reportLines] };
+  const merges = extras.merges(thread.id).map((merge) => ({ line: mergeLine(merge, words.keys.resolveMerge), merge }));
+  return { headerLines, forkMarks, noteLines: [...contextLines, ...reportLines], merges };
 }

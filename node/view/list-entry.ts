@@ -45,7 +45,7 @@ export class ThreadListEntry {
     return this.shown(bufnr, at);
   }
 
-  /** A discarded or reported fork back in the tree (stored); a list of every project is drawn again, without it among the ended. */
+  /** An ended fork back in the tree (stored); a list of every project is drawn again, without it among the ended. */
   async restore(id: ThreadId): Promise<void> {
     if (!this.persistence) throw new Error("tine: nothing is stored (persist = false)");
     this.persistence.restore(id);

@@ -15,6 +15,7 @@ import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { Relation } from "../chat/tree.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
+import type { WaitingMerge } from "../worktree/pending-merges.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
   idle: "·",
@@ -30,7 +31,7 @@ const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
 /** Another project's threads, as listed from disk: its tree by the same rules as this one's. */
 export type OtherProject = { cwd: string; threads: readonly StoredThread[] };
 
-/** A fork that ended (discarded or reported), kept on disk: `<CR>` on it restores it. */
+/** A fork that ended (discarded, reported, or promoted from a worktree of its own), kept on disk: `<CR>` on it restores it. */
 export type EndedFork = StoredThread & { how: ForkEnd };
 
 export type ListScope = { type: "project" } | { type: "all"; ended: readonly EndedFork[]; others: readonly OtherProject[] };
@@ -56,6 +57,8 @@ export type ListExtras = {
   waitingFork(sourceId: ThreadId): { readonly prompt: string } | undefined;
   /** Whether a stored (or ended) thread's worktree is still on disk (a reported fork's stays), and one tine made for this project. */
   onDisk(path: string): boolean;
+  /** The conflicted merges of worktree forks promoted into a live thread that wait to be accepted (its display shows each). */
+  merges(id: ThreadId): readonly WaitingMerge[];
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -123,7 +126,8 @@ export class ThreadList {
       lines.push(line);
       this.items.push(item);
     };
-    const nums = [...chat.threads.values(), ...chat.stored.values()].map((t) => t.num);
+    const ended = scope.type === "all" ? scope.ended : [];
+    const nums = [...chat.threads.values(), ...chat.stored.values(), ...ended].map((t) => t.num);
     const numWidth = 1 + String(Math.max(0, ...nums)).length;
     const blank = " ".repeat(numWidth);
     const lineOf = (row: Row, depth: number, hidden: number) => {
@@ -169,8 +173,13 @@ export class ThreadList {
         add("", null);
         add("── ended forks of this project (<CR> restores one)", null);
         for (const f of scope.ended) {
+          // Its number and label as it had them: the fork is known by them when it is looked for.
           const row = storedRow(f, extras);
-          add(`  ${blank}  ${row.title}  ○ ended (${f.how}) · ${row.details.join(" · ")}`, { type: "ended-fork", id: f.id });
+          const label = row.label ? `  🏷 ${row.label}` : "";
+          add(`  ${`#${f.num}`.padStart(numWidth)}  ${row.title}${label}  ○ ended (${f.how}) · ${row.details.join(" · ")}`, {
+            type: "ended-fork",
+            id: f.id,
+          });
         }
       }
       for (const project of scope.others) {

@@ -6,7 +6,9 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
+import { resolveConflictsPrompt } from "../chat/prompts.ts";
 import type { RunnerSpec } from "../chat/runner.ts";
+import { writtenMention } from "../context/mentions.ts";
 import type { Lineage, ThreadInfo } from "../rpc/methods.ts";
 import type { UsageBook } from "../usage/book.ts";
 import type { Buffers } from "./buffers.ts";
@@ -44,6 +46,20 @@ export class ThreadQueries {
   /** Its parent in the chat's tree (a tree: chat/tree.ts refuses a loop, which a stored pointer may make). */
   parentOf(id: ThreadId): ThreadId | undefined {
     return this.chat.lineage.get(id)?.parentId;
+  }
+
+  /**
+   * What the key on a waiting merge's line sends for the user (the conflicted files mentioned, so
+   * they go with it), or null when display line `line` (0-based) is not one.
+   */
+  resolveMergeAt(id: ThreadId, line: number): string | null {
+    const merge = this.buffers.mergeAt(id, line);
+    if (!merge) return null;
+    // A file whose name a mention cannot hold is named plainly (the agent reads it itself).
+    return resolveConflictsPrompt(
+      merge.fork,
+      merge.files.map((f) => writtenMention("file", f) ?? f),
+    );
   }
 
   /** Thread `id`'s entry in threads(); null when there is no such thread. */

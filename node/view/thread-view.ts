@@ -20,6 +20,7 @@ import type { InProgressBlock, OpenMessage } from "../providers/agent.ts";
 import { History } from "../providers/history.ts";
 import type { Entry } from "../providers/native.ts";
 import { replaceTail } from "../util/arrays.ts";
+import type { WaitingMerge } from "../worktree/pending-merges.ts";
 import { changeListAt, turnChanges } from "./code-view.ts";
 import { Document, type Edit, RemadeLines, type Segment, UNMADE } from "./document.ts";
 import { NO_QUEUED_LINES, type QueuedLines, queuedLines } from "./queued-lines.ts";
@@ -64,6 +65,8 @@ export type ThreadViewInput = {
   forkMarks: { atMessage: number; text: string }[];
   /** Shown above the footer (fork reports waiting for the next message). */
   noteLines?: string[];
+  /** Conflicted merges into the thread waiting to be accepted, each a line above the notes (`mergeAt` finds them). */
+  merges?: readonly { readonly line: string; readonly merge: WaitingMerge }[];
   /** The display key that takes a queued message back into the input (named under the queue). */
   editQueuedKey?: string | false;
   /** The display's keys for a tool call waiting for approval, named under it (host/config.ts `approval_hint`). */
@@ -96,6 +99,8 @@ export class ThreadView {
   } | null = null;
   private marksKey = "";
   private busyKey: number | null = null;
+  /** The waiting merges shown first in the footer, a line each. */
+  private merges: readonly WaitingMerge[] = [];
   /** The queued messages shown in the footer, and the footer line they start at. */
   private queued: { at: number; shown: QueuedLines } = { at: 0, shown: NO_QUEUED_LINES };
   /** The thread's code marks last drawn: new ones may add a change list to any reply. */
@@ -107,7 +112,10 @@ export class ThreadView {
     this.syncHistory(thread);
     this.syncOpen(thread);
     // Messages the user queued come last, under the reply being written and what its end says.
-    const footer = [...(input.noteLines?.length ? [...input.noteLines, ""] : []), ...footerLines(thread)].flatMap(splitLines);
+    const merges = input.merges ?? [];
+    this.merges = merges.map((m) => m.merge);
+    const notes = [...merges.map((m) => m.line), ...(input.noteLines ?? [])];
+    const footer = [...(notes.length ? [...notes, ""] : []), ...footerLines(thread)].flatMap(splitLines);
     const shown = queuedLines(thread.queue, input.editQueuedKey ?? "<CR>");
     this.queued = { at: footer.length, shown };
     this.syncSegment(this.doc.count - 1, shown.lines.length ? [...footer, ...shown.lines, ""] : footer);
@@ -207,6 +215,12 @@ export class ThreadView {
     if (!at || at.segment !== this.doc.count - 1) return undefined;
     const offset = at.offset - this.queued.at;
     return this.queued.shown.spans.find((s) => offset >= s.from && offset < s.to)?.item;
+  }
+
+  /** The waiting merge whose line a buffer line (0-based) is, if any. */
+  mergeAt(line: number): WaitingMerge | undefined {
+    const at = this.doc.locate(line);
+    return at && at.segment === this.doc.count - 1 ? this.merges[at.offset] : undefined;
   }
 
   /** First line of a message's segment; null while the fill has not shown it yet. */

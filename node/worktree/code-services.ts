@@ -24,8 +24,6 @@ import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts
 import { worktreesIn } from "./worktree.ts";
 
 export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
-  /** A live thread (throws when there is none). */
-  readonly thread: (id: ThreadId) => Thread;
   /** The marks of a live or stored thread. */
   readonly codeOf: (id: ThreadId) => ThreadCode;
   readonly parentOf: (id: ThreadId) => ThreadId | undefined;

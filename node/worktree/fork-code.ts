@@ -24,14 +24,17 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
+import { promotedCodeNote } from "../chat/prompts.ts";
+import type { Thread } from "../chat/thread.ts";
 import type { FileChange, SnapshotId } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
 import { hashOf } from "./file-hash.ts";
 import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMerge } from "./merge.ts";
 import { mergeOver, mergesUnderWay, recordMerge } from "./merge-record.ts";
 import { type KeepUndo, leftAlone, recoverMerges, rollBackMerge } from "./merge-recovery.ts";
+import { PendingMerges, type WaitingMerge, waitingQuickfix } from "./pending-merges.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
-import { setPendingMerge, worktreesIn } from "./worktree.ts";
+import { worktreesIn } from "./worktree.ts";
 
 /** What the host does for these ends: tell the user, fill the quickfix list, give the chat a fork's code summary. */
 export type ForkCodeEdges = {
@@ -44,6 +47,10 @@ export type ForkCodeEdges = {
   live(): Iterable<ThreadId>;
   /** A merge's rollback replaced these files: `:Tine restore undo` puts them back. */
   readonly keepUndo: KeepUndo;
+  /** A live thread (throws when there is none). */
+  readonly thread: (id: ThreadId) => Thread;
+  /** The merges waiting to be accepted changed: the displays that show them are drawn again. */
+  mergesChanged(): void;
 };
 
 /** A fork as its end sees it: who, and where it hung. */
@@ -97,14 +104,31 @@ export class ForkCode {
   /** Merges a killed host left half done, rolled back when this host starts, before any merge of its own. */
   private readonly recovered: Promise<void>;
   private readonly progress = testHold(process.env);
+  /** The conflicted merges waiting to be accepted, for the displays of the threads they went into. */
+  private readonly pending: PendingMerges;
 
   constructor(
     private readonly workspaces: Workspaces,
     private readonly edges: ForkCodeEdges,
   ) {
+    this.pending = new PendingMerges(() => workspaces.folder(), edges.mergesChanged);
     this.recovered = recoverMerges(workspaces, edges.tell, edges.keepUndo).catch((e: Error) =>
       edges.tell(`tine: the merges a stopped tine left could not be looked at: ${e.message}`, true),
     );
+    // Found once a merge cut off is rolled back (which drops its note): what waits after a restart,
+    // its conflicts in the quickfix list again.
+    void this.recovered
+      .then(() => {
+        this.pending.reload();
+        const items = waitingQuickfix(this.pending.all(), (into) => workspaces.atFolder(into)?.root ?? null);
+        if (items.length) edges.quickfix("tine: merges waiting (:Tine merge done)", items);
+      })
+      .catch((e: Error) => edges.tell(`tine: the waiting merges: ${e.message}`, true));
+  }
+
+  /** The conflicted merges waiting to be accepted into thread `id` (a line in its display each). */
+  mergesInto(id: ThreadId): readonly WaitingMerge[] {
+    return this.pending.into(id);
   }
 
   /**
@@ -155,6 +179,8 @@ export class ForkCode {
     }
     const from = this.workspaces.of(fork.id);
     const into = this.workspaces.of(fork.parentId);
+    // Known before the fork ends: whether the parent takes its history (not a conversation a program keeps).
+    const historyMoves = this.edges.thread(fork.id).runner.traits.ownConversation === null;
     const done = this.merge(fork, from, into).then(
       (plan) => {
         promote();
@@ -163,6 +189,7 @@ export class ForkCode {
           this.edges.tell(`tine: ${fork.title}: its code is merged into ${into.root}, but it is not promoted: promote it again`, true);
           return;
         }
+        if (historyMoves) this.tellParent(fork, from, into, plan);
         return this.merged(fork, from, into, plan).catch((e: Error) => this.edges.tell(`tine: ${fork.title}: ${e.message}`, true));
       },
       (e: Error) => {
@@ -206,8 +233,18 @@ export class ForkCode {
     };
     // Noted once the merge is over (its record gone): a merge cut off and rolled back leaves no note.
     const conflicted = [...new Set(plan.conflicts.map((c) => c.path))];
-    if (conflicted.length) setPendingMerge(from.root, { into: into.root, files: conflicted });
+    if (conflicted.length) this.pending.noted(from.root, { into: into.root, files: conflicted, parent: fork.parentId, fork: fork.title });
     return plan;
+  }
+
+  /**
+   * The parent took the fork's history, whose tool results and commands named the fork's
+   * worktree: its next message says where those files live now (queued as the fork's report).
+   */
+  private tellParent(fork: EndingFork, from: Workspace, into: Workspace, plan: MergePlan): void {
+    const conflicts = [...new Set(plan.conflicts.map((c) => c.path))];
+    const report = { from: fork.title, text: promotedCodeNote(into.root, from.root, conflicts) };
+    this.edges.dispatch({ type: "thread-msg", id: fork.parentId, msg: { type: "queue-report", report } });
   }
 
   /**
@@ -333,7 +370,7 @@ export class ForkCode {
         throw new Error(`tine: conflict markers are left in ${unresolved.join(", ")}: resolve them, or :Tine merge done! to accept as is`);
     }
     for (const p of pending) {
-      setPendingMerge(p.path, null);
+      this.pending.accepted(p.path);
       // A thread still working in the worktree (a fork of the promoted fork) keeps it.
       if (!this.workspaces.usersOfFolder(p.path, this.edges.live()).length) await this.workspaces.remove(p.path);
     }

@@ -210,10 +210,16 @@ export class Workspaces {
     return [...live].filter((id) => this.byThread.get(id)?.root === root);
   }
 
-  /** Removes a worktree and the store's index of it (a folder tine did not make is left alone). */
+  /**
+   * Removes a worktree and the store's index of it (a folder tine did not make is left alone). The
+   * threads that worked there are forgotten here: one that comes back (an ended fork restored)
+   * finds its worktree by its transcript again, made anew before anything is done in it.
+   */
   async remove(root: string): Promise<void> {
     const repo = await this.repo();
-    removeWorktree(root, "off" in repo ? undefined : repo.viewIndex(root));
+    if (!removeWorktree(root, "off" in repo ? undefined : repo.viewIndex(root))) return;
+    this.byPath.delete(root);
+    for (const [id, workspace] of this.byThread) if (workspace.root === root) this.byThread.delete(id);
   }
 
   /** Where this project's merges under way are recorded (merge-record.ts): in its snapshot store; null while snapshots are off. */

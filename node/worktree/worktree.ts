@@ -24,8 +24,17 @@ export const MARKER = "tine-worktree";
 /** A worktree as the threads working in it store it: where, and the snapshot it was made from (the fork point). */
 export type StoredWorktree = { readonly path: string; readonly base: string };
 
-/** A conflicted merge waiting to be accepted (`:Tine merge done`), as the worktree's marker keeps it. */
-export type PendingMerge = { readonly into: string; readonly files: readonly string[] };
+/**
+ * A conflicted merge waiting to be accepted (`:Tine merge done`), as the worktree's marker keeps
+ * it: the folder merged into, its files left with conflicts, and the thread promoted into and the
+ * fork's title (which a marker of an older tine lacks) for the line that thread's display shows.
+ */
+export type PendingMerge = {
+  readonly into: string;
+  readonly files: readonly string[];
+  readonly parent?: string;
+  readonly fork?: string;
+};
 
 type Marker = { readonly thread: string; readonly base: string; readonly project: string; readonly merge?: PendingMerge };
 

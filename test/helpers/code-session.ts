@@ -32,6 +32,13 @@ export async function editingTurn(s: Session): Promise<string> {
   return id;
 }
 
+/** What `F` on a message of editingTurn's thread (working in `cwd`) asks of the fork's code. */
+export const forkCodeChoices = (cwd: string) => [
+  "Keep the code as it is now",
+  `Restore the files to this message: rewrites the files "edit the files" works on (${cwd})`,
+  'Restore them in a worktree fork: "edit the files" keeps its files',
+];
+
 /** The parts of the user's repository tine never writes (status changes as the files do). */
 export const untouched = (st: UserGitState) => ({ index: st.index, refs: st.refs, config: st.config, head: st.head });
 

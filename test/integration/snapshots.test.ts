@@ -9,7 +9,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { editingTurn, HELLO, SETUP, withGitProject as withProject } from "../helpers/code-session.ts";
+import { editingTurn, forkCodeChoices, HELLO, SETUP, withGitProject as withProject } from "../helpers/code-session.ts";
 import { gitProject, type UserGitState, userGitState } from "../helpers/git-project.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
@@ -175,7 +175,7 @@ describe(`code snapshots (${nv.version})`, () => {
       await s.answerConfirm(1);
       await s.answerInput("");
       await s.onDisplayLine(id, "## You", "F");
-      assert.deepEqual((await s.asked()).items, ["Keep the code as it is now", "Restore the files to this message"]);
+      assert.deepEqual((await s.asked()).items, forkCodeChoices(s.cwd));
       await s.waitForThreadCount(2);
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
       assert.equal(existsSync(join(s.cwd, "new.txt")), false);
@@ -208,9 +208,9 @@ describe(`code snapshots (${nv.version})`, () => {
     await withGitProject(async (s) => {
       const id = await editingTurn(s);
       // <Esc> at the code question: nothing.
-      await s.pick(3);
+      await s.pick(4);
       await s.onDisplayLine(id, "## You", "VF");
-      assert.deepEqual((await s.asked()).items, ["Keep the code as it is now", "Restore the files to this message"]);
+      assert.deepEqual((await s.asked()).items, forkCodeChoices(s.cwd));
       assert.equal((await s.threads()).length, 1, "no fork");
       // Restore: the files as they were at that message, the selection quoted in the fork's input.
       s.mock.reply(textReply("Answered again."));
