@@ -5,7 +5,6 @@
  * snapshots no thread refers to any more.
  */
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
-import type { Thread } from "../chat/thread.ts";
 import type { HostConfig } from "../host/config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
 import {
