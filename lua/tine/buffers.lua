@@ -11,6 +11,8 @@ local input_keys = require("tine.input_keys")
 local keys = require("tine.keys")
 local list = require("tine.list")
 local tine = require("tine")
+-- Its autocmds give each window that shows a thread's buffer that thread's status line.
+require("tine.statusline")
 local ui = require("tine.ui")
 
 local M = {}

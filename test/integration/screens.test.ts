@@ -1,11 +1,13 @@
 /**
  * What the screen shows of tine's threads where Neovim draws it (issue #30): tab labels, status
- * lines, a refused quit. Read from Neovim's own screen (screenstring), as a user would see it.
+ * lines and winbars of narrow columns, a refused quit. Read from Neovim's own screen
+ * (screenstring), as a user would see it.
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
-import { oneExchange } from "../helpers/fixtures.ts";
+import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
+import { winbar } from "../helpers/winbar.ts";
 
 const nv = inject("nvim");
 
@@ -20,7 +22,74 @@ const screenRow = (s: Session, row: number) =>
     row,
   );
 
+/** The status line of each window showing `buf`, as drawn on the screen (its columns only). */
+const statusLines = (s: Session, buf: number) =>
+  s.lua<string[]>(
+    `local buf = ...
+    vim.cmd("redraw!")
+    local out = {}
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+      local top, left = unpack(vim.fn.win_screenpos(win))
+      local row, cells = top + vim.api.nvim_win_get_height(win), {}
+      for col = left, left + vim.api.nvim_win_get_width(win) - 1 do cells[#cells + 1] = vim.fn.screenstring(row, col) end
+      out[#out + 1] = table.concat(cells)
+    end
+    return out`,
+    buf,
+  );
+
 describe(`screens (${nv.version})`, () => {
+  it("two thread columns at 120 columns: each status line leads with #N and its title's start; a narrow winbar keeps the cost before the model's name", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.lua("vim.o.columns = 120; vim.o.lines = 35");
+        await parentAndFork(s, {
+          prompt: "make the config parser accept nested sections",
+          answer: "Parent answer.",
+          forkPrompt: "try a hand-written recursive descent parser",
+          forkAnswer: "Fork answer.",
+        });
+        const [parent, fork] = [await s.thread(1), await s.thread(2)];
+        const widths = await s.lua<number[]>(
+          "return vim.tbl_map(function(b) return vim.api.nvim_win_get_width(vim.fn.win_findbuf(b)[1]) end, {...})",
+          parent.bufnr,
+          fork.bufnr,
+        );
+        assert.ok(
+          widths.every((w) => w < 60),
+          `two columns side by side: ${widths}`,
+        );
+        const expected: [number, RegExp][] = [
+          [parent.bufnr!, /^#1 make the config par.*… \[-\] +\d+,/],
+          [parent.input_bufnr!, /^#1 make the config par.*… \[input\] +\d+,/],
+          [fork.bufnr!, /^#2 try a hand-written.*… \[-\] +\d+,/],
+          [fork.input_bufnr!, /^#2 try a hand-written.*… \[input\] +\d+,/],
+        ];
+        for (const [buf, pattern] of expected) {
+          const [line] = await statusLines(s, buf);
+          assert.match(line!, pattern, "the number, the title cut at its end (and marked), the flags, the ruler");
+        }
+        // A narrow winbar: the model's name shortens, then goes, before the cost does.
+        const display = await s.lua<number>("return vim.fn.win_findbuf(...)[1]", fork.bufnr);
+        await s.lua("vim.api.nvim_win_set_width(...)", display, 40);
+        assert.match(await winbar(s, fork.id), /^sonnet-5-5 {2}· .*\$0\.\d+$/);
+        await s.lua("vim.api.nvim_win_set_width(...)", display, 24);
+        assert.match(await winbar(s, fork.id), /^ctx 30 \/ 1M {2}· {2}\$0\.\d+$/);
+        await s.lua("vim.api.nvim_win_set_width(...)", display, 12);
+        assert.match(await winbar(s, fork.id), /^\$0\.\d+$/);
+        // Renamed, the status line follows.
+        await s.lua("vim.api.nvim_win_set_width(...)", display, 50);
+        await s.focus(fork.input_bufnr!);
+        await s.cmd("Tine rename short title");
+        await s.until("the status line renamed", async () =>
+          (await statusLines(s, fork.input_bufnr!))[0]!.startsWith("#2 short title [input]"),
+        );
+      },
+      { setup: { sidebar: { side: "right", width: 80, input_height: 8, min_editor_width: 10 } } },
+    );
+  });
+
   it("Neovim's default tab line labels a thread's tab with its number and title, from its input or its display", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("vim.o.columns = 120; vim.o.lines = 35; vim.o.showtabline = 2");
