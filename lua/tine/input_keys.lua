@@ -7,6 +7,7 @@
 -- the state (set_pending, set_failed, through host_api.lua); buffers.lua attaches the keys.
 local config = require("tine.config")
 local keys = require("tine.keys")
+local wrap = require("tine.wrap")
 
 local M = {}
 
@@ -74,9 +75,10 @@ local function retry_key(input, id, lhs)
   })
 end
 
---- What the notice under the draft says while a call waits: the keys that answer it here.
----@return string
-local function notice_text()
+--- What the notice under the draft says while a call waits, as pieces kept whole on a line: what
+--- waits, then each key that answers it here.
+---@return string[]
+local function notice_pieces()
   local km = config.options.keymaps
   local parts = {}
   for _, a in ipairs(ANSWERS) do
@@ -85,21 +87,38 @@ local function notice_text()
     end
   end
   if #parts == 0 then
-    return "⏳ a tool call waits for your approval: answer it in the display"
+    return { "⏳ a tool call waits for your approval:", "answer it in the display" }
   end
-  return "⏳ a tool call waits for your approval: " .. table.concat(parts, " · ") .. " (Normal mode)"
+  return { "⏳ a tool call waits for your approval (Normal mode):", unpack(parts) }
 end
 
---- Shows (or moves, or takes away) the notice under the input's last line, while a call waits.
+--- The columns the input's text has in its narrowest window (nil: no window shows it).
+---@param input integer
+---@return integer?
+local function text_width(input)
+  local width = nil
+  for _, win in ipairs(vim.fn.win_findbuf(input)) do
+    local info = vim.fn.getwininfo(win)[1]
+    width = math.min(width or math.huge, info.width - info.textoff)
+  end
+  return width
+end
+
+--- Shows (or moves, or takes away) the notice under the input's last line, while a call waits:
+--- wrapped to the input's width (virtual lines are cut at the window's edge, not wrapped).
 ---@param input integer
 local function show_notice(input)
   vim.api.nvim_buf_clear_namespace(input, notice_ns, 0, -1)
   if not vim.b[input].tine_pending then
     return
   end
+  local width = text_width(input) or config.options.sidebar.width
+  local lines = wrap.pack(notice_pieces(), width, { sep = " · ", after_first = " ", indent = "  " })
   local last = vim.api.nvim_buf_line_count(input) - 1
   vim.api.nvim_buf_set_extmark(input, notice_ns, last, 0, {
-    virt_lines = { { { notice_text(), "WarningMsg" } } },
+    virt_lines = vim.tbl_map(function(line)
+      return { { line, "WarningMsg" } }
+    end, lines),
   })
 end
 
@@ -121,8 +140,9 @@ function M.attach(input, id, km)
     end, a[4])
   end
   retry_key(input, id, km.retry)
-  -- The notice stays under the draft's last line as it grows or shrinks.
-  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+  -- The notice stays under the draft's last line as it grows or shrinks, and fits the window
+  -- that shows it.
+  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI", "BufWinEnter" }, {
     buffer = input,
     callback = function()
       if vim.b[input].tine_pending then
@@ -131,6 +151,19 @@ function M.attach(input, id, km)
     end,
   })
 end
+
+-- A resized window that shows an input with a notice: the notice is wrapped again to it.
+vim.api.nvim_create_autocmd("WinResized", {
+  group = vim.api.nvim_create_augroup("tine.input_keys", { clear = true }),
+  callback = function()
+    for _, win in ipairs(vim.v.event.windows or {}) do
+      local buf = vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win)
+      if buf and vim.b[buf].tine_pending then
+        show_notice(buf)
+      end
+    end
+  end,
+})
 
 --- The host says whether a tool of the thread waits for approval. The input's answer keys then
 --- answer it, and its notice names them; a thread not in sight says so once.

@@ -5,9 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
+import { typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { winbar } from "../helpers/winbar.ts";
+import { response } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
@@ -33,6 +35,22 @@ const statusLines = (s: Session, buf: number) =>
       local row, cells = top + vim.api.nvim_win_get_height(win), {}
       for col = left, left + vim.api.nvim_win_get_width(win) - 1 do cells[#cells + 1] = vim.fn.screenstring(row, col) end
       out[#out + 1] = table.concat(cells)
+    end
+    return out`,
+    buf,
+  );
+
+/** The rows of the first window showing `buf`, as drawn on the screen (its columns only). */
+const windowRows = (s: Session, buf: number) =>
+  s.lua<string[]>(
+    `local win = vim.fn.win_findbuf(...)[1]
+    vim.cmd("redraw!")
+    local top, left = unpack(vim.fn.win_screenpos(win))
+    local out = {}
+    for row = top, top + vim.api.nvim_win_get_height(win) - 1 do
+      local cells = {}
+      for col = left, left + vim.api.nvim_win_get_width(win) - 1 do cells[#cells + 1] = vim.fn.screenstring(row, col) end
+      out[#out + 1] = (table.concat(cells):gsub("%s+$", ""))
     end
     return out`,
     buf,
@@ -88,6 +106,31 @@ describe(`screens (${nv.version})`, () => {
       },
       { setup: { sidebar: { side: "right", width: 80, input_height: 8, min_editor_width: 10 } } },
     );
+  });
+
+  it("the input's approval notice is wrapped to its window: every answer key shows whole, also after a resize", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "echo hi" } } }]));
+      await s.cmd("Tine");
+      await typeAndSend(s, "run it");
+      await s.waitForDisplay(1, "awaiting approval");
+      const input = (await s.thread(1)).input_bufnr!;
+      await s.until("the input to know", () => s.lua<boolean>("return vim.b[...].tine_pending == true", input));
+      const answers = ["<C-y> approve", "g<C-y> always", "<C-n> deny", "g<C-n> deny saying why"];
+      for (const width of [40, 24]) {
+        await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], " + width + ")", input);
+        let shown = "";
+        await s
+          .until(`the notice wrapped to ${width} columns`, async () => {
+            shown = (await windowRows(s, input)).join("\n");
+            return answers.every((a) => shown.includes(a));
+          })
+          .catch((e: Error) => {
+            throw new Error(`${e.message}; the input shows:\n${shown}`);
+          });
+        assert.match(shown.replace(/\n\s*/g, " "), /⏳ a tool call waits for your approval \(Normal mode\): <C-y> approve/);
+      }
+    });
   });
 
   it("Neovim's default tab line labels a thread's tab with its number and title, from its input or its display", async () => {
