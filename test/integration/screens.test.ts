@@ -118,7 +118,7 @@ describe(`screens (${nv.version})`, () => {
       await s.until("the input to know", () => s.lua<boolean>("return vim.b[...].tine_pending == true", input));
       const answers = ["<C-y> approve", "g<C-y> always", "<C-n> deny", "g<C-n> deny saying why"];
       for (const width of [40, 24]) {
-        await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], " + width + ")", input);
+        await s.lua("local buf, width = ...; vim.api.nvim_win_set_width(vim.fn.win_findbuf(buf)[1], width)", input, width);
         let shown = "";
         await s
           .until(`the notice wrapped to ${width} columns`, async () => {
