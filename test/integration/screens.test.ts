@@ -133,6 +133,41 @@ describe(`screens (${nv.version})`, () => {
     });
   });
 
+  it("a typed :qa or :q while a reply streams asks; cancelled, it says which thread works and how to quit, with no error number and the same window; confirmed, it quits", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ text: "Streaming on", holdInside: { hold: "h", afterDeltas: 1 } }]));
+      await s.cmd("Tine");
+      await typeAndSend(s, "go");
+      await s.mock.reached("h");
+      await s.until("Neovim told", async () => s.lua<boolean>("return #require('tine.quit').working() == 1"));
+      await s.lua("_G.tine_confirmed = {}; vim.fn.confirm = function(q) table.insert(_G.tine_confirmed, q); return 2 end");
+      const input = await s.currentBuf();
+      const win = await s.lua<number>("return vim.api.nvim_get_current_win()");
+      for (const [i, typed] of ["<Esc>:qa<CR>", ":only<CR>:q<CR>", ":wqa<CR>"].entries()) {
+        await s.keys(typed);
+        await s.until(`asked after ${typed}`, async () => (await s.lua<number>("return #_G.tine_confirmed")) === i + 1);
+        assert.match(await s.lua<string>(`return _G.tine_confirmed[${i + 1}]`), /#1 "go" streams/);
+        await s.until(`told after ${typed}`, async () => {
+          const told = (await s.notifications()).filter((n) =>
+            /^tine: not quitting: #1 "go" streams\. `:qa!` quits and cuts it off .*<C-c> in its display or input/.test(n.msg),
+          );
+          return told.length === i + 1;
+        });
+        const said = await s.lua<string>("return vim.fn.execute('messages')");
+        assert.doesNotMatch(said, /E\d+:/, `no error number after ${typed}`);
+        assert.equal(await s.lua("return vim.v.errmsg"), "");
+        assert.ok(s.running());
+        assert.equal(await s.lua<number>("return vim.api.nvim_get_current_win()"), win, "the same window");
+        assert.equal(await s.currentBuf(), input, "with its buffer");
+        await s.lua("vim.cmd('messages clear')");
+      }
+      // Confirmed, the typed quit runs (typed keys that quit Neovim get no answer).
+      await s.lua("vim.fn.confirm = function() return 1 end");
+      void s.keys(":qa<CR>").catch(() => {});
+      await s.waitForExit();
+    });
+  });
+
   it("Neovim's default tab line labels a thread's tab with its number and title, from its input or its display", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("vim.o.columns = 120; vim.o.lines = 35; vim.o.showtabline = 2");
