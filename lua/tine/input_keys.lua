@@ -1,7 +1,8 @@
 -- The keys of a thread's input that answer the thread only in one state of it, and are Vim's
 -- own otherwise: while a tool call waits for approval, keys that never edit text answer it
 -- (Normal-mode `<C-y>` approve, `<C-n>` deny…: `keymaps.input_approve` and co.), named in a
--- notice under the draft; after an error, with the input empty, `R` sends the failed turn again.
+-- notice under the draft; after an error, with the input empty, `R` sends the failed turn again
+-- (and goes on with a turn tine's stop cut off: go_on.lua).
 -- The display's `a` `A` `d` `D` are not mapped here: in the input they are the editing keys a draft
 -- is written with, and approving a shell command must never ride on `a` or `dd`. The host tells
 -- the state (set_pending, set_failed, through host_api.lua); buffers.lua attaches the keys.
@@ -51,15 +52,16 @@ local function approval_key(input, lhs, answer, desc)
 end
 
 --- `key` in the input buffer's Normal mode: sends the failed turn again while the thread stopped
---- on an error and the input is empty (anything typed there is the user's next message: `R` is
---- then Replace mode as always).
+--- on an error, or goes on with one tine's stop cut off, while the input is empty (anything typed
+--- there is the user's next message: `R` is then Replace mode as always).
 local function retry_key(input, id, lhs)
   if not lhs or lhs == "" then
     return
   end
   vim.keymap.set("n", lhs, function()
     local lines = vim.api.nvim_buf_get_lines(input, 0, -1, false)
-    if vim.b[input].tine_failed and #lines == 1 and lines[1] == "" then
+    local answers = vim.b[input].tine_failed or require("tine.go_on").offered(id)
+    if answers and #lines == 1 and lines[1] == "" then
       vim.schedule(function()
         require("tine").retry(id)
       end)
@@ -71,7 +73,7 @@ local function retry_key(input, id, lhs)
     expr = true,
     nowait = false,
     silent = true,
-    desc = "tine: send the failed turn again (after an error, the input empty)",
+    desc = "tine: send the failed turn again, or go on with one tine's stop cut off (the input empty)",
   })
 end
 
@@ -92,18 +94,6 @@ local function notice_pieces()
   return { "⏳ a tool call waits for your approval (Normal mode):", unpack(parts) }
 end
 
---- The columns the input's text has in its narrowest window (nil: no window shows it).
----@param input integer
----@return integer?
-local function text_width(input)
-  local width = nil
-  for _, win in ipairs(vim.fn.win_findbuf(input)) do
-    local info = vim.fn.getwininfo(win)[1]
-    width = math.min(width or math.huge, info.width - info.textoff)
-  end
-  return width
-end
-
 --- Shows (or moves, or takes away) the notice under the input's last line, while a call waits:
 --- wrapped to the input's width (virtual lines are cut at the window's edge, not wrapped).
 ---@param input integer
@@ -112,7 +102,7 @@ local function show_notice(input)
   if not vim.b[input].tine_pending then
     return
   end
-  local width = text_width(input) or config.options.sidebar.width
+  local width = wrap.window_width(input) or config.options.sidebar.width
   local lines = wrap.pack(notice_pieces(), width, { sep = " · ", after_first = " ", indent = "  " })
   local last = vim.api.nvim_buf_line_count(input) - 1
   vim.api.nvim_buf_set_extmark(input, notice_ns, last, 0, {

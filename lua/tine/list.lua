@@ -207,16 +207,11 @@ function M.open_from_list()
   end)
 end
 
---- What a thread cut off when tine stopped is sent when the user goes on with it.
-local GO_ON = "(tine stopped while you were working and cut your turn off. Go on from where you stopped.)"
-
---- A thread cut off when tine stopped (quit.lua), just opened: asks whether it goes on now.
+--- A thread cut off when tine stopped (quit.lua), just opened: a line in its display offers to go
+--- on (go_on.lua).
 ---@param id string
 function M.offer_to_go_on(id)
-  local question = "tine: this thread was cut off when tine stopped (a quit, :Tine restart). Go on with it now?"
-  if vim.fn.confirm(question, "&Go on\n&Not now", 1) == 1 then
-    guarded(tine.send, id, GO_ON)
-  end
+  require("tine.go_on").offer(id)
 end
 
 --- After `:Tine` (or `:Tine restart`) reopened a thread from disk: the offer to go on when tine's
@@ -224,9 +219,7 @@ end
 ---@param t { id: string, interrupted?: boolean }
 function M.offer_if_cut(t)
   if t.interrupted == true then
-    vim.schedule(function()
-      M.offer_to_go_on(t.id)
-    end)
+    M.offer_to_go_on(t.id)
   end
 end
 

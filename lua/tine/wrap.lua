@@ -71,6 +71,18 @@ function M.pack(pieces, width, opts)
   return lines
 end
 
+--- The columns `buf`'s text has in the narrowest window that shows it (nil: none does).
+---@param buf integer
+---@return integer?
+function M.window_width(buf)
+  local width = nil
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local info = vim.fn.getwininfo(win)[1]
+    width = math.min(width or math.huge, info.width - info.textoff)
+  end
+  return width
+end
+
 --- `text` as lines of at most `width` columns, broken at its spaces.
 ---@param text string
 ---@param width integer
