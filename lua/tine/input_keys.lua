@@ -7,6 +7,7 @@
 -- is written with, and approving a shell command must never ride on `a` or `dd`. The host tells
 -- the state (set_pending, set_failed, through host_api.lua); buffers.lua attaches the keys.
 local config = require("tine.config")
+local help = require("tine.help")
 local keys = require("tine.keys")
 local wrap = require("tine.wrap")
 
@@ -38,27 +39,21 @@ local ANSWERS = {
 
 --- `lhs` in the input buffer's Normal mode: answers the waiting call (`answer`) while one waits,
 --- and is Vim's own key otherwise (`<C-y>` scrolls, `<C-n>` moves down).
-local function approval_key(input, lhs, answer, desc)
-  if not lhs or lhs == "" then
-    return
-  end
-  vim.keymap.set("n", lhs, function()
+local function approval_key(input, lhs, answer, desc, task)
+  help.map(input, "n", lhs, function()
     if vim.b[input].tine_pending then
       vim.schedule(answer)
       return "<Ignore>"
     end
     return lhs
-  end, { buffer = input, expr = true, nowait = false, silent = true, desc = "tine: " .. desc .. " (while a tool waits)" })
+  end, desc .. " (while a tool waits)", task, { expr = true, nowait = false })
 end
 
 --- `key` in the input buffer's Normal mode: sends the failed turn again while the thread stopped
 --- on an error, or goes on with one tine's stop cut off, while the input is empty (anything typed
 --- there is the user's next message: `R` is then Replace mode as always).
-local function retry_key(input, id, lhs)
-  if not lhs or lhs == "" then
-    return
-  end
-  vim.keymap.set("n", lhs, function()
+local function retry_key(input, id, lhs, task)
+  help.map(input, "n", lhs, function()
     local lines = vim.api.nvim_buf_get_lines(input, 0, -1, false)
     local answers = vim.b[input].tine_failed or require("tine.go_on").offered(id)
     if answers and #lines == 1 and lines[1] == "" then
@@ -68,13 +63,7 @@ local function retry_key(input, id, lhs)
       return "<Ignore>"
     end
     return lhs
-  end, {
-    buffer = input,
-    expr = true,
-    nowait = false,
-    silent = true,
-    desc = "tine: send the failed turn again, or go on with one tine's stop cut off (the input empty)",
-  })
+  end, "send the failed turn again, or go on with one tine's stop cut off (the input empty)", task, { expr = true, nowait = false })
 end
 
 --- What the notice under the draft says while a call waits, as pieces kept whole on a line: what
@@ -112,11 +101,12 @@ local function show_notice(input)
   })
 end
 
---- Sets the input's state keys for thread `id` (`km`: the keymaps).
+--- Sets the input's state keys for thread `id` (`km`: the keymaps), filed for g? under `tasks`.
 ---@param input integer
 ---@param id string
 ---@param km table
-function M.attach(input, id, km)
+---@param tasks { turn: string, tools: string }
+function M.attach(input, id, km, tasks)
   for _, a in ipairs(ANSWERS) do
     local action = a[2]
     approval_key(input, km[a[1]], function()
@@ -127,9 +117,9 @@ function M.attach(input, id, km)
       else
         keys.line_action(id, action, nil, line)
       end
-    end, a[4])
+    end, a[4], tasks.tools)
   end
-  retry_key(input, id, km.retry)
+  retry_key(input, id, km.retry, tasks.turn)
   -- The notice stays under the draft's last line as it grows or shrinks, and fits the window
   -- that shows it.
   vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI", "BufWinEnter" }, {

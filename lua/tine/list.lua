@@ -86,14 +86,15 @@ local function close()
   end
 end
 
+--- The headings g? lists the list's keys under (buffers.lua maps the keys that act on a thread).
+M.TASKS = { open = "Open and view", fork = "Fork", edit = "Name, label, delete", help = "Help" }
+
 --- The keys of the list's own view, set once on its buffer (g? lists them with the others).
 ---@param buf integer
 local function map_view_keys(buf)
   local km = config.options.keymaps
-  local function map(lhs, fn, desc)
-    if lhs and lhs ~= "" then
-      vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = "tine: " .. desc })
-    end
+  local function map(lhs, fn, desc, task)
+    require("tine.help").map(buf, "n", lhs, fn, desc, task or M.TASKS.open)
   end
   map("q", close, "close the list")
   map("<Esc>", function()
@@ -106,7 +107,7 @@ local function map_view_keys(buf)
   end, "clear the filter, or close the list")
   map(km.list_filter, M.filter, "show only threads whose title or label holds a text")
   map(km.list_diff, M.diff_from_list, "the thread beside its parent (:Tine diff)")
-  map(km.label, M.label_from_list, "label the thread")
+  map(km.label, M.label_from_list, "label the thread", M.TASKS.edit)
   for lhs, how in pairs({ zc = "close", zo = "open", za = "toggle" }) do
     map(lhs, function()
       guarded(function()

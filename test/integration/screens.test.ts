@@ -137,6 +137,54 @@ describe(`screens (${nv.version})`, () => {
     });
   });
 
+  it("g? in a display groups its keys by task and wraps every line to the float, marking lines below it", async () => {
+    await withNeovim(nv, async (s) => {
+      await s.lua("vim.o.columns = 120; vim.o.lines = 30");
+      await oneExchange(s, "main question", "Parent answer.");
+      const t = await s.thread(1);
+      await s.focus(t.bufnr!);
+      const described = await s.lua<string[]>(
+        `local out = {}
+        for _, m in ipairs(vim.api.nvim_buf_get_keymap(0, "n")) do
+          if (m.desc or ""):match("^tine: ") then out[#out + 1] = m.desc:sub(7) end
+        end
+        return out`,
+      );
+      await s.keys("g?");
+      const float = await s.lua<{ width: number; height: number; footer: unknown; lines: string[]; widths: number[] }>(
+        `local c = vim.api.nvim_win_get_config(0)
+        local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+        return { width = c.width, height = c.height, footer = c.footer or "", lines = lines,
+          widths = vim.tbl_map(vim.fn.strdisplaywidth, lines) }`,
+      );
+      const text = float.lines.join("\n");
+      assert.ok(
+        float.widths.every((w) => w <= float.width),
+        `every line fits the float's ${float.width} columns:\n${float.lines.filter((_, i) => float.widths[i]! > float.width).join("\n")}`,
+      );
+      // Grouped by task: the tool-call keys together under their heading, whatever their keys.
+      const rows = (heading: string) => {
+        const from = float.lines.indexOf(heading);
+        assert.ok(from >= 0, `a "${heading}" heading:\n${text}`);
+        const end = float.lines.indexOf("", from);
+        return float.lines.slice(from + 1, end < 0 ? undefined : end).filter((l) => /^ {2}\S/.test(l));
+      };
+      assert.deepEqual(
+        rows("Tool calls").map((l) => l.trim().split(/\s+/)[1]),
+        ["a", "A", "d", "D"],
+      );
+      assert.deepEqual(
+        rows("This fork").map((l) => l.trim().split(/\s+/)[1]),
+        ["gR", "gP", "gD"],
+      );
+      // Every description is there whole, wrapped or not.
+      const flat = text.replace(/\s+/g, " ");
+      for (const desc of described) assert.ok(flat.includes(desc.replace(/\s+/g, " ")), `"${desc}" is shown whole:\n${text}`);
+      assert.ok(float.lines.length > float.height, "more lines than the float shows, on a 30-line screen");
+      assert.match(JSON.stringify(float.footer), /more below/, "the float says there is more");
+    });
+  });
+
   it("Neovim's default tab line labels a thread's tab with its number and title, from its input or its display", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("vim.o.columns = 120; vim.o.lines = 35; vim.o.showtabline = 2");
