@@ -10,7 +10,7 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("tine.go_on")
 
 --- What a thread cut off when tine stopped is sent when the user goes on with it.
-M.TEXT = "(tine stopped while you were working and cut your turn off. Go on from where you stopped.)"
+local TEXT = "(tine stopped while you were working and cut your turn off. Go on from where you stopped.)"
 
 ---@type table<string, true> threads offered to go on, by id
 local offered = {}
@@ -92,7 +92,7 @@ end
 --- Goes on with thread `id`: it is sent a note that it was cut off. A failure is reported.
 ---@param id string
 function M.accept(id)
-  require("tine.util").guarded(require("tine").send, id, M.TEXT)
+  require("tine.util").guarded(require("tine").send, id, TEXT)
 end
 
 --- The host wrote `buf`: a display with an offer keeps it under its (new) last line.

@@ -44,7 +44,7 @@ end
 ---@param modes string|string[]
 ---@param lhs string
 ---@param task string
-function M.file(buf, modes, lhs, task)
+local function file(buf, modes, lhs, task)
   local filed = vim.b[buf].tine_key_tasks or {}
   for _, mode in ipairs(type(modes) == "table" and modes or { modes }) do
     table.insert(filed, { key = key_id(mode, lhs), task = task })
@@ -67,7 +67,7 @@ function M.map(buf, modes, lhs, fn, desc, task, opts)
   end
   local o = vim.tbl_extend("force", { nowait = true, silent = true }, opts or {}, { buffer = buf, desc = "tine: " .. desc })
   vim.keymap.set(modes, lhs, fn, o)
-  M.file(buf, modes, lhs, task)
+  file(buf, modes, lhs, task)
 end
 
 --- Where a key no task was filed for is listed.
@@ -75,11 +75,12 @@ local OTHER = "Other keys"
 
 --- `buf`'s keys with a tine description, by task: { task, rows = { { key, desc } } }.
 ---@param buf integer
----@return { task: string, rows: string[][] }[]
+---@return { task: string, rows: string[][], typed?: boolean }[]
 local function keys_by_task(buf)
   local filed = {}
+  -- A key mapped again is the later mapping's.
   for i, f in ipairs(vim.b[buf].tine_key_tasks or {}) do
-    filed[f.key] = filed[f.key] or { task = f.task, at = i }
+    filed[f.key] = { task = f.task, at = i }
   end
   local rows = {}
   for _, mode in ipairs({ "n", "i", "x" }) do

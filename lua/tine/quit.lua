@@ -144,7 +144,7 @@ end
 
 --- What the user is told when they would not quit: what works, and how to quit all the same.
 ---@return string
-function M.not_quitting()
+local function not_quitting()
   local abort = require("tine.config").options.keymaps.abort
   return ("tine: not quitting: %s. `:qa!` quits and cuts it off (the list then offers to go on with it); to stop it first, %s."):format(
     table.concat(working, "; "),
@@ -156,7 +156,7 @@ end
 ---@param line string the command line as typed
 local function ask_then_quit(line)
   if not M.confirm("Quit") then
-    return vim.notify(M.not_quitting(), vim.log.levels.WARN)
+    return vim.notify(not_quitting(), vim.log.levels.WARN)
   end
   -- Nothing holds it now; Neovim's own checks still apply (a file of yours not written).
   local ok, err = pcall(vim.cmd, line)
