@@ -1,16 +1,15 @@
 -- tine's buffers: a thread's display and input, and the thread list. Made when the host asks
--- (host_api.lua), with their keys (what the keys do is in keys.lua, fork.lua, list.lua and the
--- API), renamed, closed, and told when the host dies. Their windows are ui.lua's job.
--- Over 300 lines: a buffer and its keys are made together, each key with the description g?
--- shows (help.lua), so that no buffer exists without its keys; each mapping is a few lines.
+-- (host_api.lua), with their keys (a thread's in thread_keys.lua; what the keys do is in keys.lua,
+-- fork.lua, list.lua and the API), renamed, closed, and told when the host dies. Their windows
+-- are ui.lua's job. A buffer and its keys are made together, each key with the description and
+-- the task g? shows it under (help.lua), so that no buffer exists without its keys.
 local complete = require("tine.complete")
 local config = require("tine.config")
-local fork = require("tine.fork")
 local help = require("tine.help")
-local input_keys = require("tine.input_keys")
-local keys = require("tine.keys")
 local list = require("tine.list")
-local tine = require("tine")
+-- Its autocmds give each window that shows a thread's buffer that thread's status line.
+require("tine.statusline")
+local thread_keys = require("tine.thread_keys")
 local ui = require("tine.ui")
 
 local M = {}
@@ -22,47 +21,6 @@ local function scratch(name, filetype)
   vim.bo[buf].filetype = filetype
   pcall(vim.api.nvim_buf_set_name, buf, name)
   return buf
-end
-
-local function map(buf, modes, lhs, fn, desc)
-  if not lhs or lhs == "" then
-    return
-  end
-  vim.keymap.set(modes, lhs, fn, { buffer = buf, nowait = true, silent = true, desc = "tine: " .. desc })
-end
-
---- Maps each key of `handlers` ({ lhs, fn, desc }: `fn` returns whether it acted on the line)
---- once: the handlers given that key are tried in order; when none acts, the key is fed back as
---- Vim's own (with its count).
----@param buf integer
----@param handlers { [1]: string|false|nil, [2]: fun(): boolean, [3]: string }[]
-local function line_keys(buf, handlers)
-  local by_key, order = {}, {}
-  for _, h in ipairs(handlers) do
-    local lhs = h[1]
-    if lhs and lhs ~= "" then
-      if not by_key[lhs] then
-        by_key[lhs] = {}
-        table.insert(order, lhs)
-      end
-      table.insert(by_key[lhs], h)
-    end
-  end
-  for _, lhs in ipairs(order) do
-    local chain = by_key[lhs]
-    local descs = vim.tbl_map(function(h)
-      return h[3]
-    end, chain)
-    map(buf, "n", lhs, function()
-      for _, h in ipairs(chain) do
-        if h[2]() then
-          return
-        end
-      end
-      local count = vim.v.count > 0 and tostring(vim.v.count) or ""
-      vim.api.nvim_feedkeys(count .. vim.api.nvim_replace_termcodes(lhs, true, false, true), "n", false)
-    end, table.concat(descs, "; "))
-  end
 end
 
 --- Buffers unloaded or wiped by the user (:bd, :bw) are recreated by the host on the next show:
@@ -118,7 +76,6 @@ function M.create_thread_buffers(id, num, title, draft)
     draft = kept_drafts[id]
   end
   kept_drafts[id] = nil
-  local km = config.options.keymaps
   local names = require("tine.names")
   local display_name, input_name = names.thread(num, title, "display"), names.thread(num, title, "input")
   -- The first thread takes over the buffers `:Tine` showed while the host started.
@@ -149,114 +106,7 @@ function M.create_thread_buffers(id, num, title, draft)
   end
   complete.attach(input)
 
-  map(input, "n", km.send, function()
-    keys.send_input(input)
-  end, "send")
-  map(input, { "n", "i" }, km.send_any, function()
-    keys.send_input(input)
-  end, "send (Insert mode too)")
-  input_keys.attach(input, id, km)
-  map(input, "n", km.help, function()
-    help.show(input)
-  end, "show these keys")
-  map(display, "n", km.help, function()
-    help.show(display)
-  end, "show these keys")
-  map(input, { "n", "i" }, km.abort, function()
-    tine.abort(id)
-  end, "abort")
-  map(display, "n", km.abort, function()
-    tine.abort(id)
-  end, "abort")
-  map(display, "n", km.retry, function()
-    tine.retry(id)
-  end, "send the failed turn again")
-  map(display, "n", km.toggle_detail, function()
-    keys.line_action(id, "toggle")
-  end, "expand/collapse")
-  map(display, "n", km.approve, function()
-    keys.line_action(id, "approve")
-  end, "approve tool call")
-  map(display, "n", km.approve_always, function()
-    keys.line_action(id, "approve_always")
-  end, "approve this tool for the rest of the thread")
-  if km.deny == "d" then
-    -- `d` is also the start of `dd`, which cancels a queued message: on one, it waits for the second `d`.
-    map(display, "n", km.deny, function()
-      keys.deny_or_cancel(id)
-    end, "deny tool call (dd on a queued message: cancel it)")
-  else
-    map(display, "n", km.deny, function()
-      keys.line_action(id, "deny")
-    end, "deny tool call")
-    map(display, "n", "dd", function()
-      keys.cancel_queued(id)
-    end, "cancel the queued message")
-  end
-  map(display, "n", km.deny_reason, function()
-    keys.deny_with_reason(id)
-  end, "deny the tool call, saying why (the model is told)")
-  -- The display cannot be edited: Vim's keys that would start typing there go to the input.
-  for _, k in ipairs({ { "i", false }, { "I", false }, { "o", true }, { "O", true } }) do
-    map(display, "n", k[1], function()
-      keys.go_to_input(input, k[2])
-    end, "type in the input")
-  end
-  -- Keys that act on what is under the cursor, several of which may be set to one key (both are
-  -- <CR> by default): each is tried in turn; on a line none acts on, the key does what it always does.
-  line_keys(display, {
-    {
-      km.open_change,
-      function()
-        return require("tine.code").open_change(id)
-      end,
-      "a changed file beside its state before the turn",
-    },
-    {
-      km.edit_queued,
-      function()
-        return keys.edit_queued(id, input)
-      end,
-      "take the queued message back into the input",
-    },
-    {
-      km.resolve_merge,
-      function()
-        return keys.resolve_merge(id, input)
-      end,
-      "ask the agent to resolve the merge's conflicts",
-    },
-  })
-  map(display, "n", km.fork_at_message, function()
-    fork.fork_command({ bang = true })
-  end, "fork at this message")
-  map(display, "x", km.fork_at_message, function()
-    fork.fork_selection()
-  end, "fork quoting the selection")
-  map(display, "n", km.go_to_parent, function()
-    keys.go_to_parent(id)
-  end, "go to parent thread")
-  map(display, "n", km.go_to_fork, function()
-    keys.go_to_fork(id)
-  end, "go to the fork taken at this message")
-  map(display, "n", km.label, function()
-    keys.label_message(id)
-  end, "label the message")
-  map(display, "n", km.edit_message, function()
-    keys.edit_message(id)
-  end, "edit your message in a fork (this thread stays as it is)")
-  map(display, "n", km.compact, function()
-    keys.compact_message(id)
-  end, "compact up to this message into a new thread (this one stays whole)")
-  map(display, "n", km.fork_report, function()
-    tine.fork_end("report", id)
-  end, "fork: report to the parent and end")
-  map(display, "n", km.fork_promote, function()
-    tine.fork_end("promote", id)
-  end, "fork: promote into the parent")
-  map(display, "n", km.fork_discard, function()
-    tine.fork_end("discard", id)
-  end, "fork: discard")
+  thread_keys.attach(display, input, id)
   return { display = display, input = input }
 end
 
@@ -264,39 +114,43 @@ function M.create_list_buffer()
   local km = config.options.keymaps
   local buf = scratch("tine://threads", "tine-threads")
   vim.bo[buf].modifiable = false
-  map(buf, "n", km.help, function()
-    help.show(buf)
-  end, "show these keys")
-  map(buf, "n", km.list_open, function()
+  local task = list.TASKS
+  local function map(lhs, fn, desc, under)
+    help.map(buf, "n", lhs, fn, desc, under)
+  end
+  map(km.list_open, function()
     list.open_from_list()
-  end, "open thread (an interrupted one: offers to go on)")
-  map(buf, "n", km.list_fork, function()
+  end, "open thread (an interrupted one: offers to go on)", task.open)
+  map(km.list_fork, function()
     list.fork_from_list()
-  end, "fork thread")
-  map(buf, "n", km.list_worktree, function()
+  end, "fork thread", task.fork)
+  map(km.list_worktree, function()
     list.fork_from_list({ worktree = true })
-  end, "fork thread into a worktree of its own")
-  map(buf, "n", km.list_rename, function()
-    list.rename_from_list()
-  end, "rename thread")
-  map(buf, "n", km.list_delete, function()
-    list.delete_from_list()
-  end, "delete thread")
-  map(buf, "n", km.abort, function()
-    list.cancel_from_list()
-  end, "cancel a waiting fork / abort")
-  map(buf, "n", km.list_background, function()
+  end, "fork thread into a worktree of its own", task.fork)
+  map(km.list_background, function()
     list.background_from_list()
-  end, "background fork (reports back)")
-  map(buf, "n", km.fork_report, function()
+  end, "background fork (reports back)", task.fork)
+  map(km.abort, function()
+    list.cancel_from_list()
+  end, "cancel a waiting fork / abort", task.fork)
+  map(km.fork_report, function()
     list.fork_end_from_list("report")
-  end, "fork: report to the parent and end")
-  map(buf, "n", km.fork_promote, function()
+  end, "fork: report to the parent and end", task.fork)
+  map(km.fork_promote, function()
     list.fork_end_from_list("promote")
-  end, "fork: promote into the parent")
-  map(buf, "n", km.fork_discard, function()
+  end, "fork: promote into the parent", task.fork)
+  map(km.fork_discard, function()
     list.fork_end_from_list("discard")
-  end, "fork: discard")
+  end, "fork: discard", task.fork)
+  map(km.list_rename, function()
+    list.rename_from_list()
+  end, "rename thread", task.edit)
+  map(km.list_delete, function()
+    list.delete_from_list()
+  end, "delete thread", task.edit)
+  map(km.help, function()
+    help.show(buf)
+  end, "show these keys", task.help)
   return buf
 end
 

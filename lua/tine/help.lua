@@ -1,8 +1,11 @@
--- What `g?` shows: the keys of the buffer it is pressed in (their descriptions, as buffers.lua set
--- them); in a thread's input also what can be typed there (the @-commands and mentions, from the
--- host's lists) and the :Tine commands. The window opens at the one `g?` was pressed in, above it
--- when there is room (an input keeps its text in sight), so the eye need not travel.
+-- What `g?` shows: the keys of the buffer it is pressed in, under the task each was mapped for
+-- (M.map: a key is mapped with its description and its task together), in the order they were
+-- mapped; in a thread's input also what can be typed there (the @-commands and mentions, from the
+-- host's lists) and the :Tine commands. Its lines are made to the float's width, so none is cut;
+-- lines below the float are marked on its border. The window opens at the one `g?` was pressed
+-- in, above it when there is room (an input keeps its text in sight), so the eye need not travel.
 local host = require("tine.host")
+local wrap = require("tine.wrap")
 
 local M = {}
 
@@ -28,50 +31,146 @@ M.commands = {
   { ":ForkThread[!] [prompt]", "fork this thread (!: at the message under the cursor)" },
 }
 
---- Two columns: `rows` of { left, right }, the left padded to the widest.
----@param rows string[][]
----@return string[]
-local function columns(rows)
-  local width = 0
-  for _, r in ipairs(rows) do
-    width = math.max(width, vim.fn.strdisplaywidth(r[1]))
-  end
-  return vim.tbl_map(function(r)
-    return ("  %s%s  %s"):format(r[1], (" "):rep(width - vim.fn.strdisplaywidth(r[1])), r[2])
-  end, rows)
+--- A key as Neovim lists it, with its mode: `n <C-N>` for a mapping of `<C-n>` in Normal mode.
+---@param mode string
+---@param lhs string
+local function key_id(mode, lhs)
+  return mode .. " " .. vim.fn.keytrans(vim.keycode(lhs))
 end
 
---- The lines `g?` shows for `buf`.
+--- Files keys of `buf` under `task`, the heading g? lists them under (in the order they were
+--- filed: the order of the tasks is that of their first key).
 ---@param buf integer
----@return string[]
-function M.lines(buf)
-  local keys = {}
+---@param modes string|string[]
+---@param lhs string
+---@param task string
+local function file(buf, modes, lhs, task)
+  local filed = vim.b[buf].tine_key_tasks or {}
+  for _, mode in ipairs(type(modes) == "table" and modes or { modes }) do
+    table.insert(filed, { key = key_id(mode, lhs), task = task })
+  end
+  vim.b[buf].tine_key_tasks = filed
+end
+
+--- Maps `lhs` in `buf` (nothing when the option is false or empty), described (`desc`) and filed
+--- under `task` for g?. `opts` adds to or overrides `nowait` and `silent`.
+---@param buf integer
+---@param modes string|string[]
+---@param lhs string|false|nil
+---@param fn function
+---@param desc string
+---@param task string
+---@param opts? table
+function M.map(buf, modes, lhs, fn, desc, task, opts)
+  if not lhs or lhs == "" then
+    return
+  end
+  local o = vim.tbl_extend("force", { nowait = true, silent = true }, opts or {}, { buffer = buf, desc = "tine: " .. desc })
+  vim.keymap.set(modes, lhs, fn, o)
+  file(buf, modes, lhs, task)
+end
+
+--- Where a key no task was filed for is listed.
+local OTHER = "Other keys"
+
+--- `buf`'s keys with a tine description, by task: { task, rows = { { key, desc } } }.
+---@param buf integer
+---@return { task: string, rows: string[][], typed?: boolean }[]
+local function keys_by_task(buf)
+  local filed = {}
+  -- A key mapped again is the later mapping's.
+  for i, f in ipairs(vim.b[buf].tine_key_tasks or {}) do
+    filed[f.key] = { task = f.task, at = i }
+  end
+  local rows = {}
   for _, mode in ipairs({ "n", "i", "x" }) do
     for _, m in ipairs(vim.api.nvim_buf_get_keymap(buf, mode)) do
       if m.desc and m.desc:match("^tine: ") then
-        table.insert(keys, { ("%s  %s"):format(mode, m.lhs), m.desc:sub(7) })
+        local f = filed[key_id(mode, m.lhs)] or { task = OTHER, at = math.huge }
+        table.insert(rows, { key = ("%s  %s"):format(mode, m.lhs), desc = m.desc:sub(7), task = f.task, at = f.at })
       end
     end
   end
-  table.sort(keys, function(a, b)
-    return a[1] < b[1]
+  table.sort(rows, function(a, b)
+    return a.at ~= b.at and a.at < b.at or (a.at == b.at and a.key < b.key)
   end)
-  local lines = vim.list_extend({ "Keys" }, columns(keys))
+  local groups, of = {}, {}
+  for _, r in ipairs(rows) do
+    if not of[r.task] then
+      of[r.task] = { task = r.task, rows = {} }
+      table.insert(groups, of[r.task])
+    end
+    table.insert(of[r.task].rows, { r.key, r.desc })
+  end
+  return groups
+end
+
+--- The widest left column of `sections`' rows.
+---@param sections { rows: string[][] }[]
+local function widest_left(sections)
+  local left = 0
+  for _, section in ipairs(sections) do
+    for _, r in ipairs(section.rows) do
+      left = math.max(left, vim.fn.strdisplaywidth(r[1]))
+    end
+  end
+  return left
+end
+
+--- Two columns in `width` columns: the left `left` wide (at most half the width), the right
+--- wrapped under itself; a left too wide for its column has the right under it.
+---@param rows string[][]
+---@param left integer
+---@param width integer
+---@return string[]
+local function columns(rows, left, width)
+  left = math.min(left, math.floor(width / 2) - 4)
+  local indent = (" "):rep(2 + left + 2)
+  local out = {}
+  for _, r in ipairs(rows) do
+    local key_width = vim.fn.strdisplaywidth(r[1])
+    local right = wrap.words(r[2], width - #indent)
+    if key_width > left then
+      table.insert(out, "  " .. r[1])
+    else
+      table.insert(out, ("  %s%s  %s"):format(r[1], (" "):rep(left - key_width), table.remove(right, 1) or ""))
+    end
+    for _, line in ipairs(right) do
+      table.insert(out, indent .. line)
+    end
+  end
+  return out
+end
+
+--- The lines `g?` shows for `buf`, fitted to `width` columns: its keys under the tasks they were
+--- filed under, then (in a thread's input) what can be typed there and the commands.
+---@param buf integer
+---@param width integer
+---@return string[]
+function M.lines(buf, width)
+  local sections = keys_by_task(buf)
+  -- The keys of every task in one column; what can be typed and the commands each in their own.
+  local keys_left = widest_left(sections)
   if vim.b[buf].tine_display then
     local ok, typed = pcall(host.request, "input_help")
     if ok then
-      table.insert(lines, "")
-      table.insert(lines, "Typed in the input")
-      vim.list_extend(
-        lines,
-        columns(vim.tbl_map(function(t)
+      table.insert(sections, {
+        task = "Typed in the input",
+        typed = true,
+        rows = vim.tbl_map(function(t)
           return { t.usage, t.info }
-        end, typed))
-      )
+        end, typed),
+      })
     end
-    table.insert(lines, "")
-    table.insert(lines, "Commands")
-    vim.list_extend(lines, columns(M.commands))
+    table.insert(sections, { task = "Commands", rows = M.commands, typed = true })
+  end
+  local lines = {}
+  for i, section in ipairs(sections) do
+    if i > 1 then
+      table.insert(lines, "")
+    end
+    table.insert(lines, section.task)
+    vim.list_extend(lines, columns(section.rows, section.typed and widest_left({ section }) or keys_left, width))
   end
   return lines
 end
@@ -80,17 +179,19 @@ end
 ---@param buf integer
 ---@return integer float the float's buffer
 function M.show(buf)
-  local lines = M.lines(buf)
+  -- As wide as the window it is pressed in (at least 60 columns, at most the screen's): the
+  -- lines are made to that width, so that none is cut.
+  local width = math.min(math.max(vim.api.nvim_win_get_width(0), 60), vim.o.columns - 2)
+  local lines = M.lines(buf, width - 1)
+  local widest = 0
+  for _, l in ipairs(lines) do
+    widest = math.max(widest, vim.fn.strdisplaywidth(l))
+  end
+  width = math.min(width, widest + 1)
   local float = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(float, 0, -1, false, lines)
   vim.bo[float].modifiable = false
   vim.b[float].tine_keys_for = buf
-  local width = 0
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l))
-  end
-  -- As wide as the window it is pressed in (at least 60 columns): long lines wrap.
-  width = math.min(width + 1, math.max(vim.api.nvim_win_get_width(0), 60), vim.o.columns - 2)
   -- Where the window is on the screen (1-based, as win_screenpos gives it; 0-based for the float).
   local top, left = unpack(vim.fn.win_screenpos(0))
   top, left = top - 1, left - 1
@@ -103,11 +204,15 @@ function M.show(buf)
   else
     row = top
   end
+  local more = #lines > tall
   local win = vim.api.nvim_open_win(float, true, {
     relative = "editor",
     style = "minimal",
     border = "rounded",
     title = " tine keys ",
+    -- Lines below the window are marked on its border.
+    footer = more and " ↓ more below: j, <C-d> " or nil,
+    footer_pos = more and "right" or nil,
     width = width,
     height = tall,
     row = math.max(0, row),

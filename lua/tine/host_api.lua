@@ -74,6 +74,7 @@ function M.apply(buf, p)
   for _, win in ipairs(follow) do
     vim.api.nvim_win_set_cursor(win, { count, 0 })
   end
+  require("tine.go_on").follow(buf)
   if not null(p.marks) then
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     for _, m in ipairs(p.marks) do

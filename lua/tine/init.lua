@@ -311,11 +311,14 @@ function M.fork_end(action, id, text)
   end
 end
 
---- :Tine retry and `R` after an error: the failed turn is sent again. A failure is reported.
+--- :Tine retry and `R` after an error: the failed turn is sent again; in a thread tine's stop cut
+--- off (go_on.lua), it goes on. A failure is reported.
 ---@param id? string default: the thread in the current buffer, else the active one
 function M.retry(id)
   id = id or vim.b.tine_thread or M.current()
-  if id then
+  if id and require("tine.go_on").offered(id) then
+    require("tine.go_on").accept(id)
+  elseif id then
     guarded(host.request, "retry", id)
   end
 end

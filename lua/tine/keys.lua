@@ -51,6 +51,8 @@ function M.request_send(id, text)
     end
     result = host.request("send", id, text, approved)
   end
+  -- A message went: an offer to go on with a cut-off turn is answered.
+  require("tine.go_on").withdraw(id)
   return result
 end
 

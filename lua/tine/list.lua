@@ -86,14 +86,15 @@ local function close()
   end
 end
 
+--- The headings g? lists the list's keys under (buffers.lua maps the keys that act on a thread).
+M.TASKS = { open = "Open and view", fork = "Fork", edit = "Name, label, delete", help = "Help" }
+
 --- The keys of the list's own view, set once on its buffer (g? lists them with the others).
 ---@param buf integer
 local function map_view_keys(buf)
   local km = config.options.keymaps
-  local function map(lhs, fn, desc)
-    if lhs and lhs ~= "" then
-      vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = "tine: " .. desc })
-    end
+  local function map(lhs, fn, desc, task)
+    require("tine.help").map(buf, "n", lhs, fn, desc, task or M.TASKS.open)
   end
   map("q", close, "close the list")
   map("<Esc>", function()
@@ -106,7 +107,7 @@ local function map_view_keys(buf)
   end, "clear the filter, or close the list")
   map(km.list_filter, M.filter, "show only threads whose title or label holds a text")
   map(km.list_diff, M.diff_from_list, "the thread beside its parent (:Tine diff)")
-  map(km.label, M.label_from_list, "label the thread")
+  map(km.label, M.label_from_list, "label the thread", M.TASKS.edit)
   for lhs, how in pairs({ zc = "close", zo = "open", za = "toggle" }) do
     map(lhs, function()
       guarded(function()
@@ -207,16 +208,11 @@ function M.open_from_list()
   end)
 end
 
---- What a thread cut off when tine stopped is sent when the user goes on with it.
-local GO_ON = "(tine stopped while you were working and cut your turn off. Go on from where you stopped.)"
-
---- A thread cut off when tine stopped (quit.lua), just opened: asks whether it goes on now.
+--- A thread cut off when tine stopped (quit.lua), just opened: a line in its display offers to go
+--- on (go_on.lua).
 ---@param id string
 function M.offer_to_go_on(id)
-  local question = "tine: this thread was cut off when tine stopped (a quit, :Tine restart). Go on with it now?"
-  if vim.fn.confirm(question, "&Go on\n&Not now", 1) == 1 then
-    guarded(tine.send, id, GO_ON)
-  end
+  require("tine.go_on").offer(id)
 end
 
 --- After `:Tine` (or `:Tine restart`) reopened a thread from disk: the offer to go on when tine's
@@ -224,9 +220,7 @@ end
 ---@param t { id: string, interrupted?: boolean }
 function M.offer_if_cut(t)
   if t.interrupted == true then
-    vim.schedule(function()
-      M.offer_to_go_on(t.id)
-    end)
+    M.offer_to_go_on(t.id)
   end
 end
 

@@ -8,7 +8,8 @@ local M = {}
 
 ---@alias tine.BufferKind "display"|"input"|"claude"
 
-local suffix = { display = "", input = " [input]", claude = " [claude]" }
+--- What a buffer's name adds to the thread's, by kind.
+M.SUFFIX = { display = "", input = " [input]", claude = " [claude]" }
 
 --- The title as a name may hold it: no folder separator, no control character.
 ---@param title string
@@ -22,22 +23,40 @@ end
 ---@param kind tine.BufferKind
 ---@return string
 function M.thread(num, title, kind)
-  return ("tine #%d %s%s"):format(num, safe(title), suffix[kind])
+  return ("tine #%d %s%s"):format(num, safe(title), M.SUFFIX[kind])
+end
+
+--- A thread buffer's name read back: its number, its title and its kind; nil for another buffer's.
+---@param name string
+---@return { num: integer, title: string, kind: tine.BufferKind }?
+function M.parts(name)
+  local num, rest = vim.fn.fnamemodify(name, ":t"):match("^tine #(%d+) (.*)$")
+  if not num then
+    return nil
+  end
+  for _, kind in ipairs({ "input", "claude" }) do
+    local suffix = M.SUFFIX[kind]
+    if rest:sub(-#suffix) == suffix then
+      return { num = tonumber(num), title = rest:sub(1, -#suffix - 1), kind = kind }
+    end
+  end
+  return { num = tonumber(num), title = rest, kind = "display" }
 end
 
 --- `#3 try a hash map` from a thread buffer's name (any kind), or nil for another buffer's name.
 ---@param name string
 ---@return string?
 function M.label(name)
-  local label = vim.fn.fnamemodify(name, ":t"):match("^tine (#%d+ .*)$")
-  return label and (label:gsub(" %[input%]$", ""):gsub(" %[claude%]$", ""))
+  local t = M.parts(name)
+  return t and ("#%d %s"):format(t.num, t.title)
 end
 
 --- The number in a thread buffer's name, or nil.
 ---@param name string
 ---@return integer?
 function M.num(name)
-  return tonumber(vim.fn.fnamemodify(name, ":t"):match("^tine #(%d+) "))
+  local t = M.parts(name)
+  return t and t.num
 end
 
 --- Whether `buf` is a thread's input (its display names it: a terminal's one buffer names itself).

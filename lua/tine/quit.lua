@@ -3,9 +3,13 @@
 -- what works whenever that changes (set_working); a quit the user confirms lets it go, and the
 -- host marks the threads it cut as interrupted (the list offers to go on with them).
 --
--- How a quit is held: a hidden buffer (`acwrite`) is 'modified' while anything works, so Neovim's
--- own check refuses `:qa`, `:q` in the last window, `:wqa` and `:xa`, and `:qa!` quits as it
--- always does. Where Neovim refuses (it shows that buffer), or writes it (`:wqa`), tine asks.
+-- How a quit is held. A quit typed on the command line (`:qa`, `:q` in the last window, `:wqa`,
+-- `:xa`, without `!`) is taken back before it runs (CmdlineLeave's v:event.abort, which Neovim
+-- documents for this): tine asks, and runs it once the user says so, or says what works and how
+-- to quit; Neovim sees no quit, so nothing changes and no error is given. Neovim has no way to
+-- refuse any other quit (a mapping's <Cmd>, ZZ, a script) from an autocmd but to close its window,
+-- so for those a hidden buffer (`acwrite`) is 'modified' while anything works: Neovim's own check
+-- refuses them (its E37/E162 name that buffer), and tine asks; `:qa!` quits as it always does.
 local M = {}
 
 ---@type string[] what works, in words (the host's)
@@ -100,7 +104,85 @@ function M.confirm(verb)
   return true
 end
 
+--- Whether `:q` in the current window would exit Neovim: as Neovim counts (only_one_window()),
+--- floats, the preview window and help windows (but from a help window) do not count.
+local function only_window()
+  if #vim.api.nvim_list_tabpages() > 1 then
+    return false
+  end
+  local current = vim.api.nvim_get_current_win()
+  local from_help = vim.bo.buftype == "help"
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local counts = vim.api.nvim_win_get_config(w).relative == ""
+      and not vim.wo[w].previewwindow
+      and (from_help or vim.bo[vim.api.nvim_win_get_buf(w)].buftype ~= "help")
+    if w ~= current and counts then
+      return false
+    end
+  end
+  return true
+end
+
+--- Quits that always exit, and those that exit from the only window (nvim_parse_cmd's names).
+local EXITS = { qall = true, quitall = true, wqall = true, xall = true }
+local EXITS_FROM_ONLY_WINDOW = { quit = true, wq = true, xit = true, exit = true }
+
+--- Whether command line `line` starts with a quit that would exit Neovim, without `!`.
+---@param line string
+local function plain_exit(line)
+  local ok, cmd = pcall(vim.api.nvim_parse_cmd, line, {})
+  if not ok or cmd.bang then
+    return false
+  end
+  if EXITS[cmd.cmd] then
+    return true
+  end
+  -- A count (`:2q`) quits another window.
+  local counted = type(cmd.range) == "table" and #cmd.range > 0
+  return EXITS_FROM_ONLY_WINDOW[cmd.cmd] == true and not counted and only_window()
+end
+
+--- What the user is told when they would not quit: what works, and how to quit all the same.
+---@return string
+local function not_quitting()
+  local abort = require("tine.config").options.keymaps.abort
+  return ("tine: not quitting: %s. `:qa!` quits and cuts it off (the list then offers to go on with it); to stop it first, %s."):format(
+    table.concat(working, "; "),
+    abort and (abort .. " in its display or input, or :Tine abort") or ":Tine abort"
+  )
+end
+
+--- A typed quit taken back while something works: asks, then runs it or says why it did not.
+---@param line string the command line as typed
+local function ask_then_quit(line)
+  if not M.confirm("Quit") then
+    return vim.notify(not_quitting(), vim.log.levels.WARN)
+  end
+  -- Nothing holds it now; Neovim's own checks still apply (a file of yours not written).
+  local ok, err = pcall(vim.cmd, line)
+  if not ok then
+    vim.notify(tostring(err):match("(E%d+:.*)$") or tostring(err), vim.log.levels.ERROR)
+  end
+end
+
 local group = vim.api.nvim_create_augroup("tine.quit", { clear = true })
+vim.api.nvim_create_autocmd("CmdlineLeave", {
+  group = group,
+  pattern = ":",
+  callback = function()
+    if #working == 0 or vim.v.event.abort then
+      return
+    end
+    local line = vim.fn.getcmdline()
+    if plain_exit(line) then
+      -- v:event is a copy in Lua: only Vim script changes the one Neovim reads.
+      vim.cmd("let v:event.abort = v:true")
+      vim.schedule(function()
+        ask_then_quit(line)
+      end)
+    end
+  end,
+})
 vim.api.nvim_create_autocmd("ExitPre", {
   group = group,
   callback = function()
@@ -111,19 +193,6 @@ vim.api.nvim_create_autocmd("ExitPre", {
   end,
 })
 
---- Whether `win` is the last window a `:q` there would exit from.
-local function last_window(win)
-  if #vim.api.nvim_list_tabpages() > 1 then
-    return false
-  end
-  for _, w in ipairs(vim.api.nvim_list_wins()) do
-    if w ~= win and vim.api.nvim_win_get_config(w).relative == "" then
-      return false
-    end
-  end
-  return true
-end
-
 -- A quit Neovim refuses from the last window unloads that window's buffer (to show the holder
 -- there): a thread's buffer would lose its text. A placeholder takes the window meanwhile, and the
 -- thread's buffer comes back once the quit is refused (when it is not, Neovim is gone).
@@ -132,7 +201,7 @@ vim.api.nvim_create_autocmd("QuitPre", {
   callback = function()
     local win = vim.api.nvim_get_current_win()
     local buf = vim.api.nvim_win_get_buf(win)
-    if #working == 0 or not vim.b[buf].tine_thread or not last_window(win) then
+    if #working == 0 or not vim.b[buf].tine_thread or not only_window() then
       return
     end
     local placeholder = vim.api.nvim_create_buf(false, true)

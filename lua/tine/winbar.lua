@@ -60,7 +60,7 @@ function M.draw()
   if type(parts) ~= "table" then
     return ""
   end
-  -- The model alone may still be too wide: `%<` cuts it from its start.
+  -- What is never left out (a cache warning) may still be too wide: `%<` cuts it from its start.
   return "%<" .. M.fit(parts, vim.api.nvim_win_get_width(win)):gsub("%%", "%%%%")
 end
 

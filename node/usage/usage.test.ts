@@ -4,7 +4,7 @@ import { assistantMessage, entry, type ResponseMeta, userMessage } from "../prov
 import { cacheMiss } from "./cache.ts";
 import { extendFigures, sumByModel, threadFigures } from "./figures.ts";
 import { PRICES, ratesFor } from "./prices.ts";
-import { tokens, winbarParts } from "./winbar.ts";
+import { shortModel, tokens, winbarParts } from "./winbar.ts";
 
 const reply = (meta: ResponseMeta) => entry(assistantMessage([{ type: "text", text: "r" }]), meta);
 const ask = entry(userMessage([{ type: "text", text: "q" }]));
@@ -65,7 +65,7 @@ describe("usage figures", () => {
     expect([950, 4200, 48_300, 1_250_000].map(tokens)).toEqual(["950", "4.2k", "48k", "1.3M"]);
   });
 
-  it("the winbar's parts: the model leads; a narrow window drops the cache share first and the warning last", () => {
+  it("the winbar's parts: the model leads; a narrow window drops the cache share first, the model before the cost, and never the warning", () => {
     const view = {
       model: "claude-haiku-4-5",
       contextTokens: 3200,
@@ -86,8 +86,11 @@ describe("usage figures", () => {
       "⚠ cache expired",
     ]);
     const byDrop = [...parts].sort((a, b) => b.drop - a.drop).map((p) => p.text.split(" ")[0]);
-    expect(byDrop).toEqual(["cache", "9.4k", "$0.024", "ctx", "⚠", "claude-haiku-4-5"]);
+    expect(byDrop).toEqual(["cache", "9.4k", "claude-haiku-4-5", "ctx", "$0.024", "⚠"]);
     expect(parts[2]!.short).toBe("9.4k tok");
+    expect(parts[0]!.short).toBe("haiku-4-5");
+    expect(parts.at(-1)!.drop).toBe(0);
+    expect(shortModel("claude-opus-4-1-20250805")).toBe("opus-4-1");
     expect(winbarParts({ ...view, contextTokens: 0, requests: 0, miss: null }).map((p) => p.text)).toEqual(["claude-haiku-4-5"]);
     expect(winbarParts({ ...view, model: null, contextTokens: 0, requests: 0, miss: null })).toEqual([]);
   });

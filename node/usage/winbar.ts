@@ -36,12 +36,24 @@ export const dollars = (usd: number) => (usd === 0 ? "$0" : usd >= 0.1 ? `$${usd
 /**
  * One part of the winbar. A window too narrow for all of them takes the part with the highest
  * `drop` and shows its `short` form, or leaves it out (lua/tine/winbar.lua fits them to each
- * window): the model and a cache warning stay longest, then the context, the cost, the tokens.
+ * window); `drop` 0 is never left out. The cache share and the tokens go first, then the model's
+ * name (the user chose it; its short form first), then the context; the cost stays longer (what
+ * a thread has cost is what a narrow column is glanced at for), and a cache warning longest.
  */
 export type WinbarPart = { readonly text: string; readonly short?: string; readonly drop: number };
 
+/** `sonnet-4-5` for `claude-sonnet-4-5-20250929`: the family and version, without the vendor and the date. */
+export function shortModel(model: string): string {
+  return model.replace(/^claude-/, "").replace(/-\d{8}$/, "");
+}
+
+function modelPart(model: string): WinbarPart {
+  const short = shortModel(model);
+  return short === model ? { text: model, drop: 3 } : { text: model, short, drop: 3 };
+}
+
 export function winbarParts(v: WinbarView): WinbarPart[] {
-  const model: WinbarPart[] = v.model === null ? [] : [{ text: v.model, drop: 0 }];
+  const model: WinbarPart[] = v.model === null ? [] : [modelPart(v.model)];
   if (v.contextTokens === 0 && v.requests === 0 && v.miss === null) return model;
   const ctx = `ctx ${tokens(v.contextTokens)}`;
   const parts: (WinbarPart | null)[] = [
@@ -49,8 +61,8 @@ export function winbarParts(v: WinbarView): WinbarPart[] {
     v.contextWindow === null ? { text: ctx, drop: 2 } : { text: `${ctx} / ${tokens(v.contextWindow)}`, short: ctx, drop: 2 },
     { text: `${tokens(v.totalTokens)} tokens`, short: `${tokens(v.totalTokens)} tok`, drop: 4 },
     v.cacheShare === null ? null : { text: `cache ${Math.round(v.cacheShare * 100)}%`, drop: 5 },
-    v.cost === null ? null : { text: dollars(v.cost), drop: 3 },
-    v.miss === null ? null : { text: `⚠ ${CACHE_MISS_TEXT[v.miss]}`, drop: 1 },
+    v.cost === null ? null : { text: dollars(v.cost), drop: 1 },
+    v.miss === null ? null : { text: `⚠ ${CACHE_MISS_TEXT[v.miss]}`, drop: 0 },
   ];
   return parts.filter((part) => part !== null);
 }

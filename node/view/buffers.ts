@@ -293,7 +293,8 @@ export class Buffers {
 
   /** Neovim knows what works now, before the user quits (lua/tine/quit.lua): told when it changes. */
   private tellWorking(): void {
-    const working = workingNow(this.chat).map((w) => w.what);
+    // Numbered as buffer names are, so that a question or a refused quit says which thread.
+    const working = workingNow(this.chat).map((w) => `#${this.chat.threads.get(w.id)?.num ?? "?"} ${w.what}`);
     if (working.join("\n") === this.toldWorking) return;
     this.toldWorking = working.join("\n");
     this.nvim.call("set_working", [working]).catch((e) => this.nvim.log(`set_working failed: ${String(e)}`));

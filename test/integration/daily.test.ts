@@ -106,7 +106,7 @@ describe(`daily use (${nv.version})`, () => {
       const notice = () =>
         s.lua<string>(`local marks = vim.api.nvim_buf_get_extmarks(0, vim.api.nvim_get_namespaces()["tine.pending"], 0, -1, { details = true })
           local m = marks[1]
-          return m and m[4].virt_lines[1][1][1] or ""`);
+          return m and table.concat(vim.tbl_map(function(l) return l[1][1] end, m[4].virt_lines), " ") or ""`);
       // Writing a draft with the editing keys a user reaches for: nothing is answered.
       await s.keys("idraft: also check<Esc>");
       await s.keys("a the tests<Esc>");
@@ -120,7 +120,7 @@ describe(`daily use (${nv.version})`, () => {
       assert.match(await s.display(1), /awaiting approval/);
       assert.equal(s.mock.requests.length, 1, "no tool result went");
       assert.ok(!existsSync(join(s.cwd, "ran.txt")), "the command did not run");
-      assert.match(await notice(), /<C-y> approve · g<C-y> always · <C-n> deny · g<C-n> deny saying why/);
+      assert.match(await notice(), /<C-y> approve[ ·]+g<C-y> always[ ·]+<C-n> deny[ ·]+g<C-n> deny saying why/);
       // The answer keys, from Normal mode; the draft stays as typed.
       await s.keys("<C-y>");
       await s.until("the approved result", async () => s.mock.requests.length === 2);

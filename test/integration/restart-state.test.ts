@@ -14,6 +14,7 @@ import { body, exchange, resultOf, sentBlocks, texts, typeAndSend } from "../hel
 import { oneExchange } from "../helpers/fixtures.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { windowRows } from "../helpers/screen.ts";
 import { transcript } from "../helpers/transcripts.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import { errorReply } from "../mock-anthropic/server.ts";
@@ -21,10 +22,11 @@ import { errorReply } from "../mock-anthropic/server.ts";
 const nv = inject("nvim");
 const project = tempProjects();
 
-/** From now on vim.fn.confirm answers `n` and keeps its question in `_G.tine_confirmed`. */
-const answerConfirm = (s: Session, n: number) =>
-  s.lua("local n = ...; _G.tine_confirmed = {}; vim.fn.confirm = function(q) table.insert(_G.tine_confirmed, q); return n end", n);
-const confirmed = (s: Session) => s.lua<string[]>("return _G.tine_confirmed or {}");
+/** A window's rows as one line of text: what wrapped there reads on. */
+const shown = (rows: string[]) => rows.join(" ").replace(/\s+/g, " ");
+
+/** From now on vim.fn.confirm answers `n`. */
+const answerConfirm = (s: Session, n: number) => s.lua("local n = ...; vim.fn.confirm = function() return n end", n);
 
 describe(`restart: drafts of threads with no message (${nv.version})`, () => {
   it("text typed in a :Tine new thread stays in a thread of its own after :Tine restart, and another thread's draft stays its own", async () => {
@@ -88,7 +90,7 @@ describe(`restart: a tool cut while it ran (${nv.version})`, () => {
 });
 
 describe(`restart: a thread cut off by a quit (${nv.version})`, () => {
-  it(":Tine in the next Neovim reopens it, offers to go on, and the list shows its last activity", async () => {
+  it(":Tine in the next Neovim reopens it with a line that offers to go on (keys typed at once are not eaten); R there goes on; the list shows its last activity", async () => {
     const cwd = project();
     let id = "";
     await withNeovim(
@@ -109,11 +111,32 @@ describe(`restart: a thread cut off by a quit (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        await answerConfirm(s, 1);
+        // A screen, as a user has: a dialog would wait there for keys.
+        await s.nvim.uiAttach(100, 30, { ext_linegrid: true });
         s.mock.reply(textReply("Going on from there."));
         await s.cmd("Tine");
+        // Typed as the thread opens (as typeahead, as a user's keys arrive): nothing asks, so the
+        // keys go where they were typed.
+        await s.nvim.input("idraft typed at once<Esc>");
+        const t = await s.thread(id);
+        let draft: string[] = [];
+        await s
+          .until("the keys typed into the input", async () => {
+            draft = await s.lines(t.input_bufnr!);
+            return draft.join("") === "draft typed at once" && (await s.lua<string>("return vim.fn.mode()")) === "n";
+          })
+          .catch((e: Error) => {
+            throw new Error(`${e.message}: the input holds ${JSON.stringify(draft)}`);
+          });
+        const offer = /⏸ tine stopped and cut this turn off: R goes on with it[ ·]+or write your next message/;
+        await s.until("the offer under the display's end", async () => offer.test(shown(await windowRows(s, t.bufnr!))));
+        assert.equal(s.mock.requests.length, 0, "nothing sent before R");
+        await s.focus(t.bufnr!);
+        await s.keys("R");
         await s.waitForDisplay(id, "Going on from there.");
-        assert.match((await confirmed(s))[0]!, /cut off when tine stopped/);
+        assert.match(JSON.stringify(body(s, 0).messages.at(-1)), /cut your turn off\. Go on from where you stopped/);
+        await s.until("the offer gone", async () => !offer.test(shown(await windowRows(s, t.bufnr!))));
+        assert.deepEqual(await s.lines(t.input_bufnr!), ["draft typed at once"], "the draft stays");
         assert.notEqual((await s.thread(id)).updated, null, "its last activity is known");
       },
       { cwd },

@@ -325,12 +325,12 @@ describe(`usage (${nv.version})`, () => {
         // cache_lifetime = 0.01 min: the winbar says so once it passes, with no send.
         const wide = await waitForWinbar(s, id, "⚠ cache expired");
         assert.equal((await usage(s, id)).cache_miss, "expired");
-        // A narrow window keeps the model, the warning (short) and the context; the rest goes.
+        // A narrow window keeps the warning longest, then the cost; the model's name goes before them.
         const display = (await s.thread(id)).bufnr!;
         await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], 50)", display);
-        assert.equal(await winbar(s, id), "claude-test-1  ·  ctx 46  ·  ⚠ cache expired", `wide: ${wide}`);
+        assert.match(await winbar(s, id), /^ctx 46 \/ 200k {2}· {2}\$0\.\d+ {2}· {2}⚠ cache expired$/, `wide: ${wide}`);
         await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], 34)", display);
-        assert.equal(await winbar(s, id), "claude-test-1  ·  ⚠ cache expired");
+        assert.match(await winbar(s, id), /^\$0\.\d+ {2}· {2}⚠ cache expired$/);
         await s.lua("vim.api.nvim_win_set_width(vim.fn.win_findbuf(...)[1], 80)", display);
         await s.lua(
           `require("tine").setup(vim.tbl_extend("force", require("tine.config").options, { model = "claude-test-2", cache_lifetime = 5 }))`,
