@@ -136,6 +136,7 @@ const RUNNERS: MethodRunners<typeof METHODS> = {
 
   mcp_servers: ({ app }) => app.mcp.report(),
   mcp_server: ({ app }, [name, action]) => app.mcp.act(name, action),
+  mcp_tools: ({ app }, [name]) => app.mcp.tools(name),
 
   new_claude: ({ app }, [args]) => app.claudeCode.open(args),
   terminal_exited: ({ app }, [id]) => {

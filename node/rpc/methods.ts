@@ -9,7 +9,7 @@
 import type { ThreadId } from "../chat/msgs.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
-import type { McpServerReport } from "../mcp/registry.ts";
+import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import type { UsageInfo } from "../usage/book.ts";
 import type { TypedHelp } from "../view/input-help.ts";
@@ -291,6 +291,8 @@ export const METHODS = {
   mcp_servers: { args: [], result: returns<McpServerReport[]>() },
   /** `:Tine mcp`: a server restarted or stopped, in the background (the host tells how a restart went); the server as it is now. */
   mcp_server: { args: [arg("name", string), arg("action", oneOf("restart", "stop"))], result: returns<McpServerReport>() },
+  /** `:Tine mcp`: a server's tools, started first when it is not running (asked without waiting: a start may take mcp_timeout). */
+  mcp_tools: { args: [arg("name", string)], result: returns<McpToolReport[]>() },
 
   // -- Claude Code --
   /** `args`: the text after `:Tine claude`, split as a shell would. */
