@@ -179,11 +179,22 @@ function M.model_picker()
   local prompt = ("Model for this thread (now %s)"):format(
     (choices.current == nil or choices.current == vim.NIL) and "?" or choices.current
   )
-  vim.ui.select(choices.models, { prompt = prompt }, function(model)
+  -- What the thread uses now is marked; `setup` is named by what setup's thinking is.
+  local function marked(text, now)
+    return now and text .. "  (now)" or text
+  end
+  local function model_item(model)
+    return marked(model, model == choices.model)
+  end
+  local function effort_item(effort)
+    local text = effort == "setup" and ("as in setup: " .. choices.setup_thinking) or effort
+    return marked(text, effort == choices.effort)
+  end
+  vim.ui.select(choices.models, { prompt = prompt, format_item = model_item }, function(model)
     if not model then
       return
     end
-    vim.ui.select(choices.efforts, { prompt = "Thinking effort" }, function(effort)
+    vim.ui.select(choices.efforts, { prompt = "Thinking effort", format_item = effort_item }, function(effort)
       if effort then
         guarded(tine.model, id, model, effort)
       end
