@@ -9,6 +9,7 @@ local host = require("tine.host")
 local keys = require("tine.keys")
 local list = require("tine.list")
 local placeholder = require("tine.placeholder")
+local thread_refs = require("tine.thread_refs")
 local tine = require("tine")
 local ui = require("tine.ui")
 local util = require("tine.util")
@@ -295,7 +296,12 @@ function M.command(args)
     return tine.fork_end(args.fargs[2], nil, text ~= "" and text or nil)
   end
   if sub == "diff" then
-    return tine.diff(args.fargs[2], args.fargs[3])
+    -- Numbers as <Tab> completes them, `3  try a hash map`, or bare.
+    local refs = thread_refs.parse((args.args:gsub("^%s*%S+", "", 1)))
+    if #refs > 2 then
+      return err(("tine: :Tine diff takes two threads at most (their numbers), not %s"):format(table.concat(refs, ", ")))
+    end
+    return tine.diff(refs[1], refs[2])
   end
   if sub == "restore" then
     return require("tine.code").command(args.fargs[2])
