@@ -31,6 +31,7 @@ import { builtinTools } from "../tools/builtin.ts";
 import { deniedVariables } from "../tools/environment.ts";
 import { ToolSources } from "../tools/source.ts";
 import { UsageBook } from "../usage/book.ts";
+import { shownPath } from "../util/shown-path.ts";
 import { startTimer } from "../util/timer.ts";
 import { Buffers } from "../view/buffers.ts";
 import { ThreadListEntry } from "../view/list-entry.ts";
@@ -214,6 +215,7 @@ export class Services {
         notSaved: (id) => this.persistence?.notSaved(id),
         worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
         onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
+        shownPath: (path) => shownPath(path, config.data_dir),
       },
       config.empty_hint,
       config.approval_hint,

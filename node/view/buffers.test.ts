@@ -47,6 +47,7 @@ function setup() {
       winbar: () => [],
       worksIn: () => null,
       onDisk: () => false,
+      shownPath: (path) => path,
     },
     "",
     "",

@@ -54,6 +54,8 @@ export type ListExtras = {
   worksIn(id: ThreadId): string | null;
   /** Whether a stored (or ended) thread's worktree is still on disk (a reported fork's stays), and one tine made for this project. */
   onDisk(path: string): boolean;
+  /** A folder as a row names it: short (util/shown-path.ts). */
+  shownPath(path: string): string;
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -261,7 +263,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
       msgs(count),
       ...extras.usage(id),
       ...(at ? [when(at)] : []),
-      ...(worksIn ? [`⎇ ${worksIn}`] : []),
+      ...(worksIn ? [`⎇ ${extras.shownPath(worksIn)}`] : []),
       ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
     ],
     active: chat.activeId === id,
@@ -282,7 +284,7 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
       msgs(extras.ownMessages(t.runner) ?? t.messages),
       ...extras.usage(t.id),
       when(t.updated),
-      ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${t.worktree.path}`] : []),
+      ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${extras.shownPath(t.worktree.path)}`] : []),
       ...(t.problems ? [`⚠ ${t.problems} unreadable line(s)`] : []),
       ...(t.looped ? [LOOPED] : []),
     ],
