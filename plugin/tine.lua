@@ -10,7 +10,7 @@ end, {
   nargs = "*",
   bang = true,
   range = true, -- `:'<,'>Tine add` / `:'<,'>Tine ask`: the selection's lines
-  complete = function(lead, line)
+  complete = function(lead, line, pos)
     if line:match("^%S*Tine!?%s+ask%s") and lead:match("^@") then
       return require("tine.complete").cmdline(lead)
     end
@@ -29,9 +29,10 @@ end, {
         return c:find(lead, 1, true) == 1
       end, { "done", "done!" })
     end
-    -- :Tine diff [a [b]]: this project's thread numbers.
-    if line:match("^%S+%s+diff%s+%S*$") or line:match("^%S+%s+diff%s+%S+%s+%S*$") then
-      return require("tine.list").thread_numbers(lead)
+    -- :Tine diff [a [b]]: this project's threads, `N  title`.
+    local diff_args = line:sub(1, pos):match("^%S+%s+diff%s(.*)$")
+    if diff_args then
+      return require("tine.thread_refs").complete(diff_args:sub(1, #diff_args - #lead), lead, 2)
     end
     if line:match("^%S+%s+%S+%s") then
       return {}

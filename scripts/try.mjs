@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findNvim } from "./nvim.mjs";
-import { tryInit } from "./try-init.mjs";
+import { demoEnv, demoFolder, tryInit } from "./try-init.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, args) => {
@@ -26,23 +26,25 @@ if (!lightInstall) {
 }
 const nvim = findNvim(root);
 
-const env = { ...process.env };
+let env = { ...process.env };
 let demo = null;
+// The offline demo writes only in its folder in the checkout: its threads, the host's log, its server's log.
+const folder = demoFolder(root);
 if (!env.ANTHROPIC_API_KEY) {
   // Its errors go to a file, not the terminal: a process holding the terminal puts the terminal's
   // saved settings back when it exits, which left a running Neovim in line mode (keys echoed,
   // <C-c> killing it) when the demo server stopped.
-  mkdirSync(join(root, ".cache"), { recursive: true });
-  const log = openSync(join(root, ".cache", "try-demo.log"), "a");
+  mkdirSync(folder.dir, { recursive: true });
+  const log = openSync(folder.serverLog, "a");
   demo = spawn(process.execPath, [join(root, "dist/mock-demo.cjs")], { stdio: ["ignore", "pipe", log] });
   const url = await new Promise((resolve) => demo.stdout.once("data", (d) => resolve(String(d).trim())));
   env.ANTHROPIC_BASE_URL = url;
   // Not a key: the local mock accepts anything. Lives only in this Neovim's environment.
   env.ANTHROPIC_API_KEY = "offline-demo";
+  env = demoEnv(root, env);
   console.log(`No ANTHROPIC_API_KEY: using the offline demo server at ${url}`);
 }
-// The offline demo's threads are stored inside the checkout, not among your real ones.
-const init = tryInit(root, demo ? join(root, ".cache", "try-data") : null);
+const init = tryInit(root, demo ? folder.data : null);
 const child = spawn(nvim, ["--cmd", init, "+Tine"], { stdio: "inherit", env });
 child.on("exit", (code) => {
   demo?.kill();

@@ -9,6 +9,7 @@ local host = require("tine.host")
 local keys = require("tine.keys")
 local list = require("tine.list")
 local placeholder = require("tine.placeholder")
+local thread_refs = require("tine.thread_refs")
 local tine = require("tine")
 local ui = require("tine.ui")
 local util = require("tine.util")
@@ -179,11 +180,22 @@ function M.model_picker()
   local prompt = ("Model for this thread (now %s)"):format(
     (choices.current == nil or choices.current == vim.NIL) and "?" or choices.current
   )
-  vim.ui.select(choices.models, { prompt = prompt }, function(model)
+  -- What the thread uses now is marked; `setup` is named by what setup's thinking is.
+  local function marked(text, now)
+    return now and text .. "  (now)" or text
+  end
+  local function model_item(model)
+    return marked(model, model == choices.model)
+  end
+  local function effort_item(effort)
+    local text = effort == "setup" and ("as in setup: " .. choices.setup_thinking) or effort
+    return marked(text, effort == choices.effort)
+  end
+  vim.ui.select(choices.models, { prompt = prompt, format_item = model_item }, function(model)
     if not model then
       return
     end
-    vim.ui.select(choices.efforts, { prompt = "Thinking effort" }, function(effort)
+    vim.ui.select(choices.efforts, { prompt = "Thinking effort", format_item = effort_item }, function(effort)
       if effort then
         guarded(tine.model, id, model, effort)
       end
@@ -284,7 +296,12 @@ function M.command(args)
     return tine.fork_end(args.fargs[2], nil, text ~= "" and text or nil)
   end
   if sub == "diff" then
-    return tine.diff(args.fargs[2], args.fargs[3])
+    -- Numbers as <Tab> completes them, `3  try a hash map`, or bare.
+    local refs = thread_refs.parse((args.args:gsub("^%s*%S+", "", 1)))
+    if #refs > 2 then
+      return err(("tine: :Tine diff takes two threads at most (their numbers), not %s"):format(table.concat(refs, ", ")))
+    end
+    return tine.diff(refs[1], refs[2])
   end
   if sub == "restore" then
     return require("tine.code").command(args.fargs[2])

@@ -114,11 +114,11 @@ function M.compact(id, instructions, at_message)
   return host.request("compact", id, instructions or "", at_message)
 end
 
---- Thread `id`'s own model and thinking effort ("none", "low", "medium", "high") from its next
---- request on (`:Tine model` asks for them); its forks inherit them.
+--- Thread `id`'s own model and thinking effort ("setup": setup's thinking; "none", "low",
+--- "medium", "high") from its next request on (`:Tine model` asks for them); its forks inherit them.
 ---@param id string
 ---@param model string
----@param effort "none"|"low"|"medium"|"high"
+---@param effort "setup"|"none"|"low"|"medium"|"high"
 ---@return true
 function M.model(id, model, effort)
   return host.request("choose_model", id, model, effort)

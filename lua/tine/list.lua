@@ -335,28 +335,4 @@ function M.delete_from_list()
   end
 end
 
---- `:Tine diff <Tab>`: this project's thread numbers starting with `lead` (none while no host runs).
----@param lead string
----@return string[]
-function M.thread_numbers(lead)
-  if not host.running() then
-    return {}
-  end
-  local ok, threads = pcall(tine.threads)
-  if not ok then
-    return {}
-  end
-  local out = {}
-  for _, t in ipairs(threads) do
-    local n = tostring(t.num)
-    if n:find(lead, 1, true) == 1 then
-      table.insert(out, n)
-    end
-  end
-  table.sort(out, function(a, b)
-    return tonumber(a) < tonumber(b)
-  end)
-  return out
-end
-
 return M

@@ -1,5 +1,6 @@
--- :Tine mcp: the MCP servers with their state (the host's `mcp_servers`); one picked is restarted
--- or stopped, or its last lines of stderr shown. The host says how a restart went, when it has.
+-- :Tine mcp: the MCP servers with their state (the host's `mcp_servers`); one picked has its tools
+-- listed, is restarted or stopped, or its last lines of stderr shown. The host says how a restart
+-- went, when it has.
 local host = require("tine.host")
 local util = require("tine.util")
 
@@ -12,6 +13,68 @@ local M = {}
 ---@return string
 function M.describe(s)
   return ("%s  %s  (%s: %s)"):format(s.name, s.detail, s.from, s.where)
+end
+
+--- The lines of a server's tools list: a head saying how mcp_auto_approve names them, then each tool
+--- as `server/tool` with its description (a description's further lines indented under it).
+---@param server string
+---@param tools {name: string, description: string}[]
+---@return string[]
+function M.tool_lines(server, tools)
+  local lines = {
+    ("MCP server %s: %d tool%s · mcp_auto_approve takes %q (all of them) or %q"):format(
+      server,
+      #tools,
+      #tools == 1 and "" or "s",
+      server,
+      server .. "/<tool>"
+    ),
+  }
+  for _, t in ipairs(tools) do
+    -- A server's text may hold any character: a buffer line none that ends it.
+    local description = vim.split(t.description:gsub("\r\n?", "\n"), "\n", { trimempty = true })
+    local name = (server .. "/" .. t.name):gsub("%c", " ")
+    table.insert(lines, description[1] and ("%s  %s"):format(name, description[1]) or name)
+    for i = 2, #description do
+      table.insert(lines, "    " .. description[i])
+    end
+  end
+  return lines
+end
+
+--- Shows a server's tools in a read-only scratch buffer below (`q` closes it), named `tine-mcp://<server>`.
+---@param server string
+---@param tools {name: string, description: string}[]
+local function show_tools(server, tools)
+  local lines = M.tool_lines(server, tools)
+  local name = "tine-mcp://" .. server
+  local old = vim.fn.bufnr(name)
+  if old ~= -1 then
+    pcall(vim.api.nvim_buf_delete, old, { force = true })
+  end
+  vim.cmd(("botright %dnew"):format(math.min(#lines, 15)))
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.keymap.set("n", "q", "<Cmd>close<CR>", { buffer = buf, nowait = true, desc = "tine: close the tools list" })
+end
+
+--- Lists server `name`'s tools once the host has them (it starts the server first when it is not running).
+---@param s table a report of the host's `mcp_servers`
+local function list_tools(s)
+  if s.state ~= "ready" then
+    vim.notify(("tine: starting MCP server %s to list its tools…"):format(s.name), vim.log.levels.INFO)
+  end
+  host.request_async("mcp_tools", { s.name }, function(err, tools)
+    if err then
+      return vim.notify(err, vim.log.levels.ERROR)
+    end
+    show_tools(s.name, tools)
+  end)
 end
 
 --- :Tine mcp
@@ -27,12 +90,14 @@ function M.pick()
     if not s then
       return
     end
-    local actions = { "restart", "stop" }
+    local actions = { "tools", "restart", "stop" }
     if #s.stderr > 0 then
       table.insert(actions, "stderr")
     end
     vim.ui.select(actions, { prompt = s.name .. ": " .. s.detail }, function(action)
-      if action == "stderr" then
+      if action == "tools" then
+        list_tools(s)
+      elseif action == "stderr" then
         vim.notify(("tine: MCP server %s, its last stderr lines:\n%s"):format(s.name, table.concat(s.stderr, "\n")))
       elseif action then
         guarded(host.request, "mcp_server", s.name, action)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ContextItem, contextLabel, distinctItems, lineCount, readContextBlock, writeContextBlock } from "./blocks.ts";
+import { type ContextItem, contextLabel, distinctItems, lineCount, mentionItems, readContextBlock, writeContextBlock } from "./blocks.ts";
 
 const ITEMS: ContextItem[] = [
   { kind: "file", path: "node/app.ts", text: "a\nb\n", unsaved: false, changed: false },
@@ -13,6 +13,8 @@ const ITEMS: ContextItem[] = [
   { kind: "diagnostics", scope: "workspace", count: 0, text: "(no diagnostics)" },
   { kind: "quickfix", count: 1, text: "a.ts:3: E: bad" },
   { kind: "git-diff", mention: "@diff:HEAD~1", text: "diff --git a/a b/a\n" },
+  { kind: "repeat", mention: "@bufs", of: ["a.ts"] },
+  { kind: "repeat", mention: "@file:*.ts", of: ["a.ts", "b,\n.ts", "c.ts", "d.ts", "e.ts"] },
 ];
 
 describe("context blocks", () => {
@@ -55,12 +57,29 @@ describe("context blocks", () => {
       "@diag! (0 diagnostics)",
       "@qf (1 entry)",
       "@diff:HEAD~1 (1 file)",
+      "@bufs (nothing new: a.ts already included)",
+      "@file:*.ts (nothing new: a.ts, b,\n.ts, c.ts and 2 more already included)",
     ]);
   });
 
   it("each item once, the first kept", () => {
     const a: ContextItem = { kind: "buffer", name: "a", text: "1", cursor: 3, unsaved: false };
     expect(distinctItems([a, { ...a, cursor: 0 }, ITEMS[0]!])).toEqual([a, ITEMS[0]]);
+  });
+
+  it("a message's mentions: each item once, a buffer sent as a file only as the file, a mention with nothing new said", () => {
+    const buf: ContextItem = { kind: "buffer", name: "a.ts", text: "1\n", cursor: 1, unsaved: false };
+    const file: ContextItem = { kind: "file", path: "a.ts", text: "1\n", unsaved: false, changed: false };
+    const other: ContextItem = { ...buf, name: "b.ts", cursor: 0 };
+    expect(
+      mentionItems([
+        { mention: "@buf", items: [buf] },
+        { mention: "@bufs", items: [{ ...buf, cursor: 0 }, other] },
+        { mention: "@file:a.ts", items: [file] },
+        { mention: "@file:*.ts", items: [file] },
+        { mention: "@drop:x", items: [] },
+      ]),
+    ).toEqual([{ kind: "repeat", mention: "@buf", of: ["a.ts"] }, other, file, { kind: "repeat", mention: "@file:*.ts", of: ["a.ts"] }]);
   });
 
   it("counts lines as an editor does", () => {

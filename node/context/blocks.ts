@@ -26,7 +26,9 @@ export type ContextItem =
   | { readonly kind: "diagnostics"; readonly scope: string; readonly count: number; readonly text: string }
   | { readonly kind: "quickfix"; readonly count: number; readonly text: string }
   /** `git diff` output; `mention`: what asked for it (`@diff`, `@staged`, `@diff:<rev>`). */
-  | { readonly kind: "git-diff"; readonly mention: string; readonly text: string };
+  | { readonly kind: "git-diff"; readonly mention: string; readonly text: string }
+  /** A mention whose items the message already carries (`@bufs` beside `@buf`): `of` names them, so the user and the model see why it adds nothing. */
+  | { readonly kind: "repeat"; readonly mention: string; readonly of: readonly string[] };
 
 export type ContextKind = ContextItem["kind"];
 type ItemOf<K extends ContextKind> = Extract<ContextItem, { kind: K }>;
@@ -42,6 +44,8 @@ type KindFormat<K extends ContextKind> = {
   label(item: ItemOf<K>): string;
   /** What makes two items the same one: a message carries each once. */
   key(item: ItemOf<K>): string;
+  /** What the item is about, as a repeat of it names it (a path, a buffer, a mention). */
+  about(item: ItemOf<K>): string;
 };
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -87,6 +91,7 @@ const FORMATS: { readonly [K in ContextKind]: KindFormat<K> } = {
     },
     label: (i) => `@file ${i.path}${i.changed ? " changed" : ""} (${plural(lineCount(i.text), "line")}${unsavedNote(i.unsaved)})`,
     key: (i) => i.path,
+    about: (i) => i.path,
   },
   "file-diff": {
     attrs: (i) => [["path", i.path], ...(i.unsaved ? [["unsaved", "true"] as const] : [])],
@@ -100,6 +105,7 @@ const FORMATS: { readonly [K in ContextKind]: KindFormat<K> } = {
       return `@file ${i.path} changed (+${fmt(added)} −${fmt(removed)}${unsavedNote(i.unsaved)})`;
     },
     key: (i) => i.path,
+    about: (i) => i.path,
   },
   unfollow: {
     attrs: (i) => [
@@ -114,6 +120,7 @@ const FORMATS: { readonly [K in ContextKind]: KindFormat<K> } = {
     },
     label: (i) => `@drop ${i.path}: no longer followed (${i.why})`,
     key: (i) => i.path,
+    about: (i) => i.path,
   },
   buffer: {
     attrs: (i) => [
@@ -130,6 +137,7 @@ const FORMATS: { readonly [K in ContextKind]: KindFormat<K> } = {
     label: (i) =>
       `@buf ${i.name} (${plural(lineCount(i.text), "line")}${i.cursor > 0 ? `, cursor on ${fmt(i.cursor)}` : ""}${unsavedNote(i.unsaved)})`,
     key: (i) => i.name,
+    about: (i) => i.name,
   },
   diagnostics: {
     attrs: (i) => [
@@ -144,6 +152,7 @@ const FORMATS: { readonly [K in ContextKind]: KindFormat<K> } = {
     },
     label: (i) => `${i.scope === "workspace" ? "@diag!" : `@diag ${i.scope}`} (${plural(i.count, "diagnostic")})`,
     key: (i) => i.scope,
+    about: (i) => (i.scope === "workspace" ? "@diag!" : `@diag ${i.scope}`),
   },
   quickfix: {
     attrs: (i) => [["count", String(i.count)]],
@@ -154,6 +163,7 @@ const FORMATS: { readonly [K in ContextKind]: KindFormat<K> } = {
     },
     label: (i) => `@qf (${plural(i.count, "entry", "entries")})`,
     key: () => "",
+    about: () => "@qf",
   },
   "git-diff": {
     attrs: (i) => [["mention", i.mention]],
@@ -167,8 +177,41 @@ const FORMATS: { readonly [K in ContextKind]: KindFormat<K> } = {
       return `${i.mention} (${files ? plural(files, "file") : "no changes"})`;
     },
     key: (i) => i.mention,
+    about: (i) => i.mention,
+  },
+  repeat: {
+    attrs: (i) => [
+      ["mention", i.mention],
+      // A JSON list: a path may hold any character but a NUL.
+      ["of", JSON.stringify(i.of)],
+    ],
+    body: (i) => `(${nothingNew(i.of)})`,
+    read: (a) => {
+      const mention = a.get("mention");
+      const of = stringList(a.get("of"));
+      return mention && of?.length ? { kind: "repeat", mention, of } : null;
+    },
+    label: (i) => `${i.mention} (${nothingNew(i.of)})`,
+    key: (i) => i.mention,
+    about: (i) => i.mention,
   },
 };
+
+/** A JSON list of strings, or null when the text is not one. */
+function stringList(text: string | undefined): string[] | null {
+  try {
+    const v: unknown = JSON.parse(text ?? "");
+    return Array.isArray(v) && v.every((s) => typeof s === "string") ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A repeat's reason; a glob's many files are named by the first few. */
+function nothingNew(of: readonly string[]): string {
+  const named = of.length > 3 ? `${of.slice(0, 3).join(", ")} and ${plural(of.length - 3, "more", "more")}` : of.join(", ");
+  return `nothing new: ${named} already included`;
+}
 
 /** The format of an item's kind, typed for that item (the table is keyed by kind). */
 function formatOf<K extends ContextKind>(item: ItemOf<K>): KindFormat<K> {
@@ -222,7 +265,33 @@ export function contextKey(item: ContextItem): string {
   return `${item.kind}\u0000${formatOf(item).key(item)}`;
 }
 
-/** Items in order, each once (`@buf @bufs` names the current buffer twice; `@file:a.ts @file:*.ts` a file). */
+/** A mention's source (`@bufs`, `@file:src/*.ts`) and the items it resolved to. */
+export type MentionItems = { readonly mention: string; readonly items: readonly ContextItem[] };
+
+/**
+ * The items of one message's mentions, each once: `@buf @bufs` name the current buffer twice,
+ * `@file:a.ts @file:*.ts` a file, and `@buf` on a file sent with `@file:` is that file (the same
+ * text, read as the user sees it: the file's copy goes, as it is the one followed from then on).
+ * A mention left with nothing of its own becomes a `repeat` item, so the display says why.
+ */
+export function mentionItems(mentions: readonly MentionItems[]): ContextItem[] {
+  const files = new Set(mentions.flatMap((m) => m.items.flatMap((i) => (i.kind === "file" ? [i.path] : []))));
+  const seen = new Set<string>();
+  const out: ContextItem[] = [];
+  for (const { mention, items } of mentions) {
+    const fresh = items.filter((item) => {
+      const key = contextKey(item);
+      if (seen.has(key) || (item.kind === "buffer" && files.has(item.name))) return false;
+      seen.add(key);
+      return true;
+    });
+    if (items.length && !fresh.length) out.push({ kind: "repeat", mention, of: items.map((i) => formatOf(i).about(i)) });
+    out.push(...fresh);
+  }
+  return distinctItems(out);
+}
+
+/** Items in order, each once (the mentions of sends going as one message, the files followed). */
 export function distinctItems(items: readonly ContextItem[]): ContextItem[] {
   const seen = new Set<string>();
   return items.filter((item) => {
@@ -244,6 +313,7 @@ export function fileOf(item: ContextItem): string | null {
     case "diagnostics":
     case "quickfix":
     case "git-diff":
+    case "repeat":
       return null;
     default:
       return assertUnreachable(item);

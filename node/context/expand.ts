@@ -7,7 +7,7 @@
  */
 import type { History } from "../providers/history.ts";
 import type { Environment } from "../tools/environment.ts";
-import { fileOf } from "./blocks.ts";
+import { fileOf, type MentionItems, mentionItems } from "./blocks.ts";
 import { type EditorFacts, type EditorNeed, type GatherRequest, readFacts, requestFor } from "./editor.ts";
 import { type ContextLimits, type FilePlace, placeOf, readText, Unreadable } from "./files.ts";
 import { type FollowedCopy, followedAfter, type SendContext } from "./follow.ts";
@@ -50,7 +50,7 @@ export async function expandMentions(text: string, history: History, scope: Expa
   let files: Promise<readonly string[]> | null = null;
   const asked: FilePlace[] = [];
   const notices: string[] = [];
-  const items = [];
+  const resolved: MentionItems[] = [];
   for (const mention of mentions) {
     const resolveScope = {
       ...scope,
@@ -61,7 +61,7 @@ export async function expandMentions(text: string, history: History, scope: Expa
       tell: (notice: string) => notices.push(`tine: ${mention.source}: ${notice}`),
     };
     try {
-      items.push(...(await RESOLVERS[mention.name].resolve(mention.argument, resolveScope)));
+      resolved.push({ mention: mention.source, items: await RESOLVERS[mention.name].resolve(mention.argument, resolveScope) });
     } catch (error) {
       // A git stopped midway is no fault of the mention's: saying that nothing went tells the user they may simply send again.
       const more = error instanceof ContextGitTimeout ? ": nothing was sent" : "";
@@ -69,6 +69,7 @@ export async function expandMentions(text: string, history: History, scope: Expa
     }
   }
   if (asked.length) throw new AwaitingApproval(asked);
+  const items = mentionItems(resolved);
   const mentioned = new Set(items.flatMap((item) => fileOf(item) ?? []));
   const copies: FollowedCopy[] = [];
   for (const path of followed.keys()) {

@@ -186,7 +186,8 @@ describe("expandMentions", () => {
     const s = { environment: localEnvironment(root), limits: LIMITS, gather, approved: new Set<string>(), tell: () => {} };
     const context = await expandMentions("@buf and @diag and @file:a.ts", History.empty, s);
     expect(asked).toEqual([{ source: true, buffers: false, diagnostics: "buffer", quickfix: false, modified: true, around: 2 }]);
-    expect(context?.items.map((i) => i.kind)).toEqual(["buffer", "diagnostics", "file"]);
+    // @buf's buffer is a.ts, sent once, as the file @file:a.ts follows; @buf says it adds nothing new.
+    expect(context?.items.map((i) => i.kind)).toEqual(["repeat", "diagnostics", "file"]);
     await expect(expandMentions("see @file:nope.ts", History.empty, s)).rejects.toThrow(/^tine: @file:nope\.ts: no such file/);
     // Nothing mentioned and nothing followed: no call at all.
     expect(await expandMentions("hello me@file.com", History.empty, s)).toBeNull();

@@ -12,7 +12,7 @@ import { threadName } from "../chat/names.ts";
 import { cleanTitle, type Thread } from "../chat/thread.ts";
 import type { ForkFlow } from "../fork/flow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import { choiceNotice, modelChoices, type ThinkingEffort } from "../providers/models.ts";
+import { choiceNotice, describeSetupThinking, modelChoices, type ThinkingEffort } from "../providers/models.ts";
 import type { CodeActions, ThreadCode } from "../snapshot/actions.ts";
 import { latestMark } from "../snapshot/code.ts";
 import { branchStates, compareBranches } from "../snapshot/compare.ts";
@@ -89,7 +89,8 @@ export class App {
   /** `:Tine model`: what the picker offers for thread `id`, and what it uses now. */
   modelChoices(id: ThreadId) {
     const runner = this.live(id).runner;
-    return modelChoices(runner.spec.model, runner.modelName, this.config);
+    const setupThinking = describeSetupThinking(this.config.thinking, this.config.effort);
+    return modelChoices(runner.spec.model, runner.modelName, { ...this.config, setupThinking });
   }
 
   /** `:Tine model`: thread `id`'s next requests use this model and thinking effort (its forks inherit them). */
@@ -98,7 +99,9 @@ export class App {
     if (thread.readOnlyBy !== null)
       throw new Error(`tine: ${thread.title} is open for writing in another Neovim: its model cannot be changed here`);
     if (thread.runner.modelName === null) thread.runner.chooseModel({ model, effort }); // its runner says why not
-    const notice = choiceNotice(thread.title, thread.runner.spec.model, { model, effort });
+    // Without a choice of its own it used setup's model and thinking: choosing them again changes nothing.
+    const before = thread.runner.spec.model ?? { model: this.config.model, effort: "setup" };
+    const notice = choiceNotice(thread.title, before, { model, effort });
     this.dispatch({ type: "thread-msg", id, msg: { type: "choose-model", choice: { model, effort } } });
     if (notice) this.nvim.notifyInfo(notice);
   }

@@ -133,6 +133,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
 
   mcp_servers: ({ app }) => app.services.mcp.report(),
   mcp_server: ({ app }, [name, action]) => app.services.mcp.act(name, action),
+  mcp_tools: ({ app }, [name]) => app.services.mcp.tools(name),
 
   new_claude: ({ app }, [args]) => app.services.claudeCode.open(args),
   terminal_exited: ({ app }, [id]) => {

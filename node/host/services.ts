@@ -33,6 +33,7 @@ import { builtinTools } from "../tools/builtin.ts";
 import { deniedVariables } from "../tools/environment.ts";
 import { ToolSources } from "../tools/source.ts";
 import { UsageBook } from "../usage/book.ts";
+import { shownPath } from "../util/shown-path.ts";
 import { startTimer } from "../util/timer.ts";
 import { Buffers } from "../view/buffers.ts";
 import { ThreadListEntry } from "../view/list-entry.ts";
@@ -86,7 +87,11 @@ export class Services {
   /** The one loop every service dispatches to; what reacts to its batches registers below (`afterEachBatch`). */
   private readonly loop = new DispatchLoop(
     { update: (msg) => this.chat.update(msg), takeChanges: () => this.chat.takeChanges() },
-    (error) => this.nvim.notifyError(`tine: ${error instanceof Error ? error.message : String(error)}`),
+    (error) => {
+      // Most of the chat's refusals already speak as tine ("tine: promote waits …"): one prefix.
+      const text = error instanceof Error ? error.message : String(error);
+      this.nvim.notifyError(text.startsWith("tine: ") ? text : `tine: ${text}`);
+    },
   );
   readonly dispatch: Dispatch = this.loop.dispatch;
   readonly contextLimits: ContextLimits;
@@ -230,6 +235,7 @@ export class Services {
         waitingFork: (id) => this.forks.waiting(id)?.fork,
         onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
         merges: (id) => this.forkCode.mergesInto(id),
+        shownPath: (path) => shownPath(path, config.data_dir),
       },
       config.empty_hint,
       config.approval_hint,

@@ -36,6 +36,9 @@ export type McpServerReport = {
   stderr: string[];
 };
 
+/** One of a server's tools as `:Tine mcp` lists it: its name as the server gives it (as `mcp_auto_approve` takes it), its description. */
+export type McpToolReport = { name: string; description: string };
+
 export class McpServers {
   private servers: Map<string, McpServer> | null = null;
 
@@ -138,6 +141,22 @@ export class McpServers {
         if (server.state.type === "ready") this.deps.notify({ level: "info", text: `tine: MCP server ${name}: ${server.describe()}` });
       });
     return this.report().find((s) => s.name === name)!;
+  }
+
+  /**
+   * `:Tine mcp`'s tools of a server, by name: started first when it is not running (the user asked
+   * for them), so this may take up to mcp_timeout. A server that cannot start, or that the user
+   * stopped, is an error saying so.
+   */
+  async tools(name: string): Promise<McpToolReport[]> {
+    const server = this.named(name);
+    await server.ready();
+    const state = server.state;
+    if (state.type !== "ready") throw new Error(`tine: the tools of MCP server ${name} are not known: ${server.describe()}`);
+    return state.tools
+      .filter((t) => t.name !== "")
+      .map((t) => ({ name: t.name, description: t.description ?? "" }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   private named(name: string): McpServer {

@@ -2,13 +2,20 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { checkRequest } from "../../test/mock-anthropic/api-rules.ts";
-import { McpToolNames, spelledFor } from "./tool-names.ts";
+import { callTitle, McpToolNames, spelledFor } from "./tool-names.ts";
 
 const tools = (...names: string[]): Tool[] => names.map((name) => ({ name, inputSchema: { type: "object" } }));
 const named = (names: McpToolNames, server: string, list: Tool[]) => names.name(server, list).map((n) => [n.name, n.tool.name]);
 const LONG = "x".repeat(130);
 
 describe("MCP tool names", () => {
+  it("read in the display as `server › tool`; tine's own tools and names of no tool are not MCP calls", () => {
+    expect(callTitle("mcp__test__echo")).toBe("test › echo");
+    expect(callTitle("mcp__my-server__a_b_2")).toBe("my-server › a_b_2");
+    expect(callTitle("mcp__a__b__c")).toBe("a › b__c");
+    for (const name of ["edit_file", "mcp__", "mcp__test__", "mcp____x", "mcp__test"]) expect(callTitle(name)).toBeNull();
+  });
+
   it("give each tool a name of its own: a tool whose name needs no change keeps it, the others get a suffix; an empty name gets none", () => {
     const names = new McpToolNames();
     const given = named(names, "p", tools("a.b", "a_b", `${LONG}1`, `${LONG}2`, "", "a_b_2"));

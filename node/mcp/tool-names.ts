@@ -23,6 +23,19 @@ const baseName = (server: string, tool: string) => `${PREFIX}${server}__${tool.r
 /** Whether a call of `name` is for an MCP tool at all. */
 export const isMcpName = (name: string) => name.startsWith(PREFIX);
 
+/**
+ * How the display names a call: `server › tool` for an offered name, null for a name no MCP
+ * tool's. Read from the name alone (the display has no registry): it splits at the first `__`
+ * after the prefix, so a server named with `__` in it reads as a shorter name, and the tool is
+ * named as offered (`a.b` as `a_b`); the call itself goes by the whole name.
+ */
+export function callTitle(name: string): string | null {
+  if (!isMcpName(name)) return null;
+  const rest = name.slice(PREFIX.length);
+  const cut = rest.indexOf("__");
+  return cut > 0 && cut + 2 < rest.length ? `${rest.slice(0, cut)} › ${rest.slice(cut + 2)}` : null;
+}
+
 /** The server a name is spelled for (the longest configured name that fits), and what follows it. */
 export function spelledFor(name: string, servers: readonly string[]): { server: string; rest: string } | null {
   const server = servers.filter((s) => name.startsWith(`${PREFIX}${s}__`)).sort((a, b) => b.length - a.length)[0];

@@ -5,9 +5,13 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ProviderConfig } from "./request.ts";
 
-/** Thinking effort as `:Tine model` offers it; each but `none` is a thinking budget (`thinking_budgets`). */
-export type ThinkingEffort = "none" | "low" | "medium" | "high";
-export const THINKING_EFFORTS: readonly ThinkingEffort[] = ["none", "low", "medium", "high"];
+/**
+ * Thinking effort as `:Tine model` offers it: `setup` keeps setup's `thinking` and `effort` (adaptive
+ * by default) with the model chosen; `none` turns thinking off; the others are a thinking budget
+ * (`thinking_budgets`).
+ */
+export type ThinkingEffort = "setup" | "none" | "low" | "medium" | "high";
+export const THINKING_EFFORTS: readonly ThinkingEffort[] = ["setup", "none", "low", "medium", "high"];
 
 export const isThinkingEffort = (v: unknown): v is ThinkingEffort => THINKING_EFFORTS.includes(v as ThinkingEffort);
 
@@ -20,8 +24,12 @@ export type ThinkingBudgets = { readonly low: number; readonly medium: number; r
 export const sameChoice = (a: ModelChoice | null, b: ModelChoice | null): boolean =>
   a === b || (a !== null && b !== null && a.model === b.model && a.effort === b.effort);
 
-/** The request's `thinking` for an effort: none turns it off; the others get their budget, kept below `max_tokens`. */
-function thinkingFor(effort: ThinkingEffort, budgets: ThinkingBudgets, maxTokens: number): Anthropic.Messages.ThinkingConfigParam {
+/** The request's `thinking` for an effort of a budget's: none turns it off; the others get their budget, kept below `max_tokens`. */
+function thinkingFor(
+  effort: Exclude<ThinkingEffort, "setup">,
+  budgets: ThinkingBudgets,
+  maxTokens: number,
+): Anthropic.Messages.ThinkingConfigParam {
   if (effort === "none") return { type: "disabled" };
   const budget = Math.max(1024, Math.min(budgets[effort], maxTokens - 1));
   return { type: "enabled", budget_tokens: budget };
@@ -30,27 +38,71 @@ function thinkingFor(effort: ThinkingEffort, budgets: ThinkingBudgets, maxTokens
 /** The provider config a thread's requests use: setup's, with its own model and thinking when it chose them. */
 export function withChoice(config: ProviderConfig, choice: ModelChoice | null, budgets: ThinkingBudgets): ProviderConfig {
   if (!choice) return config;
+  if (choice.effort === "setup") return { ...config, model: choice.model };
   // output_config.effort goes with adaptive thinking; a budget of the thread's own replaces both.
   return { ...config, model: choice.model, thinking: thinkingFor(choice.effort, budgets, config.maxTokens), effort: null };
 }
 
 /** How the banner and the picker name a choice. */
-export const describeChoice = (choice: ModelChoice): string =>
-  choice.effort === "none" ? `${choice.model} · no thinking` : `${choice.model} · thinking ${choice.effort}`;
+export function describeChoice(choice: ModelChoice): string {
+  switch (choice.effort) {
+    case "setup":
+      return `${choice.model} · thinking as in setup`;
+    case "none":
+      return `${choice.model} · no thinking`;
+    default:
+      return `${choice.model} · thinking ${choice.effort}`;
+  }
+}
 
-/** What `:Tine model` offers a thread: setup's model and `models`, the efforts, and what it uses now (null: its program chooses). */
+/** Setup's `thinking` and `effort` in a few words, as the picker names its `setup` effort. */
+export function describeSetupThinking(thinking: Anthropic.Messages.ThinkingConfigParam | null, effort: string | null): string {
+  const kind = !thinking
+    ? "the model's default"
+    : thinking.type === "enabled"
+      ? `a budget of ${thinking.budget_tokens.toLocaleString("en-US")} tokens`
+      : thinking.type === "disabled"
+        ? "off"
+        : thinking.type.replace("_", " ");
+  return effort ? `${kind}, effort ${effort}` : kind;
+}
+
+/**
+ * What `:Tine model` offers a thread: setup's model and `models`, the efforts (setup's thinking in
+ * words), and what it uses now: `current` in words (null: its program chooses), and the model and
+ * effort the picker marks (null when they are not tine's to say).
+ */
 export function modelChoices(
   chosen: ModelChoice | undefined,
   modelName: string | null,
-  setup: { readonly model: string; readonly models: readonly string[] },
-): { models: string[]; efforts: ThinkingEffort[]; current: string | null } {
+  setup: { readonly model: string; readonly models: readonly string[]; readonly setupThinking: string },
+): ModelChoices {
   const models = [...new Set([setup.model, ...setup.models])];
-  return { models, efforts: [...THINKING_EFFORTS], current: chosen ? describeChoice(chosen) : modelName };
+  const now: ModelChoice | null = chosen ?? (modelName === null ? null : { model: modelName, effort: "setup" });
+  return {
+    models,
+    efforts: [...THINKING_EFFORTS],
+    setup_thinking: setup.setupThinking,
+    current: chosen ? describeChoice(chosen) : modelName,
+    model: now?.model ?? null,
+    effort: now?.effort ?? null,
+  };
 }
 
+/** What `:Tine model` offers (the `model_choices` call). */
+export type ModelChoices = {
+  models: string[];
+  efforts: ThinkingEffort[];
+  /** Setup's thinking in words (the `setup` effort's). */
+  setup_thinking: string;
+  current: string | null;
+  /** The model and effort the thread uses now, marked in the picker; null when its program chooses. */
+  model: string | null;
+  effort: ThinkingEffort | null;
+};
+
 /** What the user is told when a thread's choice changes (a new model or thinking misses the cache); null when it did not change. */
-export function choiceNotice(title: string, before: ModelChoice | undefined, after: ModelChoice): string | null {
-  if (before && sameChoice(before, after)) return null;
-  const was = before ? describeChoice(before) : "setup's model";
-  return `tine: ${title} now uses ${describeChoice(after)}: its next request will not read the prompt cache (written for ${was})`;
+export function choiceNotice(title: string, before: ModelChoice, after: ModelChoice): string | null {
+  if (sameChoice(before, after)) return null;
+  return `tine: ${title} now uses ${describeChoice(after)}: its next request will not read the prompt cache (written for ${describeChoice(before)})`;
 }

@@ -9,7 +9,8 @@
 import type { ThreadId } from "../chat/msgs.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
-import type { McpServerReport } from "../mcp/registry.ts";
+import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
+import type { ModelChoices } from "../providers/models.ts";
 import type { NativeMessage } from "../providers/native.ts";
 import type { UsageInfo } from "../usage/book.ts";
 import type { TypedHelp } from "../view/input-help.ts";
@@ -59,9 +60,6 @@ export type ThreadInfo = {
   /** The folder its tools work in (the project's, or a worktree fork's worktree); null for a stored thread. */
   cwd: string | null;
 };
-
-/** What `:Tine model` offers: the models, the thinking efforts, and what the thread uses now. */
-export type ModelChoices = { models: string[]; efforts: string[]; current: string | null };
 
 /** A thread's buffers, once made. */
 export type ThreadBuffers = { id: ThreadId; display: number; input: number };
@@ -204,7 +202,7 @@ export const METHODS = {
   model_choices: { args: [id], result: returns<ModelChoices>() },
   /** `:Tine model`: the thread's own model and thinking effort from its next request on. */
   choose_model: {
-    args: [id, arg("model", string), arg("effort", oneOf("none", "low", "medium", "high"))],
+    args: [id, arg("model", string), arg("effort", oneOf("setup", "none", "low", "medium", "high"))],
     result: returns<true>(),
     api: "model",
   },
@@ -293,6 +291,8 @@ export const METHODS = {
   mcp_servers: { args: [], result: returns<McpServerReport[]>() },
   /** `:Tine mcp`: a server restarted or stopped, in the background (the host tells how a restart went); the server as it is now. */
   mcp_server: { args: [arg("name", string), arg("action", oneOf("restart", "stop"))], result: returns<McpServerReport>() },
+  /** `:Tine mcp`: a server's tools, started first when it is not running (asked without waiting: a start may take mcp_timeout). */
+  mcp_tools: { args: [arg("name", string)], result: returns<McpToolReport[]>() },
 
   // -- Claude Code --
   /** `args`: the text after `:Tine claude`, split as a shell would. */

@@ -49,6 +49,7 @@ function setup() {
       waitingFork: () => undefined,
       onDisk: () => false,
       merges: () => [],
+      shownPath: (path) => path,
     },
     "",
     "",

@@ -6,6 +6,7 @@
 import { type QueuedReport, readReportBlock } from "../chat/prompts.ts";
 import type { ToolRun } from "../chat/thread.ts";
 import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
+import { callTitle } from "../mcp/tool-names.ts";
 import type { InProgressBlock } from "../providers/agent.ts";
 import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
@@ -177,6 +178,9 @@ function contextLines(item: ContextItem, expanded: boolean): string[] {
   return [`▾ ${contextLabel(item)}`, "```", ...contextBody(item).replace(/\n$/, "").split("\n"), "```"];
 }
 
+/** A tool as the display names it: an MCP tool as `server › tool`, tine's own by name. */
+const toolTitle = (name: string) => callTitle(name) ?? name;
+
 function toolCallLines(name: string, input: unknown): string[] {
   const i = (input ?? {}) as Record<string, unknown>;
   if (name === "bash_command") return [`🔧 bash_command: $ ${String(i["command"])}`];
@@ -193,8 +197,8 @@ function toolCallLines(name: string, input: unknown): string[] {
     ];
     return [`🔧 edit_file: ${String(i["path"])}`, "```diff", ...diff, "```"];
   }
-  if (typeof i["path"] === "string" && Object.keys(i).length === 1) return [`🔧 ${name}: ${i["path"]}`];
-  return [`🔧 ${name}: ${JSON.stringify(input)}`];
+  if (typeof i["path"] === "string" && Object.keys(i).length === 1) return [`🔧 ${toolTitle(name)}: ${i["path"]}`];
+  return [`🔧 ${toolTitle(name)}: ${JSON.stringify(input)}`];
 }
 
 function toolRunLines(run: ToolRun | undefined, approvalHint: string | undefined): string[] {
@@ -217,7 +221,8 @@ function resultText(block: ToolResultBlock): string {
 /** A collapsed tool result shows this many characters of its first line. */
 const RESULT_SUMMARY_CHARS = 80;
 
-function toolResultLines(block: ToolResultBlock, expanded: boolean, name = "tool"): string[] {
+function toolResultLines(block: ToolResultBlock, expanded: boolean, tool = "tool"): string[] {
+  const name = toolTitle(tool);
   const text = resultText(block);
   const lines = text.split("\n");
   const mark = block.is_error ? "✗" : "✓";
@@ -247,7 +252,7 @@ export function renderInProgressSummary(block: InProgressBlock, expanded = false
       return [`▸ Thinking… (${fmt(block.thinking.length)} chars)`];
     case "tool_use":
     case "server_tool_use":
-      return [`🔧 ${block.name}… (${fmt(block.inputJson.length)} chars of input)`];
+      return [`🔧 ${toolTitle(block.name)}… (${fmt(block.inputJson.length)} chars of input)`];
     case "whole":
       return [];
     case "unknown":

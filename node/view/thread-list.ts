@@ -59,6 +59,8 @@ export type ListExtras = {
   onDisk(path: string): boolean;
   /** The conflicted merges of worktree forks promoted into a live thread that wait to be accepted (its display shows each). */
   merges(id: ThreadId): readonly WaitingMerge[];
+  /** A folder as a row names it: short (util/shown-path.ts). */
+  shownPath(path: string): string;
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -272,7 +274,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
       msgs(count),
       ...extras.usage(id),
       ...(at ? [when(at)] : []),
-      ...(worksIn ? [`⎇ ${worksIn}`] : []),
+      ...(worksIn ? [`⎇ ${extras.shownPath(worksIn)}`] : []),
       ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
     ],
     active: chat.activeId === id,
@@ -293,7 +295,7 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
       msgs(extras.ownMessages(t.runner) ?? t.messages),
       ...extras.usage(t.id),
       when(t.updated),
-      ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${t.worktree.path}`] : []),
+      ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${extras.shownPath(t.worktree.path)}`] : []),
       ...(t.problems ? [`⚠ ${t.problems} unreadable line(s)`] : []),
       ...(t.looped ? [LOOPED] : []),
     ],

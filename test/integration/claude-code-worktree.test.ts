@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, inject, it } from "vitest";
 import { encodeProject } from "../../node/claude-code/project.ts";
 import { claudeEnv, cliEnv, requireClaude, saidIn, stopTerminals, typeInTerminal, waitForCliPrompt } from "../helpers/claude-code.ts";
@@ -133,7 +133,8 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
 
       // The list says where it works.
       await s.openList();
-      await s.listLine(`⎇ ${tree}`, 10_000);
+      const data = await s.lua<string>("return require('tine.config').options.data_dir");
+      await s.listLine(`⎇ ${relative(data, tree)}`, 10_000);
     });
   });
 

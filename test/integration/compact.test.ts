@@ -190,7 +190,8 @@ describe(`a model per thread (${nv.version})`, () => {
       async (s) => {
         id = await oneExchange(s, "first question", "First answer.");
         assert.equal(body(s, -1).model, "claude-sonnet-5-5");
-        await s.pick(2); // claude-haiku-4-5, then effort "low"
+        // claude-haiku-4-5, then effort "low" (after "as in setup" and "none").
+        await s.lua("local n = { 2, 3 }; vim.ui.select = function(items, _, cb) cb(items[table.remove(n, 1)]) end");
         await s.cmd("Tine model");
         await s.notified(/now uses claude-haiku-4-5 · thinking low: its next request will not read the prompt cache/);
         await s.waitForDisplay(id, "model: claude-haiku-4-5 · thinking low (:Tine model)");
@@ -224,5 +225,37 @@ describe(`a model per thread (${nv.version})`, () => {
       },
       { cwd },
     );
+  });
+
+  it(":Tine model marks what the thread uses now, and offers setup's thinking to go back to", async () => {
+    await withNeovim(nv, async (s) => {
+      const id = await oneExchange(s, "first question", "First answer.");
+      // Each picker's items as shown, and the item picked (by its place) from `answers`.
+      const answer = (...answers: number[]) =>
+        s.lua(
+          `local answers = ...
+          _G.model_selects = {}
+          vim.ui.select = function(items, opts, cb)
+            table.insert(_G.model_selects, vim.tbl_map((opts or {}).format_item or tostring, items))
+            cb(items[table.remove(answers, 1)])
+          end`,
+          answers,
+        );
+      await answer(2, 3); // claude-haiku-4-5, thinking low
+      await s.cmd("Tine model");
+      let [models, efforts] = await s.lua<string[][]>("return _G.model_selects");
+      assert.deepEqual(models, ["claude-sonnet-5-5  (now)", "claude-haiku-4-5"]);
+      assert.deepEqual(efforts, ["as in setup: adaptive  (now)", "none", "low", "medium", "high"]);
+      await s.waitForDisplay(id, "model: claude-haiku-4-5 · thinking low (:Tine model)");
+      await answer(2, 1); // the same model, setup's thinking again
+      await s.cmd("Tine model");
+      [models, efforts] = await s.lua<string[][]>("return _G.model_selects");
+      assert.deepEqual(models, ["claude-sonnet-5-5", "claude-haiku-4-5  (now)"]);
+      assert.deepEqual(efforts, ["as in setup: adaptive", "none", "low  (now)", "medium", "high"]);
+      await s.waitForDisplay(id, "model: claude-haiku-4-5 · thinking as in setup (:Tine model)");
+      await exchange(s, id, "second question", "Second answer.");
+      assert.equal(body(s, -1).model, "claude-haiku-4-5");
+      assert.deepEqual(body(s, -1).thinking, { type: "adaptive", display: "summarized" }, "setup's thinking, as a new thread sends it");
+    });
   });
 });

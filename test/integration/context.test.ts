@@ -65,22 +65,59 @@ describe(`mentions (${nv.version})`, () => {
       const t = (await s.threads())[0]!;
       await s.waitForDisplay(t.id, "Seen.");
       const sent = trailing(s);
-      assert.equal(sent.length, 5, "four items (the buffer once, though @buf and @bufs both name it) and the user's text");
+      assert.equal(sent.length, 6, "four items (the buffer once, though @buf and @bufs both name it), @bufs's note and the user's text");
       assert.equal(sent.at(-1), "look at @buf, @bufs and @diag, then @qf and @file:b.ts");
       assert.match(sent[0]!, /^<context kind="buffer" name="a.ts" lines="6" cursor="2" unsaved="true">\nconst a = 'UNSAVED-MARK';\n/);
-      assert.match(sent[1]!, /^<context kind="diagnostics" scope="a.ts" count="1">\na\.ts:6:15: error \[tsc\] DIAG-MARK/);
-      assert.match(sent[1]!, /> 6 \| const b = a \+ c;/);
-      assert.match(sent[2]!, /^<context kind="quickfix" count="1">\nb\.ts:2:5: W: QF-MARK\n {2}> 2 \| let x = 2;/);
-      assert.match(sent[3]!, /^<context kind="file" path="b.ts" lines="2">\nexport const shared/);
+      assert.match(sent[1]!, /^<context kind="repeat" mention="@bufs" of="\[&quot;a.ts&quot;\]">/);
+      assert.match(sent[2]!, /^<context kind="diagnostics" scope="a.ts" count="1">\na\.ts:6:15: error \[tsc\] DIAG-MARK/);
+      assert.match(sent[2]!, /> 6 \| const b = a \+ c;/);
+      assert.match(sent[3]!, /^<context kind="quickfix" count="1">\nb\.ts:2:5: W: QF-MARK\n {2}> 2 \| let x = 2;/);
+      assert.match(sent[4]!, /^<context kind="file" path="b.ts" lines="2">\nexport const shared/);
       for (const mark of ["UNSAVED-MARK", "DIAG-MARK", "QF-MARK", "B-FILE-MARK"]) assert.equal(occurrences(s, -1, mark), 1, mark);
       const shown = await s.display(t.id);
       assert.match(
         shown,
-        /## You\n▸ @buf a\.ts \(6 lines, cursor on 2, unsaved\)\n▸ @diag a\.ts \(1 diagnostic\)\n▸ @qf \(1 entry\)\n▸ @file b\.ts \(2 lines\)\nlook at/,
+        /## You\n▸ @buf a\.ts \(6 lines, cursor on 2, unsaved\)\n▸ @bufs \(nothing new: a\.ts already included\)\n▸ @diag a\.ts \(1 diagnostic\)\n▸ @qf \(1 entry\)\n▸ @file b\.ts \(2 lines\)\nlook at/,
       );
       assert.match(shown, /📎 Following b\.ts/);
       await s.onDisplayLine(t.id, "▸ @file b.ts", "<Tab>");
       await s.waitForDisplay(t.id, "▾ @file b.ts (2 lines)\n```\nexport const shared = 'B-FILE-MARK';\nlet x = 2;\n```");
+    });
+  });
+
+  it("@bufs beside @buf, and @buf on a file sent with @file:, send one copy; the display says the other added nothing new", async () => {
+    await withNeovim(nv, async (s) => {
+      writeFileSync(join(s.cwd, "a.ts"), "const a = 1;\n");
+      await s.cmd("Tine");
+      await inUserWindow(s, "a.ts", `vim.api.nvim_buf_set_lines(0, 0, 1, false, { "const a = 'ONCE-MARK';" })`);
+      const t = (await s.threads())[0]!;
+      await exchange(s, t.id, "see @buf and @bufs", "Seen once.");
+      let sent = trailing(s);
+      assert.equal(sent.length, 3, "the buffer, the note that @bufs added nothing, the text");
+      assert.match(sent[0]!, /^<context kind="buffer" name="a.ts"/);
+      assert.equal(
+        sent[1],
+        '<context kind="repeat" mention="@bufs" of="[&quot;a.ts&quot;]">\n(nothing new: a.ts already included)\n</context>',
+      );
+      assert.equal(sent.join("").split("ONCE-MARK").length - 1, 1, "one copy");
+      await s.waitForDisplay(
+        t.id,
+        /▸ @buf a\.ts \(1 line, cursor on 1, unsaved\)\n▸ @bufs \(nothing new: a\.ts already included\)\nsee @buf and @bufs/,
+      );
+      // The file's copy goes, whichever is written first: it is the one followed.
+      await exchange(s, t.id, "@buf is @file:a.ts", "Seen again.");
+      sent = trailing(s);
+      assert.equal(sent.length, 3);
+      assert.equal(
+        sent[0],
+        '<context kind="repeat" mention="@buf" of="[&quot;a.ts&quot;]">\n(nothing new: a.ts already included)\n</context>',
+      );
+      assert.match(sent[1]!, /^<context kind="file" path="a.ts" lines="1" unsaved="true">\nconst a = 'ONCE-MARK';\n/);
+      assert.equal(sent.join("").split("ONCE-MARK").length - 1, 1, "one copy");
+      await s.waitForDisplay(
+        t.id,
+        /▸ @buf \(nothing new: a\.ts already included\)\n▸ @file a\.ts \(1 line, unsaved\)\n@buf is @file:a\.ts/,
+      );
     });
   });
 

@@ -1,10 +1,10 @@
 /** `npm run try`: the Neovim it starts, started the same way (scripts/try-init.mjs) but headless. */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { tryInit } from "../../scripts/try-init.mjs";
+import { demoEnv, demoFolder, tryInit } from "../../scripts/try-init.mjs";
 import { projectDir, ROOT } from "../helpers/neovim.ts";
 
 const nv = inject("nvim");
@@ -71,6 +71,42 @@ describe(`npm run try (${nv.version})`, () => {
         },
       );
       assert.match(r.stdout, /doc\/tine\.txt$/, `stdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it("the offline demo keeps what it writes in its folder: its threads and the host's log, none in the user's folders", () => {
+    const cwd = projectDir();
+    const checkout = join(cwd, "checkout");
+    mkdirSync(join(checkout, "doc"), { recursive: true });
+    copyFileSync(join(ROOT, "doc/tine.txt"), join(checkout, "doc/tine.txt"));
+    for (const dir of ["lua", "plugin"]) symlinkSync(join(ROOT, dir), join(checkout, dir));
+    const demo = demoFolder(checkout);
+    const user = { XDG_DATA_HOME: join(cwd, ".data"), XDG_STATE_HOME: join(cwd, ".state") };
+    try {
+      const r = spawnSync(
+        nv.bin,
+        [
+          "--headless",
+          "-u",
+          "NONE",
+          "-i",
+          "NONE",
+          "--cmd",
+          tryInit(checkout, demo.data),
+          "-c",
+          `lua io.stdout:write(vim.json.encode({ log = require("tine.host").log_path(), data = require("tine.config").options.data_dir }))`,
+          "-c",
+          "qa!",
+        ],
+        { cwd, encoding: "utf8", timeout: 30_000, env: demoEnv(checkout, { ...process.env, ...user }) },
+      );
+      const where = JSON.parse(r.stdout) as { log: string; data: string };
+      assert.equal(where.data, join(demo.dir, "data"), `stderr: ${r.stderr}`);
+      assert.ok(where.log.startsWith(`${demo.dir}/`), `the log is in the demo's folder: ${where.log}`);
+      assert.ok(existsSync(join(where.log, "..")), "and its folder is there to write it in");
+      assert.ok(!existsSync(join(user.XDG_STATE_HOME, "nvim", "tine.log")));
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

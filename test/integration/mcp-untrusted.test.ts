@@ -100,9 +100,9 @@ describe(`MCP: what a project or a server may not do (${nv.version})`, () => {
         const t = await openSidebar(s);
         await typeAndSend(s, "run them");
         const shown = await shows(s, t.id, "awaiting approval");
-        assert.match(shown, /🔧 mcp__test__a_b_2: \{\}\n {3}⏳ awaiting approval/);
+        assert.match(shown, /🔧 test › a_b_2: \{\}\n {3}⏳ awaiting approval/);
         assert.equal(shown.match(/awaiting approval/g)?.length, 1, "only `a.b`, not trusted, waits");
-        await s.onDisplayLine(t.id, "🔧 mcp__test__a_b_2", "a");
+        await s.onDisplayLine(t.id, "🔧 test › a_b_2", "a");
         await shows(s, t.id, "Ran them.");
         const names = mcpNames(body(s, 0));
         assert.equal(new Set(names).size, names.length, "every name once");
@@ -145,7 +145,7 @@ describe(`MCP: what a project or a server may not do (${nv.version})`, () => {
         assert.equal(resultFor(s, 1, "b2"), refused);
         assert.ok(isError(s, 1, "b2"));
         // The display shows a result's first line.
-        assert.match(shown, /\n✓ mcp__test__big: BIG-HEAD … \(\d+ lines\)\n✗ mcp__test__big: \[not read: the result is 32\.7 MiB, /);
+        assert.match(shown, /\n✓ test › big: BIG-HEAD … \(\d+ lines\)\n✗ test › big: \[not read: the result is 32\.7 MiB, /);
         assert.equal(resultFor(s, 2, "e"), "echo: after");
         assert.equal(started(cwd), 1, "the server was never started again");
         await s.focus((await s.thread(t.id)).input_bufnr!);

@@ -64,9 +64,9 @@ describe(`MCP (${nv.version})`, () => {
         assert.deepEqual(logLines(cwd), [], "no server starts before a thread sends");
         await typeAndSend(s, "echo hi");
         const shown = await shows(s, t.id, "awaiting approval");
-        assert.match(shown, /🔧 mcp__test__echo: \{"text":"hi"\}\n {3}⏳ awaiting approval/);
+        assert.match(shown, /🔧 test › echo: \{"text":"hi"\}\n {3}⏳ awaiting approval/);
         assert.equal(s.mock.requests.length, 1, "nothing runs before approval");
-        await s.onDisplayLine(t.id, "🔧 mcp__test__echo", "a");
+        await s.onDisplayLine(t.id, "🔧 test › echo", "a");
         await shows(s, t.id, "Echoed.");
         assert.equal(resultFor(s, 1, "m1"), "echo: hi");
         assert.deepEqual(
@@ -108,7 +108,7 @@ describe(`MCP (${nv.version})`, () => {
         const t = await openSidebar(s);
         await typeAndSend(s, "echo twice");
         await shows(s, t.id, "awaiting approval");
-        await s.onDisplayLine(t.id, "🔧 mcp__test__echo", "A");
+        await s.onDisplayLine(t.id, "🔧 test › echo", "A");
         await shows(s, t.id, "Source done.");
         assert.equal(resultFor(s, 2, "s2"), "echo: two", "the second call ran without asking");
         assert.equal(s.mock.requests.length, 3);
@@ -120,15 +120,15 @@ describe(`MCP (${nv.version})`, () => {
         const fork = (await s.threads()).find((x) => x.id !== t.id)!;
         await shows(s, fork.id, "awaiting approval");
         assert.equal(resultFor(s, 4, "f1"), "echo: three", "the fork inherited the approval");
-        await s.onDisplayLine(fork.id, "🔧 mcp__test__fail", "A");
+        await s.onDisplayLine(fork.id, "🔧 test › fail", "A");
         await shows(s, fork.id, "Fork done.");
 
         s.mock.reply(fail("s3"), textReply("Denied, fine."));
         await s.open(t.id);
         await s.focus((await s.thread(t.id)).input_bufnr!);
         await typeAndSend(s, "fail once");
-        await shows(s, t.id, /mcp__test__fail: \{\}\n {3}⏳ awaiting approval/);
-        await s.onDisplayLine(t.id, "🔧 mcp__test__fail", "d");
+        await shows(s, t.id, /test › fail: \{\}\n {3}⏳ awaiting approval/);
+        await s.onDisplayLine(t.id, "🔧 test › fail", "d");
         await shows(s, t.id, "Denied, fine.");
         assert.equal(resultFor(s, 7, "s3"), "The user denied this tool call.");
       },
@@ -152,7 +152,7 @@ describe(`MCP (${nv.version})`, () => {
         await typeAndSend(s, "two calls");
         const shown = await shows(s, t.id, "awaiting approval");
         assert.equal(shown.match(/awaiting approval/g)?.length, 1, "only the untrusted call waits");
-        await s.onDisplayLine(t.id, "🔧 mcp__test__fail", "d");
+        await s.onDisplayLine(t.id, "🔧 test › fail", "d");
         await shows(s, t.id, "Both answered.");
         assert.equal(resultFor(s, 1, "e"), "echo: trusted");
         assert.equal(resultFor(s, 1, "f"), "The user denied this tool call.");
@@ -372,14 +372,14 @@ describe(`MCP (${nv.version})`, () => {
             end`,
             answers,
           );
-        await choose(2, 1);
+        await choose(2, 2);
         await s.cmd("Tine mcp");
         const [servers, actions] = await s.lua<string[][]>("return _G.mcp_selects");
         assert.match(servers!.join("\n"), /^broken {2}failed: .*\ntest {2}ready with 8 tools {2}\(setup: node .*\)$/);
-        assert.deepEqual(actions, ["restart", "stop", "stderr"]);
+        assert.deepEqual(actions, ["tools", "restart", "stop", "stderr"]);
         await told(s, /^tine: MCP server test: ready with 8 tools$/);
         assert.equal(logLines(cwd).filter((l) => l.startsWith("started")).length, 2, "restarted");
-        await choose(2, 2);
+        await choose(2, 3);
         await s.cmd("Tine mcp");
         await s.until("the server to be stopped", async () => (await s.health()).includes("test  stopped by you"), 30_000);
       },

@@ -176,15 +176,6 @@ describe(`the thread list (${nv.version})`, () => {
     });
   });
 
-  it(":Tine diff completes this project's thread numbers", async () => {
-    await withNeovim(nv, async (s) => {
-      await threeThreads(s);
-      assert.deepEqual(await s.lua('return vim.fn.getcompletion("Tine diff ", "cmdline")'), ["1", "2", "3"]);
-      assert.deepEqual(await s.lua('return vim.fn.getcompletion("Tine diff 3 ", "cmdline")'), ["1", "2", "3"]);
-      assert.deepEqual(await s.lua('return vim.fn.getcompletion("Tine diff 1 2 ", "cmdline")'), []);
-    });
-  });
-
   it("a restore from :Tine threads! redraws the list at once and opens the fork; the ended section says how each ended", async () => {
     await withNeovim(nv, async (s) => {
       const { parent, fork } = await parentAndFork(s);

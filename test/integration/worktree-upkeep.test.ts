@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { relative } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { editingFork, withGitProject } from "../helpers/code-session.ts";
@@ -39,7 +40,8 @@ describe(`worktree upkeep (${nv.version})`, () => {
       // The reported fork is among the ended ones, its worktree beside it.
       await s.openList(true);
       const ended = await s.listLine("ended (reported)");
-      assert.match((await s.listLines())[ended - 1]!, new RegExp(`⎇ ${b.cwd}`));
+      const data = await s.lua<string>("return require('tine.config').options.data_dir");
+      assert.match((await s.listLines())[ended - 1]!, new RegExp(`⎇ ${relative(data, b.cwd)}`));
     });
   });
 });

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, inject, it } from "vitest";
 import { exchange, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { editingFork, firstThread } from "../helpers/code-session.ts";
@@ -53,8 +53,12 @@ describe(`worktree forks (${nv.version})`, () => {
       assert.equal((await s.thread(id)).cwd, s.cwd);
       assert.deepEqual((await s.thread(a.id)).changed_files, ["A.txt", "hello.txt"]);
       assert.match(await s.display(a.id), new RegExp(`⎇ Works in a git worktree of its own: ${a.cwd}`));
+      // The list names a worktree by its place in the data folder, not its long absolute path.
       await s.openList();
-      await s.listLine(`⎇ ${b.cwd}`);
+      const shown = relative(await s.lua<string>("return require('tine.config').options.data_dir"), b.cwd);
+      assert.match(shown, /^worktrees\/[^/]+\/\d+-[0-9a-f]{8}$/);
+      await s.listLine(`⎇ ${shown}`);
+      assert.ok(!(await s.listText()).includes(b.cwd), await s.listText());
       // <CR> on a file of the fork's change list opens the worktree's copy.
       await s.onDisplayLine(a.id, "▸ 2 files changed", "<Tab>");
       await s.waitForDisplay(a.id, "▸ M hello.txt");

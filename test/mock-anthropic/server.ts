@@ -20,7 +20,9 @@ export type Step =
   /** Stop here until `release(name)`; `reached(name)` resolves when the stream gets here. */
   | { hold: string }
   /** Destroy the connection mid-stream. */
-  | { drop: true };
+  | { drop: true }
+  /** Wait this many milliseconds (the offline demo's pace, so a reply is seen to stream). */
+  | { pause: number };
 
 export type Reply =
   | { kind: "stream"; steps: Step[] }
@@ -206,6 +208,8 @@ export class MockAnthropic {
           } else if ("drop" in step) {
             res.socket?.destroy();
             return;
+          } else if ("pause" in step) {
+            await new Promise((resolve) => setTimeout(resolve, step.pause));
           } else {
             if (res.destroyed) return;
             res.write(`event: ${String(step.event["type"])}\ndata: ${JSON.stringify(step.event)}\n\n`);
