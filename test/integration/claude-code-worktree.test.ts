@@ -193,7 +193,8 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
           );
           const id = await s.lua<string>(`return require("tine").fork(..., "write ${file}", { worktree = true })`, source.id);
           // Made at once, or once its source is seen between turns (its transcript is polled).
-          await s.until("the fork", async () => (await s.threads()).some((t) => t.id === id), 30_000);
+          // Its buffers open just after it is listed: both are waited for.
+          await s.until("the fork and its buffers", async () => (await s.threads()).some((t) => t.id === id && t.bufnr !== null), 30_000);
           const fork = await s.thread(id);
           const tree = fork.cwd as string;
           const sessions = join(source.config, "projects", encodeProject(tree));
