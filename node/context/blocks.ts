@@ -10,6 +10,9 @@
  * content as it is (a file is never altered, so the model may quote it in an edit). Reading back
  * (for the display, and for the files followed) takes a whole text block that starts with the
  * opening tag and ends with `\n</context>`; anything else is the user's text.
+ *
+ * Over 300 lines: writing a block and reading one back must stay in one file, so that the format
+ * has one author; the notes for what a message already carries are the same format's.
  */
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 

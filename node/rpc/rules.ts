@@ -4,6 +4,9 @@
  * read the same rules: `check` here, and lua/tine/option_checks.lua over the copy
  * node/rpc/rules-lua.ts writes (lua/tine/option_rules.lua). The options' rules are in
  * node/rpc/options.ts; the TypeScript type of a checked value follows from its rule (`Value`).
+ *
+ * A little over 300 lines: each kind of rule needs its type, its check and its `Value` side by
+ * side, so that a new kind is added in one file and the compiler keeps the three in step.
  */
 import { type Checked, ok, wrong } from "./checks.ts";
 
