@@ -9,8 +9,6 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { InstructionsOption } from "../context/instructions.ts";
-import { type McpServerSpec, mcpServersOption } from "../mcp/config.ts";
-import type { ThinkingBudgets } from "../providers/models.ts";
 import {
   boolean,
   type Check,
@@ -25,7 +23,9 @@ import {
   say,
   string,
   wrong,
-} from "../rpc/checks.ts";
+} from "../core/checks.ts";
+import { type McpServerSpec, mcpServersOption } from "../mcp/config.ts";
+import type { ThinkingBudgets } from "../providers/models.ts";
 import { pricesOption, type Rates } from "../usage/prices.ts";
 
 export type Effort = NonNullable<Anthropic.Messages.OutputConfig["effort"]>;

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Check, type Checked, listOf, ok, say, string, wrong } from "../rpc/checks.ts";
+import { type Check, type Checked, listOf, ok, say, string, wrong } from "../core/checks.ts";
 
 /** Where a server was configured; an earlier place wins over a later one for the same name. */
 export type McpOrigin = "setup" | ".tine/mcp.json" | ".mcp.json";

@@ -6,7 +6,7 @@
  * node/nvim/lua-api.test.ts keeps this table and host_api.lua's functions the same list.
  */
 import type { ThreadId } from "../chat/msgs.ts";
-import { bufnr, type Check, record, say } from "../rpc/checks.ts";
+import { bufnr, type Check, record, say } from "../core/checks.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
 import type { ForkOpen } from "../view/buffers.ts";
 import type { Edit } from "../view/document.ts";

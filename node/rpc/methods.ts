@@ -9,12 +9,6 @@
 import type { ThreadId } from "../chat/msgs.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
-import type { McpServerReport } from "../mcp/registry.ts";
-import type { NativeMessage } from "../providers/native.ts";
-import type { UsageInfo } from "../usage/book.ts";
-import type { TypedHelp } from "../view/input-help.ts";
-import type { MirroredThreads } from "../view/threads-mirror.ts";
-import type { WorktreeReport } from "../worktree/health.ts";
 import {
   type Arg,
   type ArgValues,
@@ -30,7 +24,13 @@ import {
   string,
   table,
   threadRef,
-} from "./checks.ts";
+} from "../core/checks.ts";
+import type { McpServerReport } from "../mcp/registry.ts";
+import type { NativeMessage } from "../providers/native.ts";
+import type { UsageInfo } from "../usage/book.ts";
+import type { TypedHelp } from "../view/input-help.ts";
+import type { MirroredThreads } from "../view/threads-mirror.ts";
+import type { WorktreeReport } from "../worktree/health.ts";
 
 // ---- what Lua receives ----
 

@@ -2,9 +2,10 @@
  * The `code` record of a transcript (a code snapshot a thread's messages were made on) checked
  * field by field, as every record is (records.ts), and turned into the mark a thread keeps.
  */
+
+import { isCount, isObject } from "../core/shapes.ts";
 import type { History } from "../providers/history.ts";
 import type { CodeMark, FileChange, ThreadMark } from "../snapshot/code.ts";
-import { isCount, isObject } from "./shapes.ts";
 
 type CodeRecord = Extract<import("./records.ts").ChangeRecord, { t: "code" }>;
 

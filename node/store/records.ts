@@ -12,6 +12,7 @@ import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import type { StoredQueued } from "../chat/send-queue.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
+import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "../core/shapes.ts";
 import { isThinkingEffort, type ThinkingEffort } from "../providers/models.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
@@ -19,7 +20,6 @@ import { checkSide, type SideRequest } from "../usage/side.ts";
 import { metaFrom } from "../usage/token-counts.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
 import { codeRecord } from "./code-record.ts";
-import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "./shapes.ts";
 
 export const FORMAT_VERSION = 1;
 

@@ -12,7 +12,7 @@
  * date (PromptFuel v1.0.23, claudit v1.9.2 "re-checked against the live pricing page 2026-10-24",
  * and the synaps pricing table citing platform.claude.com/docs/en/about-claude/pricing).
  */
-import { type Check, ok, wrong } from "../rpc/checks.ts";
+import { type Check, ok, wrong } from "../core/checks.ts";
 import type { Figures } from "./figures.ts";
 
 /** Dollars per million tokens; `context_window`: tokens the model reads at most. */

@@ -7,9 +7,10 @@
  * billed). They count in the thread's totals and cost, never in its context size, and are kept in
  * its transcript (the `side` record) so a restart shows them.
  */
+
+import { isCount, isObject } from "../core/shapes.ts";
 import type { History } from "../providers/history.ts";
 import type { Usage } from "../providers/native.ts";
-import { isCount, isObject } from "../store/shapes.ts";
 import { entryUsage } from "./figures.ts";
 import { takeCounts } from "./token-counts.ts";
 

@@ -6,8 +6,9 @@
  * cuts an entry read in an earlier scan needs that file scanned again from its start (`truncate`
  * says so), as the sums cannot be taken apart. The same rules as a loaded thread's (figures.ts).
  */
+
+import { isCount, isObject } from "../core/shapes.ts";
 import type { ResponseMeta, Usage } from "../providers/native.ts";
-import { isCount, isObject } from "../store/shapes.ts";
 import type { LastRequest } from "./cache.ts";
 import {
   costOfSums,
