@@ -2,7 +2,7 @@
  * The part of the chat fork exits (fork-exits.ts) may read and change: its threads and tree, and
  * the few changes they make to them. The chat implements it; fork exits get nothing else of it.
  */
-import type { AgentMsg } from "../providers/agent.ts";
+import type { AgentMsg } from "../core/agent.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import type { ForkLives } from "./forks.ts";
 import type { Dispatch, ForkRequest, ThreadId } from "./msgs.ts";

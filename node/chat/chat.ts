@@ -7,7 +7,7 @@
  * Over 300 lines: it is the one place every chat message lands (`update`), each case a few lines
  * on the same threads, stored threads and tree; the jobs it routes to live beside it.
  */
-import type { AgentMsg } from "../providers/agent.ts";
+import type { AgentMsg } from "../core/agent.ts";
 import type { Environment } from "../tools/environment.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { ChangeLog, type Changes } from "./changes.ts";

@@ -11,7 +11,7 @@
  * tool asked for at the turn's end), so that a fork ends once, and the way it was asked to.
  */
 import { randomUUID } from "node:crypto";
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatTree } from "./chat-tree.ts";

@@ -3,7 +3,7 @@
  * by its id (a UUID means nothing to anyone). Every message that names a thread goes through here.
  */
 import { readContextBlock } from "../context/blocks.ts";
-import type { NativeMessage } from "../providers/native.ts";
+import type { NativeMessage } from "../core/native.ts";
 import type { ThreadId } from "./msgs.ts";
 import { readReportBlock } from "./prompts.ts";
 

@@ -3,7 +3,7 @@
  * blocks, refusals of enter_fork, results for tools a fork never saw finish, the frame around
  * project instructions): one place to read and tune what the model is told on the user's behalf.
  */
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
 import type { AgentForkBar } from "./forks.ts";

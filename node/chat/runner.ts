@@ -7,11 +7,11 @@
  */
 import { isAbsolute } from "node:path";
 import type { ThreadInstructions } from "../context/instructions.ts";
-import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
-import type { History } from "../providers/history.ts";
+import type { Agent, AgentMsg, CloneOptions } from "../core/agent.ts";
+import type { History } from "../core/history.ts";
+import type { RequestKey } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import type { ModelChoice } from "../providers/models.ts";
-import type { RequestKey } from "../providers/native.ts";
-import type { SideRequest } from "../usage/side.ts";
 import { isUuid } from "../util/uuid.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */

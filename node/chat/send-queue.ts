@@ -7,7 +7,7 @@
  */
 import { readContextBlock, writeContextBlock } from "../context/blocks.ts";
 import type { SendContext } from "../context/follow.ts";
-import type { UserBlock } from "../providers/native.ts";
+import type { UserBlock } from "../core/native.ts";
 import type { ThreadMsg } from "./msgs.ts";
 
 export type SendMsg = Extract<ThreadMsg, { type: "send" }>;

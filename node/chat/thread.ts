@@ -10,13 +10,14 @@
  */
 import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";
-import type { AgentStatus } from "../providers/agent.ts";
-import type { History } from "../providers/history.ts";
-import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
+import type { AgentStatus } from "../core/agent.ts";
+import type { History } from "../core/history.ts";
+import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import type { CodeRecorder, ThreadMark } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
-import { rewoundRequests, type SideRequest } from "../usage/side.ts";
+import { rewoundRequests } from "../usage/side.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";

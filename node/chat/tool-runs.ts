@@ -5,7 +5,7 @@
  * in one message once every call has one. The thread (thread.ts) owns one and tells it when a
  * reply asked for tools, what the user decided, and when that snapshot was taken.
  */
-import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../core/native.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome } from "../tools/source.ts";
 import type { ThreadId, ThreadMsg } from "./msgs.ts";

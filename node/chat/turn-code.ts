@@ -3,8 +3,8 @@
  * batch of tools, when a turn that ran tools ends), which entry of the history each was asked
  * after, and the marks kept once they are taken. A turn's change list starts at its first snapshot.
  */
-import type { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
+import type { History } from "../core/history.ts";
+import type { Entry } from "../core/native.ts";
 import { type CodeMark, type CodePurpose, type CodeRecorder, type SnapshotId, type ThreadMark, validMarks } from "../snapshot/code.ts";
 import type { ThreadId } from "./msgs.ts";
 

@@ -10,8 +10,8 @@ import type { Chat } from "../chat/chat.ts";
 import type { Dispatch, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
-import type { History } from "../providers/history.ts";
-import type { SideRequest } from "../usage/side.ts";
+import type { History } from "../core/history.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import { randomUuid } from "../util/uuid.ts";
 import { compactedHistory, compactPrompt, contextTokens, cutAt, estimateTokens } from "./rules.ts";
 

@@ -4,9 +4,9 @@
  * prompt cache.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { History } from "./history.ts";
+import type { History } from "../core/history.ts";
+import { type AssistantBlock, assistantMessage, type Block, type NativeMessage } from "../core/native.ts";
 import type { ThinkingBudgets } from "./models.ts";
-import { type AssistantBlock, assistantMessage, type Block, type NativeMessage } from "./native.ts";
 
 export type ProviderConfig = {
   model: string;

@@ -25,8 +25,8 @@ import {
   table,
   threadRef,
 } from "../core/checks.ts";
+import type { NativeMessage } from "../core/native.ts";
 import type { McpServerReport } from "../mcp/registry.ts";
-import type { NativeMessage } from "../providers/native.ts";
 import type { UsageInfo } from "../usage/book.ts";
 import type { TypedHelp } from "../view/input-help.ts";
 import type { MirroredThreads } from "../view/threads-mirror.ts";

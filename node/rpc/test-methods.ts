@@ -7,8 +7,8 @@ import type { Session } from "node:inspector/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { arg, index, string } from "../core/checks.ts";
-import { History } from "../providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../core/native.ts";
 import type { MethodRunners } from "./handlers.ts";
 import { type Method, returns } from "./methods.ts";
 

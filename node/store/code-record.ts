@@ -3,8 +3,8 @@
  * field by field, as every record is (records.ts), and turned into the mark a thread keeps.
  */
 
+import type { History } from "../core/history.ts";
 import { isCount, isObject } from "../core/shapes.ts";
-import type { History } from "../providers/history.ts";
 import type { CodeMark, FileChange, ThreadMark } from "../snapshot/code.ts";
 
 type CodeRecord = Extract<import("./records.ts").ChangeRecord, { t: "code" }>;

@@ -20,7 +20,7 @@
 import type { Changes, Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredSource, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { StoreListing } from "./listing.ts";

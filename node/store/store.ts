@@ -28,7 +28,7 @@ import {
 } from "node:fs";
 import { basename, join } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import { endOfLastLine, kindOf, openRegular } from "../util/regular-file.ts";
 import { sha256Hex } from "../util/sha256.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";

@@ -6,7 +6,7 @@
  */
 import { storedQueued } from "../chat/send-queue.ts";
 import type { Thread } from "../chat/thread.ts";
-import { History } from "../providers/history.ts";
+import { History } from "../core/history.ts";
 import type { ThreadMark } from "../snapshot/code.ts";
 import type { LogState } from "./replay.ts";
 import type { Snapshot } from "./sync.ts";

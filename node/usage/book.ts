@@ -9,8 +9,9 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
+import type { History } from "../core/history.ts";
+import type { Entry } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import { startTimer } from "../util/timer.ts";
 import { type CacheMiss, cacheMiss } from "./cache.ts";
 import {
@@ -27,7 +28,6 @@ import {
   withSide,
 } from "./figures.ts";
 import { DEFAULT_CONTEXT_WINDOW, ratesFor } from "./prices.ts";
-import type { SideRequest } from "./side.ts";
 import { storedFigures } from "./stored.ts";
 import { dollars, tokens, type WinbarPart, type WinbarView, winbarParts } from "./winbar.ts";
 

@@ -5,7 +5,7 @@
  * (each read renews it). MCP tools are fixed per thread once its first request lists them, so
  * they are not part of the key.
  */
-import type { RequestKey } from "../providers/native.ts";
+import type { RequestKey } from "../core/native.ts";
 import type { ProviderConfig } from "../providers/request.ts";
 import { sha256Hex } from "../util/sha256.ts";
 

@@ -7,8 +7,8 @@
  * size or compaction's rules, which would otherwise show `$-2.00` or start a paid request.
  */
 
+import type { ResponseMeta, Usage } from "../core/native.ts";
 import { isCount } from "../core/shapes.ts";
-import type { ResponseMeta, Usage } from "../providers/native.ts";
 
 export const isTokenCount = isCount;
 

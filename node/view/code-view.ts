@@ -4,7 +4,7 @@
  * marks, once per change of its marks or history.
  */
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import { type ThreadMark, validMarks } from "../snapshot/code.ts";
 import type { ChangeList } from "./render.ts";
 

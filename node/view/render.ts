@@ -6,8 +6,8 @@
 import { type QueuedReport, readReportBlock } from "../chat/prompts.ts";
 import type { ToolRun } from "../chat/thread.ts";
 import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
-import type { InProgressBlock } from "../providers/agent.ts";
-import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
+import type { InProgressBlock } from "../core/agent.ts";
+import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../core/native.ts";
 import type { FileChange } from "../snapshot/code.ts";
 import { entryUsage } from "../usage/figures.ts";
 import { appendAll } from "../util/arrays.ts";

@@ -16,9 +16,9 @@
  */
 
 import type { Thread } from "../chat/thread.ts";
-import type { InProgressBlock, OpenMessage } from "../providers/agent.ts";
-import { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
+import type { InProgressBlock, OpenMessage } from "../core/agent.ts";
+import { History } from "../core/history.ts";
+import type { Entry } from "../core/native.ts";
 import { replaceTail } from "../util/arrays.ts";
 import { changeListAt, turnChanges } from "./code-view.ts";
 import { Document, type Edit, RemadeLines, type Segment, UNMADE } from "./document.ts";

@@ -9,7 +9,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import { type CodeSnapshots, latestMark, type SnapshotId, type ThreadMark } from "../snapshot/code.ts";
 import { worktreesIn } from "./worktree.ts";
 

@@ -16,8 +16,8 @@ import type { ThreadInfo } from "../../node/rpc/methods.ts";
 
 export type { ThreadInfo } from "../../node/rpc/methods.ts";
 
+import type { NativeMessage } from "../../node/core/native.ts";
 import { quietLogger } from "../../node/nvim/logger.ts";
-import type { NativeMessage } from "../../node/providers/native.ts";
 import { MockAnthropic } from "../mock-anthropic/server.ts";
 import { hostsFile, recordHosts, sessionEnded, TERMINAL_PIDS } from "./processes.ts";
 
