@@ -3,9 +3,10 @@
  * the few changes they make to them. The chat implements it; fork exits get nothing else of it.
  */
 import type { AgentMsg } from "../core/agent.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import type { ForkLives } from "./forks.ts";
-import type { Dispatch, ForkRequest, ThreadId } from "./msgs.ts";
+import type { Dispatch, ForkRequest } from "./msgs.ts";
 import type { Runner, Runners } from "./runner.ts";
 import type { Thread, TitledBy } from "./thread.ts";
 import type { ForkTree } from "./tree.ts";

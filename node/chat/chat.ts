@@ -8,13 +8,14 @@
  * on the same threads, stored threads and tree; the jobs it routes to live beside it.
  */
 import type { AgentMsg } from "../core/agent.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { Environment } from "../tools/environment.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { ChangeLog, type Changes } from "./changes.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import { type ChatTree, ForkExits, linkedThread } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
-import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, ThreadId, WaitingFork } from "./msgs.ts";
+import type { ChatMsg, Dispatch, ForkEnd, ForkRequest, RootMsg, StoredThread, WaitingFork } from "./msgs.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { forkWhenDue, takeFork } from "./take-fork.ts";
 import { Thread, type ThreadContext, type TitledBy } from "./thread.ts";

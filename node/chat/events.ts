@@ -2,7 +2,9 @@
  * What the chat tells the host (the UI and the store follow threads through these), the clock and
  * the limits it is given: the chat's edges, so it never touches buffers, files or timers itself.
  */
-import type { ForkEnd, ForkRequest, ThreadId } from "./msgs.ts";
+
+import type { ThreadId } from "../core/ids.ts";
+import type { ForkEnd, ForkRequest } from "./msgs.ts";
 import type { QueuedReport } from "./prompts.ts";
 import type { Thread } from "./thread.ts";
 

@@ -12,12 +12,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatTree } from "./chat-tree.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import type { ForkEffect } from "./forks.ts";
-import type { ForkEnd, ThreadId } from "./msgs.ts";
+import type { ForkEnd } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner } from "./runner.ts";

@@ -2,6 +2,7 @@
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import type { ModelChoice } from "../providers/models.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
@@ -11,9 +12,6 @@ import type { Labels, LabelTarget } from "./labels.ts";
 import type { RunnerSpec, RunnerStart } from "./runner.ts";
 import type { StoredQueued } from "./send-queue.ts";
 import type { Relation } from "./tree.ts";
-
-/** Unique across processes and machines (a UUID); stays the same when the thread is stored. */
-export type ThreadId = string;
 
 export type ThreadMsg =
   /**

@@ -4,9 +4,11 @@
  * the code snapshots and approvals its source had, its idle clock (forks.ts), and its first
  * message. How forks end lives in fork-exits.ts.
  */
+
+import type { ThreadId } from "../core/ids.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { ChatTree } from "./chat-tree.ts";
-import type { ForkRequest, StoredThread, ThreadId } from "./msgs.ts";
+import type { ForkRequest, StoredThread } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { forkTitle } from "./titles.ts";
 

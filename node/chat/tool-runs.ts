@@ -5,10 +5,12 @@
  * in one message once every call has one. The thread (thread.ts) owns one and tells it when a
  * reply asked for tools, what the user decided, and when that snapshot was taken.
  */
+
+import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../core/native.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome } from "../tools/source.ts";
-import type { ThreadId, ThreadMsg } from "./msgs.ts";
+import type { ThreadMsg } from "./msgs.ts";
 import { deniedText, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
 import type { ThreadContext } from "./thread.ts";
 

@@ -7,10 +7,11 @@
  * window compacts first without asking, and goes to the new thread.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import { randomUuid } from "../util/uuid.ts";
 import { compactedHistory, compactPrompt, contextTokens, cutAt, estimateTokens } from "./rules.ts";

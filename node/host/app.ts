@@ -10,13 +10,14 @@
 import type { Chat } from "../chat/chat.ts";
 import { isEmptyThread } from "../chat/empty-thread.ts";
 import { cleanLabel, type LabelTarget } from "../chat/labels.ts";
-import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import { cleanTitle, type Thread } from "../chat/thread.ts";
 import type { ClaudeCodeThreads, Opened } from "../claude-code/threads.ts";
 import type { Compaction } from "../compact/compaction.ts";
 import type { MentionCompleter } from "../context/complete.ts";
 import type { SendContext } from "../context/follow.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { McpServers } from "../mcp/registry.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { choiceNotice, modelChoices, type ThinkingEffort } from "../providers/models.ts";

@@ -9,7 +9,7 @@
  * and a requested fork checked; the entry points are short and share those checks.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkRequest } from "../chat/msgs.ts";
 import { threadName, typedText } from "../chat/names.ts";
 import { parseSend } from "../chat/send-command.ts";
 import type { Thread } from "../chat/thread.ts";
@@ -17,6 +17,7 @@ import type { Compaction } from "../compact/compaction.ts";
 import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { SendContext } from "../context/follow.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { SendResult } from "../rpc/methods.ts";
 import type { CodeActions } from "../snapshot/actions.ts";

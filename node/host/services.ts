@@ -11,13 +11,14 @@
 import { existsSync } from "node:fs";
 import { Chat } from "../chat/chat.ts";
 import { ForkClock } from "../chat/fork-clock.ts";
-import type { Dispatch, RootMsg, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, RootMsg } from "../chat/msgs.ts";
 import type { Runners } from "../chat/runner.ts";
 import { workingNow } from "../chat/working.ts";
 import { ClaudeCodeThreads } from "../claude-code/threads.ts";
 import { Compaction } from "../compact/compaction.ts";
 import { MentionCompleter } from "../context/complete.ts";
 import type { ContextLimits } from "../context/files.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { McpServers } from "../mcp/registry.ts";
 import { McpTools } from "../mcp/tools.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";

@@ -5,8 +5,8 @@
  * argument fails `tsc`; what Neovim answers is checked here (`LUA_RESULTS`) before a caller reads it.
  * node/nvim/lua-api.test.ts keeps this table and host_api.lua's functions the same list.
  */
-import type { ThreadId } from "../chat/msgs.ts";
 import { bufnr, type Check, record, say } from "../core/checks.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
 import type { ForkOpen } from "../view/buffers.ts";
 import type { Edit } from "../view/document.ts";

@@ -7,10 +7,11 @@
  * is the thread's rule (`Thread.wantsModelTitle`, titles.ts).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import { sideRequest } from "../usage/side.ts";
 import type { Connection } from "./connection.ts";

@@ -6,7 +6,6 @@
  * Over 300 lines: it is the one table of every method Lua may request (a few lines each) and
  * of the shapes it answers with; split, the boundary would have no single place.
  */
-import type { ThreadId } from "../chat/msgs.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
 import {
@@ -25,6 +24,7 @@ import {
   table,
   threadRef,
 } from "../core/checks.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { NativeMessage } from "../core/native.ts";
 import type { McpServerReport } from "../mcp/registry.ts";
 import type { UsageInfo } from "../usage/book.ts";

@@ -5,9 +5,10 @@
  * and dispatches what they give back; nothing here touches the chat's state directly.
  */
 import { join } from "node:path";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
 import { type CodeSnapshots, latestMark, markAt, type SnapshotId, type ThreadMark } from "./code.ts";
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";

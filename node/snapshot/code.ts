@@ -7,8 +7,8 @@
  *
  * Also the marks a thread keeps: which snapshot each of its messages was made on.
  */
-import type { ThreadId } from "../chat/msgs.ts";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { Entry } from "../core/native.ts";
 import type { FileChange } from "./git-output.ts";
 import { type KeptWorktree, type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";

@@ -4,7 +4,8 @@
  * told once, the first time a tool would have been recorded. `settled` is what the code
  * operations wait for: a turn that has ended has its last snapshot among its marks by then.
  */
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { CodeMark, CodeRecorder, CodeSnapshots } from "./code.ts";
 
 export function codeRecorder(

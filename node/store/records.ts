@@ -12,6 +12,7 @@ import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import type { StoredQueued } from "../chat/send-queue.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
+import { isThreadId } from "../core/ids.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../core/native.ts";
 import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "../core/shapes.ts";
 import type { SideRequest } from "../core/side-request.ts";
@@ -177,9 +178,6 @@ export function encode(record: StoredRecord): string {
 }
 
 export type Decoded = { ok: true; record: StoredRecord } | { ok: false; error: string };
-
-/** What a thread id looks like: it names files, so nothing that could leave the folder. */
-export const isThreadId = (v: unknown): v is string => typeof v === "string" && /^[A-Za-z0-9-]+$/.test(v);
 
 /** How a fork can end (the `ended` record). */
 export const ENDINGS: ReadonlySet<string> = new Set(["discarded", "reported", "promoted"]);

@@ -29,12 +29,13 @@ import {
 import { basename, join } from "node:path";
 import type { RunnerSpec } from "../chat/runner.ts";
 import type { History } from "../core/history.ts";
+import { isThreadId } from "../core/ids.ts";
 import { endOfLastLine, kindOf, openRegular } from "../util/regular-file.ts";
 import { sha256Hex } from "../util/sha256.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
 import { LogWriter, writeAll } from "./log-writer.ts";
 import { claimNumber } from "./numbers.ts";
-import { encode, FORMAT_VERSION, type Header, isThreadId, type ParentPointer } from "./records.ts";
+import { encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
 import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
 import { readIndex, writeIndex } from "./scan-index.ts";
 import { type ScanState, scanLog, type ThreadSummary } from "./summary.ts";

@@ -7,9 +7,9 @@
  * per thread for the moment its cache expires, so the winbar's warning shows then without a send.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { Entry } from "../core/native.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import { startTimer } from "../util/timer.ts";

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { testChat } from "../../test/helpers/test-chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
 import { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { Buffers } from "./buffers.ts";

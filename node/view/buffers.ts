@@ -9,10 +9,10 @@
  * (list-buffer.ts): making, handing over and drawing them share its maps of mounted threads.
  */
 import type { Changes, Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { workingNow } from "../chat/working.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { ThreadBufnrs } from "../nvim/lua-api.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";

@@ -4,7 +4,7 @@
  * thread-list.ts; this keeps which scope it shows and where the cursor goes.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { ListShown } from "../rpc/methods.ts";
 import type { Persistence } from "../store/persistence.ts";
 import type { ListBuffer } from "./list-buffer.ts";

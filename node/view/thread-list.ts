@@ -10,10 +10,11 @@
  * other projects' trees share its walk, its rows and the filter and folds the walk honours.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredThread } from "../chat/msgs.ts";
 import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { Relation } from "../chat/tree.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {

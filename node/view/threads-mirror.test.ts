@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ThreadId } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
 import { entriesTouched, type MirroredThreads, type MirrorSource, ThreadsMirror } from "./threads-mirror.ts";
 

@@ -10,7 +10,8 @@
  * the threads open. Every entry and order carries the sequence number it was sent with: Lua keeps
  * the newest of each, so a push queued behind an answer never undoes it.
  */
-import type { RootMsg, ThreadId } from "../chat/msgs.ts";
+import type { RootMsg } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { ThreadInfo } from "../rpc/methods.ts";
 
 /** `order`: every thread's id, in the list's order, when it changed (always in a whole list); `set`: entries that changed. */

@@ -4,8 +4,9 @@
  * a worktree fork's end does to its files (`ForkCode`), and the housekeeping that drops the
  * snapshots no thread refers to any more.
  */
-import type { Dispatch, ForkRequest, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkRequest } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { HostConfig } from "../host/config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
 import {

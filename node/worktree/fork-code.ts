@@ -23,7 +23,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { FileChange, SnapshotId } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
 import { hashOf } from "./file-hash.ts";

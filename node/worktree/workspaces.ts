@@ -11,8 +11,8 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { ThreadId } from "../chat/msgs.ts";
 import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { type CodeSnapshots, markAt, type OpenRepo, type SnapshotId, snapshotsOn, type ThreadMark } from "../snapshot/code.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";

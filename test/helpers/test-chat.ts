@@ -6,7 +6,8 @@
  */
 import { Chat } from "../../node/chat/chat.ts";
 import type { ChatClock, ChatEvents, ChatLimits } from "../../node/chat/events.ts";
-import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
+import type { RootMsg } from "../../node/chat/msgs.ts";
+import type { ThreadId } from "../../node/core/ids.ts";
 import { runnerRegistry } from "../../node/host/runners.ts";
 import type { Connection } from "../../node/providers/connection.ts";
 import { snapshotsOff } from "../../node/snapshot/code.ts";
