@@ -1,11 +1,11 @@
 /** The typed messages that drive every change, dispatched through the one loop (host/services.ts). */
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../core/agent.ts";
+import type { CodeMark, CodePurpose, ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import type { ModelChoice } from "../providers/models.ts";
-import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { StoredUsage } from "../usage/stored.ts";
 import type { Labels, LabelTarget } from "./labels.ts";

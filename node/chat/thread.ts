@@ -11,11 +11,11 @@
 import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";
 import type { AgentStatus } from "../core/agent.ts";
+import type { CodeRecorder, ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../core/native.ts";
 import type { SideRequest } from "../core/side-request.ts";
-import type { CodeRecorder, ThreadMark } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
 import { rewoundRequests } from "../usage/side.ts";
@@ -113,7 +113,7 @@ export class Thread {
     this.runs.all = runs;
   }
 
-  /** The code snapshots its messages were made on (see snapshot/code.ts); forks share their source's. Replaced, never mutated. */
+  /** The code snapshots its messages were made on (see core/code-marks.ts); forks share their source's. Replaced, never mutated. */
   get code(): readonly ThreadMark[] {
     return this.turnCode.marks;
   }

@@ -7,10 +7,11 @@
 import { join } from "node:path";
 import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import { latestMark, markAt, type SnapshotId, type ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
-import { type CodeSnapshots, latestMark, markAt, type SnapshotId, type ThreadMark } from "./code.ts";
+import type { CodeSnapshots } from "./code.ts";
 import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
 
 /** A thread's marks as a restore reads them: of a live thread, or of a stored one as its transcript holds them. */

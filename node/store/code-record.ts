@@ -3,9 +3,9 @@
  * field by field, as every record is (records.ts), and turned into the mark a thread keeps.
  */
 
+import type { CodeMark, FileChange, ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
 import { isCount, isObject } from "../core/shapes.ts";
-import type { CodeMark, FileChange, ThreadMark } from "../snapshot/code.ts";
 
 type CodeRecord = Extract<import("./records.ts").ChangeRecord, { t: "code" }>;
 

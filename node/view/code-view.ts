@@ -4,8 +4,8 @@
  * marks, once per change of its marks or history.
  */
 import type { Thread } from "../chat/thread.ts";
+import { type ThreadMark, validMarks } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
-import { type ThreadMark, validMarks } from "../snapshot/code.ts";
 import type { ChangeList } from "./render.ts";
 
 /** The detail key of a change list (its files shown), and of one file's diff. */

@@ -6,18 +6,11 @@
  */
 import type { Dispatch, ForkRequest } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import { type CodeRecorder, latestMark, type SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { HostConfig } from "../host/config.ts";
 import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
-import {
-  type CodeRecorder,
-  type CodeSnapshots,
-  latestMark,
-  MAX_SNAPSHOT_FILE_BYTES,
-  openRepo,
-  type SnapshotId,
-  snapshotsOn,
-} from "../snapshot/code.ts";
+import { type CodeSnapshots, MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "../snapshot/code.ts";
 import { codeRecorder } from "../snapshot/recorder.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
 import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";

@@ -24,8 +24,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
+import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { FileChange, SnapshotId } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
 import { hashOf } from "./file-hash.ts";
 import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMerge } from "./merge.ts";
