@@ -4,12 +4,13 @@ import type { AgentMsg } from "../core/agent.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import type { SideRequest } from "../core/side-request.ts";
-import type { ModelChoice } from "../providers/models.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { StoredUsage } from "../usage/stored.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
-import type { RunnerSpec, RunnerStart } from "./runner.ts";
+import type { RunnerStart } from "./runner.ts";
 import type { StoredQueued } from "./send-queue.ts";
 import type { Relation } from "./tree.ts";
 

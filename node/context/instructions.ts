@@ -15,25 +15,13 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type InstructionPart, instructionsPrompt } from "../chat/prompts.ts";
+import type { InstructionFile, ThreadInstructions } from "../core/runner-spec.ts";
 import { sizeOf } from "../tools/byte-size.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { isOpenedAt, kindOf } from "../util/regular-file.ts";
 
 /** The `instructions` option: the files to read (relative to the project root, or absolute), each capped; false: none. */
 export type InstructionsOption = false | { readonly files: readonly string[]; readonly max_bytes: number };
-
-/** What one file gave the thread, as its banner says it. `path` as shown: relative to the root, `~/…`, or absolute. */
-export type InstructionFile =
-  | { readonly path: string; readonly state: "read" }
-  /** Longer than max_bytes: its first max_bytes were sent, with a note saying so. `size`: its bytes. */
-  | { readonly path: string; readonly state: "cut"; readonly size: number }
-  /** There, but it could not be read (`why`): nothing of it was sent. */
-  | { readonly path: string; readonly state: "unreadable"; readonly why: string }
-  /** The project's, but it leads outside the project (to `to`, shown as paths are): never read. */
-  | { readonly path: string; readonly state: "outside"; readonly to: string };
-
-/** What a thread started with: the text sent after tine's system prompt ("" for none) and the files it came from. */
-export type ThreadInstructions = { readonly text: string; readonly files: readonly InstructionFile[] };
 
 /** A configured file as it is now, for `:checkhealth tine` and for a thread's start. */
 export type FoundFile =
@@ -114,27 +102,6 @@ export function instructionsLine(instructions: ThreadInstructions | undefined): 
     }
   });
   return `instructions: ${named.join(", ")}`;
-}
-
-/** Instructions read back from a stored thread, field by field (only these fields are kept), or null when they are of another shape. */
-export function checkInstructions(v: unknown): ThreadInstructions | null {
-  const isObject = (o: unknown): o is Record<string, unknown> => typeof o === "object" && o !== null && !Array.isArray(o);
-  if (!isObject(v) || typeof v["text"] !== "string" || !Array.isArray(v["files"])) return null;
-  const files: InstructionFile[] = [];
-  for (const f of v["files"] as unknown[]) {
-    if (!isObject(f) || typeof f["path"] !== "string") return null;
-    const path = f["path"];
-    const size = f["size"];
-    const why = f["why"];
-    const to = f["to"];
-    if (f["state"] === "read") files.push({ path, state: "read" });
-    else if (f["state"] === "cut" && Number.isInteger(size) && (size as number) >= 0)
-      files.push({ path, state: "cut", size: size as number });
-    else if (f["state"] === "unreadable" && typeof why === "string") files.push({ path, state: "unreadable", why });
-    else if (f["state"] === "outside" && typeof to === "string") files.push({ path, state: "outside", to });
-    else return null;
-  }
-  return { text: v["text"], files };
 }
 
 type Read = { readonly found: FoundFile; readonly part?: InstructionPart };

@@ -25,7 +25,7 @@ import {
   wrong,
 } from "../core/checks.ts";
 import { type McpServerSpec, mcpServersOption } from "../mcp/config.ts";
-import type { ThinkingBudgets } from "../providers/models.ts";
+import type { ThinkingBudgets } from "../providers/request.ts";
 import { pricesOption, type Rates } from "../usage/prices.ts";
 
 export type Effort = NonNullable<Anthropic.Messages.OutputConfig["effort"]>;

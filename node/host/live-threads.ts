@@ -8,11 +8,11 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ChatMsg, Dispatch } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
-import type { RunnerSpec } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import { DroppedArgsNotices } from "../claude-code/stored-args.ts";
 import type { Opened } from "../claude-code/threads.ts";
 import type { ThreadId } from "../core/ids.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { ThreadCode } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";

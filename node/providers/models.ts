@@ -3,22 +3,8 @@
  * fields. What a model costs and how much it reads is in the price table (node/usage/prices.ts).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ProviderConfig } from "./request.ts";
-
-/** Thinking effort as `:Tine model` offers it; each but `none` is a thinking budget (`thinking_budgets`). */
-export type ThinkingEffort = "none" | "low" | "medium" | "high";
-export const THINKING_EFFORTS: readonly ThinkingEffort[] = ["none", "low", "medium", "high"];
-
-export const isThinkingEffort = (v: unknown): v is ThinkingEffort => THINKING_EFFORTS.includes(v as ThinkingEffort);
-
-/** A thread's own model and thinking effort, chosen with `:Tine model`; a thread without one uses setup's `model` and `thinking`. */
-export type ModelChoice = { readonly model: string; readonly effort: ThinkingEffort };
-
-/** Thinking budgets (tokens) by effort, from `thinking_budgets` in setup. */
-export type ThinkingBudgets = { readonly low: number; readonly medium: number; readonly high: number };
-
-export const sameChoice = (a: ModelChoice | null, b: ModelChoice | null): boolean =>
-  a === b || (a !== null && b !== null && a.model === b.model && a.effort === b.effort);
+import { type ModelChoice, sameChoice, THINKING_EFFORTS, type ThinkingEffort } from "../core/model-choice.ts";
+import type { ProviderConfig, ThinkingBudgets } from "./request.ts";
 
 /** The request's `thinking` for an effort: none turns it off; the others get their budget, kept below `max_tokens`. */
 function thinkingFor(effort: ThinkingEffort, budgets: ThinkingBudgets, maxTokens: number): Anthropic.Messages.ThinkingConfigParam {

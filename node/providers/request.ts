@@ -6,7 +6,9 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { History } from "../core/history.ts";
 import { type AssistantBlock, assistantMessage, type Block, type NativeMessage } from "../core/native.ts";
-import type { ThinkingBudgets } from "./models.ts";
+
+/** Thinking budgets (tokens) by effort, from `thinking_budgets` in setup. */
+export type ThinkingBudgets = { readonly low: number; readonly medium: number; readonly high: number };
 
 export type ProviderConfig = {
   model: string;

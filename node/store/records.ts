@@ -8,16 +8,15 @@
  * reads it back (an untrusted file), so that what is written and what is taken back never drift.
  */
 
-import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
 import type { StoredQueued } from "../chat/send-queue.ts";
 import { readContextBlock } from "../context/blocks.ts";
-import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
 import type { FileChange } from "../core/code-marks.ts";
 import { isThreadId } from "../core/ids.ts";
+import { isThinkingEffort, type ThinkingEffort } from "../core/model-choice.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../core/native.ts";
+import { checkInstructions, checkRunnerSpec, type RunnerSpec, type ThreadInstructions } from "../core/runner-spec.ts";
 import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "../core/shapes.ts";
 import type { SideRequest } from "../core/side-request.ts";
-import { isThinkingEffort, type ThinkingEffort } from "../providers/models.ts";
 import { checkSide } from "../usage/side.ts";
 import { metaFrom } from "../usage/token-counts.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";

@@ -5,9 +5,9 @@
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import { History } from "../core/history.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../core/native.ts";
 import type { SideRequest } from "../core/side-request.ts";
-import type { ModelChoice } from "../providers/models.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
 import { readRegular } from "../util/regular-file.ts";
 import { markOf } from "./code-record.ts";

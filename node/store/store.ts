@@ -27,9 +27,9 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, join } from "node:path";
-import type { RunnerSpec } from "../chat/runner.ts";
 import type { History } from "../core/history.ts";
 import { isThreadId } from "../core/ids.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { endOfLastLine, kindOf, openRegular } from "../util/regular-file.ts";
 import { sha256Hex } from "../util/sha256.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";

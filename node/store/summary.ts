@@ -8,8 +8,8 @@
 
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { basename } from "node:path";
-import type { RunnerSpec } from "../chat/runner.ts";
 import type { ResponseMeta } from "../core/native.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { metaProblem } from "../core/shapes.ts";
 import { NO_STORED_USAGE, type StoredUsage, UsageScan } from "../usage/stored.ts";
 import { metaFrom, usageFrom } from "../usage/token-counts.ts";

@@ -10,9 +10,9 @@
 import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
+import { type ModelChoice, sameChoice } from "../core/model-choice.ts";
 import type { AssistantBlock, ToolResultBlock } from "../core/native.ts";
 import type { SideRequest } from "../core/side-request.ts";
-import { type ModelChoice, sameChoice } from "../providers/models.ts";
 import { appendAll } from "../util/arrays.ts";
 import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";

@@ -11,10 +11,11 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ForkEnd, StoredThread } from "../chat/msgs.ts";
-import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
+import type { ThreadStatus } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { Relation } from "../chat/tree.ts";
 import type { ThreadId } from "../core/ids.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {

@@ -12,7 +12,7 @@
  */
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { RunnerSpec } from "../chat/runner.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { projectKey } from "../store/store.ts";
 import { hasMarker } from "./worktree.ts";
 
