@@ -17,7 +17,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
-import { projectKey } from "../store/store.ts";
+import { projectKey } from "../core/project-key.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { git, splitNul } from "./git.ts";
 import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
