@@ -14,12 +14,12 @@ import type { Opened } from "../claude-code/threads.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import type { ThreadCode } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { failedTurn } from "../store/replay.ts";
 import { randomUuid } from "../util/uuid.ts";
 import type { Buffers } from "../view/buffers.ts";
 import type { OpenFromEnd } from "../view/open-from-end.ts";
+import type { ThreadCode } from "../worktree/code-actions.ts";
 import { StoredFolderNotices } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
 

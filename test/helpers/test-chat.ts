@@ -11,10 +11,10 @@ import type { ThreadId } from "../../node/core/ids.ts";
 import { runnerRegistry } from "../../node/host/runners.ts";
 import type { Connection } from "../../node/providers/connection.ts";
 import { snapshotsOff } from "../../node/snapshot/code.ts";
-import { codeRecorder } from "../../node/snapshot/recorder.ts";
 import { builtinTools } from "../../node/tools/builtin.ts";
 import { localEnvironment } from "../../node/tools/local-environment.ts";
 import { ToolSources } from "../../node/tools/source.ts";
+import { codeRecorder } from "../../node/worktree/code-recorder.ts";
 import { testConfig } from "./agent-harness.ts";
 
 export type TestChatOptions = {

@@ -7,7 +7,7 @@
 import type { Dispatch } from "../chat/msgs.ts";
 import type { CodeMark, CodeRecorder } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { CodeSnapshots } from "./code.ts";
+import type { CodeSnapshots } from "../snapshot/code.ts";
 
 export function codeRecorder(
   /** The snapshots of the folder a thread works in (the project's, or its worktree's). */
