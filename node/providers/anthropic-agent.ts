@@ -18,12 +18,11 @@ import { type AssistantBlock, assistantMessage, entry, type RequestKey, type Res
 import type { RunnerSpec, ThreadInstructions } from "../core/runner-spec.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import type { PinnedTools } from "../tools/source.ts";
-import { prefixKey } from "../usage/cache.ts";
 import { sideRequest } from "../usage/side.ts";
 import { giveWay } from "../util/fair-share.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
 import { withChoice } from "./models.ts";
-import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
+import { buildRequest, oversizeRequest, type ProviderConfig, prefixKey } from "./request.ts";
 import { afterFailedAttempt, OversizeRequest, sleep } from "./retry-policy.ts";
 import { StallWatch } from "./stall-watch.ts";
 import {
