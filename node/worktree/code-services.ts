@@ -8,7 +8,6 @@ import type { Dispatch, ForkRequest } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { type CodeRecorder, latestMark, type SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { HostConfig } from "../host/config.ts";
 import { type CodeSnapshots, MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "../snapshot/code.ts";
 import { CodeActions, type ThreadCode } from "./code-actions.ts";
 import { codeRecorder } from "./code-recorder.ts";
@@ -16,6 +15,17 @@ import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
 import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";
 import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
+
+/** The options the code side is built from (host/config.ts's `HostConfig` has them: the host passes it). */
+export type CodeOptions = {
+  readonly cwd: string;
+  readonly data_dir: string;
+  readonly snapshots: boolean;
+  readonly snapshot_keep_days: number;
+  readonly worktree_dir: string | false;
+  readonly bash_timeout: number;
+  readonly tool_env_deny: readonly string[];
+};
 
 export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
   /** A live thread (throws when there is none). */
@@ -43,7 +53,7 @@ export class CodeServices {
   readonly snapshotsOf = (id: ThreadId): CodeSnapshots => this.workspaces.of(id).snapshots;
 
   constructor(
-    config: HostConfig,
+    config: CodeOptions,
     private readonly hooks: CodeHooks,
   ) {
     const keepDays = config.snapshot_keep_days;
