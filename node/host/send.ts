@@ -19,7 +19,7 @@ import type { ContextLimits } from "../context/files.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import type { SendResult } from "../rpc/methods.ts";
+import type { SendResult } from "../nvim/lua-shapes.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { randomUuid } from "../util/uuid.ts";
 import type { Buffers } from "../view/buffers.ts";

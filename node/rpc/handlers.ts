@@ -9,10 +9,10 @@ import { parseArguments } from "../core/checks.ts";
 import { App } from "../host/app.ts";
 import { parseConfig } from "../host/config.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import type { MirroredThreads } from "../nvim/lua-shapes.ts";
 import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
 import { inputHelp } from "../view/input-help.ts";
-import type { MirroredThreads } from "../view/threads-mirror.ts";
 import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
 import { isTestMethod, TEST_METHODS, TEST_RUNNERS } from "./test-methods.ts";
 

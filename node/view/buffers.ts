@@ -15,6 +15,7 @@ import { workingNow } from "../chat/working.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { ThreadBufnrs } from "../nvim/lua-api.ts";
+import type { ForkOpen } from "../nvim/lua-shapes.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { DisplayFill } from "./display-fill.ts";
 import { displayParts } from "./display-parts.ts";
@@ -37,8 +38,6 @@ export type Mounted = ToldMarks & {
   /** What writes the display, and fills it in from its end. */
   fill: DisplayFill;
 };
-
-export type ForkOpen = "split" | "vsplit" | "tab" | "replace";
 
 export class Buffers {
   private readonly mounted = new Map<ThreadId, Mounted>();

@@ -5,7 +5,7 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { ListShown } from "../rpc/methods.ts";
+import type { ListShown } from "../nvim/lua-shapes.ts";
 import type { Persistence } from "../store/persistence.ts";
 import type { ListBuffer } from "./list-buffer.ts";
 import type { FoldHow, ListScope } from "./thread-list.ts";

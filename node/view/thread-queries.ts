@@ -7,7 +7,7 @@ import type { Chat } from "../chat/chat.ts";
 import { threadName } from "../chat/names.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
-import type { Lineage, ThreadInfo } from "../rpc/methods.ts";
+import type { Lineage, ThreadInfo } from "../nvim/lua-shapes.ts";
 import type { UsageBook } from "../usage/book.ts";
 import type { Buffers } from "./buffers.ts";
 import { changedFiles } from "./code-view.ts";

@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ThreadId } from "../core/ids.ts";
-import type { ThreadInfo } from "../rpc/methods.ts";
-import { entriesTouched, type MirroredThreads, type MirrorSource, ThreadsMirror } from "./threads-mirror.ts";
+import type { MirroredThreads, ThreadInfo } from "../nvim/lua-shapes.ts";
+import { entriesTouched, type MirrorSource, ThreadsMirror } from "./threads-mirror.ts";
 
 const info = (id: string, status: string, parent: string | null = null): ThreadInfo => ({
   id,

@@ -12,10 +12,7 @@
  */
 import type { RootMsg } from "../chat/msgs.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { ThreadInfo } from "../rpc/methods.ts";
-
-/** `order`: every thread's id, in the list's order, when it changed (always in a whole list); `set`: entries that changed. */
-export type MirroredThreads = { seq: number; set: ThreadInfo[]; order: ThreadId[] | null };
+import type { MirroredThreads, ThreadInfo } from "../nvim/lua-shapes.ts";
 
 export type MirrorClock = {
   setTimeout(fn: () => void, ms: number): unknown;
