@@ -4,7 +4,8 @@
  * after tine's own. Read once, when a thread starts, each capped at `instructions.max_bytes`; what
  * was read is kept with the thread (its runner spec, its stored header), so its requests never
  * change while it lives, after a restart or in a fork. The one module that finds, reads and caps
- * them, and says what was read.
+ * them, frames them for the system prompt (each file in a block its text cannot end), and says
+ * what was read.
  *
  * A file named inside the project is the project's, and a cloned project can make it a link to
  * anything (/proc/self/environ, ~/.aws/credentials): it is read only when, links resolved, it is
@@ -14,11 +15,11 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { type InstructionPart, instructionsPrompt } from "../chat/prompts.ts";
 import type { InstructionFile, ThreadInstructions } from "../core/runner-spec.ts";
 import { sizeOf } from "../tools/byte-size.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { isOpenedAt, kindOf } from "../util/regular-file.ts";
+import { attribute, neutralised, tagsOf } from "../util/tagged-text.ts";
 
 /** The `instructions` option: the files to read (relative to the project root, or absolute), each capped; false: none. */
 export type InstructionsOption = false | { readonly files: readonly string[]; readonly max_bytes: number };
@@ -102,6 +103,35 @@ export function instructionsLine(instructions: ThreadInstructions | undefined): 
     }
   });
   return `instructions: ${named.join(", ")}`;
+}
+
+const INSTRUCTIONS_TAG = tagsOf("instructions");
+
+/** One instruction file's text as it goes in the system prompt; `cut`: what the note after it says was left out. */
+export type InstructionPart = {
+  readonly file: string;
+  readonly text: string;
+  readonly cut?: { readonly size: string; readonly kept: string };
+};
+
+/**
+ * The project instructions as they follow tine's own system prompt: each file in a block naming
+ * it, in the order read (a later file is the more specific). "" when no file has any text. A
+ * file's text is the project's, not tine's: it cannot end its block and forge another file's (or
+ * the user's own), as a report cannot end its block.
+ */
+export function instructionsPrompt(parts: readonly InstructionPart[]): string {
+  const blocks = parts.flatMap((p) => {
+    const note = p.cut ? `\n[tine: the file is ${p.cut.size}; only its first ${p.cut.kept} are here (instructions.max_bytes)]` : "";
+    const text = neutralised(p.text.trim(), INSTRUCTIONS_TAG);
+    return text || note ? [`<instructions file="${attribute(p.file, INSTRUCTIONS_TAG)}">\n${text}${note}\n</instructions>`] : [];
+  });
+  if (!blocks.length) return "";
+  return [
+    "[tine] The user's instruction files for this project follow, as they were when this thread started. Follow them; " +
+      "where they differ from the above, they win, and where they differ from each other, the later file wins.",
+    ...blocks,
+  ].join("\n\n");
 }
 
 type Read = { readonly found: FoundFile; readonly part?: InstructionPart };
