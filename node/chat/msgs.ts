@@ -11,7 +11,6 @@ import type { ToolOutcome } from "../tools/run.ts";
 import type { StoredUsage } from "../usage/stored.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
 import type { RunnerStart } from "./runner.ts";
-import type { StoredQueued } from "./send-queue.ts";
 import type { Relation } from "./tree.ts";
 
 export type ThreadMsg =
@@ -64,6 +63,13 @@ export type StoredSource = {
   /** The code snapshots its messages were made on: a fork keeps those of the messages it shares. */
   readonly code: readonly ThreadMark[];
 };
+
+/**
+ * A message waiting in the queue, as the store keeps it: its text, whether it goes with the next
+ * tool results (`@now`), and what its mentions resolved to when it was sent, each item in the one
+ * format it has in a request (context/blocks.ts), so that it is read back by the same reader.
+ */
+export type StoredQueued = { readonly text: string; readonly now?: boolean; readonly context?: readonly string[] };
 
 /** A thread known from disk and not loaded: what the list shows of it. */
 export type StoredThread = {

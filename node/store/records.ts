@@ -8,7 +8,7 @@
  * reads it back (an untrusted file), so that what is written and what is taken back never drift.
  */
 
-import type { StoredQueued } from "../chat/send-queue.ts";
+import type { StoredQueued } from "../chat/msgs.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import type { FileChange } from "../core/code-marks.ts";
 import { isThreadId } from "../core/ids.ts";
