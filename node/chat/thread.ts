@@ -17,16 +17,16 @@ import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../core/native.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import type { Environment } from "../tools/environment.ts";
-import type { ToolOutcome, ToolSources } from "../tools/source.ts";
+import type { ToolOutcome } from "../tools/source.ts";
 import { rewoundRequests } from "../usage/side.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
-import type { Dispatch, ThreadMsg, ThreadOrigin } from "./msgs.ts";
+import type { ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { type QueuedReport, reportBlock } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
-import { type ToolRun, ToolRuns } from "./tool-runs.ts";
+import { type ToolRun, type ToolRunContext, ToolRuns } from "./tool-runs.ts";
 import { TurnCode } from "./turn-code.ts";
 
 export type { QueuedReport } from "./prompts.ts";
@@ -34,14 +34,7 @@ export type { ThreadStatus } from "./runner.ts";
 export { cleanTitle, forkTitle, TITLE_MAX_CHARS, type TitledBy, titleFrom } from "./titles.ts";
 export type { ToolRun } from "./tool-runs.ts";
 
-export type ThreadContext = {
-  readonly dispatch: Dispatch;
-  /** Where its tools act: their folder, files and shell. */
-  readonly environment: Environment;
-  /** The tools it may call (built-in, MCP): whether a call waits for approval, and how it runs. */
-  readonly tools: ToolSources;
-  /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
-  readonly fileWritten: (path: string) => void;
+export type ThreadContext = ToolRunContext & {
   /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
   /** The thread changed (its version went up): the chat notes it, so work after a batch covers only what changed. */
