@@ -6,7 +6,7 @@
 import type { Thread } from "../chat/thread.ts";
 import { type ThreadMark, validMarks } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
-import type { ChangeList } from "./render.ts";
+import type { ChangeList } from "./change-list.ts";
 
 /** The detail key of a change list (its files shown), and of one file's diff. */
 export const changeListKey = (message: number) => `${message}:files`;
