@@ -13,16 +13,9 @@ import type { MirroredThreads } from "../nvim/lua-shapes.ts";
 import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
 import { inputHelp } from "../view/input-help.ts";
-import { type ArgsIn, isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
+import type { Host, MethodRunners } from "./method-runners.ts";
+import { isMethod, METHODS, type Method, type ResultIn } from "./methods.ts";
 import { isTestMethod, TEST_METHODS, TEST_RUNNERS } from "./test-methods.ts";
-
-/** What a method runs against: the App, once `init` has made it. */
-export type Host = { readonly app: App; start(config: unknown): void };
-
-/** One function per method of `T`, taking its checked arguments and giving its result. */
-export type MethodRunners<T extends Record<string, Method>> = {
-  [M in keyof T]: (host: Host, args: ArgsIn<T, M>) => ResultIn<T, M> | Promise<ResultIn<T, M>>;
-};
 
 const RUNNERS: MethodRunners<typeof METHODS> = {
   init: (host, [config]) => {

@@ -9,7 +9,7 @@ import { runInNewContext } from "node:vm";
 import { arg, index, string } from "../core/checks.ts";
 import { History } from "../core/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../core/native.ts";
-import type { MethodRunners } from "./handlers.ts";
+import type { MethodRunners } from "./method-runners.ts";
 import { type Method, returns } from "./methods.ts";
 
 export const TEST_METHODS = {
