@@ -10,7 +10,6 @@
 
 import type { StoredQueued } from "../chat/msgs.ts";
 import { readContextBlock } from "../context/blocks.ts";
-import type { FileChange } from "../core/code-marks.ts";
 import { isThreadId } from "../core/ids.ts";
 import { isThinkingEffort, type ThinkingEffort } from "../core/model-choice.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../core/native.ts";
@@ -20,7 +19,7 @@ import type { SideRequest } from "../core/side-request.ts";
 import { checkSide } from "../usage/side.ts";
 import { metaFrom } from "../usage/token-counts.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
-import { codeRecord } from "./code-record.ts";
+import { type CodeRecord, codeRecord } from "./code-record.ts";
 
 export const FORMAT_VERSION = 1;
 
@@ -132,19 +131,8 @@ export type ChangeRecord =
    * that point at its first `upTo` records and branched after message `after` belong to `to`.
    */
   | { readonly t: "branched"; readonly to: string; readonly after: number; readonly upTo: number }
-  /**
-   * A code snapshot (node/snapshot/) taken once the history held `at` messages; `from` and `files`:
-   * a turn's end, and what it changed since its first snapshot `from`. Logs written before
-   * snapshots existed have none.
-   */
-  | {
-      readonly t: "code";
-      readonly at: number;
-      readonly id: string;
-      readonly skipped?: readonly string[];
-      readonly from?: string;
-      readonly files?: readonly FileChange[];
-    };
+  /** A code snapshot (code-record.ts). */
+  | CodeRecord;
 
 export type StoredRecord = Header | ChangeRecord;
 
