@@ -1,6 +1,6 @@
 // `node scripts/option-rules.mjs`: writes lua/tine/option_rules.lua, setup()'s copy of the options'
-// rules, from node/rpc/options.ts (node/rpc/rules-lua.ts says how). Run it after changing a rule;
-// node/rpc/rules-lua.test.ts fails until it is run. Node 20 reads no TypeScript: esbuild bundles
+// rules, from node/core/options.ts (node/core/rules-lua.ts says how). Run it after changing a rule;
+// node/core/rules-lua.test.ts fails until it is run. Node 20 reads no TypeScript: esbuild bundles
 // the writer into one module first, in memory.
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -9,7 +9,7 @@ import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bundled = await build({
-  entryPoints: [join(root, "node/rpc/rules-lua.ts")],
+  entryPoints: [join(root, "node/core/rules-lua.ts")],
   bundle: true,
   platform: "node",
   format: "esm",

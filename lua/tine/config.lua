@@ -199,7 +199,7 @@ M.defaults = {
   },
 }
 
---- What every option must be (generated from node/rpc/options.ts, the rules the host checks too).
+--- What every option must be (generated from node/core/options.ts, the rules the host checks too).
 local checks = require("tine.option_checks")
 local rules = require("tine.option_rules")
 

@@ -1,5 +1,5 @@
 -- Checks a value against a rule of lua/tine/option_rules.lua: the options' rules, written once in
--- node/rpc/options.ts and checked there too by the host (node/rpc/rules.ts is that checker; this
+-- node/core/options.ts and checked there too by the host (node/core/rules.ts is that checker; this
 -- one follows it step by step). A rule is data: what a value must be, and the words a problem says
 -- (`wanted`); no message text is made here but the frame ("… must be …", "… has no …").
 local M = {}

@@ -1,4 +1,4 @@
--- Generated from node/rpc/options.ts by `node scripts/option-rules.mjs`: change the rules there, not here.
+-- Generated from node/core/options.ts by `node scripts/option-rules.mjs`: change the rules there, not here.
 -- What every option setup() takes must be (lua/tine/option_checks.lua checks a value against it); the
 -- host checks what it is sent at `init` against the same rules (node/host/config.ts).
 return {

@@ -1,8 +1,8 @@
 ---@meta
 -- LuaCATS types of tine's options and public API, for the user's editor (lua-language-server
 -- completes `opts` and `require("tine")` from them). They mirror lua/tine/config.lua (the options;
--- their defaults and documentation are there) and node/rpc/methods.ts (what the host returns).
--- Nothing here runs.
+-- their defaults and documentation are there) and node/rpc/methods.ts with node/nvim/lua-shapes.ts
+-- (what the host returns). Nothing here runs.
 
 -- ---- options (:help tine-setup) ----
 

@@ -1,9 +1,9 @@
+import type { ThreadId } from "../core/ids.ts";
 /**
  * What changed in the chat since the host last asked (`ChangeLog.take`): the host writes and
  * draws only that, so the work after a streamed delta does not grow with the threads open, nor
  * that after a fork with the forks open.
  */
-import type { ThreadId } from "./msgs.ts";
 
 /**
  * What changed in a batch of messages (see `Chat.takeChanges`): `moved`, the threads whose place

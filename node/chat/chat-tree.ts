@@ -2,11 +2,12 @@
  * The part of the chat fork exits (fork-exits.ts) may read and change: its threads and tree, and
  * the few changes they make to them. The chat implements it; fork exits get nothing else of it.
  */
-import type { AgentMsg } from "../providers/agent.ts";
+import type { AgentMsg } from "../core/agent.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts";
 import type { ForkLives } from "./forks.ts";
 import type { NewThread } from "./mint.ts";
-import type { Dispatch, ForkClone, ThreadId } from "./msgs.ts";
+import type { Dispatch, ForkClone } from "./msgs.ts";
 import type { Runner, Runners } from "./runner.ts";
 import type { Thread, TitledBy } from "./thread.ts";
 import type { ForkTree } from "./tree.ts";

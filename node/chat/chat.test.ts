@@ -7,12 +7,12 @@ import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
 import { testChat } from "../../test/helpers/test-chat.ts";
 import type { ClaudeCodeSession } from "../claude-code/session.ts";
+import { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../core/native.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
-import { History } from "../providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
 import type { Chat } from "./chat.ts";
 import type { ChatEvents } from "./events.ts";
-import type { ThreadId } from "./msgs.ts";
 
 const user = (t: string): Entry => entry(userMessage([{ type: "text", text: t }]));
 const reply = (t: string): Entry =>

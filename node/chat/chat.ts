@@ -8,7 +8,8 @@
  * Over 300 lines: it is the one place every chat message lands (`update`), each case a few lines
  * on the same threads, stored threads and tree; the jobs it routes to live beside it.
  */
-import type { AgentMsg } from "../providers/agent.ts";
+import type { AgentMsg } from "../core/agent.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { Environment } from "../tools/environment.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { ChangeLog, type Changes } from "./changes.ts";
@@ -16,7 +17,7 @@ import type { ChatClock, ChatEvents, ChatLimits, CreatedHow } from "./events.ts"
 import { type ChatTree, ForkExits, linkedThread } from "./fork-exits.ts";
 import { actorOf, ForkLives } from "./forks.ts";
 import { type NewThread, ThreadMint } from "./mint.ts";
-import type { ChatMsg, Dispatch, ForkClone, ForkEnd, RootMsg, StoredThread, ThreadId } from "./msgs.ts";
+import type { ChatMsg, Dispatch, ForkClone, ForkEnd, RootMsg, StoredThread } from "./msgs.ts";
 import type { Runner, Runners } from "./runner.ts";
 import { takeFork } from "./take-fork.ts";
 import { Thread, type ThreadContext, type TitledBy } from "./thread.ts";

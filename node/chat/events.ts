@@ -2,8 +2,10 @@
  * What the chat tells the host (the UI and the store follow threads through these), the clock and
  * the limits it is given: the chat's edges, so it never touches buffers, files or timers itself.
  */
+
+import type { ThreadId } from "../core/ids.ts";
 import type { NewThread } from "./mint.ts";
-import type { ForkClone, ForkEnd, ThreadId } from "./msgs.ts";
+import type { ForkClone, ForkEnd } from "./msgs.ts";
 import type { QueuedReport } from "./prompts.ts";
 import type { Thread } from "./thread.ts";
 

@@ -10,13 +10,15 @@
  * kept here (a summary asked for while it works, a report waiting for its code's summary, what a
  * tool asked for at the turn's end), so that a fork ends once, and the way it was asked to.
  */
-import type { History } from "../providers/history.ts";
+
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatTree } from "./chat-tree.ts";
 import { endsAFork, parseForkTool } from "./fork-tools.ts";
 import type { ForkEffect } from "./forks.ts";
-import type { ForkEnd, ThreadId } from "./msgs.ts";
+import type { ForkEnd } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { capReport, enterForkRefused, handoffPrompt, lastReply, type QueuedReport, SUMMARY_PROMPT, wrapUpPrompt } from "./prompts.ts";
 import type { Runner } from "./runner.ts";

@@ -5,8 +5,10 @@
  * chat carries out. Time is given in every message (the host's clock, or a test's), never read
  * here.
  */
+
+import type { ThreadId } from "../core/ids.ts";
 import { MinHeap } from "./min-heap.ts";
-import type { ThreadId, ThreadMsg } from "./msgs.ts";
+import type { ThreadMsg } from "./msgs.ts";
 
 /** Why a fork reports back by itself once its current turn ends. */
 export type ReportWhy =

@@ -5,8 +5,9 @@
  * ever given here (a deleted or ended thread's number is never given again), and claimed from the
  * host (unique across the Neovims sharing the project).
  */
+
+import type { ThreadId } from "../core/ids.ts";
 import { randomUuid } from "../util/uuid.ts";
-import type { ThreadId } from "./msgs.ts";
 
 export type NewThread = { readonly id: ThreadId; readonly num: number };
 

@@ -1,19 +1,17 @@
 /** The typed messages that drive every change, dispatched through the one loop (host/services.ts). */
 import type { SendContext } from "../context/follow.ts";
-import type { AgentMsg } from "../providers/agent.ts";
-import type { History } from "../providers/history.ts";
-import type { ModelChoice } from "../providers/models.ts";
-import type { CodeMark, CodePurpose, ThreadMark } from "../snapshot/code.ts";
+import type { AgentMsg } from "../core/agent.ts";
+import type { CodeMark, CodePurpose, ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import type { ToolOutcome } from "../tools/run.ts";
-import type { SideRequest } from "../usage/side.ts";
 import type { StoredUsage } from "../usage/stored.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
-import type { RunnerSpec, RunnerStart } from "./runner.ts";
-import type { StoredQueued } from "./send-queue.ts";
+import type { RunnerStart } from "./runner.ts";
 import type { Relation } from "./tree.ts";
-
-/** Unique across processes and machines (a UUID); stays the same when the thread is stored. */
-export type ThreadId = string;
 
 export type ThreadMsg =
   /**
@@ -65,6 +63,13 @@ export type StoredSource = {
   /** The code snapshots its messages were made on: a fork keeps those of the messages it shares. */
   readonly code: readonly ThreadMark[];
 };
+
+/**
+ * A message waiting in the queue, as the store keeps it: its text, whether it goes with the next
+ * tool results (`@now`), and what its mentions resolved to when it was sent, each item in the one
+ * format it has in a request (context/blocks.ts), so that it is read back by the same reader.
+ */
+export type StoredQueued = { readonly text: string; readonly now?: boolean; readonly context?: readonly string[] };
 
 /** A thread known from disk and not loaded: what the list shows of it. */
 export type StoredThread = {

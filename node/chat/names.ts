@@ -3,8 +3,8 @@
  * by its id (a UUID means nothing to anyone). Every message that names a thread goes through here.
  */
 import { readContextBlock } from "../context/blocks.ts";
-import type { NativeMessage } from "../providers/native.ts";
-import type { ThreadId } from "./msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { NativeMessage } from "../core/native.ts";
 import { readReportBlock } from "./prompts.ts";
 
 /** What knows thread titles (the chat). */

@@ -1,11 +1,13 @@
 /**
  * The texts tine itself puts in front of the model (wrap-up, summary and hand-off prompts, report
- * blocks, refusals of enter_fork, results for tools a fork never saw finish, the frame around
- * project instructions): one place to read and tune what the model is told on the user's behalf.
+ * blocks, refusals of enter_fork, results for tools a fork never saw finish): one place to read
+ * and tune what the model is told on the user's behalf. The frame around project instructions is
+ * context/instructions.ts's, where they are read.
  */
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
+import { attribute, neutralised, tagsOf } from "../util/tagged-text.ts";
 import type { AgentForkBar } from "./forks.ts";
 
 /** Sent to a fork whose first idle period ran out. */
@@ -38,16 +40,7 @@ export const REPORT_TAIL_BYTES = 12_000;
 /** A report's text as it is queued, shown and sent: trimmed and capped. */
 export const capReport = (text: string): string => headAndTail(text.trim(), REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, "the report");
 
-/** A block's own tags (`<tag`, `</tag`, in any case and spacing): the ones its text must not hold. */
-const tagsOf = (tag: string) => new RegExp(`<(\\s*\\/?\\s*${tag})`, "gi");
 const REPORT_TAG = tagsOf("fork-report");
-const INSTRUCTIONS_TAG = tagsOf("instructions");
-
-/** Text that cannot open or close a block of `tags`: they are written `&lt;tag`. */
-const neutralised = (text: string, tags: RegExp): string => text.replace(tags, "&lt;$1");
-
-/** An attribute's value that cannot end it, its tag or its block: no quote, no line break, no tag. */
-const attribute = (value: string, tags: RegExp): string => neutralised(value, tags).replace(/"/g, "'").replace(/\s+/g, " ");
 
 /**
  * How a report travels in the parent's next user turn: a clearly marked block of its own. The
@@ -131,31 +124,4 @@ export function lastReply(history: History): string {
     if (text) return text;
   }
   return "(the fork ended without a reply)";
-}
-
-/** One instruction file's text as it goes in the system prompt; `cut`: what the note after it says was left out. */
-export type InstructionPart = {
-  readonly file: string;
-  readonly text: string;
-  readonly cut?: { readonly size: string; readonly kept: string };
-};
-
-/**
- * The project instructions as they follow tine's own system prompt: each file in a block naming
- * it, in the order read (a later file is the more specific). "" when no file has any text. A
- * file's text is the project's, not tine's: it cannot end its block and forge another file's (or
- * the user's own), as a report cannot end its block.
- */
-export function instructionsPrompt(parts: readonly InstructionPart[]): string {
-  const blocks = parts.flatMap((p) => {
-    const note = p.cut ? `\n[tine: the file is ${p.cut.size}; only its first ${p.cut.kept} are here (instructions.max_bytes)]` : "";
-    const text = neutralised(p.text.trim(), INSTRUCTIONS_TAG);
-    return text || note ? [`<instructions file="${attribute(p.file, INSTRUCTIONS_TAG)}">\n${text}${note}\n</instructions>`] : [];
-  });
-  if (!blocks.length) return "";
-  return [
-    "[tine] The user's instruction files for this project follow, as they were when this thread started. Follow them; " +
-      "where they differ from the above, they win, and where they differ from each other, the later file wins.",
-    ...blocks,
-  ].join("\n\n");
 }

@@ -5,36 +5,12 @@
  * injected registry (`Runners`), so the chat constructs none itself; a new kind of runner is a new
  * implementation of `Runner` and a case in the registry, nothing else.
  */
-import { isAbsolute } from "node:path";
-import type { ThreadInstructions } from "../context/instructions.ts";
-import type { Agent, AgentMsg, CloneOptions } from "../providers/agent.ts";
-import type { History } from "../providers/history.ts";
-import type { ModelChoice } from "../providers/models.ts";
-import type { RequestKey } from "../providers/native.ts";
-import type { SideRequest } from "../usage/side.ts";
-import { isUuid } from "../util/uuid.ts";
-
-/** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
-export type RunnerSpec = RunnerKind & {
-  /**
-   * The project instructions its runner sends after tine's system prompt, as they were read when
-   * the thread started (context/instructions.ts): kept so its requests never change, in a fork
-   * or after a restart. Absent when it sends none (turned off, none found, a thread from before
-   * they were read, or a runner whose program reads its own, as Claude Code does).
-   */
-  readonly instructions?: ThreadInstructions;
-  /** Its own model and thinking (`:Tine model`); absent: setup's. Stored as a record, not in the header (it changes). */
-  readonly model?: ModelChoice;
-};
-
-type RunnerKind =
-  | { readonly kind: "api" }
-  /**
-   * `args`: what the user added to `claude_command` (the program itself is never stored). `cwd`:
-   * the folder its CLI runs in (and keeps its session by) when not the project's: a fork in a
-   * worktree of its own.
-   */
-  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly sessionId: string; readonly cwd?: string };
+import type { Agent, AgentMsg, CloneOptions } from "../core/agent.ts";
+import type { History } from "../core/history.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
+import type { RequestKey } from "../core/native.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
+import type { SideRequest } from "../core/side-request.ts";
 
 /** How a new thread is to be run, as the `new-thread` message says it. */
 export type RunnerStart =
@@ -128,28 +104,4 @@ export interface Runners {
   label(spec: RunnerSpec): string;
   /** Messages in the conversation a runner of `spec` keeps itself (a Claude Code session's), or null when tine holds it. */
   ownMessages(spec: RunnerSpec): number | null;
-}
-
-/** Checks a spec read from a file; `why` says what is wrong. */
-export function checkRunnerSpec(v: unknown): { ok: true; spec: RunnerSpec } | { ok: false; why: string } {
-  if (!v || typeof v !== "object" || Array.isArray(v)) return { ok: false, why: "runner is not an object" };
-  const r = v as Record<string, unknown>;
-  switch (r["kind"]) {
-    case "api":
-      return { ok: true, spec: { kind: "api" } };
-    case "claude-code": {
-      const args = r["args"];
-      const sessionId = r["sessionId"];
-      if (!Array.isArray(args) || !args.every((a) => typeof a === "string"))
-        return { ok: false, why: "runner.args is not a list of strings" };
-      // It names a transcript file and goes on a command line: a UUID, as Claude Code requires.
-      if (!isUuid(sessionId)) return { ok: false, why: "runner.sessionId is not a UUID" };
-      const cwd = r["cwd"];
-      if (cwd === undefined) return { ok: true, spec: { kind: "claude-code", args, sessionId } };
-      if (typeof cwd !== "string" || !isAbsolute(cwd)) return { ok: false, why: "runner.cwd is not an absolute path" };
-      return { ok: true, spec: { kind: "claude-code", args, sessionId, cwd } };
-    }
-    default:
-      return { ok: false, why: `unknown runner kind ${JSON.stringify(r["kind"])}` };
-  }
 }

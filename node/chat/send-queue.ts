@@ -7,8 +7,8 @@
  */
 import { readContextBlock, writeContextBlock } from "../context/blocks.ts";
 import type { SendContext } from "../context/follow.ts";
-import type { UserBlock } from "../providers/native.ts";
-import type { ThreadMsg } from "./msgs.ts";
+import type { UserBlock } from "../core/native.ts";
+import type { StoredQueued, ThreadMsg } from "./msgs.ts";
 
 export type SendMsg = Extract<ThreadMsg, { type: "send" }>;
 
@@ -98,13 +98,6 @@ export class SendQueue {
     this.held = null;
   }
 }
-
-/**
- * A message waiting in the queue, as the store keeps it: its text, whether it goes with the next
- * tool results (`@now`), and what its mentions resolved to when it was sent, each item in the one
- * format it has in a request (context/blocks.ts), so that it is read back by the same reader.
- */
-export type StoredQueued = { readonly text: string; readonly now?: boolean; readonly context?: readonly string[] };
 
 /** A queued send as it is stored: its mentions' items in their request format (context/blocks.ts). */
 export function storedQueued(msg: SendMsg): StoredQueued {

@@ -5,10 +5,12 @@
  * message. When a fork is made and in which folder is the fork flow's (node/fork/); how forks end
  * lives in fork-exits.ts.
  */
+
+import type { ThreadId } from "../core/ids.ts";
 import type { Environment } from "../tools/environment.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatTree } from "./chat-tree.ts";
-import type { ForkClone, ForkOpener, StoredThread, ThreadId } from "./msgs.ts";
+import type { ForkClone, ForkOpener, StoredThread } from "./msgs.ts";
 import { threadName } from "./names.ts";
 import { forkTitle } from "./titles.ts";
 

@@ -10,21 +10,23 @@
  */
 import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";
-import type { AgentStatus } from "../providers/agent.ts";
-import type { History } from "../providers/history.ts";
-import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../providers/native.ts";
-import type { CodeRecorder, ThreadMark } from "../snapshot/code.ts";
+import type { AgentStatus } from "../core/agent.ts";
+import type { CodeRecorder, ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import type { Environment } from "../tools/environment.ts";
-import type { ToolOutcome, ToolSources } from "../tools/source.ts";
-import { rewoundRequests, type SideRequest } from "../usage/side.ts";
+import type { ToolOutcome } from "../tools/source.ts";
+import { rewoundRequests } from "../usage/side.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
-import type { Dispatch, ThreadId, ThreadMsg, ThreadOrigin } from "./msgs.ts";
+import type { ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { type QueuedReport, reportBlock } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
-import { type ToolRun, ToolRuns } from "./tool-runs.ts";
+import { type ToolRun, type ToolRunContext, ToolRuns } from "./tool-runs.ts";
 import { TurnCode } from "./turn-code.ts";
 
 export type { QueuedReport } from "./prompts.ts";
@@ -32,14 +34,7 @@ export type { ThreadStatus } from "./runner.ts";
 export { cleanTitle, forkTitle, TITLE_MAX_CHARS, type TitledBy, titleFrom } from "./titles.ts";
 export type { ToolRun } from "./tool-runs.ts";
 
-export type ThreadContext = {
-  readonly dispatch: Dispatch;
-  /** Where its tools act: their folder, files and shell. */
-  readonly environment: Environment;
-  /** The tools it may call (built-in, MCP): whether a call waits for approval, and how it runs. */
-  readonly tools: ToolSources;
-  /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
-  readonly fileWritten: (path: string) => void;
+export type ThreadContext = ToolRunContext & {
   /** Carries out a fork tool (enter_fork, exit_fork, …) for this thread; its result is the tool's. */
   readonly forkTool?: (thread: Thread, use: ToolUseBlock) => ToolOutcome;
   /** The thread changed (its version went up): the chat notes it, so work after a batch covers only what changed. */
@@ -111,7 +106,7 @@ export class Thread {
     this.runs.all = runs;
   }
 
-  /** The code snapshots its messages were made on (see snapshot/code.ts); forks share their source's. Replaced, never mutated. */
+  /** The code snapshots its messages were made on (see core/code-marks.ts); forks share their source's. Replaced, never mutated. */
   get code(): readonly ThreadMark[] {
     return this.turnCode.marks;
   }

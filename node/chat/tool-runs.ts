@@ -5,12 +5,14 @@
  * in one message once every call has one. The thread (thread.ts) owns one and tells it when a
  * reply asked for tools, what the user decided, and when that snapshot was taken.
  */
-import type { ToolResultBlock, ToolUseBlock } from "../providers/native.ts";
+
+import type { ThreadId } from "../core/ids.ts";
+import type { ToolResultBlock, ToolUseBlock } from "../core/native.ts";
+import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
-import type { ToolOutcome } from "../tools/source.ts";
-import type { ThreadId, ThreadMsg } from "./msgs.ts";
+import type { ToolOutcome, ToolSources } from "../tools/source.ts";
+import type { Dispatch, ThreadMsg } from "./msgs.ts";
 import { deniedText, STILL_RUNNING_WHEN_FORKED } from "./prompts.ts";
-import type { ThreadContext } from "./thread.ts";
 
 export type ToolRun = {
   readonly use: ToolUseBlock;
@@ -18,10 +20,21 @@ export type ToolRun = {
   readonly outcome?: ToolOutcome;
 };
 
+/** The part of a thread's context (thread.ts's `ThreadContext`) its tool runs act through. */
+export type ToolRunContext = {
+  readonly dispatch: Dispatch;
+  /** Where its tools act: their folder, files and shell. */
+  readonly environment: Environment;
+  /** The tools it may call (built-in, MCP): whether a call waits for approval, and how it runs. */
+  readonly tools: ToolSources;
+  /** A tool wrote this file (absolute path): buffers holding it are reloaded. */
+  readonly fileWritten: (path: string) => void;
+};
+
 /** What the runs act through: the thread's services, its fork tools, and where the results go. */
 export type ToolRunsOf = {
   readonly id: ThreadId;
-  readonly context: Pick<ThreadContext, "dispatch" | "environment" | "tools" | "fileWritten">;
+  readonly context: ToolRunContext;
   /** Carries out a fork tool (enter_fork, exit_fork, …) of the thread; its result is the tool's. Null: none here. */
   readonly forkTool: ((use: ToolUseBlock) => ToolOutcome) | null;
   /** Every call has its result: they go back to the agent, in tool_use order. */

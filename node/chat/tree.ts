@@ -1,3 +1,4 @@
+import type { ThreadId } from "../core/ids.ts";
 /**
  * The fork tree as data: which thread each fork came from and at which message, its children in
  * the order they were forked, and what a promote does to it. Pure: no threads, no effects, no
@@ -6,7 +7,6 @@
  * they are, not what the tree is. It stays a tree whatever a transcript says: a link that would
  * make a thread its own ancestor is refused, so every walk up or down it ends.
  */
-import type { ThreadId } from "./msgs.ts";
 
 /**
  * How a thread hangs under another: a `fork` shares its parent's history up to `atMessage`; a

@@ -3,10 +3,11 @@
  * batch of tools, when a turn that ran tools ends), which entry of the history each was asked
  * after, and the marks kept once they are taken. A turn's change list starts at its first snapshot.
  */
-import type { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
-import { type CodeMark, type CodePurpose, type CodeRecorder, type SnapshotId, type ThreadMark, validMarks } from "../snapshot/code.ts";
-import type { ThreadId } from "./msgs.ts";
+
+import { type CodeMark, type CodePurpose, type CodeRecorder, type SnapshotId, type ThreadMark, validMarks } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { Entry } from "../core/native.ts";
 
 export class TurnCode {
   /** The code snapshots its messages were made on; forks share their source's. Replaced, never mutated. */

@@ -5,8 +5,9 @@
  * A foreground tool waiting for approval, a Claude Code terminal (its status is `running`:
  * Neovim asks for a running terminal itself) and a thread another Neovim writes are not cut.
  */
+
+import type { ThreadId } from "../core/ids.ts";
 import type { Chat } from "./chat.ts";
-import type { ThreadId } from "./msgs.ts";
 
 export type Working = { readonly id: ThreadId; readonly what: string };
 

@@ -10,10 +10,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
-import type { AgentMsg, AgentStatus, CloneOptions } from "../providers/agent.ts";
-import { History } from "../providers/history.ts";
-import type { UserBlock } from "../providers/native.ts";
+import type { Runner, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import type { AgentMsg, AgentStatus, CloneOptions } from "../core/agent.ts";
+import { History } from "../core/history.ts";
+import type { UserBlock } from "../core/native.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { type Activity, lastPromptOf, watchActivity } from "./activity.ts";
 import { baseCommand, forkCommand, resumeCommand, withSessionId } from "./command.ts";
 import { copySession } from "./copy-session.ts";

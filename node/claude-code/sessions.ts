@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { NativeMessage } from "../providers/native.ts";
+import type { NativeMessage } from "../core/native.ts";
 import { configDir, findSession, projectSessionsDir, type SessionFile } from "./project.ts";
 import { type LineProblem, readTranscriptFile, TranscriptError, writeTranscript } from "./transcript.ts";
 

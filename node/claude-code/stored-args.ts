@@ -18,7 +18,8 @@
  * whatever it is, so a value that looks like a flag drops the pair (replayed, the CLI could read
  * it otherwise than here); a list flag takes every next argument up to one that starts with `-`.
  */
-import type { RunnerSpec } from "../chat/runner.ts";
+
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { baseCommand } from "./command.ts";
 
 type Replayed =

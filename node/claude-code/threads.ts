@@ -7,8 +7,8 @@
 import { threadName } from "../chat/names.ts";
 import type { RunnerStart } from "../chat/runner.ts";
 import { titleFrom } from "../chat/thread.ts";
-import { History } from "../providers/history.ts";
-import { entry, freezeMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { entry, freezeMessage } from "../core/native.ts";
 import { sessionIdOf, splitArgs } from "./command.ts";
 import { listSessions, type SessionFile } from "./project.ts";
 import { describeSkipped, readSession, sessionLabel, writeSession } from "./sessions.ts";

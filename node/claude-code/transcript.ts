@@ -20,7 +20,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { asForeignText } from "../chat/foreign-text.ts";
-import type { AssistantBlock, NativeMessage, ToolResultBlock, UserBlock } from "../providers/native.ts";
+import type { AssistantBlock, NativeMessage, ToolResultBlock, UserBlock } from "../core/native.ts";
 import { cleanAssistantBlocks } from "../providers/turn-cleanup.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
 import { fileLines, type JsonlLine, textLines } from "./jsonl-lines.ts";

@@ -8,11 +8,12 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { NewThread } from "../chat/mint.ts";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
-import type { History } from "../providers/history.ts";
-import type { SideRequest } from "../usage/side.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import { compactedHistory, compactPrompt, contextTokens, cutAt, estimateTokens } from "./rules.ts";
 
 export type CompactionHost = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "vitest";
-import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import { compactedHistory, contextTokens, cutAt } from "./rules.ts";
 
 const usage = (input: number) => ({ input_tokens: input, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });

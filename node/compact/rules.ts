@@ -6,8 +6,8 @@
  */
 import { writeContextBlock } from "../context/blocks.ts";
 import type { Followed } from "../context/follow.ts";
-import { History } from "../providers/history.ts";
-import { type Entry, entry, type UserBlock, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { type Entry, entry, type UserBlock, userMessage } from "../core/native.ts";
 import { entryUsage, totalTokens } from "../usage/figures.ts";
 
 /**

@@ -5,7 +5,7 @@
  * are now. What it returns travels with the send message; the blocks are made from it when the
  * send reaches the thread (follow.ts), against the history as it is then.
  */
-import type { History } from "../providers/history.ts";
+import type { History } from "../core/history.ts";
 import type { Environment } from "../tools/environment.ts";
 import { fileOf, type MentionItems, mentionItems } from "./blocks.ts";
 import { type EditorFacts, type EditorNeed, type GatherRequest, readFacts, requestFor } from "./editor.ts";

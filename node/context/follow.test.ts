@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import { type ContextItem, readContextBlock, writeContextBlock } from "./blocks.ts";
 import { contextBlocks, type FollowedCopy, followedAfter, type SendContext } from "./follow.ts";
 

@@ -9,8 +9,8 @@
  * follows what was followed there) without any record of its own.
  */
 import { applyPatch, createTwoFilesPatch } from "diff";
-import type { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
+import type { History } from "../core/history.ts";
+import type { Entry } from "../core/native.ts";
 import { type ContextItem, distinctItems, fileOf, readContextBlock, writeContextBlock } from "./blocks.ts";
 
 /** The files followed after a history: path → the text last sent (null when it cannot be known: the next change sends it whole). */

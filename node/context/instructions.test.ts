@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkInstructions } from "../core/runner-spec.ts";
 import {
-  checkInstructions,
   findInstructions,
   type InstructionsOption,
   instructionPath,

@@ -4,7 +4,8 @@
  * after tine's own. Read once, when a thread starts, each capped at `instructions.max_bytes`; what
  * was read is kept with the thread (its runner spec, its stored header), so its requests never
  * change while it lives, after a restart or in a fork. The one module that finds, reads and caps
- * them, and says what was read.
+ * them, frames them for the system prompt (each file in a block its text cannot end), and says
+ * what was read.
  *
  * A file named inside the project is the project's, and a cloned project can make it a link to
  * anything (/proc/self/environ, ~/.aws/credentials): it is read only when, links resolved, it is
@@ -14,26 +15,14 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { type InstructionPart, instructionsPrompt } from "../chat/prompts.ts";
+import type { InstructionFile, ThreadInstructions } from "../core/runner-spec.ts";
 import { sizeOf } from "../tools/byte-size.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { isOpenedAt, kindOf } from "../util/regular-file.ts";
+import { attribute, neutralised, tagsOf } from "../util/tagged-text.ts";
 
 /** The `instructions` option: the files to read (relative to the project root, or absolute), each capped; false: none. */
 export type InstructionsOption = false | { readonly files: readonly string[]; readonly max_bytes: number };
-
-/** What one file gave the thread, as its banner says it. `path` as shown: relative to the root, `~/…`, or absolute. */
-export type InstructionFile =
-  | { readonly path: string; readonly state: "read" }
-  /** Longer than max_bytes: its first max_bytes were sent, with a note saying so. `size`: its bytes. */
-  | { readonly path: string; readonly state: "cut"; readonly size: number }
-  /** There, but it could not be read (`why`): nothing of it was sent. */
-  | { readonly path: string; readonly state: "unreadable"; readonly why: string }
-  /** The project's, but it leads outside the project (to `to`, shown as paths are): never read. */
-  | { readonly path: string; readonly state: "outside"; readonly to: string };
-
-/** What a thread started with: the text sent after tine's system prompt ("" for none) and the files it came from. */
-export type ThreadInstructions = { readonly text: string; readonly files: readonly InstructionFile[] };
 
 /** A configured file as it is now, for `:checkhealth tine` and for a thread's start. */
 export type FoundFile =
@@ -116,25 +105,33 @@ export function instructionsLine(instructions: ThreadInstructions | undefined): 
   return `instructions: ${named.join(", ")}`;
 }
 
-/** Instructions read back from a stored thread, field by field (only these fields are kept), or null when they are of another shape. */
-export function checkInstructions(v: unknown): ThreadInstructions | null {
-  const isObject = (o: unknown): o is Record<string, unknown> => typeof o === "object" && o !== null && !Array.isArray(o);
-  if (!isObject(v) || typeof v["text"] !== "string" || !Array.isArray(v["files"])) return null;
-  const files: InstructionFile[] = [];
-  for (const f of v["files"] as unknown[]) {
-    if (!isObject(f) || typeof f["path"] !== "string") return null;
-    const path = f["path"];
-    const size = f["size"];
-    const why = f["why"];
-    const to = f["to"];
-    if (f["state"] === "read") files.push({ path, state: "read" });
-    else if (f["state"] === "cut" && Number.isInteger(size) && (size as number) >= 0)
-      files.push({ path, state: "cut", size: size as number });
-    else if (f["state"] === "unreadable" && typeof why === "string") files.push({ path, state: "unreadable", why });
-    else if (f["state"] === "outside" && typeof to === "string") files.push({ path, state: "outside", to });
-    else return null;
-  }
-  return { text: v["text"], files };
+const INSTRUCTIONS_TAG = tagsOf("instructions");
+
+/** One instruction file's text as it goes in the system prompt; `cut`: what the note after it says was left out. */
+export type InstructionPart = {
+  readonly file: string;
+  readonly text: string;
+  readonly cut?: { readonly size: string; readonly kept: string };
+};
+
+/**
+ * The project instructions as they follow tine's own system prompt: each file in a block naming
+ * it, in the order read (a later file is the more specific). "" when no file has any text. A
+ * file's text is the project's, not tine's: it cannot end its block and forge another file's (or
+ * the user's own), as a report cannot end its block.
+ */
+export function instructionsPrompt(parts: readonly InstructionPart[]): string {
+  const blocks = parts.flatMap((p) => {
+    const note = p.cut ? `\n[tine: the file is ${p.cut.size}; only its first ${p.cut.kept} are here (instructions.max_bytes)]` : "";
+    const text = neutralised(p.text.trim(), INSTRUCTIONS_TAG);
+    return text || note ? [`<instructions file="${attribute(p.file, INSTRUCTIONS_TAG)}">\n${text}${note}\n</instructions>`] : [];
+  });
+  if (!blocks.length) return "";
+  return [
+    "[tine] The user's instruction files for this project follow, as they were when this thread started. Follow them; " +
+      "where they differ from the above, they win, and where they differ from each other, the later file wins.",
+    ...blocks,
+  ].join("\n\n");
 }
 
 type Read = { readonly found: FoundFile; readonly part?: InstructionPart };

@@ -3,7 +3,7 @@ import { realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
-import { History } from "../providers/history.ts";
+import { History } from "../core/history.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import type { EditorFacts, GatherRequest } from "./editor.ts";
 import { expandMentions } from "./expand.ts";

@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
 import { testChat } from "../../test/helpers/test-chat.ts";
 import { SUMMARY_PROMPT } from "../chat/prompts.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
-import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage } from "../providers/native.ts";
 
 const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 

@@ -11,13 +11,14 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { NewThread } from "../chat/mint.ts";
-import type { Dispatch, ForkClone, StoredSource, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkClone, StoredSource } from "../chat/msgs.ts";
 import { threadName, typedText } from "../chat/names.ts";
-import type { RunnerSpec } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { SendContext } from "../context/follow.ts";
-import type { CodeActions } from "../snapshot/actions.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import type { CodeActions } from "../worktree/code-actions.ts";
 import { forkBase, type Workspaces } from "../worktree/workspaces.ts";
 import { planFork } from "./plan.ts";
 import type { ForkAsk, ForkRequest, WaitingFork } from "./request.ts";

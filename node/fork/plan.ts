@@ -3,7 +3,7 @@
  * carries the request it gives on its way).
  */
 import type { ForkClone } from "../chat/msgs.ts";
-import type { SnapshotId } from "../snapshot/code.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
 import type { ForkRequest } from "./request.ts";
 
 export type ForkPlace = {

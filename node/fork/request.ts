@@ -4,7 +4,7 @@
  * rest, or for its source's program to end its turn), has its worktree made, and is taken now.
  */
 import type { ForkClone } from "../chat/msgs.ts";
-import type { SnapshotId } from "../snapshot/code.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
 
 export type ForkRequest =
   /** Taken at once, where it works already: its source's folder (shared), or its worktree (made). */

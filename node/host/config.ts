@@ -1,15 +1,15 @@
 /**
  * The host's configuration: the options Lua sends at `init`, checked whole against the options'
- * rules (node/rpc/options.ts, the ones setup() checks too). Defaults and their documentation live
+ * rules (node/core/options.ts, the ones setup() checks too). Defaults and their documentation live
  * in one place, lua/tine/config.lua; here nothing has a default of its own: a missing or wrong
  * field is an error naming it. What the host derives from the options (the keys a fork's banner
  * names, the hint of an empty thread, the price table) is derived here, once.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { say } from "../core/checks.ts";
+import { OPTIONS } from "../core/options.ts";
+import { check, record, str, type Value } from "../core/rules.ts";
 import { type McpServerSpec, serversOf } from "../mcp/config.ts";
-import { say } from "../rpc/checks.ts";
-import { OPTIONS } from "../rpc/options.ts";
-import { check, record, str, type Value } from "../rpc/rules.ts";
 import { PRICES, type Rates } from "../usage/prices.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Changes } from "../chat/changes.ts";
-import type { RootMsg, ThreadId } from "../chat/msgs.ts";
+import type { RootMsg } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { type Batch, DispatchLoop } from "./dispatch-loop.ts";
 
 const select = (id: string): RootMsg => ({ type: "chat-msg", msg: { type: "select-thread", id: id as ThreadId } });

@@ -7,18 +7,19 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import type { NewThread } from "../chat/mint.ts";
-import type { ChatMsg, Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { ChatMsg, Dispatch } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
-import type { RunnerSpec } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import { DroppedArgsNotices } from "../claude-code/stored-args.ts";
 import type { Opened } from "../claude-code/threads.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import type { ThreadCode } from "../snapshot/actions.ts";
 import type { Persistence } from "../store/persistence.ts";
 import { failedTurn } from "../store/replay.ts";
 import type { Buffers } from "../view/buffers.ts";
 import type { OpenFromEnd } from "../view/open-from-end.ts";
+import type { ThreadCode } from "../worktree/code-actions.ts";
 import { StoredFolderNotices } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
 

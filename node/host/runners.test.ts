@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { headerLine } from "../../test/helpers/stored-header.ts";
-import { History } from "../providers/history.ts";
+import { History } from "../core/history.ts";
 import { decode } from "../store/records.ts";
 import { runnerRegistry } from "./runners.ts";
 

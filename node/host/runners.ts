@@ -4,17 +4,18 @@
  * the chat.
  */
 import { join } from "node:path";
-import type { Runner, RunnerSpec, RunnerStart, Runners } from "../chat/runner.ts";
+import type { Runner, RunnerStart, Runners } from "../chat/runner.ts";
 import { SessionMessageCounts } from "../claude-code/message-count.ts";
 import { projectSessionsDir } from "../claude-code/project.ts";
 import { CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "../claude-code/session.ts";
 import { replayable } from "../claude-code/stored-args.ts";
-import { readInstructions, type ThreadInstructions } from "../context/instructions.ts";
-import type { AgentMsg } from "../providers/agent.ts";
+import { readInstructions } from "../context/instructions.ts";
+import type { AgentMsg } from "../core/agent.ts";
+import type { History } from "../core/history.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
+import type { RunnerSpec, ThreadInstructions } from "../core/runner-spec.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { type Connection, connect } from "../providers/connection.ts";
-import type { History } from "../providers/history.ts";
-import type { ModelChoice } from "../providers/models.ts";
 import type { ProviderConfig } from "../providers/request.ts";
 import { FORK_TOOL_SPECS } from "../tools/fork-specs.ts";
 import { type OfferedTools, PinnedTools } from "../tools/source.ts";

@@ -6,15 +6,16 @@
  * it (requests.ts).
  */
 import type { Chat } from "../chat/chat.ts";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import { parseSend } from "../chat/send-command.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { Compaction } from "../compact/compaction.ts";
 import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { ForkFlow } from "../fork/flow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import type { SendResult } from "../rpc/methods.ts";
+import type { SendResult } from "../nvim/lua-shapes.ts";
 import type { Buffers } from "../view/buffers.ts";
 import type { Services } from "./services.ts";
 

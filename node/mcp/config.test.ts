@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { say } from "../rpc/checks.ts";
+import { say } from "../core/checks.ts";
 import {
   expandVars,
   launchOf,

@@ -8,9 +8,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Check, type Checked, ok, say } from "../rpc/checks.ts";
-import { MCP_SERVERS } from "../rpc/options.ts";
-import { check, type Value } from "../rpc/rules.ts";
+import type { Check, Checked } from "../core/checks.ts";
+import { ok, say } from "../core/checks.ts";
+import { MCP_SERVERS } from "../core/options.ts";
+import { check, type Value } from "../core/rules.ts";
 
 /** Where a server was configured; an earlier place wins over a later one for the same name. */
 export type McpOrigin = "setup" | ".tine/mcp.json" | ".mcp.json";
@@ -41,7 +42,7 @@ export function serversOf(servers: Value<typeof MCP_SERVERS>, from: McpOrigin): 
   });
 }
 
-/** A table of servers by name, checked against the servers' rule (node/rpc/options.ts). */
+/** A table of servers by name, checked against the servers' rule (node/core/options.ts). */
 export function serverTable(v: unknown, name: string, from: McpOrigin): Checked<McpServerSpec[]> {
   const checked = check(MCP_SERVERS, v, name);
   return checked.ok ? ok(serversOf(checked.value, from)) : checked;

@@ -6,13 +6,16 @@
  * whole, so nothing Neovim does in between (another client's call, a timer) sees half a pass.
  */
 import type { GatherRequest } from "../context/editor.ts";
-import type { ViewUpdate } from "../view/thread-view.ts";
 import { type ApplyPayload, LUA_RESULTS, type LuaApi, type LuaFn } from "./lua-api.ts";
+import type { Edit, Mark } from "./lua-shapes.ts";
 
 /** Neovim's RPC API as the host uses it: the jobstart host's RpcChannel, or the remote-plugin host's client. */
 export type NvimRequests = { request(method: string, args: unknown[]): Promise<unknown> };
 
 type Batched = { fn: LuaFn; args: readonly unknown[]; resolve(value: unknown): void; reject(error: Error): void };
+
+/** What a view writes in one of its buffers: its edits, its marks (none: left as they are), its spinner (null: stopped). */
+export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
 
 export class NvimBridge {
   /** The calls of the `together` under way, sent when it ends. */

@@ -5,13 +5,10 @@
  * argument fails `tsc`; what Neovim answers is checked here (`LUA_RESULTS`) before a caller reads it.
  * node/nvim/lua-api.test.ts keeps this table and host_api.lua's functions the same list.
  */
-import type { ThreadId } from "../chat/msgs.ts";
-import { bufnr, type Check, record, say } from "../rpc/checks.ts";
+import { bufnr, type Check, record, say } from "../core/checks.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
-import type { ForkOpen } from "../view/buffers.ts";
-import type { Edit } from "../view/document.ts";
-import type { Mark } from "../view/thread-view.ts";
-import type { MirroredThreads } from "../view/threads-mirror.ts";
+import type { Edit, ForkOpen, Mark, MirroredThreads } from "./lua-shapes.ts";
 
 /** A thread's two buffers (a terminal thread's one buffer is both). */
 export type ThreadBufnrs = { display: number; input: number };

@@ -10,18 +10,19 @@
  * a turn cut short turn-cleanup.ts's.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { Runner, RunnerSpec, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
-import type { ThreadInstructions } from "../context/instructions.ts";
+import type { Runner, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "../core/agent.ts";
+import { History } from "../core/history.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
+import { type AssistantBlock, assistantMessage, entry, type RequestKey, type ResponseMeta, type UserBlock } from "../core/native.ts";
+import type { RunnerSpec, ThreadInstructions } from "../core/runner-spec.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import type { PinnedTools } from "../tools/source.ts";
-import { prefixKey } from "../usage/cache.ts";
-import { type SideRequest, sideRequest } from "../usage/side.ts";
+import { sideRequest } from "../usage/side.ts";
 import { giveWay } from "../util/fair-share.ts";
-import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "./agent.ts";
 import { type Connection, MISSING_KEY_MESSAGE } from "./connection.ts";
-import { History } from "./history.ts";
-import { type ModelChoice, withChoice } from "./models.ts";
-import { type AssistantBlock, assistantMessage, entry, type RequestKey, type ResponseMeta, type UserBlock } from "./native.ts";
-import { buildRequest, oversizeRequest, type ProviderConfig } from "./request.ts";
+import { withChoice } from "./models.ts";
+import { buildRequest, oversizeRequest, type ProviderConfig, prefixKey } from "./request.ts";
 import { afterFailedAttempt, OversizeRequest, sleep } from "./retry-policy.ts";
 import { StallWatch } from "./stall-watch.ts";
 import {

@@ -8,8 +8,8 @@ import fc from "fast-check";
 import { it } from "vitest";
 import { AgentProbe, testConfig, testConnection } from "../../test/helpers/agent-harness.ts";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
-import { type Part, response } from "../../test/mock-anthropic/script.ts";
-import { MockAnthropic, type Step } from "../../test/mock-anthropic/server.ts";
+import { type Part, response, type Step } from "../../test/mock-anthropic/script.ts";
+import { MockAnthropic } from "../../test/mock-anthropic/server.ts";
 import { AnthropicAgent } from "./anthropic-agent.ts";
 import { appendUserTurn } from "./turn-cleanup.ts";
 

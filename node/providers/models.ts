@@ -3,26 +3,8 @@
  * fields. What a model costs and how much it reads is in the price table (node/usage/prices.ts).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ProviderConfig } from "./request.ts";
-
-/**
- * Thinking effort as `:Tine model` offers it: `setup` keeps setup's `thinking` and `effort` (adaptive
- * by default) with the model chosen; `none` turns thinking off; the others are a thinking budget
- * (`thinking_budgets`).
- */
-export type ThinkingEffort = "setup" | "none" | "low" | "medium" | "high";
-export const THINKING_EFFORTS: readonly ThinkingEffort[] = ["setup", "none", "low", "medium", "high"];
-
-export const isThinkingEffort = (v: unknown): v is ThinkingEffort => THINKING_EFFORTS.includes(v as ThinkingEffort);
-
-/** A thread's own model and thinking effort, chosen with `:Tine model`; a thread without one uses setup's `model` and `thinking`. */
-export type ModelChoice = { readonly model: string; readonly effort: ThinkingEffort };
-
-/** Thinking budgets (tokens) by effort, from `thinking_budgets` in setup. */
-export type ThinkingBudgets = { readonly low: number; readonly medium: number; readonly high: number };
-
-export const sameChoice = (a: ModelChoice | null, b: ModelChoice | null): boolean =>
-  a === b || (a !== null && b !== null && a.model === b.model && a.effort === b.effort);
+import { type ModelChoice, sameChoice, THINKING_EFFORTS, type ThinkingEffort } from "../core/model-choice.ts";
+import type { ProviderConfig, ThinkingBudgets } from "./request.ts";
 
 /** The request's `thinking` for an effort of a budget's: none turns it off; the others get their budget, kept below `max_tokens`. */
 function thinkingFor(

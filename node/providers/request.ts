@@ -4,9 +4,12 @@
  * prompt cache.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { History } from "./history.ts";
-import type { ThinkingBudgets } from "./models.ts";
-import { type AssistantBlock, assistantMessage, type Block, type NativeMessage } from "./native.ts";
+import type { History } from "../core/history.ts";
+import { type AssistantBlock, assistantMessage, type Block, type NativeMessage } from "../core/native.ts";
+import { sha256Hex } from "../util/sha256.ts";
+
+/** Thinking budgets (tokens) by effort, from `thinking_budgets` in setup. */
+export type ThinkingBudgets = { readonly low: number; readonly medium: number; readonly high: number };
 
 export type ProviderConfig = {
   model: string;
@@ -22,6 +25,12 @@ export type ProviderConfig = {
   /** What a thread's own thinking effort (`:Tine model`, models.ts) asks for. */
   thinkingBudgets: ThinkingBudgets;
 };
+
+/** A digest of what every request of an agent puts before its messages: what the cache rule compares (usage/cache.ts). */
+export function prefixKey(config: ProviderConfig, instructions: string): string {
+  const prefix = JSON.stringify([config.tools, config.webSearch, config.system, instructions, config.thinking, config.effort]);
+  return sha256Hex(prefix).slice(0, 16);
+}
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 

@@ -4,10 +4,10 @@
  * a fork copies its finished blocks, and abort or an error closes it with the turn clean-up rule.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import type { InProgressBlock, StopReason } from "../core/agent.ts";
+import type { AssistantBlock, RequestKey, ResponseMeta, TextBlock, ToolResultBlock, Usage } from "../core/native.ts";
 import { LEFT_OUT_NOTE, leftOutNote, takeCounts } from "../usage/token-counts.ts";
 import { depthProblem, parseBounded, TOOL_INPUT_BOUNDS } from "../util/bounded-json.ts";
-import type { InProgressBlock, StopReason } from "./agent.ts";
-import type { AssistantBlock, RequestKey, ResponseMeta, TextBlock, ToolResultBlock, Usage } from "./native.ts";
 import { inputRefused, type OpenTurn } from "./turn-cleanup.ts";
 
 export const zeroUsage = (): Usage => ({

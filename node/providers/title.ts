@@ -7,12 +7,14 @@
  * is the thread's rule (`Thread.wantsModelTitle`, titles.ts).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { readContextBlock } from "../context/blocks.ts";
-import { type SideRequest, sideRequest } from "../usage/side.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { SideRequest } from "../core/side-request.ts";
+import { sideRequest } from "../usage/side.ts";
 import type { Connection } from "./connection.ts";
-import type { History } from "./history.ts";
 import { usageOf, zeroUsage } from "./stream.ts";
 
 /** The title request's system prompt: what tells it apart from a thread's requests (the test mock routes on it). */

@@ -3,8 +3,8 @@
  * state) and fork-at-message all end a turn early; each calls `closeTurn`, so the history that
  * results is always one the Messages API accepts.
  */
-import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { History } from "./history.ts";
+
+import type { History } from "../core/history.ts";
 import {
   type AssistantBlock,
   assistantMessage,
@@ -14,7 +14,8 @@ import {
   type ToolResultBlock,
   type UserBlock,
   userMessage,
-} from "./native.ts";
+} from "../core/native.ts";
+import { assertUnreachable } from "../util/assert-unreachable.ts";
 
 export const FORKED_BEFORE_TOOL_RAN = "The thread was forked before the tool could execute.";
 export const ABORTED_BEFORE_TOOL_RAN = "The user aborted before the tool could execute.";

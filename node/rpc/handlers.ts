@@ -6,8 +6,8 @@
  * the classic remote-plugin host) route through here.
  */
 
+import { parseArguments } from "../core/checks.ts";
 import type { MirroredThreads } from "../view/threads-mirror.ts";
-import { parseArguments } from "./checks.ts";
 import type { ArgsIn, Method, ResultIn } from "./methods.ts";
 
 /** What a method runs against: `app`, what `init` started (reading it before throws), and `start`, for `init`. */

@@ -1,21 +1,15 @@
 /**
  * The boundary between Lua and the host: every method the Lua side may request, by name, with
  * its arguments (checked here before any handler runs) and its result type. The shapes Lua
- * receives are defined here, once; lua/tine/types.lua mirrors them for the user's editor.
+ * receives are defined here, once, or, those a room below rpc/ builds (a thread as threads()
+ * shows it, a send's answer…), in node/nvim/lua-shapes.ts; lua/tine/types.lua mirrors them for
+ * the user's editor.
  *
  * Over 300 lines: it is the one table of every method Lua may request (a few lines each) and
  * of the shapes it answers with; split, the boundary would have no single place.
  */
-import type { ThreadId } from "../chat/msgs.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
-import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
-import type { ModelChoices } from "../providers/models.ts";
-import type { NativeMessage } from "../providers/native.ts";
-import type { UsageInfo } from "../usage/book.ts";
-import type { TypedHelp } from "../view/input-help.ts";
-import type { MirroredThreads } from "../view/threads-mirror.ts";
-import type { WorktreeReport } from "../worktree/health.ts";
 import {
   type Arg,
   type ArgValues,
@@ -31,35 +25,17 @@ import {
   string,
   table,
   threadRef,
-} from "./checks.ts";
+} from "../core/checks.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { NativeMessage } from "../core/native.ts";
+import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
+import type { Lineage, ListShown, MirroredThreads, SendResult, ThreadInfo } from "../nvim/lua-shapes.ts";
+import type { ModelChoices } from "../providers/models.ts";
+import type { UsageInfo } from "../usage/book.ts";
+import type { TypedHelp } from "../view/input-help.ts";
+import type { WorktreeReport } from "../worktree/health.ts";
 
 // ---- what Lua receives ----
-
-/** One thread of this project, live or stored (`require("tine").threads()`). */
-export type ThreadInfo = {
-  id: ThreadId;
-  /** The short number in buffer names (`tine #3 …`). */
-  num: number;
-  parent_id: ThreadId | null;
-  title: string;
-  /** The thread's status (idle, streaming, waiting, error, busy, running, exited), or "stored" ("interrupted": stored, cut off when tine stopped). */
-  status: string;
-  stop_reason: string | null;
-  messages: number;
-  /** When it last changed (ms since the epoch); null before it is first stored. */
-  updated: number | null;
-  /** Its display and input buffers; null while it has none (stored, a background fork). */
-  bufnr: number | null;
-  input_bufnr: number | null;
-  /** Paths (from the project's top folder) its turns changed, as their change lists show them; [] for a stored thread. */
-  changed_files: string[];
-  /** Its own requests' usage (node/usage/book.ts); null for a stored thread not opened, or one tine makes no requests for. */
-  usage: UsageInfo | null;
-  /** The model its next request names (its own from `:Tine model`, else setup's); null for a stored thread or one whose program chooses (Claude Code). */
-  model: string | null;
-  /** The folder its tools work in (the project's, or a worktree fork's worktree); null for a stored thread. */
-  cwd: string | null;
-};
 
 /** A thread's buffers, once made. */
 export type ThreadBuffers = { id: ThreadId; display: number; input: number };
@@ -70,13 +46,6 @@ export type ThreadBuffers = { id: ThreadId; display: number; input: number };
  */
 export type OpenedThread = ThreadBuffers & { read_only_by: number | null; interrupted?: boolean };
 
-/**
- * After a send: the failed turn's text a new message replaced ("" when none), for the input; or,
- * with `outside`, nothing was sent: those files, named alone, lead outside the project (`target`:
- * where), and the send waits for the user's yes (asked in Neovim, then sent again with `approved`).
- */
-export type SendResult = { replaced: string; outside?: { path: string; target: string }[] };
-
 /** A message waiting in a thread's queue (`item`: its number there). */
 export type QueuedAt = { item: number; text: string };
 
@@ -86,9 +55,6 @@ export type ExportedSession = ThreadBuffers & { session_id: string; path: string
 /** One of this project's Claude Code sessions (`:Tine import`). */
 /** `label`: its last prompt, message count and short id, as the picker shows it. */
 export type ClaudeSession = { id: string; path: string; modified: number; label: string };
-
-/** Where a fork branched from its parent; `parent_gone`: the parent was deleted (or ended) since. */
-export type Lineage = { parent_id: ThreadId; at_message: number; parent_gone: boolean };
 
 /** What is at a display line: the message (0-based) and, when on one, its block; on a change list, the file (null: the list's summary). */
 /** `role`: whose the message is ("user": a fork at it answers it again). */
@@ -118,9 +84,6 @@ export type ListItem =
   | { type: "waiting-fork"; sourceId: ThreadId }
   | { type: "ended-fork"; id: ThreadId }
   | null;
-
-/** The list as drawn: its buffer, the line (0-based) the cursor goes to (null: leave it), and the filter shown. */
-export type ListShown = { bufnr: number; line: number | null; filter: string };
 
 /**
  * The files two branches' latest snapshots differ in (`:Tine diff`): + lines only the first has,

@@ -3,7 +3,8 @@
  * unknown unless the host was started with its environment variable set to 1. What answers them
  * is node/host/test-requests.ts.
  */
-import { arg, index, string } from "./checks.ts";
+
+import { arg, index, string } from "../core/checks.ts";
 import { type Method, returns } from "./methods.ts";
 
 export const TEST_METHODS = {

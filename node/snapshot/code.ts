@@ -3,54 +3,15 @@
  * read, housekeeping) and its implementation on a project's private git store (repo.ts). Where
  * snapshots cannot be taken (no git, not a repository, `snapshots = false`) the same object
  * answers "off" and why; callers never ask which it is. A fork in a worktree of its own has the
- * same contract on a view of the same store (node/worktree/).
- *
- * Also the marks a thread keeps: which snapshot each of its messages was made on.
+ * same contract on a view of the same store (node/worktree/). The marks a thread keeps (which
+ * snapshot each of its messages was made on) are node/core/code-marks.ts.
  */
-import type { ThreadId } from "../chat/msgs.ts";
-import type { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
-import type { FileChange } from "./git-output.ts";
-import { type KeptWorktree, type SnapshotId, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
+import type { FileChange, SnapshotId } from "../core/code-marks.ts";
+import { type KeptWorktree, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
 import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
-export type { FileChange } from "./git-output.ts";
-export type { KeptWorktree, SnapshotId, StoredFile, Taken } from "./repo.ts";
+export type { KeptWorktree, StoredFile, Taken } from "./repo.ts";
 export type { RestoreUndo } from "./undo-record.ts";
-
-/**
- * A snapshot a thread's messages were made on: the files once the thread held its first `at`
- * messages (taken before a batch of tools ran, and when a turn ended). Message k was made on the
- * first mark with `at > k` (no tool ran between k and that mark).
- */
-export type CodeMark = {
-  readonly at: number;
-  readonly id: SnapshotId;
-  /** Files left out of it, as too big. */
-  readonly skipped: readonly string[];
-  /** At a turn's end: the turn's changes, from its first snapshot `from`. */
-  readonly turn?: { readonly from: SnapshotId; readonly files: readonly FileChange[] };
-};
-
-/** A thread's marks, each with the entry it was taken after: a mark counts only while that entry is still in the history. */
-export type ThreadMark = CodeMark & { readonly entry: Entry | null };
-
-/** The marks of `marks` that still describe `history` (a rewind or clean-up drops the others). */
-export function validMarks(marks: readonly ThreadMark[], history: History): ThreadMark[] {
-  return marks.filter((m) => m.at <= history.length && (m.at === 0 ? m.entry === null : history.at(m.at - 1) === m.entry));
-}
-
-/** The snapshot message `k` of `history` was made on, or null when no tool ran after it (the files are as it left them). */
-export function markAt(marks: readonly ThreadMark[], history: History, k: number): ThreadMark | null {
-  let best: ThreadMark | null = null;
-  for (const m of validMarks(marks, history)) if (m.at > k && (!best || m.at < best.at)) best = m;
-  return best;
-}
-
-/** The thread's last snapshot: the files as its last turn left them (null: no tool of it ran). */
-export function latestMark(marks: readonly ThreadMark[], history: History): ThreadMark | null {
-  return validMarks(marks, history).reduce<ThreadMark | null>((a, m) => (!a || m.at >= a.at ? m : a), null);
-}
 
 /** What `:checkhealth tine` says of snapshots. */
 export type SnapshotHealth =
@@ -159,25 +120,6 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
     keepRestore: async (undo) => writeUndo((await on()).undoFile, undo),
   };
 }
-
-/** Why a thread asks for a snapshot: before a batch of its tools runs, or as a turn that ran tools ends. */
-export type CodePurpose = "tools" | "turn-end";
-
-/**
- * Takes snapshots for threads, off the dispatch loop: each answer reaches the thread as its `code`
- * message (with no mark when snapshots are off or the snapshot failed), in the order asked.
- */
-export type CodeRecorder = {
-  /** Thread `thread` is about to send: its folder's first snapshot starts in the background (CodeSnapshots.prime). */
-  prime(thread: ThreadId): void;
-  /** A snapshot for thread `thread`, made on its first `at` messages; `since`: the turn's first snapshot, whose changes it lists. */
-  record(thread: string, at: number, since: SnapshotId | null, purpose: CodePurpose): void;
-  /**
-   * Resolves once every snapshot asked for until now has reached its thread (taken, or failed):
-   * the marks a code operation reads then hold the last snapshot of every turn that has ended.
-   */
-  settled(): Promise<void>;
-};
 
 /** Snapshots turned off (`snapshots = false`, and tests of threads that need none). */
 export const snapshotsOff = (): CodeSnapshots => gitSnapshots({ enabled: false, cwd: "", dataDir: "", maxFileBytes: 0, keepDays: 0 });

@@ -4,7 +4,8 @@
  * side holds it.
  */
 import { existsSync } from "node:fs";
-import type { CodeSnapshots, FileChange, SnapshotId } from "./code.ts";
+import type { FileChange, SnapshotId } from "../core/code-marks.ts";
+import type { CodeSnapshots } from "./code.ts";
 
 /** A branch as `:Tine diff` finds it: its latest snapshot, and the folder it works in (with that folder's snapshots). */
 export type Branch = {

@@ -3,14 +3,7 @@
  * and the one thing it writes for itself: a snapshot's commit message, which names the files left
  * out as too big. Pure: repo.ts runs the commands.
  */
-
-/** One file that differs between two snapshots; `added`/`removed` are null for a binary file. */
-export type FileChange = {
-  readonly path: string;
-  readonly status: "added" | "modified" | "deleted";
-  readonly added: number | null;
-  readonly removed: number | null;
-};
+import type { FileChange } from "../core/code-marks.ts";
 
 /** A snapshot's commit message: the files over `maxFileBytes` it left out, named (read back by `skippedInMessage`). */
 export function snapshotMessage(skipped: readonly string[], maxFileBytes: number): string {

@@ -16,15 +16,13 @@
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { projectKey } from "../store/store.ts";
+import type { FileChange, SnapshotId } from "../core/code-marks.ts";
+import { projectKey } from "../core/project-key.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { git, splitNul } from "./git.ts";
-import { type FileChange, hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
+import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 import { isLink, underLinks } from "./links.ts";
 import { foreignWorkTree } from "./work-tree.ts";
-
-/** A snapshot: the sha of its commit in the private repository. */
-export type SnapshotId = string;
 
 export type Taken = {
   readonly id: SnapshotId;

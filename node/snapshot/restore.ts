@@ -8,8 +8,9 @@
  */
 import { existsSync, lstatSync, mkdirSync, realpathSync, unlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import { replaceFile, replaceWithLink } from "../util/atomic-write.ts";
-import type { CodeSnapshots, FileChange, SnapshotId, StoredFile } from "./code.ts";
+import type { CodeSnapshots, StoredFile } from "./code.ts";
 import { outside, throughOutsideLinks } from "./links.ts";
 
 /** What a restore to `target` would do, seen from the files now (`safety`). */

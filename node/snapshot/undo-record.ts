@@ -5,7 +5,7 @@
  */
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import type { SnapshotId } from "./repo.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
 
 /** What the last restore wrote (paths relative to the project's top folder) and the snapshot holding them as they were. */
 export type RestoreUndo = { readonly safety: SnapshotId; readonly paths: readonly string[] };

@@ -2,11 +2,24 @@
  * The `code` record of a transcript (a code snapshot a thread's messages were made on) checked
  * field by field, as every record is (records.ts), and turned into the mark a thread keeps.
  */
-import type { History } from "../providers/history.ts";
-import type { CodeMark, FileChange, ThreadMark } from "../snapshot/code.ts";
-import { isCount, isObject } from "./shapes.ts";
 
-type CodeRecord = Extract<import("./records.ts").ChangeRecord, { t: "code" }>;
+import type { CodeMark, FileChange, ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import { isCount, isObject } from "../core/shapes.ts";
+
+/**
+ * A code snapshot (node/snapshot/) taken once the history held `at` messages; `from` and `files`:
+ * a turn's end, and what it changed since its first snapshot `from`. Logs written before
+ * snapshots existed have none. One of records.ts's change records.
+ */
+export type CodeRecord = {
+  readonly t: "code";
+  readonly at: number;
+  readonly id: string;
+  readonly skipped?: readonly string[];
+  readonly from?: string;
+  readonly files?: readonly FileChange[];
+};
 
 /** A snapshot id as git writes it: hex, nothing that could reach a command line as an option. */
 const isSha = (v: unknown): v is string => typeof v === "string" && /^[0-9a-f]{40,64}$/.test(v);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exchanges, replyTurn, type StoreWorld, storeWorld, userTurn } from "../../test/helpers/store-world.ts";
 import { mountTmpfs, type Tmpfs, tmpfsRefused } from "../../test/helpers/tmpfs.ts";
-import { History } from "../providers/history.ts";
+import { History } from "../core/history.ts";
 import { Persistence } from "./persistence.ts";
 import { SAVE_RETRY_MS } from "./save-failures.ts";
 import { ThreadStore } from "./store.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { NO_LABELS, withLabel } from "../chat/labels.ts";
-import { History } from "../providers/history.ts";
+import { History } from "../core/history.ts";
 import { decode } from "./records.ts";
 import { applyRecord, emptyState } from "./replay.ts";
 import { diff, type Snapshot } from "./sync.ts";

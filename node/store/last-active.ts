@@ -7,8 +7,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
-import { isThreadId } from "./records.ts";
+import { isThreadId, type ThreadId } from "../core/ids.ts";
 
 export class LastActive {
   private readonly path: string;

@@ -4,7 +4,8 @@
  * `:Tine threads!`, and what `:checkhealth tine` says of it. It only reads: what is written, and
  * when, is persistence.ts.
  */
-import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredThread } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { projectTree } from "./project-tree.ts";
 import type { ThreadStore, Unreadable } from "./store.ts";
 import type { ThreadSummary } from "./summary.ts";

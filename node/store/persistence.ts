@@ -18,10 +18,11 @@
  */
 
 import type { Changes, Chat } from "../chat/chat.ts";
-import type { ForkEnd, StoredSource, ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredSource } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
-import type { ThreadMark } from "../snapshot/code.ts";
+import type { ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { StoreListing } from "./listing.ts";
 import type { ChangeRecord, Header, ParentPointer } from "./records.ts";

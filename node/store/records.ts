@@ -8,18 +8,18 @@
  * reads it back (an untrusted file), so that what is written and what is taken back never drift.
  */
 
-import { checkRunnerSpec, type RunnerSpec } from "../chat/runner.ts";
-import type { StoredQueued } from "../chat/send-queue.ts";
+import type { StoredQueued } from "../chat/msgs.ts";
 import { readContextBlock } from "../context/blocks.ts";
-import { checkInstructions, type ThreadInstructions } from "../context/instructions.ts";
-import { isThinkingEffort, type ThinkingEffort } from "../providers/models.ts";
-import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
-import type { FileChange } from "../snapshot/code.ts";
-import { checkSide, type SideRequest } from "../usage/side.ts";
+import { isThreadId } from "../core/ids.ts";
+import { isThinkingEffort, type ThinkingEffort } from "../core/model-choice.ts";
+import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../core/native.ts";
+import { checkInstructions, checkRunnerSpec, type RunnerSpec, type ThreadInstructions } from "../core/runner-spec.ts";
+import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "../core/shapes.ts";
+import type { SideRequest } from "../core/side-request.ts";
+import { checkSide } from "../usage/side.ts";
 import { metaFrom } from "../usage/token-counts.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
-import { codeRecord } from "./code-record.ts";
-import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "./shapes.ts";
+import { type CodeRecord, codeRecord } from "./code-record.ts";
 
 export const FORMAT_VERSION = 1;
 
@@ -131,19 +131,8 @@ export type ChangeRecord =
    * that point at its first `upTo` records and branched after message `after` belong to `to`.
    */
   | { readonly t: "branched"; readonly to: string; readonly after: number; readonly upTo: number }
-  /**
-   * A code snapshot (node/snapshot/) taken once the history held `at` messages; `from` and `files`:
-   * a turn's end, and what it changed since its first snapshot `from`. Logs written before
-   * snapshots existed have none.
-   */
-  | {
-      readonly t: "code";
-      readonly at: number;
-      readonly id: string;
-      readonly skipped?: readonly string[];
-      readonly from?: string;
-      readonly files?: readonly FileChange[];
-    };
+  /** A code snapshot (code-record.ts). */
+  | CodeRecord;
 
 export type StoredRecord = Header | ChangeRecord;
 
@@ -176,9 +165,6 @@ export function encode(record: StoredRecord): string {
 }
 
 export type Decoded = { ok: true; record: StoredRecord } | { ok: false; error: string };
-
-/** What a thread id looks like: it names files, so nothing that could leave the folder. */
-export const isThreadId = (v: unknown): v is string => typeof v === "string" && /^[A-Za-z0-9-]+$/.test(v);
 
 /** How a fork can end (the `ended` record). */
 export const ENDINGS: ReadonlySet<string> = new Set(["discarded", "reported", "promoted"]);

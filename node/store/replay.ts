@@ -3,12 +3,12 @@
  * reported), and its change records replayed onto a History. Pure but for `readLog`.
  */
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
-import { History } from "../providers/history.ts";
-import type { ModelChoice } from "../providers/models.ts";
-import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../providers/native.ts";
+import type { ThreadMark } from "../core/code-marks.ts";
+import { History } from "../core/history.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
+import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
-import type { ThreadMark } from "../snapshot/code.ts";
-import type { SideRequest } from "../usage/side.ts";
 import { readRegular } from "../util/regular-file.ts";
 import { markOf } from "./code-record.ts";
 import { type ChangeRecord, decode, type Header, isChange, type StoredQueued } from "./records.ts";

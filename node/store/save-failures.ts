@@ -1,9 +1,9 @@
+import type { ThreadId } from "../core/ids.ts";
 /**
  * Which threads are not being saved (their last write failed), why, when their writes are tried
  * again, and what the user is to be told: once when a thread stops being saved, once when it is
  * saved again, never once per failed write.
  */
-import type { ThreadId } from "../chat/msgs.ts";
 
 /** How long a thread whose write failed waits before its writes are tried again. */
 export const SAVE_RETRY_MS = 2000;

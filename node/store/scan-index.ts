@@ -4,12 +4,13 @@
  * the wrong shape is dropped (its file is scanned again) without touching the others.
  */
 import { renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { checkRunnerSpec } from "../chat/runner.ts";
+import { isThreadId } from "../core/ids.ts";
+import { checkRunnerSpec } from "../core/runner-spec.ts";
+import { isCount, isObject } from "../core/shapes.ts";
 import { checkStoredUsage } from "../usage/stored.ts";
 import { readRegular } from "../util/regular-file.ts";
-import { ENDINGS, FORMAT_VERSION, isParentPointer, isThreadId, isWorktree } from "./records.ts";
+import { ENDINGS, FORMAT_VERSION, isParentPointer, isWorktree } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
-import { isCount, isObject } from "./shapes.ts";
 import type { ScanState, ThreadSummary } from "./summary.ts";
 
 /**

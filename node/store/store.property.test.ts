@@ -19,8 +19,8 @@ import { expect, it, vi } from "vitest";
 import { exchanges, storeWorld } from "../../test/helpers/store-world.ts";
 import { checkMessages } from "../../test/mock-anthropic/api-rules.ts";
 import { NO_LABELS } from "../chat/labels.ts";
-import { History } from "../providers/history.ts";
-import { type AssistantBlock, assistantMessage, entry, type ToolResultBlock, type ToolUseBlock, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { type AssistantBlock, assistantMessage, entry, type ToolResultBlock, type ToolUseBlock, userMessage } from "../core/native.ts";
 import {
   ABORTED_BEFORE_TOOL_RAN,
   appendUserTurn,

@@ -3,8 +3,8 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { History } from "../providers/history.ts";
-import { type AssistantBlock, assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { type AssistantBlock, assistantMessage, type Entry, entry, userMessage } from "../core/native.ts";
 import { metaLine } from "../view/render.ts";
 import { SESSION_ENDED, SESSION_ENDED_BEFORE_TOOL_RAN } from "./replay.ts";
 import { ThreadStore } from "./store.ts";

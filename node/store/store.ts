@@ -26,15 +26,16 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { basename, join } from "node:path";
-import type { RunnerSpec } from "../chat/runner.ts";
-import type { History } from "../providers/history.ts";
+import { join } from "node:path";
+import type { History } from "../core/history.ts";
+import { isThreadId } from "../core/ids.ts";
+import { projectKey } from "../core/project-key.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { endOfLastLine, kindOf, openRegular } from "../util/regular-file.ts";
-import { sha256Hex } from "../util/sha256.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
 import { LogWriter, writeAll } from "./log-writer.ts";
 import { claimNumber } from "./numbers.ts";
-import { encode, FORMAT_VERSION, type Header, isThreadId, type ParentPointer } from "./records.ts";
+import { encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
 import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
 import { readIndex, writeIndex } from "./scan-index.ts";
 import { type ScanState, scanLog, type ThreadSummary } from "./summary.ts";
@@ -71,14 +72,6 @@ export type ProjectThreads = {
 export type Unreadable = { readonly path: string; readonly error: string };
 
 type Cached = { readonly size: number; readonly log: ParsedLog; readonly states: Map<number, LogState>; problems: LogProblem[] };
-
-export function projectKey(cwd: string): string {
-  const name =
-    basename(cwd)
-      .replace(/[^A-Za-z0-9._-]/g, "_")
-      .slice(0, 40) || "root";
-  return `${name}-${sha256Hex(cwd).slice(0, 12)}`;
-}
 
 export class ThreadStore {
   readonly dir: string;

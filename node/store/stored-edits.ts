@@ -3,7 +3,8 @@
  * it, a restore): each is appended to its log under its lock, and the writer closed at once. A
  * loaded thread's changes go with its sync (persistence.ts), never here.
  */
-import type { ThreadId } from "../chat/msgs.ts";
+
+import type { ThreadId } from "../core/ids.ts";
 import type { ChangeRecord } from "./records.ts";
 import type { ThreadStore } from "./store.ts";
 

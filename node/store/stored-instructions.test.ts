@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { headerLine } from "../../test/helpers/stored-header.ts";
-import type { ThreadInstructions } from "../context/instructions.ts";
+import type { ThreadInstructions } from "../core/runner-spec.ts";
 import { decode } from "./records.ts";
 import { ThreadStore } from "./store.ts";
 

@@ -1,10 +1,10 @@
+import type { ThreadId } from "../core/ids.ts";
 /**
  * When the streamed text of some live thread is next due to be written (sync.ts writes a block
  * still streaming only now and then; the host wakes the store then). The earliest time is kept as
  * threads start waiting, so the wake asked after every streamed delta does not walk every thread
  * streaming; it is found again by that walk only when a thread stopped waiting or the store was woken.
  */
-import type { ThreadId } from "../chat/msgs.ts";
 
 export class StreamedWake {
   /** Threads whose streamed text waits to be written: the only recorders a wake-up can be due for. */

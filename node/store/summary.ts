@@ -8,14 +8,14 @@
 
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { basename } from "node:path";
-import type { RunnerSpec } from "../chat/runner.ts";
-import type { ResponseMeta } from "../providers/native.ts";
+import type { ResponseMeta } from "../core/native.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
+import { metaProblem } from "../core/shapes.ts";
 import { NO_STORED_USAGE, type StoredUsage, UsageScan } from "../usage/stored.ts";
 import { metaFrom, usageFrom } from "../usage/token-counts.ts";
 import { openRegular, readFrom } from "../util/regular-file.ts";
 import { decode, type Header, type ParentPointer } from "./records.ts";
 import type { LogProblem } from "./replay.ts";
-import { metaProblem } from "./shapes.ts";
 
 export type ThreadSummary = {
   readonly id: string;

@@ -8,11 +8,11 @@
  * so a kill loses at most that much of it; the clock is read once per wait, never per delta.
  */
 import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
-import type { History } from "../providers/history.ts";
-import { type ModelChoice, sameChoice } from "../providers/models.ts";
-import type { AssistantBlock, ToolResultBlock } from "../providers/native.ts";
-import type { ThreadMark } from "../snapshot/code.ts";
-import type { SideRequest } from "../usage/side.ts";
+import type { ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import { type ModelChoice, sameChoice } from "../core/model-choice.ts";
+import type { AssistantBlock, ToolResultBlock } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import { appendAll } from "../util/arrays.ts";
 import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";

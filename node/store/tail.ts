@@ -7,7 +7,7 @@
  * none, and the thread opens as it always did, the whole read first.
  */
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { type Entry, entry, freezeMessage } from "../providers/native.ts";
+import { type Entry, entry, freezeMessage } from "../core/native.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { openRegular } from "../util/regular-file.ts";
 import { decode } from "./records.ts";

@@ -6,8 +6,8 @@
  */
 import { storedQueued } from "../chat/send-queue.ts";
 import type { Thread } from "../chat/thread.ts";
-import { History } from "../providers/history.ts";
-import type { ThreadMark } from "../snapshot/code.ts";
+import type { ThreadMark } from "../core/code-marks.ts";
+import { History } from "../core/history.ts";
 import type { LogState } from "./replay.ts";
 import type { Snapshot } from "./sync.ts";
 

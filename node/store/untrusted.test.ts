@@ -19,8 +19,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { History } from "../providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../core/native.ts";
 import { ThreadStore } from "./store.ts";
 import { type Snapshot, ThreadRecorder } from "./sync.ts";
 

@@ -6,11 +6,10 @@
  * stored thread's come from the store's scan (stored.ts), without loading it. Also arms a clock
  * per thread for the moment its cache expires, so the winbar's warning shows then without a send.
  */
-import type { Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
-import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { Entry, RequestKey } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import { startTimer } from "../util/timer.ts";
 import { type CacheMiss, cacheMiss } from "./cache.ts";
 import {
@@ -27,8 +26,7 @@ import {
   withSide,
 } from "./figures.ts";
 import { DEFAULT_CONTEXT_WINDOW, ratesFor } from "./prices.ts";
-import type { SideRequest } from "./side.ts";
-import { storedFigures } from "./stored.ts";
+import { type StoredUsage, storedFigures } from "./stored.ts";
 import { dollars, tokens, type WinbarPart, type WinbarView, winbarParts } from "./winbar.ts";
 
 /** `require('tine').usage(id)`, and each entry of `threads()`: the thread's own requests. */
@@ -61,6 +59,26 @@ export type UsageInfo = {
   };
 };
 
+/**
+ * A live thread as the book reads it (chat/thread.ts's `Thread` is one). usage/ lies below the
+ * chat (the chat counts its side requests with usage/side.ts), so the book names what it reads
+ * instead of importing the chat; `tsc` checks the chat's objects fit where the host builds it.
+ */
+export type CountedThread = {
+  readonly id: ThreadId;
+  readonly side: readonly SideRequest[];
+  readonly atRest: boolean;
+  readonly runner: { readonly history: History; readonly modelName: string | null; nextRequest(): RequestKey | null };
+};
+
+/** The chat's threads as the book reads them (chat/chat.ts's `Chat`): live and stored ones, where each forked, its children. */
+export type CountedThreads = {
+  readonly threads: ReadonlyMap<ThreadId, CountedThread>;
+  readonly stored: ReadonlyMap<ThreadId, { readonly usage?: StoredUsage }>;
+  readonly lineage: { get(id: ThreadId): { readonly relation: string; readonly atMessage: number } | undefined };
+  childrenOf(id: ThreadId): readonly ThreadId[];
+};
+
 type Kept = {
   history: History;
   ownFrom: number;
@@ -78,7 +96,7 @@ export class UsageBook {
   private readonly clocks = new Map<ThreadId, { at: number; timer: NodeJS.Timeout }>();
 
   constructor(
-    private readonly chat: Chat,
+    private readonly chat: CountedThreads,
     private readonly prices: PriceTable,
     private readonly lifetimeMs: number,
     /** A thread's cache just expired: its winbar says so. */
@@ -92,7 +110,7 @@ export class UsageBook {
     return lineage?.relation === "fork" ? lineage.atMessage + 1 : 0;
   }
 
-  figures(thread: Thread): ThreadFigures {
+  figures(thread: CountedThread): ThreadFigures {
     const history = thread.runner.history;
     const ownFrom = this.ownFrom(thread.id);
     const kept = this.kept.get(thread.id);
@@ -116,7 +134,7 @@ export class UsageBook {
   }
 
   /** Why the thread's next send would not read the cache, or null; arms the clock for its expiry. */
-  miss(thread: Thread): CacheMiss | null {
+  miss(thread: CountedThread): CacheMiss | null {
     const last = this.figures(thread).last?.request ?? null;
     if (!thread.atRest || !last) return null;
     const why = cacheMiss(last, thread.runner.nextRequest(), this.now(), this.lifetimeMs);
@@ -141,7 +159,7 @@ export class UsageBook {
     return ratesFor(this.prices, model)?.context_window ?? DEFAULT_CONTEXT_WINDOW;
   }
 
-  view(thread: Thread): WinbarView {
+  view(thread: CountedThread): WinbarView {
     const f = this.figures(thread);
     const own = sumByModel(f.own);
     const last = f.last?.figures;
@@ -159,7 +177,7 @@ export class UsageBook {
     };
   }
 
-  winbar(thread: Thread): WinbarPart[] {
+  winbar(thread: CountedThread): WinbarPart[] {
     return thread.runner.nextRequest() === null ? [] : winbarParts(this.view(thread));
   }
 
@@ -193,7 +211,7 @@ export class UsageBook {
     return { figures, cost };
   }
 
-  info(thread: Thread): UsageInfo {
+  info(thread: CountedThread): UsageInfo {
     const v = this.view(thread);
     return this.infoOf(thread.id, this.figures(thread), v.contextWindow, v.miss, v);
   }

@@ -1,19 +1,11 @@
 /**
  * Whether a thread's next request reads the prompt cache: the one rule. A request reads it when
- * its model and its cached prefix (tools, system prompt, thinking: `prefixKey`) are those of the
- * last request over the same history, and that request is younger than the cache's lifetime
- * (each read renews it). MCP tools are fixed per thread once its first request lists them, so
- * they are not part of the key.
+ * its model and its cached prefix (tools, system prompt, thinking: `prefixKey` in
+ * providers/request.ts) are those of the last request over the same history, and that request
+ * is younger than the cache's lifetime (each read renews it). MCP tools are fixed per thread
+ * once its first request lists them, so they are not part of the key.
  */
-import type { RequestKey } from "../providers/native.ts";
-import type { ProviderConfig } from "../providers/request.ts";
-import { sha256Hex } from "../util/sha256.ts";
-
-/** A digest of what every request of an agent puts before its messages. */
-export function prefixKey(config: ProviderConfig, instructions: string): string {
-  const prefix = JSON.stringify([config.tools, config.webSearch, config.system, instructions, config.thinking, config.effort]);
-  return sha256Hex(prefix).slice(0, 16);
-}
+import type { RequestKey } from "../core/native.ts";
 
 /** Why the next request would not read the cache. */
 export type CacheMiss = "model" | "tools" | "expired";

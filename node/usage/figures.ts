@@ -5,11 +5,11 @@
  * *own* figures are those of the entries after its fork point (a fork's first entries before its
  * own requests are copies of its source's, with no usage); the rest are its parent's.
  */
-import type { History } from "../providers/history.ts";
-import type { Entry, Usage } from "../providers/native.ts";
+import type { History } from "../core/history.ts";
+import type { Entry, Usage } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import type { LastRequest } from "./cache.ts";
 import { costAt, longPromptOver, type Rates, ratesFor } from "./prices.ts";
-import type { SideRequest } from "./side.ts";
 
 /** Token counts of one or more requests, as the API reports them. */
 export type Figures = {

@@ -12,7 +12,6 @@
  * date (PromptFuel v1.0.23, claudit v1.9.2 "re-checked against the live pricing page 2026-10-24",
  * and the synaps pricing table citing platform.claude.com/docs/en/about-claude/pricing).
  */
-import type { Figures } from "./figures.ts";
 
 /** Dollars per million tokens; `context_window`: tokens the model reads at most. */
 export type Rates = {
@@ -89,8 +88,17 @@ export function longPromptOver(model: string | null): number {
 /** By model: a list's scan asks once per reply. */
 const longMarks = new Map<string | null, number>();
 
+/** Token counts a cost is taken of (figures.ts's `Figures` are: the table stays a leaf that imports none of them). */
+type Counted = {
+  readonly input: number;
+  readonly output: number;
+  readonly cache_write: number;
+  readonly cache_read: number;
+  readonly web_searches: number;
+};
+
 /** What requests cost at one band of rates (a model's, or its long-prompt band's). */
-export function costAt(band: Omit<Rates, "context_window" | "long_prompt">, f: Figures): number {
+export function costAt(band: Omit<Rates, "context_window" | "long_prompt">, f: Counted): number {
   return (
     (f.input * band.input + f.output * band.output + f.cache_write * band.cache_write + f.cache_read * band.cache_read) / M +
     f.web_searches * WEB_SEARCH_USD

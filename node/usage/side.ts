@@ -7,22 +7,13 @@
  * billed). They count in the thread's totals and cost, never in its context size, and are kept in
  * its transcript (the `side` record) so a restart shows them.
  */
-import type { History } from "../providers/history.ts";
-import type { Usage } from "../providers/native.ts";
-import { isCount, isObject } from "../store/shapes.ts";
+
+import type { History } from "../core/history.ts";
+import type { Usage } from "../core/native.ts";
+import { isCount, isObject } from "../core/shapes.ts";
+import type { SideKind, SideRequest } from "../core/side-request.ts";
 import { entryUsage } from "./figures.ts";
 import { takeCounts } from "./token-counts.ts";
-
-export type SideKind = "title" | "compact" | "handoff" | "failed";
-
-export type SideRequest = {
-  readonly kind: SideKind;
-  readonly model: string;
-  readonly usage: Usage;
-  /** Requests it sums (a rewound entry of a paused turn holds several). */
-  readonly requests: number;
-  readonly at: number;
-};
 
 const KINDS: ReadonlySet<string> = new Set<SideKind>(["title", "compact", "handoff", "failed"]);
 

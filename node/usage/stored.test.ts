@@ -10,13 +10,13 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { History } from "../providers/history.ts";
-import { assistantMessage, type Entry, entry, type ResponseMeta, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, type Entry, entry, type ResponseMeta, userMessage } from "../core/native.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import { ThreadStore } from "../store/store.ts";
 import { type Snapshot, ThreadRecorder } from "../store/sync.ts";
 import { threadFigures, withSide } from "./figures.ts";
 import { PRICES } from "./prices.ts";
-import type { SideRequest } from "./side.ts";
 import { checkStoredUsage, storedFigures } from "./stored.ts";
 
 const MODEL = "claude-haiku-5-5";

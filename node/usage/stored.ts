@@ -6,8 +6,10 @@
  * cuts an entry read in an earlier scan needs that file scanned again from its start (`truncate`
  * says so), as the sums cannot be taken apart. The same rules as a loaded thread's (figures.ts).
  */
-import type { ResponseMeta, Usage } from "../providers/native.ts";
-import { isCount, isObject } from "../store/shapes.ts";
+
+import type { ResponseMeta, Usage } from "../core/native.ts";
+import { isCount, isObject } from "../core/shapes.ts";
+import type { SideRequest } from "../core/side-request.ts";
 import type { LastRequest } from "./cache.ts";
 import {
   costOfSums,
@@ -20,7 +22,6 @@ import {
   type ThreadFigures,
   totalTokens,
 } from "./figures.ts";
-import type { SideRequest } from "./side.ts";
 import { isTokenCount } from "./token-counts.ts";
 
 /** Figures, as arrays (the index holds one summary per transcript): [input, output, cache_read, cache_write, web_searches, requests]. */

@@ -6,8 +6,9 @@
  * text) is treated as missing, as an absent figure is: it never reaches a sum, a cost, a context
  * size or compaction's rules, which would otherwise show `$-2.00` or start a paid request.
  */
-import type { ResponseMeta, Usage } from "../providers/native.ts";
-import { isCount } from "../store/shapes.ts";
+
+import type { ResponseMeta, Usage } from "../core/native.ts";
+import { isCount } from "../core/shapes.ts";
 
 export const isTokenCount = isCount;
 

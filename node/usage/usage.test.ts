@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { History } from "../providers/history.ts";
-import { assistantMessage, entry, type ResponseMeta, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, entry, type ResponseMeta, userMessage } from "../core/native.ts";
 import { cacheMiss } from "./cache.ts";
 import { extendFigures, sumByModel, threadFigures } from "./figures.ts";
 import { PRICES, ratesFor } from "./prices.ts";

@@ -3,8 +3,8 @@
  * role, so Neovim's diff mode lines the two branches up message by message.
  */
 
-import type { History } from "../providers/history.ts";
-import type { NativeMessage } from "../providers/native.ts";
+import type { History } from "../core/history.ts";
+import type { NativeMessage } from "../core/native.ts";
 import { appendAll } from "../util/arrays.ts";
 
 /** Both branches after their common prefix (compared by content), one section per message. */

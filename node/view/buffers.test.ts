@@ -6,10 +6,10 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { testChat } from "../../test/helpers/test-chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
+import { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage } from "../providers/native.ts";
 import { Buffers } from "./buffers.ts";
 import { ThreadView } from "./thread-view.ts";
 

@@ -9,14 +9,15 @@
  * (list-buffer.ts): making, handing over and drawing them share its maps of mounted threads.
  */
 import type { Changes, Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { workingNow } from "../chat/working.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { WaitingMerge } from "../core/waiting-merge.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { ThreadBufnrs } from "../nvim/lua-api.ts";
+import type { ForkOpen } from "../nvim/lua-shapes.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { WaitingMerge } from "../worktree/pending-merges.ts";
 import { DisplayFill } from "./display-fill.ts";
 import { displayParts } from "./display-parts.ts";
 import { ListBuffer } from "./list-buffer.ts";
@@ -38,8 +39,6 @@ export type Mounted = ToldMarks & {
   /** What writes the display, and fills it in from its end. */
   fill: DisplayFill;
 };
-
-export type ForkOpen = "split" | "vsplit" | "tab" | "replace";
 
 export class Buffers {
   private readonly mounted = new Map<ThreadId, Mounted>();

@@ -3,7 +3,17 @@
  * (+12 −4)`), when expanded one line per file, and under an expanded file its diff. Each line
  * says which file it is about, so a key pressed on it finds the file.
  */
-import type { ChangeList } from "./render.ts";
+import type { FileChange } from "../core/code-marks.ts";
+
+/** The change list under the reply that ended a turn which changed files. */
+export type ChangeList = {
+  readonly files: readonly FileChange[];
+  readonly skipped: readonly string[];
+  /** The list is expanded (one line per file). */
+  readonly open: boolean;
+  /** Diff lines of the files expanded, by path. */
+  readonly diffs: ReadonlyMap<string, readonly string[]>;
+};
 
 const STATUS = { added: "A", modified: "M", deleted: "D" } as const;
 

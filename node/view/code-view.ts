@@ -4,9 +4,9 @@
  * marks, once per change of its marks or history.
  */
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
-import { type ThreadMark, validMarks } from "../snapshot/code.ts";
-import type { ChangeList } from "./render.ts";
+import { type ThreadMark, validMarks } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ChangeList } from "./change-list.ts";
 
 /** The detail key of a change list (its files shown), and of one file's diff. */
 export const changeListKey = (message: number) => `${message}:files`;

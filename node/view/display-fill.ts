@@ -6,8 +6,9 @@
  * meanwhile: a step on its way shifts every line down.
  */
 import type { Thread } from "../chat/thread.ts";
+import type { ViewUpdate } from "../nvim/bridge.ts";
 import { appendAll } from "../util/arrays.ts";
-import type { ThreadView, ViewUpdate } from "./thread-view.ts";
+import type { ThreadView } from "./thread-view.ts";
 
 export class DisplayFill {
   private running = false;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testChat } from "../../test/helpers/test-chat.ts";
-import { History } from "../providers/history.ts";
-import { assistantMessage, entry, userMessage } from "../providers/native.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import { displayParts } from "./display-parts.ts";
 
 const words = { keys: { report: "gR", promote: "gP", discard: "gD", resolveMerge: "<CR>" }, emptyHint: "type below" };

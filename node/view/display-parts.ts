@@ -9,9 +9,9 @@ import { messageName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
+import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { WaitingMerge } from "../worktree/pending-merges.ts";
 import type { ListExtras } from "./thread-list.ts";
 import type { ThreadViewInput } from "./thread-view.ts";
 

@@ -11,10 +11,8 @@
  * Edits there change the document only; edits below it are written as always.
  */
 
+import type { Edit } from "../nvim/lua-shapes.ts";
 import { appendAll, replaceRange, replaceTail } from "../util/arrays.ts";
-
-/** [start, end, replacement] in buffer lines, 0-based, end exclusive. */
-export type Edit = [number, number, string[]];
 
 /**
  * Lines the document does not hold but can have made again, the same, when it needs them (to

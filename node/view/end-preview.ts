@@ -3,7 +3,7 @@
  * messages (store/tail.ts) drawn as its display draws them with nothing expanded, only the last
  * `budget` bytes or so of lines. The thread's own render replaces them once it is loaded.
  */
-import type { Entry } from "../providers/native.ts";
+import type { Entry } from "../core/native.ts";
 import { renderEntry } from "./render.ts";
 
 const NOTHING_EXPANDED: ReadonlySet<string> = new Set();

@@ -4,8 +4,9 @@
  * under the cursor, or the only one waiting (never one the user is not looking at); a denial may
  * carry the user's reason (`D`), which the model is told.
  */
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { ThreadView } from "./thread-view.ts";
 
 export type LineAction = "toggle" | "approve" | "approve_always" | "deny";

@@ -4,8 +4,8 @@
  * thread-list.ts; this keeps which scope it shows and where the cursor goes.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
-import type { ListShown } from "../rpc/methods.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { ListShown } from "../nvim/lua-shapes.ts";
 import type { Persistence } from "../store/persistence.ts";
 import type { ListBuffer } from "./list-buffer.ts";
 import type { FoldHow, ListScope } from "./thread-list.ts";

@@ -5,7 +5,8 @@
  * in the rest (Buffers.showEnd, DisplayFill). Anything that needs the thread before that reads it
  * whole at once (`finish`). A thread whose end cannot be shown alone opens as before.
  */
-import type { StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { StoredThread } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { Tail } from "../store/tail.ts";
 import { endLines } from "./end-preview.ts";
 

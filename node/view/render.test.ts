@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reportBlock } from "../chat/prompts.ts";
-import { assistantMessage, entry } from "../providers/native.ts";
+import { assistantMessage, entry } from "../core/native.ts";
 import { renderEntry } from "./render.ts";
 
 const ctx = { index: 0, expanded: new Set<string>() };

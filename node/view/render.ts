@@ -6,13 +6,12 @@
 import { type QueuedReport, readReportBlock } from "../chat/prompts.ts";
 import type { ToolRun } from "../chat/thread.ts";
 import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
+import type { InProgressBlock } from "../core/agent.ts";
+import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../core/native.ts";
 import { callTitle } from "../mcp/tool-names.ts";
-import type { InProgressBlock } from "../providers/agent.ts";
-import type { AssistantBlock, Block, Entry, ResponseMeta, ToolResultBlock } from "../providers/native.ts";
-import type { FileChange } from "../snapshot/code.ts";
 import { entryUsage } from "../usage/figures.ts";
 import { appendAll } from "../util/arrays.ts";
-import { changeListLines } from "./change-list.ts";
+import { type ChangeList, changeListLines } from "./change-list.ts";
 
 export type Rendered = {
   readonly lines: string[];
@@ -22,16 +21,6 @@ export type Rendered = {
 };
 
 export type ChangeLines = { readonly start: number; readonly paths: readonly (string | null)[] };
-
-/** The change list under the reply that ended a turn which changed files (see change-list.ts). */
-export type ChangeList = {
-  readonly files: readonly FileChange[];
-  readonly skipped: readonly string[];
-  /** The list is expanded (one line per file). */
-  readonly open: boolean;
-  /** Diff lines of the files expanded, by path. */
-  readonly diffs: ReadonlyMap<string, readonly string[]>;
-};
 
 export type RenderContext = {
   readonly index: number;

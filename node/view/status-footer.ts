@@ -4,7 +4,7 @@
  * reply by thread-view.ts, above the queued messages.
  */
 import type { Thread } from "../chat/thread.ts";
-import type { StopReason } from "../providers/agent.ts";
+import type { StopReason } from "../core/agent.ts";
 
 /** What a stop other than a plain end means for the user, and what to do next. */
 const STOP_NOTES: Partial<Record<StopReason, string>> = {

@@ -10,12 +10,14 @@
  * other projects' trees share its walk, its rows and the filter and folds the walk honours.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
-import type { RunnerSpec, ThreadStatus } from "../chat/runner.ts";
+import type { ForkEnd, StoredThread } from "../chat/msgs.ts";
+import type { ThreadStatus } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { Relation } from "../chat/tree.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
+import type { WaitingMerge } from "../core/waiting-merge.ts";
 import type { WinbarPart } from "../usage/winbar.ts";
-import type { WaitingMerge } from "../worktree/pending-merges.ts";
 
 const STATUS_ICON: Record<ThreadStatus | "stored", string> = {
   idle: "·",

@@ -5,8 +5,8 @@
  * approval is told once, whether it began in a window or in the background (a thread with no
  * buffers, told with a notification).
  */
-import type { ThreadId } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
+import type { ThreadId } from "../core/ids.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { ListExtras } from "./thread-list.ts";
 

@@ -4,12 +4,12 @@
  * views of the chat and the buffers; the host's RPC methods answer with these.
  */
 import type { Chat } from "../chat/chat.ts";
-import type { ThreadId } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import { resolveConflictsPrompt } from "../chat/prompts.ts";
-import type { RunnerSpec } from "../chat/runner.ts";
 import { writtenMention } from "../context/mentions.ts";
-import type { Lineage, ThreadInfo } from "../rpc/methods.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
+import type { Lineage, ThreadInfo } from "../nvim/lua-shapes.ts";
 import type { UsageBook } from "../usage/book.ts";
 import type { Buffers } from "./buffers.ts";
 import { changedFiles } from "./code-view.ts";

@@ -4,11 +4,12 @@ import { runInNewContext } from "node:vm";
 import { describe, it } from "vitest";
 import { SendQueue } from "../chat/send-queue.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { AgentStatus, OpenMessage } from "../providers/agent.ts";
-import { History } from "../providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../providers/native.ts";
+import type { AgentStatus, OpenMessage } from "../core/agent.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../core/native.ts";
+import type { ViewUpdate } from "../nvim/bridge.ts";
 import { replaceRange } from "../util/arrays.ts";
-import { ThreadView, type ThreadViewInput, type ViewUpdate } from "./thread-view.ts";
+import { ThreadView, type ThreadViewInput } from "./thread-view.ts";
 
 /** A thread as the view reads it. */
 function threadOf(history: History, open: OpenMessage | null = null, status: AgentStatus = { type: "idle" }): Thread {

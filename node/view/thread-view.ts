@@ -16,13 +16,14 @@
  */
 
 import type { Thread } from "../chat/thread.ts";
-import type { InProgressBlock, OpenMessage } from "../providers/agent.ts";
-import { History } from "../providers/history.ts";
-import type { Entry } from "../providers/native.ts";
+import type { InProgressBlock, OpenMessage } from "../core/agent.ts";
+import { History } from "../core/history.ts";
+import type { Entry } from "../core/native.ts";
+import type { WaitingMerge } from "../core/waiting-merge.ts";
+import type { ViewUpdate } from "../nvim/bridge.ts";
 import { replaceTail } from "../util/arrays.ts";
-import type { WaitingMerge } from "../worktree/pending-merges.ts";
 import { changeListAt, turnChanges } from "./code-view.ts";
-import { Document, type Edit, RemadeLines, type Segment, UNMADE } from "./document.ts";
+import { Document, RemadeLines, type Segment, UNMADE } from "./document.ts";
 import { NO_QUEUED_LINES, type QueuedLines, queuedLines } from "./queued-lines.ts";
 import {
   type ChangeLines,
@@ -35,9 +36,6 @@ import {
   THINKING_LINE,
 } from "./render.ts";
 import { footerLines } from "./status-footer.ts";
-
-export type Mark = { line: number; text: string };
-export type ViewUpdate = { edits: Edit[]; marks?: Mark[]; busySince?: number | null };
 
 /** An entry's segment: the entry, what else shaped its look (its variant), and its lines. */
 type EntrySeg = {

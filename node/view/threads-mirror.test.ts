@@ -6,8 +6,9 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { RootMsg, ThreadId } from "../chat/msgs.ts";
-import type { ThreadInfo } from "../rpc/methods.ts";
+import type { RootMsg } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { ThreadInfo } from "../nvim/lua-shapes.ts";
 import { entriesTouched, type MirroredThreads, type MirrorSource, ThreadsMirror } from "./threads-mirror.ts";
 
 const info = (id: string, status: string, parent: string | null = null): ThreadInfo => ({

@@ -11,8 +11,9 @@
  * the newest of each, so a push queued behind an answer never undoes it.
  */
 import type { Changes } from "../chat/changes.ts";
-import type { RootMsg, ThreadId } from "../chat/msgs.ts";
-import type { ThreadInfo } from "../rpc/methods.ts";
+import type { RootMsg } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { ThreadInfo } from "../nvim/lua-shapes.ts";
 
 /** `order`: every thread's id, in the list's order, when it changed (always in a whole list); `set`: entries that changed. */
 export type MirroredThreads = { seq: number; set: ThreadInfo[]; order: ThreadId[] | null };

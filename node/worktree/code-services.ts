@@ -4,23 +4,29 @@
  * a worktree fork's end does to its files (`ForkCode`), and the housekeeping that drops the
  * snapshots no thread refers to any more.
  */
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
-import type { HostConfig } from "../host/config.ts";
-import { CodeActions, type ThreadCode } from "../snapshot/actions.ts";
-import {
-  type CodeRecorder,
-  type CodeSnapshots,
-  latestMark,
-  MAX_SNAPSHOT_FILE_BYTES,
-  openRepo,
-  type SnapshotId,
-  snapshotsOn,
-} from "../snapshot/code.ts";
-import { codeRecorder } from "../snapshot/recorder.ts";
+import type { Dispatch } from "../chat/msgs.ts";
+import type { CodeRecorder, SnapshotId } from "../core/code-marks.ts";
+import { latestMark } from "../core/code-marks.ts";
+import type { ThreadId } from "../core/ids.ts";
+import { type CodeSnapshots, MAX_SNAPSHOT_FILE_BYTES, openRepo, snapshotsOn } from "../snapshot/code.ts";
+import type { ThreadCode } from "./code-actions.ts";
+import { CodeActions } from "./code-actions.ts";
+import { codeRecorder } from "./code-recorder.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
 import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";
 import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
+
+/** The options the code side is built from (host/config.ts's `HostConfig` has them: the host passes it). */
+export type CodeOptions = {
+  readonly cwd: string;
+  readonly data_dir: string;
+  readonly snapshots: boolean;
+  readonly snapshot_keep_days: number;
+  readonly worktree_dir: string | false;
+  readonly bash_timeout: number;
+  readonly tool_env_deny: readonly string[];
+};
 
 export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
   /** The marks of a live or stored thread. */
@@ -46,7 +52,7 @@ export class CodeServices {
   readonly snapshotsOf = (id: ThreadId): CodeSnapshots => this.workspaces.of(id).snapshots;
 
   constructor(
-    config: HostConfig,
+    config: CodeOptions,
     private readonly hooks: CodeHooks,
   ) {
     const keepDays = config.snapshot_keep_days;

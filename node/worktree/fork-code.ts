@@ -23,16 +23,18 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Dispatch, ForkEnd, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
 import { promotedCodeNote } from "../chat/prompts.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { FileChange, SnapshotId } from "../snapshot/code.ts";
+import type { FileChange, SnapshotId } from "../core/code-marks.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { writeError } from "../util/disk-space.ts";
 import { hashOf } from "./file-hash.ts";
 import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMerge } from "./merge.ts";
 import { mergeOver, mergesUnderWay, recordMerge } from "./merge-record.ts";
 import { type KeepUndo, leftAlone, recoverMerges, rollBackMerge } from "./merge-recovery.ts";
-import { PendingMerges, type WaitingMerge, waitingQuickfix } from "./pending-merges.ts";
+import { PendingMerges, waitingQuickfix } from "./pending-merges.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
 

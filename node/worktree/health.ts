@@ -7,10 +7,12 @@
  */
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ForkEnd, StoredThread, ThreadId } from "../chat/msgs.ts";
+import type { ForkEnd, StoredThread } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
-import { type CodeSnapshots, latestMark, type SnapshotId, type ThreadMark } from "../snapshot/code.ts";
+import { latestMark, type SnapshotId, type ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { CodeSnapshots } from "../snapshot/code.ts";
 import { worktreesIn } from "./worktree.ts";
 
 /** A thread of this project (live, stored or ended) as the report names it, and where it works. */

@@ -8,9 +8,9 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import type { SnapshotId } from "../snapshot/code.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
+import { isThreadId } from "../core/ids.ts";
 import { isProjectPath, isSha } from "../snapshot/undo-record.ts";
-import { isThreadId } from "../store/records.ts";
 import { type FileHash, isFileHash } from "./file-hash.ts";
 
 /**

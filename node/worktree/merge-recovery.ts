@@ -13,7 +13,8 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { CodeSnapshots, SnapshotId } from "../snapshot/code.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
+import type { CodeSnapshots } from "../snapshot/code.ts";
 import { writeStored } from "../snapshot/restore.ts";
 import { alive } from "../store/lock.ts";
 import { tempFor } from "../util/atomic-write.ts";

@@ -17,7 +17,8 @@
 import { lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CodeSnapshots, SnapshotId, StoredFile } from "../snapshot/code.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
+import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
 import { git } from "../snapshot/git.ts";
 import { writeStored } from "../snapshot/restore.ts";
 import { checkRoom, freeOn } from "../util/disk-space.ts";

@@ -7,19 +7,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ThreadId } from "../chat/msgs.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { type PendingMerge, setPendingMerge, worktreesIn } from "./worktree.ts";
-
-/** A merge that waits, as a display names it: the fork's title, the thread it went into, its conflicted files. */
-export type WaitingMerge = {
-  /** The fork's worktree, where its copies of the files stay meanwhile. */
-  readonly worktree: string;
-  readonly fork: string;
-  readonly parent: ThreadId;
-  /** The folder merged into (the parent's), and the files there left with conflicts (relative to it). */
-  readonly into: string;
-  readonly files: readonly string[];
-};
 
 export class PendingMerges {
   private waiting: readonly WaitingMerge[] = [];

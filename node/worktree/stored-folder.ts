@@ -12,8 +12,8 @@
  */
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { RunnerSpec } from "../chat/runner.ts";
-import { projectKey } from "../store/store.ts";
+import { projectKey } from "../core/project-key.ts";
+import type { RunnerSpec } from "../core/runner-spec.ts";
 import { hasMarker } from "./worktree.ts";
 
 /** Where a stored thread may work: the project's folder, and the folder of the worktrees tine makes for it. */

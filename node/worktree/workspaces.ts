@@ -11,9 +11,10 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { ThreadId } from "../chat/msgs.ts";
-import type { History } from "../providers/history.ts";
-import { type CodeSnapshots, markAt, type OpenRepo, type SnapshotId, snapshotsOn, type ThreadMark } from "../snapshot/code.ts";
+import { markAt, type SnapshotId, type ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import { type CodeSnapshots, type OpenRepo, snapshotsOn } from "../snapshot/code.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";

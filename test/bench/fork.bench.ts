@@ -6,9 +6,10 @@
  * full history.
  * Run with --expose-gc (scripts/bench.mjs does).
  */
+
+import { History } from "../../node/core/history.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../../node/core/native.ts";
 import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
-import { History } from "../../node/providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
 import { testConfig } from "../helpers/agent-harness.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";

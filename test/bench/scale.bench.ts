@@ -26,8 +26,8 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { History } from "../../node/providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
+import { History } from "../../node/core/history.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../../node/core/native.ts";
 import { ThreadStore } from "../../node/store/store.ts";
 import { ThreadRecorder } from "../../node/store/sync.ts";
 import { nvims, type Session } from "../helpers/neovim.ts";

@@ -11,8 +11,8 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { History } from "../../node/providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
+import { History } from "../../node/core/history.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../../node/core/native.ts";
 import { ThreadStore } from "../../node/store/store.ts";
 import { ThreadRecorder } from "../../node/store/sync.ts";
 import { nvims, type Session, withNeovim } from "../helpers/neovim.ts";

@@ -1,6 +1,6 @@
 /** Drives an AnthropicAgent against the HTTP mock: the real SDK over real HTTP. */
 import Anthropic from "@anthropic-ai/sdk";
-import type { AgentMsg, AgentStatus } from "../../node/providers/agent.ts";
+import type { AgentMsg, AgentStatus } from "../../node/core/agent.ts";
 import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
 import type { Connection } from "../../node/providers/connection.ts";
 import type { ProviderConfig } from "../../node/providers/request.ts";

@@ -1,6 +1,6 @@
 /** What the integration tests do again and again: type into a thread's input, read requests. */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { NativeMessage } from "../../node/providers/native.ts";
+import type { NativeMessage } from "../../node/core/native.ts";
 import { textReply } from "../mock-anthropic/script.ts";
 import type { Session, ThreadRef } from "./neovim.ts";
 

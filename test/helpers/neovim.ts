@@ -12,14 +12,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { attach, type NeovimClient } from "neovim";
 import { afterEach } from "vitest";
-import type { ThreadInfo } from "../../node/rpc/methods.ts";
 
-export type { ThreadInfo } from "../../node/rpc/methods.ts";
-
+import type { NativeMessage } from "../../node/core/native.ts";
 import { quietLogger } from "../../node/nvim/logger.ts";
-import type { NativeMessage } from "../../node/providers/native.ts";
+import type { ThreadInfo } from "../../node/nvim/lua-shapes.ts";
 import { MockAnthropic } from "../mock-anthropic/server.ts";
 import { hostsFile, recordHosts, sessionEnded, TERMINAL_PIDS } from "./processes.ts";
+
+export type { ThreadInfo } from "../../node/nvim/lua-shapes.ts";
 
 export { alive, hostExited } from "./processes.ts";
 

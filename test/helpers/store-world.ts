@@ -4,11 +4,11 @@
  * a thread's history grows by `say`, as finished exchanges would grow it.
  */
 import { randomUUID } from "node:crypto";
-import type { ThreadId } from "../../node/chat/msgs.ts";
-import type { AgentMsg, OpenMessage } from "../../node/providers/agent.ts";
+import type { AgentMsg, OpenMessage } from "../../node/core/agent.ts";
+import { History } from "../../node/core/history.ts";
+import type { ThreadId } from "../../node/core/ids.ts";
+import { assistantMessage, type Entry, entry, userMessage } from "../../node/core/native.ts";
 import { AnthropicAgent } from "../../node/providers/anthropic-agent.ts";
-import { History } from "../../node/providers/history.ts";
-import { assistantMessage, type Entry, entry, userMessage } from "../../node/providers/native.ts";
 import { zeroUsage } from "../../node/providers/stream.ts";
 import { Persistence } from "../../node/store/persistence.ts";
 import { ThreadStore } from "../../node/store/store.ts";

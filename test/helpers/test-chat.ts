@@ -8,16 +8,17 @@
  */
 import { Chat } from "../../node/chat/chat.ts";
 import type { ChatClock, ChatEvents, ChatLimits } from "../../node/chat/events.ts";
-import type { RootMsg, ThreadId } from "../../node/chat/msgs.ts";
+import type { RootMsg } from "../../node/chat/msgs.ts";
+import type { ThreadId } from "../../node/core/ids.ts";
 import { ForkFlow } from "../../node/fork/flow.ts";
 import { type Batch, DispatchLoop } from "../../node/host/dispatch-loop.ts";
 import { runnerRegistry } from "../../node/host/runners.ts";
 import type { Connection } from "../../node/providers/connection.ts";
 import { snapshotsOff } from "../../node/snapshot/code.ts";
-import { codeRecorder } from "../../node/snapshot/recorder.ts";
 import { builtinTools } from "../../node/tools/builtin.ts";
 import { localEnvironment } from "../../node/tools/local-environment.ts";
 import { ToolSources } from "../../node/tools/source.ts";
+import { codeRecorder } from "../../node/worktree/code-recorder.ts";
 import { testConfig } from "./agent-harness.ts";
 
 export type TestChatOptions = {

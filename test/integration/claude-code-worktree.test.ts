@@ -15,8 +15,7 @@ import { claudeEnv, cliEnv, requireClaude, saidIn, stopTerminals, typeInTerminal
 import { untouched } from "../helpers/code-session.ts";
 import { gitProject, userGitState } from "../helpers/git-project.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
-import { response, textReply } from "../mock-anthropic/script.ts";
-import type { Reply } from "../mock-anthropic/server.ts";
+import { type Reply, response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 

@@ -1,7 +1,7 @@
 /**
  * Every option's rule, as a user meets it: a wrong value given to setup() is reported at once
  * (the whole message), and the default kept; the same value sent to the host's `init` is refused
- * with the same words (node/rpc/options.ts holds each rule once; both sides read it).
+ * with the same words (node/core/options.ts holds each rule once; both sides read it).
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";

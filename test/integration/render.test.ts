@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { History } from "../../node/providers/history.ts";
-import { assistantMessage, entry, userMessage } from "../../node/providers/native.ts";
+import { History } from "../../node/core/history.ts";
+import { assistantMessage, entry, userMessage } from "../../node/core/native.ts";
 import { ThreadStore } from "../../node/store/store.ts";
 import { ThreadRecorder } from "../../node/store/sync.ts";
 import { renderEntry } from "../../node/view/render.ts";

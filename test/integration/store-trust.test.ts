@@ -9,8 +9,7 @@ import { describe, inject, it } from "vitest";
 import { blocks, body, exchange, resultOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
 import { alive, tempProjects, withNeovim } from "../helpers/neovim.ts";
-import { response } from "../mock-anthropic/script.ts";
-import type { Step } from "../mock-anthropic/server.ts";
+import { response, type Step } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
-import { projectKey } from "../../node/store/store.ts";
+import { projectKey } from "../../node/core/project-key.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { editingTurn, SETUP, withGitProject } from "../helpers/code-session.ts";
 import { tempProjects, withNeovim } from "../helpers/neovim.ts";

@@ -8,8 +8,7 @@
  */
 
 import { type ContextItem, readContextBlock } from "../../node/context/blocks.ts";
-import { type Part, response, textReply } from "./script.ts";
-import type { Reply } from "./server.ts";
+import { type Part, type Reply, response, textReply } from "./script.ts";
 import { MockAnthropic } from "./server.ts";
 
 type Message = { role: string; content: string | { type: string; text?: string; name?: string }[] };

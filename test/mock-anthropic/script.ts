@@ -5,9 +5,24 @@
  * Usage goes as the API sends it: message_start has the input figures (and 1 output token so far),
  * message_delta the totals again with the final output and the web searches.
  */
-import type { Reply, Step } from "./server.ts";
-
 type Json = Record<string, unknown>;
+
+export type Step =
+  | { event: Json }
+  /** Stop here until `release(name)`; `reached(name)` resolves when the stream gets here. */
+  | { hold: string }
+  /** Destroy the connection mid-stream. */
+  | { drop: true }
+  /** Wait this many milliseconds (the offline demo's pace, so a reply is seen to stream). */
+  | { pause: number };
+
+export type Reply =
+  | { kind: "stream"; steps: Step[] }
+  | { kind: "http-error"; status: number; errorType: string; message: string; headers?: Record<string, string> }
+  /** Close the connection before answering (the client sees it closed by the other side). */
+  | { kind: "drop" }
+  /** Reset the connection (a TCP RST) before answering: ECONNRESET. */
+  | { kind: "reset" };
 
 /** `holdInside`: hold the stream after that many deltas of the block, the block still open. */
 type Inside = { chunk?: number; holdInside?: { hold: string; afterDeltas: number } };

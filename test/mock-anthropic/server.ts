@@ -11,26 +11,9 @@ import type { AddressInfo } from "node:net";
 import type Anthropic from "@anthropic-ai/sdk";
 import { TITLE_SYSTEM_PROMPT } from "../../node/providers/title.ts";
 import { checkRequest } from "./api-rules.ts";
-import { textReply } from "./script.ts";
+import { type Reply, textReply } from "./script.ts";
 
 type Json = Record<string, unknown>;
-
-export type Step =
-  | { event: Json }
-  /** Stop here until `release(name)`; `reached(name)` resolves when the stream gets here. */
-  | { hold: string }
-  /** Destroy the connection mid-stream. */
-  | { drop: true }
-  /** Wait this many milliseconds (the offline demo's pace, so a reply is seen to stream). */
-  | { pause: number };
-
-export type Reply =
-  | { kind: "stream"; steps: Step[] }
-  | { kind: "http-error"; status: number; errorType: string; message: string; headers?: Record<string, string> }
-  /** Close the connection before answering (the client sees it closed by the other side). */
-  | { kind: "drop" }
-  /** Reset the connection (a TCP RST) before answering: ECONNRESET. */
-  | { kind: "reset" };
 
 type Recorded = {
   readonly headers: IncomingMessage["headers"];

@@ -36,7 +36,7 @@ export type Usage = {
 /**
  * What a request was, for its cost and for whether the next one reads the cache (node/usage/):
  * the model asked for, and a digest of the cached prefix before the messages (tools and system
- * prompt, see `prefixKey` in node/usage/cache.ts).
+ * prompt, see `prefixKey` in node/providers/request.ts).
  */
 export type RequestKey = { readonly model: string; readonly prefix: string };
 

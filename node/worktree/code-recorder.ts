@@ -4,8 +4,10 @@
  * told once, the first time a tool would have been recorded. `settled` is what the code
  * operations wait for: a turn that has ended has its last snapshot among its marks by then.
  */
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
-import type { CodeMark, CodeRecorder, CodeSnapshots } from "./code.ts";
+import type { Dispatch } from "../chat/msgs.ts";
+import type { CodeMark, CodeRecorder } from "../core/code-marks.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { CodeSnapshots } from "../snapshot/code.ts";
 
 export function codeRecorder(
   /** The snapshots of the folder a thread works in (the project's, or its worktree's). */

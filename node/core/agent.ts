@@ -2,9 +2,9 @@
  * The Agent contract: one provider conversation and its status. Agents are driven by their
  * Thread and report every change by dispatching an `AgentMsg`; the view reads their state.
  */
-import type { SideRequest } from "../usage/side.ts";
 import type { History } from "./history.ts";
 import type { AssistantBlock, ToolResultBlock, Usage, UserBlock } from "./native.ts";
+import type { SideRequest } from "./side-request.ts";
 
 export type StopReason =
   | "end_turn"

@@ -5,12 +5,14 @@
  * and dispatches what they give back; nothing here touches the chat's state directly.
  */
 import { join } from "node:path";
-import type { Dispatch, ThreadId } from "../chat/msgs.ts";
+import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { History } from "../providers/history.ts";
+import { latestMark, markAt, type SnapshotId, type ThreadMark } from "../core/code-marks.ts";
+import type { History } from "../core/history.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { CodeSnapshots } from "../snapshot/code.ts";
+import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "../snapshot/restore.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
-import { type CodeSnapshots, latestMark, markAt, type SnapshotId, type ThreadMark } from "./code.ts";
-import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "./restore.ts";
 
 /** A thread's marks as a restore reads them: of a live thread, or of a stored one as its transcript holds them. */
 export type ThreadCode = { readonly title: string; readonly code: readonly ThreadMark[]; readonly history: History };

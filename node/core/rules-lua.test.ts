@@ -6,8 +6,8 @@ import { describe, it } from "vitest";
 import { LUA_RULES_PATH, luaRulesFile } from "./rules-lua.ts";
 
 describe("lua/tine/option_rules.lua", () => {
-  it("is written from node/rpc/options.ts as it is now (else run `node scripts/option-rules.mjs`)", () => {
+  it("is written from node/core/options.ts as it is now (else run `node scripts/option-rules.mjs`)", () => {
     const written = readFileSync(join(import.meta.dirname, "../..", LUA_RULES_PATH), "utf8");
-    assert.ok(written === luaRulesFile(), `${LUA_RULES_PATH} is behind node/rpc/options.ts: run \`node scripts/option-rules.mjs\``);
+    assert.ok(written === luaRulesFile(), `${LUA_RULES_PATH} is behind node/core/options.ts: run \`node scripts/option-rules.mjs\``);
   });
 });

@@ -1,14 +1,16 @@
+import type { Checked } from "./checks.ts";
+import { ok, wrong } from "./checks.ts";
+
 /**
  * Rules as data: what a value from Lua must be (type, bounds, values, fields) and the words a
  * problem says it must be (`wanted`), written once as plain data so that two small checkers
  * read the same rules: `check` here, and lua/tine/option_checks.lua over the copy
- * node/rpc/rules-lua.ts writes (lua/tine/option_rules.lua). The options' rules are in
- * node/rpc/options.ts; the TypeScript type of a checked value follows from its rule (`Value`).
+ * node/core/rules-lua.ts writes (lua/tine/option_rules.lua). The options' rules are in
+ * node/core/options.ts; the TypeScript type of a checked value follows from its rule (`Value`).
  *
  * A little over 300 lines: each kind of rule needs its type, its check and its `Value` side by
  * side, so that a new kind is added in one file and the compiler keeps the three in step.
  */
-import { type Checked, ok, wrong } from "./checks.ts";
 
 /** What every rule carries: `wanted` ends "must be …"; `nullable`: nil is a value; `optional`: a field that may be left out. */
 type Common = { readonly wanted: string; readonly nullable?: true; readonly optional?: true };

@@ -1,5 +1,5 @@
 /**
- * The options' rules (node/rpc/options.ts) as the Lua table setup() checks against
+ * The options' rules (node/core/options.ts) as the Lua table setup() checks against
  * (lua/tine/option_rules.lua, read by lua/tine/option_checks.lua): the same data, with the order
  * of each table's fields spelled out (`order`, `common_order`), since a Lua table keeps none.
  * `node scripts/option-rules.mjs` writes the file; rules-lua.test.ts fails when it is behind.
@@ -82,7 +82,7 @@ function lua(value: unknown, indent: string, width: number): string {
 
 /** The whole of lua/tine/option_rules.lua. */
 export function luaRulesFile(): string {
-  return `-- Generated from node/rpc/options.ts by \`node scripts/option-rules.mjs\`: change the rules there, not here.
+  return `-- Generated from node/core/options.ts by \`node scripts/option-rules.mjs\`: change the rules there, not here.
 -- What every option setup() takes must be (lua/tine/option_checks.lua checks a value against it); the
 -- host checks what it is sent at \`init\` against the same rules (node/host/config.ts).
 return ${lua(forLua(record(OPTIONS)), "", 140)}
