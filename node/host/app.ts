@@ -3,6 +3,9 @@
  * (send.ts), and the entry points that combine services: each checks what only the host knows
  * and dispatches, in a few lines. A request one service answers alone calls it directly
  * (requests.ts); the work lives in chat/, view/, store/ and claude-code/.
+ *
+ * A little over 300 lines: what is left here are the entry points that need two services or more
+ * (a promote, a delete, a line's action); each is short, and one that grows goes to its service.
  */
 import type { Chat } from "../chat/chat.ts";
 import { isEmptyThread } from "../chat/empty-thread.ts";
