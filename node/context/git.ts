@@ -8,8 +8,9 @@
  * names: see `projectWorkTree`.
  */
 import { realpathSync } from "node:fs";
-import { type GitResult, GitTimeout, git } from "../snapshot/git.ts";
 import { outside } from "../snapshot/links.ts";
+import { type GitResult, GitTimeout } from "../tools/git.ts";
+import { localGit as git } from "../tools/local-git.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
 
 /** What a diff compares: the work tree with the index, the index with HEAD, or the work tree with a revision. */

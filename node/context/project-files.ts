@@ -7,7 +7,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { splitNul } from "../snapshot/git.ts";
+import { splitNul } from "../tools/git.ts";
 import { ContextGitTimeout, contextGit, projectWorkTree } from "./git.ts";
 
 /** Past this many files the list stops (and says so): a mention never walks a whole disk. */

@@ -5,7 +5,7 @@
 import { NvimBridge } from "../nvim/bridge.ts";
 import { RpcChannel } from "../nvim/rpc-channel.ts";
 import { stdinChunks, writeStdout } from "../nvim/stdio.ts";
-import { stopGits } from "../snapshot/git.ts";
+import { stopGits } from "../tools/local-git.ts";
 import { killAllToolProcesses } from "../tools/run.ts";
 import { hostHandlers } from "./requests.ts";
 

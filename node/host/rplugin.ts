@@ -3,7 +3,7 @@
  * the jobstart host, reached through a `TineRequest(method, args)` function.
  */
 import { NvimBridge } from "../nvim/bridge.ts";
-import { stopGits } from "../snapshot/git.ts";
+import { stopGits } from "../tools/local-git.ts";
 import { hostHandlers } from "./requests.ts";
 
 type Plugin = {

@@ -7,6 +7,8 @@
  * snapshot each of its messages was made on) are node/core/code-marks.ts.
  */
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
+import type { RunGit } from "../tools/git.ts";
+import { localGit } from "../tools/local-git.ts";
 import { type KeptWorktree, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
 import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
@@ -54,6 +56,8 @@ export type SnapshotOptions = {
   readonly dataDir: string;
   readonly maxFileBytes: number;
   readonly keepDays: number;
+  /** How the project's environment runs git (Environment.git). */
+  readonly git: RunGit;
 };
 
 const DAY_MS = 86_400_000;
@@ -69,7 +73,7 @@ export function openRepo(options: SnapshotOptions): OpenRepo {
   let opened: Promise<SnapshotRepo | { off: string }> | null = null;
   return () => {
     opened ??= options.enabled
-      ? SnapshotRepo.open(options.cwd, options.dataDir, options.maxFileBytes).catch((e: Error) => ({ off: e.message }))
+      ? SnapshotRepo.open(options.cwd, options.dataDir, options.maxFileBytes, options.git).catch((e: Error) => ({ off: e.message }))
       : Promise.resolve({ off: "snapshots = false in setup()" });
     return opened;
   };
@@ -122,4 +126,5 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
 }
 
 /** Snapshots turned off (`snapshots = false`, and tests of threads that need none). */
-export const snapshotsOff = (): CodeSnapshots => gitSnapshots({ enabled: false, cwd: "", dataDir: "", maxFileBytes: 0, keepDays: 0 });
+export const snapshotsOff = (): CodeSnapshots =>
+  gitSnapshots({ enabled: false, cwd: "", dataDir: "", maxFileBytes: 0, keepDays: 0, git: localGit });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { gitProject, writeFiles } from "../../test/helpers/git-project.ts";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
+import { localGit } from "../tools/local-git.ts";
 import { gitSnapshots, snapshotsOff } from "./code.ts";
 import { compareBranches, fileInBoth } from "./compare.ts";
 
@@ -9,7 +10,10 @@ const folder = tempFolders("tine-compare-");
 function snapshots() {
   const root = folder();
   gitProject(root, { "a.txt": "one\n" });
-  return { root, snapshots: gitSnapshots({ enabled: true, cwd: root, dataDir: folder(), maxFileBytes: 1 << 20, keepDays: 30 }) };
+  return {
+    root,
+    snapshots: gitSnapshots({ enabled: true, cwd: root, dataDir: folder(), maxFileBytes: 1 << 20, git: localGit, keepDays: 30 }),
+  };
 }
 
 describe(":Tine diff's code", () => {

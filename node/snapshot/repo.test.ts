@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitIn, gitProject, userGitState, writeFiles } from "../../test/helpers/git-project.ts";
+import { localGit } from "../tools/local-git.ts";
 import { gitSnapshots } from "./code.ts";
 import { SnapshotRepo } from "./repo.ts";
 
@@ -124,7 +125,7 @@ describe("SnapshotRepo", () => {
 
   it("housekeeping runs at most once a day", async () => {
     const { root, data } = await project();
-    const snapshots = gitSnapshots({ enabled: true, cwd: root, dataDir: data, maxFileBytes: MiB, keepDays: 30 });
+    const snapshots = gitSnapshots({ enabled: true, cwd: root, dataDir: data, maxFileBytes: MiB, keepDays: 30, git: localGit });
     await snapshots.take("gone");
     const day = 86_400_000;
     const t0 = Date.now();

@@ -18,8 +18,9 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, utimesSync, wr
 import { dirname, join } from "node:path";
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import { projectKey } from "../core/project-key.ts";
+import { type RunGit, splitNul } from "../tools/git.ts";
+import { localGit } from "../tools/local-git.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
-import { git, splitNul } from "./git.ts";
 import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 import { isLink, underLinks } from "./links.ts";
 import { foreignWorkTree } from "./work-tree.ts";
@@ -70,6 +71,8 @@ export class SnapshotRepo {
     private readonly maxFileBytes: number,
     /** The user's excludes file (core.excludesFile, or git's default). */
     private readonly userExcludes: string,
+    /** How git is run for the work tree's environment (Environment.git). */
+    readonly git: RunGit,
     private readonly lane: Lane = { chain: Promise.resolve() },
   ) {}
 
@@ -78,7 +81,7 @@ export class SnapshotRepo {
    * project): its own index, the project's ignore rules, the same queue of work (housekeeping
    * must not drop objects a view is writing).
    */
-  view(root: string): SnapshotRepo {
+  view(root: string, git: RunGit = this.git): SnapshotRepo {
     return new SnapshotRepo(
       root,
       this.gitDir,
@@ -87,6 +90,7 @@ export class SnapshotRepo {
       this.dataDir,
       this.maxFileBytes,
       this.userExcludes,
+      git,
       this.lane,
     );
   }
@@ -115,17 +119,17 @@ export class SnapshotRepo {
 
   /** The user's repository's objects and its HEAD commit (null before the first commit): read, never written. */
   async userHead(): Promise<{ objects: string; head: string | null }> {
-    const out = await git(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: this.root, user: true });
-    const head = await git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], { cwd: this.root, user: true, okCodes: [1] });
+    const out = await this.git(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: this.root, user: true });
+    const head = await this.git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], { cwd: this.root, user: true, okCodes: [1] });
     const sha = head.stdout.toString("utf8").trim();
     return { objects: join(out.stdout.toString("utf8").trim(), "objects"), head: sha || null };
   }
 
   /**
    * The store of the git repository `cwd` is in, made when missing; throws with the reason
-   * snapshots cannot be taken (git missing, not a repository).
+   * snapshots cannot be taken (git missing, not a repository). `git`: how the project's environment runs it.
    */
-  static async open(cwd: string, dataDir: string, maxFileBytes: number): Promise<SnapshotRepo> {
+  static async open(cwd: string, dataDir: string, maxFileBytes: number, git: RunGit = localGit): Promise<SnapshotRepo> {
     let out: string[];
     try {
       out = (await git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], { cwd, user: true })).stdout.toString("utf8").split("\n");
@@ -153,7 +157,7 @@ export class SnapshotRepo {
     writeIfChanged(join(gitDir, "info", "attributes"), ATTRIBUTES);
     const configured = await git(["config", "--path", "--get", "core.excludesFile"], { cwd: root, user: true, okCodes: [1] });
     const excludes = configured.stdout.toString("utf8").trim() || defaultExcludesFile();
-    return new SnapshotRepo(root, gitDir, join(dir, `${key}.index`), projectGitDir, dataDir, maxFileBytes, excludes);
+    return new SnapshotRepo(root, gitDir, join(dir, `${key}.index`), projectGitDir, dataDir, maxFileBytes, excludes, git);
   }
 
   /** Where the last restore's undo is kept (undo-record.ts). */
@@ -166,7 +170,7 @@ export class SnapshotRepo {
   }
 
   private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[], background = false) {
-    return git(args, { cwd: this.root, env: this.env(), input, okCodes, background });
+    return this.git(args, { cwd: this.root, env: this.env(), input, okCodes, background });
   }
 
   /** Runs `work` after every earlier one on this repository. */
@@ -353,7 +357,7 @@ export class SnapshotRepo {
       const index = this.viewIndex(w.root);
       if (!existsSync(index)) continue;
       const env = { ...this.env(), GIT_INDEX_FILE: index };
-      const tree = await git(["write-tree"], { cwd: this.root, env }).catch(() => null);
+      const tree = await this.git(["write-tree"], { cwd: this.root, env }).catch(() => null);
       if (tree) wanted.set(`${key}/index`, tree.stdout.toString("utf8").trim());
     }
     // Only objects still here can be held (a fork point dropped before this housekeeping is gone).

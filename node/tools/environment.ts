@@ -4,6 +4,7 @@
  * (today only localEnvironment; a fork in its own git worktree would be another). This module only
  * declares the contract: no IO happens here.
  */
+import type { RunGit } from "./git.ts";
 
 /** Limits on what the tools' processes may do, from the user's config. */
 export type ToolLimits = {
@@ -108,4 +109,12 @@ export interface Environment {
    * (also when `signal` is already aborted).
    */
   runCommand(command: string, signal: AbortSignal): Promise<CommandResult>;
+
+  /**
+   * Runs git for tine where this environment's files are (snapshots, worktrees, merges, mentions):
+   * without a shell, without the user's git set-up on tine's own repository, and on the user's
+   * (`run.user`) never a program its config names. See git.ts; `localGit` is the local way, which
+   * another kind of environment may delegate to.
+   */
+  readonly git: RunGit;
 }

@@ -9,6 +9,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { isOpenedAt, kindOf } from "../util/regular-file.ts";
 import { sizeOf } from "./byte-size.ts";
 import { DEFAULT_TOOL_LIMITS, type Environment, type ReadAt, type ReadLimit, type ToolLimits } from "./environment.ts";
+import { localGit } from "./local-git.ts";
 import { runBash } from "./local-shell.ts";
 
 export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL_LIMITS): Environment {
@@ -37,6 +38,7 @@ export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL
       return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }));
     },
     runCommand: (command, signal) => runBash(command, root, limits, signal),
+    git: localGit,
   };
 }
 

@@ -14,7 +14,7 @@ import { CodeActions } from "./code-actions.ts";
 import { codeRecorder } from "./code-recorder.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
 import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";
-import { type StoredWorktree, Workspaces, worktreeFolder } from "./workspaces.ts";
+import { type StoredWorktree, Workspaces, workspaceEnvironment, worktreeFolder } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
 
 /** The options the code side is built from (host/config.ts's `HostConfig` has them: the host passes it). */
@@ -56,16 +56,18 @@ export class CodeServices {
     private readonly hooks: CodeHooks,
   ) {
     const keepDays = config.snapshot_keep_days;
+    const limits = { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny };
+    const projectEnvironment = workspaceEnvironment(config.cwd, limits);
     const repo = openRepo({
       enabled: config.snapshots,
       cwd: config.cwd,
       dataDir: config.data_dir,
       maxFileBytes: MAX_SNAPSHOT_FILE_BYTES,
       keepDays,
+      git: projectEnvironment.git,
     });
     const snapshots = snapshotsOn(repo, keepDays);
-    const limits = { bashTimeoutSec: config.bash_timeout, envDeny: config.tool_env_deny };
-    const folder = { projectRoot: config.cwd, dir: worktreeFolder(config), limits, keepDays };
+    const folder = { projectEnvironment, dir: worktreeFolder(config), limits, keepDays };
     this.workspaces = new Workspaces(repo, snapshots, folder, {
       parentOf: hooks.parentOf,
       storedWorktree: hooks.storedWorktree,

@@ -217,7 +217,12 @@ export class ForkCode {
     });
     if (!records || !theirs || !ours) throw new Error("code snapshots are off: its files cannot be merged");
     const labels = { ours: fork.parentTitle, theirs: fork.title, theirsRoot: from.root };
-    const planned = await planMerge(into.snapshots, { base: from.stored!.base, ours: ours.id, theirs: theirs.id }, labels);
+    const planned = await planMerge(
+      into.snapshots,
+      { base: from.stored!.base, ours: ours.id, theirs: theirs.id },
+      labels,
+      into.environment.git,
+    );
     const changed = planned.writes.length ? await this.write(fork, into, records, ours.id, planned) : [];
     // A file changed while the merge ran keeps its new text: the fork's copy waits in its worktree, as a conflict's does.
     const kept = new Set(changed);

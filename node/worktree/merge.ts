@@ -19,8 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SnapshotId } from "../core/code-marks.ts";
 import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
-import { git } from "../snapshot/git.ts";
 import { writeStored } from "../snapshot/restore.ts";
+import type { RunGit } from "../tools/git.ts";
 import { checkRoom, freeOn } from "../util/disk-space.ts";
 import { hashOf, hashOnDisk } from "./file-hash.ts";
 
@@ -49,8 +49,9 @@ export type MergePlan = {
 /**
  * Works out the merge of the changes from `sides.base` to `sides.theirs` into `sides.ours` (the
  * files of the parent's tree now), writing nothing: what it needs is known before a file is written.
+ * `git`: the parent's environment's (Environment.git), which runs `git merge-file`.
  */
-export async function planMerge(snapshots: CodeSnapshots, sides: MergeSides, labels: MergeLabels): Promise<MergePlan> {
+export async function planMerge(snapshots: CodeSnapshots, sides: MergeSides, labels: MergeLabels, git: RunGit): Promise<MergePlan> {
   const unrecorded = new Set([...(await snapshots.skippedIn(sides.base)), ...(await snapshots.skippedIn(sides.theirs))]);
   const theirs = (await snapshots.changes(sides.base, sides.theirs)).map((f) => f.path);
   const unrecordedHere = theirs.filter((p) => unrecorded.has(p));
@@ -76,7 +77,7 @@ export async function planMerge(snapshots: CodeSnapshots, sides: MergeSides, lab
       } else if (isBinary(ours) || isBinary(fork) || (base && isBinary(base))) {
         conflicts.push({ path, line: 1, text: `both changed it (binary): yours kept; the fork's is ${join(labels.theirsRoot, path)}` });
       } else {
-        const merged = await mergeFile(ours.bytes, base?.bytes ?? Buffer.alloc(0), fork.bytes, labels);
+        const merged = await mergeFile(git, ours.bytes, base?.bytes ?? Buffer.alloc(0), fork.bytes, labels);
         writes.push({ path, file: { mode: ours.mode, bytes: merged.bytes }, ours });
         for (const line of merged.conflictLines) conflicts.push({ path, line, text: "conflict: both changed these lines" });
       }
@@ -137,6 +138,7 @@ export async function applyMerge(
 
 /** `git merge-file` on three texts: the result, with conflict markers where both changed the same lines, and those lines (1-based). */
 async function mergeFile(
+  git: RunGit,
   ours: Buffer,
   base: Buffer,
   theirs: Buffer,

@@ -17,6 +17,7 @@ import type { ThreadId } from "../core/ids.ts";
 import { type CodeSnapshots, type OpenRepo, snapshotsOn } from "../snapshot/code.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
+import type { RunGit } from "../tools/git.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import { projectWorktrees, worktreeRefused } from "./stored-folder.ts";
 import { makeWorktree, removeWorktree, type StoredWorktree, worktreesIn } from "./worktree.ts";
@@ -33,12 +34,22 @@ export type Workspace = {
 };
 
 export type WorkspaceOptions = {
-  readonly projectRoot: string;
+  /** The project's folder's environment (workspaceEnvironment's), which also opens the snapshot store. */
+  readonly projectEnvironment: Environment;
   /** The folder worktrees are made in (a folder per project inside). */
   readonly dir: string;
   readonly limits: ToolLimits;
   readonly keepDays: number;
 };
+
+/**
+ * The environment a workspace's threads work in (their tools act and their git runs there): the
+ * one place where which kind of Environment a folder gets is decided. A sandbox for a fork's
+ * worktree would be one more case here.
+ */
+export function workspaceEnvironment(root: string, limits: ToolLimits): Environment {
+  return localEnvironment(root, limits);
+}
 
 /** Where worktrees are made: `worktree_dir`, else `<data_dir>/worktrees`. */
 export function worktreeFolder(config: { readonly worktree_dir: string | false; readonly data_dir: string }): string {
@@ -78,8 +89,8 @@ export class Workspaces {
     private readonly options: WorkspaceOptions,
     private readonly threads: WorkspaceThreads,
   ) {
-    const root = options.projectRoot;
-    this.project = { root, environment: localEnvironment(root, options.limits), snapshots: projectSnapshots, stored: null };
+    const environment = options.projectEnvironment;
+    this.project = { root: environment.root, environment, snapshots: projectSnapshots, stored: null };
   }
 
   /** Where thread `id` works (decided on first ask, then kept). */
@@ -136,8 +147,9 @@ export class Workspaces {
       const base = at ?? (await this.of(sourceId).snapshots.take(id))?.id;
       if (!base) throw new Error("tine: the source's files could not be recorded: no worktree made");
       const path = join(this.folder(), `${num}-${id.slice(0, 8)}`);
-      const view = await makeWorktree(repo, base, path, id);
-      const workspace = this.worktree({ path, base }, async () => view);
+      const environment = workspaceEnvironment(path, this.options.limits);
+      const view = await makeWorktree(repo, base, path, id, environment.git);
+      const workspace = this.worktree({ path, base }, () => async () => view, environment);
       this.byThread.set(id, workspace);
       return workspace;
     } finally {
@@ -165,23 +177,30 @@ export class Workspaces {
       return this.project;
     }
     let view: Promise<SnapshotRepo | { off: string }> | null = null;
-    const open: OpenRepo = () => {
-      view ??= (async () => {
-        const repo = await this.repo();
-        if ("off" in repo) return repo;
-        if (existsSync(stored.path)) return repo.view(stored.path);
-        return makeWorktree(repo, this.threads.latestOf(id) ?? stored.base, stored.path, id);
-      })();
-      return view;
-    };
+    const open =
+      (git: RunGit): OpenRepo =>
+      () => {
+        view ??= (async () => {
+          const repo = await this.repo();
+          if ("off" in repo) return repo;
+          if (existsSync(stored.path)) return repo.view(stored.path, git);
+          return makeWorktree(repo, this.threads.latestOf(id) ?? stored.base, stored.path, id, git);
+        })();
+        return view;
+      };
     return this.worktree(stored, open);
   }
 
-  private worktree(stored: StoredWorktree, open: OpenRepo): Workspace {
+  /** The workspace of worktree `stored`: its snapshots are on the store `open` gives, whose gits run in its environment. */
+  private worktree(
+    stored: StoredWorktree,
+    open: (git: RunGit) => OpenRepo,
+    environment = workspaceEnvironment(stored.path, this.options.limits),
+  ): Workspace {
     const workspace: Workspace = {
       root: stored.path,
-      environment: localEnvironment(stored.path, this.options.limits),
-      snapshots: snapshotsOn(open, this.options.keepDays),
+      environment,
+      snapshots: snapshotsOn(open(environment.git), this.options.keepDays),
       stored,
     };
     this.byPath.set(stored.path, workspace);
@@ -199,10 +218,12 @@ export class Workspaces {
     const found = worktreesIn(this.folder()).find((w) => w.path === root);
     if (!found) return null;
     let view: Promise<SnapshotRepo | { off: string }> | null = null;
-    const open: OpenRepo = () => {
-      view ??= this.repo().then((repo) => ("off" in repo ? repo : repo.view(found.path)));
-      return view;
-    };
+    const open =
+      (git: RunGit): OpenRepo =>
+      () => {
+        view ??= this.repo().then((repo) => ("off" in repo ? repo : repo.view(found.path, git)));
+        return view;
+      };
     return this.worktree({ path: found.path, base: found.base }, open);
   }
 
@@ -231,6 +252,6 @@ export class Workspaces {
 
   /** Every worktree folder of this project (made by this host or an earlier one). */
   folder(): string {
-    return projectWorktrees(this.options.dir, this.options.projectRoot);
+    return projectWorktrees(this.options.dir, this.project.root);
   }
 }

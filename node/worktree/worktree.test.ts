@@ -71,6 +71,7 @@ describe("merging a fork's work back", () => {
       snapshots,
       { base: base.id, ours: ours.id, theirs: theirs.id },
       { ours: "parent", theirs: "fork", theirsRoot: path },
+      repo.git,
     );
     await applyMerge(root, result.writes);
     expect(readFileSync(join(root, "fork.txt"), "utf8")).toBe("from the fork\n");

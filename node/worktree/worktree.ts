@@ -14,8 +14,8 @@
  */
 import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { git, splitNul } from "../snapshot/git.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
+import { type RunGit, splitNul } from "../tools/git.ts";
 import { freeOn, isNoSpace, noSpaceLeft, writeError } from "../util/disk-space.ts";
 
 /** What tine writes in a worktree's `.git`: whose it is and its fork point; a folder without it is never removed. */
@@ -44,9 +44,16 @@ const INCLUDE_FILE = ".worktreeinclude";
 /**
  * Makes worktree `path` (which must not exist) from snapshot `base` of `project`'s store, for
  * thread `thread`; returns the store's view of it. `include`: the folder whose `.worktreeinclude`
- * names the ignored files to copy in (the project's top folder).
+ * names the ignored files to copy in (the project's top folder). `git`: the worktree's environment's
+ * (Environment.git), which runs its gits; the project's are read with the project's.
  */
-export async function makeWorktree(project: SnapshotRepo, base: string, path: string, thread: string): Promise<SnapshotRepo> {
+export async function makeWorktree(
+  project: SnapshotRepo,
+  base: string,
+  path: string,
+  thread: string,
+  git: RunGit = project.git,
+): Promise<SnapshotRepo> {
   if (existsSync(path)) throw new Error(`tine: ${path} exists already: no worktree made there`);
   try {
     mkdirSync(path, { recursive: true, mode: 0o700 });
@@ -54,7 +61,7 @@ export async function makeWorktree(project: SnapshotRepo, base: string, path: st
     throw new Error(`tine: no worktree made: ${writeError(error, path)}`);
   }
   try {
-    const view = project.view(path);
+    const view = project.view(path, git);
     const storeIndex = await view.checkout(base);
     const { objects, head } = await project.userHead();
     const gitDir = join(path, ".git");
@@ -68,7 +75,7 @@ export async function makeWorktree(project: SnapshotRepo, base: string, path: st
       await git(["read-tree", "-m", head], { cwd: path, env });
     }
     writeMarker(path, { thread, base, project: project.root });
-    await copyIncluded(project.root, path);
+    await copyIncluded(project, path);
     return view;
   } catch (error) {
     // git says only "unable to write file" (or "index file"): which disk filled, the worktree's or the store's?
@@ -86,10 +93,11 @@ async function filledUp(project: SnapshotRepo, base: string, folder: string): Pr
   return bytes < sizes.reduce((n, size) => Math.max(n, Math.ceil(size / block) * block), block) ? folder : null;
 }
 
-/** Copies the untracked files `.worktreeinclude` names (gitignore patterns) from `from` to `to`, where `to` has none. */
-async function copyIncluded(from: string, to: string): Promise<void> {
+/** Copies the untracked files `.worktreeinclude` names (gitignore patterns) from the project to `to`, where `to` has none. */
+async function copyIncluded(project: SnapshotRepo, to: string): Promise<void> {
+  const from = project.root;
   if (!existsSync(join(from, INCLUDE_FILE))) return;
-  const out = await git(["ls-files", "-z", "-o", "-i", "-X", INCLUDE_FILE], { cwd: from, user: true });
+  const out = await project.git(["ls-files", "-z", "-o", "-i", "-X", INCLUDE_FILE], { cwd: from, user: true });
   for (const path of splitNul(out.stdout)) {
     const target = join(to, path);
     if (path.endsWith("/") || existsSync(target)) continue;

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitProcessesIn } from "../../test/helpers/git-project.ts";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
-import { GitTimeout, git } from "./git.ts";
+import { GitTimeout } from "./git.ts";
+import { localGit as git } from "./local-git.ts";
 
 const folder = tempFolders("tine-git-");
 

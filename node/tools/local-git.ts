@@ -1,5 +1,5 @@
 /**
- * Runs real git for tine: spawned without a shell, with an environment of tine's own, so nothing of
+ * The local way to run git for tine (Environment.git's default, see git.ts for the contract): real git, spawned without a shell, with an environment of tine's own, so nothing of
  * the user's git set-up (GIT_* variables, their config, filters, hooks) acts on tine's private
  * repository, and nothing tine runs touches the user's. Reads of the user's repository (`user`)
  * take their config, but never run a program a repository's config names (`USER_READ`): its
@@ -12,38 +12,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { setPriority } from "node:os";
-import { toolEnv } from "../tools/local-shell.ts";
 import { startTimer } from "../util/timer.ts";
+import { GitError, type GitResult, type GitRun, GitTimeout, splitNul } from "./git.ts";
+import { toolEnv } from "./local-shell.ts";
 
 /** The niceness of background git work. */
 const BACKGROUND_PRIORITY = 10;
-
-export type GitResult = { readonly stdout: Buffer; readonly stderr: string; readonly code: number };
-
-export type GitRun = {
-  /** The folder git starts in. */
-  readonly cwd: string;
-  /** Variables added to the cleaned environment (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE…). */
-  readonly env?: Readonly<Record<string, string>>;
-  /** Written to git's stdin, then closed. */
-  readonly input?: string | Buffer;
-  /** Exit codes that are answers, not failures (`diff --quiet` exits 1 for "differs"). */
-  readonly okCodes?: readonly number[];
-  /**
-   * Reads the user's repository as the user's git would (their global config included), with
-   * none of the programs a config names run (USER_READ); nothing is written with it.
-   */
-  readonly user?: boolean;
-  /**
-   * With `user`: the command reads files' contents through their filters (a diff against the work
-   * tree), so each filter driver the config names is turned off first (one `git config` more).
-   */
-  readonly readsContents?: boolean;
-  /** Work nobody waits for: git runs at a lower CPU priority, so the editor and streams keep theirs. */
-  readonly background?: boolean;
-  /** Past this, git and everything it started are killed and the call rejects with a GitTimeout. */
-  readonly timeoutMs?: number;
-};
 
 /** Bigger than any listing or diff tine reads (a file's content is at most the skip size). */
 const MAX_BUFFER = 256 * 1024 * 1024;
@@ -71,27 +45,6 @@ export function gitEnv(extra: Readonly<Record<string, string>> = {}, user = fals
   };
 }
 
-/** A git command that failed: its arguments and what git said. */
-export class GitError extends Error {
-  constructor(
-    readonly args: readonly string[],
-    readonly code: number | string,
-    readonly stderr: string,
-  ) {
-    super(`git ${args[0] ?? ""} failed (${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
-  }
-}
-
-/** A git that ran past its time limit (GitRun.timeoutMs): it was killed with everything it started. */
-export class GitTimeout extends Error {
-  constructor(
-    readonly args: readonly string[],
-    readonly afterMs: number,
-  ) {
-    super(`git ${args[0] ?? ""} did not answer within ${afterMs} ms and was stopped`);
-  }
-}
-
 /**
  * What a read of the user's repository never does. Run the programs a config may name: an
  * fsmonitor hook or daemon (`core.fsmonitor`, run on every index read: one that sleeps froze a
@@ -108,7 +61,12 @@ const USER_READ = ["-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-
  */
 async function filterDriversOff(run: GitRun): Promise<string[]> {
   const { timeoutMs, cwd } = run;
-  const listed = await git(["config", "-z", "--name-only", "--get-regexp", "^filter\\."], { cwd, timeoutMs, user: true, okCodes: [1] });
+  const listed = await localGit(["config", "-z", "--name-only", "--get-regexp", "^filter\\."], {
+    cwd,
+    timeoutMs,
+    user: true,
+    okCodes: [1],
+  });
   // `filter.<driver>.<key>`: a driver's name may hold dots; a key without one names no driver.
   const drivers = new Set(splitNul(listed.stdout).map((name) => name.slice("filter.".length, name.lastIndexOf("."))));
   drivers.delete("");
@@ -122,7 +80,7 @@ async function filterDriversOff(run: GitRun): Promise<string[]> {
 }
 
 /** Runs `git args…`; resolves with its output, rejects with a GitError (ENOENT: git is not installed) or a GitTimeout. */
-export async function git(args: readonly string[], run: GitRun): Promise<GitResult> {
+export async function localGit(args: readonly string[], run: GitRun): Promise<GitResult> {
   const safe = run.user ? [...USER_READ, ...(run.readsContents ? await filterDriversOff(run) : [])] : [];
   return runGit([...safe, ...args], args, run);
 }
@@ -228,12 +186,4 @@ async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
     timer = setTimeout(() => done(false), ms);
   });
   return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer));
-}
-
-/** NUL-separated fields of git's `-z` output. */
-export function splitNul(out: Buffer): string[] {
-  const text = out.toString("utf8");
-  const parts = text.split("\0");
-  if (parts.at(-1) === "") parts.pop();
-  return parts;
 }
