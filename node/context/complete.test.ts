@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
+import { localEnvironment } from "../tools/local-environment.ts";
 import { Kept, MentionCompleter, typedMention } from "./complete.ts";
 import { MENTIONS } from "./mention-names.ts";
 
@@ -41,7 +42,7 @@ describe("typedMention", () => {
 
 describe("MentionCompleter", () => {
   it("offers the mentions by name with what each gives; one that needs its argument ends in a colon", async () => {
-    const c = new MentionCompleter(tmpdir(), 50, 10_000);
+    const c = new MentionCompleter(localEnvironment(tmpdir()), 50, 10_000);
     const all = await c.complete("@");
     expect(all?.items.map((i) => i.word)).toEqual(MENTIONS.map((m) => (m.argument === "required" ? `${m.name}:` : m.name)));
     const di = await c.complete("@di");
@@ -51,7 +52,7 @@ describe("MentionCompleter", () => {
 
   it("after @file:, the project's files best first, ignored ones left out", async () => {
     const root = gitProject({ ".gitignore": "dist/\n", "src/app.ts": "", "src/apple/pie.ts": "", "dist/app.js": "" });
-    const c = new MentionCompleter(root, 50, 10_000);
+    const c = new MentionCompleter(localEnvironment(root), 50, 10_000);
     const done = await c.complete("explain @file:app");
     expect(done).toEqual({
       start: "explain @file:".length,
@@ -64,7 +65,7 @@ describe("MentionCompleter", () => {
 
   it("a path with spaces is offered in quotes, and found again from a quoted start", async () => {
     const root = gitProject({ "notes/my notes.md": "", "notes/plain.md": "" });
-    const c = new MentionCompleter(root, 50, 10_000);
+    const c = new MentionCompleter(localEnvironment(root), 50, 10_000);
     const words = async (before: string) => (await c.complete(before))?.items.map((i) => i.word);
     expect(await words("@file:notes")).toEqual(['"notes/my notes.md"', "notes/plain.md"]);
     const quoted = await c.complete('@file:"notes/my no');
@@ -78,7 +79,7 @@ describe("MentionCompleter", () => {
     git("add", ".");
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one");
     git("branch", "feature/parser");
-    const c = new MentionCompleter(root, 50, 10_000);
+    const c = new MentionCompleter(localEnvironment(root), 50, 10_000);
     const revs = (await c.complete("@diff:"))?.items.map((i) => i.word);
     expect(revs?.[0]).toBe("HEAD");
     expect(revs?.slice(1).sort()).toEqual(["feature/parser", "main"]);

@@ -7,11 +7,11 @@
  * again.
  */
 
+import type { Environment } from "../tools/environment.ts";
+import { contextGit, type GitPlace } from "../tools/project-git.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import { contextGit } from "./git.ts";
 import { MENTIONS, type MentionName, type MentionSpec } from "./mention-names.ts";
 import { PathMatcher, preparePaths } from "./path-match.ts";
-import { listProjectFiles } from "./project-files.ts";
 
 export type CompletionKind = "mention" | "file" | "rev";
 
@@ -123,13 +123,14 @@ export class Kept<T> {
   }
 }
 
-/** Completion for one project root: its files and its revisions, kept while the user types. */
+/** Completion for one project (its environment): its files and its revisions, kept while the user types. */
 export class MentionCompleter {
   private readonly files: Kept<PathMatcher>;
   private readonly revs: Kept<PathMatcher>;
 
   constructor(
-    root: string,
+    /** The project's environment: its files and its git. */
+    environment: Environment,
     /** The most items one completion offers (`complete_max_items`). */
     private readonly maxItems: number,
     /** The longest one git may take (`context_git_timeout`): a list that takes longer is not made. */
@@ -137,12 +138,12 @@ export class MentionCompleter {
     now: () => number = Date.now,
   ) {
     this.files = new Kept(async () => {
-      const matcher = new PathMatcher(preparePaths((await listProjectFiles(root, gitTimeoutMs)).files));
+      const matcher = new PathMatcher(preparePaths((await environment.listProjectFiles(gitTimeoutMs)).files));
       // After the answer that waits on this list, giving way to the keys typed next.
       setImmediate(() => void matcher.warmUp());
       return matcher;
     }, now);
-    this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(root, gitTimeoutMs))), now);
+    this.revs = new Kept(async () => new PathMatcher(preparePaths(await listRevs(environment, gitTimeoutMs))), now);
   }
 
   /**
@@ -185,9 +186,9 @@ function quotedPath(path: string): string {
 }
 
 /** HEAD, then the branches and tags, the most recently committed first; none outside a repository (or past the time limit). */
-async function listRevs(root: string, gitTimeoutMs: number): Promise<string[]> {
+async function listRevs(place: GitPlace, gitTimeoutMs: number): Promise<string[]> {
   const args = ["for-each-ref", "--sort=-committerdate", "--format=%(refname:short)", "refs/heads", "refs/tags"];
-  const listed = await contextGit(root, args, gitTimeoutMs).catch(() => null);
+  const listed = await contextGit(place, args, gitTimeoutMs).catch(() => null);
   return listed
     ? [
         "HEAD",

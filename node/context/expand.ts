@@ -7,13 +7,12 @@
  */
 import type { History } from "../core/history.ts";
 import type { Environment } from "../tools/environment.ts";
+import { ContextGitTimeout } from "../tools/project-git.ts";
 import { fileOf, type MentionItems, mentionItems } from "./blocks.ts";
 import { type EditorFacts, type EditorNeed, type GatherRequest, readFacts, requestFor } from "./editor.ts";
 import { type ContextLimits, type FilePlace, placeOf, readText, Unreadable } from "./files.ts";
 import { type FollowedCopy, followedAfter, type SendContext } from "./follow.ts";
-import { ContextGitTimeout } from "./git.ts";
 import { parseMentions } from "./mentions.ts";
-import { listProjectFiles } from "./project-files.ts";
 import { RESOLVERS } from "./resolvers.ts";
 
 export type ExpandScope = {
@@ -56,7 +55,7 @@ export async function expandMentions(text: string, history: History, scope: Expa
       ...scope,
       editor,
       followed,
-      projectFiles: () => (files ??= listProjectFiles(scope.environment.root, scope.limits.gitTimeoutMs).then((l) => l.files)),
+      projectFiles: () => (files ??= scope.environment.listProjectFiles(scope.limits.gitTimeoutMs).then((l) => l.files)),
       askApproval: (place: FilePlace) => asked.push(place),
       tell: (notice: string) => notices.push(`tine: ${mention.source}: ${notice}`),
     };

@@ -77,7 +77,7 @@ function gitResolver(of: (argument: string | null) => DiffOf, mention: (argument
   return {
     needs: [],
     resolve: async (argument, { environment, limits }) => [
-      { kind: "git-diff", mention: mention(argument), text: await gitDiff(environment.root, of(argument), limits) },
+      { kind: "git-diff", mention: mention(argument), text: await gitDiff(environment, of(argument), limits) },
     ],
   };
 }

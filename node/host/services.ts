@@ -296,7 +296,7 @@ export class Services {
       },
       config.cwd,
     );
-    this.completer = new MentionCompleter(config.cwd, config.complete_max_items, this.contextLimits.gitTimeoutMs);
+    this.completer = new MentionCompleter(this.workspaces.project.environment, config.complete_max_items, this.contextLimits.gitTimeoutMs);
     this.list = new ThreadListEntry(this.chat, this.buffers.listBuffer, this.persistence, () => this.rescan());
     this.storeClock = this.persistence
       ? new StoreClock(this.persistence, this.chat, {

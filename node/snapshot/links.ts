@@ -4,7 +4,8 @@
  * link that leads out of the project: what lies under it is skipped and named, and so is the link.
  */
 import { lstatSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { join } from "node:path";
+import { outside } from "../util/outside.ts";
 
 /** The entries of `entries` (paths relative to the work tree) that lie under one of `links`. */
 export function underLinks(entries: readonly string[], links: ReadonlySet<string>): string[] {
@@ -65,10 +66,4 @@ function leadsOut(top: string, folder: string): boolean {
     return true; // a dangling link: whatever it would point at is not the project's
   }
   return outside(top, real);
-}
-
-/** Whether `path` (a real path) lies out of `top`. */
-export function outside(top: string, path: string): boolean {
-  const rel = relative(top, path);
-  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
 }

@@ -10,8 +10,9 @@ import { existsSync, lstatSync, mkdirSync, realpathSync, unlinkSync } from "node
 import { dirname, join, relative } from "node:path";
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import { replaceFile, replaceWithLink } from "../util/atomic-write.ts";
+import { outside } from "../util/outside.ts";
 import type { CodeSnapshots, StoredFile } from "./code.ts";
-import { outside, throughOutsideLinks } from "./links.ts";
+import { throughOutsideLinks } from "./links.ts";
 
 /** What a restore to `target` would do, seen from the files now (`safety`). */
 export type RestorePlan = {

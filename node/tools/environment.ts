@@ -5,6 +5,7 @@
  * declares the contract: no IO happens here.
  */
 import type { RunGit } from "./git.ts";
+import type { ProjectFiles } from "./project-files.ts";
 
 /** Limits on what the tools' processes may do, from the user's config. */
 export type ToolLimits = {
@@ -117,4 +118,11 @@ export interface Environment {
    * another kind of environment may delegate to.
    */
   readonly git: RunGit;
+
+  /**
+   * The project's files under `root` (tracked and untracked, not ignored: see project-files.ts,
+   * the local way, which another kind of environment may delegate to). Rejects with a
+   * ContextGitTimeout when its git takes longer than `gitTimeoutMs`.
+   */
+  listProjectFiles(gitTimeoutMs: number): Promise<ProjectFiles>;
 }

@@ -11,6 +11,7 @@ import { sizeOf } from "./byte-size.ts";
 import { DEFAULT_TOOL_LIMITS, type Environment, type ReadAt, type ReadLimit, type ToolLimits } from "./environment.ts";
 import { localGit } from "./local-git.ts";
 import { runBash } from "./local-shell.ts";
+import { listProjectFiles } from "./project-files.ts";
 
 export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL_LIMITS): Environment {
   const resolveHere = (path: string) => (isAbsolute(path) ? path : resolve(root, path));
@@ -39,6 +40,7 @@ export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL
     },
     runCommand: (command, signal) => runBash(command, root, limits, signal),
     git: localGit,
+    listProjectFiles: (gitTimeoutMs) => listProjectFiles({ root, git: localGit }, gitTimeoutMs),
   };
 }
 

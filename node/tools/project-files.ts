@@ -1,14 +1,16 @@
 /**
  * The files of a project, as a user means them: what `git` would track or add (ignored files and
  * `.git` left out), as paths relative to the project's root with `/` separators, sorted. Mentions
- * (`@file:` and its globs) and their completion both read this one list.
+ * (`@file:` and its globs) and their completion both read this one list. The local way an
+ * Environment lists them (`listProjectFiles` there): git's list through the environment's git, else
+ * a walk of the folders on this machine.
  */
 
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { splitNul } from "../tools/git.ts";
-import { ContextGitTimeout, contextGit, projectWorkTree } from "./git.ts";
+import { splitNul } from "./git.ts";
+import { ContextGitTimeout, contextGit, type GitPlace, projectWorkTree } from "./project-git.ts";
 
 /** Past this many files the list stops (and says so): a mention never walks a whole disk. */
 export const MAX_PROJECT_FILES = 200_000;
@@ -26,10 +28,10 @@ export type ProjectFiles = {
  * The project's files under `root`: git's list inside a work tree, else a walk of the folders.
  * Rejects with a ContextGitTimeout when git takes longer than `gitTimeoutMs` (a walk instead could be as slow).
  */
-export async function listProjectFiles(root: string, gitTimeoutMs: number): Promise<ProjectFiles> {
-  const fromGit = await gitFiles(root, gitTimeoutMs);
+export async function listProjectFiles(place: GitPlace, gitTimeoutMs: number): Promise<ProjectFiles> {
+  const fromGit = await gitFiles(place, gitTimeoutMs);
   if (fromGit) return finish(fromGit, "git");
-  return finish(await walk(root), "walk");
+  return finish(await walk(place.root), "walk");
 }
 
 function finish(files: string[], source: ProjectFiles["source"]): ProjectFiles {
@@ -45,12 +47,12 @@ function finish(files: string[], source: ProjectFiles["source"]): ProjectFiles {
  * repository's work tree is elsewhere (its index names files of another folder: the walk lists
  * this one's instead). See `projectWorkTree`.
  */
-async function gitFiles(root: string, gitTimeoutMs: number): Promise<string[] | null> {
+async function gitFiles(place: GitPlace, gitTimeoutMs: number): Promise<string[] | null> {
   try {
-    const workTree = await projectWorkTree(root, gitTimeoutMs);
+    const workTree = await projectWorkTree(place, gitTimeoutMs);
     if (!workTree) return null;
     const args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate", "--", "."];
-    const listed = await contextGit(root, args, gitTimeoutMs, { workTree });
+    const listed = await contextGit(place, args, gitTimeoutMs, { workTree });
     return splitNul(listed.stdout).filter((p) => p.length > 0);
   } catch (error) {
     if (error instanceof ContextGitTimeout) throw error;

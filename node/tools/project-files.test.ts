@@ -3,6 +3,7 @@ import { realpathSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
+import { localGit } from "./local-git.ts";
 import { listProjectFiles } from "./project-files.ts";
 
 const project = tempFolders("tine-files-");
@@ -24,7 +25,7 @@ describe("listProjectFiles", () => {
     const root = project(TREE);
     execFileSync("git", ["init", "-q"], { cwd: root });
     execFileSync("git", ["add", "src/a.ts"], { cwd: root });
-    const listed = await listProjectFiles(root, 10_000);
+    const listed = await listProjectFiles({ root: root, git: localGit }, 10_000);
     expect(listed.source).toBe("git");
     expect(listed.files).toEqual([
       ".gitignore",
@@ -43,7 +44,7 @@ describe("listProjectFiles", () => {
     execFileSync("git", ["config", "core.worktree", outside], { cwd: root });
     // With the work tree outside, git adds the outside folder's file to the project's index.
     execFileSync("git", ["add", "secret.txt"], { cwd: root });
-    const listed = await listProjectFiles(root, 10_000);
+    const listed = await listProjectFiles({ root: root, git: localGit }, 10_000);
     expect(listed.files).toEqual(["a.txt"]);
   });
 
@@ -55,13 +56,13 @@ describe("listProjectFiles", () => {
     for (const file of [join(outside, "secret.txt"), join(root, "a.txt")])
       execFileSync("git", ["update-index", "--add", "--cacheinfo", `100644,${empty},${relative("/", realpathSync(file))}`], { cwd: root });
     execFileSync("git", ["config", "core.worktree", "/"], { cwd: root });
-    const listed = await listProjectFiles(root, 10_000);
+    const listed = await listProjectFiles({ root: root, git: localGit }, 10_000);
     expect(listed).toMatchObject({ source: "git", files: ["a.txt", "b.txt"] });
   });
 
   it("outside git: a walk honouring every .gitignore on the way, skipping node_modules", async () => {
     const root = project(TREE);
-    const listed = await listProjectFiles(root, 10_000);
+    const listed = await listProjectFiles({ root: root, git: localGit }, 10_000);
     expect(listed.source).toBe("walk");
     expect(listed.files).toEqual([".gitignore", "README.md", "src/a.ts", "src/deep/.gitignore", "src/deep/b.ts"]);
   });
