@@ -24,7 +24,7 @@ async function project(files: Record<string, string | Buffer> = { "a.txt": "one\
   const root = temp();
   gitProject(root, files);
   const data = temp();
-  return { root, data, repo: await SnapshotRepo.open(root, data, 2 * MiB) };
+  return { root, data, repo: await SnapshotRepo.open(root, data, 2 * MiB, localGit) };
 }
 
 describe("SnapshotRepo", () => {
@@ -54,7 +54,7 @@ describe("SnapshotRepo", () => {
   it("leaves out tine's data folder when it lies inside the project", async () => {
     const root = temp();
     gitProject(root, { "a.txt": "a" });
-    const repo = await SnapshotRepo.open(root, join(root, "tine-data"), 2 * MiB);
+    const repo = await SnapshotRepo.open(root, join(root, "tine-data"), 2 * MiB, localGit);
     writeFiles(root, { "tine-data/x": "x" });
     const s = await repo.take("t");
     expect((await repo.read(s.id, ["tine-data/x"])).get("tine-data/x")).toBeNull();
@@ -153,7 +153,7 @@ describe("SnapshotRepo", () => {
 
   it("refuses a folder that is not in a git repository, saying so", async () => {
     const plain = temp();
-    await expect(SnapshotRepo.open(plain, temp(), MiB)).rejects.toThrow(/is not in a git repository/);
+    await expect(SnapshotRepo.open(plain, temp(), MiB, localGit)).rejects.toThrow(/is not in a git repository/);
   });
 
   it("refuses a repository whose config aims its work tree elsewhere (core.worktree), so no snapshot holds or restores files there", async () => {
@@ -163,7 +163,7 @@ describe("SnapshotRepo", () => {
       const root = temp();
       gitProject(root, { "a.txt": "one\n" });
       gitIn(root, "config", "core.worktree", aim);
-      await expect(SnapshotRepo.open(root, temp(), MiB)).rejects.toThrow(
+      await expect(SnapshotRepo.open(root, temp(), MiB, localGit)).rejects.toThrow(
         /the repository's work tree \(.+\) is not where its \.git is \(its config's core\.worktree\?\)/,
       );
     }
@@ -180,7 +180,7 @@ describe("SnapshotRepo", () => {
     gitProject(lib, { "lib.txt": "lib\n" });
     gitIn(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib");
     for (const cwd of [join(root, "sub"), linked, join(root, "vendor/lib")])
-      await expect(SnapshotRepo.open(cwd, temp(), MiB)).resolves.toBeInstanceOf(SnapshotRepo);
+      await expect(SnapshotRepo.open(cwd, temp(), MiB, localGit)).resolves.toBeInstanceOf(SnapshotRepo);
   });
 
   it("a snapshot of one changed file adds about that file's size to the store", async () => {

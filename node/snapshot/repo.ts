@@ -19,7 +19,6 @@ import { dirname, join } from "node:path";
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import { projectKey } from "../core/project-key.ts";
 import { type RunGit, splitNul } from "../tools/git.ts";
-import { localGit } from "../tools/local-git.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 import { isLink, underLinks } from "./links.ts";
@@ -129,7 +128,7 @@ export class SnapshotRepo {
    * The store of the git repository `cwd` is in, made when missing; throws with the reason
    * snapshots cannot be taken (git missing, not a repository). `git`: how the project's environment runs it.
    */
-  static async open(cwd: string, dataDir: string, maxFileBytes: number, git: RunGit = localGit): Promise<SnapshotRepo> {
+  static async open(cwd: string, dataDir: string, maxFileBytes: number, git: RunGit): Promise<SnapshotRepo> {
     let out: string[];
     try {
       out = (await git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], { cwd, user: true })).stdout.toString("utf8").split("\n");

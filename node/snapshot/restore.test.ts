@@ -2,12 +2,14 @@
  * Writing a snapshot's files back (a restore, a merge) on a disk that fills: each file is replaced
  * whole or not at all, never left empty or cut, and no temporary file stays behind.
  */
+
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitProject } from "../../test/helpers/git-project.ts";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
 import { mountTmpfs, type Tmpfs, tmpfsRefused } from "../../test/helpers/tmpfs.ts";
+import { localGit } from "../tools/local-git.ts";
 import { snapshotsOn } from "./code.ts";
 import { SnapshotRepo } from "./repo.ts";
 import { writeFiles } from "./restore.ts";
@@ -26,7 +28,7 @@ describe.skipIf(tmpfsRefused !== null)(`writing files back on a full disk${tmpfs
     // Bigger than a page: it cannot go in the slack of the file's last one.
     const stored = `${"stored line\n".repeat(4000)}`;
     gitProject(root, { "big.txt": stored, "small.txt": "small\n" });
-    const repo = await SnapshotRepo.open(root, temp(), 2 * 1024 * 1024);
+    const repo = await SnapshotRepo.open(root, temp(), 2 * 1024 * 1024, localGit);
     const snapshot = await repo.take("t");
     const now = `${"edited by hand\n".repeat(300)}`;
     writeFileSync(join(root, "big.txt"), now);

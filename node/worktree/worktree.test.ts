@@ -5,6 +5,7 @@ import { gitIn, gitProject, userGitState, writeFiles } from "../../test/helpers/
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
 import { snapshotsOn } from "../snapshot/code.ts";
 import { SnapshotRepo } from "../snapshot/repo.ts";
+import { localGit } from "../tools/local-git.ts";
 import { applyMerge, planMerge } from "./merge.ts";
 import { makeWorktree, removeWorktree } from "./worktree.ts";
 
@@ -17,7 +18,7 @@ async function project() {
   gitProject(root, { "a.txt": "one\ntwo\nthree\n", "src/b.ts": "b\n", ".gitignore": ".env\n" });
   writeFiles(root, { "a.txt": "one\ntwo (mine)\nthree\n", "new.txt": "untracked\n", ".env": "SECRET=1\n", ".worktreeinclude": ".env\n" });
   const data = temp();
-  const repo = await SnapshotRepo.open(root, data, 2 * MiB);
+  const repo = await SnapshotRepo.open(root, data, 2 * MiB, localGit);
   return { root, data, repo };
 }
 

@@ -6,11 +6,13 @@
  * time-to-first-delta in real Neovim with snapshots on and off, sent while the previous turn's
  * end snapshot is being taken (as a ratio: ≈ 1, the snapshot is never on the stream's path).
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SnapshotRepo } from "../../node/snapshot/repo.ts";
+import { localGit } from "../../node/tools/local-git.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { gitIn } from "../helpers/git-project.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
@@ -30,7 +32,7 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
 const root = bigProject();
 const data = mkdtempSync(join(tmpdir(), "tine-bench-data-"));
 try {
-  const repo = await SnapshotRepo.open(root, data, 2 * 1024 * 1024);
+  const repo = await SnapshotRepo.open(root, data, 2 * 1024 * 1024, localGit);
   const cold = await timed(() => repo.take("bench"));
   figures.note(`first snapshot of ${FILES.toLocaleString("en-US")} files: ${cold.toFixed(0)} ms`);
 
@@ -62,7 +64,7 @@ try {
   // A new store, primed as a thread's first send does: the first tools' snapshot only checks.
   const fresh = mkdtempSync(join(tmpdir(), "tine-bench-data-"));
   try {
-    const primed = await SnapshotRepo.open(root, fresh, 2 * 1024 * 1024);
+    const primed = await SnapshotRepo.open(root, fresh, 2 * 1024 * 1024, localGit);
     await primed.prime();
     const firstTools = await timed(() => primed.take("bench"));
     row("first tools' snapshot once primed at the first send", `${firstTools.toFixed(1)} ms`, firstTools < 100, "< 100 ms");

@@ -5,10 +5,12 @@
  * snapshot reads every file) and later ones, and the time a first snapshot of the new worktree
  * takes (its index comes primed from the checkout).
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SnapshotRepo } from "../../node/snapshot/repo.ts";
+import { localGit } from "../../node/tools/local-git.ts";
 import { makeWorktree } from "../../node/worktree/worktree.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
@@ -49,7 +51,7 @@ try {
   // The worktree's first snapshot (before its first tool) reads no file: the checkout primed its index.
   const data = mkdtempSync(join(tmpdir(), "tine-bench-wt-data-"));
   try {
-    const repo = await SnapshotRepo.open(root, data, 2 * 1024 * 1024);
+    const repo = await SnapshotRepo.open(root, data, 2 * 1024 * 1024, localGit);
     const base = await repo.take("bench");
     const view = await makeWorktree(repo, base.id, join(data, "wt"), "bench");
     const t0 = performance.now();
