@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
+import type { Environment } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import { Kept, MentionCompleter, typedMention } from "./complete.ts";
 import { MENTIONS } from "./mention-names.ts";
@@ -84,6 +85,24 @@ describe("MentionCompleter", () => {
     expect(revs?.[0]).toBe("HEAD");
     expect(revs?.slice(1).sort()).toEqual(["feature/parser", "main"]);
     expect((await c.complete("@diff:fpar"))?.items.map((i) => i.word)).toEqual(["feature/parser"]);
+  });
+
+  it("lists what its environment lists: the files and the gits are the environment's, never the host's own", async () => {
+    // An empty folder outside any repository: whatever is offered came from the environment.
+    const local = localEnvironment(folder());
+    const asked: string[][] = [];
+    const environment: Environment = {
+      ...local,
+      listProjectFiles: async () => ({ files: ["far/away.ts"], truncated: false, source: "git" }),
+      git: async (args) => {
+        asked.push([...args]);
+        return { stdout: Buffer.from("elsewhere\n"), stderr: "", code: 0 };
+      },
+    };
+    const c = new MentionCompleter(environment, 50, 10_000);
+    expect((await c.complete("@file:away"))?.items.map((i) => i.word)).toEqual(["far/away.ts"]);
+    expect((await c.complete("@diff:"))?.items.map((i) => i.word)).toEqual(["HEAD", "elsewhere"]);
+    expect(asked.some((args) => args.includes("for-each-ref"))).toBe(true);
   });
 });
 

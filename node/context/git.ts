@@ -1,10 +1,8 @@
 /**
- * The git a send runs for its mentions (`@diff`, `@staged`, `@diff:<rev>`, the file list of an
- * `@file:` glob): a read of the user's repository that runs none of its programs (the one rule of
- * tools/local-git.ts), through the thread's environment's git in its root without a shell, and within the send's time
- * limit (`context_git_timeout`, each git on its own): Neovim waits for the send, so a git that
- * hangs must not hold it. A revision is checked before it reaches git's command line. It reads
- * only the project folder (the environment root), whatever work tree the repository's config
+ * `@diff`, `@staged`, `@diff:<rev>`: the diffs a send reads through the thread's environment's git
+ * (tools/project-git.ts: a read of the user's repository that runs none of its programs, in the
+ * environment root, within the send's time limit). A revision is checked before it reaches git's
+ * command line; only the project folder is read, whatever work tree the repository's config
  * names: see `projectWorkTree`.
  */
 import { ContextGitTimeout, contextGit, type GitPlace, projectWorkTree } from "../tools/project-git.ts";

@@ -173,6 +173,25 @@ describe("@diff, @staged, @diff:<rev>", () => {
     await expect(RESOLVERS.diff.resolve("--output=/tmp/x", scope(root))).rejects.toThrow("is not a revision git takes");
     await expect(RESOLVERS.diff.resolve("HEAD;rm", scope(root))).rejects.toThrow("is not a revision git takes");
   });
+
+  it("runs the environment's git, not the host's own", async () => {
+    // No repository here: only the environment's git can answer.
+    const root = project({ "a.txt": "one\n" });
+    const base = scope(root);
+    const asked: string[][] = [];
+    const environment = {
+      ...base.environment,
+      git: async (args: readonly string[]) => {
+        asked.push([...args]);
+        const answer = args.includes("rev-parse") ? `${root}\n` : "the environment's diff\n";
+        return { stdout: Buffer.from(answer), stderr: "", code: 0 };
+      },
+    };
+    expect(await RESOLVERS.diff.resolve(null, { ...base, environment })).toEqual([
+      { kind: "git-diff", mention: "@diff", text: "the environment's diff\n" },
+    ]);
+    expect(asked.some((args) => args.includes("diff"))).toBe(true);
+  });
 });
 
 describe("expandMentions", () => {
