@@ -1,0 +1,76 @@
+/**
+ * The policy as bubblewrap's command line, and whether bubblewrap can start here. bwrap is
+ * called directly, once per command (see the folder's README section in README.md, "Sandbox"):
+ * it starts in a few milliseconds, where @anthropic-ai/sandbox-runtime's CLI took 0.33 s a
+ * command here and its package wants Node ≥ 22; what that library adds (proxies that let chosen
+ * hosts through) a thread with no network does not need.
+ */
+import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import type { SandboxPolicy } from "./policy.ts";
+
+/** Whether a sandbox can start on this machine, or why not and what fixes it (for :checkhealth and refusals). */
+export type SandboxAvailability = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly fix: string };
+
+let known: SandboxAvailability | null = null;
+
+/** Tries the smallest sandbox once (the answer is kept: it changes only with the machine's setup). */
+export function sandboxAvailable(): SandboxAvailability {
+  known ??= probe();
+  return known;
+}
+
+function probe(): SandboxAvailability {
+  if (process.platform !== "linux")
+    return { ok: false, reason: `the sandbox runs on Linux only (this is ${process.platform})`, fix: "run unattended forks on Linux" };
+  const r = spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--die-with-parent", "true"], {
+    encoding: "utf8",
+    timeout: 5000,
+  });
+  if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT")
+    return {
+      ok: false,
+      reason: "bubblewrap (bwrap) is not installed",
+      fix: "install the bubblewrap package (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)",
+    };
+  if (r.error)
+    return { ok: false, reason: `bwrap could not run: ${r.error.message}`, fix: "check that bwrap runs: bwrap --ro-bind / / true" };
+  if (r.status === 0) return { ok: true };
+  const said = r.stderr.trim().split("\n").at(-1) ?? `exit ${r.status}`;
+  return {
+    ok: false,
+    reason: `bwrap cannot create its namespaces: ${said}`,
+    fix:
+      "allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 (Debian), or on Ubuntu 24.04 " +
+      "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap",
+  };
+}
+
+/**
+ * bwrap's arguments for running `command` with bash under `policy`. Mounts apply in order: the
+ * whole system read-only, a private /tmp and /run (the latter holds the host's sockets: a unix
+ * socket is reachable through a read-only mount), the writable paths, then the read-only ones
+ * inside them, then the hidden ones over everything. Paths that do not exist are left out: bwrap
+ * would create them on the host to mount on.
+ */
+export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  for (const path of policy.writable) if (kind(path)) args.push("--bind", path, path);
+  for (const path of policy.readOnly) if (kind(path)) args.push("--ro-bind", path, path);
+  for (const path of policy.hidden) {
+    const k = kind(path);
+    if (k === "dir") args.push("--tmpfs", path, "--remount-ro", path);
+    else if (k === "file") args.push("--ro-bind", "/dev/null", path);
+  }
+  args.push("--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--die-with-parent", "--setenv", "TMPDIR", "/tmp");
+  args.push("--chdir", policy.root, "--", "bash", "-c", command);
+  return args;
+}
+
+function kind(path: string): "dir" | "file" | null {
+  try {
+    return statSync(path).isDirectory() ? "dir" : "file";
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * What a sandboxed thread may write and may not read, as real paths: the one statement of the
+ * policy, which both bubblewrap's mounts (bwrap.ts) and the host's own checks of in-process tool
+ * writes and reads (sandbox-environment.ts) are made from, so the two cannot disagree.
+ */
+import { lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/** Folders under the home folder that hold credentials: never readable in the sandbox. */
+export const HIDDEN_IN_HOME = [".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc"] as const;
+
+export type PolicySettings = {
+  /** The thread's worktree: the one folder its commands and file tools may change. */
+  readonly root: string;
+  /** tine's data folder (transcripts, snapshots): hidden from the sandbox. */
+  readonly dataDir: string;
+  /** More paths to hide (the sandbox_deny_read option): absolute, or `~/…`. */
+  readonly denyRead?: readonly string[];
+  /** The home folder whose credentials are hidden; the user's by default. */
+  readonly home?: string;
+};
+
+export type SandboxPolicy = {
+  /** The worktree's real path; commands start there. */
+  readonly root: string;
+  /** Real paths writable: the worktree and the git paths a commit from it needs. */
+  readonly writable: readonly string[];
+  /**
+   * Real paths inside `writable` that stay read-only: what makes the host's own git run something
+   * (the repository's hooks/ and config, the worktree's `.git` file and the gitdir's `commondir`,
+   * which say where those are), so nothing written in the sandbox runs outside it.
+   */
+  readonly readOnly: readonly string[];
+  /** Real (or, when missing, absolute) paths neither readable nor writable. */
+  readonly hidden: readonly string[];
+};
+
+export function sandboxPolicy(settings: PolicySettings): SandboxPolicy {
+  const home = settings.home ?? homedir();
+  const root = realish(resolve(settings.root));
+  const git = gitPaths(root);
+  const denied = [...HIDDEN_IN_HOME.map((p) => join(home, p)), settings.dataDir, ...(settings.denyRead ?? [])].map((p) =>
+    realish(resolve(home, p.startsWith("~/") ? p.slice(2) : p)),
+  );
+  return { root, writable: [root, ...git.writable], readOnly: git.readOnly, hidden: denied };
+}
+
+/** Whether the sandbox may write at `real` (a path with its links resolved). */
+export function allowsWrite(policy: SandboxPolicy, real: string): boolean {
+  return (
+    policy.writable.some((w) => isWithin(real, w)) &&
+    !policy.readOnly.some((r) => isWithin(real, r)) &&
+    !policy.hidden.some((h) => isWithin(real, h))
+  );
+}
+
+/** Whether `real` (a path with its links resolved) is hidden from the sandbox. */
+export function deniesRead(policy: SandboxPolicy, real: string): boolean {
+  return policy.hidden.some((h) => isWithin(real, h));
+}
+
+/**
+ * The git paths a commit from `root` writes, and those that must stay read-only. A linked
+ * worktree's `.git` is a file naming its gitdir (index, HEAD, its logs), whose `commondir` names
+ * the repository (objects, refs, logs written; hooks/ and config never). A `.git` folder is the
+ * repository itself, inside the worktree and so writable but for hooks/ and config.
+ */
+function gitPaths(root: string): { writable: string[]; readOnly: string[] } {
+  const dotGit = join(root, ".git");
+  let isDir: boolean;
+  try {
+    isDir = lstatSync(dotGit).isDirectory();
+  } catch {
+    return { writable: [], readOnly: [] }; // not a git worktree: nothing of git to give or guard
+  }
+  if (isDir) return { writable: [], readOnly: guarded(dotGit) };
+  const named = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+  if (!named) return { writable: [], readOnly: [dotGit] };
+  const gitDir = realish(resolve(root, named));
+  let common = gitDir;
+  try {
+    common = realish(resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim()));
+  } catch {
+    // No commondir: the gitdir is the repository.
+  }
+  const writable = [gitDir, ...(common === gitDir ? [] : ["objects", "refs", "logs"].map((p) => join(common, p)))];
+  return { writable, readOnly: [dotGit, join(gitDir, "commondir"), join(gitDir, "config.worktree"), ...guarded(common)] };
+}
+
+/** A repository's hooks/ and config; hooks/ made (empty) when missing, so the sandbox cannot make it. */
+function guarded(repo: string): string[] {
+  mkdirSync(join(repo, "hooks"), { recursive: true });
+  return [realish(join(repo, "hooks")), realish(join(repo, "config"))];
+}
+
+/** True when `path` is `folder` or below it (both absolute). */
+export function isWithin(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+}
+
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
+export function realish(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    if (parent === path) return path;
+    return join(realish(parent), relative(parent, path));
+  }
+}
