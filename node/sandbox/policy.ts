@@ -74,7 +74,7 @@ function gitPaths(root: string): { writable: string[]; readOnly: string[] } {
   } catch {
     return { writable: [], readOnly: [] }; // not a git worktree: nothing of git to give or guard
   }
-  if (isDir) return { writable: [], readOnly: guarded(dotGit) };
+  if (isDir) return { writable: [], readOnly: guarded(dotGit, true) };
   const named = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
   if (!named) return { writable: [], readOnly: [dotGit] };
   const gitDir = realish(resolve(root, named));
@@ -85,12 +85,18 @@ function gitPaths(root: string): { writable: string[]; readOnly: string[] } {
     // No commondir: the gitdir is the repository.
   }
   const writable = [gitDir, ...(common === gitDir ? [] : ["objects", "refs", "logs"].map((p) => join(common, p)))];
-  return { writable, readOnly: [dotGit, join(gitDir, "commondir"), join(gitDir, "config.worktree"), ...guarded(common)] };
+  // The repository's own folder stays read-only (only objects/, refs/ and logs/ are bound
+  // writable), so a hooks/ it lacks cannot be made from inside.
+  return { writable, readOnly: [dotGit, join(gitDir, "commondir"), join(gitDir, "config.worktree"), ...guarded(common, false)] };
 }
 
-/** A repository's hooks/ and config; hooks/ made (empty) when missing, so the sandbox cannot make it. */
-function guarded(repo: string): string[] {
-  mkdirSync(join(repo, "hooks"), { recursive: true });
+/**
+ * A repository's hooks/ and config. When the repository lies inside the writable worktree
+ * (`inWorktree`), a missing hooks/ is made, empty, so that it can be mounted read-only rather than
+ * made from inside; a linked worktree's repository is never changed.
+ */
+function guarded(repo: string, inWorktree: boolean): string[] {
+  if (inWorktree) mkdirSync(join(repo, "hooks"), { recursive: true });
   return [realish(join(repo, "hooks")), realish(join(repo, "config"))];
 }
 
