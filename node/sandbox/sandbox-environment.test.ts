@@ -41,13 +41,15 @@ beforeAll(() => {
   for (const d of [repo, outside, join(home, ".ssh"), data]) mkdirSync(d, { recursive: true });
   writeFileSync(join(home, ".ssh", "id_ed25519"), "SECRET-SSH-KEY\n");
   writeFileSync(join(home, "notes.txt"), "visible notes\n");
+  mkdirSync(join(home, "private"));
+  writeFileSync(join(home, "private", "diary.txt"), "SECRET-DIARY\n");
   writeFileSync(join(data, "transcript.json"), "SECRET-TRANSCRIPT\n");
   git(repo, "init", "-q", "-b", "main");
   writeFileSync(join(repo, "a.txt"), "a\n");
   git(repo, "add", "a.txt");
   git(repo, "commit", "-qm", "first");
   git(repo, "worktree", "add", "-q", "-b", "fork", wt);
-  settings = { root: wt, dataDir: data, home, limits: { bashTimeoutSec: 30, envDeny: ["MY_DENIED_TOKEN"] } };
+  settings = { root: wt, dataDir: data, home, denyRead: ["~/private"], limits: { bashTimeoutSec: 30, envDeny: ["MY_DENIED_TOKEN"] } };
   const opened = openSandbox(settings);
   if (!opened.ok) throw new Error(opened.reason);
   env = opened.environment;
@@ -84,13 +86,16 @@ describe("the sandboxed environment", () => {
     expect(readdirSync(outside)).toEqual([]);
   });
 
-  it("hides ~/.ssh and tine's data folder, from commands and from the file tools", async () => {
-    const r = await run(`cat ${home}/notes.txt; cat ${home}/.ssh/id_ed25519; ls -A ${home}/.ssh; cat ${data}/transcript.json`);
+  it("hides ~/.ssh, tine's data folder and what sandbox_deny_read names, from commands and from the file tools", async () => {
+    const r = await run(
+      `cat ${home}/notes.txt; cat ${home}/.ssh/id_ed25519; ls -A ${home}/.ssh; cat ${data}/transcript.json; cat ~/private/diary.txt ${home}/private/diary.txt`,
+    );
     expect(r.output).toContain("visible notes"); // the home folder itself is there to read
     expect(r.output).not.toContain("SECRET");
     const limit = { bytes: 1000, tool: "view_file" };
     await expect(env.readFile(join(home, ".ssh/id_ed25519"), limit)).rejects.toThrow(/hidden from this sandboxed thread/);
     await expect(env.readFile(join(data, "transcript.json"), limit)).rejects.toThrow(/hidden/);
+    await expect(env.listDirectory(join(home, "private"))).rejects.toThrow(/hidden/);
   });
 
   it("reaches no server on 127.0.0.1 (one the same command reaches unsandboxed)", async () => {
@@ -130,6 +135,23 @@ describe("the sandboxed environment", () => {
     expect(readFileSync(join(wt, ".git"), "utf8")).toMatch(/^gitdir: .*worktrees/);
     await expect(env.writeFile(join(repo, ".git/hooks/pre-commit"), bytes("x"), "create")).rejects.toThrow(/may write/);
     await expect(env.writeFile(".git", bytes("gitdir: /x"), "replace")).rejects.toThrow(/may write/);
+  });
+
+  it("in a repository's own checkout, commits but never writes .git/hooks or .git/config", async () => {
+    const opened = openSandbox({ ...settings, root: repo });
+    if (!opened.ok) throw new Error(opened.reason);
+    const inRepo = opened.environment;
+    const commit = await run(
+      "echo r > r.txt && git add r.txt && git -c user.name=t -c user.email=t@example.com commit -qm in-repo && echo ok",
+      inRepo,
+    );
+    expect(commit.output).toContain("ok");
+    const hook = await run("echo 'touch /var/tmp/ran' > .git/hooks/pre-commit", inRepo);
+    const config = await run("git config core.fsmonitor 'touch /var/tmp/ran'", inRepo);
+    for (const r of [hook, config]) expect(r.end).not.toMatchObject({ code: 0 });
+    expect(existsSync(join(repo, ".git/hooks/pre-commit"))).toBe(false);
+    expect(readFileSync(join(repo, ".git/config"), "utf8")).not.toContain("fsmonitor");
+    await expect(inRepo.writeFile(".git/config", bytes("[core]"), "replace")).rejects.toThrow(/may write/);
   });
 
   it("never has ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or a tool_env_deny variable in its environment", async () => {
