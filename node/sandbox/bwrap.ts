@@ -1,6 +1,6 @@
 /**
  * The policy as bubblewrap's command line, and whether bubblewrap can start here. bwrap is
- * called directly, once per command (see the folder's README section in README.md, "Sandbox"):
+ * called directly, once per command (README.md, Sandbox):
  * it starts in a few milliseconds, where @anthropic-ai/sandbox-runtime's CLI took 0.33 s a
  * command here and its package wants Node ≥ 22; what that library adds (proxies that let chosen
  * hosts through) a thread with no network does not need.
@@ -62,7 +62,11 @@ export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
     if (k === "dir") args.push("--tmpfs", path, "--remount-ro", path);
     else if (k === "file") args.push("--ro-bind", "/dev/null", path);
   }
-  args.push("--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--die-with-parent", "--setenv", "TMPDIR", "/tmp");
+  // No capabilities: run as root (CI, containers), bwrap would keep them all, and mount could
+  // make / writable again. --as-pid-1: the command is the namespace's init, so when it exits the
+  // kernel ends everything left in it before bwrap returns (nothing is "left behind" to report).
+  args.push("--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--die-with-parent");
+  args.push("--setenv", "TMPDIR", "/tmp");
   args.push("--chdir", policy.root, "--", "bash", "-c", command);
   return args;
 }

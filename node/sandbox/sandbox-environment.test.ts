@@ -65,10 +65,11 @@ describe("the sandboxed environment", () => {
     expect(readFileSync(join(wt, "tool.txt"), "utf8")).toBe("by tool");
   });
 
-  it("refuses a write outside the worktree by path and by ..", async () => {
+  it("refuses a write outside the worktree by path, by .. and after remounting / (as root too)", async () => {
     const byPath = await run(`echo x > ${outside}/by-path`);
     const byDots = await run("echo x > ../outside/by-dots");
-    for (const r of [byPath, byDots]) {
+    const remounted = await run(`mount -o remount,rw / ; echo x > ${outside}/remounted`);
+    for (const r of [byPath, byDots, remounted]) {
       expect(r.output).toMatch(/Read-only file system/);
       expect(r.end).toMatchObject({ type: "exited", code: 1 });
     }
