@@ -16,17 +16,15 @@ let known: SandboxAvailability | null = null;
 
 /** Tries the smallest sandbox once (the answer is kept: it changes only with the machine's setup). */
 export function sandboxAvailable(): SandboxAvailability {
-  known ??= probe();
+  known ??= probeSandbox("bwrap");
   return known;
 }
 
-function probe(): SandboxAvailability {
+/** Starts `true` in a sandbox with every namespace and mount kind a command gets, with the bwrap at `bwrap`. */
+export function probeSandbox(bwrap: string): SandboxAvailability {
   if (process.platform !== "linux")
     return { ok: false, reason: `the sandbox runs on Linux only (this is ${process.platform})`, fix: "run unattended forks on Linux" };
-  const r = spawnSync("bwrap", ["--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--die-with-parent", "true"], {
-    encoding: "utf8",
-    timeout: 5000,
-  });
+  const r = spawnSync(bwrap, [...SYSTEM_MOUNTS, ...ISOLATION, "true"], { encoding: "utf8", timeout: 5000 });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT")
     return {
       ok: false,
@@ -46,15 +44,26 @@ function probe(): SandboxAvailability {
   };
 }
 
+/** The system read-only, with its own /dev, /proc, and a private /tmp and /run. */
+const SYSTEM_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"] as const;
+
+/**
+ * No capabilities: run as root (CI, containers), bwrap would keep them all, and mount could make /
+ * writable again. No network, own IPC and PID namespaces; --as-pid-1: the command is the
+ * namespace's init, so when it exits the kernel ends everything left in it before bwrap returns
+ * (nothing is "left behind" to report); --die-with-parent: the host's death ends it too.
+ */
+const ISOLATION = ["--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--die-with-parent"] as const;
+
 /**
  * bwrap's arguments for running `command` with bash under `policy`. Mounts apply in order: the
- * whole system read-only, a private /tmp and /run (the latter holds the host's sockets: a unix
- * socket is reachable through a read-only mount), the writable paths, then the read-only ones
+ * whole system read-only, a private /tmp and /run (both hold the host's sockets, ssh-agent's among
+ * them, and a unix socket is reachable through a read-only mount), the writable paths, then the read-only ones
  * inside them, then the hidden ones over everything. Paths that do not exist are left out: bwrap
  * would create them on the host to mount on.
  */
 export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  const args: string[] = [...SYSTEM_MOUNTS];
   for (const path of policy.writable) if (kind(path)) args.push("--bind", path, path);
   for (const path of policy.readOnly) if (kind(path)) args.push("--ro-bind", path, path);
   for (const path of policy.hidden) {
@@ -62,11 +71,7 @@ export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
     if (k === "dir") args.push("--tmpfs", path, "--remount-ro", path);
     else if (k === "file") args.push("--ro-bind", "/dev/null", path);
   }
-  // No capabilities: run as root (CI, containers), bwrap would keep them all, and mount could
-  // make / writable again. --as-pid-1: the command is the namespace's init, so when it exits the
-  // kernel ends everything left in it before bwrap returns (nothing is "left behind" to report).
-  args.push("--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--die-with-parent");
-  args.push("--setenv", "TMPDIR", "/tmp");
+  args.push(...ISOLATION, "--setenv", "TMPDIR", "/tmp");
   args.push("--chdir", policy.root, "--", "bash", "-c", command);
   return args;
 }

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pidsRunning, until } from "../../test/helpers/processes.ts";
 import type { Environment } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import { sandboxAvailable } from "./bwrap.ts";
@@ -174,40 +175,19 @@ describe("the sandboxed environment", () => {
     const tag = 3000 + Math.floor(Math.random() * 1000);
     const controller = new AbortController();
     const aborted = env.runCommand(`sleep ${tag}.1 & setsid sleep ${tag}.2 & wait`, controller.signal);
-    await until(() => running(`sleep ${tag}.1`).length + running(`sleep ${tag}.2`).length === 2);
+    await until("both sleeps to start", () => pidsRunning(`sleep ${tag}.`).length === 2);
     controller.abort();
     expect((await aborted).end).toEqual({ type: "aborted" });
-    expect(running(`sleep ${tag}.`)).toEqual([]);
+    expect(pidsRunning(`sleep ${tag}.`)).toEqual([]);
 
     const exited = await run(`setsid sleep ${tag}.5 & echo started`);
     expect(exited.end).toMatchObject({ type: "exited", code: 0 });
-    expect(running(`sleep ${tag}.`)).toEqual([]);
+    expect(pidsRunning(`sleep ${tag}.`)).toEqual([]);
 
     const opened = openSandbox({ ...settings, limits: { bashTimeoutSec: 1, envDeny: [] } });
     if (!opened.ok) throw new Error(opened.reason);
     const timed = await opened.environment.runCommand(`setsid sleep ${tag}.3 & sleep ${tag}.4`, new AbortController().signal);
     expect(timed.end).toEqual({ type: "timed-out", afterSec: 1 });
-    expect(running(`sleep ${tag}.`)).toEqual([]);
+    expect(pidsRunning(`sleep ${tag}.`)).toEqual([]);
   });
 });
-
-/** Pids of the host's processes whose command line is `command`, zombies aside. */
-function running(command: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const line = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim();
-      if (line.startsWith(command)) found.push(Number(name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-/** Waits for `ready` (polled: a process starting inside the sandbox sends the host no event). */
-async function until(ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !ready(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!ready()) throw new Error("the condition never came");
-}
