@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pidsRunning, until } from "../../test/helpers/processes.ts";
@@ -119,6 +120,26 @@ describe("the sandboxed environment", () => {
       expect(connections).toBe(1);
     } finally {
       server.close();
+    }
+  });
+
+  it("reaches no unix socket in the host's /tmp (where ssh-agent's is; one reached unsandboxed)", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "tine-agent-"));
+    const path = join(folder, "agent.sock");
+    let connections = 0;
+    const server: Server = createServer((socket) => {
+      connections++;
+      socket.end();
+    });
+    await new Promise<void>((ready) => server.listen(path, ready));
+    try {
+      const connect = `${process.execPath} -e 'require("net").connect(process.argv[1]).on("connect", () => console.log("connected")).on("error", (e) => console.log(e.code))' ${path}`;
+      expect((await run(connect)).output).not.toContain("connected");
+      expect(connections).toBe(0);
+      expect((await run(connect, localEnvironment(wt))).output).toContain("connected");
+    } finally {
+      server.close();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 
