@@ -3,9 +3,10 @@
  * policy, which both bubblewrap's mounts (bwrap.ts) and the host's own checks of in-process tool
  * writes and reads (sandbox-environment.ts) are made from, so the two cannot disagree.
  */
-import { lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
+import { isWithin, realish } from "../tools/local-environment.ts";
 
 /** Folders under the home folder that hold credentials: never readable in the sandbox. */
 export const HIDDEN_IN_HOME = [".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc"] as const;
@@ -97,22 +98,15 @@ function gitPaths(root: string): { writable: string[]; readOnly: string[] } {
  */
 function guarded(repo: string, inWorktree: boolean): string[] {
   if (inWorktree) mkdirSync(join(repo, "hooks"), { recursive: true });
-  return [realish(join(repo, "hooks")), realish(join(repo, "config"))];
+  // The repository's other worktrees: their commondir and config.worktree say what git runs there.
+  const others = inWorktree ? linkedGitDirs(repo).flatMap((d) => [join(d, "commondir"), join(d, "config.worktree")]) : [];
+  return [realish(join(repo, "hooks")), realish(join(repo, "config")), ...others];
 }
 
-/** True when `path` is `folder` or below it (both absolute). */
-export function isWithin(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
-}
-
-/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
-export function realish(path: string): string {
+function linkedGitDirs(repo: string): string[] {
   try {
-    return realpathSync(path);
+    return readdirSync(join(repo, "worktrees")).map((name) => join(repo, "worktrees", name));
   } catch {
-    const parent = dirname(path);
-    if (parent === path) return path;
-    return join(realish(parent), relative(parent, path));
+    return [];
   }
 }

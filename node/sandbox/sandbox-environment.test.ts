@@ -42,6 +42,7 @@ beforeAll(() => {
   data = join(base, "data");
   for (const d of [repo, outside, join(home, ".ssh"), data]) mkdirSync(d, { recursive: true });
   writeFileSync(join(home, ".ssh", "id_ed25519"), "SECRET-SSH-KEY\n");
+  writeFileSync(join(home, ".ssh", "..dotted"), "SECRET-DOTTED\n"); // a name that starts with "..", still inside
   writeFileSync(join(home, "notes.txt"), "visible notes\n");
   mkdirSync(join(home, "private"));
   writeFileSync(join(home, "private", "diary.txt"), "SECRET-DIARY\n");
@@ -98,6 +99,7 @@ describe("the sandboxed environment", () => {
     const limit = { bytes: 1000, tool: "view_file" };
     await expect(env.readFile(join(home, ".ssh/id_ed25519"), limit)).rejects.toThrow(/hidden from this sandboxed thread/);
     await expect(env.readFile(join(data, "transcript.json"), limit)).rejects.toThrow(/hidden/);
+    await expect(env.readFile(join(home, ".ssh", "..dotted"), limit)).rejects.toThrow(/hidden/);
     await expect(env.listDirectory(join(home, "private"))).rejects.toThrow(/hidden/);
   });
 
@@ -171,7 +173,10 @@ describe("the sandboxed environment", () => {
     expect(commit.output).toContain("ok");
     const hook = await run("echo 'touch /var/tmp/ran' > .git/hooks/pre-commit", inRepo);
     const config = await run("git config core.fsmonitor 'touch /var/tmp/ran'", inRepo);
-    for (const r of [hook, config]) expect(r.end).not.toMatchObject({ code: 0 });
+    // The linked worktree's commondir says which config git reads there.
+    const commondir = await run("echo /var/tmp > .git/worktrees/wt/commondir", inRepo);
+    for (const r of [hook, config, commondir]) expect(r.end).not.toMatchObject({ code: 0 });
+    expect(readFileSync(join(repo, ".git/worktrees/wt/commondir"), "utf8")).toBe("../..\n");
     expect(existsSync(join(repo, ".git/hooks/pre-commit"))).toBe(false);
     expect(readFileSync(join(repo, ".git/config"), "utf8")).not.toContain("fsmonitor");
     await expect(inRepo.writeFile(".git/config", bytes("[core]"), "replace")).rejects.toThrow(/may write/);
