@@ -58,19 +58,36 @@ const ISOLATION = ["--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--as-
 /**
  * bwrap's arguments for running `command` with bash under `policy`. Mounts apply in order: the
  * whole system read-only, a private /tmp and /run (both hold the host's sockets, ssh-agent's among
- * them, and a unix socket is reachable through a read-only mount), the writable paths, then the read-only ones
- * inside them, then the hidden ones over everything. Paths that do not exist are left out: bwrap
- * would create them on the host to mount on.
+ * them, and a unix socket is reachable through a read-only mount), then the policy's rules, a
+ * folder's before those inside it (a hidden folder is an empty tmpfs). Paths that do not exist are
+ * left out: bwrap would create them on the host to mount on.
  */
 export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
   const args: string[] = [...SYSTEM_MOUNTS];
-  for (const path of policy.writable) if (kind(path)) args.push("--bind", path, path);
-  for (const path of policy.readOnly) if (kind(path)) args.push("--ro-bind", path, path);
-  for (const path of policy.hidden) {
+  const emptied: string[] = [];
+  for (const { path, access } of policy.rules) {
     const k = kind(path);
-    if (k === "dir") args.push("--tmpfs", path, "--remount-ro", path);
-    else if (k === "file") args.push("--ro-bind", "/dev/null", path);
+    if (!k) continue;
+    switch (access) {
+      case "write":
+        args.push("--bind", path, path);
+        break;
+      case "read-only":
+        args.push("--ro-bind", path, path);
+        break;
+      case "hidden":
+        if (k === "file") args.push("--ro-bind", "/dev/null", path);
+        else {
+          args.push("--tmpfs", path);
+          emptied.push(path);
+        }
+        break;
+      default:
+        access satisfies never;
+    }
   }
+  // Made read-only last: a deeper rule's mount point may first have to be made in them.
+  for (const path of emptied) args.push("--remount-ro", path);
   args.push(...ISOLATION, "--setenv", "TMPDIR", "/tmp");
   args.push("--chdir", policy.root, "--", "bash", "-c", command);
   return args;

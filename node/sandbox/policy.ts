@@ -5,7 +5,7 @@
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { isWithin, realish } from "../tools/local-environment.ts";
 
 /** Folders under the home folder that hold credentials: never readable in the sandbox. */
@@ -22,19 +22,26 @@ export type PolicySettings = {
   readonly home?: string;
 };
 
+/**
+ * What the sandbox may do at a path and below it: "write"; "read-only" (what makes the host's own
+ * git run something: the repository's hooks/ and config, the worktree's `.git` file and the
+ * gitdir's `commondir`, which say where those are, so nothing written inside runs outside);
+ * "hidden" (neither read nor written). Everything else is read-only.
+ */
+export type Access = "write" | "read-only" | "hidden";
+
+/** One path's access, its real path (or, when missing, its absolute one). */
+export type AccessRule = { readonly path: string; readonly access: Access };
+
 export type SandboxPolicy = {
   /** The worktree's real path; commands start there. */
   readonly root: string;
-  /** Real paths writable: the worktree and the git paths a commit from it needs. */
-  readonly writable: readonly string[];
   /**
-   * Real paths inside `writable` that stay read-only: what makes the host's own git run something
-   * (the repository's hooks/ and config, the worktree's `.git` file and the gitdir's `commondir`,
-   * which say where those are), so nothing written in the sandbox runs outside it.
+   * The rules, a folder's before those of paths inside it: the deepest rule around a path decides
+   * (a worktree inside tine's hidden data folder is writable; a hidden path inside it is hidden).
+   * bwrap mounts them in this order, so its mounts and the host's checks agree.
    */
-  readonly readOnly: readonly string[];
-  /** Real (or, when missing, absolute) paths neither readable nor writable. */
-  readonly hidden: readonly string[];
+  readonly rules: readonly AccessRule[];
 };
 
 export function sandboxPolicy(settings: PolicySettings): SandboxPolicy {
@@ -44,21 +51,23 @@ export function sandboxPolicy(settings: PolicySettings): SandboxPolicy {
   const denied = [...HIDDEN_IN_HOME.map((p) => join(home, p)), settings.dataDir, ...(settings.denyRead ?? [])].map((p) =>
     realish(resolve(home, p.startsWith("~/") ? p.slice(2) : p)),
   );
-  return { root, writable: [root, ...git.writable], readOnly: git.readOnly, hidden: denied };
+  const rules: AccessRule[] = [
+    ...[root, ...git.writable].map((path) => ({ path, access: "write" as const })),
+    ...git.readOnly.map((path) => ({ path, access: "read-only" as const })),
+    ...denied.map((path) => ({ path, access: "hidden" as const })),
+  ];
+  // By depth; on one path the stricter rule comes last and wins. The sort is stable.
+  const depth = (path: string) => path.split(sep).length;
+  const strictness: Record<Access, number> = { write: 0, "read-only": 1, hidden: 2 };
+  rules.sort((a, b) => depth(a.path) - depth(b.path) || strictness[a.access] - strictness[b.access]);
+  return { root, rules };
 }
 
-/** Whether the sandbox may write at `real` (a path with its links resolved). */
-export function allowsWrite(policy: SandboxPolicy, real: string): boolean {
-  return (
-    policy.writable.some((w) => isWithin(real, w)) &&
-    !policy.readOnly.some((r) => isWithin(real, r)) &&
-    !policy.hidden.some((h) => isWithin(real, h))
-  );
-}
-
-/** Whether `real` (a path with its links resolved) is hidden from the sandbox. */
-export function deniesRead(policy: SandboxPolicy, real: string): boolean {
-  return policy.hidden.some((h) => isWithin(real, h));
+/** The access at `real` (a path with its links resolved): the deepest rule around it; read-only when none. */
+export function accessAt(policy: SandboxPolicy, real: string): Access {
+  let access: Access = "read-only";
+  for (const rule of policy.rules) if (isWithin(real, rule.path)) access = rule.access;
+  return access;
 }
 
 /**

@@ -182,6 +182,22 @@ describe("the sandboxed environment", () => {
     await expect(inRepo.writeFile(".git/config", bytes("[core]"), "replace")).rejects.toThrow(/may write/);
   });
 
+  it("works in a worktree inside tine's data folder (where forks' worktrees go) while the rest of it stays hidden", async () => {
+    const inData = join(data, "worktrees", "wt2");
+    git(repo, "worktree", "add", "-q", "-b", "fork2", inData);
+    const opened = openSandbox({ ...settings, root: inData });
+    if (!opened.ok) throw new Error(opened.reason);
+    const r = await run(
+      `echo made > made.txt && git add made.txt && git -c user.name=t -c user.email=t@example.com commit -qm in-data && echo ok; cat ${data}/transcript.json`,
+      opened.environment,
+    );
+    expect(r.output).toContain("ok");
+    expect(r.output).not.toContain("SECRET");
+    expect(readFileSync(join(inData, "made.txt"), "utf8")).toBe("made\n");
+    await opened.environment.writeFile("tool.txt", bytes("by tool"), "create");
+    await expect(opened.environment.readFile(join(data, "transcript.json"), { bytes: 100, tool: "view_file" })).rejects.toThrow(/hidden/);
+  });
+
   it("never has ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN or a tool_env_deny variable in its environment", async () => {
     const saved = { ...process.env };
     Object.assign(process.env, { ANTHROPIC_API_KEY: "sk-SECRET-1", ANTHROPIC_AUTH_TOKEN: "SECRET-2", MY_DENIED_TOKEN: "SECRET-3" });

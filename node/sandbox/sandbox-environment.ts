@@ -12,7 +12,7 @@ import { DEFAULT_TOOL_LIMITS, type Environment, type ToolLimits } from "../tools
 import { localEnvironment } from "../tools/local-environment.ts";
 import { runBash } from "../tools/local-shell.ts";
 import { bwrapArgs, sandboxAvailable } from "./bwrap.ts";
-import { allowsWrite, deniesRead, type PolicySettings, type SandboxPolicy, sandboxPolicy } from "./policy.ts";
+import { accessAt, type PolicySettings, type SandboxPolicy, sandboxPolicy } from "./policy.ts";
 
 export type SandboxSettings = PolicySettings & { readonly limits?: ToolLimits };
 
@@ -33,12 +33,12 @@ function sandboxEnvironment(policy: SandboxPolicy, limits: ToolLimits): Environm
   const writeRefusal = (path: string) => {
     const here = local.writeRefusal(path);
     if (here) return here;
-    return allowsWrite(policy, local.realPath(path))
+    return accessAt(policy, local.realPath(path)) === "write"
       ? null
       : `${path} is outside what this sandboxed thread may write (its worktree, but for .git's hooks and config)`;
   };
   const readRefusal = (path: string) => {
-    if (deniesRead(policy, local.realPath(path)))
+    if (accessAt(policy, local.realPath(path)) === "hidden")
       throw new Error(`${path} is hidden from this sandboxed thread (credentials or tine's data)`);
   };
   return {
