@@ -17,6 +17,7 @@ export const LAYERS = [
     ["mcp", "MCP servers"],
     ["snapshot", "the snapshot store"],
     ["usage", "what requests used and cost"],
+    ["sandbox", "the sandboxed environment (bubblewrap)"],
   ],
   [["context", "mentions, instructions, the files followed"]],
   [["chat", "threads and their tree"]],

@@ -24,6 +24,19 @@ const installed = join(root, "node_modules/.package-lock.json");
 if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(root, "package-lock.json")).mtimeMs) {
   step("install npm packages", "npm", ["ci"]);
 }
+// The sandbox's tests (node/sandbox/) run the real bubblewrap: install it where missing when we
+// may (CI runs as root on Debian with a fresh clone), else say which package the tests need.
+const onPath = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+if (!onPath("bwrap")) {
+  if (process.getuid?.() === 0 && onPath("apt-get")) {
+    console.log("== bubblewrap (bwrap) is missing: installing the bubblewrap package with apt-get for the sandbox's tests");
+    spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
+    step("install bubblewrap", "apt-get", ["install", "-y", "-qq", "bubblewrap"]);
+  } else {
+    console.error("The sandbox's tests need bubblewrap (bwrap): install the bubblewrap package (apt install bubblewrap) and run again.");
+    process.exit(1);
+  }
+}
 console.log("== Neovim under test");
 const nvims = testNvims(root);
 for (const n of nvims) console.log(`   ${n.version}  (${n.bin})`);

@@ -46,14 +46,14 @@ export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL
 
 // ---- Paths: inside or out, after `..` and links ----
 
-/** True when `path` is `folder` or below it, as spelled (both absolute). */
-function isWithin(path: string, folder: string): boolean {
+/** True when `path` is `folder` or below it, as spelled (both absolute); a name like `..x` is below. */
+export function isWithin(path: string, folder: string): boolean {
   const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
 }
 
 /** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
-function realish(path: string): string {
+export function realish(path: string): string {
   try {
     return realpathSync(path);
   } catch {

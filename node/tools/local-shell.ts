@@ -45,14 +45,26 @@ export function killAllToolProcesses(): void {
   for (const pgid of running) killGroup(pgid);
 }
 
-/** Runs `command` with bash in `cwd`, as Environment.runCommand promises. */
-export function runBash(command: string, cwd: string, limits: ToolLimits, signal: AbortSignal): Promise<CommandResult> {
+/** The program and arguments that run a bash command: bash itself here; a sandbox wraps it (node/sandbox/). */
+export type Launcher = (command: string) => { readonly file: string; readonly args: readonly string[] };
+
+const plainBash: Launcher = (command) => ({ file: "bash", args: ["-c", command] });
+
+/** Runs `command` with bash in `cwd`, as Environment.runCommand promises; `launch` says what starts it. */
+export function runBash(
+  command: string,
+  cwd: string,
+  limits: ToolLimits,
+  signal: AbortSignal,
+  launch: Launcher = plainBash,
+): Promise<CommandResult> {
   if (signal.aborted) return Promise.reject(new Error("The command was aborted before it started."));
   const timeoutSec = limits.bashTimeoutSec;
   return new Promise((done, failed) => {
     // Its own process group (detached), so abort, the time limit and the host's exit stop all of
     // it, background children included; no stdin, so it never reads the host's RPC channel.
-    const child = spawn("bash", ["-c", command], { cwd, env: toolEnv(limits.envDeny), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const { file, args } = launch(command);
+    const child = spawn(file, args, { cwd, env: toolEnv(limits.envDeny), detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const pgid = child.pid;
     const output = new HeadAndTail(OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES, "output");
     let stopped: "aborted" | "timed-out" | null = null;

@@ -111,3 +111,30 @@ export function workingIn(dir: string): string[] {
   }
   return found;
 }
+
+/** The pids of this machine's running processes whose command line starts with `command` (zombies aside). */
+export function pidsRunning(command: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const line = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ");
+      if (line.startsWith(command) && alive(Number(name))) found.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/**
+ * Waits until `ready()` holds, polled: for what sends the test no event (a process starting or
+ * ending in a sandbox). Fails after `timeoutMs`, saying what it waited for.
+ */
+export async function until(what: string, ready: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!ready()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
