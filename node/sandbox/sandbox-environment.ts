@@ -43,6 +43,10 @@ function sandboxEnvironment(policy: SandboxPolicy, limits: ToolLimits): Environm
   };
   return {
     root: policy.root,
+    // tine's own git (snapshots, worktrees, merge, `@diff`) and the project's file list run in the
+    // host, as for a local thread: they run none of the repository's programs (tools/local-git.ts).
+    git: local.git,
+    listProjectFiles: local.listProjectFiles,
     resolve: local.resolve,
     contains: local.contains,
     realPath: local.realPath,
