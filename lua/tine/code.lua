@@ -199,14 +199,7 @@ function M.branch_files(d)
     end
   end
   local back = vim.api.nvim_get_current_win()
-  vim.cmd(("botright %dnew"):format(math.min(#lines, 10)))
-  local buf = vim.api.nvim_get_current_buf()
-  vim.bo[buf].buftype = "nofile"
-  vim.bo[buf].bufhidden = "wipe"
-  vim.bo[buf].swapfile = false
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  pcall(vim.api.nvim_buf_set_name, buf, ("tine-diff://files/%s..%s"):format(titles[1], titles[2]))
+  local buf = require("tine.ui").scratch_below(lines, 10, ("tine-diff://files/%s..%s"):format(titles[1], titles[2]))
   vim.wo.winfixheight = true
   vim.keymap.set("n", "<CR>", function()
     local path = paths[vim.api.nvim_win_get_cursor(0)[1]]

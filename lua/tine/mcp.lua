@@ -52,14 +52,7 @@ local function show_tools(server, tools)
   if old ~= -1 then
     pcall(vim.api.nvim_buf_delete, old, { force = true })
   end
-  vim.cmd(("botright %dnew"):format(math.min(#lines, 15)))
-  local buf = vim.api.nvim_get_current_buf()
-  vim.bo[buf].buftype = "nofile"
-  vim.bo[buf].bufhidden = "wipe"
-  vim.bo[buf].swapfile = false
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  pcall(vim.api.nvim_buf_set_name, buf, name)
+  local buf = require("tine.ui").scratch_below(lines, 15, name)
   vim.keymap.set("n", "q", "<Cmd>close<CR>", { buffer = buf, nowait = true, desc = "tine: close the tools list" })
 end
 

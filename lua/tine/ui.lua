@@ -57,6 +57,24 @@ local function put(win, iwin, display, input)
 end
 
 --- The sidebar's windows in the current tab (each tab has its own).
+--- A read-only scratch buffer of `lines` in a window opened below everything, at most
+--- `max_height` lines high, named `name` (a name taken already is left off); returns it.
+---@param lines string[]
+---@param max_height integer
+---@param name string
+---@return integer
+function M.scratch_below(lines, max_height, name)
+  vim.cmd(("botright %dnew"):format(math.max(1, math.min(#lines, max_height))))
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  return buf
+end
+
 function M.sidebar()
   local tab = vim.api.nvim_get_current_tabpage()
   M.sidebars[tab] = M.sidebars[tab] or {}
