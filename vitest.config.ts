@@ -36,13 +36,13 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
-      ...(unitOnly ? [] : nvimsUnderTest()).map((nvim) => ({
+      ...(unitOnly ? [] : nvimsUnderTest()).map((nvim, i, all) => ({
         test: {
           name: projectName(nvim),
           include: ["test/integration/**/*.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          provide: { nvim },
+          provide: { nvim, newestUnderTest: i === all.length - 1 },
         },
       })),
     ],
@@ -53,5 +53,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** The Neovim this project's integration tests run in. */
     nvim: NvimBinary;
+    /** Whether it is the newest under test: what does not depend on Neovim's version runs there only. */
+    newestUnderTest: boolean;
   }
 }
