@@ -41,19 +41,21 @@ function postedId(body: unknown): number | string | null {
   }
 }
 
-/** The answer a request whose message went past the bound gets, as JSON-RPC; `bytes`: what was read of it before the cut. */
-function tooLargeAnswer(id: number | string, bytes: number, maxBytes: number): string {
-  const message = `not read: a message of more than ${maxBytes} bytes from a server (cut after ${bytes})`;
-  return JSON.stringify({ jsonrpc: "2.0", id, error: { code: RESULT_TOO_LARGE, message, data: { bytes, cut: true } } });
+/** The answer a request whose message went past the bound gets, as JSON-RPC; `bytes`: its size, or what was read of it when `cut`. */
+function tooLargeAnswer(id: number | string, bytes: number, maxBytes: number, cut: boolean): string {
+  const message = cut
+    ? `not read: a message of more than ${maxBytes} bytes from a server (cut after ${bytes})`
+    : `not read: a message of ${bytes} bytes, over the ${maxBytes} read from a server`;
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code: RESULT_TOO_LARGE, message, data: { bytes, cut } } });
 }
 
-/** The id a too large message answers: the request POSTed, or the one its start names (`data:` lines' prefix taken off). */
-function idOf(requestId: number | string | null, start: Uint8Array): number | string | null {
+/** The id a too large message answers: the request POSTed, or the one its start (`data:` taken off) or end names. */
+function idOf(requestId: number | string | null, start: Uint8Array, end: Uint8Array = Buffer.alloc(0)): number | string | null {
   if (requestId !== null) return requestId;
-  const text = Buffer.from(start)
+  const startText = Buffer.from(start)
     .toString("utf8")
     .replace(/^(?:(?!data:)[^\n]*\n)*data: ?/, "");
-  return answeredId({ type: "too-large", bytes: 0, start: text, end: "" });
+  return answeredId({ type: "too-large", bytes: 0, start: startText, end: Buffer.from(end).toString("utf8") });
 }
 
 const firstBytes = (pieces: readonly Uint8Array[]) => Buffer.concat(pieces).subarray(0, START);
@@ -73,7 +75,7 @@ function boundWhole(source: ReadableStream<Uint8Array>, maxBytes: number, reques
           void reader.cancel().catch(() => {});
           const id = idOf(requestId, firstBytes(pieces));
           if (id === null) return controller.error(new Error(`dropped a message of more than ${maxBytes} bytes from a server`));
-          controller.enqueue(Buffer.from(tooLargeAnswer(id, size, maxBytes)));
+          controller.enqueue(Buffer.from(tooLargeAnswer(id, size, maxBytes, true)));
           return controller.close();
         }
         for (const piece of pieces) controller.enqueue(piece);
@@ -87,36 +89,29 @@ function boundWhole(source: ReadableStream<Uint8Array>, maxBytes: number, reques
 }
 
 /**
- * An event stream passed on an event at a time, each held until its blank line, up to `maxBytes`;
- * past it, the too large answer as an event, and the stream ends (the SDK's parser splits lines at
- * CR, LF or CRLF, as here).
+ * An event stream passed on an event at a time, each held until its blank line (the SDK's parser
+ * splits lines at CR, LF or CRLF, as here), up to `maxBytes`. Past it, an event answering the
+ * request POSTed is answered as too large at once and the stream ends. On a stream that answers
+ * many (the older SSE transport's), an event is counted to its end, only its ends kept, and
+ * answered by the id they name, as a stdio server's line (the TypeScript SDK writes the id last);
+ * one still going past twice the bound ends the stream.
  */
 function boundEvents(source: ReadableStream<Uint8Array>, maxBytes: number, requestId: number | string | null): ReadableStream<Uint8Array> {
   const reader = source.getReader();
-  let pieces: Uint8Array[] = [];
-  let eventBytes = 0;
+  const event = new EventBound(maxBytes, requestId);
   let lineBytes = 0;
   let lastWasCr = false;
-  return new ReadableStream<Uint8Array>({
-    // Reads until it passes something on: a pull that enqueues nothing is not called again.
-    async pull(controller) {
-      let passed = false;
-      while (!passed) passed = await step(controller);
-    },
-    cancel: (why) => reader.cancel(why),
-  });
 
-  /** Reads a chunk; whether it passed anything on (an event, the too large answer) or ended the stream. */
+  /** Reads a chunk; whether it passed anything on or ended the stream. */
   async function step(controller: ReadableStreamDefaultController<Uint8Array>): Promise<boolean> {
     const read = await reader.read();
     if (read.done) {
-      for (const piece of pieces) controller.enqueue(piece);
       controller.close();
       return true;
     }
     const chunk = read.value;
+    const passed: Uint8Array[] = [];
     let from = 0;
-    let passed = false;
     for (let at = 0; at < chunk.length; at++) {
       const byte = chunk[at]!;
       if (byte === LF && lastWasCr) {
@@ -133,25 +128,81 @@ function boundEvents(source: ReadableStream<Uint8Array>, maxBytes: number, reque
       if (!endsEvent) continue;
       // A CRLF's LF belongs to the event it ends.
       const end = byte === CR && chunk[at + 1] === LF ? at + 2 : at + 1;
-      for (const piece of pieces) controller.enqueue(piece);
-      controller.enqueue(chunk.subarray(from, end));
-      passed = true;
-      pieces = [];
-      eventBytes = 0;
+      const cut = event.add(chunk.subarray(from, end));
+      if (cut) return end_(controller, passed, cut);
+      passed.push(...event.finish());
       from = end;
     }
-    const rest = chunk.subarray(from);
-    pieces.push(rest);
-    eventBytes += rest.length;
-    if (eventBytes <= maxBytes) return passed;
+    const cut = event.add(chunk.subarray(from));
+    if (cut) return end_(controller, passed, cut);
+    for (const piece of passed) controller.enqueue(piece);
+    return passed.length > 0;
+  }
+
+  /** The stream cut: what passed before, then the too large answer (or an error when no request is known). */
+  function end_(controller: ReadableStreamDefaultController<Uint8Array>, passed: readonly Uint8Array[], cut: Cut): true {
     void reader.cancel().catch(() => {});
-    const id = idOf(requestId, firstBytes(pieces));
-    pieces = [];
-    if (id === null) controller.error(new Error(`dropped an event of more than ${maxBytes} bytes from a server`));
+    for (const piece of passed) controller.enqueue(piece);
+    if (cut.id === null) controller.error(new Error(`dropped an event of more than ${maxBytes} bytes from a server`));
     else {
-      controller.enqueue(Buffer.from(`event: message\ndata: ${tooLargeAnswer(id, eventBytes, maxBytes)}\n\n`));
+      controller.enqueue(Buffer.from(`event: message\ndata: ${tooLargeAnswer(cut.id, cut.bytes, maxBytes, true)}\n\n`));
       controller.close();
     }
     return true;
   }
+
+  return new ReadableStream<Uint8Array>({
+    // Reads until it passes something on: a pull that enqueues nothing is not called again.
+    async pull(controller) {
+      let passed = false;
+      while (!passed) passed = await step(controller);
+    },
+    cancel: (why) => reader.cancel(why),
+  });
 }
+
+/** Where the stream is cut, and the request then answered (null: none known). */
+type Cut = { readonly id: number | string | null; readonly bytes: number };
+
+/** The event being read: held while within the bound, else counted with its ends. */
+class EventBound {
+  private pieces: Uint8Array[] = [];
+  private bytes = 0;
+  private skipped: { start: Buffer; end: Buffer } | null = null;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly requestId: number | string | null,
+  ) {}
+
+  /** Adds a piece of the event; where to cut the stream, when it must be. */
+  add(piece: Uint8Array): Cut | null {
+    if (piece.length === 0) return null;
+    this.bytes += piece.length;
+    if (this.skipped) {
+      this.skipped.end = lastBytes(Buffer.concat([this.skipped.end, lastBytes(Buffer.from(piece))]));
+      return this.bytes > 2 * this.maxBytes ? { id: idOf(null, this.skipped.start), bytes: this.bytes } : null;
+    }
+    this.pieces.push(piece);
+    if (this.bytes <= this.maxBytes) return null;
+    const start = firstBytes(this.pieces);
+    if (this.requestId !== null) return { id: this.requestId, bytes: this.bytes };
+    this.skipped = { start, end: lastBytes(Buffer.concat(this.pieces.slice(-2))) };
+    this.pieces = [];
+    return null;
+  }
+
+  /** The event ended: what to pass on for it (itself, or the too large answer to the request its ends name). */
+  finish(): Uint8Array[] {
+    const { pieces, skipped, bytes } = this;
+    this.pieces = [];
+    this.bytes = 0;
+    this.skipped = null;
+    if (!skipped) return pieces;
+    const id = idOf(null, skipped.start) ?? idOf(null, Buffer.alloc(0), skipped.end);
+    // One that names no request is dropped, as a stdio server's line.
+    return id === null ? [] : [Buffer.from(`event: message\ndata: ${tooLargeAnswer(id, bytes, this.maxBytes, false)}\n\n`)];
+  }
+}
+
+const lastBytes = (b: Buffer) => (b.length > START ? b.subarray(b.length - START) : b);
