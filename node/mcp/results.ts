@@ -22,9 +22,12 @@ const isImageType = (t: string): t is ToolImage["mediaType"] => (IMAGE_TYPES as 
 /** The size of base64 data in words (three bytes per four characters). */
 const sizeOfBase64 = (length: number) => sizeOf(Math.floor((length * 3) / 4));
 
-/** A result not read for its size (a stdio server's answer over `limit` bytes, stdio-transport.ts). */
-export const tooLarge = (bytes: number, limit: number): ToolOutcome => ({
-  text: `[not read: the result is ${sizeOf(bytes)}, and tine reads at most ${sizeOf(limit)} of an MCP server's answer]`,
+/**
+ * A result not read for its size: a stdio server's answer over `limit` bytes (stdio-transport.ts),
+ * or an HTTP server's, `cut` once past it (bounded-fetch.ts), so only its least size is known.
+ */
+export const tooLarge = (bytes: number, limit: number, cut = false): ToolOutcome => ({
+  text: `[not read: the result is ${cut ? "over " : ""}${sizeOf(cut ? limit : bytes)}, and tine reads at most ${sizeOf(limit)} of an MCP server's answer]`,
   isError: true,
 });
 

@@ -1,5 +1,5 @@
 /**
- * The parts of the MCP SDK the host uses (and tine's stdio transport, built on its types), in one
+ * The parts of the MCP SDK the host uses (and tine's stdio transport and the bounded fetch its HTTP transports read through, built on its types), in one
  * module: scripts/build.mjs bundles it apart into dist/mcp-sdk.cjs, loaded by sdk.ts when a server
  * first starts, so start-up never loads it.
  */
@@ -7,4 +7,5 @@ export { Client } from "@modelcontextprotocol/sdk/client/index.js";
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+export { boundedFetch } from "./bounded-fetch.ts";
 export { StdioTransport } from "./stdio-transport.ts";

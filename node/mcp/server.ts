@@ -140,7 +140,7 @@ export class McpServer {
     }
     const requestInit = { headers: launch.headers };
     if (!launch.sse) {
-      const transport = new sdk.StreamableHTTPClientTransport(launch.url, { requestInit });
+      const transport = new sdk.StreamableHTTPClientTransport(launch.url, { requestInit, fetch: sdk.boundedFetch() });
       const client = this.client(sdk, generation);
       try {
         await client.connect(transport, options);
@@ -160,7 +160,7 @@ export class McpServer {
   }
 
   private async connectSse(sdk: McpSdk, launch: Extract<McpLaunch, { kind: "http" }>, generation: number): Promise<Live> {
-    const transport = new sdk.SSEClientTransport(launch.url, { requestInit: { headers: launch.headers } });
+    const transport = new sdk.SSEClientTransport(launch.url, { requestInit: { headers: launch.headers }, fetch: sdk.boundedFetch() });
     const client = this.client(sdk, generation);
     await client.connect(transport, { timeout: timerDelay(this.deps.timeoutMs) });
     this.watch(transport, generation);
@@ -243,9 +243,10 @@ export class McpServer {
       return "toolResult" in result ? { text: JSON.stringify(result.toolResult), isError: false } : toOutcome(result);
     } catch (error) {
       if (signal.aborted) return { text: "[aborted: the call was cancelled]", isError: true };
-      const bytes =
-        error instanceof sdk.McpError && error.code === RESULT_TOO_LARGE ? (error.data as { bytes?: unknown })?.bytes : undefined;
-      if (typeof bytes === "number") return tooLarge(bytes, MAX_MESSAGE_BYTES);
+      const data =
+        error instanceof sdk.McpError && error.code === RESULT_TOO_LARGE ? (error.data as { bytes?: unknown; cut?: unknown }) : undefined;
+      // `cut`: an HTTP server's answer, read up to the bound and no further (bounded-fetch.ts).
+      if (typeof data?.bytes === "number") return tooLarge(data.bytes, MAX_MESSAGE_BYTES, data.cut === true);
       if (error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout)
         return {
           text: `[timed out: no result after ${Math.round(this.deps.timeoutMs / 1000)} s (mcp_timeout), so the call was cancelled]`,

@@ -3,6 +3,7 @@
  * server (test/mcp-servers/), what it logged, the tools a request offered, and waits long enough
  * for a server to start.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type RequestBody, resultOf, sentBlocks } from "./chat-driver.ts";
@@ -16,6 +17,24 @@ export const testServer = (cwd: string, env: Record<string, string> = {}) => ({
   command: ["node", STDIO_SERVER],
   env: { MCP_TEST_LOG: join(cwd, "mcp.log"), ...env },
 });
+
+const httpServers = new Set<ChildProcess>();
+
+/** Starts the HTTP test server, which takes requests carrying `x-test-token: token`, with `env` besides; resolves to its URL. */
+export function startHttpServer(token: string, logFile: string, env: Record<string, string> = {}): Promise<string> {
+  const child = spawn("node", [HTTP_SERVER], { env: { ...process.env, MCP_TEST_TOKEN: token, MCP_TEST_LOG: logFile, ...env } });
+  httpServers.add(child);
+  child.once("exit", () => httpServers.delete(child));
+  return new Promise((resolveUrl, reject) => {
+    child.stdout!.once("data", (d: Buffer) => resolveUrl(d.toString().trim()));
+    child.once("exit", (code) => reject(new Error(`the HTTP test server exited (${code})`)));
+  });
+}
+
+/** Ends the HTTP test servers started (each test's afterEach). */
+export function stopHttpServers(): void {
+  for (const child of httpServers) child.kill();
+}
 
 /** The lines the test server appended to `<cwd>/mcp.log`. */
 export const logLines = (cwd: string) =>

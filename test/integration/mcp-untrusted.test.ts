@@ -3,15 +3,27 @@
  * What a project's MCP file or a server may not do, in real Neovim with tine's stdio test server
  * (test/mcp-servers/): a project's file reads neither the API key nor tool_env_deny's variables;
  * tool names a server offers that the API would take as one are offered apart, each calling its
- * own tool; a huge result is read and capped (or refused by its size) and the server serves on.
+ * own tool; a huge result is read and capped (or refused by its size) and the server serves on,
+ * over stdio and over HTTP (test/mcp-servers/http-server.mjs), whose answer that never ends is cut.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, inject, it } from "vitest";
+import { afterEach, describe, inject, it } from "vitest";
 import { body, exchange, typeAndSend } from "../helpers/chat-driver.ts";
-import { isError, logLines, mcpNames, openSidebar, resultFor, STDIO_SERVER, shows, testServer } from "../helpers/mcp.ts";
+import {
+  isError,
+  logLines,
+  mcpNames,
+  openSidebar,
+  resultFor,
+  STDIO_SERVER,
+  shows,
+  startHttpServer,
+  stopHttpServers,
+  testServer,
+} from "../helpers/mcp.ts";
 import { tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -22,6 +34,8 @@ const project = tempProjects();
 function withServer(cwd: string, more: readonly string[], options: Record<string, unknown>): Record<string, unknown> {
   return { mcp_servers: { test: testServer(cwd, { MCP_TEST_MORE_TOOLS: JSON.stringify(more) }) }, ...options };
 }
+
+afterEach(stopHttpServers);
 
 const started = (cwd: string) => logLines(cwd).filter((l) => l.startsWith("started")).length;
 
@@ -152,6 +166,48 @@ describe(`MCP: what a project or a server may not do (${nv.version})`, () => {
         await exchange(s, t.id, "and now?", "Fine.");
       },
       { cwd, setup: withServer(cwd, ["big"], { mcp_auto_approve: ["test"] }) },
+    );
+  });
+
+  it("over HTTP: an answer over what tine reads, and one that never ends, are answered as too large and cut there; the host reads on, a normal call works", async () => {
+    const cwd = project();
+    const token = `token-${randomUUID()}`;
+    const log = join(cwd, "http.log");
+    const url = await startHttpServer(token, log, { MCP_TEST_MORE_TOOLS: JSON.stringify(["big", "endless"]) });
+    await withNeovim(
+      nv,
+      async (s) => {
+        s.mock.reply(
+          response([
+            { toolUse: { id: "b", name: "mcp__web__big", input: { bytes: 34_000_000 } } },
+            { toolUse: { id: "n", name: "mcp__web__endless", input: {} } },
+          ]),
+          response([{ toolUse: { id: "e", name: "mcp__web__echo", input: { text: "after" } } }]),
+          textReply("Still here."),
+        );
+        const t = await openSidebar(s);
+        await typeAndSend(s, "big ones over http");
+        const shown = await shows(s, t.id, "Still here.");
+        const refused = "[not read: the result is over 32.0 MiB, and tine reads at most 32.0 MiB of an MCP server's answer]";
+        assert.equal(resultFor(s, 1, "b"), refused);
+        assert.equal(resultFor(s, 1, "n"), refused);
+        assert.ok(isError(s, 1, "b") && isError(s, 1, "n"));
+        assert.match(shown, /\n✗ web › big: \[not read: the result is over 32\.0 MiB, /);
+        assert.match(shown, /\n✗ web › endless: \[not read: the result is over 32\.0 MiB, /);
+        assert.equal(resultFor(s, 2, "e"), "echo: after");
+        // The endless answer was cut near the bound: the host stopped reading it (what the socket buffers aside).
+        const cut = readFileSync(log, "utf8").match(/endless cut after (\d+)/);
+        assert.ok(cut && Number(cut[1]) < 48 * 1024 * 1024, `the endless answer was not cut near the bound: ${cut?.[0]}`);
+        await s.focus((await s.thread(t.id)).input_bufnr!);
+        await exchange(s, t.id, "and now?", "Fine.");
+      },
+      {
+        cwd,
+        setup: {
+          mcp_servers: { web: { type: "http", url, headers: { "x-test-token": token } } },
+          mcp_auto_approve: ["web"],
+        },
+      },
     );
   });
 });

@@ -5,7 +5,6 @@
  * on the mock of the Messages API; what a project or server may not do is in mcp-untrusted.test.ts.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +12,19 @@ import { afterEach, describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { body, exchange, typeAndSend } from "../helpers/chat-driver.ts";
-import { HTTP_SERVER, isError, logLines, mcpNames, openSidebar, resultFor, shows, testServer, told, toolNames } from "../helpers/mcp.ts";
+import {
+  isError,
+  logLines,
+  mcpNames,
+  openSidebar,
+  resultFor,
+  shows,
+  startHttpServer,
+  stopHttpServers,
+  testServer,
+  told,
+  toolNames,
+} from "../helpers/mcp.ts";
 import { alive, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -37,21 +48,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-let http: ChildProcess | null = null;
-afterEach(() => {
-  http?.kill();
-  http = null;
-});
-
-/** Starts the HTTP test server, which takes requests carrying `x-test-token: token`; resolves to its URL. */
-function startHttpServer(token: string, logFile: string): Promise<string> {
-  const child = spawn("node", [HTTP_SERVER], { env: { ...process.env, MCP_TEST_TOKEN: token, MCP_TEST_LOG: logFile } });
-  http = child;
-  return new Promise((resolveUrl, reject) => {
-    child.stdout!.once("data", (d: Buffer) => resolveUrl(d.toString().trim()));
-    child.once("exit", (code) => reject(new Error(`the HTTP test server exited (${code})`)));
-  });
-}
+afterEach(stopHttpServers);
 
 describe(`MCP (${nv.version})`, () => {
   it("offers the server's tools sorted after tine's; a call waits for approval, `a` runs it on the server, the result goes back; every request and a fork's first send the same list", async () => {
