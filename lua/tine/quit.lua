@@ -142,12 +142,14 @@ local function plain_exit(line)
   return EXITS_FROM_ONLY_WINDOW[cmd.cmd] == true and not counted and only_window()
 end
 
---- What the user is told when they would not quit: what works, and how to quit all the same.
+--- What the user is told when they would not quit: what works (as they were asked about it), and
+--- how to quit all the same.
+---@param asked string what worked when the question was put
 ---@return string
-local function not_quitting()
+local function not_quitting(asked)
   local abort = require("tine.config").options.keymaps.abort
   return ("tine: not quitting: %s. `:qa!` quits and cuts it off (the list then offers to go on with it); to stop it first, %s."):format(
-    table.concat(working, "; "),
+    asked,
     abort and (abort .. " in its display or input, or :Tine abort") or ":Tine abort"
   )
 end
@@ -155,8 +157,11 @@ end
 --- A typed quit taken back while something works: asks, then runs it or says why it did not.
 ---@param line string the command line as typed
 local function ask_then_quit(line)
+  -- Taken before asking: what works may stop while the question is open (a reply reaching a tool
+  -- approval), and the answer names what the user was asked about.
+  local asked = table.concat(working, "; ")
   if not M.confirm("Quit") then
-    return vim.notify(not_quitting(), vim.log.levels.WARN)
+    return vim.notify(not_quitting(asked), vim.log.levels.WARN)
   end
   -- Nothing holds it now; Neovim's own checks still apply (a file of yours not written).
   local ok, err = pcall(vim.cmd, line)

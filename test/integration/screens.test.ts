@@ -130,6 +130,19 @@ describe(`screens (${nv.version})`, () => {
         assert.equal(await s.currentBuf(), input, "with its buffer");
         await s.lua("vim.cmd('messages clear')");
       }
+      // What works may stop while the question is open (the reply reaches a tool approval): the
+      // answer still names what the user was asked about.
+      await s.lua(`vim.fn.confirm = function()
+        local quit = require("tine.quit")
+        _G.tine_was_working = quit.working()
+        quit.set_working({})
+        return 2
+      end`);
+      await s.keys(":qa<CR>");
+      const toldAfterQuestion = async () => (await s.notifications()).filter((n) => n.msg.startsWith("tine: not quitting: "));
+      await s.until("told after the question", async () => (await toldAfterQuestion()).length === 4);
+      assert.match((await toldAfterQuestion())[3]!.msg, /^tine: not quitting: #1 "go" streams\. `:qa!` quits/, "what was asked about");
+      await s.lua("require('tine.quit').set_working(_G.tine_was_working)");
       // Confirmed, the typed quit runs (typed keys that quit Neovim get no answer).
       await s.lua("vim.fn.confirm = function() return 1 end");
       void s.keys(":qa<CR>").catch(() => {});
