@@ -21,7 +21,7 @@
  * Over 300 lines: it is the one place a worktree fork's ending touches its files; promote,
  * report, discard and `:Tine merge done` share the ends under way and the recovery held here.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
 import { promotedCodeNote } from "../chat/prompts.ts";
@@ -85,7 +85,10 @@ function testHold(env: NodeJS.ProcessEnv): MergeProgress | undefined {
   const [at, file] = [Number(hold[1]), hold[2]!];
   return (written) => {
     if (written !== at || existsSync(file)) return Promise.resolve();
-    writeFileSync(file, String(written));
+    // Made whole under another name, then renamed: a test that sees the file and writes "go" at
+    // once must not have its "go" overwritten by this write landing after it (a hang under load).
+    writeFileSync(`${file}.made`, String(written));
+    renameSync(`${file}.made`, file);
     return new Promise<void>((go) => {
       const poll = setInterval(() => {
         if (!existsSync(file) || readFileSync(file, "utf8") !== "go") return;
