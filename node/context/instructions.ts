@@ -14,11 +14,12 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { InstructionFile, ThreadInstructions } from "../core/runner-spec.ts";
 import { sizeOf } from "../tools/byte-size.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { isOpenedAt, kindOf } from "../util/regular-file.ts";
+import { below, shownPath as shownPathIn } from "../util/shown-path.ts";
 import { attribute, neutralised, tagsOf } from "../util/tagged-text.ts";
 
 /** The `instructions` option: the files to read (relative to the project root, or absolute), each capped; false: none. */
@@ -49,11 +50,7 @@ export function instructionPath(name: string, root: string, env: Env = process.e
 
 /** How a path is shown: relative to the project root inside it, `~/…` inside the home folder, else whole. */
 export function shownPath(path: string, root: string, env: Env = process.env): string {
-  const inside = (folder: string) => (isInside(path, folder) ? relative(folder, path) : null);
-  const inRoot = inside(root);
-  if (inRoot !== null) return inRoot.split(sep).join("/");
-  const inHome = inside(env["HOME"] || homedir());
-  return inHome !== null ? `~/${inHome.split(sep).join("/")}` : path;
+  return shownPathIn(path, root, env["HOME"] || homedir());
 }
 
 /** Every configured file as it is now, in the configured order (what a thread starting now would read). */
@@ -146,7 +143,7 @@ function read(option: InstructionsOption, root: string, env: Env): Read[] {
     let file: { bytes: Buffer; size: number; id: string };
     try {
       const real = realpathSync.native(abs);
-      if (isInside(abs, root) && !isInside(real, realRoot)) return { found: { path, state: "outside", to: shownPath(real, root, env) } };
+      if (below(root, abs) && !below(realRoot, real)) return { found: { path, state: "outside", to: shownPath(real, root, env) } };
       // The path checked, not the name: a link swapped in since is not followed (see readCapped).
       file = readCapped(real, option.max_bytes);
     } catch (error) {
@@ -164,12 +161,6 @@ function read(option: InstructionsOption, root: string, env: Env): Read[] {
       part: { file: path, text, cut: { size: sizeOf(file.size), kept: sizeOf(option.max_bytes) } },
     };
   });
-}
-
-/** Whether `path` is below `folder` (both as written: compare real paths for where links lead). */
-function isInside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }
 
 /** The project root with its links resolved (a root under a linked /tmp is still itself), or as given when it cannot be. */

@@ -5,7 +5,8 @@
  */
 import { constants, realpathSync, type Stats } from "node:fs";
 import { lstat, open, readdir, stat, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, resolve, sep } from "node:path";
+import { outside } from "../util/outside.ts";
 import { isOpenedAt, kindOf } from "../util/regular-file.ts";
 import { sizeOf } from "./byte-size.ts";
 import { DEFAULT_TOOL_LIMITS, type Environment, type ReadAt, type ReadLimit, type ToolLimits } from "./environment.ts";
@@ -48,8 +49,7 @@ export function localEnvironment(root: string, limits: ToolLimits = DEFAULT_TOOL
 
 /** True when `path` is `folder` or below it, as spelled (both absolute); a name like `..x` is below. */
 export function isWithin(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+  return !outside(folder, path);
 }
 
 /** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
