@@ -92,9 +92,10 @@ local function code_then(id, at_message, opts, finish)
   end)
 end
 
---- :ForkThread[!] [--wait|--bg] [--worktree] [prompt]. With a bang (or `F`), forks at the message
---- under the cursor; with --wait, once the thread's reply has finished and its tools are answered;
---- with --worktree, in a git worktree of its own.
+--- :ForkThread[!] [--wait|--bg] [--worktree|--unattended] [prompt]. With a bang (or `F`), forks at
+--- the message under the cursor; with --wait, once the thread's reply has finished and its tools are
+--- answered; with --worktree, in a git worktree of its own; with --unattended, in one whose tools run
+--- in the sandbox, without approvals inside it.
 ---@param cmd { bang: boolean, args: string } as nvim_create_user_command gives it
 function M.fork_command(cmd)
   local ok, id = guarded(current_thread)
@@ -109,7 +110,7 @@ function M.fork_command(cmd)
   local opts = vim.empty_dict()
   local args = cmd.args or ""
   -- The flags, in any order, before the prompt.
-  local flags = { ["--wait"] = "wait", ["--bg"] = "background", ["--worktree"] = "worktree" }
+  local flags = { ["--wait"] = "wait", ["--bg"] = "background", ["--worktree"] = "worktree", ["--unattended"] = "unattended" }
   while true do
     local flag = args:match("^(%-%-%a+)%f[%s%z]")
     if not flag or not flags[flag] then

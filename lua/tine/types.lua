@@ -137,6 +137,7 @@
 ---@field input_bufnr integer|vim.NIL
 ---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
 ---@field cwd string|vim.NIL the folder its tools work in (a worktree fork's worktree); vim.NIL for a stored thread
+---@field unattended boolean its tools run in the sandbox, without approvals inside it (|tine-unattended|)
 ---@field model string|vim.NIL the model its next request names; vim.NIL for a stored or Claude Code thread
 ---@field usage TineUsage|vim.NIL its requests' usage; vim.NIL for a stored thread not opened yet
 
@@ -194,6 +195,7 @@
 ---@field restore_overwrite? boolean with restore_code: files changed since the thread's last turn are restored too
 ---@field background? boolean run without a window, and report back
 ---@field worktree? boolean work in a git worktree of its own, made from the files at the fork point (|tine-worktree|)
+---@field unattended? boolean its tools run in the sandbox, in a worktree of its own, without approvals inside it (|tine-unattended|)
 
 --- After `send()`: the failed turn's text your message replaced ("" when none).
 ---@class TineSendResult

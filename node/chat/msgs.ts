@@ -94,7 +94,7 @@ export type StoredThread = {
   /** tine stopped (a quit, a restart) while it worked, and nothing was sent to it since: opening it from the list offers to go on. */
   readonly interrupted: boolean;
   /** The git worktree of its own it works in, as its transcript keeps it (null: none of its own). */
-  readonly worktree: { readonly path: string; readonly base: string } | null;
+  readonly worktree: { readonly path: string; readonly base: string; readonly unattended?: true } | null;
   /** What its own requests used, as the store's scan keeps it (the list shows it without loading the thread); none: unknown. */
   readonly usage?: StoredUsage;
   /** Its transcript's parent pointer led back to it (store/project-tree.ts): cut, so it is a root, and the list says why. */

@@ -34,6 +34,11 @@ export type RunnerTraits = {
   readonly ownConversation: string | null;
   /** Stored as soon as it is made, before its first message (its conversation lives elsewhere). */
   readonly storedAtOnce: boolean;
+  /**
+   * Its tools run through tine (the thread's Environment), so a sandbox confines them and an
+   * unattended fork of it can be made; false: its program runs its own (Claude Code).
+   */
+  readonly toolsThroughTine: boolean;
 };
 
 /** Where a thread shows: a transcript tine renders, or a terminal the runner's own program draws. */
@@ -102,6 +107,8 @@ export interface Runners {
   reopen(spec: RunnerSpec, history: History, dispatch: (msg: AgentMsg) => void, failed?: string): Runner;
   /** The list's label for a stored thread run by `spec` (no runner is made for it). */
   label(spec: RunnerSpec): string;
+  /** What a runner of `spec` is like (a stored thread forked without being opened has none yet). */
+  traits(spec: RunnerSpec): RunnerTraits;
   /** Messages in the conversation a runner of `spec` keeps itself (a Claude Code session's), or null when tine holds it. */
   ownMessages(spec: RunnerSpec): number | null;
 }

@@ -1,9 +1,12 @@
 /** What a `send` from the input buffer means: `@`-commands are recognised here, at the entry. */
 export type SendCommand =
-  /** `worktree` (`@fork --worktree`): the fork works in a git worktree of its own; absent, `fork_worktree` decides. */
-  | { type: "fork"; prompt: string; worktree?: true }
-  /** `@bg <prompt>`: a fork that runs without a window and reports back when its turn ends. */
-  | { type: "background-fork"; prompt: string; worktree?: true }
+  /**
+   * `worktree` (`@fork --worktree`): the fork works in a git worktree of its own; absent,
+   * `fork_worktree` decides. `unattended` (`--unattended`): in one whose tools run in the sandbox.
+   */
+  | ({ type: "fork" } & ForkArgs)
+  /** `@bg <prompt>`: a fork that runs without a window and reports back when its turn ends; `@bg!`: an unattended one. */
+  | ({ type: "background-fork" } & ForkArgs)
   /** `@handoff <goal>`: the agent writes a prompt for a fresh thread; this one returns to how it was. */
   | { type: "handoff"; goal: string }
   /** `@compact [instructions]`: a new thread under this one opens with the model's summary of it; this one stays whole. */
@@ -13,13 +16,19 @@ export type SendCommand =
   | { type: "message"; text: string };
 
 /** The `@`-commands as typed, each with what it does (what `g?` in an input lists). A new one starts here. */
-export type SendCommandName = "fork" | "bg" | "handoff" | "compact" | "now";
+export type SendCommandName = "fork" | "bg" | "bg!" | "handoff" | "compact" | "now";
 export const SEND_COMMANDS: Readonly<Record<SendCommandName, { usage: string; info: string }>> = {
   fork: {
-    usage: "@fork [--worktree] <prompt>",
-    info: "fork this thread beside it, the prompt its next message (alone: a fork to type in; --worktree: in a git worktree of its own)",
+    usage: "@fork [--worktree|--unattended] <prompt>",
+    info:
+      "fork this thread beside it, the prompt its next message (alone: a fork to type in; --worktree: in a git worktree of its own; " +
+      "--unattended: its tools in the sandbox, without approvals inside it)",
   },
-  bg: { usage: "@bg [--worktree] <prompt>", info: "a fork that runs without a window and reports back when its turn ends" },
+  bg: { usage: "@bg [--worktree|--unattended] <prompt>", info: "a fork that runs without a window and reports back when its turn ends" },
+  "bg!": {
+    usage: "@bg! <prompt>",
+    info: "an unattended @bg: in a worktree of its own, its tools in the sandbox, nothing inside it waits for approval",
+  },
   handoff: { usage: "@handoff <goal>", info: "the agent writes a prompt for a fresh thread; this one stays as it was" },
   compact: {
     usage: "@compact [instructions]",
@@ -29,18 +38,25 @@ export const SEND_COMMANDS: Readonly<Record<SendCommandName, { usage: string; in
 };
 
 const COMMAND = new RegExp(`^\\s*@(${Object.keys(SEND_COMMANDS).join("|")})(?=\\s|$)\\s*([\\s\\S]*)$`);
-const WORKTREE = /^--worktree(?=\s|$)\s*/;
+const FLAG = /^--(worktree|unattended)(?=\s|$)\s*/;
 
-/** A fork's prompt, and whether `--worktree` came before it. */
-function forkArgs(rest: string): { prompt: string; worktree?: true } {
-  const flag = WORKTREE.exec(rest);
-  return flag ? { prompt: rest.slice(flag[0].length).trim(), worktree: true } : { prompt: rest.trim() };
+type ForkArgs = { prompt: string; worktree?: true; unattended?: true };
+
+/** A fork's prompt, and the flags (`--worktree`, `--unattended`) before it, in any order. */
+function forkArgs(rest: string, unattended: boolean): ForkArgs {
+  const args: { worktree?: true; unattended?: true } = unattended ? { unattended: true } : {};
+  let prompt = rest;
+  for (let flag = FLAG.exec(prompt); flag; flag = FLAG.exec(prompt)) {
+    args[flag[1] as "worktree" | "unattended"] = true;
+    prompt = prompt.slice(flag[0].length);
+  }
+  return { prompt: prompt.trim(), ...args };
 }
 
 export function parseSend(text: string): SendCommand {
   const command = COMMAND.exec(text);
-  if (command?.[1] === "fork") return { type: "fork", ...forkArgs(command[2]!) };
-  if (command?.[1] === "bg") return { type: "background-fork", ...forkArgs(command[2]!) };
+  if (command?.[1] === "fork") return { type: "fork", ...forkArgs(command[2]!, false) };
+  if (command?.[1] === "bg" || command?.[1] === "bg!") return { type: "background-fork", ...forkArgs(command[2]!, command[1] === "bg!") };
   if (command?.[1] === "handoff") return { type: "handoff", goal: command[2]!.trim() };
   if (command?.[1] === "compact") return { type: "compact", instructions: command[2]!.trim() };
   if (command?.[1] === "now") return { type: "now", text: command[2]!.trim() };

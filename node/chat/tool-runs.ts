@@ -187,10 +187,21 @@ export class ToolRuns {
     const controller = new AbortController();
     this.controllers.set(run.use.id, controller);
     const { id, context } = this.of;
-    const { dispatch, environment, tools } = context;
-    void tools.run(run.use.name, run.use.input, environment, controller.signal).then((outcome) => {
+    const { dispatch, tools } = context;
+    void tools.run(run.use.name, run.use.input, this.whereRuns(run), controller.signal).then((outcome) => {
       if (!controller.signal.aborted) dispatch({ type: "thread-msg", id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
+  }
+
+  /**
+   * Where a call runs: in the thread's environment; a call of a confined thread (an unattended
+   * fork) that leaves its confinement ran only once the user approved it, and runs where the
+   * confinement says an approved one does (tools/environment.ts, Confinement).
+   */
+  private whereRuns(run: ToolRun): Environment {
+    const { environment, tools } = this.of.context;
+    const leaves = environment.confinement && tools.needsApproval(run.use.name, run.use.input, environment);
+    return leaves ? environment.confinement!.approved : environment;
   }
 
   private replaceRun(id: string, run: ToolRun): void {

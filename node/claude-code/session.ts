@@ -34,19 +34,21 @@ export type ClaudeCodeSetup = {
   readonly transcriptPath: (cwd: string, sessionId: string) => string;
 };
 
-const TRAITS: RunnerTraits = {
+export const CLAUDE_CODE_TRAITS: RunnerTraits = {
   // Idle prompts and reports would be typed into someone else's program.
   forkLifecycle: false,
   // The CLI keeps it (a fork in a worktree brings back its code only; else it ends in its terminal).
   ownConversation: "its own Claude Code session",
   // Its conversation is in the CLI's file from the start: the thread is stored at once.
   storedAtOnce: true,
+  // The CLI runs its own tools: no sandbox of tine's confines them.
+  toolsThroughTine: false,
 };
 
 export class ClaudeCodeSession implements Runner {
   readonly history = History.empty;
   readonly open = null;
-  readonly traits = TRAITS;
+  readonly traits = CLAUDE_CODE_TRAITS;
   readonly label = CLAUDE_LABEL;
   /** The CLI picks its model (`--model` in `:Tine claude`'s arguments). */
   readonly modelName = null;

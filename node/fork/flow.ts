@@ -24,7 +24,7 @@ import { planFork } from "./plan.ts";
 import type { ForkAsk, ForkRequest, WaitingFork } from "./request.ts";
 
 /** Where threads work (node/worktree/workspaces.ts): what forking asks of it. */
-export type ForkFolders = Pick<Workspaces, "share" | "fork" | "remove" | "available" | "inWorktree">;
+export type ForkFolders = Pick<Workspaces, "share" | "fork" | "remove" | "available" | "inWorktree" | "unattendedRefusal">;
 
 /** What the fork flow needs of the host. */
 export type ForkFlowHost = {
@@ -35,6 +35,8 @@ export type ForkFlowHost = {
   readonly code: Pick<CodeActions, "restore" | "settledCode">;
   /** `fork_worktree`: which forks get a worktree of their own without asking. */
   readonly forkWorktree: "always" | "background" | "never";
+  /** `fork_unattended`: which forks are unattended (in the sandbox, in a worktree of their own) without asking. */
+  readonly forkUnattended: "always" | "background" | "never";
   /** A stored thread as its file holds it: it is forked without being opened. */
   storedSource(id: ThreadId): StoredSource;
   /** A stored source runs by its header: the user is told, once, what of it is not used. */
@@ -52,6 +54,8 @@ export type Started = "taken" | "later";
 export class ForkFlow {
   /** The fork waiting for each source (the key): the only forks that wait. */
   private readonly waits = new Map<ThreadId, WaitingFork>();
+  /** The user was told that forks `fork_unattended` names are made attended here (no sandbox): once is enough. */
+  private attendedSaid = false;
 
   constructor(private readonly host: ForkFlowHost) {}
 
@@ -71,9 +75,11 @@ export class ForkFlow {
     const live = chat.threads.get(sourceId);
     if (ask.restore_code && ask.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
     const background = ask.background === true;
-    // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
-    const worktree = ask.worktree ?? (this.wantsWorktree(sourceId, background) && (await this.host.folders.available()));
     if (!live && !chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(chat, sourceId)} cannot be forked`);
+    const unattended = await this.unattended(sourceId, ask, background);
+    // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
+    const worktree =
+      unattended || (ask.worktree ?? (this.wantsWorktree(sourceId, background) && (await this.host.folders.available())));
     if (this.cancel(sourceId)) return null;
     const storedSource = live ? undefined : this.host.storedSource(sourceId);
     const length = live ? live.runner.history.length : storedSource!.history.length;
@@ -99,7 +105,7 @@ export class ForkFlow {
     };
     if (!worktree) this.host.folders.share(newId, sourceId);
     const sourceMidTurn = live?.runner.midTurn() === true;
-    const started = await this.start(planFork(fork, { wait: ask.wait === true, worktree, base, sourceMidTurn }));
+    const started = await this.start(planFork(fork, { wait: ask.wait === true, worktree, unattended, base, sourceMidTurn }));
     if (started === "taken" && !background) await this.host.show(newId);
     return newId;
   }
@@ -145,20 +151,21 @@ export class ForkFlow {
           return "later";
         }
         if (request.worktree) {
-          this.worktreeWhenDue(fork);
+          this.worktreeWhenDue(fork, request.unattended);
           return "later";
         }
         this.take(fork);
         return "taken";
       case "turn-end": {
         const turnEnd = source?.runner.betweenTurns();
-        if (!turnEnd) return this.start({ when: "worktree-made", fork, base: request.base, next: "now" });
+        const made = { when: "worktree-made", fork, base: request.base, next: "now", unattended: request.unattended } as const;
+        if (!turnEnd) return this.start(made);
         this.wait(request);
         const title = source!.title;
         this.host.tell(`tine: the fork of ${title} is made in its own worktree once its turn ends (asking again cancels it)`, false);
         void turnEnd
           .then(() =>
-            this.waits.get(fork.sourceId) === request ? this.start({ when: "worktree-made", fork, base: request.base, next: "now" }) : null,
+            this.waits.get(fork.sourceId) === request ? this.start(made) : null,
           )
           .catch((e: Error) => this.host.tell(`tine: the fork of ${title} was not made: ${e.message}`, true));
         return "later";
@@ -168,7 +175,7 @@ export class ForkFlow {
         // One that waited for a turn's end stays listed while its worktree is made: asking again cancels it, and its worktree goes.
         const listed = () => this.waits.get(sourceId)?.fork.newId === newId;
         const wasListed = listed();
-        const made = await this.host.folders.fork(sourceId, newId, num, request.base);
+        const made = await this.host.folders.fork(sourceId, newId, num, request.base, request.unattended);
         if (wasListed && !listed()) {
           await this.host.folders.remove(made.root);
           return "later";
@@ -191,7 +198,7 @@ export class ForkFlow {
     if (waiting?.when !== "at-rest") return null;
     this.unwait(sourceId);
     if (!waiting.worktree) return this.ready(waiting.fork);
-    this.worktreeWhenDue(waiting.fork);
+    this.worktreeWhenDue(waiting.fork, waiting.unattended);
     return null;
   }
 
@@ -217,6 +224,28 @@ export class ForkFlow {
     return option === "always" || (option === "background" && (background || this.host.folders.inWorktree(sourceId)));
   }
 
+  /**
+   * Whether the fork is unattended: asked for (refused, with why and the fix, where it cannot be:
+   * no sandbox, no worktree, a source whose program runs its own tools), or given by
+   * `fork_unattended` where it can be (else made attended, and the user told once).
+   */
+  private async unattended(sourceId: ThreadId, ask: ForkAsk, background: boolean): Promise<boolean> {
+    const option = this.host.forkUnattended;
+    const asked = ask.unattended;
+    if (asked === false || (asked === undefined && !(option === "always" || (option === "background" && background)))) return false;
+    if (ask.worktree === false) throw new Error("tine: an unattended fork works in a worktree of its own: it cannot have worktree = false");
+    const { chat } = this.host;
+    const spec = chat.threads.get(sourceId)?.runner.spec ?? this.host.storedSource(sourceId).runner;
+    const refusal = chat.runners.traits(spec).toolsThroughTine
+      ? await this.host.folders.unattendedRefusal()
+      : `tine: ${chat.titleOf(sourceId) ?? threadName(chat, sourceId)} runs its own program's tools, which no sandbox of tine's confines: it cannot have an unattended fork`;
+    if (!refusal) return true;
+    if (asked) throw new Error(refusal);
+    if (!this.attendedSaid) this.host.tell(`${refusal}. Forks fork_unattended names are made attended (their tools ask) until then`, false);
+    this.attendedSaid = true;
+    return false;
+  }
+
   private async restoreFiles(sourceId: ThreadId, at: number, overwrite: boolean): Promise<void> {
     const { written, left, skipped } = await this.host.code.restore(sourceId, at, overwrite);
     const kept = left.length ? `; left alone (changed since, not overwritten): ${left.join(", ")}` : "";
@@ -228,10 +257,10 @@ export class ForkFlow {
    * A fork whose worktree is made when it is due is due: made from its source's files now (as the
    * source's turn left them), then taken at the source's last message now (where those files are).
    */
-  private worktreeWhenDue(fork: ForkClone): void {
+  private worktreeWhenDue(fork: ForkClone, unattended: boolean): void {
     const length = this.host.chat.threads.get(fork.sourceId)?.runner.history.length ?? fork.storedSource?.history.length ?? 0;
     const due = { ...fork, atMessage: fork.atMessage ?? length - 1 };
-    this.start({ when: "worktree-made", fork: due, base: null, next: "now" }).catch((e: Error) =>
+    this.start({ when: "worktree-made", fork: due, base: null, next: "now", unattended }).catch((e: Error) =>
       this.host.tell(`tine: the fork that waited for its source was not made: ${e.message}`, true),
     );
   }

@@ -11,6 +11,8 @@ export type ForkPlace = {
   readonly wait: boolean;
   /** In a worktree of its own (asked for, or given by `fork_worktree`); else in its source's folder. */
   readonly worktree: boolean;
+  /** Its tools run in the sandbox (always in a worktree of its own). */
+  readonly unattended: boolean;
   /** The snapshot its worktree is made from (a message's, `restore_code`); null: its source's files when it is made. */
   readonly base: SnapshotId | null;
   /** Its source's program keeps its own conversation and is mid-turn now (a Claude Code session at work). */
@@ -18,11 +20,14 @@ export type ForkPlace = {
 };
 
 export function planFork(fork: ForkClone, place: ForkPlace): ForkRequest {
-  const { wait, worktree, base } = place;
-  if (!worktree) return wait ? { when: "at-rest", fork, worktree: false } : { when: "now", fork };
+  const { wait, base, unattended } = place;
+  if (!place.worktree && !unattended) return wait ? { when: "at-rest", fork, worktree: false } : { when: "now", fork };
   // A program mid-turn is copied whole, with the files as its turn left them: the fork waits for the turn's end.
-  if (place.sourceMidTurn) return { when: "turn-end", fork, base };
+  if (place.sourceMidTurn) return { when: "turn-end", fork, base, unattended };
   // One that waits gets its worktree when due, from the files as its source's turn left them; one from a message's files gets it now.
-  if (wait) return base === null ? { when: "at-rest", fork, worktree: true } : { when: "worktree-made", fork, base, next: "at-rest" };
-  return { when: "worktree-made", fork, base, next: "now" };
+  if (wait)
+    return base === null
+      ? { when: "at-rest", fork, worktree: true, unattended }
+      : { when: "worktree-made", fork, base, next: "at-rest", unattended };
+  return { when: "worktree-made", fork, base, next: "now", unattended };
 }

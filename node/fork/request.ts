@@ -13,18 +13,26 @@ export type ForkRequest =
    * `--wait`: taken once its source is at rest (its reply finished, its tools answered); with
    * `worktree`, in a worktree of its own made then, from the files as the source's turn left them.
    */
-  | { readonly when: "at-rest"; readonly fork: ForkClone; readonly worktree: boolean }
+  | { readonly when: "at-rest"; readonly fork: ForkClone; readonly worktree: false }
+  | { readonly when: "at-rest"; readonly fork: ForkClone; readonly worktree: true; readonly unattended: boolean }
   /**
    * In a worktree of its own while its source's program, which keeps its own conversation, is
    * mid-turn (a Claude Code session): once the turn ends its worktree is made (from `base`; null:
    * the files as the turn left them) and the conversation copied whole.
    */
-  | { readonly when: "turn-end"; readonly fork: ForkClone; readonly base: SnapshotId | null }
+  | { readonly when: "turn-end"; readonly fork: ForkClone; readonly base: SnapshotId | null; readonly unattended: boolean }
   /**
    * In a worktree of its own, made first (from `base`, a message's snapshot; null: its source's
    * files now); then taken, or (`next`: "at-rest") it waits for its source's rest.
    */
-  | { readonly when: "worktree-made"; readonly fork: ForkClone; readonly base: SnapshotId | null; readonly next: "now" | "at-rest" };
+  | {
+      readonly when: "worktree-made";
+      readonly fork: ForkClone;
+      readonly base: SnapshotId | null;
+      readonly next: "now" | "at-rest";
+      /** Its tools run in the sandbox, and nothing inside it waits for approval (worktree/workspaces.ts). */
+      readonly unattended: boolean;
+    };
 
 /**
  * A fork waiting for its source: listed under it, cancelled by asking for another fork of it (or
@@ -43,4 +51,10 @@ export type ForkAsk = {
   /** With restore_code: files changed since the thread's last turn are restored too. */
   readonly restore_overwrite?: boolean;
   readonly worktree?: boolean;
+  /**
+   * Its tools run in the sandbox, confined to a worktree of its own, and nothing inside it waits
+   * for approval (true: refused, with why and the fix, where the sandbox cannot start); absent:
+   * `fork_unattended` decides.
+   */
+  readonly unattended?: boolean;
 };

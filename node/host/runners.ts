@@ -4,17 +4,17 @@
  * the chat.
  */
 import { join } from "node:path";
-import type { Runner, RunnerStart, Runners } from "../chat/runner.ts";
+import type { Runner, RunnerStart, Runners, RunnerTraits } from "../chat/runner.ts";
 import { SessionMessageCounts } from "../claude-code/message-count.ts";
 import { projectSessionsDir } from "../claude-code/project.ts";
-import { CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "../claude-code/session.ts";
+import { CLAUDE_CODE_TRAITS, CLAUDE_LABEL, ClaudeCodeSession, type ClaudeCodeSetup } from "../claude-code/session.ts";
 import { replayable } from "../claude-code/stored-args.ts";
 import { readInstructions } from "../context/instructions.ts";
 import type { AgentMsg } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { RunnerSpec, ThreadInstructions } from "../core/runner-spec.ts";
-import { AnthropicAgent } from "../providers/anthropic-agent.ts";
+import { API_TRAITS, AnthropicAgent } from "../providers/anthropic-agent.ts";
 import { type Connection, connect } from "../providers/connection.ts";
 import type { ProviderConfig } from "../providers/request.ts";
 import { FORK_TOOL_SPECS } from "../tools/fork-specs.ts";
@@ -149,6 +149,16 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
           return "";
         case "claude-code":
           return CLAUDE_LABEL;
+        default:
+          return assertUnreachable(spec);
+      }
+    },
+    traits(spec: RunnerSpec): RunnerTraits {
+      switch (spec.kind) {
+        case "api":
+          return API_TRAITS;
+        case "claude-code":
+          return CLAUDE_CODE_TRAITS;
         default:
           return assertUnreachable(spec);
       }

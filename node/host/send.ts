@@ -14,6 +14,7 @@ import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ForkFlow } from "../fork/flow.ts";
+import type { ForkAsk } from "../fork/request.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import type { SendResult } from "../nvim/lua-shapes.ts";
 import type { Buffers } from "../view/buffers.ts";
@@ -74,22 +75,20 @@ export class SendFlow {
     const command = parseSend(text);
     if (command.type === "fork") {
       // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).
-      const tree = command.worktree ? { worktree: true } : {};
       await this.forks.fork(
         id,
         command.prompt,
-        tree,
+        forkPlace(command),
         (command.prompt && (await this.expand(thread, command.prompt, approved))) || undefined,
       );
       return { replaced: "" };
     }
     if (command.type === "background-fork") {
       if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
-      const tree = command.worktree ? { worktree: true } : {};
       await this.forks.fork(
         id,
         command.prompt,
-        { background: true, ...tree },
+        { background: true, ...forkPlace(command) },
         (await this.expand(thread, command.prompt, approved)) ?? undefined,
       );
       return { replaced: "" };
@@ -176,4 +175,9 @@ export class SendFlow {
       throw new Error(`tine: ${thread.title} has no failed turn to send again`);
     this.dispatch({ type: "thread-msg", id, msg: { type: "retry" } });
   }
+}
+
+/** Where a fork typed in the input works: the flags it was typed with (absent: the options decide). */
+function forkPlace(command: { readonly worktree?: true; readonly unattended?: true }): ForkAsk {
+  return { ...(command.worktree ? { worktree: true } : {}), ...(command.unattended ? { unattended: true } : {}) };
 }

@@ -14,6 +14,7 @@ import { Chat } from "../chat/chat.ts";
 import { ForkClock } from "../chat/fork-clock.ts";
 import type { Dispatch } from "../chat/msgs.ts";
 import type { Runners } from "../chat/runner.ts";
+import { threadName } from "../chat/names.ts";
 import { workingNow } from "../chat/working.ts";
 import { ClaudeCodeThreads } from "../claude-code/threads.ts";
 import { Compaction } from "../compact/compaction.ts";
@@ -125,6 +126,8 @@ export class Services {
       parentOf: (id) => this.chat.lineage.get(id)?.parentId,
       storedWorktree: (id) => this.chat.stored.get(id)?.worktree ?? undefined,
       storedWorktreeRefused: (id, path, why) => this.threads.storedWorktreeRefused(id, path, why),
+      unattendedLost: (id, why) =>
+        tell(`${why}. "${this.chat.titleOf(id) ?? threadName(this.chat, id)}" works on in its worktree, attended: its tools ask as any thread's`, true),
       dispatch: this.dispatch,
       written,
       log: (text) => nvim.log(text),
@@ -233,6 +236,7 @@ export class Services {
         ownMessages: (spec) => this.runners.ownMessages(spec),
         notSaved: (id) => this.persistence?.notSaved(id),
         worksIn: (id) => this.workspaces.of(id).stored?.path ?? null,
+        unattended: (id) => this.workspaces.of(id).unattended,
         waitingFork: (id) => this.forks.waiting(id)?.fork,
         onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
         merges: (id) => this.forkCode.mergesInto(id),
@@ -248,7 +252,7 @@ export class Services {
       this.buffers,
       (id) => this.persistence?.updated.get(id),
       this.usage,
-      (id) => this.workspaces.of(id).root,
+      (id) => this.workspaces.of(id),
       // A runner whose conversation is tine's own keeps its requests' usage in its transcript.
       (spec) => this.runners.ownMessages(spec),
     );
@@ -278,6 +282,7 @@ export class Services {
       folders: this.workspaces,
       code: this.code,
       forkWorktree: config.fork_worktree,
+      forkUnattended: config.fork_unattended,
       // Only stored threads are asked for (so there is a store).
       storedSource: (id) => this.persistence!.storedSource(id),
       storedRunnerUsed: (id, title, spec) => this.threads.storedRunnerUsed(id, title, spec),

@@ -35,6 +35,8 @@ export type ThreadInfo = {
   model: string | null;
   /** The folder its tools work in (the project's, or a worktree fork's worktree); null for a stored thread. */
   cwd: string | null;
+  /** Its tools run in the sandbox, and nothing inside it waits for approval (an unattended fork, or a fork sharing its worktree). */
+  unattended: boolean;
 };
 
 /** Where a fork branched from its parent; `parent_gone`: the parent was deleted (or ended) since. */

@@ -54,7 +54,7 @@ export const MAX_PAUSE_CONTINUATIONS = 8;
 
 const API_SPEC: RunnerSpec = { kind: "api" };
 /** tine's own agent: forks of it come back, and it is stored once it has something to store. */
-const API_TRAITS: RunnerTraits = { forkLifecycle: true, ownConversation: null, storedAtOnce: false };
+export const API_TRAITS: RunnerTraits = { forkLifecycle: true, ownConversation: null, storedAtOnce: false, toolsThroughTine: true };
 const TRANSCRIPT: Surface = { type: "transcript" };
 
 /** tine's own runner: the conversation is here, rendered by tine. */

@@ -129,6 +129,7 @@ const forkOptions = options({
   restore_code: boolean,
   restore_overwrite: boolean,
   worktree: boolean,
+  unattended: boolean,
 });
 
 /** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */

@@ -24,7 +24,7 @@ export function sandboxAvailable(): SandboxAvailability {
 export function probeSandbox(bwrap: string): SandboxAvailability {
   if (process.platform !== "linux")
     return { ok: false, reason: `the sandbox runs on Linux only (this is ${process.platform})`, fix: "run unattended forks on Linux" };
-  const r = spawnSync(bwrap, [...SYSTEM_MOUNTS, ...ISOLATION, "true"], { encoding: "utf8", timeout: 5000 });
+  const r = spawnSync(bwrap, [...SYSTEM_MOUNTS, ...ISOLATION, ...NO_NETWORK, "true"], { encoding: "utf8", timeout: 5000 });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT")
     return {
       ok: false,
@@ -49,11 +49,16 @@ const SYSTEM_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"
 
 /**
  * No capabilities: run as root (CI, containers), bwrap would keep them all, and mount could make /
- * writable again. No network, own IPC and PID namespaces; --as-pid-1: the command is the
+ * writable again. Own IPC and PID namespaces; --as-pid-1: the command is the
  * namespace's init, so when it exits the kernel ends everything left in it before bwrap returns
  * (nothing is "left behind" to report); --die-with-parent: the host's death ends it too.
  */
-const ISOLATION = ["--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--die-with-parent"] as const;
+const ISOLATION = ["--cap-drop", "ALL", "--unshare-pid", "--as-pid-1", "--unshare-ipc", "--die-with-parent"] as const;
+/** No network: its own empty namespace, whose loopback reaches nothing outside the sandbox. */
+const NO_NETWORK = ["--unshare-net"] as const;
+
+/** Whether a command has the network: "none" unless the user approved it for that command. */
+export type Network = "none" | "host";
 
 /**
  * bwrap's arguments for running `command` with bash under `policy`. Mounts apply in order: the
@@ -62,7 +67,7 @@ const ISOLATION = ["--cap-drop", "ALL", "--unshare-net", "--unshare-pid", "--as-
  * folder's before those inside it (a hidden folder is an empty tmpfs). Paths that do not exist are
  * left out: bwrap would create them on the host to mount on.
  */
-export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
+export function bwrapArgs(policy: SandboxPolicy, command: string, network: Network = "none"): string[] {
   const args: string[] = [...SYSTEM_MOUNTS];
   const emptied: string[] = [];
   for (const { path, access } of policy.rules) {
@@ -88,7 +93,7 @@ export function bwrapArgs(policy: SandboxPolicy, command: string): string[] {
   }
   // Made read-only last: a deeper rule's mount point may first have to be made in them.
   for (const path of emptied) args.push("--remount-ro", path);
-  args.push(...ISOLATION, "--setenv", "TMPDIR", "/tmp");
+  args.push(...ISOLATION, ...(network === "none" ? NO_NETWORK : []), "--setenv", "TMPDIR", "/tmp");
   args.push("--chdir", policy.root, "--", "bash", "-c", command);
   return args;
 }

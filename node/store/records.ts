@@ -72,8 +72,11 @@ export type Header = {
    * have none, and neither has a thread that sends none.
    */
   readonly instructions?: ThreadInstructions;
-  /** The git worktree of its own its tools work in (node/worktree/), and the snapshot it was made from; none: the project's folder. */
-  readonly worktree?: { readonly path: string; readonly base: string };
+  /**
+   * The git worktree of its own its tools work in (node/worktree/), the snapshot it was made from,
+   * and whether its tools run in the sandbox (an unattended fork's); none: the project's folder.
+   */
+  readonly worktree?: { readonly path: string; readonly base: string; readonly unattended?: true };
 };
 
 export type ChangeRecord =
@@ -330,7 +333,8 @@ export function isWorktree(w: unknown): w is NonNullable<Header["worktree"]> {
     typeof w["path"] === "string" &&
     w["path"].startsWith("/") &&
     typeof w["base"] === "string" &&
-    /^[0-9a-f]{40,64}$/.test(w["base"])
+    /^[0-9a-f]{40,64}$/.test(w["base"]) &&
+    (w["unattended"] === undefined || w["unattended"] === true)
   );
 }
 

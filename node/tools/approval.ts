@@ -5,8 +5,12 @@
  * what the user never meant to share. Inside or out is the environment's to say. Every MCP call
  * waits unless `mcp_auto_approve` trusts its server or the tool. (A tool the user approved for
  * the rest of a thread, `A`, is the thread's to remember: chat/thread.ts.)
+ *
+ * A thread whose tools run confined (an unattended fork: Environment.confinement) waits for none
+ * of that: inside the confinement nothing waits, tools_needing_approval included; a call that
+ * leaves it waits, and says why (`outsideConfinement`).
  */
-import type { Environment } from "./environment.ts";
+import type { Confinement, Environment } from "./environment.ts";
 
 const READS = new Set(["get_file", "list_directory"]);
 
@@ -15,7 +19,30 @@ export function mcpNeedsApproval(server: string, tool: string, autoApprove: read
   return !autoApprove.includes(server) && !autoApprove.includes(`${server}/${tool}`);
 }
 
+/**
+ * Why a built-in tool's call leaves `confinement`, or null when it stays inside: an edit of a path
+ * it may not write, a read of a hidden one, a command that asks for the network. Every other call
+ * of those tools stays inside (a command runs in the sandbox; a read elsewhere is one its commands
+ * could make too).
+ */
+export function outsideConfinement(name: string, input: unknown, confinement: Confinement): string | null {
+  const fields = (input ?? {}) as { path?: unknown; network?: unknown };
+  const path = typeof fields.path === "string" ? fields.path : null;
+  switch (name) {
+    case "edit_file":
+      return path === null ? null : confinement.writeOutside(path);
+    case "get_file":
+    case "list_directory":
+      return path === null ? null : confinement.readOutside(path);
+    case "bash_command":
+      return fields.network === true ? "it asks for the network, which the sandbox has not" : null;
+    default:
+      return null;
+  }
+}
+
 export function needsApproval(name: string, input: unknown, env: Environment, configured: readonly string[]): boolean {
+  if (env.confinement) return outsideConfinement(name, input, env.confinement) !== null;
   if (configured.includes(name)) return true;
   if (!READS.has(name)) return false;
   const path = (input as { path?: unknown } | null)?.path;

@@ -1,7 +1,8 @@
 /**
  * Where a thread's tools act, as a capability handed to them: its folder, its files and its shell.
  * Tools hold an Environment and never ask which kind it is; each kind is built by a factory
- * (today only localEnvironment; a fork in its own git worktree would be another). This module only
+ * (localEnvironment; sandbox/sandbox-environment.ts's, confined by an OS sandbox), and which one a
+ * thread gets is decided once, in worktree/workspaces.ts's workspaceEnvironment. This module only
  * declares the contract: no IO happens here.
  */
 import type { RunGit } from "./git.ts";
@@ -56,6 +57,23 @@ export type CommandEnd =
 
 /** What a command printed (stdout and stderr as they came, bounded: see runCommand) and how it ended. */
 export type CommandResult = { readonly output: string; readonly end: CommandEnd };
+
+/**
+ * What confines an environment's tools (an OS sandbox: node/sandbox/), as approvals need it
+ * (tools/approval.ts): a call that stays inside needs nobody's approval; one that leaves it waits
+ * for the user, and only then runs, in `approved`, never silently retried outside.
+ */
+export type Confinement = {
+  /** Why writing `path` leaves the confinement (it is not the thread's to write), or null. */
+  writeOutside(path: string): string | null;
+  /** Why reading `path` leaves it (it is hidden from the thread: credentials, tine's data), or null. */
+  readOutside(path: string): string | null;
+  /**
+   * Where a call the user approved although it leaves the confinement runs: its files read and
+   * written by the host as the user allowed, its command still confined but for the network.
+   */
+  readonly approved: Environment;
+};
 
 /**
  * Paths are taken as the model gives them: relative ones resolve against `root` (see `resolve`).
@@ -125,4 +143,7 @@ export interface Environment {
    * ContextGitTimeout when its git takes longer than `gitTimeoutMs`.
    */
   listProjectFiles(gitTimeoutMs: number): Promise<ProjectFiles>;
+
+  /** Present when the tools run confined (an OS sandbox): what approvals may skip, and where an approved call that leaves it runs. */
+  readonly confinement?: Confinement;
 }

@@ -19,8 +19,13 @@ export const TOOL_SPECS: readonly Anthropic.Messages.Tool[] = [
     description:
       "Run a shell command with bash in the project directory, without stdin; returns its output and exit code. " +
       "A long output keeps its start and end. The command is stopped after a time limit (2 minutes by default), " +
-      "and anything it leaves running in the background is stopped when it returns.",
-    input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+      "and anything it leaves running in the background is stopped when it returns. " +
+      "In a sandboxed thread commands have no network: set `network` to true to ask the user for it.",
+    input_schema: {
+      type: "object",
+      properties: { command: { type: "string" }, network: { type: "boolean" } },
+      required: ["command"],
+    },
   },
   {
     name: "edit_file",

@@ -46,6 +46,7 @@ function setup() {
       usage: () => [],
       winbar: () => [],
       worksIn: () => null,
+      unattended: () => false,
       waitingFork: () => undefined,
       onDisk: () => false,
       merges: () => [],

@@ -5,7 +5,7 @@ import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import { displayParts } from "./display-parts.ts";
 
 const words = { keys: { report: "gR", promote: "gP", discard: "gD", resolveMerge: "<CR>" }, emptyHint: "type below" };
-const extras = { worksIn: () => null, notSaved: () => undefined, merges: () => [] };
+const extras = { worksIn: () => null, unattended: () => false, notSaved: () => undefined, merges: () => [] };
 
 function twoMessages() {
   const { chat, dispatch } = testChat();
@@ -65,6 +65,10 @@ describe("what a display says besides its messages", () => {
       "",
     ]);
     expect(parts.noteLines).toEqual([]);
+    const unattended = displayParts(chat.threads.get("t")!, chat, { ...extras, worksIn: () => "/wt/a", unattended: () => true }, words);
+    expect(unattended.headerLines[0]).toBe(
+      "🔒 unattended: its tools run in the sandbox, confined to its git worktree (nothing inside it waits for approval): /wt/a",
+    );
   });
 
   it("a merge waiting to be accepted is a line of its own, however its marker spells the files", () => {

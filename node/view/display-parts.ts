@@ -12,7 +12,7 @@ import { instructionsLine } from "../context/instructions.ts";
 import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
-import type { ListExtras } from "./thread-list.ts";
+import { type ListExtras, UNATTENDED } from "./thread-list.ts";
 import type { ThreadViewInput } from "./thread-view.ts";
 
 /** The display's own words: the keys a fork's banner and a waiting merge's line name, and what a thread with no messages shows. */
@@ -44,7 +44,7 @@ export function mergeLine(merge: WaitingMerge, resolveKey: string | false): stri
 export function displayParts(
   thread: Thread,
   chat: Chat,
-  extras: Pick<ListExtras, "worksIn" | "notSaved" | "merges">,
+  extras: Pick<ListExtras, "worksIn" | "unattended" | "notSaved" | "merges">,
   words: DisplayWords,
 ): Pick<ThreadViewInput, "headerLines" | "forkMarks" | "noteLines" | "merges"> {
   const lineage = chat.lineage.get(thread.id);
@@ -74,7 +74,12 @@ export function displayParts(
     }
   }
   const worksIn = extras.worksIn(thread.id);
-  if (worksIn) headerLines.push(`⎇ Works in a git worktree of its own: ${worksIn}`, "");
+  if (worksIn && extras.unattended(thread.id))
+    headerLines.push(
+      `${UNATTENDED}: its tools run in the sandbox, confined to its git worktree (nothing inside it waits for approval): ${worksIn}`,
+      "",
+    );
+  else if (worksIn) headerLines.push(`⎇ Works in a git worktree of its own: ${worksIn}`, "");
   // What it sends after tine's system prompt, as read when it started.
   const instructions = instructionsLine(thread.runner.spec.instructions);
   if (instructions) headerLines.push(instructions, "");

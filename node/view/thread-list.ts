@@ -55,6 +55,8 @@ export type ListExtras = {
   ownMessages(spec: RunnerSpec): number | null;
   /** The folder a live thread works in when it is not the project's (a worktree fork's worktree), or null. */
   worksIn(id: ThreadId): string | null;
+  /** Whether a live thread's tools run in the sandbox, and nothing inside it waits for approval (an unattended fork's). */
+  unattended(id: ThreadId): boolean;
   /** The fork waiting for a thread (its rest, or its program's turn to end: node/fork/), if any. */
   waitingFork(sourceId: ThreadId): { readonly prompt: string } | undefined;
   /** Whether a stored (or ended) thread's worktree is still on disk (a reported fork's stays), and one tine made for this project. */
@@ -276,6 +278,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
       msgs(count),
       ...extras.usage(id),
       ...(at ? [when(at)] : []),
+      ...(extras.unattended(id) ? [UNATTENDED] : []),
       ...(worksIn ? [`⎇ ${extras.shownPath(worksIn)}`] : []),
       ...(notSaved ? [`⚠ not saved: ${notSaved}`] : []),
     ],
@@ -297,6 +300,7 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
       msgs(extras.ownMessages(t.runner) ?? t.messages),
       ...extras.usage(t.id),
       when(t.updated),
+      ...(t.worktree?.unattended ? [UNATTENDED] : []),
       ...(t.worktree && extras.onDisk(t.worktree.path) ? [`⎇ ${extras.shownPath(t.worktree.path)}`] : []),
       ...(t.problems ? [`⚠ ${t.problems} unreadable line(s)`] : []),
       ...(t.looped ? [LOOPED] : []),
@@ -304,6 +308,9 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
     active: false,
   };
 }
+
+/** A fork whose tools run in the sandbox, without approvals inside it. */
+export const UNATTENDED = "🔒 unattended";
 
 const LOOPED = "⚠ its parent pointer loops back to it (damaged transcript): listed as a root";
 

@@ -21,8 +21,8 @@ export class ThreadQueries {
     /** Last change of a live thread, when the store knows it. */
     private readonly updated: (id: ThreadId) => number | undefined,
     private readonly usage: UsageBook,
-    /** The folder a live thread's tools work in. */
-    private readonly cwdOf: (id: ThreadId) => string,
+    /** Where a live thread's tools work: their folder, and whether they run in the sandbox (an unattended fork's). */
+    private readonly placeOf: (id: ThreadId) => { readonly root: string; readonly unattended: boolean },
     /** The messages of a thread run by `spec` that its program keeps (Claude Code's session); null: tine's history is the conversation. */
     private readonly ownMessages: (spec: RunnerSpec) => number | null,
   ) {}
@@ -82,7 +82,8 @@ export class ThreadQueries {
         changed_files: changedFiles(t),
         usage: t.runner.nextRequest() === null ? null : this.usage.info(t),
         model: t.runner.modelName,
-        cwd: this.cwdOf(t.id),
+        cwd: this.placeOf(t.id).root,
+        unattended: this.placeOf(t.id).unattended,
       };
     }
     const stored = this.chat.stored.get(id);
@@ -103,6 +104,7 @@ export class ThreadQueries {
       usage: this.usage.storedInfo(stored.id, this.ownMessages(stored.runner) === null),
       model: null,
       cwd: null,
+      unattended: stored.worktree?.unattended === true,
     };
   }
 

@@ -26,6 +26,7 @@ export type CodeOptions = {
   readonly worktree_dir: string | false;
   readonly bash_timeout: number;
   readonly tool_env_deny: readonly string[];
+  readonly sandbox_deny_read: readonly string[];
 };
 
 export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
@@ -36,6 +37,8 @@ export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
   readonly storedWorktree: (id: ThreadId) => StoredWorktree | undefined;
   /** A stored thread's worktree was refused (stored-folder.ts): the user is told. */
   readonly storedWorktreeRefused: (id: ThreadId, path: string, why: string) => void;
+  /** A stored unattended fork works attended: its sandbox cannot start here (`why`). The user is told. */
+  readonly unattendedLost: (id: ThreadId, why: string) => void;
   readonly dispatch: Dispatch;
   /** A file was written by `by` (an edit, a restore, a merge): buffers holding it are reloaded. */
   readonly written: (by: string) => (path: string) => void;
@@ -67,11 +70,13 @@ export class CodeServices {
       git: projectEnvironment.git,
     });
     const snapshots = snapshotsOn(repo, keepDays);
-    const folder = { projectEnvironment, dir: worktreeFolder(config), limits, keepDays };
+    const sandbox = { dataDir: config.data_dir, denyRead: config.sandbox_deny_read };
+    const folder = { projectEnvironment, dir: worktreeFolder(config), limits, keepDays, sandbox };
     this.workspaces = new Workspaces(repo, snapshots, folder, {
       parentOf: hooks.parentOf,
       storedWorktree: hooks.storedWorktree,
       storedWorktreeRefused: hooks.storedWorktreeRefused,
+      unattendedLost: hooks.unattendedLost,
       latestOf: (id) => this.latestOf(id),
     });
     this.recorder = codeRecorder(this.snapshotsOf, hooks.dispatch, hooks.tell);

@@ -19,6 +19,9 @@ import type { SnapshotRepo } from "../snapshot/repo.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
 import type { RunGit } from "../tools/git.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
+import { sandboxAvailable } from "../sandbox/bwrap.ts";
+import type { PolicySettings } from "../sandbox/policy.ts";
+import { openSandbox } from "../sandbox/sandbox-environment.ts";
 import { projectWorktrees, worktreeRefused } from "./stored-folder.ts";
 import { makeWorktree, removeWorktree, type StoredWorktree, worktreesIn } from "./worktree.ts";
 
@@ -31,7 +34,12 @@ export type Workspace = {
   readonly snapshots: CodeSnapshots;
   /** What the transcripts of threads working here keep, so a restart finds the folder again; null: the project's own folder. */
   readonly stored: StoredWorktree | null;
+  /** Its threads' tools run in the sandbox, and nothing inside it waits for approval (an unattended fork's worktree). */
+  readonly unattended: boolean;
 };
+
+/** What the sandbox hides besides credentials (policy.ts): tine's data folder, and `sandbox_deny_read`'s paths. */
+export type SandboxHides = Pick<PolicySettings, "dataDir" | "denyRead">;
 
 export type WorkspaceOptions = {
   /** The project's folder's environment (workspaceEnvironment's), which also opens the snapshot store. */
@@ -40,15 +48,24 @@ export type WorkspaceOptions = {
   readonly dir: string;
   readonly limits: ToolLimits;
   readonly keepDays: number;
+  readonly sandbox: SandboxHides;
 };
 
 /**
  * The environment a workspace's threads work in (their tools act and their git runs there): the
- * one place where which kind of Environment a folder gets is decided. A sandbox for a fork's
- * worktree would be one more case here.
+ * one place where which kind of Environment a folder gets is decided. `sandbox`: confined by the
+ * OS sandbox, hiding these (an unattended fork's worktree); throws why it cannot start, and the fix.
  */
-export function workspaceEnvironment(root: string, limits: ToolLimits): Environment {
-  return localEnvironment(root, limits);
+export function workspaceEnvironment(root: string, limits: ToolLimits, sandbox: SandboxHides | null = null): Environment {
+  if (!sandbox) return localEnvironment(root, limits);
+  const opened = openSandbox({ root, limits, ...sandbox });
+  if (!opened.ok) throw new Error(sandboxRefusal(opened));
+  return opened.environment;
+}
+
+/** Why an unattended fork cannot be made here, and what fixes it (also :checkhealth tine's words). */
+export function sandboxRefusal(why: { readonly reason: string; readonly fix: string }): string {
+  return `tine: an unattended fork runs its tools in a sandbox, which cannot start here: ${why.reason}. Fix: ${why.fix}`;
 }
 
 /** Where worktrees are made: `worktree_dir`, else `<data_dir>/worktrees`. */
@@ -74,6 +91,8 @@ export type WorkspaceThreads = {
   latestOf(id: ThreadId): SnapshotId | null;
   /** Thread `id` works in the project's folder: the worktree `path` its transcript names is refused (`why`; stored-folder.ts). */
   storedWorktreeRefused(id: ThreadId, path: string, why: string): void;
+  /** Thread `id`, an unattended fork's, works in its worktree attended: its sandbox cannot start here (`why`). */
+  unattendedLost(id: ThreadId, why: string): void;
 };
 
 export class Workspaces {
@@ -90,7 +109,7 @@ export class Workspaces {
     private readonly threads: WorkspaceThreads,
   ) {
     const environment = options.projectEnvironment;
-    this.project = { root: environment.root, environment, snapshots: projectSnapshots, stored: null };
+    this.project = { root: environment.root, environment, snapshots: projectSnapshots, stored: null, unattended: false };
   }
 
   /** Where thread `id` works (decided on first ask, then kept). */
@@ -124,6 +143,14 @@ export class Workspaces {
     return !("off" in (await this.repo()));
   }
 
+  /** Why an unattended fork (a worktree of its own, in the sandbox) cannot be made here, with the fix; null: it can. */
+  async unattendedRefusal(): Promise<string | null> {
+    const sandbox = sandboxAvailable();
+    if (!sandbox.ok) return sandboxRefusal(sandbox);
+    const repo = await this.repo();
+    return "off" in repo ? `tine: an unattended fork works in a git worktree of its own, which cannot be made here: ${repo.off}` : null;
+  }
+
   /** Thread `id` works where `from` works (a fork made before the chat knows its parent). */
   share(id: ThreadId, from: ThreadId): void {
     this.byThread.set(id, this.of(from));
@@ -136,20 +163,23 @@ export class Workspaces {
 
   /**
    * A worktree of its own for fork `id` (number `num`) of `sourceId`, made from snapshot `at`
-   * (a message's), or from the source's files now. Throws why it cannot (no git, not a
-   * repository, snapshots off).
+   * (a message's), or from the source's files now; `unattended`: its tools run in the sandbox.
+   * Throws why it cannot (no git, not a repository, snapshots off, no sandbox).
    */
-  async fork(sourceId: ThreadId, id: ThreadId, num: number, at: SnapshotId | null): Promise<Workspace> {
+  async fork(sourceId: ThreadId, id: ThreadId, num: number, at: SnapshotId | null, unattended = false): Promise<Workspace> {
     const repo = await this.repo();
     if ("off" in repo) throw new Error(`tine: a fork in its own worktree needs code snapshots, and they are off: ${repo.off}`);
+    const refusal = unattended ? await this.unattendedRefusal() : null;
+    if (refusal) throw new Error(refusal);
     this.making.add(id);
     try {
       const base = at ?? (await this.of(sourceId).snapshots.take(id))?.id;
       if (!base) throw new Error("tine: the source's files could not be recorded: no worktree made");
       const path = join(this.folder(), `${num}-${id.slice(0, 8)}`);
-      const environment = workspaceEnvironment(path, this.options.limits);
-      const view = await makeWorktree(repo, base, path, id, environment.git);
-      const workspace = this.worktree({ path, base }, () => async () => view, environment);
+      const stored: StoredWorktree = unattended ? { path, base, unattended } : { path, base };
+      // The sandbox's policy is read from the worktree made (its git paths): its environment comes after; tine's gits run in the host.
+      const view = await makeWorktree(repo, base, path, id, localEnvironment(path, this.options.limits).git);
+      const workspace = this.worktree(stored, () => async () => view, this.environmentOf(id, stored, true));
       this.byThread.set(id, workspace);
       return workspace;
     } finally {
@@ -188,20 +218,34 @@ export class Workspaces {
         })();
         return view;
       };
-    return this.worktree(stored, open);
+    return this.worktree(stored, open, this.environmentOf(id, stored));
+  }
+
+  /**
+   * The environment of worktree `stored`, thread `id`'s. An unattended one's sandbox that cannot
+   * start (a fork made here is refused before; a stored one may come back on a machine without it)
+   * leaves its threads attended, in the same folder, and the user is told (`made`: throw instead).
+   */
+  private environmentOf(id: ThreadId, stored: StoredWorktree, made = false): Environment {
+    const { limits, sandbox } = this.options;
+    if (!stored.unattended) return workspaceEnvironment(stored.path, limits);
+    try {
+      return workspaceEnvironment(stored.path, limits, sandbox);
+    } catch (error) {
+      if (made) throw error;
+      this.threads.unattendedLost(id, (error as Error).message);
+      return workspaceEnvironment(stored.path, limits);
+    }
   }
 
   /** The workspace of worktree `stored`: its snapshots are on the store `open` gives, whose gits run in its environment. */
-  private worktree(
-    stored: StoredWorktree,
-    open: (git: RunGit) => OpenRepo,
-    environment = workspaceEnvironment(stored.path, this.options.limits),
-  ): Workspace {
+  private worktree(stored: StoredWorktree, open: (git: RunGit) => OpenRepo, environment: Environment): Workspace {
     const workspace: Workspace = {
       root: stored.path,
       environment,
       snapshots: snapshotsOn(open(environment.git), this.options.keepDays),
       stored,
+      unattended: environment.confinement !== undefined,
     };
     this.byPath.set(stored.path, workspace);
     return workspace;
@@ -224,7 +268,8 @@ export class Workspaces {
         view ??= this.repo().then((repo) => ("off" in repo ? repo : repo.view(found.path, git)));
         return view;
       };
-    return this.worktree({ path: found.path, base: found.base }, open);
+    const stored = { path: found.path, base: found.base };
+    return this.worktree(stored, open, workspaceEnvironment(stored.path, this.options.limits));
   }
 
   /** The threads (among `live`) that work in folder `root`. */

@@ -21,8 +21,11 @@ import { freeOn, isNoSpace, noSpaceLeft, writeError } from "../util/disk-space.t
 /** What tine writes in a worktree's `.git`: whose it is and its fork point; a folder without it is never removed. */
 export const MARKER = "tine-worktree";
 
-/** A worktree as the threads working in it store it: where, and the snapshot it was made from (the fork point). */
-export type StoredWorktree = { readonly path: string; readonly base: string };
+/**
+ * A worktree as the threads working in it store it: where, the snapshot it was made from (the fork
+ * point), and whether its threads' tools run in the sandbox (an unattended fork's).
+ */
+export type StoredWorktree = { readonly path: string; readonly base: string; readonly unattended?: true };
 
 /**
  * A conflicted merge waiting to be accepted (`:Tine merge done`), as the worktree's marker keeps

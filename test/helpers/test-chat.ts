@@ -82,9 +82,17 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
   const forks = new ForkFlow({
     chat,
     dispatch,
-    folders: { share: () => {}, fork: noWorktrees, remove: noWorktrees, available: async () => false, inWorktree: () => false },
+    folders: {
+      share: () => {},
+      fork: noWorktrees,
+      remove: noWorktrees,
+      available: async () => false,
+      inWorktree: () => false,
+      unattendedRefusal: async () => "no worktrees in a test chat",
+    },
     code: { restore: noWorktrees, settledCode: noWorktrees },
     forkWorktree: "never",
+    forkUnattended: "never",
     storedSource: () => {
       throw new Error("no store in a test chat");
     },
