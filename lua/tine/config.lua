@@ -79,6 +79,15 @@ M.defaults = {
   fork_worktree = "background",
   -- Where forks' worktrees are made (a folder per project inside); false: <data_dir>/worktrees.
   worktree_dir = false,
+  -- Forks that are unattended without `--unattended` (:help tine-unattended): "background" (@bg
+  -- forks and background forks from fork()), "always" (every fork) or "never". An unattended fork
+  -- works in a worktree of its own, its tools in a sandbox (no network, only its worktree
+  -- writable), and waits for you only for a call outside it. Where the sandbox cannot start,
+  -- these forks are made as ordinary worktree forks and you are told once.
+  fork_unattended = "never",
+  -- Paths an unattended fork's sandbox hides besides ~/.ssh, ~/.gnupg, ~/.aws, ~/.config/gcloud,
+  -- ~/.netrc and data_dir: each absolute or starting with ~/ (e.g. { "~/.kube", "/srv/secrets" }).
+  sandbox_deny_read = {},
   -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
   -- you, it reports back to its parent and ends. Fractions allowed.
   fork_idle_timeout = 10,

@@ -65,6 +65,16 @@ function M.check()
     h.info(("Claude Code: `%s` not found (only :Tine claude and :Tine export need it; see claude_command)"):format(claude))
   end
 
+  -- Asked of the host, which starts the sandbox: the bwrap it finds is the one forks would get.
+  local sb_ok, sandbox = pcall(host.request, "sandbox_status")
+  if not sb_ok then
+    h.error("the host could not check the sandbox: " .. tostring(sandbox))
+  elseif sandbox.ok then
+    h.ok("sandbox: bubblewrap works: unattended forks can run")
+  else
+    h.warn(("sandbox: %s: unattended forks cannot run"):format(sandbox.reason), { sandbox.fix })
+  end
+
   h.start("tine.nvim: project instructions")
   if config.instructions == false then
     h.info("instructions = false: no instruction files are sent")

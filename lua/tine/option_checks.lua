@@ -68,6 +68,15 @@ function kinds.string(rule, v)
   if type(v) ~= "string" or (rule.non_empty and v == "") or (rule.max_length and #v > rule.max_length) then
     return false
   end
+  if rule.starts then
+    local starts = false
+    for _, s in ipairs(rule.starts) do
+      starts = starts or v:sub(1, #s) == s
+    end
+    if not starts then
+      return false
+    end
+  end
   -- `chars` is a regex class body; in a Lua class a trailing "-" is written "%-".
   return rule.chars == nil or v:find("^[" .. rule.chars:gsub("%-$", "%%-") .. "]*$") ~= nil
 end

@@ -160,6 +160,12 @@ return {
       of = { { is = "literal", value = false, wanted = "false" }, { is = "string", non_empty = true, wanted = "a non-empty string" } },
       wanted = "a folder (a string) or false",
     },
+    fork_unattended = { is = "one_of", values = { "never", "background", "always" }, wanted = "one of \"never\", \"background\", \"always\"" },
+    sandbox_deny_read = {
+      is = "list",
+      of = { is = "string", starts = { "/", "~/" }, wanted = "an absolute path or one starting with ~/" },
+      wanted = "a list of paths",
+    },
     fork_idle_timeout = { is = "number", above = 0, wanted = "a number above 0" },
     agent_fork_limit = { is = "number", whole = true, min = 0, wanted = "a whole number >= 0" },
     context_max_bytes = { is = "number", above = 0, wanted = "a number above 0" },
@@ -247,9 +253,9 @@ return {
   order = {
     "model", "max_tokens", "thinking", "effort", "web_search", "tools_needing_approval", "system_prompt", "instructions", "base_url",
     "stream_idle_timeout", "max_retry_wait", "bash_timeout", "tool_env_deny", "mcp_servers", "mcp_auto_approve", "mcp_timeout",
-    "mcp_project_files", "data_dir", "persist", "snapshots", "snapshot_keep_days", "fork_worktree", "worktree_dir", "fork_idle_timeout",
-    "agent_fork_limit", "context_max_bytes", "context_max_files", "context_git_timeout", "fork_open", "auto_title", "models",
-    "thinking_budgets", "auto_compact", "sidebar", "list_max_height", "retry_delay_ms", "display_fill_step", "claude_command", "node",
-    "complete_max_items", "prices", "cache_lifetime", "keymaps",
+    "mcp_project_files", "data_dir", "persist", "snapshots", "snapshot_keep_days", "fork_worktree", "worktree_dir", "fork_unattended",
+    "sandbox_deny_read", "fork_idle_timeout", "agent_fork_limit", "context_max_bytes", "context_max_files", "context_git_timeout",
+    "fork_open", "auto_title", "models", "thinking_budgets", "auto_compact", "sidebar", "list_max_height", "retry_delay_ms",
+    "display_fill_step", "claude_command", "node", "complete_max_items", "prices", "cache_lifetime", "keymaps",
   },
 }

@@ -31,6 +31,8 @@
 ---@field snapshot_keep_days? number days a code snapshot is kept
 ---@field fork_worktree? "always"|"background"|"never" forks that get a git worktree of their own without --worktree
 ---@field worktree_dir? string|false where forks' worktrees are made (false: <data_dir>/worktrees)
+---@field fork_unattended? "never"|"background"|"always" forks that are unattended (sandboxed) without --unattended
+---@field sandbox_deny_read? string[] paths (absolute or ~/…) an unattended fork's sandbox hides besides the built-in ones
 ---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
 ---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
 ---@field context_max_bytes? integer the most one mention's item may hold (bytes)

@@ -25,7 +25,14 @@ export type Extra = "refused" | "dropped";
 
 export type Rule = Common &
   (
-    | { readonly is: "string"; readonly non_empty?: true; readonly max_length?: number; readonly chars?: string }
+    | {
+        readonly is: "string";
+        readonly non_empty?: true;
+        readonly max_length?: number;
+        readonly chars?: string;
+        /** It begins with one of these (plain text, not patterns: Lua and JS compare them alike). */
+        readonly starts?: readonly string[];
+      }
     | { readonly is: "boolean" }
     | {
         readonly is: "number";
@@ -64,6 +71,9 @@ export const nonEmptyStr = (wanted = "a non-empty string") => ({ is: "string", n
 /** A string of at least one character, at most `max_length`, only of `chars` (a regex class body both Lua and JS read). */
 export const word = (wanted: string, max_length: number, chars: string) =>
   ({ is: "string", non_empty: true, max_length, chars, wanted }) as const;
+
+/** A path tine reads as the user wrote it: absolute, or under the home folder (`~/`); a relative one would depend on where Neovim started. */
+export const path = (wanted = "an absolute path or one starting with ~/") => ({ is: "string", starts: ["/", "~/"], wanted }) as const;
 
 export const bool = (wanted = "a boolean") => ({ is: "boolean", wanted }) as const;
 
@@ -213,6 +223,7 @@ function checkAny(rule: Rule, v: unknown, name: string, root: unknown): Checked<
     case "string":
       if (typeof v !== "string" || (rule.non_empty && v === "")) return fail();
       if (rule.max_length !== undefined && v.length > rule.max_length) return fail();
+      if (rule.starts !== undefined && !rule.starts.some((s) => v.startsWith(s))) return fail();
       return rule.chars === undefined || new RegExp(`^[${rule.chars}]*$`).test(v) ? ok(v) : fail();
     case "boolean":
       return typeof v === "boolean" ? ok(v) : fail();

@@ -65,6 +65,8 @@ const base: SentConfig = {
   snapshot_keep_days: 30,
   fork_worktree: "background",
   worktree_dir: false,
+  fork_unattended: "never",
+  sandbox_deny_read: ["~/.kube"],
   fork_idle_timeout: 10,
   agent_fork_limit: 3,
   context_max_bytes: 262144,

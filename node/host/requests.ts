@@ -11,6 +11,7 @@ import type { NvimBridge } from "../nvim/bridge.ts";
 import { Handlers, type MethodRunners, methodSet } from "../rpc/handlers.ts";
 import { METHODS } from "../rpc/methods.ts";
 import { TEST_METHODS, testMethodEnabled } from "../rpc/test-methods.ts";
+import { sandboxAvailable } from "../sandbox/bwrap.ts";
 import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
 import { inputHelp } from "../view/input-help.ts";
@@ -107,6 +108,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   },
   snapshot_health: ({ app }) => app.services.code.snapshots.health(),
   worktree_health: ({ app }) => app.worktreeHealth(),
+  sandbox_status: () => sandboxAvailable(),
   code_differs: ({ app }, [id, at]) => app.services.code.differs(id, at),
   merge_done: ({ app }, [force]) => app.services.forkCode.mergeDone(force),
 

@@ -31,6 +31,7 @@ import type { NativeMessage } from "../core/native.ts";
 import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
 import type { Lineage, ListShown, MirroredThreads, SendResult, ThreadInfo } from "../nvim/lua-shapes.ts";
 import type { ModelChoices } from "../providers/models.ts";
+import type { SandboxAvailability } from "../sandbox/bwrap.ts";
 import type { UsageInfo } from "../usage/book.ts";
 import type { TypedHelp } from "../view/input-help.ts";
 import type { WorktreeReport } from "../worktree/health.ts";
@@ -221,6 +222,8 @@ export const METHODS = {
   snapshot_health: { args: [], result: returns<SnapshotHealthInfo>() },
   /** The worktrees tine made for this project (`:checkhealth tine`): threads, changed files, size; none named: left over. */
   worktree_health: { args: [], result: returns<WorktreeReport>() },
+  /** Whether an unattended fork's sandbox (bubblewrap) can start here; if not, why and what fixes it (`:checkhealth tine`). */
+  sandbox_status: { args: [], result: returns<SandboxAvailability>() },
   /** Whether message `at_message`'s files differ from the thread's latest snapshot (a fork there may restore them). */
   code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
   /** `:Tine merge done[!]`: conflicted merges of worktree forks accepted, their worktrees removed (refused while markers are left, unless `force`); how many. */
