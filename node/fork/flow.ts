@@ -78,8 +78,7 @@ export class ForkFlow {
     if (!live && !chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(chat, sourceId)} cannot be forked`);
     const unattended = await this.unattended(sourceId, ask, background);
     // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
-    const worktree =
-      unattended || (ask.worktree ?? (this.wantsWorktree(sourceId, background) && (await this.host.folders.available())));
+    const worktree = unattended || (ask.worktree ?? (this.wantsWorktree(sourceId, background) && (await this.host.folders.available())));
     if (this.cancel(sourceId)) return null;
     const storedSource = live ? undefined : this.host.storedSource(sourceId);
     const length = live ? live.runner.history.length : storedSource!.history.length;
@@ -164,9 +163,7 @@ export class ForkFlow {
         const title = source!.title;
         this.host.tell(`tine: the fork of ${title} is made in its own worktree once its turn ends (asking again cancels it)`, false);
         void turnEnd
-          .then(() =>
-            this.waits.get(fork.sourceId) === request ? this.start(made) : null,
-          )
+          .then(() => (this.waits.get(fork.sourceId) === request ? this.start(made) : null))
           .catch((e: Error) => this.host.tell(`tine: the fork of ${title} was not made: ${e.message}`, true));
         return "later";
       }

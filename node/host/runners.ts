@@ -14,7 +14,7 @@ import type { AgentMsg } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { RunnerSpec, ThreadInstructions } from "../core/runner-spec.ts";
-import { API_TRAITS, AnthropicAgent } from "../providers/anthropic-agent.ts";
+import { AnthropicAgent, API_TRAITS } from "../providers/anthropic-agent.ts";
 import { type Connection, connect } from "../providers/connection.ts";
 import type { ProviderConfig } from "../providers/request.ts";
 import { FORK_TOOL_SPECS } from "../tools/fork-specs.ts";

@@ -13,8 +13,8 @@ import { existsSync } from "node:fs";
 import { Chat } from "../chat/chat.ts";
 import { ForkClock } from "../chat/fork-clock.ts";
 import type { Dispatch } from "../chat/msgs.ts";
-import type { Runners } from "../chat/runner.ts";
 import { threadName } from "../chat/names.ts";
+import type { Runners } from "../chat/runner.ts";
 import { workingNow } from "../chat/working.ts";
 import { ClaudeCodeThreads } from "../claude-code/threads.ts";
 import { Compaction } from "../compact/compaction.ts";
@@ -127,7 +127,10 @@ export class Services {
       storedWorktree: (id) => this.chat.stored.get(id)?.worktree ?? undefined,
       storedWorktreeRefused: (id, path, why) => this.threads.storedWorktreeRefused(id, path, why),
       unattendedLost: (id, why) =>
-        tell(`${why}. "${this.chat.titleOf(id) ?? threadName(this.chat, id)}" works on in its worktree, attended: its tools ask as any thread's`, true),
+        tell(
+          `${why}. "${this.chat.titleOf(id) ?? threadName(this.chat, id)}" works on in its worktree, attended: its tools ask as any thread's`,
+          true,
+        ),
       dispatch: this.dispatch,
       written,
       log: (text) => nvim.log(text),

@@ -10,9 +10,9 @@
  * `openSandbox` refuses, with the reason and the fix, where the sandbox cannot start.
  */
 
-import { type CommandResult, DEFAULT_TOOL_LIMITS, type Environment, type ToolLimits } from "../tools/environment.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { type CommandResult, DEFAULT_TOOL_LIMITS, type Environment, type ToolLimits } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import { runBash } from "../tools/local-shell.ts";
 import { bwrapArgs, type Network, sandboxAvailable } from "./bwrap.ts";
@@ -58,7 +58,9 @@ function sandboxEnvironment(policy: () => SandboxPolicy, limits: ToolLimits): En
       ? null
       : `${path} is outside what this sandboxed thread may write (its worktree, but for .git's hooks and config)`;
   const readOutside = (path: string) =>
-    accessAt(policy(), local.realPath(path)) === "hidden" ? `${path} is hidden from this sandboxed thread (credentials or tine's data)` : null;
+    accessAt(policy(), local.realPath(path)) === "hidden"
+      ? `${path} is hidden from this sandboxed thread (credentials or tine's data)`
+      : null;
   const writeRefusal = (path: string) => local.writeRefusal(path) ?? writeOutside(path);
   const readRefusal = (path: string) => {
     const outside = readOutside(path);

@@ -26,6 +26,7 @@ const info = (id: string, status: string, parent: string | null = null): ThreadI
   usage: null,
   model: null,
   cwd: null,
+  unattended: false,
 });
 
 /** Threads by id, in order; counts the entries made. */

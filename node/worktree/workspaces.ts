@@ -14,14 +14,14 @@ import { join } from "node:path";
 import { markAt, type SnapshotId, type ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
+import { sandboxAvailable } from "../sandbox/bwrap.ts";
+import type { PolicySettings } from "../sandbox/policy.ts";
+import { openSandbox } from "../sandbox/sandbox-environment.ts";
 import { type CodeSnapshots, type OpenRepo, snapshotsOn } from "../snapshot/code.ts";
 import type { SnapshotRepo } from "../snapshot/repo.ts";
 import type { Environment, ToolLimits } from "../tools/environment.ts";
 import type { RunGit } from "../tools/git.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
-import { sandboxAvailable } from "../sandbox/bwrap.ts";
-import type { PolicySettings } from "../sandbox/policy.ts";
-import { openSandbox } from "../sandbox/sandbox-environment.ts";
 import { projectWorktrees, worktreeRefused } from "./stored-folder.ts";
 import { makeWorktree, removeWorktree, type StoredWorktree, worktreesIn } from "./worktree.ts";
 
