@@ -63,3 +63,32 @@ describe("a --wait fork", () => {
     expect(said("f")).toContain(SUMMARY_PROMPT.slice(0, 40));
   });
 });
+
+describe("an unattended fork", () => {
+  const root = History.of([
+    entry(userMessage([{ type: "text", text: "q1" }])),
+    entry(assistantMessage([{ type: "text", text: "a1" }]), { stopReason: "end_turn", usage }),
+  ]);
+
+  it("asked for where it cannot be is refused with why, and nothing is made", async () => {
+    const { chat, dispatch, forks } = testChat();
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history: root } } });
+    await expect(forks.fork("root", "try", { unattended: true, background: true })).rejects.toThrow(/no worktrees in a test chat/);
+    await expect(forks.fork("root", "try", { unattended: true, worktree: false })).rejects.toThrow(/worktree of its own/);
+    expect([...chat.threads.keys()]).toEqual(["root"]);
+  });
+
+  it("that fork_unattended gives where it cannot be is made attended, and the user is told once", async () => {
+    const told: string[] = [];
+    const { chat, dispatch, forks } = testChat({ forkUnattended: "background", events: { tell: (text) => told.push(text) } });
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history: root } } });
+    const a = await forks.fork("root", "one", { background: true });
+    const b = await forks.fork("root", "two", { background: true });
+    // A fork in a window is not one the option names.
+    const c = await forks.fork("root", "three");
+    expect([a, b, c].every((id) => id !== null && chat.threads.has(id))).toBe(true);
+    expect(told.filter((t) => /no worktrees in a test chat/.test(t))).toEqual([
+      "no worktrees in a test chat. Until it can, the forks fork_unattended names are made as ordinary forks (their tools ask for approval)",
+    ]);
+  });
+});

@@ -238,7 +238,11 @@ export class ForkFlow {
       : `tine: ${chat.titleOf(sourceId) ?? threadName(chat, sourceId)} runs its own program's tools, which no sandbox of tine's confines: it cannot have an unattended fork`;
     if (!refusal) return true;
     if (asked) throw new Error(refusal);
-    if (!this.attendedSaid) this.host.tell(`${refusal}. Forks fork_unattended names are made attended (their tools ask) until then`, false);
+    if (!this.attendedSaid)
+      this.host.tell(
+        `${refusal}. Until it can, the forks fork_unattended names are made as ordinary forks (their tools ask for approval)`,
+        false,
+      );
     this.attendedSaid = true;
     return false;
   }

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pidsRunning, until } from "../../test/helpers/processes.ts";
+import { needsApproval, outsideConfinement } from "../tools/approval.ts";
 import type { Environment } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import { sandboxAvailable } from "./bwrap.ts";
@@ -120,6 +121,12 @@ describe("the sandboxed environment", () => {
       const unsandboxed = await run(connect, localEnvironment(wt));
       expect(unsandboxed.output).toContain("hello");
       expect(connections).toBe(1);
+      // Approved for that command (bash_command's `network`): it has the host's network, its files still confined.
+      const approved = await run(`${connect}; echo x > ${outside}/with-network`, env.confinement!.approved);
+      expect(approved.output).toContain("hello");
+      expect(approved.output).toMatch(/Read-only file system/);
+      expect(connections).toBe(2);
+      expect(existsSync(join(outside, "with-network"))).toBe(false);
     } finally {
       server.close();
     }
@@ -231,5 +238,44 @@ describe("the sandboxed environment", () => {
     const timed = await opened.environment.runCommand(`setsid sleep ${tag}.3 & sleep ${tag}.4`, new AbortController().signal);
     expect(timed.end).toEqual({ type: "timed-out", afterSec: 1 });
     expect(pidsRunning(`sleep ${tag}.`)).toEqual([]);
+  });
+});
+
+describe("approvals in the sandbox (tools/approval.ts)", () => {
+  const configured = ["bash_command", "edit_file", "get_file", "list_directory"];
+  const waits = (name: string, input: object) => needsApproval(name, input, env, configured);
+
+  it("nothing inside waits, not even the tools tools_needing_approval names", () => {
+    expect(waits("bash_command", { command: `echo x > ${outside}/refused-anyway` })).toBe(false);
+    expect(waits("edit_file", { path: "a.txt", find: "a", replace: "b" })).toBe(false);
+    expect(waits("edit_file", { path: "new/deep.txt", find: "", replace: "b" })).toBe(false);
+    // A read elsewhere is one its commands could make too.
+    expect(waits("get_file", { path: "/etc/hostname" })).toBe(false);
+    expect(waits("list_directory", { path: home })).toBe(false);
+  });
+
+  it("a call that leaves it waits, and says why: a write outside, a hidden read, the network", () => {
+    symlinkSync(outside, join(wt, "approval-link"));
+    const confinement = env.confinement!;
+    for (const path of [`${outside}/x.txt`, "../outside/x.txt", "approval-link/x.txt", ".git/hooks/pre-commit", ".git/config"]) {
+      expect(waits("edit_file", { path, find: "", replace: "x" }), path).toBe(true);
+      expect(outsideConfinement("edit_file", { path }, confinement), path).toMatch(/outside what this sandboxed thread may write/);
+    }
+    for (const path of [join(home, ".ssh", "id_ed25519"), join(home, "private"), join(data, "transcript.json")]) {
+      expect(waits("get_file", { path }), path).toBe(true);
+      expect(outsideConfinement("list_directory", { path }, confinement), path).toMatch(/hidden from this sandboxed thread/);
+    }
+    expect(waits("bash_command", { command: "curl example.com", network: true })).toBe(true);
+    expect(outsideConfinement("bash_command", { command: "x", network: true }, confinement)).toMatch(/asks for the network/);
+  });
+
+  it("an approved edit outside is written by the host where the user allowed it, never through a planted link", async () => {
+    const approved = env.confinement!.approved;
+    await approved.writeFile(join(outside, "approved.txt"), bytes("yes"), "create");
+    expect(readFileSync(join(outside, "approved.txt"), "utf8")).toBe("yes");
+    symlinkSync(outside, join(wt, "approved-link"));
+    await expect(approved.writeFile("approved-link/through.txt", bytes("x"), "create")).rejects.toThrow(/symbolic link/);
+    expect(existsSync(join(outside, "through.txt"))).toBe(false);
+    rmSync(join(outside, "approved.txt"));
   });
 });

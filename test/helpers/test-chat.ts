@@ -31,6 +31,8 @@ export type TestChatOptions = {
   readonly afterBatch?: (chat: Chat, batch: Batch) => void;
   /** Which forks work in a worktree of their own (default: none, every thread works in `/`). */
   readonly worksApart?: (id: ThreadId) => boolean;
+  /** `fork_unattended` (default "never"); no fork can be unattended here (no worktrees, no sandbox). */
+  readonly forkUnattended?: "always" | "background" | "never";
 };
 
 export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (msg: RootMsg) => void; forks: ForkFlow } {
@@ -92,7 +94,7 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
     },
     code: { restore: noWorktrees, settledCode: noWorktrees },
     forkWorktree: "never",
-    forkUnattended: "never",
+    forkUnattended: opts.forkUnattended ?? "never",
     storedSource: () => {
       throw new Error("no store in a test chat");
     },
