@@ -8,7 +8,8 @@
 
 import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../core/native.ts";
-import type { Environment } from "../tools/environment.ts";
+import { outsideConfinement } from "../tools/approval.ts";
+import type { Confinement, Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
 import type { Dispatch, ThreadMsg } from "./msgs.ts";
@@ -18,6 +19,8 @@ export type ToolRun = {
   readonly use: ToolUseBlock;
   readonly state: "awaiting-approval" | "running" | "done";
   readonly outcome?: ToolOutcome;
+  /** Why a call of a confined thread (an unattended fork) waits: how it leaves the sandbox (its approval shows it). */
+  readonly leaves?: string;
 };
 
 /** The part of a thread's context (thread.ts's `ThreadContext`) its tool runs act through. */
@@ -107,6 +110,7 @@ export class ToolRuns {
         !tools.needsApproval(run.use.name, run.use.input, environment)
       )
         this.start(run);
+      else if (environment.confinement) this.replaceRun(run.use.id, { ...run, leaves: leavesBy(run.use, environment.confinement) });
     }
   }
 
@@ -207,6 +211,11 @@ export class ToolRuns {
   private replaceRun(id: string, run: ToolRun): void {
     this.all = this.all.map((r) => (r.use.id === id ? run : r));
   }
+}
+
+/** How a call that waits in a confined thread leaves its sandbox: a built-in tool's way out, else a tool that runs outside it (an MCP server's). */
+function leavesBy(use: ToolUseBlock, confinement: Confinement): string {
+  return outsideConfinement(use.name, use.input, confinement) ?? "its tool runs outside the sandbox (an MCP server's)";
 }
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();

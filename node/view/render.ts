@@ -194,7 +194,9 @@ function toolRunLines(run: ToolRun | undefined, approvalHint: string | undefined
   if (!run) return [];
   switch (run.state) {
     case "awaiting-approval":
-      return [`   ⏳ awaiting approval${approvalHint ? `: ${approvalHint}` : ""}`];
+      return [
+        `   ⏳ awaiting approval${run.leaves ? ` (outside the sandbox: ${run.leaves})` : ""}${approvalHint ? `: ${approvalHint}` : ""}`,
+      ];
     case "running":
       return ["   ⋯ running"];
     case "done":
