@@ -71,4 +71,13 @@ end, {
   nargs = "*",
   bang = true,
   desc = "tine: fork the thread in this window ([!]: at the message under the cursor)",
+  -- The flags, before the prompt; the prompt is free text.
+  complete = function(lead, line)
+    if not lead:match("^%-") or line:match("^%S+%s+.-[^-%s]%S*%s") then
+      return {}
+    end
+    return vim.tbl_filter(function(flag)
+      return vim.startswith(flag, lead)
+    end, { "--bg", "--wait", "--worktree", "--unattended" })
+  end,
 })
