@@ -76,10 +76,10 @@ export class ForkFlow {
     if (ask.restore_code && ask.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
     const background = ask.background === true;
     if (!live && !chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(chat, sourceId)} cannot be forked`);
+    if (this.cancel(sourceId)) return null;
     const unattended = await this.unattended(sourceId, ask, background);
     // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
     const worktree = unattended || (ask.worktree ?? (this.wantsWorktree(sourceId, background) && (await this.host.folders.available())));
-    if (this.cancel(sourceId)) return null;
     const storedSource = live ? undefined : this.host.storedSource(sourceId);
     const length = live ? live.runner.history.length : storedSource!.history.length;
     const at = ask.at_message;
