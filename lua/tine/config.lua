@@ -83,11 +83,16 @@ M.defaults = {
   -- forks and background forks from fork()), "always" (every fork) or "never". An unattended fork
   -- works in a worktree of its own, its tools in a sandbox (no network, only its worktree
   -- writable), and waits for you only for a call outside it. Where the sandbox cannot start,
-  -- these forks are made as ordinary worktree forks and you are told once.
+  -- these forks are made as ordinary forks and you are told once.
   fork_unattended = "never",
   -- Paths an unattended fork's sandbox hides besides ~/.ssh, ~/.gnupg, ~/.aws, ~/.config/gcloud,
   -- ~/.netrc and data_dir: each absolute or starting with ~/ (e.g. { "~/.kube", "/srv/secrets" }).
   sandbox_deny_read = {},
+  -- The most forks one fan-out makes (:ForkThread --n N, @fork×N, fanout(); :help tine-fanout).
+  fanout_max = 8,
+  -- A shell command run in each fan-out fork's worktree when its turn ends (in its sandbox when it
+  -- is unattended), its exit status and output's tail kept with the fork; false: none. E.g. "npm test".
+  check_command = false,
   -- Minutes a fork may stay idle before it is asked to wrap up; after as long again without
   -- you, it reports back to its parent and ends. Fractions allowed.
   fork_idle_timeout = 10,

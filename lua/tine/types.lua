@@ -33,6 +33,8 @@
 ---@field worktree_dir? string|false where forks' worktrees are made (false: <data_dir>/worktrees)
 ---@field fork_unattended? "never"|"background"|"always" forks that are unattended (sandboxed) without --unattended
 ---@field sandbox_deny_read? string[] paths (absolute or ~/…) an unattended fork's sandbox hides besides the built-in ones
+---@field fanout_max? integer the most forks one fan-out makes
+---@field check_command? string|false run in each fan-out fork's worktree when its turn ends
 ---@field fork_idle_timeout? number minutes a fork may stay idle before it is asked to wrap up
 ---@field agent_fork_limit? integer forks the agent may have open that it opened itself, per thread
 ---@field context_max_bytes? integer the most one mention's item may hold (bytes)

@@ -36,6 +36,8 @@ export type ForkLife = {
    * its own, and counts toward its parent's agent_fork_limit. The user's first send makes it theirs.
    */
   readonly agentOpened: boolean;
+  /** One of a fan-out: when its turn ends it waits for the user's choice (no report, no idle clock). */
+  readonly waitsForChoice: boolean;
 };
 
 /** Why the agent may not open a fork of a thread now. */
@@ -52,7 +54,7 @@ export type ForkLifeMsg =
       parentId: ThreadId;
       background: boolean;
       idleTimeoutMs: number;
-      openedBy: "user" | "agent";
+      openedBy: "user" | "agent" | "fan-out";
       now: number;
     }
   | { type: "activity"; id: ThreadId; by: "user" | "agent"; now: number }
@@ -170,7 +172,7 @@ export class ForkLives {
   /** When fork `id`'s idle period runs out, or null (none while it waits to report, or once it ended). */
   private deadlineOf(id: ThreadId): number | null {
     const f = this.lives.get(id);
-    if (!f || f.reportWhenDone) return null;
+    if (!f || f.reportWhenDone || f.waitsForChoice) return null;
     return (f.promptedAt ?? f.lastActivity) + f.idleTimeoutMs;
   }
 
@@ -209,9 +211,10 @@ export class ForkLives {
           idleTimeoutMs: msg.idleTimeoutMs,
           lastActivity: msg.now,
           promptedAt: null,
-          // A background fork reports back as soon as its turn ends.
-          reportWhenDone: msg.background ? "background" : null,
+          // A background fork reports back as soon as its turn ends; one of a fan-out waits for the choice.
+          reportWhenDone: msg.background && msg.openedBy !== "fan-out" ? "background" : null,
           agentOpened: msg.openedBy === "agent",
+          waitsForChoice: msg.openedBy === "fan-out",
         });
         return [];
       case "activity":
@@ -248,7 +251,7 @@ export class ForkLives {
       case "tick": {
         const effects: ForkEffect[] = [];
         for (const f of this.lives.values()) {
-          if (f.reportWhenDone) continue;
+          if (f.reportWhenDone || f.waitsForChoice) continue;
           if (f.promptedAt !== null) {
             if (msg.now - f.promptedAt >= f.idleTimeoutMs) {
               this.lives.set(f.id, { ...f, reportWhenDone: "idle" });

@@ -109,7 +109,13 @@ export type StoredThread = {
  */
 export type ForkOpener =
   | { readonly by: "user"; readonly background: boolean; readonly prefill?: string }
-  | { readonly by: "agent"; readonly idleTimeoutMs?: number };
+  | { readonly by: "agent"; readonly idleTimeoutMs?: number }
+  /**
+   * One fork of a fan-out (node/fork/fanout.ts, group `group`): it runs without a window, on
+   * `model` when given, and when its turn ends it waits, done, for the user's choice (no report,
+   * no idle clock).
+   */
+  | { readonly by: "fan-out"; readonly group: string; readonly model?: ModelChoice };
 
 /**
  * A fork the chat takes now (`fork-thread`): its source's runner cloned into thread `newId`. When

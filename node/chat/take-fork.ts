@@ -20,13 +20,27 @@ export type ForkingChat = ChatTree & {
   environmentFor(id: ThreadId): Environment;
 };
 
-/** What a fork's opener makes of it: a background run, its idle time-out, who opened it, its input's text. */
+/** What a fork's opener makes of it: a background run, its idle time-out, who opened it, its input's text, its model. */
 function openedAs(opener: ForkOpener, defaultIdleMs: number) {
   switch (opener.by) {
     case "user":
-      return { background: opener.background, idleTimeoutMs: defaultIdleMs, openedBy: "user" as const, prefill: opener.prefill };
+      return {
+        background: opener.background,
+        idleTimeoutMs: defaultIdleMs,
+        openedBy: "user" as const,
+        prefill: opener.prefill,
+        model: undefined,
+      };
     case "agent":
-      return { background: false, idleTimeoutMs: opener.idleTimeoutMs ?? defaultIdleMs, openedBy: "agent" as const, prefill: undefined };
+      return {
+        background: false,
+        idleTimeoutMs: opener.idleTimeoutMs ?? defaultIdleMs,
+        openedBy: "agent" as const,
+        prefill: undefined,
+        model: undefined,
+      };
+    case "fan-out":
+      return { background: true, idleTimeoutMs: defaultIdleMs, openedBy: "fan-out" as const, prefill: undefined, model: opener.model };
     default:
       return assertUnreachable(opener);
   }
@@ -58,7 +72,9 @@ export function takeFork(chat: ForkingChat, request: ForkClone): void {
   // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
   thread.code = live?.code ?? from?.code ?? [];
   if (live) thread.approvalsFrom(live);
-  const { background, idleTimeoutMs, openedBy, prefill } = openedAs(request.opener, chat.clock.forkIdleTimeoutMs);
+  const { background, idleTimeoutMs, openedBy, prefill, model } = openedAs(request.opener, chat.clock.forkIdleTimeoutMs);
+  // A fork on a model of its own (one of a fan-out's) makes its first request with it.
+  if (model) runner.chooseModel(model);
   if (runner.traits.forkLifecycle)
     chat.forks.update({
       type: "started",

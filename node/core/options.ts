@@ -124,6 +124,8 @@ export const OPTIONS = {
   worktree_dir: either("a folder (a string) or false", literal(false), nonEmptyStr()),
   fork_unattended: oneOf("never", "background", "always"),
   sandbox_deny_read: listOf(path(), "a list of paths"),
+  fanout_max: num({ whole: true, min: 1 }),
+  check_command: either("a shell command (a string) or false", literal(false), nonEmptyStr()),
   fork_idle_timeout: positive,
   agent_fork_limit: num({ whole: true, min: 0 }),
   context_max_bytes: positive,

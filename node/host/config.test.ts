@@ -67,6 +67,8 @@ const base: SentConfig = {
   worktree_dir: false,
   fork_unattended: "never",
   sandbox_deny_read: ["~/.kube"],
+  fanout_max: 8,
+  check_command: false,
   fork_idle_timeout: 10,
   agent_fork_limit: 3,
   context_max_bytes: 262144,
