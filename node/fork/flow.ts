@@ -158,7 +158,9 @@ export class ForkFlow {
         this.host.tell(`tine: the fork of ${title} is made in its own worktree once its turn ends (asking again cancels it)`, false);
         void turnEnd
           .then(() =>
-            this.waits.get(fork.sourceId) === request ? this.start({ when: "worktree-made", fork, base: request.base, next: "now" }) : null,
+            this.waits.get(fork.sourceId) === request
+              ? this.start({ when: "worktree-made", fork: { ...fork, waited: true }, base: request.base, next: "now" })
+              : null,
           )
           .catch((e: Error) => this.host.tell(`tine: the fork of ${title} was not made: ${e.message}`, true));
         return "later";
@@ -190,8 +192,10 @@ export class ForkFlow {
     const waiting = this.waits.get(sourceId);
     if (waiting?.when !== "at-rest") return null;
     this.unwait(sourceId);
-    if (!waiting.worktree) return this.ready(waiting.fork);
-    this.worktreeWhenDue(waiting.fork);
+    // Made later than asked: it opens without taking the cursor (chat/take-fork.ts).
+    const fork: ForkClone = { ...waiting.fork, waited: true };
+    if (!waiting.worktree) return this.ready(fork);
+    this.worktreeWhenDue(fork);
     return null;
   }
 
