@@ -5,6 +5,7 @@
 -- the task g? shows it under (help.lua), so that no buffer exists without its keys.
 local complete = require("tine.complete")
 local config = require("tine.config")
+local display_markup = require("tine.display_markup")
 local help = require("tine.help")
 local list = require("tine.list")
 -- Its autocmds give each window that shows a thread's buffer that thread's status line.
@@ -98,8 +99,11 @@ function M.create_thread_buffers(id, num, title, draft)
     buffer = display,
     callback = function()
       vim.opt_local.conceallevel = 2
+      -- Tree-sitter may have started highlighting it since (a user's autocmd).
+      display_markup.show_brackets(display)
     end,
   })
+  display_markup.show_brackets(display)
   -- A display `:Tine` showed before the host started (claimed above) is in a window already.
   for _, win in ipairs(vim.fn.win_findbuf(display)) do
     vim.api.nvim_set_option_value("conceallevel", 2, { scope = "local", win = win })

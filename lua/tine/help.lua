@@ -70,6 +70,28 @@ function M.map(buf, modes, lhs, fn, desc, task, opts)
   file(buf, modes, lhs, task)
 end
 
+--- Per buffer, per task: whether its keys apply now (a task with none always does).
+---@type table<integer, table<string, fun(): boolean>>
+local applies = {}
+
+--- g? lists `buf`'s keys of `task` only when `fn` says they apply now (a fork's keys in a fork).
+---@param buf integer
+---@param task string
+---@param fn fun(): boolean
+function M.applies_when(buf, task, fn)
+  if not applies[buf] then
+    applies[buf] = {}
+    vim.api.nvim_create_autocmd("BufWipeout", {
+      buffer = buf,
+      once = true,
+      callback = function()
+        applies[buf] = nil
+      end,
+    })
+  end
+  applies[buf][task] = fn
+end
+
 --- Where a key no task was filed for is listed.
 local OTHER = "Other keys"
 
@@ -95,8 +117,12 @@ local function keys_by_task(buf)
     return a.at ~= b.at and a.at < b.at or (a.at == b.at and a.key < b.key)
   end)
   local groups, of = {}, {}
+  local when = applies[buf] or {}
   for _, r in ipairs(rows) do
-    if not of[r.task] then
+    if when[r.task] and not of[r.task] and not when[r.task]() then
+      -- Asked once per task: its keys do not apply here now.
+      of[r.task] = { rows = {} }
+    elseif not of[r.task] then
       of[r.task] = { task = r.task, rows = {} }
       table.insert(groups, of[r.task])
     end

@@ -179,8 +179,8 @@ function M.fork_ended(id, display, input, parent_display, parent_input)
   return true
 end
 
-function M.open_fork(display, input, source_display, mode, prefill)
-  ui.open_fork(display, input, source_display, mode, prefill)
+function M.open_fork(display, input, source_display, mode, opened)
+  ui.open_fork(display, input, source_display, mode, opened)
   return true
 end
 

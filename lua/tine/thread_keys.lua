@@ -50,6 +50,18 @@ local function line_keys(buf, handlers, task)
   end
 end
 
+--- Whether thread `id` is a fork (one that can end into its parent: not a hand-off or a
+--- compaction, a thread of its own); true when the host cannot say (the keys then say why not).
+---@param id string
+---@return boolean
+local function is_fork(id)
+  local ok, lineage = pcall(require("tine.host").request, "lineage", id)
+  if not ok then
+    return true
+  end
+  return lineage ~= nil and lineage ~= vim.NIL and lineage.relation == "fork"
+end
+
 --- The display's keys.
 local function display_keys(display, input, id, km)
   local function map(modes, lhs, fn, desc, task)
@@ -145,6 +157,9 @@ local function display_keys(display, input, id, km)
   map("n", km.fork_discard, function()
     tine.fork_end("discard", id)
   end, "fork: discard", M.FORK)
+  help.applies_when(display, M.FORK, function()
+    return is_fork(id)
+  end)
 
   -- The display cannot be edited: Vim's keys that would start typing there go to the input.
   for _, k in ipairs({ { "i", false }, { "I", false }, { "o", true }, { "O", true } }) do

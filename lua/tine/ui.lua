@@ -216,14 +216,18 @@ function M.switch(from_display, to_display, to_input)
   return displays[1]
 end
 
+--- `#3 "try a hash map"`, from thread buffer `buf`'s name.
+local function thread_named(buf)
+  local t = require("tine.names").parts(vim.api.nvim_buf_get_name(buf))
+  return t and ('#%d "%s"'):format(t.num, t.title) or "?"
+end
+
 --- Opens a fork beside its source, as `mode` says: "vsplit" a column of its own beside the
 --- source's (the sidebar widens into the editor for it, layout.lua), "split" stacked above the
 --- source in its column, "tab" a tab of its own. Without the room for a column it is stacked,
 --- without the room for that it takes the source's windows (and says so: gp goes back).
-function M.open_fork(display, input, source_display, mode, prefill)
-  if prefill and prefill ~= "" then
-    vim.api.nvim_buf_set_lines(input, 0, -1, false, vim.split(prefill, "\n"))
-  end
+--- `focus`: the cursor goes to the fork's input.
+local function open_beside(display, input, source_display, mode, focus)
   local near = here(source_display)[1]
   if mode == "vsplit" and near and not layout.can_add_column(near) then
     local wide = not layout.column_of(near) and vim.api.nvim_win_get_width(near) >= 2 * layout.MIN_COLUMN + 1
@@ -272,9 +276,29 @@ function M.open_fork(display, input, source_display, mode, prefill)
     follow(w)
   end
   layout.keep_ends()
-  for _, w in ipairs(vim.fn.win_findbuf(input)) do
+  for _, w in ipairs(focus and vim.fn.win_findbuf(input) or {}) do
     vim.api.nvim_set_current_win(w)
   end
+end
+
+--- A fork opens beside its source (open_beside). `opened.take_cursor` false (a fork made later
+--- than asked, |tine-fork-wait|): the cursor stays where the user is now, in the mode they are
+--- in, and the message area says the fork opened.
+---@param opened { prefill: string, take_cursor: boolean }
+function M.open_fork(display, input, source_display, mode, opened)
+  if opened.prefill ~= "" then
+    vim.api.nvim_buf_set_lines(input, 0, -1, false, vim.split(opened.prefill, "\n"))
+  end
+  if opened.take_cursor then
+    return open_beside(display, input, source_display, mode, true)
+  end
+  local user_win = vim.api.nvim_get_current_win()
+  open_beside(display, input, source_display, mode, false)
+  if vim.api.nvim_win_is_valid(user_win) then
+    vim.api.nvim_set_current_win(user_win)
+  end
+  local beside = source_display ~= -1 and vim.api.nvim_buf_is_valid(source_display) and (" beside " .. thread_named(source_display)) or ""
+  vim.notify(("tine: the fork %s opened%s (the cursor stays where it is)"):format(thread_named(display), beside), vim.log.levels.INFO)
 end
 
 --- Forks the user ended here (a key, the list, :Tine fork): their windows may close at once.

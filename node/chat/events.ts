@@ -59,6 +59,8 @@ export type CreatedHow = {
   loaded?: boolean;
   /** No window: a background fork, or a branch made by a promote. */
   background?: boolean;
+  /** A fork made later than asked (it waited for its source): it opens without taking the cursor. */
+  later?: boolean;
 };
 
 /** What the agent may start on its own (from the user's options). */

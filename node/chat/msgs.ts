@@ -134,6 +134,11 @@ export type ForkClone = {
   /** The source when it is stored and not loaded: the fork is cloned from its history, run as it ran. */
   readonly storedSource?: StoredSource;
   readonly opener: ForkOpener;
+  /**
+   * It waited for its source (`--wait`): made later than it was asked for, when the user may be at
+   * work elsewhere. It opens beside its source without taking the cursor, or the active thread.
+   */
+  readonly waited?: true;
 };
 
 /** How a fork ended: its file stays, marked so (`:Tine threads!` shows and restores it). */

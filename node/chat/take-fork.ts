@@ -90,5 +90,6 @@ export function takeFork(chat: ForkingChat, request: ForkClone): void {
   if (request.atMessage !== undefined && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
   // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
   if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
-  chat.add(thread, { under: request.sourceId, prefill, background }, !background);
+  const later = request.waited === true;
+  chat.add(thread, { under: request.sourceId, prefill, background, ...(later ? { later } : {}) }, !background && !later);
 }

@@ -163,7 +163,8 @@ export class ForkFlow {
         const title = source!.title;
         this.host.tell(`tine: the fork of ${title} is made in its own worktree once its turn ends (asking again cancels it)`, false);
         void turnEnd
-          .then(() => (this.waits.get(fork.sourceId) === request ? this.start(made) : null))
+          // Made later than asked: it opens without taking the cursor (chat/take-fork.ts).
+          .then(() => (this.waits.get(fork.sourceId) === request ? this.start({ ...made, fork: { ...fork, waited: true } }) : null))
           .catch((e: Error) => this.host.tell(`tine: the fork of ${title} was not made: ${e.message}`, true));
         return "later";
       }
@@ -194,8 +195,10 @@ export class ForkFlow {
     const waiting = this.waits.get(sourceId);
     if (waiting?.when !== "at-rest") return null;
     this.unwait(sourceId);
-    if (!waiting.worktree) return this.ready(waiting.fork);
-    this.worktreeWhenDue(waiting.fork, waiting.unattended);
+    // Made later than asked: it opens without taking the cursor (chat/take-fork.ts).
+    const fork: ForkClone = { ...waiting.fork, waited: true };
+    if (!waiting.worktree) return this.ready(fork);
+    this.worktreeWhenDue(fork, waiting.unattended);
     return null;
   }
 

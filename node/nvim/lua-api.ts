@@ -37,8 +37,14 @@ export type LuaApi = {
   close_thread_buffers: { args: [display: number, input: number]; result: undefined };
   /** -1 for a parent buffer: the fork has no parent shown. */
   fork_ended: { args: [id: ThreadId, display: number, input: number, parentDisplay: number, parentInput: number]; result: undefined };
-  /** -1 for the source display: the fork's source is not shown. */
-  open_fork: { args: [display: number, input: number, sourceDisplay: number, mode: ForkOpen, prefill: string]; result: undefined };
+  /**
+   * -1 for the source display: the fork's source is not shown. `take_cursor` false: a fork made
+   * later than asked, which leaves the cursor where the user is (and says it opened).
+   */
+  open_fork: {
+    args: [display: number, input: number, sourceDisplay: number, mode: ForkOpen, opened: { prefill: string; take_cursor: boolean }];
+    result: undefined;
+  };
   set_working: { args: [working: string[]]; result: undefined };
   threads_pushed: { args: [mirrored: MirroredThreads]; result: undefined };
   list_buffer: { args: []; result: number };

@@ -6,6 +6,7 @@
  * the threads pushed for `threads()` (arguments of the host's calls, lua-api.ts).
  * lua/tine/types.lua mirrors them.
  */
+import type { Relation } from "../chat/tree.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { UsageInfo } from "../usage/book.ts";
 
@@ -39,8 +40,11 @@ export type ThreadInfo = {
   unattended: boolean;
 };
 
-/** Where a fork branched from its parent; `parent_gone`: the parent was deleted (or ended) since. */
-export type Lineage = { parent_id: ThreadId; at_message: number; parent_gone: boolean };
+/**
+ * Where a fork branched from its parent; `parent_gone`: the parent was deleted (or ended) since;
+ * `relation`: a fork, or a thread of its own made from its source (a hand-off, a compaction).
+ */
+export type Lineage = { parent_id: ThreadId; at_message: number; parent_gone: boolean; relation: Relation };
 
 /** The list as drawn: its buffer, the line (0-based) the cursor goes to (null: leave it), and the filter shown. */
 export type ListShown = { bufnr: number; line: number | null; filter: string };

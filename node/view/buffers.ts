@@ -132,7 +132,7 @@ export class Buffers {
     return null;
   }
 
-  mount(thread: Thread, how: { under?: ThreadId; prefill?: string }): void {
+  mount(thread: Thread, how: { under?: ThreadId; prefill?: string; later?: boolean }): void {
     const promise = (async () => {
       const draft = this.drafts.get(thread.id) ?? [];
       this.drafts.delete(thread.id);
@@ -188,7 +188,8 @@ export class Buffers {
       this.scheduleRender({ threads: [], tree: false, moved: [] });
       if (how.under !== undefined) {
         const source = this.mounted.get(how.under);
-        await this.nvim.call("open_fork", [bufs.display, bufs.input, source?.display ?? -1, this.forkOpen, how.prefill ?? ""]);
+        const opened = { prefill: how.prefill ?? "", take_cursor: how.later !== true };
+        await this.nvim.call("open_fork", [bufs.display, bufs.input, source?.display ?? -1, this.forkOpen, opened]);
       }
       return m;
     })();

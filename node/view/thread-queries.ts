@@ -142,7 +142,7 @@ export class ThreadQueries {
   /** Where a fork branched, and whether its parent is still there to go to (`gp`). */
   lineageOf(id: ThreadId): Lineage | null {
     const l = this.chat.lineage.get(id);
-    return l ? { parent_id: l.parentId, at_message: l.atMessage, parent_gone: !this.chat.has(l.parentId) } : null;
+    return l ? { parent_id: l.parentId, at_message: l.atMessage, parent_gone: !this.chat.has(l.parentId), relation: l.relation } : null;
   }
 
   /** The label on a thread (`message` null) or on one of its messages, "" for none. */

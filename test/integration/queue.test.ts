@@ -106,6 +106,24 @@ describe(`messages while the agent works (${nv.version})`, () => {
     });
   });
 
+  it("a message queued while a tool waits for approval makes :qa ask (a quit would hold it); cancelled, nothing is lost", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]));
+      const t = await openSidebar(s);
+      await typeAndSend(s, "look");
+      await s.waitForDisplay(t.id, "awaiting approval");
+      await s.until("nothing works while the tool waits", async () => s.lua<boolean>("return #require('tine.quit').working() == 0"));
+      await queue(s, t.id, "and then tell me", "⏳ queued: and then tell me");
+      await s.until("Neovim told", async () => s.lua<boolean>("return #require('tine.quit').working() == 1"));
+      await s.lua("_G.tine_confirmed = {}; vim.fn.confirm = function(q) table.insert(_G.tine_confirmed, q); return 2 end");
+      await s.keys("<Esc>:qa<CR>");
+      await s.until("asked", async () => (await s.lua<number>("return #_G.tine_confirmed")) === 1);
+      assert.match(await s.lua<string>("return _G.tine_confirmed[1]"), /#1 "look" has a queued message to send/);
+      assert.ok(s.running());
+      assert.match(await s.display(t.id), /awaiting approval[\s\S]*⏳ queued: and then tell me/);
+    });
+  });
+
   it("an abort holds the queue (not sent, and said so); an empty send sends it", async () => {
     await withNeovim(nv, async (s) => {
       s.mock.reply(heldReply("h"), textReply("Got the held one."));

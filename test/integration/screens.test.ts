@@ -150,11 +150,18 @@ describe(`screens (${nv.version})`, () => {
     });
   });
 
-  it("g? in a display groups its keys by task and wraps every line to the float, marking lines below it", async () => {
+  it("g? in a display groups its keys by task and wraps every line to the float, marking lines below it; the fork's keys only in a fork", async () => {
     await withNeovim(nv, async (s) => {
       await s.lua("vim.o.columns = 120; vim.o.lines = 30");
-      await oneExchange(s, "main question", "Parent answer.");
-      const t = await s.thread(1);
+      await parentAndFork(s);
+      // Not a fork: its keys to end a fork are not listed (nor mapped to anything that would act).
+      await s.focus((await s.thread(1)).bufnr!);
+      await s.keys("g?");
+      const parentHelp = await s.lua<string[]>("return vim.api.nvim_buf_get_lines(0, 0, -1, false)");
+      assert.ok(parentHelp.includes("Tool calls"), `the parent's g? lists its keys:\n${parentHelp.join("\n")}`);
+      assert.ok(!parentHelp.includes("This fork"), `no "This fork" keys in a thread that is no fork:\n${parentHelp.join("\n")}`);
+      await s.keys("q");
+      const t = await s.thread(2);
       await s.focus(t.bufnr!);
       const described = await s.lua<string[]>(
         `local out = {}

@@ -103,6 +103,10 @@ describe(`threads from a worktree fork (${nv.version})`, () => {
       await s.waitForThreadCount(2, "the fork, once the source is at rest");
       const fork = (await s.threads()).find((t) => t.id !== root)!.id;
       await s.waitForDisplay(fork, "Looked.\n── end_turn");
+      // Made later than asked, it opens beside its source and leaves the cursor where it is.
+      const display = (await s.thread(fork)).bufnr!;
+      await s.until("the fork's display in a window", () => s.lua<boolean>("return #vim.fn.win_findbuf(...) > 0", display));
+      assert.equal(await s.currentBuf(), (await s.thread(root)).input_bufnr, "the cursor stays in the source's input");
       const cwd = (await s.thread(fork)).cwd!;
       assert.notEqual(cwd, s.cwd);
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "edited from a fixture\n");

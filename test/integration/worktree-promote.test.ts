@@ -13,6 +13,7 @@ import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { body, exchange, resultOf, sentBlocks, textOf } from "../helpers/chat-driver.ts";
 import { editingFork, firstThread, withGitProject } from "../helpers/code-session.ts";
 import { tempProjects } from "../helpers/neovim.ts";
+import { windowRows } from "../helpers/screen.ts";
 import { textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -23,6 +24,11 @@ const MERGE_LINE = '⚠ merge of "edit as A": 1 conflict in hello.txt · :copen 
 describe(`promoting a worktree fork (${nv.version})`, () => {
   it("the fork's results name files relative to its folder; after the promote the parent's next request says where they live, its earlier messages unchanged", async () => {
     await withGitProject(nv, project(), async (s) => {
+      // As a user's config does (Neovim 0.12's markdown ftplugin does it too): tree-sitter
+      // highlights markdown, and conceals what it takes for markup.
+      await s.lua(
+        `vim.api.nvim_create_autocmd("FileType", { pattern = "markdown", callback = function(a) pcall(vim.treesitter.start, a.buf) end })`,
+      );
       const id = await firstThread(s);
       const a = await editingFork(s, id, "A");
       // The fork's second request carried its tool results: the file as the model named it, not the worktree's path.
@@ -35,6 +41,14 @@ describe(`promoting a worktree fork (${nv.version})`, () => {
       await s.waitForDisplay(id, '📨 Report from "edit as A" goes with your next message: [tine] Its code is merged into');
       await s.open(id);
       await exchange(s, id, "and now?", "Noted.");
+      // The note is shown as written: its `[tine]` is no link whose brackets markdown hides.
+      const display = (await s.thread(id)).bufnr!;
+      await s.lua(
+        "local win = vim.fn.win_findbuf(...)[1]; vim.api.nvim_win_call(win, function() vim.fn.search('Its code is merged'); vim.cmd('normal! zt') end)",
+        display,
+      );
+      const shown = (await windowRows(s, display)).join("\n");
+      assert.match(shown, /^\[tine\] Its code is merged into/m, `the display shows:\n${shown}`);
       const sent = sentBlocks(s, -1, -1).map(textOf);
       assert.equal(sent.length, 2, "the note, then the message");
       assert.equal(
@@ -48,6 +62,11 @@ describe(`promoting a worktree fork (${nv.version})`, () => {
 
   it("a conflicted merge shows a line in the parent's display until :Tine merge done, opens the quickfix list, and <CR> on the line asks the agent to resolve it", async () => {
     await withGitProject(nv, project(), async (s) => {
+      // As a user's config does (Neovim 0.12's markdown ftplugin does it too): tree-sitter
+      // highlights markdown, and conceals what it takes for markup.
+      await s.lua(
+        `vim.api.nvim_create_autocmd("FileType", { pattern = "markdown", callback = function(a) pcall(vim.treesitter.start, a.buf) end })`,
+      );
       const id = await firstThread(s);
       const a = await editingFork(s, id, "A");
       writeFileSync(join(s.cwd, "hello.txt"), "mine from a fixture\n");
