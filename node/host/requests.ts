@@ -73,6 +73,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   },
 
   fork: ({ app }, [id, prompt, opts]) => app.services.forks.fork(id, prompt, opts),
+  fanout: ({ app }, [id, prompt, opts]) => app.services.fanouts.fanout(id, prompt, opts),
   cancel_waiting_fork: ({ app }, [id]) => app.services.forks.cancel(id),
   fork_discard: ({ app }, [id]) => {
     app.discardFork(id);

@@ -21,6 +21,7 @@ import { Compaction } from "../compact/compaction.ts";
 import { MentionCompleter } from "../context/complete.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { ThreadId } from "../core/ids.ts";
+import { FanOuts } from "../fork/fanout.ts";
 import { ForkFlow } from "../fork/flow.ts";
 import { McpServers } from "../mcp/registry.ts";
 import { McpTools } from "../mcp/tools.ts";
@@ -66,6 +67,8 @@ export class Services {
   readonly threads: LiveThreads;
   /** When and where every fork is made, and the forks that wait (node/fork/). */
   readonly forks: ForkFlow;
+  /** Fork ×N: fan-outs and their forks (node/fork/fanout.ts). */
+  readonly fanouts: FanOuts;
   readonly claudeCode: ClaudeCodeThreads;
   /** Completion of mentions in the inputs, for the project's folder. */
   readonly completer: MentionCompleter;
@@ -180,12 +183,14 @@ export class Services {
         },
         threadDeleted: (id) => {
           this.forks.forget(id);
+          this.fanouts.forget(id);
           this.buffers.unmount(id);
           this.usage.forget(id);
           this.compaction.forget(id);
         },
         forkEnded: (fork, how, into) => {
           this.forks.forget(fork.id);
+          this.fanouts.forget(fork.id);
           this.persistence?.ended(this.chat, fork, how, into);
           // The parent takes the fork's windows: one stored is loaded to show the report.
           const parentId = into ?? this.chat.lineage.get(fork.id)?.parentId;
@@ -291,6 +296,15 @@ export class Services {
       storedRunnerUsed: (id, title, spec) => this.threads.storedRunnerUsed(id, title, spec),
       live: (id) => this.threads.live(id),
       show: (id) => this.buffers.of(id),
+      tell,
+    });
+    this.fanouts = new FanOuts({
+      chat: this.chat,
+      flow: this.forks,
+      folders: this.workspaces,
+      baseNow: async (sourceId, owner) => (await this.workspaces.of(sourceId).snapshots.take(owner))?.id ?? null,
+      max: config.fanout_max,
+      checkCommand: config.check_command,
       tell,
     });
     this.claudeCode = new ClaudeCodeThreads(

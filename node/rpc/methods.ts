@@ -16,6 +16,7 @@ import {
   arg,
   boolean,
   bufnr,
+  commandOrFalse,
   index,
   listOf,
   oneOf,
@@ -133,6 +134,9 @@ const forkOptions = options({
   unattended: boolean,
 });
 
+/** `fanout(id, prompt, opts)`: how many forks, on which models, checked by what (node/fork/fanout.ts). */
+const fanoutOptions = options({ n: index, models: listOf(string, "a list of model names"), check: commandOrFalse });
+
 /** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */
 const restoreOptions = options({ confirm: boolean, overwrite: boolean });
 
@@ -192,6 +196,8 @@ export const METHODS = {
   // -- forks --
   /** The new fork's id; null when the call cancelled a fork waiting on the same source instead. */
   fork: { args: [id, arg("prompt", string), arg("opts", forkOptions)], result: returns<ThreadId | null>() },
+  /** One prompt to N forks at once, each in a worktree of its own: their ids. */
+  fanout: { args: [id, arg("prompt", string), arg("opts", fanoutOptions)], result: returns<ThreadId[]>() },
   cancel_waiting_fork: { args: [id], result: returns<boolean>() },
   fork_discard: { args: [id], result: returns<true>(), api: "discard" },
   /** The parent's id. */

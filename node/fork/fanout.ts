@@ -1,0 +1,141 @@
+/**
+ * Fork ×N: one prompt to N forks at once, each a background fork in a worktree of its own made
+ * from the same snapshot of its source's files (so their changes line up against one starting
+ * point), unattended where the sandbox can start, each on its model when `models` are given. A
+ * fan-out fork does not report and end when its turn ends: it waits, done, for the user's choice
+ * (promote one, graft, discard; chat/forks.ts). The groups are kept here, by id; each fork is
+ * made through the one fork flow (flow.ts, `start`).
+ */
+import type { Chat } from "../chat/chat.ts";
+import type { ForkClone } from "../chat/msgs.ts";
+import { threadName } from "../chat/names.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { ForkFlow, ForkFolders } from "./flow.ts";
+
+/** What `fanout(id, prompt, opts)` asks (`:ForkThread --n N`, `@fork×N`, `N f` in the list). */
+export type FanOutAsk = {
+  /** How many forks (1 to `fanout_max`); absent: one per model given, else 2. */
+  readonly n?: number;
+  /** Models the forks run on, in turn (fork i on models[i mod their number]); absent: the source's. */
+  readonly models?: readonly string[];
+  /** Run in each fork's worktree when its turn ends (absent: `check_command`; false: none). */
+  readonly check?: string | false;
+};
+
+/** One fan-out: its forks in the order they were made, and what checks them. */
+export type FanOut = {
+  readonly id: string;
+  readonly sourceId: ThreadId;
+  readonly prompt: string;
+  readonly forks: readonly ThreadId[];
+  /** The shell command each fork's check runs, or null. */
+  readonly check: string | null;
+  /** Its forks' tools run in the sandbox (false where it cannot start: they ask for approval). */
+  readonly unattended: boolean;
+  /** The snapshot every fork's worktree was made from: what their changes are measured against. */
+  readonly base: SnapshotId;
+};
+
+export type FanOutHost = {
+  readonly chat: Chat;
+  readonly flow: Pick<ForkFlow, "start">;
+  readonly folders: Pick<ForkFolders, "available" | "unattendedRefusal">;
+  /** The source's files now, recorded (the snapshot every fork's worktree is made from), kept for `owner`. */
+  baseNow(sourceId: ThreadId, owner: ThreadId): Promise<SnapshotId | null>;
+  /** `fanout_max`. */
+  readonly max: number;
+  /** `check_command` (false: none). */
+  readonly checkCommand: string | false;
+  tell(text: string, error: boolean): void;
+};
+
+export class FanOuts {
+  private readonly groups = new Map<string, FanOut>();
+  private readonly groupOfFork = new Map<ThreadId, string>();
+  /** The user was told that fan-out forks are made attended here (no sandbox): once is enough. */
+  private attendedSaid = false;
+
+  constructor(private readonly host: FanOutHost) {}
+
+  /** The fan-out fork `id` belongs to, if any. */
+  of(id: ThreadId): FanOut | undefined {
+    const group = this.groupOfFork.get(id);
+    return group === undefined ? undefined : this.groups.get(group);
+  }
+
+  /** The fan-outs made from thread `sourceId`, oldest first. */
+  from(sourceId: ThreadId): FanOut[] {
+    return [...this.groups.values()].filter((g) => g.sourceId === sourceId);
+  }
+
+  /**
+   * Makes the forks of a fan-out of `sourceId` (a live thread at rest or streaming; never one
+   * whose program is mid-turn) and returns their ids once each has been asked for. Throws, with
+   * nothing made, on bad input or where worktrees cannot be made.
+   */
+  async fanout(sourceId: ThreadId, prompt: string, ask: FanOutAsk = {}): Promise<ThreadId[]> {
+    const { chat } = this.host;
+    const source = chat.threads.get(sourceId);
+    if (!source) throw new Error(`tine: ${threadName(chat, sourceId)} is not open: open it to fan out from it`);
+    const text = prompt.trim();
+    if (!text) throw new Error("tine: a fan-out needs a prompt: each fork runs it");
+    const models = ask.models ?? [];
+    if (models.some((m) => typeof m !== "string" || m.trim() === "")) throw new Error("tine: fanout's models are model names");
+    const n = ask.n ?? (models.length || 2);
+    if (!Number.isInteger(n) || n < 1 || n > this.host.max)
+      throw new Error(`tine: a fan-out makes 1 to ${this.host.max} forks (fanout_max), not ${n}`);
+    if (source.runner.midTurn())
+      throw new Error(`tine: ${source.title}'s program is mid-turn: fan out once its turn ends (its files are half-written)`);
+    if (models.length && source.runner.modelName === null)
+      throw new Error(`tine: ${source.title}'s program chooses its own model: fan out without models`);
+    if (!(await this.host.folders.available()))
+      throw new Error("tine: each fork of a fan-out works in a git worktree of its own, which cannot be made here (git, a repository and snapshots are needed)");
+    // Where the sandbox can start, and for a thread whose tools tine runs (a program's own it cannot confine).
+    const unattended = chat.runners.traits(source.runner.spec).toolsThroughTine && (await this.unattended());
+    const check = ask.check === undefined ? this.host.checkCommand || null : ask.check || null;
+    const made = Array.from({ length: n }, () => chat.mint());
+    const base = await this.host.baseNow(sourceId, made[0]!.id);
+    if (!base) throw new Error("tine: the source's files could not be recorded: no fork made");
+    const group: FanOut = { id: made[0]!.id, sourceId, prompt: text, forks: made.map((m) => m.id), check, unattended, base };
+    this.groups.set(group.id, group);
+    for (const { id } of made) this.groupOfFork.set(id, group.id);
+    await Promise.all(
+      made.map(({ id, num }, i) => {
+        const model = models.length ? { model: models[i % models.length]!, effort: "setup" as const } : undefined;
+        const fork: ForkClone = {
+          sourceId,
+          newId: id,
+          num,
+          prompt: text,
+          opener: { by: "fan-out", group: group.id, ...(model ? { model } : {}) },
+        };
+        return this.host.flow
+          .start({ when: "worktree-made", fork, base, next: "now", unattended })
+          .catch((e: Error) => this.host.tell(`tine: fork ${i + 1} of ${n} of the fan-out was not made: ${e.message}`, true));
+      }),
+    );
+    return group.forks.slice();
+  }
+
+  /** Fork `id` left the chat (ended, deleted): it leaves its group; an empty group goes. */
+  forget(id: ThreadId): void {
+    const groupId = this.groupOfFork.get(id);
+    if (groupId === undefined) return;
+    this.groupOfFork.delete(id);
+    const group = this.groups.get(groupId)!;
+    const forks = group.forks.filter((f) => f !== id);
+    if (forks.length) this.groups.set(groupId, { ...group, forks });
+    else this.groups.delete(groupId);
+  }
+
+  /** Unattended where the sandbox can start; else attended, and the user told once. */
+  private async unattended(): Promise<boolean> {
+    const refusal = await this.host.folders.unattendedRefusal();
+    if (!refusal) return true;
+    if (!this.attendedSaid)
+      this.host.tell(`${refusal}. Until it can, fan-out forks are made as ordinary worktree forks (their tools ask for approval)`, false);
+    this.attendedSaid = true;
+    return false;
+  }
+}
