@@ -13,7 +13,7 @@ const nvims = testNvims(root);
 spawnSync("node", ["scripts/build.mjs"], { cwd: root, stdio: "inherit" });
 const env = { ...process.env, TINE_TEST_NVIMS: JSON.stringify(nvims.slice(-1)) };
 const only = process.argv.slice(2);
-for (const name of ["stream", "fork", "store", "scale", "context", "complete", "snapshot", "worktree", "sandbox"].filter(
+for (const name of ["stream", "fork", "store", "scale", "context", "complete", "snapshot", "worktree", "sandbox", "unattended"].filter(
   (n) => !only.length || only.includes(n),
 )) {
   // dist/bench/ is two levels below the root, like test/bench/, so paths made from

@@ -9,11 +9,11 @@ import { gitProject } from "../helpers/git-project.ts";
 
 export const FILES = 10_000;
 
-/** A git repository of FILES small files in 100 folders, committed. */
-export function bigProject(prefix: string): string {
-  const root = mkdtempSync(join(tmpdir(), prefix));
+/** A git repository of `count` (FILES unless told) small files in 100 folders, committed, in a new folder under `parent`. */
+export function bigProject(prefix: string, count = FILES, parent = tmpdir()): string {
+  const root = mkdtempSync(join(parent, prefix));
   const files: Record<string, string> = {};
-  for (let i = 0; i < FILES; i++) files[`d${i % 100}/f${i}.txt`] = `file ${i}\n${"x".repeat(200)}\n`;
+  for (let i = 0; i < count; i++) files[`d${i % 100}/f${i}.txt`] = `file ${i}\n${"x".repeat(200)}\n`;
   gitProject(root, files);
   return root;
 }

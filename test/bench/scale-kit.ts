@@ -3,8 +3,9 @@
  * PASS/FAIL mark, or as not finished), sessions with a time budget that cannot hang the run, and
  * a CPU profile's summary. The Lua probes are in scale-probes.ts.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type NvimBinary, type Session, type SessionOptions, withNeovim } from "../helpers/neovim.ts";
 
@@ -135,12 +136,36 @@ function kill(pid: number | null): void {
   }
 }
 
+export type Seeded = { id: string; display: number; lines: number };
+/** A thread of `messages` messages made by the host (bench_seed), once its display shows them all. */
+export async function seed(s: Session, messages: number): Promise<Seeded> {
+  const seeded = await s.lua<Seeded>("return require('tine.host').request('bench_seed', ...)", messages);
+  await until("the seeded thread shown", async () => (await lineCount(s, seeded.display)) >= seeded.lines, 30_000);
+  return seeded;
+}
+export const lineCount = (s: Session, buf: number) => s.lua<number>("return vim.api.nvim_buf_line_count(...)", buf);
+
 /** The host's heap in use after a full collection (bytes). */
 export const hostHeap = (s: Session) => s.lua<number>("return require('tine.host').request('bench_heap')");
 /** The host's CPU time so far (µs). */
 export const hostCpu = (s: Session) => s.lua<number>("return require('tine.host').request('bench_cpu')");
 
 // ---- a CPU profile's summary ----
+
+const profileDir = process.env["TINE_BENCH_PROFILE"];
+
+/** Runs `fn` under the host's CPU profiler when TINE_BENCH_PROFILE=<dir> is set, and notes its top functions. */
+export async function profiled<T>(s: Session, name: string, fn: () => Promise<T>): Promise<T> {
+  if (!profileDir) return fn();
+  mkdirSync(profileDir, { recursive: true });
+  await s.lua("require('tine.host').request('bench_profile_start')");
+  const result = await fn();
+  const path = join(profileDir, `${name}.cpuprofile`);
+  await s.lua("require('tine.host').request('bench_profile_stop', ...)", path);
+  note(`profile ${path}, top self time:`);
+  for (const line of topFunctions(path)) note(`  ${line}`);
+  return result;
+}
 
 type ProfileNode = {
   id: number;

@@ -50,11 +50,15 @@ return ok and (vim.uv.hrtime() - t0) / 1e6 or vim.NIL`;
  * (the list, asked of the host) and times that, and every tenth (offset) times current(), which
  * waits for the host's answer, for comparison. Also records the longest lateness of a tick (the
  * loop held by something else: the list's window opening, the host's writes). Stops when no
- * thread streams, or after \`limit\` ms. Results in _G.tine_bench_calls.
+ * thread has a status of \`working\` (default { 'streaming' }; a thread running its tools is
+ * 'waiting'), or after \`limit\` ms. \`seen\`: how many times threads() gave each status.
+ * Results in _G.tine_bench_calls.
  */
 export const CALLS_PROBE = `
-local every, limit = ...
-local P = { calls = 0, max_call = 0, max_late = 0, sum = 0, lists = 0, max_list = 0, max_wait = 0 }
+local every, limit, working = ...
+local busy = {}
+for _, status in ipairs(working or { 'streaming' }) do busy[status] = true end
+local P = { calls = 0, max_call = 0, max_late = 0, sum = 0, lists = 0, max_list = 0, max_wait = 0, seen = {} }
 _G.tine_bench_calls = P
 local t0 = vim.uv.hrtime()
 local prev = nil
@@ -80,14 +84,17 @@ timer:start(every, every, vim.schedule_wrap(function()
     P.max_wait = math.max(P.max_wait, (vim.uv.hrtime() - t) / 1e6)
   end
   prev = vim.uv.hrtime()
-  local streaming = 0
+  local at_work = 0
   if ok then
-    for _, t in ipairs(threads) do if t.status == 'streaming' then streaming = streaming + 1 end end
+    for _, t in ipairs(threads) do
+      P.seen[t.status] = (P.seen[t.status] or 0) + 1
+      if busy[t.status] then at_work = at_work + 1 end
+    end
   else
     P.error = tostring(threads)
   end
-  if not ok or streaming == 0 or (prev - t0) / 1e6 > limit then
-    P.done = ok and (streaming == 0 and 'drained' or 'timeout') or 'error'
+  if not ok or at_work == 0 or (prev - t0) / 1e6 > limit then
+    P.done = ok and (at_work == 0 and 'drained' or 'timeout') or 'error'
     P.ms = (prev - t0) / 1e6
     timer:stop()
     timer:close()

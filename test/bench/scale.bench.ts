@@ -24,7 +24,7 @@
  * issue names them; the tools they share are in scale-kit.ts and scale-probes.ts.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { History } from "../../node/core/history.ts";
 import { assistantMessage, type Entry, entry, userMessage } from "../../node/core/native.ts";
@@ -35,17 +35,20 @@ import { response, textReply } from "../mock-anthropic/script.ts";
 import {
   hostCpu,
   hostHeap,
+  lineCount,
   list,
   median,
   ms,
   note,
   owe,
   printFigures,
+  profiled,
   quantile,
   record,
+  type Seeded,
+  seed,
   session,
   TimeUp,
-  topFunctions,
   unfinished,
   until,
 } from "./scale-kit.ts";
@@ -53,18 +56,9 @@ import { CALLS_PROBE, FORK_TIMED, OPEN_PROBE, SEND_TIMED, TINE_TIMED } from "./s
 
 const nv = nvims().at(-1)!;
 const env = { TINE_BENCH: "1" };
-const profileDir = process.env["TINE_BENCH_PROFILE"];
-if (profileDir) mkdirSync(profileDir, { recursive: true });
 const started = performance.now();
 const progress = (what: string) => process.stderr.write(`scale: ${what} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
 
-type Seeded = { id: string; display: number; lines: number };
-const seed = async (s: Session, messages: number): Promise<Seeded> => {
-  const seeded = await s.lua<Seeded>("return require('tine.host').request('bench_seed', ...)", messages);
-  await until("the seeded thread shown", async () => (await lineCount(s, seeded.display)) >= seeded.lines, 30_000);
-  return seeded;
-};
-const lineCount = (s: Session, buf: number) => s.lua<number>("return vim.api.nvim_buf_line_count(...)", buf);
 const lastLines = (s: Session, buf: number, n: number) =>
   s.lua<string[]>(
     "local b, n = ...; return vim.api.nvim_buf_get_lines(b, math.max(0, vim.api.nvim_buf_line_count(b) - n), -1, false)",
@@ -79,17 +73,6 @@ async function openForks(s: Session, src: string, n: number, limitMs: number): P
     await s.lua("local src, n = ...; for _ = 1, n do require('tine').fork(src, '') end", src, Math.min(25, n - done));
   }
   return performance.now() - t0;
-}
-/** Runs `fn` under the host's CPU profiler when TINE_BENCH_PROFILE is set, and prints its top functions. */
-async function profiled<T>(s: Session, name: string, fn: () => Promise<T>): Promise<T> {
-  if (!profileDir) return fn();
-  await s.lua("require('tine.host').request('bench_profile_start')");
-  const result = await fn();
-  const path = join(profileDir, `${name}.cpuprofile`);
-  await s.lua("require('tine.host').request('bench_profile_stop', ...)", path);
-  note(`profile ${path}, top self time:`);
-  for (const line of topFunctions(path)) note(`  ${line}`);
-  return result;
 }
 
 // ---- 1–3: with 0, 300 and 500 forks open ----
