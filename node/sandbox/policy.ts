@@ -3,9 +3,9 @@
  * policy, which both bubblewrap's mounts (bwrap.ts) and the host's own checks of in-process tool
  * writes and reads (sandbox-environment.ts) are made from, so the two cannot disagree.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { isWithin, realish } from "../tools/local-environment.ts";
 
 /** Folders under the home folder that hold credentials: never readable in the sandbox. */
@@ -51,9 +51,10 @@ export function sandboxPolicy(settings: PolicySettings): SandboxPolicy {
   const denied = [...HIDDEN_IN_HOME.map((p) => join(home, p)), settings.dataDir, ...(settings.denyRead ?? [])].map((p) =>
     realish(resolve(home, p.startsWith("~/") ? p.slice(2) : p)),
   );
+  const shown = git.borrowed.filter((path) => !denied.some((hidden) => isWithin(path, hidden)));
   const rules: AccessRule[] = [
     ...[root, ...git.writable].map((path) => ({ path, access: "write" as const })),
-    ...git.readOnly.map((path) => ({ path, access: "read-only" as const })),
+    ...[...git.readOnly, ...shown].map((path) => ({ path, access: "read-only" as const })),
     ...denied.map((path) => ({ path, access: "hidden" as const })),
   ];
   // By depth; on one path the stricter rule comes last and wins. The sort is stable.
@@ -76,17 +77,17 @@ export function accessAt(policy: SandboxPolicy, real: string): Access {
  * the repository (objects, refs, logs written; hooks/ and config never). A `.git` folder is the
  * repository itself, inside the worktree and so writable but for hooks/ and config.
  */
-function gitPaths(root: string): { writable: string[]; readOnly: string[] } {
+function gitPaths(root: string): { writable: string[]; readOnly: string[]; borrowed: string[] } {
   const dotGit = join(root, ".git");
   let isDir: boolean;
   try {
     isDir = lstatSync(dotGit).isDirectory();
   } catch {
-    return { writable: [], readOnly: [] }; // not a git worktree: nothing of git to give or guard
+    return { writable: [], readOnly: [], borrowed: [] }; // not a git worktree: nothing of git to give or guard
   }
-  if (isDir) return { writable: [], readOnly: guarded(dotGit, true) };
+  if (isDir) return { writable: [], readOnly: guarded(dotGit, true), borrowed: borrowed(dotGit) };
   const named = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
-  if (!named) return { writable: [], readOnly: [dotGit] };
+  if (!named) return { writable: [], readOnly: [dotGit], borrowed: [] };
   const gitDir = realish(resolve(root, named));
   let common = gitDir;
   try {
@@ -97,7 +98,42 @@ function gitPaths(root: string): { writable: string[]; readOnly: string[] } {
   const writable = [gitDir, ...(common === gitDir ? [] : ["objects", "refs", "logs"].map((p) => join(common, p)))];
   // The repository's own folder stays read-only (only objects/, refs/ and logs/ are bound
   // writable), so a hooks/ it lacks cannot be made from inside.
-  return { writable, readOnly: [dotGit, join(gitDir, "commondir"), join(gitDir, "config.worktree"), ...guarded(common, false)] };
+  return {
+    writable,
+    readOnly: [dotGit, join(gitDir, "commondir"), join(gitDir, "config.worktree"), ...guarded(common, false)],
+    borrowed: borrowed(common),
+  };
+}
+
+/**
+ * The object folders a repository borrows from (`objects/info/alternates`: a tine worktree's own
+ * repository borrows the project's objects), readable inside: one under the host's /tmp would
+ * otherwise be hidden by the sandbox's private /tmp, and every git command there would fail. The
+ * file is writable from inside, so only what is a repository's objects folder counts (never a
+ * socket's folder in /tmp), and never one the policy hides (sandboxPolicy).
+ */
+function borrowed(repo: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(join(repo, "objects", "info", "alternates"), "utf8");
+  } catch {
+    return [];
+  }
+  const objects = join(repo, "objects");
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => realish(resolve(objects, line)))
+    .filter((path) => basename(path) === "objects" && isDirectory(path) && existsSync(join(dirname(path), "HEAD")));
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

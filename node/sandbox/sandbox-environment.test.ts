@@ -241,6 +241,37 @@ describe("the sandboxed environment", () => {
   });
 });
 
+describe("a worktree whose repository borrows objects (alternates, as tine's worktrees do)", () => {
+  it("runs git inside though the project is under the host's /tmp; a planted alternates line shows nothing hidden", async () => {
+    const project = mkdtempSync(join(tmpdir(), "tine-borrowed-"));
+    try {
+      git(project, "init", "-q", "-b", "main");
+      writeFileSync(join(project, "p.txt"), "p\n");
+      git(project, "add", "p.txt");
+      git(project, "commit", "-qm", "in tmp");
+      const clone = join(base, "borrowing");
+      git(base, "clone", "-q", "--shared", project, clone);
+      // A planted line naming a hidden folder made to look like a repository's objects: never shown.
+      mkdirSync(join(home, ".ssh", "objects"), { recursive: true });
+      writeFileSync(join(home, ".ssh", "HEAD"), "ref: refs/heads/main\n");
+      const alternates = join(clone, ".git", "objects", "info", "alternates");
+      writeFileSync(alternates, `${readFileSync(alternates, "utf8")}${join(home, ".ssh", "objects")}\n`);
+      const opened = openSandbox({ ...settings, root: clone });
+      if (!opened.ok) throw new Error(opened.reason);
+      const r = await run(`git log -1 --format=%s && git status --short && echo listed && ls -A ${join(home, ".ssh")}`, opened.environment);
+      // git says the planted folder is missing (it is hidden), and goes on with the project's objects.
+      expect(r.output).toMatch(/object directory .*\.ssh\/objects does not exist/);
+      expect(r.output).toMatch(/\nin tmp\n[\s\S]*\nlisted\n$/);
+      expect(r.output).not.toContain("id_ed25519");
+      expect(r.end).toMatchObject({ type: "exited", code: 0 });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+      rmSync(join(home, ".ssh", "objects"), { recursive: true, force: true });
+      rmSync(join(home, ".ssh", "HEAD"), { force: true });
+    }
+  });
+});
+
 describe("approvals in the sandbox (tools/approval.ts)", () => {
   const configured = ["bash_command", "edit_file", "get_file", "list_directory"];
   const waits = (name: string, input: object) => needsApproval(name, input, env, configured);
