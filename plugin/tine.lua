@@ -78,6 +78,6 @@ end, {
     end
     return vim.tbl_filter(function(flag)
       return vim.startswith(flag, lead)
-    end, { "--bg", "--wait", "--worktree", "--unattended" })
+    end, { "--bg", "--wait", "--worktree", "--unattended", "--n" })
   end,
 })

@@ -34,6 +34,18 @@ function M.ask_and_fork(id, opts, at_yours)
   end)
 end
 
+--- `N f` in the list: asks the prompt, then fans out N forks of thread `id`.
+---@param id string
+---@param n integer
+function M.ask_and_fanout(id, n)
+  vim.ui.input({ prompt = ("Fan-out prompt (%d forks): "):format(n) }, function(answer)
+    if answer == nil then
+      return
+    end -- cancelled
+    guarded(tine.fanout, id, answer, { n = n })
+  end)
+end
+
 --- The fork's code, asked before a fork at a message (`F`, visual `F`, :ForkThread!): where that
 --- message's files differ from the thread's last turn, whether the fork keeps the code as it is now
 --- or restores the files to the message (and then, what would change); then `finish(opts)` asks
@@ -95,7 +107,7 @@ end
 --- :ForkThread[!] [--wait|--bg] [--worktree|--unattended] [prompt]. With a bang (or `F`), forks at
 --- the message under the cursor; with --wait, once the thread's reply has finished and its tools are
 --- answered; with --worktree, in a git worktree of its own; with --unattended, in one whose tools run
---- in the sandbox, without approvals inside it.
+--- in the sandbox, without approvals inside it. `:ForkThread --n N <prompt>`: N forks at once (fanout()).
 ---@param cmd { bang: boolean, args: string } as nvim_create_user_command gives it
 function M.fork_command(cmd)
   local ok, id = guarded(current_thread)
@@ -111,13 +123,31 @@ function M.fork_command(cmd)
   local args = cmd.args or ""
   -- The flags, in any order, before the prompt.
   local flags = { ["--wait"] = "wait", ["--bg"] = "background", ["--worktree"] = "worktree", ["--unattended"] = "unattended" }
+  local n
   while true do
+    local count, rest = args:match("^%-%-n%s+(%S+)%s*(.-)$")
     local flag = args:match("^(%-%-%a+)%f[%s%z]")
-    if not flag or not flags[flag] then
+    if count then
+      n = tonumber(count)
+      if not n then
+        return err(("tine: :ForkThread --n takes how many forks, a number (got %s)"):format(count))
+      end
+      args = rest
+    elseif flag and flags[flag] then
+      opts = vim.tbl_extend("force", opts, { [flags[flag]] = true })
+      args = vim.trim(args:sub(#flag + 1))
+    else
       break
     end
-    opts = vim.tbl_extend("force", opts, { [flags[flag]] = true })
-    args = vim.trim(args:sub(#flag + 1))
+  end
+  if n then
+    if cmd.bang or opts.wait then
+      return err("tine: :ForkThread --n fans out from the thread as it is now: without ! or --wait")
+    end
+    if args == "" then
+      return err("tine: :ForkThread --n needs a prompt: each fork runs it")
+    end
+    return guarded(tine.fanout, id, args, { n = n })
   end
   if opts.background and args == "" then
     return err("tine: :ForkThread --bg needs a prompt")

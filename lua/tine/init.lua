@@ -81,6 +81,16 @@ function M.fork(id, prompt, opts)
   return host.request("fork", id, prompt or "", opts or vim.empty_dict())
 end
 
+--- Fork ×N: `prompt` to `opts.n` forks of live thread `id` at once, each a background fork in a
+--- git worktree of its own (unattended where the sandbox can start); returns their ids.
+---@param id string
+---@param prompt string
+---@param opts? TineFanoutOpts
+---@return string[]
+function M.fanout(id, prompt, opts)
+  return host.request("fanout", id, prompt or "", opts or vim.empty_dict())
+end
+
 --- Shows thread `id` in the sidebar, loading it from disk when it is stored.
 ---@param id string
 ---@return string id

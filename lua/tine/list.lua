@@ -229,10 +229,15 @@ function M.diff_from_list()
   on_list_thread(tine.diff)
 end
 
---- `f` in the list: forks the thread on the line (asks for the prompt); `w`: into a worktree of its own.
+--- `f` in the list: forks the thread on the line (asks for the prompt); `w`: into a worktree of its
+--- own; with a count (`3f`), that many forks at once, each in a worktree of its own (fanout()).
 ---@param opts? TineForkOpts
 function M.fork_from_list(opts)
+  local count = vim.v.count
   on_list_thread(function(id)
+    if count > 1 then
+      return fork.ask_and_fanout(id, count)
+    end
     fork.ask_and_fork(id, opts or vim.empty_dict())
   end)
 end

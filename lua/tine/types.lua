@@ -201,6 +201,12 @@
 ---@field worktree? boolean work in a git worktree of its own, made from the files at the fork point (|tine-worktree|)
 ---@field unattended? boolean its tools run in the sandbox, in a worktree of its own, without approvals inside it (|tine-unattended|)
 
+--- How `fanout()` fans out; only these keys.
+---@class TineFanoutOpts
+---@field n? integer how many forks, 1 to `fanout_max` (default: one per model, else 2)
+---@field models? string[] the models the forks run on, in turn (default: the thread's)
+---@field check? string|false run in each fork's worktree when its turn ends (default: `check_command`)
+
 --- After `send()`: the failed turn's text your message replaced ("" when none).
 ---@class TineSendResult
 ---@field replaced string

@@ -52,3 +52,11 @@ it("recognises @compact with or without instructions, only at the start", () => 
   assert.deepEqual(parseSend("@compact keep the API decisions"), { type: "compact", instructions: "keep the API decisions" });
   assert.deepEqual(parseSend("@compaction"), { type: "message", text: "@compaction" });
 });
+
+it("recognises a fan-out: @fork×N and @fork*N, with the prompt after", () => {
+  assert.deepEqual(parseSend("@fork×3 make it faster"), { type: "fan-out", n: 3, prompt: "make it faster" });
+  assert.deepEqual(parseSend("@fork*2 x"), { type: "fan-out", n: 2, prompt: "x" });
+  assert.deepEqual(parseSend("@fork×0"), { type: "fan-out", n: 0, prompt: "" });
+  assert.deepEqual(parseSend("@fork×3x"), { type: "message", text: "@fork×3x" });
+  assert.deepEqual(parseSend("@fork×N"), { type: "message", text: "@fork×N" });
+});

@@ -7,6 +7,8 @@ export type SendCommand =
   | ({ type: "fork" } & ForkArgs)
   /** `@bg <prompt>`: a fork that runs without a window and reports back when its turn ends; `@bg!`: an unattended one. */
   | ({ type: "background-fork" } & ForkArgs)
+  /** `@fork×N <prompt>` (also `@fork*N`): N forks at once, each in a worktree of its own (node/fork/fanout.ts). */
+  | { type: "fan-out"; n: number; prompt: string }
   /** `@handoff <goal>`: the agent writes a prompt for a fresh thread; this one returns to how it was. */
   | { type: "handoff"; goal: string }
   /** `@compact [instructions]`: a new thread under this one opens with the model's summary of it; this one stays whole. */
@@ -16,13 +18,17 @@ export type SendCommand =
   | { type: "message"; text: string };
 
 /** The `@`-commands as typed, each with what it does (what `g?` in an input lists). A new one starts here. */
-export type SendCommandName = "fork" | "bg" | "bg!" | "handoff" | "compact" | "now";
+export type SendCommandName = "fork" | "fork×N" | "bg" | "bg!" | "handoff" | "compact" | "now";
 export const SEND_COMMANDS: Readonly<Record<SendCommandName, { usage: string; info: string }>> = {
   fork: {
     usage: "@fork [--worktree|--unattended] <prompt>",
     info:
       "fork this thread beside it, the prompt its next message (alone: a fork to type in; --worktree: in a git worktree of its own; " +
       "--unattended: its tools in the sandbox, without approvals inside it)",
+  },
+  "fork×N": {
+    usage: "@fork×N <prompt>",
+    info: "N forks run the prompt at once, each in a worktree of its own (unattended where the sandbox starts); also @fork*N",
   },
   bg: { usage: "@bg [--worktree|--unattended] <prompt>", info: "a fork that runs without a window and reports back when its turn ends" },
   "bg!": {
@@ -37,7 +43,12 @@ export const SEND_COMMANDS: Readonly<Record<SendCommandName, { usage: string; in
   now: { usage: "@now <text>", info: "while the agent works: goes with the next tool results (steering)" },
 };
 
-const COMMAND = new RegExp(`^\\s*@(${Object.keys(SEND_COMMANDS).join("|")})(?=\\s|$)\\s*([\\s\\S]*)$`);
+const COMMAND = new RegExp(
+  `^\\s*@(${Object.keys(SEND_COMMANDS)
+    .filter((name) => name !== "fork×N")
+    .join("|")})(?=\\s|$)\\s*([\\s\\S]*)$`,
+);
+const FAN_OUT = /^\s*@fork[×*](\d+)(?=\s|$)\s*([\s\S]*)$/;
 const FLAG = /^--(worktree|unattended)(?=\s|$)\s*/;
 
 type ForkArgs = { prompt: string; worktree?: true; unattended?: true };
@@ -54,6 +65,8 @@ function forkArgs(rest: string, unattended: boolean): ForkArgs {
 }
 
 export function parseSend(text: string): SendCommand {
+  const fanOut = FAN_OUT.exec(text);
+  if (fanOut) return { type: "fan-out", n: Number(fanOut[1]), prompt: fanOut[2]!.trim() };
   const command = COMMAND.exec(text);
   if (command?.[1] === "fork") return { type: "fork", ...forkArgs(command[2]!, false) };
   if (command?.[1] === "bg" || command?.[1] === "bg!") return { type: "background-fork", ...forkArgs(command[2]!, command[1] === "bg!") };

@@ -82,7 +82,10 @@ export const threadRef: Check<string> = (v, name) => {
 
 /** A code snapshot as the host named it: hex, nothing git could take for an option. */
 /** A shell command, or false for none (a fan-out's `check`). */
-export const commandOrFalse = simple("a shell command (a string) or false", (v): v is string | false => typeof v === "string" || v === false);
+export const commandOrFalse = simple(
+  "a shell command (a string) or false",
+  (v): v is string | false => typeof v === "string" || v === false,
+);
 
 export const snapshotId = simple("a snapshot id", (v): v is string => typeof v === "string" && /^[0-9a-f]{40,64}$/.test(v));
 

@@ -9,6 +9,7 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ForkClone } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
+import type { SendContext } from "../context/follow.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ForkFlow, ForkFolders } from "./flow.ts";
@@ -72,9 +73,10 @@ export class FanOuts {
   /**
    * Makes the forks of a fan-out of `sourceId` (a live thread at rest or streaming; never one
    * whose program is mid-turn) and returns their ids once each has been asked for. Throws, with
-   * nothing made, on bad input or where worktrees cannot be made.
+   * nothing made, on bad input or where worktrees cannot be made. `context`: what the prompt's
+   * mentions resolved to (`@fork×N` typed in the input).
    */
-  async fanout(sourceId: ThreadId, prompt: string, ask: FanOutAsk = {}): Promise<ThreadId[]> {
+  async fanout(sourceId: ThreadId, prompt: string, ask: FanOutAsk = {}, context?: SendContext): Promise<ThreadId[]> {
     const { chat } = this.host;
     const source = chat.threads.get(sourceId);
     if (!source) throw new Error(`tine: ${threadName(chat, sourceId)} is not open: open it to fan out from it`);
@@ -90,7 +92,9 @@ export class FanOuts {
     if (models.length && source.runner.modelName === null)
       throw new Error(`tine: ${source.title}'s program chooses its own model: fan out without models`);
     if (!(await this.host.folders.available()))
-      throw new Error("tine: each fork of a fan-out works in a git worktree of its own, which cannot be made here (git, a repository and snapshots are needed)");
+      throw new Error(
+        "tine: each fork of a fan-out works in a git worktree of its own, which cannot be made here (git, a repository and snapshots are needed)",
+      );
     // Where the sandbox can start, and for a thread whose tools tine runs (a program's own it cannot confine).
     const unattended = chat.runners.traits(source.runner.spec).toolsThroughTine && (await this.unattended());
     const check = ask.check === undefined ? this.host.checkCommand || null : ask.check || null;
@@ -108,12 +112,18 @@ export class FanOuts {
           newId: id,
           num,
           prompt: text,
+          ...(context ? { context } : {}),
           opener: { by: "fan-out", group: group.id, ...(model ? { model } : {}) },
         };
         return this.host.flow
           .start({ when: "worktree-made", fork, base, next: "now", unattended })
           .catch((e: Error) => this.host.tell(`tine: fork ${i + 1} of ${n} of the fan-out was not made: ${e.message}`, true));
       }),
+    );
+    const how = unattended ? "unattended (🔒), " : "";
+    this.host.tell(
+      `tine: ${n} forks of "${source.title}" run the prompt, ${how}each in a worktree of its own: the list shows them under it`,
+      false,
     );
     return group.forks.slice();
   }

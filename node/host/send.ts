@@ -13,6 +13,7 @@ import type { Compaction } from "../compact/compaction.ts";
 import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { ThreadId } from "../core/ids.ts";
+import type { FanOuts } from "../fork/fanout.ts";
 import type { ForkFlow } from "../fork/flow.ts";
 import type { ForkAsk } from "../fork/request.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
@@ -25,6 +26,8 @@ export class SendFlow {
   private readonly buffers: Buffers;
   /** Where `@fork` and `@bg` go (node/fork/). */
   private readonly forks: ForkFlow;
+  /** Where `@fork×N` goes (node/fork/fanout.ts). */
+  private readonly fanouts: FanOuts;
   private readonly compaction: Compaction;
   private readonly nvim: NvimBridge;
   private readonly contextLimits: ContextLimits;
@@ -40,6 +43,7 @@ export class SendFlow {
       chat: this.chat,
       buffers: this.buffers,
       forks: this.forks,
+      fanouts: this.fanouts,
       compaction: this.compaction,
       contextLimits: this.contextLimits,
       dispatch: this.dispatch,
@@ -91,6 +95,11 @@ export class SendFlow {
         { background: true, ...forkPlace(command) },
         (await this.expand(thread, command.prompt, approved)) ?? undefined,
       );
+      return { replaced: "" };
+    }
+    if (command.type === "fan-out") {
+      const context = (command.prompt && (await this.expand(thread, command.prompt, approved))) || undefined;
+      await this.fanouts.fanout(id, command.prompt, { n: command.n }, context);
       return { replaced: "" };
     }
     if (command.type === "handoff") {

@@ -1,0 +1,96 @@
+/**
+ * Fan-outs on the chat alone (test/helpers/test-chat.ts), the fork flow stood in for by what it is
+ * asked: what each fork is asked to be, and what bad input refuses with nothing made.
+ */
+import { describe, expect, it } from "vitest";
+import { testChat } from "../../test/helpers/test-chat.ts";
+import { History } from "../core/history.ts";
+import { assistantMessage, entry, userMessage } from "../core/native.ts";
+import { type FanOutHost, FanOuts } from "./fanout.ts";
+import type { ForkRequest } from "./request.ts";
+
+const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+
+function setUp(over: Partial<FanOutHost> = {}) {
+  const { chat, dispatch } = testChat();
+  const history = History.of([
+    entry(userMessage([{ type: "text", text: "q1" }])),
+    entry(assistantMessage([{ type: "text", text: "a1" }]), { stopReason: "end_turn", usage }),
+  ]);
+  dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "src", num: 1, runner: { kind: "api", history } } });
+  const asked: ForkRequest[] = [];
+  const told: string[] = [];
+  const bases: string[] = [];
+  const fanouts = new FanOuts({
+    chat,
+    flow: {
+      start: async (request) => {
+        asked.push(request);
+        return "later";
+      },
+    },
+    folders: { available: async () => true, unattendedRefusal: async () => null },
+    baseNow: async (_source, owner) => {
+      bases.push(owner);
+      return "a".repeat(40);
+    },
+    max: 8,
+    checkCommand: false,
+    tell: (text) => told.push(text),
+    ...over,
+  });
+  return { chat, fanouts, asked, told, bases };
+}
+
+describe("a fan-out", () => {
+  it("asks for n forks in worktrees of their own, from one snapshot, unattended, on the models in turn", async () => {
+    const { chat, fanouts, asked, told, bases } = setUp();
+    const ids = await fanouts.fanout("src", "  try it  ", { n: 3, models: ["m-a", "m-b"], check: "npm test" });
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    expect(bases).toEqual([ids[0]]);
+    expect(asked.map((r) => r.when)).toEqual(["worktree-made", "worktree-made", "worktree-made"]);
+    for (const [i, r] of asked.entries()) {
+      if (r.when !== "worktree-made") throw new Error(r.when);
+      expect(r).toMatchObject({ base: "a".repeat(40), next: "now", unattended: true });
+      expect(r.fork).toMatchObject({ sourceId: "src", newId: ids[i], prompt: "try it" });
+      expect(r.fork.opener).toEqual({ by: "fan-out", group: ids[0], model: { model: ["m-a", "m-b", "m-a"][i], effort: "setup" } });
+    }
+    expect(fanouts.of(ids[1]!)).toMatchObject({ sourceId: "src", forks: ids, check: "npm test", unattended: true });
+    const title = chat.threads.get("src")!.title;
+    expect(told).toEqual([
+      `tine: 3 forks of "${title}" run the prompt, unattended (🔒), each in a worktree of its own: the list shows them under it`,
+    ]);
+  });
+
+  it("refuses bad input, a thread not open, or a folder without worktrees, with nothing made", async () => {
+    const { fanouts, asked, bases } = setUp();
+    await expect(fanouts.fanout("src", "x", { n: 0 })).rejects.toThrow("1 to 8 forks (fanout_max), not 0");
+    await expect(fanouts.fanout("src", "x", { n: 9 })).rejects.toThrow("not 9");
+    await expect(fanouts.fanout("src", "x", { n: 2.5 })).rejects.toThrow("not 2.5");
+    await expect(fanouts.fanout("src", "   ")).rejects.toThrow("a fan-out needs a prompt");
+    await expect(fanouts.fanout("src", "x", { models: ["a", " "] })).rejects.toThrow("model names");
+    await expect(fanouts.fanout("nope", "x")).rejects.toThrow("is not open");
+    const none = setUp({ folders: { available: async () => false, unattendedRefusal: async () => null } });
+    await expect(none.fanouts.fanout("src", "x")).rejects.toThrow("worktree of its own, which cannot be made here");
+    expect([asked, bases, none.asked]).toEqual([[], [], []]);
+  });
+
+  it("where the sandbox cannot start is made attended, said once; check_command is the default check", async () => {
+    const { fanouts, asked, told } = setUp({
+      folders: { available: async () => true, unattendedRefusal: async () => "tine: no sandbox here" },
+      checkCommand: "make check",
+    });
+    const a = await fanouts.fanout("src", "one");
+    const b = await fanouts.fanout("src", "two", { n: 1, check: false });
+    expect(asked.every((r) => r.when === "worktree-made" && !r.unattended)).toBe(true);
+    expect(a).toHaveLength(2);
+    expect(told.filter((t) => t.startsWith("tine: no sandbox here"))).toHaveLength(1);
+    expect(fanouts.of(a[0]!)?.check).toBe("make check");
+    expect(fanouts.of(b[0]!)?.check).toBe(null);
+    fanouts.forget(a[0]!);
+    expect(fanouts.of(a[1]!)?.forks).toEqual([a[1]]);
+    fanouts.forget(a[1]!);
+    expect(fanouts.from("src").map((g) => g.forks)).toEqual([b]);
+  });
+});
