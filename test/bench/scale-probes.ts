@@ -44,6 +44,21 @@ end
 local ok = vim.wait(limit, shows, 1)
 return ok and (vim.uv.hrtime() - t0) / 1e6 or vim.NIL`;
 
+/** What CALLS_PROBE leaves in _G.tine_bench_calls. */
+export type CallsProbeResult = {
+  done: string;
+  calls: number;
+  max_call: number;
+  max_late: number;
+  sum: number;
+  ms: number;
+  lists: number;
+  max_list: number;
+  max_wait: number;
+  seen?: Record<string, number>;
+  error?: string;
+};
+
 /**
  * Every \`every\` ms, from Neovim's main loop (vim.schedule: it waits for whatever holds the loop),
  * calls require('tine').threads() and times the call; every tenth tick runs :Tine threads too

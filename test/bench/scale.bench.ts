@@ -52,7 +52,7 @@ import {
   unfinished,
   until,
 } from "./scale-kit.ts";
-import { CALLS_PROBE, FORK_TIMED, OPEN_PROBE, SEND_TIMED, TINE_TIMED } from "./scale-probes.ts";
+import { CALLS_PROBE, type CallsProbeResult, FORK_TIMED, OPEN_PROBE, SEND_TIMED, TINE_TIMED } from "./scale-probes.ts";
 
 const nv = nvims().at(-1)!;
 const env = { TINE_BENCH: "1" };
@@ -252,18 +252,7 @@ async function callsWhileStreaming(): Promise<void> {
       for (let i = 0; i < BG; i++) s.mock.release(`bg${i}`);
       await until("the 30 forks to finish", async () => s.lua<boolean>("return _G.tine_bench_calls.done ~= nil"), 50_000);
     });
-    const p = await s.lua<{
-      done: string;
-      calls: number;
-      max_call: number;
-      max_late: number;
-      sum: number;
-      ms: number;
-      lists: number;
-      max_list: number;
-      max_wait: number;
-      error?: string;
-    }>("return _G.tine_bench_calls");
+    const p = await s.lua<CallsProbeResult>("return _G.tine_bench_calls");
     if (p.done !== "drained") {
       record("4", p.done === "timeout" ? "did not finish in 45 s" : `failed: ${p.error}`, false);
       return;

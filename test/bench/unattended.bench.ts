@@ -15,7 +15,7 @@ import { response, textReply } from "../mock-anthropic/script.ts";
 import type { RecordedRequest } from "../mock-anthropic/server.ts";
 import { bigProject, median } from "./code-kit.ts";
 import { ms, note, owe, printFigures, profiled, record, seed, session, until } from "./scale-kit.ts";
-import { CALLS_PROBE } from "./scale-probes.ts";
+import { CALLS_PROBE, type CallsProbeResult } from "./scale-probes.ts";
 
 const FORKS = 10;
 const CALLS = 3;
@@ -36,20 +36,6 @@ const toolResults = (req: RecordedRequest) =>
   );
 const resultText = (content: unknown): string =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((c: { text?: string }) => c.text ?? "").join("") : "";
-
-type Probe = {
-  done: string;
-  calls: number;
-  max_call: number;
-  max_late: number;
-  sum: number;
-  ms: number;
-  lists: number;
-  max_list: number;
-  max_wait: number;
-  seen: Record<string, number>;
-  error?: string;
-};
 
 owe(
   "u",
@@ -95,7 +81,7 @@ try {
       await until("the forks to finish", async () => s.lua<boolean>("return _G.tine_bench_calls.done ~= nil"), 190_000);
     });
     const total = performance.now() - t0;
-    const p = await s.lua<Probe>("return _G.tine_bench_calls");
+    const p = await s.lua<CallsProbeResult>("return _G.tine_bench_calls");
     const statuses = await s.lua<string[]>(
       "local ids = ...; local out = {}; for _, t in ipairs(require('tine').threads()) do if vim.tbl_contains(ids, t.id) then out[#out + 1] = t.status end end; return out",
       ids,
