@@ -8,6 +8,7 @@
 
 import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../core/native.ts";
+import { outsideConfinement } from "../tools/approval.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
@@ -18,6 +19,11 @@ export type ToolRun = {
   readonly use: ToolUseBlock;
   readonly state: "awaiting-approval" | "running" | "done";
   readonly outcome?: ToolOutcome;
+  /**
+   * Why the call leaves its thread's confinement (an unattended fork's sandbox: tools/approval.ts),
+   * said with its approval; approved, it runs where the confinement's approved calls run. Absent: it stays inside.
+   */
+  readonly leaves?: string;
 };
 
 /** The part of a thread's context (thread.ts's `ThreadContext`) its tool runs act through. */
@@ -93,11 +99,15 @@ export class ToolRuns {
    * `at` is taken (`snapshotTaken`): the files are recorded before any of them can change them.
    */
   begin(uses: readonly ToolUseBlock[], at: number): void {
-    this.all = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
+    const { tools, environment } = this.of.context;
+    const { confinement } = environment;
+    this.all = uses.map((use) => {
+      const leaves = confinement ? outsideConfinement(use.name, use.input, confinement) : null;
+      return { use, state: "awaiting-approval" as const, ...(leaves ? { leaves } : {}) };
+    });
     this.codeWait = { at, ids: [] };
     // Tools that need no approval start at once, all concurrently; a call without its tool's
     // fields is answered as invalid at once (nobody is asked to approve what cannot run).
-    const { tools, environment } = this.of.context;
     for (const run of this.all) {
       const problem = isForkTool(run.use.name) ? null : tools.inputProblem(run.use.name, run.use.input);
       if (problem) this.answerAtOnce(run, { text: problem, isError: true });
@@ -196,12 +206,12 @@ export class ToolRuns {
   /**
    * Where a call runs: in the thread's environment; a call of a confined thread (an unattended
    * fork) that leaves its confinement ran only once the user approved it, and runs where the
-   * confinement says an approved one does (tools/environment.ts, Confinement).
+   * confinement says an approved one does (tools/environment.ts, Confinement). (An MCP call waits
+   * too, but runs in its server, whatever this says.)
    */
   private whereRuns(run: ToolRun): Environment {
-    const { environment, tools } = this.of.context;
-    const leaves = environment.confinement && tools.needsApproval(run.use.name, run.use.input, environment);
-    return leaves ? environment.confinement!.approved : environment;
+    const { environment } = this.of.context;
+    return run.leaves !== undefined && environment.confinement ? environment.confinement.approved : environment;
   }
 
   private replaceRun(id: string, run: ToolRun): void {

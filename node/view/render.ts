@@ -194,7 +194,11 @@ function toolRunLines(run: ToolRun | undefined, approvalHint: string | undefined
   if (!run) return [];
   switch (run.state) {
     case "awaiting-approval":
-      return [`   ⏳ awaiting approval${approvalHint ? `: ${approvalHint}` : ""}`];
+      return [
+        `   ⏳ awaiting approval${approvalHint ? `: ${approvalHint}` : ""}`,
+        // An unattended fork's call waits only because it leaves the sandbox: the user is told why.
+        ...(run.leaves ? [`   🔒 leaves the sandbox: ${run.leaves}`] : []),
+      ];
     case "running":
       return ["   ⋯ running"];
     case "done":

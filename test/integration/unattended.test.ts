@@ -126,6 +126,9 @@ describe(`unattended forks (${nv.version})`, () => {
         fork = { id: forkId, cwd: info.cwd! };
         assert.equal(info.unattended, true);
         assert.ok(shown.includes(`${BANNER}${fork.cwd}\n`), shown);
+        // The approval says why this call waits when nothing else in the fork does.
+        const why = `\n   🔒 leaves the sandbox: ${outside} is outside what this sandboxed thread may write (its worktree, but for .git's hooks and config)\n`;
+        assert.ok(shown.includes(why), shown);
         await s.waitForStatus(forkId, "waiting");
         await s.openList();
         const row = (await s.listLines())[(await s.listLine("🔒 unattended")) - 1]!;
@@ -145,8 +148,14 @@ describe(`unattended forks (${nv.version})`, () => {
         await s.until("the approved edit's result", async () => s.mock.requests.length === 3);
         assert.equal(readFileSync(outside, "utf8"), "approved from a fixture\n");
         // The network call and the read of ~/.ssh wait; the other command has run.
-        await s.waitForDisplay(forkId, /🔧 get_file: [^\n]*\n {3}⏳ awaiting approval/);
-        await s.waitForDisplay(forkId, /🔧 bash_command: \$ : n1;[^\n]*\n {3}⏳ awaiting approval/);
+        await s.waitForDisplay(
+          forkId,
+          /🔧 get_file: [^\n]*\n {3}⏳ awaiting approval[^\n]*\n {3}🔒 leaves the sandbox: [^\n]*id_test is hidden from this sandboxed thread/,
+        );
+        await s.waitForDisplay(
+          forkId,
+          /🔧 bash_command: \$ : n1;[^\n]*\n {3}⏳ awaiting approval[^\n]*\n {3}🔒 leaves the sandbox: it asks for the network, which the sandbox has not\n/,
+        );
         await s.waitForStatus(forkId, "waiting");
         assert.equal(s.mock.requests.length, 3, "the calls wait");
         await s.onDisplayLine(forkId, "🔧 bash_command: $ : n1;", "a");
