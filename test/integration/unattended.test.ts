@@ -193,6 +193,36 @@ describe(`unattended forks (${nv.version})`, () => {
     );
   });
 
+  it("every way of asking makes an unattended fork: :ForkThread --bg --unattended, @fork/@bg --unattended, @bg with fork_unattended = background, fork(); other forks stay attended", async () => {
+    const { cwd, env } = world();
+    await withNeovim(
+      nv,
+      async (s) => {
+        const id = await firstThread(s);
+        const input = (await s.thread(id)).input_bufnr!;
+        const asks: [string, () => Promise<void>, boolean][] = [
+          ["ForkThread", () => s.cmd("ForkThread --bg --unattended p1"), true],
+          ["@fork", () => typeAndSend(s, "@fork --unattended p2"), true],
+          ["@bg --unattended", () => typeAndSend(s, "@bg --unattended p3"), true],
+          ["@bg", () => typeAndSend(s, "@bg p4"), true],
+          ["fork() in the background", () => s.lua(`require("tine").fork(..., "p5", { background = true })`, id), true],
+          ["fork()", () => s.lua(`require("tine").fork(..., "p6")`, id), false],
+          ["@fork", () => typeAndSend(s, "@fork p7"), false],
+        ];
+        for (const [n, [how, ask, unattended]] of asks.entries()) {
+          s.mock.reply(response([{ hold: `p${n + 1}` }, { text: "done" }]));
+          await s.focus(input);
+          await ask();
+          await s.waitForThreadCount(n + 2, `the fork ${how} makes`);
+          const fork = (await s.threads()).find((t) => t.num === n + 2)!;
+          assert.equal(fork.unattended, unattended, `${how}: ${JSON.stringify(fork)}`);
+          if (unattended) assert.notEqual(fork.cwd, cwd);
+        }
+      },
+      { cwd, env, setup: { fork_unattended: "background" } },
+    );
+  });
+
   it("where bwrap cannot start: an unattended fork asked for is refused with the reason and the fix, nothing made; fork_unattended's @bg fork is made attended, the user told once", async () => {
     const { cwd, env } = world();
     // A bwrap first on PATH that fails as bwrap does where user namespaces are off (as health.test.ts).
