@@ -45,6 +45,14 @@ function world(): { cwd: string; home: string; env: Record<string, string> } {
   return { cwd, home, env: { HOME: home } };
 }
 
+/** A PATH whose first folder holds a `bwrap` that fails as bwrap does where user namespaces are off (as health.test.ts). */
+function failingBwrap(): { PATH: string } {
+  const bin = folder("tine-bwrap-");
+  writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n");
+  chmodSync(join(bin, "bwrap"), 0o755);
+  return { PATH: `${bin}:${process.env["PATH"]}` };
+}
+
 /** The worktree folders made for this project so far. */
 function worktrees(cwd: string): string[] {
   const dir = join(cwd, ".data", "nvim", "tine", "worktrees");
@@ -109,7 +117,7 @@ describe(`unattended forks (${nv.version})`, () => {
     );
   });
 
-  it("what leaves the sandbox waits: an edit of the project's file is written once approved, a command asking for the network gets it once approved; a restart keeps the fork unattended", async () => {
+  it("what leaves the sandbox waits: an edit of the project's file is written once approved, a command asking for the network gets it once approved; a restart keeps the fork unattended (attended, and said, where the sandbox cannot start)", async () => {
     const { cwd, home, env } = world();
     let fork = { id: "", cwd: "" };
     await withNeovim(
@@ -191,6 +199,26 @@ describe(`unattended forks (${nv.version})`, () => {
       },
       { cwd, env },
     );
+    // Where the sandbox cannot start, the stored fork opens attended, in the same worktree, and the user is told.
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.openList();
+        await s.open(fork.id);
+        await s.notified(/bwrap cannot create its namespaces: .* works on in its worktree, attended: its tools ask as any thread's/);
+        const info = await s.thread(fork.id);
+        assert.deepEqual([info.unattended, info.cwd], [false, fork.cwd]);
+        s.mock.reply(
+          response([{ toolUse: { id: "b3", name: "bash_command", input: { command: "echo attended > attended.txt" } } }]),
+          textReply("Ran."),
+        );
+        await typeAndSend(s, "and now");
+        const shown = await s.waitForDisplay(fork.id, /attended\.txt\n {3}⏳ awaiting approval/);
+        assert.ok(!shown.includes(BANNER), shown);
+        assert.match(shown, /⎇ Works in a git worktree of its own: /);
+      },
+      { cwd, env: { ...env, ...failingBwrap() } },
+    );
   });
 
   it("every way of asking makes an unattended fork: :ForkThread --bg --unattended, @fork/@bg --unattended, @bg with fork_unattended = background, fork(); other forks stay attended", async () => {
@@ -226,9 +254,6 @@ describe(`unattended forks (${nv.version})`, () => {
   it("where bwrap cannot start: an unattended fork asked for is refused with the reason and the fix, nothing made; fork_unattended's @bg fork is made attended, the user told once", async () => {
     const { cwd, env } = world();
     // A bwrap first on PATH that fails as bwrap does where user namespaces are off (as health.test.ts).
-    const bin = folder("tine-bwrap-");
-    writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n");
-    chmodSync(join(bin, "bwrap"), 0o755);
     const refusal =
       /^tine: an unattended fork runs its tools in a sandbox, which cannot start here: bwrap cannot create its namespaces: bwrap: setting up uid map: Permission denied\. Fix: allow unprivileged user namespaces: /;
     await withNeovim(
@@ -266,7 +291,7 @@ describe(`unattended forks (${nv.version})`, () => {
         const attended = (await s.notifications()).filter((n) => /made attended/.test(n.msg));
         assert.equal(attended.length, 1, "told once");
       },
-      { cwd, env: { ...env, PATH: `${bin}:${process.env["PATH"]}` }, setup: { fork_unattended: "background" } },
+      { cwd, env: { ...env, ...failingBwrap() }, setup: { fork_unattended: "background" } },
     );
   });
 
