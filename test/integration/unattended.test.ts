@@ -78,7 +78,16 @@ describe(`unattended forks (${nv.version})`, () => {
       async (s) => {
         const id = await firstThread(s);
         const transcripts = join(cwd, ".data", "nvim", "tine", "projects");
-        const command = `echo made > inside.txt; echo x > ${cwd}/outside.txt; cat ~/.ssh/id_test; ls ${transcripts}`;
+        // A private /tmp (not the host's), and the repository's hooks read-only (the host's git would run them).
+        const probe = `tine-unattended-probe-${process.pid}-${Date.now()}`;
+        const command = [
+          "echo made > inside.txt",
+          `echo x > ${cwd}/outside.txt`,
+          "cat ~/.ssh/id_test",
+          `ls ${transcripts}`,
+          `echo t > /tmp/${probe} && echo wrote-tmp`,
+          `echo evil > "$(git rev-parse --git-common-dir)/hooks/post-checkout"`,
+        ].join("; ");
         s.mock.reply(
           response([
             { toolUse: { id: "b1", name: "bash_command", input: { command } } },
@@ -110,6 +119,10 @@ describe(`unattended forks (${nv.version})`, () => {
         assert.match(got["b1"]!, new RegExp(`${cwd}/outside\\.txt: Read-only file system`));
         assert.match(got["b1"]!, new RegExp(`${home}/\\.ssh/id_test: No such file or directory`));
         assert.match(got["b1"]!, new RegExp(`ls: cannot access '${transcripts}': No such file or directory`));
+        assert.match(got["b1"]!, /wrote-tmp/);
+        assert.equal(existsSync(join("/tmp", probe)), false, "the sandbox's /tmp is its own");
+        assert.match(got["b1"]!, /hooks\/post-checkout: Read-only file system/);
+        assert.equal(existsSync(join(cwd, ".git", "hooks", "post-checkout")), false);
         assert.ok(!JSON.stringify(s.mock.requests.map((r) => r.body)).includes(SECRET), "the key reached the API");
         assert.doesNotMatch(got["e1"]!, /error|denied/i);
       },
@@ -147,7 +160,13 @@ describe(`unattended forks (${nv.version})`, () => {
         s.mock.reply(
           response([
             { toolUse: { id: "n0", name: "bash_command", input: { command: reachMock(s, "n0") } } },
-            { toolUse: { id: "n1", name: "bash_command", input: { command: reachMock(s, "n1"), network: true } } },
+            {
+              toolUse: {
+                id: "n1",
+                name: "bash_command",
+                input: { command: `${reachMock(s, "n1")}; echo y > ${cwd}/net.txt`, network: true },
+              },
+            },
             { toolUse: { id: "r1", name: "get_file", input: { path: join(home, ".ssh", "id_test") } } },
           ]),
           textReply("All done."),
@@ -171,7 +190,9 @@ describe(`unattended forks (${nv.version})`, () => {
         await s.waitForDisplay(forkId, "All done.\n── end_turn");
         const got = results(s, 3);
         assert.equal(got["n0"], "unreachable\n");
-        assert.equal(got["n1"], "reached\n");
+        // With the host's network, but its files still confined.
+        assert.match(got["n1"]!, new RegExp(`^reached\n.*${cwd}/net.txt: Read-only file system`, "s"));
+        assert.equal(existsSync(join(cwd, "net.txt")), false);
         assert.equal(got["r1"], "The user denied this tool call.");
       },
       { cwd, env },
