@@ -16,6 +16,7 @@ import { afterEach, describe, inject, it } from "vitest";
 import { resultOf, sentBlocks, typeAndSend } from "../helpers/chat-driver.ts";
 import { firstThread, HELLO } from "../helpers/code-session.ts";
 import { gitProject } from "../helpers/git-project.ts";
+import { testServer } from "../helpers/mcp.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -130,7 +131,7 @@ describe(`unattended forks (${nv.version})`, () => {
     );
   });
 
-  it("what leaves the sandbox waits: an edit of the project's file is written once approved, a command asking for the network gets it once approved; a restart keeps the fork unattended (attended, and said, where the sandbox cannot start)", async () => {
+  it("what leaves the sandbox waits: an edit of the project's file is written once approved, a command asking for the network gets it once approved, an MCP tool waits; a restart keeps the fork unattended (attended, and said, where the sandbox cannot start)", async () => {
     const { cwd, home, env } = world();
     let fork = { id: "", cwd: "" };
     await withNeovim(
@@ -168,6 +169,7 @@ describe(`unattended forks (${nv.version})`, () => {
               },
             },
             { toolUse: { id: "r1", name: "get_file", input: { path: join(home, ".ssh", "id_test") } } },
+            { toolUse: { id: "m1", name: "mcp__test__echo", input: { text: "hi" } } },
           ]),
           textReply("All done."),
         );
@@ -183,8 +185,11 @@ describe(`unattended forks (${nv.version})`, () => {
           forkId,
           /🔧 bash_command: \$ : n1;[^\n]*\n {3}⏳ awaiting approval[^\n]*\n {3}🔒 leaves the sandbox: it asks for the network, which the sandbox has not\n/,
         );
+        // An MCP tool waits as in any thread (its server runs outside the sandbox).
+        await s.waitForDisplay(forkId, /🔧 test › echo: [^\n]*\n {3}⏳ awaiting approval/);
         await s.waitForStatus(forkId, "waiting");
         assert.equal(s.mock.requests.length, 3, "the calls wait");
+        await s.onDisplayLine(forkId, "🔧 test › echo", "a");
         await s.onDisplayLine(forkId, "🔧 bash_command: $ : n1;", "a");
         await s.onDisplayLine(forkId, "🔧 get_file", "d");
         await s.waitForDisplay(forkId, "All done.\n── end_turn");
@@ -194,8 +199,9 @@ describe(`unattended forks (${nv.version})`, () => {
         assert.match(got["n1"]!, new RegExp(`^reached\n.*${cwd}/net.txt: Read-only file system`, "s"));
         assert.equal(existsSync(join(cwd, "net.txt")), false);
         assert.equal(got["r1"], "The user denied this tool call.");
+        assert.equal(got["m1"], "echo: hi");
       },
-      { cwd, env },
+      { cwd, env, setup: { mcp_servers: { test: testServer(cwd) } } },
     );
     // A new Neovim on the same data: the stored fork is still unattended, and once opened its tools still run in the sandbox.
     await withNeovim(
