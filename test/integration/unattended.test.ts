@@ -1,10 +1,12 @@
 /**
  * Unattended forks as a user meets them in real Neovim, real git and a real bubblewrap sandbox: an
  * `@bg!` fork's tools run in its worktree without approval, and what leaves the sandbox's policy
- * (the project's folder, ~/.ssh) fails inside it; a call that leaves the policy waits for approval,
- * and once approved runs where the user allowed (an edit written by the host, a command with the
- * host's network); the list, banner and threads() mark it, also after a restart; where bwrap
- * cannot start, an unattended fork is refused with the reason and the fix, and nothing is made.
+ * (the project's folder, ~/.ssh, tine's data, the host's /tmp, git's hooks) fails inside it; a call
+ * that leaves the policy waits for approval, saying why, and once approved runs where the user
+ * allowed (an edit written by the host, a command with the host's network); MCP tools wait as in
+ * any thread; the list, banner and threads() mark it, also after a restart; where bwrap cannot
+ * start, an unattended fork is refused with the reason and the fix, nothing made, and a stored one
+ * works on attended.
  *
  * The project and the home folder live in /var/tmp, not /tmp: the sandbox has a private /tmp, so
  * a file under /tmp would be out of its reach whatever the policy said, and these tests could not fail.
