@@ -9,7 +9,7 @@
 import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../core/native.ts";
 import { outsideConfinement } from "../tools/approval.ts";
-import type { Confinement, Environment } from "../tools/environment.ts";
+import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
 import type { Dispatch, ThreadMsg } from "./msgs.ts";
@@ -19,7 +19,10 @@ export type ToolRun = {
   readonly use: ToolUseBlock;
   readonly state: "awaiting-approval" | "running" | "done";
   readonly outcome?: ToolOutcome;
-  /** Why a call of a confined thread (an unattended fork) waits: how it leaves the sandbox (its approval shows it). */
+  /**
+   * Why the call leaves its thread's confinement (an unattended fork's sandbox: tools/approval.ts),
+   * said with its approval; approved, it runs where the confinement's approved calls run. Absent: it stays inside.
+   */
   readonly leaves?: string;
 };
 
@@ -96,11 +99,15 @@ export class ToolRuns {
    * `at` is taken (`snapshotTaken`): the files are recorded before any of them can change them.
    */
   begin(uses: readonly ToolUseBlock[], at: number): void {
-    this.all = uses.map((use) => ({ use, state: "awaiting-approval" as const }));
+    const { tools, environment } = this.of.context;
+    const { confinement } = environment;
+    this.all = uses.map((use) => {
+      const leaves = confinement ? outsideConfinement(use.name, use.input, confinement) : null;
+      return { use, state: "awaiting-approval" as const, ...(leaves ? { leaves } : {}) };
+    });
     this.codeWait = { at, ids: [] };
     // Tools that need no approval start at once, all concurrently; a call without its tool's
     // fields is answered as invalid at once (nobody is asked to approve what cannot run).
-    const { tools, environment } = this.of.context;
     for (const run of this.all) {
       const problem = isForkTool(run.use.name) ? null : tools.inputProblem(run.use.name, run.use.input);
       if (problem) this.answerAtOnce(run, { text: problem, isError: true });
@@ -110,7 +117,8 @@ export class ToolRuns {
         !tools.needsApproval(run.use.name, run.use.input, environment)
       )
         this.start(run);
-      else if (environment.confinement) this.replaceRun(run.use.id, { ...run, leaves: leavesBy(run.use, environment.confinement) });
+      // Waiting in a confined thread with no way out of its own: a tool that runs outside the sandbox (an MCP server's).
+      else if (confinement && run.leaves === undefined) this.replaceRun(run.use.id, { ...run, leaves: RUNS_OUTSIDE });
     }
   }
 
@@ -200,12 +208,12 @@ export class ToolRuns {
   /**
    * Where a call runs: in the thread's environment; a call of a confined thread (an unattended
    * fork) that leaves its confinement ran only once the user approved it, and runs where the
-   * confinement says an approved one does (tools/environment.ts, Confinement).
+   * confinement says an approved one does (tools/environment.ts, Confinement). (An MCP call waits
+   * too, but runs in its server, whatever this says.)
    */
   private whereRuns(run: ToolRun): Environment {
-    const { environment, tools } = this.of.context;
-    const leaves = environment.confinement && tools.needsApproval(run.use.name, run.use.input, environment);
-    return leaves ? environment.confinement!.approved : environment;
+    const { environment } = this.of.context;
+    return run.leaves !== undefined && environment.confinement ? environment.confinement.approved : environment;
   }
 
   private replaceRun(id: string, run: ToolRun): void {
@@ -213,10 +221,7 @@ export class ToolRuns {
   }
 }
 
-/** How a call that waits in a confined thread leaves its sandbox: a built-in tool's way out, else a tool that runs outside it (an MCP server's). */
-function leavesBy(use: ToolUseBlock, confinement: Confinement): string {
-  return outsideConfinement(use.name, use.input, confinement) ?? "its tool runs outside the sandbox (an MCP server's)";
-}
+const RUNS_OUTSIDE = "its tool runs outside the sandbox (an MCP server's)";
 
 const NO_RESULTS: ReadonlyMap<string, ToolResultBlock> = new Map();
 const NONE_STARTED: ReadonlySet<string> = new Set();

@@ -43,6 +43,11 @@ void nvim.listen(stdinChunks()).then(async () => {
   process.exit(0);
 });
 
+// Neovim gone, its end of stderr is closed: a line logged then fails (EPIPE) as an 'error' event.
+// Unhandled, that is an uncaught exception, whose report below writes to stderr again: without
+// end, and the host, never back in its event loop, would neither see stdin end nor exit.
+process.stderr.on("error", () => {});
+
 // A bug must not take the host (and every thread with it) down: it is logged and reported.
 const report = (what: string) => (error: unknown) => {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);

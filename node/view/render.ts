@@ -195,7 +195,9 @@ function toolRunLines(run: ToolRun | undefined, approvalHint: string | undefined
   switch (run.state) {
     case "awaiting-approval":
       return [
-        `   ⏳ awaiting approval${run.leaves ? ` (outside the sandbox: ${run.leaves})` : ""}${approvalHint ? `: ${approvalHint}` : ""}`,
+        `   ⏳ awaiting approval${approvalHint ? `: ${approvalHint}` : ""}`,
+        // An unattended fork's call waits only because it leaves the sandbox: the user is told why.
+        ...(run.leaves ? [`   🔒 leaves the sandbox: ${run.leaves}`] : []),
       ];
     case "running":
       return ["   ⋯ running"];

@@ -4,14 +4,14 @@
  * afterwards, and its snapshot store is left whole: the next session snapshots as before.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { editingTurn, HELLO, withGitProject } from "../helpers/code-session.ts";
 import { gitProject } from "../helpers/git-project.ts";
-import { hostExited, type Session, tempProjects } from "../helpers/neovim.ts";
+import { hostExited, ROOT, type Session, tempProjects } from "../helpers/neovim.ts";
 import { workingIn } from "../helpers/processes.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -72,4 +72,21 @@ describe(`the host as Neovim goes (${nv.version})`, () => {
         await editingTurn(s);
       });
     });
+
+  it("a line the host logs once Neovim's end of its stderr is closed (EPIPE) neither loops nor keeps it from exiting", async () => {
+    // The real host, on pipes as Neovim's jobstart gives them; its stderr's reading end closed, as a killed Neovim leaves it.
+    const host = spawn(process.execPath, [join(ROOT, "dist", "host.cjs")], { stdio: ["pipe", "pipe", "pipe"] });
+    try {
+      host.stderr.destroy();
+      host.stdout.resume();
+      // A msgpack-RPC notification of an unknown method: the host logs its failure to stderr.
+      const method = Buffer.from("no_such_method");
+      host.stdin.write(Buffer.concat([Buffer.from([0x93, 0x02, 0xa0 | method.length]), method, Buffer.from([0x90])]));
+      // Neovim gone: its end of stdin closes too, and the host exits within a second.
+      host.stdin.end();
+      await hostExited(host.pid!, 3000);
+    } finally {
+      host.kill("SIGKILL");
+    }
+  });
 });
