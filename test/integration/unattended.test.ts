@@ -308,7 +308,7 @@ describe(`unattended forks (${nv.version})`, () => {
           textReply("bg done."),
         );
         await typeAndSend(s, "@bg make bg.txt");
-        const told = await s.notified(/Forks fork_unattended names are made attended/);
+        const told = await s.notified(/the forks fork_unattended names are made as ordinary forks/);
         assert.match(told, refusal);
         await s.waitForThreadCount(2);
         const fork = (await s.threads()).find((t) => t.id !== id)!;
@@ -317,7 +317,7 @@ describe(`unattended forks (${nv.version})`, () => {
         s.mock.reply(textReply("second."));
         await typeAndSend(s, "@bg say more");
         await s.waitForThreadCount(3);
-        const attended = (await s.notifications()).filter((n) => /made attended/.test(n.msg));
+        const attended = (await s.notifications()).filter((n) => /made as ordinary forks/.test(n.msg));
         assert.equal(attended.length, 1, "told once");
       },
       { cwd, env: { ...env, ...failingBwrap() }, setup: { fork_unattended: "background" } },
