@@ -84,9 +84,10 @@ describe("an unattended fork", () => {
     dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history: root } } });
     const a = await forks.fork("root", "one", { background: true });
     const b = await forks.fork("root", "two", { background: true });
-    // A fork in a window is not one the option names.
+    // A fork in a window is not one the option names, nor one asked for in its source's folder.
     const c = await forks.fork("root", "three");
-    expect([a, b, c].every((id) => id !== null && chat.threads.has(id))).toBe(true);
+    const d = await forks.fork("root", "four", { background: true, worktree: false });
+    expect([a, b, c, d].every((id) => id !== null && chat.threads.has(id))).toBe(true);
     expect(told.filter((t) => /no worktrees in a test chat/.test(t))).toEqual([
       "no worktrees in a test chat. Until it can, the forks fork_unattended names are made as ordinary forks (their tools ask for approval)",
     ]);

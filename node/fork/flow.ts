@@ -232,7 +232,12 @@ export class ForkFlow {
   private async unattended(sourceId: ThreadId, ask: ForkAsk, background: boolean): Promise<boolean> {
     const option = this.host.forkUnattended;
     const asked = ask.unattended;
-    if (asked === false || (asked === undefined && !(option === "always" || (option === "background" && background)))) return false;
+    // Asked for in the source's folder (worktree = false): the option does not make it unattended; asking for both is a contradiction.
+    if (
+      asked === false ||
+      (asked === undefined && (ask.worktree === false || !(option === "always" || (option === "background" && background))))
+    )
+      return false;
     if (ask.worktree === false) throw new Error("tine: an unattended fork works in a worktree of its own: it cannot have worktree = false");
     const { chat } = this.host;
     const spec = chat.threads.get(sourceId)?.runner.spec ?? this.host.storedSource(sourceId).runner;
