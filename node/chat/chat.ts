@@ -272,6 +272,9 @@ export class Chat implements ChatTree {
       case "fork-code-summed":
         this.exits.codeSummed(m.id, m.summary);
         return;
+      case "grafted":
+        this.threads.get(m.id)?.grafted(m.note);
+        return;
       case "fork-opened":
         this.forks.update({ type: "opened", id: m.id });
         return;

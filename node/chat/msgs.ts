@@ -10,6 +10,7 @@ import type { SideRequest } from "../core/side-request.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { StoredUsage } from "../usage/stored.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
+import type { GraftNote } from "./prompts.ts";
 import type { RunnerStart } from "./runner.ts";
 import type { Relation } from "./tree.ts";
 
@@ -195,6 +196,8 @@ export type ChatMsg =
   | { type: "fork-report"; id: ThreadId; text?: string }
   /** What a reporting fork's code changed in its worktree (the host's `sumUpCode`; "": nothing to say): its report goes with it. */
   | { type: "fork-code-summed"; id: ThreadId; summary: string }
+  /** A fork's change was grafted into thread `id`'s files (worktree/graft.ts): noted in its display, told with its next message. */
+  | { type: "grafted"; id: ThreadId; note: GraftNote }
   /** A background fork opened in a window becomes an interactive one. */
   | { type: "fork-opened"; id: ThreadId }
   | { type: "clock-tick"; now: number }

@@ -101,6 +101,39 @@ export function promotedCodeNote(into: string, worktree: string, conflicts: read
 }
 
 /**
+ * A fork's change the user grafted into this thread's files (node/worktree/graft.ts): `hunk` null
+ * for the whole file; `conflicts`: how many conflict blocks the merge left in it (marked there).
+ */
+export type GraftNote = {
+  readonly path: string;
+  readonly hunk: number | null;
+  readonly from: string;
+  readonly conflicts: number;
+  /** The folder of this thread the file was written in. */
+  readonly root: string;
+};
+
+/** A fork's title or a path on one line of a note, unable to end its quotes or start a line of its own. */
+const oneLine = (text: string) => text.replace(/\s+/g, " ").replace(/"/g, "'");
+
+/**
+ * Goes after the user's text in the next message of a thread whose files a graft changed: the
+ * model knows which files changed under it, and from which fork. A note after the user's words,
+ * never a change to earlier messages: the messages stay as sent, and the prompt cache with them.
+ */
+export function graftedCodeNote(notes: readonly GraftNote[]): string {
+  const what = (n: GraftNote) => (n.hunk === null ? "the whole file" : `hunk ${n.hunk} of the fork's diff of it`);
+  const conflicts = (n: GraftNote) => (n.conflicts ? `, with conflict markers where both changed the same lines (${n.conflicts})` : "");
+  const lines = notes.map((n) => `- ${oneLine(n.path)}, ${what(n)}, from the fork "${oneLine(n.from)}"${conflicts(n)}`);
+  const roots = [...new Set(notes.map((n) => n.root))].join(", ");
+  return [
+    `[tine] Since your last turn, the user grafted changes from forks into the files of this thread (${roots}):`,
+    ...lines,
+    "Read a file again before relying on what you knew of it.",
+  ].join("\n");
+}
+
+/**
  * The message the key on a waiting merge's line sends for the user (`files`: their mentions, so
  * each goes with it): the agent is asked to resolve the conflicts the merge of fork `fork` left.
  */
