@@ -2,6 +2,7 @@
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../core/agent.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../core/code-marks.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
@@ -10,7 +11,6 @@ import type { SideRequest } from "../core/side-request.ts";
 import type { ToolOutcome } from "../tools/run.ts";
 import type { StoredUsage } from "../usage/stored.ts";
 import type { Labels, LabelTarget } from "./labels.ts";
-import type { GraftNote } from "./prompts.ts";
 import type { RunnerStart } from "./runner.ts";
 import type { Relation } from "./tree.ts";
 

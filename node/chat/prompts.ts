@@ -4,6 +4,7 @@
  * and tune what the model is told on the user's behalf. The frame around project instructions is
  * context/instructions.ts's, where they are read.
  */
+import type { GraftNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
@@ -99,19 +100,6 @@ export function promotedCodeNote(into: string, worktree: string, conflicts: read
     ? `[tine] Its code is merged into ${into}, where this thread works, with conflicts in ${conflicts.join(", ")} (marked in the files); its worktree ${worktree} goes once the user accepts the merge: ${where}`
     : `[tine] Its code is merged into ${into}, where this thread works, and its worktree ${worktree} is removed: ${where}`;
 }
-
-/**
- * A fork's change the user grafted into this thread's files (node/worktree/graft.ts): `hunk` null
- * for the whole file; `conflicts`: how many conflict blocks the merge left in it (marked there).
- */
-export type GraftNote = {
-  readonly path: string;
-  readonly hunk: number | null;
-  readonly from: string;
-  readonly conflicts: number;
-  /** The folder of this thread the file was written in. */
-  readonly root: string;
-};
 
 /** A fork's title or a path on one line of a note, unable to end its quotes or start a line of its own. */
 const oneLine = (text: string) => text.replace(/\s+/g, " ").replace(/"/g, "'");

@@ -6,10 +6,10 @@
  */
 import type { Chat } from "../chat/chat.ts";
 import { messageName } from "../chat/names.ts";
-import type { GraftNote } from "../chat/prompts.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";

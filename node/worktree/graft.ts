@@ -17,9 +17,9 @@
  */
 import { join } from "node:path";
 import type { Dispatch } from "../chat/msgs.ts";
-import type { GraftNote } from "../chat/prompts.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { StoredFile } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
