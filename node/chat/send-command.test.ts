@@ -26,7 +26,12 @@ it("recognises an unattended fork: @bg!, and --unattended with or beside --workt
   assert.deepEqual(parseSend("@bg! fix the test"), { type: "background-fork", prompt: "fix the test", unattended: true });
   assert.deepEqual(parseSend("@bg! --worktree x"), { type: "background-fork", prompt: "x", unattended: true, worktree: true });
   assert.deepEqual(parseSend("@fork --unattended try it"), { type: "fork", prompt: "try it", unattended: true });
-  assert.deepEqual(parseSend("@bg --worktree --unattended go"), { type: "background-fork", prompt: "go", worktree: true, unattended: true });
+  assert.deepEqual(parseSend("@bg --worktree --unattended go"), {
+    type: "background-fork",
+    prompt: "go",
+    worktree: true,
+    unattended: true,
+  });
   // Only the flags before the prompt count; `@bg!x` is no command.
   assert.deepEqual(parseSend("@fork try --unattended"), { type: "fork", prompt: "try --unattended" });
   assert.deepEqual(parseSend("@bg!x"), { type: "message", text: "@bg!x" });
