@@ -173,6 +173,8 @@ export type ChatMsg =
       runner: RunnerSpec;
       readOnlyBy: number | null;
       reports: readonly { from: string; text: string }[];
+      /** Forks' changes grafted into its files, waiting for its next message (none when left out). */
+      grafts?: readonly GraftNote[];
       /** Messages the user had queued when the thread was last written (they come back held). */
       queue: readonly StoredQueued[];
       /** The snapshots its messages were made on (none in transcripts written before them). */

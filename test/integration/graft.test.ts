@@ -94,6 +94,25 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
     });
   });
 
+  it("the parent's note waits on disk: after a restart its display still notes the graft and its next message tells the model", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await firstThread(s);
+      const f = await forkRunning(s, id, "two hunks", TWO_HUNKS);
+      assert.deepEqual(await graft(s, f.id, "lines.txt", 1), { path: "lines.txt", hunk: 1, conflicts: 0 });
+      await s.waitForDisplay(id, '⇡ grafted lines.txt (hunk 1) from "two hunks"');
+      await s.cmd("Tine restart");
+      await s.open(id);
+      await s.waitForDisplay(id, '⇡ grafted lines.txt (hunk 1) from "two hunks"');
+      await exchange(s, id, "go on", "Ok.");
+      assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), [
+        "go on",
+        `[tine] Since your last turn, the user grafted changes from forks into the files of this thread (${s.cwd}):\n` +
+          '- lines.txt, hunk 1 of the fork\'s diff of it, from the fork "two hunks"\n' +
+          "Read a file again before relying on what you knew of it.",
+      ]);
+    });
+  });
+
   it("one hunk of two is grafted, the other not; the other then merges with the user's own change since the fork point", async () => {
     await withGitProject(nv, setUp(project()), async (s) => {
       const id = await firstThread(s);
