@@ -24,7 +24,7 @@ import type { ThreadId } from "../core/ids.ts";
 import type { StoredFile } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
 import { hunkRanges, withHunk } from "./hunks.ts";
-import { applyMerge, checkMergeRoom, type MergeWrite, mergeFile } from "./merge.ts";
+import { applyMerge, checkMergeRoom, type MergeLabels, type MergeWrite, mergeFile } from "./merge.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 
 /** What a graft did: the file (as the fork's change list names it), the hunk (null: the whole file), and how many conflicts it left marked. */
@@ -51,6 +51,9 @@ export type GraftEdges = {
 };
 
 const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
+/** Paths in a message: the first ten, then how many more. */
+const named = (paths: readonly string[]) =>
+  paths.length ? `${paths.slice(0, 10).join(", ")}${paths.length > 10 ? ` and ${paths.length - 10} more` : ""}` : "nothing";
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 export class Grafts {
@@ -91,7 +94,7 @@ export class Grafts {
     const change = changed.find((c) => c.path === path);
     const skipped = new Set([...(await from.snapshots.skippedIn(base)), ...(await from.snapshots.skippedIn(theirs.id))]);
     if (skipped.has(path)) throw refuse(`${path} is over 2 MiB: its snapshots do not hold it, so it cannot be grafted`);
-    if (!change) throw refuse(`"${fork.title}" did not change ${path} (it changed ${changed.map((c) => c.path).join(", ") || "nothing"})`);
+    if (!change) throw refuse(`"${fork.title}" did not change ${path} (it changed ${named(changed.map((c) => c.path))})`);
     const [b, t, o] = await Promise.all([
       from.snapshots.read(base, [path]),
       from.snapshots.read(theirs.id, [path]),
@@ -101,7 +104,8 @@ export class Grafts {
     if ([baseFile, forkFile, oursFile].some((f) => f !== null && isBinary(f)))
       throw refuse(`${path} is a binary file: only a text file's change can be grafted`);
     const wanted = hunk === null ? forkFile : await this.hunkOf(from, base, theirs.id, path, hunk, baseFile, forkFile, fork.title);
-    const write = await this.merged(into, path, { base: baseFile, ours: oursFile, theirs: wanted }, fork.title);
+    const labels = { ours: "here", theirs: fork.title, theirsRoot: from.root };
+    const write = await this.merged(into, path, { base: baseFile, ours: oursFile, theirs: wanted }, labels);
     return this.written(fork, parentId, into, ours.id, { path, hunk, write });
   }
 
@@ -133,7 +137,7 @@ export class Grafts {
     into: Workspace,
     path: string,
     sides: { base: StoredFile | null; ours: StoredFile | null; theirs: StoredFile | null },
-    title: string,
+    labels: MergeLabels,
   ): Promise<{ write: MergeWrite; conflictLines: readonly number[] } | null> {
     const { base, ours, theirs } = sides;
     const same = (a: StoredFile | null, b: StoredFile | null) => (a === null ? b === null : b !== null && a.bytes.equals(b.bytes));
@@ -141,9 +145,8 @@ export class Grafts {
     if (same(ours, base)) return { write: { path, file: theirs, ours }, conflictLines: [] };
     if (!theirs)
       throw new Error(
-        `tine: graft: "${title}" deleted ${path}, which changed here since the fork point: nothing is written (delete it yourself if it should go)`,
+        `tine: graft: "${labels.theirs}" deleted ${path}, which changed here since the fork point: nothing is written (delete it yourself if it should go)`,
       );
-    const labels = { ours: "here", theirs: title, theirsRoot: into.root };
     const out = await mergeFile(into.environment.git, ours?.bytes ?? Buffer.alloc(0), base?.bytes ?? Buffer.alloc(0), theirs.bytes, labels);
     return { write: { path, file: { mode: ours?.mode ?? theirs.mode, bytes: out.bytes }, ours }, conflictLines: out.conflictLines };
   }
@@ -170,6 +173,7 @@ export class Grafts {
       throw new Error(`tine: graft: ${writeError(e, into.root)}`);
     }
     this.edges.written(join(into.root, path));
+    // The file is written: an undo that cannot be kept (its record on a full disk) does not undo the graft.
     await this.edges.keepUndo(into, ours, [path]).catch(() => undefined);
     const conflicts = write.conflictLines.length;
     const note: GraftNote = { path, hunk, from: fork.title, conflicts, root: into.root };
