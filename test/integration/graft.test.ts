@@ -113,6 +113,21 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
     });
   });
 
+  it("a fork opened after a restart grafts into its parent still on disk: the parent is opened for it and takes the note", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await firstThread(s);
+      const f = await forkRunning(s, id, "two hunks", TWO_HUNKS);
+      // The fork the thread tine reopens after the restart, its parent left on disk.
+      await s.open(f.id);
+      await s.cmd("Tine restart");
+      await s.open(f.id);
+      assert.deepEqual(await graft(s, f.id, "lines.txt"), { path: "lines.txt", conflicts: 0 });
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), withLine(withLine(LINES, 2, "LINE 2"), 18, "LINE 18"));
+      await s.open(id);
+      await s.waitForDisplay(id, '⇡ grafted lines.txt from "two hunks"');
+    });
+  });
+
   it("one hunk of two is grafted, the other not; the other then merges with the user's own change since the fork point", async () => {
     await withGitProject(nv, setUp(project()), async (s) => {
       const id = await firstThread(s);
