@@ -157,6 +157,18 @@ function M.promote(id)
   return host.request("fork_promote", id)
 end
 
+--- Brings the change worktree fork `from_id` made to `path` (relative to the project, as its change
+--- lists name it) into its parent's files, three-way: the whole file, or only hunk `hunk` (from 1,
+--- in file order) of the fork's diff of it. Conflicts are marked in the file and listed in the
+--- quickfix list. The fork goes on, its worktree kept (|tine-graft|).
+---@param from_id string
+---@param path string
+---@param hunk? integer
+---@return TineGraftResult
+function M.graft(from_id, path, hunk)
+  return host.request("graft", from_id, path, hunk)
+end
+
 --- A summary of fork `id` goes to its parent's next message, then the fork ends. Without `text`
 --- the fork is asked for the summary first.
 ---@param id string

@@ -190,6 +190,12 @@
 ---@field left string[]
 ---@field skipped string[]
 
+--- What `graft()` did: the file, the hunk (nil: the whole file), how many conflicts it left marked.
+---@class TineGraftResult
+---@field path string
+---@field hunk? integer
+---@field conflicts integer
+
 --- How `fork()` takes the fork; only these keys (another is an error naming it).
 ---@class TineForkOpts
 ---@field at_message? integer fork from this message (0-based)

@@ -224,6 +224,7 @@ export class Chat implements ChatTree {
           if (live.readOnlyBy !== null && m.readOnlyBy === null) {
             live.takenOver(this.runners.reopen(m.runner, m.history, this.agentDispatch(m.id), m.failed), m.title, m.reports);
             live.queue.restore(m.queue);
+            live.grafts = m.grafts ?? [];
             live.code = m.code ?? [];
             live.labels = m.labels;
             live.side = m.side ?? [];
@@ -241,6 +242,7 @@ export class Chat implements ChatTree {
           created: stored.created,
         });
         thread.reports = m.reports;
+        thread.grafts = m.grafts ?? [];
         thread.labels = m.labels;
         thread.side = m.side ?? [];
         // Another Neovim's queue is its own: it comes here with the thread when that one is taken over.
@@ -271,6 +273,9 @@ export class Chat implements ChatTree {
         return;
       case "fork-code-summed":
         this.exits.codeSummed(m.id, m.summary);
+        return;
+      case "grafted":
+        this.threads.get(m.id)?.grafted(m.note);
         return;
       case "fork-opened":
         this.forks.update({ type: "opened", id: m.id });

@@ -14,6 +14,7 @@ export function isEmptyThread(chat: Chat, thread: Thread, forkWaits: boolean): b
     thread.atRest &&
     thread.queue.items.length === 0 &&
     thread.reports.length === 0 &&
+    thread.grafts.length === 0 &&
     thread.titledBy === "placeholder" &&
     !thread.labels.thread &&
     !thread.runner.traits.storedAtOnce &&

@@ -2,6 +2,7 @@
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../core/agent.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../core/code-marks.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
@@ -183,6 +184,8 @@ export type ChatMsg =
       runner: RunnerSpec;
       readOnlyBy: number | null;
       reports: readonly { from: string; text: string }[];
+      /** Forks' changes grafted into its files, waiting for its next message (none when left out). */
+      grafts?: readonly GraftNote[];
       /** Messages the user had queued when the thread was last written (they come back held). */
       queue: readonly StoredQueued[];
       /** The snapshots its messages were made on (none in transcripts written before them). */
@@ -206,6 +209,8 @@ export type ChatMsg =
   | { type: "fork-report"; id: ThreadId; text?: string }
   /** What a reporting fork's code changed in its worktree (the host's `sumUpCode`; "": nothing to say): its report goes with it. */
   | { type: "fork-code-summed"; id: ThreadId; summary: string }
+  /** A fork's change was grafted into thread `id`'s files (worktree/graft.ts): noted in its display, told with its next message. */
+  | { type: "grafted"; id: ThreadId; note: GraftNote }
   /** A background fork opened in a window becomes an interactive one. */
   | { type: "fork-opened"; id: ThreadId }
   | { type: "clock-tick"; now: number }

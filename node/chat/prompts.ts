@@ -4,6 +4,7 @@
  * and tune what the model is told on the user's behalf. The frame around project instructions is
  * context/instructions.ts's, where they are read.
  */
+import type { GraftNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
@@ -98,6 +99,26 @@ export function promotedCodeNote(into: string, worktree: string, conflicts: read
   return conflicts.length
     ? `[tine] Its code is merged into ${into}, where this thread works, with conflicts in ${conflicts.join(", ")} (marked in the files); its worktree ${worktree} goes once the user accepts the merge: ${where}`
     : `[tine] Its code is merged into ${into}, where this thread works, and its worktree ${worktree} is removed: ${where}`;
+}
+
+/** A fork's title or a path on one line of a note, unable to end its quotes or start a line of its own. */
+const oneLine = (text: string) => text.replace(/\s+/g, " ").replace(/"/g, "'");
+
+/**
+ * Goes after the user's text in the next message of a thread whose files a graft changed: the
+ * model knows which files changed under it, and from which fork. A note after the user's words,
+ * never a change to earlier messages: the messages stay as sent, and the prompt cache with them.
+ */
+export function graftedCodeNote(notes: readonly GraftNote[]): string {
+  const what = (n: GraftNote) => (n.hunk === null ? "the whole file" : `hunk ${n.hunk} of the fork's diff of it`);
+  const conflicts = (n: GraftNote) => (n.conflicts ? `, with conflict markers where both changed the same lines (${n.conflicts})` : "");
+  const lines = notes.map((n) => `- ${oneLine(n.path)}, ${what(n)}, from the fork "${oneLine(n.from)}"${conflicts(n)}`);
+  const roots = [...new Set(notes.map((n) => n.root))].join(", ");
+  return [
+    `[tine] Since your last turn, the user grafted changes from forks into the files of this thread (${roots}):`,
+    ...lines,
+    "Read a file again before relying on what you knew of it.",
+  ].join("\n");
 }
 
 /**

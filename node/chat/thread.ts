@@ -12,6 +12,7 @@ import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";
 import type { AgentStatus } from "../core/agent.ts";
 import type { CodeRecorder, ThreadMark } from "../core/code-marks.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../core/native.ts";
@@ -22,7 +23,7 @@ import { rewoundRequests } from "../usage/side.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { ThreadMsg, ThreadOrigin } from "./msgs.ts";
-import { type QueuedReport, reportBlock } from "./prompts.ts";
+import { graftedCodeNote, type QueuedReport, reportBlock } from "./prompts.ts";
 import type { Runner, ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
@@ -52,6 +53,8 @@ export class Thread {
   version = 0;
   /** Reports of forks, shown at once and sent with the next user turn. Replaced, never mutated. */
   reports: readonly QueuedReport[] = [];
+  /** Forks' changes grafted into its files since its last user turn, told with the next one (after the user's text). Replaced, never mutated. */
+  grafts: readonly GraftNote[] = [];
   /** What the user sent while the agent worked; a fork starts with none (the queue is this thread's). */
   readonly queue = new SendQueue();
   /** The code snapshots of its turns (turn-code.ts). */
@@ -143,6 +146,13 @@ export class Thread {
     this.reports = reports;
     this.writtenBy = null;
     this.version++;
+  }
+
+  /** A fork's change was grafted into its files (the chat's `grafted`): noted in its display, told with its next message. */
+  grafted(note: GraftNote): void {
+    this.grafts = [...this.grafts, note];
+    this.version++;
+    this.context.changed?.(this.id);
   }
 
   get status(): ThreadStatus {
@@ -304,15 +314,17 @@ export class Thread {
   }
 
   /**
-   * Queued fork reports go first, each a block of its own, then the sends, each its own blocks, as
-   * one user message. After an error the failed turn is replaced, not joined (the host gave its
-   * text back to the input).
+   * Queued fork reports go first, each a block of its own, then the sends, each its own blocks,
+   * then the note of what was grafted into its files, as one user message. After an error the
+   * failed turn is replaced, not joined (the host gave its text back to the input).
    */
   private sendUserTurn(sends: readonly SendMsg[]): void {
     const blocks = this.blocksOf(sends);
     if (!blocks.length) return;
     blocks.unshift(...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })));
     this.reports = [];
+    if (this.grafts.length) blocks.push({ type: "text", text: graftedCodeNote(this.grafts) });
+    this.grafts = [];
     this.turnCode.turnStarts();
     if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
     else this.runner.send(blocks);

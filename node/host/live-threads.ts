@@ -77,13 +77,27 @@ export class LiveThreads {
       this.nvim.notifyError(`tine: ${loaded.raw.title}: some of its transcript could not be read and was skipped (${lines})`);
     }
     this.storedRunnerUsed(id, loaded.raw.title, loaded.runner);
-    const { title, reports, queue, code, labels, side } = loaded.raw;
+    const { title, reports, grafts, queue, code, labels, side } = loaded.raw;
     const { history, runner } = loaded;
     // Before the thread is made: its tools work in its worktree from the start.
     this.workspaces.adopt(id, loaded.header.worktree);
     this.dispatch({
       type: "chat-msg",
-      msg: { type: "load-thread", id, title, history, runner, readOnlyBy, reports, queue, code, labels, side, ...failedTurn(loaded) },
+      msg: {
+        type: "load-thread",
+        id,
+        title,
+        history,
+        runner,
+        readOnlyBy,
+        reports,
+        grafts,
+        queue,
+        code,
+        labels,
+        side,
+        ...failedTurn(loaded),
+      },
     });
   }
 

@@ -112,6 +112,10 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   sandbox_status: () => sandboxAvailable(),
   code_differs: ({ app }, [id, at]) => app.services.code.differs(id, at),
   merge_done: ({ app }, [force]) => app.services.forkCode.mergeDone(force),
+  graft: ({ app }, [id, path, hunk]) =>
+    app.services.codeServices.grafts
+      .graft(id, path, hunk ?? null)
+      .then((g) => ({ path: g.path, conflicts: g.conflicts, ...(g.hunk === null ? {} : { hunk: g.hunk }) })),
 
   thread_left: ({ app }, [id]) => {
     app.threadLeft(id);

@@ -127,6 +127,7 @@ export class Services {
       thread: (id) => this.threads.live(id),
       codeOf: (id) => this.threads.codeOf(id),
       parentOf: (id) => this.chat.lineage.get(id)?.parentId,
+      load: (id) => this.threads.load(id),
       storedWorktree: (id) => this.chat.stored.get(id)?.worktree ?? undefined,
       storedWorktreeRefused: (id, path, why) => this.threads.storedWorktreeRefused(id, path, why),
       unattendedLost: (id, why) =>

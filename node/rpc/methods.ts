@@ -71,6 +71,9 @@ export type RestorePlanInfo = { root: string; files: ChangedFile[]; changed_sinc
 /** How a restore (or its undo) went: the files written (or removed), those left alone, and those skipped (under a link out of the project, and such links). */
 export type RestoreResult = { written: string[]; left: string[]; skipped: string[] };
 
+/** What a graft did (`graft`): the file, the hunk (nil: the whole file), how many conflicts it left marked. */
+export type GraftResult = { path: string; hunk?: number; conflicts: number };
+
 /** A changed file under the cursor (<CR> on a change list): its path and its text before the turn (null: it did not exist). */
 export type FileBefore = { path: string; before: string | null };
 
@@ -234,6 +237,8 @@ export const METHODS = {
   code_differs: { args: [id, arg("at_message", index)], result: returns<boolean>() },
   /** `:Tine merge done[!]`: conflicted merges of worktree forks accepted, their worktrees removed (refused while markers are left, unless `force`); how many. */
   merge_done: { args: [arg("force", boolean)], result: returns<number>() },
+  /** A live worktree fork's change to `path` (whole, or hunk `hunk` of its diff, from 1) brought into its parent's files, three-way; the fork goes on. */
+  graft: { args: [id, arg("path", string), arg("hunk", optional(index))], result: returns<GraftResult>() },
 
   // -- buffers and lines --
   /** Another thread took the windows of thread `id`, whose input is blank: an empty thread goes. */

@@ -130,3 +130,19 @@ describe("queue record", () => {
       });
   });
 });
+
+describe("graft record", () => {
+  const note = { path: "src/a.ts", hunk: 2, from: "try A", conflicts: 1, root: "/p" };
+
+  it("is read as written, a whole file's (hunk null) too", () => {
+    expect(decode(JSON.stringify({ t: "graft", note }))).toEqual({ ok: true, record: { t: "graft", note } });
+    const whole = { ...note, hunk: null };
+    expect(decode(JSON.stringify({ t: "graft", note: whole }))).toEqual({ ok: true, record: { t: "graft", note: whole } });
+    expect(decode(JSON.stringify({ t: "grafts-sent" }))).toEqual({ ok: true, record: { t: "grafts-sent" } });
+  });
+
+  it("of the wrong types is refused: a hunk 0, a path that is no text, conflicts below 0, a missing note", () => {
+    for (const bad of [{ ...note, hunk: 0 }, { ...note, path: 3 }, { ...note, conflicts: -1 }, undefined])
+      expect(decode(JSON.stringify({ t: "graft", note: bad }))).toEqual({ ok: false, error: "graft record: note is not a graft's" });
+  });
+});

@@ -10,6 +10,7 @@
 
 import type { StoredQueued } from "../chat/msgs.ts";
 import { readContextBlock } from "../context/blocks.ts";
+import { type GraftNote, graftNoteFrom } from "../core/graft-note.ts";
 import { isThreadId } from "../core/ids.ts";
 import { isThinkingEffort, type ThinkingEffort } from "../core/model-choice.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../core/native.ts";
@@ -119,6 +120,10 @@ export type ChangeRecord =
   | { readonly t: "report"; readonly from: string; readonly text: string }
   /** The queued reports went out with a user turn. */
   | { readonly t: "reports-sent" }
+  /** A fork's change grafted into this thread's files, told with its next user turn (worktree/graft.ts). */
+  | { readonly t: "graft"; readonly note: GraftNote }
+  /** The graft notes went out with a user turn. */
+  | { readonly t: "grafts-sent" }
   /** The messages the user sent while the agent worked, as they wait now (the whole queue; empty once sent). */
   | { readonly t: "queue"; readonly items: readonly StoredQueued[] }
   /** The fork ended (discarded, reported, or promoted `into` its parent); `:Tine threads!` can restore it. */
@@ -155,6 +160,8 @@ const CHANGE_TYPES = new Set([
   "deleted",
   "report",
   "reports-sent",
+  "graft",
+  "grafts-sent",
   "queue",
   "ended",
   "restored",
@@ -228,6 +235,10 @@ export function decode(line: string): Decoded {
     case "report":
       if (typeof r["from"] !== "string" || typeof r["text"] !== "string") return bad("from or text missing");
       return good({ t: "report", from: r["from"], text: r["text"] });
+    case "graft": {
+      const note = graftNoteFrom(r["note"]);
+      return note ? good({ t: "graft", note }) : bad("note is not a graft's");
+    }
     case "queue": {
       const items = r["items"];
       if (
@@ -262,6 +273,7 @@ export function decode(line: string): Decoded {
     }
     case "deleted":
     case "reports-sent":
+    case "grafts-sent":
     case "restored":
     case "interrupted":
       return good({ t: r["t"] });

@@ -4,6 +4,7 @@
  */
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../core/native.ts";
@@ -37,6 +38,8 @@ export type LogState = {
   readonly deleted: boolean;
   /** Fork reports waiting for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
+  /** Forks' changes grafted into its files, waiting for the next user turn. */
+  readonly grafts: readonly GraftNote[];
   /** Messages the user sent while the agent worked, still waiting. */
   readonly queue: readonly StoredQueued[];
   /** The user's labels on the thread and its messages. */
@@ -62,6 +65,7 @@ export const emptyState = (title: string): LogState => ({
   model: null,
   deleted: false,
   reports: [],
+  grafts: [],
   queue: [],
   labels: NO_LABELS,
   ended: null,
@@ -122,6 +126,10 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, reports: [...state.reports, { from: record.from, text: record.text }] };
     case "reports-sent":
       return { ...state, reports: [] };
+    case "graft":
+      return { ...state, grafts: [...state.grafts, record.note] };
+    case "grafts-sent":
+      return { ...state, grafts: [] };
     case "queue":
       return { ...state, queue: record.items };
     case "ended":

@@ -277,6 +277,7 @@ it(
                   recoverHistory({
                     ...after.snap,
                     side: [],
+                    grafts: [],
                     started: after.snap.started ?? new Set(),
                     failed: after.snap.failed ?? null,
                     queue: [],

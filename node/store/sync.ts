@@ -9,6 +9,7 @@
  */
 import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import { type ModelChoice, sameChoice } from "../core/model-choice.ts";
 import type { AssistantBlock, ToolResultBlock } from "../core/native.ts";
@@ -39,6 +40,8 @@ export type Snapshot = {
   readonly model?: ModelChoice | null;
   /** Fork reports queued for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
+  /** Forks' changes grafted into its files, told with the next user turn (none when left out). */
+  readonly grafts?: readonly GraftNote[];
   /** Messages the user sent while the agent worked, waiting (none when left out). */
   readonly queue?: readonly StoredQueued[];
   /** The code snapshots its messages were made on (they only grow); none when absent. */
@@ -75,6 +78,7 @@ const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] =
   });
 
 const NO_MARKS: readonly ThreadMark[] = [];
+const NO_GRAFTS: readonly GraftNote[] = [];
 const NO_SIDE: readonly SideRequest[] = [];
 const NONE_STARTED: ReadonlySet<string> = new Set();
 
@@ -129,6 +133,13 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     const kept = now.reports.length >= written.reports.length && written.reports.every((r, i) => now.reports[i] === r);
     if (!kept) out.push({ t: "reports-sent" });
     for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push({ t: "report", from: r.from, text: r.text });
+  }
+  const [grafts, wroteGrafts] = [now.grafts ?? NO_GRAFTS, written.grafts ?? NO_GRAFTS];
+  if (grafts !== wroteGrafts) {
+    // As reports: they only grow, until a user turn takes them all.
+    const kept = grafts.length >= wroteGrafts.length && wroteGrafts.every((g, i) => grafts[i] === g);
+    if (!kept) out.push({ t: "grafts-sent" });
+    for (const note of grafts.slice(kept ? wroteGrafts.length : 0)) out.push({ t: "graft", note });
   }
   appendAll(out, labelRecords(written.labels, now.labels));
   // Side requests only grow: the new ones.
@@ -199,6 +210,7 @@ export class ThreadRecorder {
       now.title === w.title &&
       sameChoice(now.model ?? null, w.model ?? null) &&
       now.reports === w.reports &&
+      (now.grafts ?? NO_GRAFTS) === (w.grafts ?? NO_GRAFTS) &&
       sameQueue(now.queue, w.queue) &&
       (now.code ?? NO_MARKS) === (w.code ?? NO_MARKS) &&
       sameLabels(now.labels ?? NO_LABELS, w.labels ?? NO_LABELS) &&

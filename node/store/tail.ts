@@ -72,6 +72,8 @@ export function readTail(path: string, minBytes: number): Tail | null {
           case "code":
           case "report":
           case "reports-sent":
+          case "graft":
+          case "grafts-sent":
           case "deleted":
           case "ended":
           case "restored":

@@ -9,6 +9,7 @@ import { messageName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
+import type { GraftNote } from "../core/graft-note.ts";
 import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -37,6 +38,14 @@ export function mergeLine(merge: WaitingMerge, resolveKey: string | false): stri
   const ask = resolveKey ? ` · ${resolveKey} asks the agent to resolve ${n === 1 ? "it" : "them"}` : "";
   const line = `⚠ merge of "${merge.fork}": ${n} conflict${n === 1 ? "" : "s"} in ${merge.files.join(", ")} · :copen · :Tine merge done${ask}`;
   // From a marker on disk: one line whatever it holds.
+  return line.replace(/\s*[\r\n]+\s*/g, " ");
+}
+
+/** A graft into this thread's files, until its note goes with the next message (one line whatever the path or title hold). */
+export function graftLine(note: GraftNote): string {
+  const hunk = note.hunk === null ? "" : ` (hunk ${note.hunk})`;
+  const conflicts = note.conflicts ? ` (${note.conflicts} conflict${note.conflicts === 1 ? "" : "s"}: markers in the file)` : "";
+  const line = `⇡ grafted ${note.path}${hunk} from "${note.from}"${conflicts} · the model is told with your next message`;
   return line.replace(/\s*[\r\n]+\s*/g, " ");
 }
 
@@ -98,10 +107,11 @@ export function displayParts(
   });
   for (const [atMessage, label] of thread.labels.messages) forkMarks.unshift({ atMessage, text: `🏷 ${label}` });
   const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
+  const graftLines = thread.grafts.map(graftLine);
   const followed = [...followedAfter(thread.runner.history).keys()];
   const contextLines = followed.length
     ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
     : [];
   const merges = extras.merges(thread.id).map((merge) => ({ line: mergeLine(merge, words.keys.resolveMerge), merge }));
-  return { headerLines, forkMarks, noteLines: [...contextLines, ...reportLines], merges };
+  return { headerLines, forkMarks, noteLines: [...contextLines, ...reportLines, ...graftLines], merges };
 }

@@ -13,6 +13,7 @@ import type { ThreadCode } from "./code-actions.ts";
 import { CodeActions } from "./code-actions.ts";
 import { codeRecorder } from "./code-recorder.ts";
 import { ForkCode, type ForkCodeEdges } from "./fork-code.ts";
+import { Grafts } from "./graft.ts";
 import { type WorktreeReport, type WorktreeUser, worktreeHealth } from "./health.ts";
 import { type StoredWorktree, Workspaces, workspaceEnvironment, worktreeFolder } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
@@ -33,6 +34,8 @@ export type CodeHooks = Omit<ForkCodeEdges, "written" | "keepUndo"> & {
   /** The marks of a live or stored thread. */
   readonly codeOf: (id: ThreadId) => ThreadCode;
   readonly parentOf: (id: ThreadId) => ThreadId | undefined;
+  /** Makes a stored thread live (a graft's parent takes its note). */
+  readonly load: (id: ThreadId) => void;
   /** The worktree a stored thread's transcript names, if any. */
   readonly storedWorktree: (id: ThreadId) => StoredWorktree | undefined;
   /** A stored thread's worktree was refused (stored-folder.ts): the user is told. */
@@ -51,6 +54,8 @@ export class CodeServices {
   readonly recorder: CodeRecorder;
   readonly actions: CodeActions;
   readonly forkCode: ForkCode;
+  /** A live worktree fork's change to a file brought into its parent's files (`graft`). */
+  readonly grafts: Grafts;
   /** The snapshots of the folder a thread works in. */
   readonly snapshotsOf = (id: ThreadId): CodeSnapshots => this.workspaces.of(id).snapshots;
 
@@ -92,6 +97,12 @@ export class CodeServices {
     this.forkCode = new ForkCode(this.workspaces, {
       ...hooks,
       written: hooks.written("the merge"),
+      keepUndo: (into, safety, paths) => this.actions.keepUndo(into.snapshots, into.root, safety, paths),
+    });
+    this.grafts = new Grafts(this.workspaces, {
+      ...hooks,
+      written: hooks.written("a graft"),
+      busy: (id) => this.forkCode.busy(id),
       keepUndo: (into, safety, paths) => this.actions.keepUndo(into.snapshots, into.root, safety, paths),
     });
   }

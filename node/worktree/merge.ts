@@ -136,8 +136,11 @@ export async function applyMerge(
   return { changedMeanwhile };
 }
 
-/** `git merge-file` on three texts: the result, with conflict markers where both changed the same lines, and those lines (1-based). */
-async function mergeFile(
+/**
+ * `git merge-file` on three texts: the result, with conflict markers where both changed the same
+ * lines, and those lines (1-based). A promote's merge and a graft (graft.ts) both merge through it.
+ */
+export async function mergeFile(
   git: RunGit,
   ours: Buffer,
   base: Buffer,
