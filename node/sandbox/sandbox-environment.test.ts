@@ -261,7 +261,7 @@ describe("a worktree whose repository borrows objects (alternates, as tine's wor
       const r = await run(`git log -1 --format=%s && git status --short && echo listed && ls -A ${join(home, ".ssh")}`, opened.environment);
       // git says the planted folder is missing (it is hidden), and goes on with the project's objects.
       expect(r.output).toMatch(/object directory .*\.ssh\/objects does not exist/);
-      expect(r.output).toMatch(/\nin tmp\n[\s\S]*\nlisted\n$/);
+      expect(r.output).toMatch(/\nin tmp\n(?:[\s\S]*\n)?listed\n$/);
       expect(r.output).not.toContain("id_ed25519");
       expect(r.end).toMatchObject({ type: "exited", code: 0 });
     } finally {
