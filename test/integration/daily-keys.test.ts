@@ -90,8 +90,10 @@ describe(`daily keys (${nv.version})`, () => {
       await s.keys("g?");
       const text = (await s.lines(0)).join("\n");
       for (const typed of [
-        "@fork [--worktree] <prompt>",
-        "@bg [--worktree] <prompt>",
+        "@fork [--worktree|--unattended] <prompt>",
+        "@fork×N <prompt>",
+        "@bg [--worktree|--unattended] <prompt>",
+        "@bg! <prompt>",
         "@handoff <goal>",
         "@compact [instructions]",
         "@now <text>",
