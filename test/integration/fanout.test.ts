@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { bodies, blocks, exchange, type RequestBody, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { blocks, bodies, exchange, type RequestBody, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { firstThread, HELLO, withGitProject } from "../helpers/code-session.ts";
 import { userGitState } from "../helpers/git-project.ts";
 import { type Session, tempProjects } from "../helpers/neovim.ts";
@@ -37,6 +37,10 @@ async function turnEnded(s: Session, id: string, reply: string): Promise<void> {
   await s.waitForStatus(id, "idle");
 }
 
+/** Waits (bounded) until the mock has received `count` thread requests in all. */
+const requestsArrived = (s: Session, count: number) =>
+  s.until(`${count} requests (${s.mock.requests.length} so far)`, async () => s.mock.requests.length >= count);
+
 describe(`fan-out (${nv.version})`, () => {
   it("fanout(id, p, { n = 3 }): 3 unattended forks in worktrees of their own, each sent p after the source's history, each editing only its own files, each waiting for the choice", async () => {
     // Approvals as set up by default: a fork that were not unattended would wait on its edit.
@@ -53,11 +57,16 @@ describe(`fan-out (${nv.version})`, () => {
           const last = blocks(req.body.messages.at(-1) as RequestBody["messages"][number]);
           if (last.some((b) => b.type === "tool_result")) return textReply("Edited.");
           const word = words.shift() ?? "extra";
-          return response([{ toolUse: { id: `e-${word}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: word } } }]);
+          return response([
+            { toolUse: { id: `e-${word}`, name: "edit_file", input: { path: "hello.txt", find: "hello", replace: word } } },
+          ]);
         });
         const ids = await s.lua<string[]>(`return require("tine").fanout(..., "edit your copy", { n = 3 })`, id);
         assert.equal(ids.length, 3);
-        assert.match(await s.notified(/forks of/), /^tine: 3 forks of ".*" run the prompt, unattended \(🔒\), each in a worktree of its own/);
+        assert.match(
+          await s.notified(/forks of/),
+          /^tine: 3 forks of ".*" run the prompt, unattended \(🔒\), each in a worktree of its own/,
+        );
         // A background fork has no display: its turn has ended once it holds the reply to its edit.
         for (const f of ids) await turnEnded(s, f, "Edited.");
 
@@ -133,12 +142,12 @@ describe(`fan-out (${nv.version})`, () => {
         assert.equal(requests(), 1);
 
         // models: the forks run on them in turn.
-        const onModels = await s.lua<string[]>(`return require("tine").fanout(..., "which model?", { n = 3, models = { "m-a", "m-b" } })`, id);
-        await s.mock.waitForRequests(4);
-        assert.deepEqual(
-          await Promise.all(onModels.map(async (f) => (await s.thread(f)).model)),
-          ["m-a", "m-b", "m-a"],
+        const onModels = await s.lua<string[]>(
+          `return require("tine").fanout(..., "which model?", { n = 3, models = { "m-a", "m-b" } })`,
+          id,
         );
+        await requestsArrived(s, 4);
+        assert.deepEqual(await Promise.all(onModels.map(async (f) => (await s.thread(f)).model)), ["m-a", "m-b", "m-a"]);
         assert.deepEqual(
           bodies(s)
             .slice(1)
@@ -149,15 +158,15 @@ describe(`fan-out (${nv.version})`, () => {
 
         // @fork×2 in the input.
         await typeAndSend(s, "@fork×2 typed prompt");
-        await s.mock.waitForRequests(6);
+        await requestsArrived(s, 6);
         // :ForkThread --n 2 (the input still has the focus).
         await s.cmd("ForkThread --n 2 command prompt");
-        await s.mock.waitForRequests(8);
+        await requestsArrived(s, 8);
         // 2f in the list asks the prompt.
         await s.openList();
         await s.answerInput("list prompt");
         await s.onListLine(1, "2f");
-        await s.mock.waitForRequests(10);
+        await requestsArrived(s, 10);
         assert.match((await s.asked()).prompt ?? "", /Fan-out prompt \(2 forks\)/);
 
         const prompts = bodies(s).slice(4).map(lastText).sort();
