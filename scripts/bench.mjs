@@ -13,9 +13,19 @@ const nvims = testNvims(root);
 spawnSync("node", ["scripts/build.mjs"], { cwd: root, stdio: "inherit" });
 const env = { ...process.env, TINE_TEST_NVIMS: JSON.stringify(nvims.slice(-1)) };
 const only = process.argv.slice(2);
-for (const name of ["stream", "fork", "store", "scale", "context", "complete", "snapshot", "worktree", "sandbox", "unattended"].filter(
-  (n) => !only.length || only.includes(n),
-)) {
+for (const name of [
+  "stream",
+  "fork",
+  "store",
+  "scale",
+  "context",
+  "complete",
+  "snapshot",
+  "worktree",
+  "sandbox",
+  "unattended",
+  "fanout",
+].filter((n) => !only.length || only.includes(n))) {
   // dist/bench/ is two levels below the root, like test/bench/, so paths made from
   // import.meta.dirname in the helpers still point at the checkout.
   const outfile = join(root, "dist/bench", `${name}.bench.mjs`);

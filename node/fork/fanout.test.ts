@@ -93,4 +93,27 @@ describe("a fan-out", () => {
     fanouts.forget(a[1]!);
     expect(fanouts.from("src").map((g) => g.forks)).toEqual([b]);
   });
+
+  it("a fork that could not be made is said, left out of the group, the count told and the ids returned; none made: refused", async () => {
+    let calls = 0;
+    const failing = (bad: (i: number) => boolean) => ({
+      start: async () => {
+        if (bad(calls++)) throw new Error("disk full");
+        return "later" as const;
+      },
+    });
+    const { chat, fanouts, told } = setUp({ flow: failing((i) => i === 1) });
+    const ids = await fanouts.fanout("src", "try it", { n: 3 });
+    expect(ids).toHaveLength(2);
+    expect(fanouts.of(ids[0]!)?.forks).toEqual(ids);
+    const title = chat.threads.get("src")!.title;
+    expect(told).toEqual([
+      "tine: fork 2 of 3 of the fan-out was not made: disk full",
+      `tine: 2 forks of "${title}" run the prompt, unattended (🔒), each in a worktree of its own: the list shows them under it`,
+    ]);
+    calls = 0;
+    const none = setUp({ flow: failing(() => true) });
+    await expect(none.fanouts.fanout("src", "try it", { n: 2 })).rejects.toThrow("tine: no fork of the fan-out was made");
+    expect(none.fanouts.from("src")).toEqual([]);
+  });
 });

@@ -104,7 +104,7 @@ export class FanOuts {
     const group: FanOut = { id: made[0]!.id, sourceId, prompt: text, forks: made.map((m) => m.id), check, unattended, base };
     this.groups.set(group.id, group);
     for (const { id } of made) this.groupOfFork.set(id, group.id);
-    await Promise.all(
+    const started = await Promise.all(
       made.map(({ id, num }, i) => {
         const model = models.length ? { model: models[i % models.length]!, effort: "setup" as const } : undefined;
         const fork: ForkClone = {
@@ -115,17 +115,25 @@ export class FanOuts {
           ...(context ? { context } : {}),
           opener: { by: "fan-out", group: group.id, ...(model ? { model } : {}) },
         };
-        return this.host.flow
-          .start({ when: "worktree-made", fork, base, next: "now", unattended })
-          .catch((e: Error) => this.host.tell(`tine: fork ${i + 1} of ${n} of the fan-out was not made: ${e.message}`, true));
+        return this.host.flow.start({ when: "worktree-made", fork, base, next: "now", unattended }).then(
+          () => true,
+          (e: Error) => {
+            this.host.tell(`tine: fork ${i + 1} of ${n} of the fan-out was not made: ${e.message}`, true);
+            return false;
+          },
+        );
       }),
     );
+    // One not made (its worktree failed) is no fork of the group: the user is told, and it is not counted or returned.
+    for (const [i, { id }] of made.entries()) if (!started[i]) this.forget(id);
+    const forks = this.groups.get(group.id)?.forks ?? [];
+    if (!forks.length) throw new Error("tine: no fork of the fan-out was made");
     const how = unattended ? "unattended (🔒), " : "";
     this.host.tell(
-      `tine: ${n} forks of "${source.title}" run the prompt, ${how}each in a worktree of its own: the list shows them under it`,
+      `tine: ${forks.length} forks of "${source.title}" run the prompt, ${how}each in a worktree of its own: the list shows them under it`,
       false,
     );
-    return group.forks.slice();
+    return forks.slice();
   }
 
   /** Fork `id` left the chat (ended, deleted): it leaves its group; an empty group goes. */

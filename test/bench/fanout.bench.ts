@@ -1,0 +1,132 @@
+/**
+ * Fork ×N (issue 32) on a 10,000-file git repository, in real Neovim: the time from
+ * `require("tine").fanout(id, prompt, { n = 8 })` to all 8 forks made (the call returned) and
+ * each fork's first request received by the mock, target ≤ 2 s. The first fan-out of a session
+ * and later ones (each a new snapshot of the source's files, and 8 worktrees made at once) are
+ * timed apart; the forks of one fan-out stay (they wait for the choice), so later fan-outs run
+ * beside them.
+ */
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SnapshotRepo } from "../../node/snapshot/repo.ts";
+import type { RunGit } from "../../node/tools/git.ts";
+import { localGit } from "../../node/tools/local-git.ts";
+import { makeWorktree } from "../../node/worktree/worktree.ts";
+import { typeAndSend } from "../helpers/chat-driver.ts";
+import { nvims, withNeovim } from "../helpers/neovim.ts";
+import { textReply } from "../mock-anthropic/script.ts";
+import { bigProject, FILES, Figures, median } from "./code-kit.ts";
+
+const N = 8;
+const ROUNDS = 3;
+const figures = new Figures();
+
+type Round = { returned: number; requests: number; unattended: boolean };
+
+const root = bigProject("tine-bench-fanout-");
+try {
+  const rounds: Round[] = [];
+  await withNeovim(
+    nvims().at(-1)!,
+    async (s) => {
+      s.mock.reply(textReply("Hi."));
+      await s.cmd("Tine");
+      const id = (await s.threads())[0]!.id;
+      await typeAndSend(s, "hi");
+      await s.waitForDisplay(id, "Hi.");
+      await s.until("idle", async () => (await s.thread(id)).status === "idle");
+      // When each fork's first request arrived (the fallback runs as it arrives).
+      const arrivals: number[] = [];
+      s.mock.otherwise(() => {
+        arrivals.push(performance.now());
+        return textReply("ok");
+      });
+      for (let r = 0; r < ROUNDS; r++) {
+        arrivals.length = 0;
+        const t0 = performance.now();
+        const ids = await s.lua<string[]>(`local id, p = ...; return require("tine").fanout(id, p, { n = ${N} })`, id, `round ${r}`);
+        const returned = performance.now() - t0;
+        if (ids.length !== N) throw new Error(`${ids.length} of ${N} forks made: ${JSON.stringify(await s.notifications())}`);
+        await s
+          .until(`${N} first requests`, async () => arrivals.length >= N, 60_000)
+          .catch(async (e: Error) => {
+            throw new Error(`${e.message} (${arrivals.length} came): ${JSON.stringify(await s.notifications())}`);
+          });
+        const requests = Math.max(...arrivals) - t0;
+        const unattended = (await Promise.all(ids.map(async (f) => (await s.thread(f)).unattended))).every(Boolean);
+        rounds.push({ returned, requests, unattended });
+        process.stderr.write(`fanout: round ${r}: made ${returned.toFixed(0)} ms, requests ${requests.toFixed(0)} ms\n`);
+        await s.until("all forks idle", async () => (await s.threads()).every((t) => t.status === "idle"), 60_000);
+      }
+    },
+    { cwd: root, setup: { tools_needing_approval: [] } },
+  );
+  const first = rounds[0]!;
+  figures.note(
+    `first fan-out of the session (after the store's first snapshot of the project, which it may wait for): ${N} forks made in ${first.returned.toFixed(0)} ms, their first requests in ${first.requests.toFixed(0)} ms`,
+  );
+  for (const [i, r] of rounds.entries())
+    figures.row(
+      `fan-out ${i + 1}: ${N} forks made (${r.returned.toFixed(0)} ms), all ${N} first requests received`,
+      `${r.requests.toFixed(0)} ms${r.unattended ? ", unattended" : ", attended (no sandbox)"}`,
+      r.requests <= 2000,
+      "≤ 2 s",
+    );
+  const later = median(rounds.map((r) => r.requests));
+  figures.note(`median of ${rounds.length}: ${later.toFixed(0)} ms`);
+  await breakdown();
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
+
+/**
+ * Where the time goes, outside Neovim: the source's snapshot, then one worktree made alone and
+ * N made at once (as a fan-out makes them: their checkouts share the store's lane), with the
+ * time each git command took, summed by command.
+ */
+async function breakdown(): Promise<void> {
+  const data = mkdtempSync(join(tmpdir(), "tine-bench-fanout-data-"));
+  const spent = new Map<string, { ms: number; runs: number }>();
+  const timedGit: RunGit = async (args, run) => {
+    const t0 = performance.now();
+    try {
+      return await localGit(args, run);
+    } finally {
+      const name = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "-c") ?? "?";
+      const was = spent.get(name) ?? { ms: 0, runs: 0 };
+      spent.set(name, { ms: was.ms + performance.now() - t0, runs: was.runs + 1 });
+    }
+  };
+  const byCommand = () =>
+    [...spent.entries()]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .map(([name, { ms, runs }]) => `${name} ${ms.toFixed(0)} ms/${runs}`)
+      .join(", ");
+  try {
+    let t0 = performance.now();
+    const repo = await SnapshotRepo.open(root, data, 2 * 1024 * 1024, timedGit);
+    await repo.take("bench");
+    figures.note(
+      `where the time goes: the store's first snapshot of the project (it reads every file) ${(performance.now() - t0).toFixed(0)} ms`,
+    );
+    spent.clear();
+    t0 = performance.now();
+    const base = await repo.take("bench");
+    figures.note(`  the source's snapshot a fan-out takes (store primed) ${(performance.now() - t0).toFixed(0)} ms`);
+    spent.clear();
+    t0 = performance.now();
+    await makeWorktree(repo, base.id, join(data, "one"), "bench", timedGit);
+    figures.note(`  one worktree alone: ${(performance.now() - t0).toFixed(0)} ms (git: ${byCommand()})`);
+    spent.clear();
+    t0 = performance.now();
+    await Promise.all(Array.from({ length: N }, (_, i) => makeWorktree(repo, base.id, join(data, `wt${i}`), "bench", timedGit)));
+    figures.note(`  ${N} worktrees at once: ${(performance.now() - t0).toFixed(0)} ms (git, summed: ${byCommand()})`);
+  } finally {
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+console.log(`fan-out benchmark (${FILES.toLocaleString("en-US")}-file git repository, n = ${N})`);
+for (const r of figures.rows) console.log(`  ${r}`);
