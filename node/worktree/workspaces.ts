@@ -8,6 +8,9 @@
  * transcript names (a stored thread, opened or not), else where its parent works (a plain fork
  * shares its source's folder, a hand-off or a compaction carries on where its source worked), else
  * in the project's folder; the answer is kept, so a thread never changes folder under its tools.
+ *
+ * Over 300 lines: the one place that decides where a thread works and with which environment
+ * (made, stored, borrowed, being made), each case beside the others.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -164,27 +167,67 @@ export class Workspaces {
   /**
    * A worktree of its own for fork `id` (number `num`) of `sourceId`, made from snapshot `at`
    * (a message's), or from the source's files now; `unattended`: its tools run in the sandbox.
-   * Throws why it cannot (no git, not a repository, snapshots off, no sandbox).
+   * Returned once it is made. Throws why it cannot be (no git, not a repository, snapshots off,
+   * no sandbox).
    */
   async fork(sourceId: ThreadId, id: ThreadId, num: number, at: SnapshotId | null, unattended = false): Promise<Workspace> {
+    const { workspace, made } = await this.forkMeanwhile(sourceId, id, num, at, unattended);
+    await made;
+    return workspace;
+  }
+
+  /**
+   * As `fork`, but returned as soon as its worktree is being made (`made` settles once it is, or
+   * rejects why not): the fork's first request needs only its history, and what needs its files
+   * waits for them, since its snapshots open only once they are written (its first tool batch
+   * waits for the snapshot taken before it). A fan-out's forks ask the model while their files
+   * are written, one worktree after another.
+   */
+  async forkMeanwhile(
+    sourceId: ThreadId,
+    id: ThreadId,
+    num: number,
+    at: SnapshotId | null,
+    unattended = false,
+  ): Promise<{ workspace: Workspace; made: Promise<void> }> {
     const repo = await this.repo();
     if ("off" in repo) throw new Error(`tine: a fork in its own worktree needs code snapshots, and they are off: ${repo.off}`);
     const refusal = unattended ? await this.unattendedRefusal() : null;
     if (refusal) throw new Error(refusal);
     this.making.add(id);
+    let view: Promise<SnapshotRepo>;
+    let workspace: Workspace;
     try {
       const base = at ?? (await this.of(sourceId).snapshots.take(id))?.id;
       if (!base) throw new Error("tine: the source's files could not be recorded: no worktree made");
       const path = join(this.folder(), `${num}-${id.slice(0, 8)}`);
       const stored: StoredWorktree = unattended ? { path, base, unattended } : { path, base };
-      // The sandbox's policy is read from the worktree made (its git paths): its environment comes after; tine's gits run in the host.
-      const view = await makeWorktree(repo, base, path, id, localEnvironment(path, this.options.limits).git);
-      const workspace = this.worktree(stored, () => async () => view, this.environmentOf(id, stored, true));
-      this.byThread.set(id, workspace);
-      return workspace;
-    } finally {
+      // Its environment reads the sandbox's policy from the worktree once it is there (policyOnceMade); tine's gits run in the host.
+      const environment = this.environmentOf(id, stored, true);
+      view = makeWorktree(repo, base, path, id, localEnvironment(path, this.options.limits).git);
+      workspace = this.worktree(
+        stored,
+        () => () => view.catch((e: Error) => ({ off: `its worktree was not made: ${e.message}` })),
+        environment,
+      );
+    } catch (error) {
       this.making.delete(id);
+      throw error;
     }
+    this.byThread.set(id, workspace);
+    const made = view.then(
+      () => {
+        this.making.delete(id);
+      },
+      (error: Error) => {
+        this.making.delete(id);
+        // Not made: the fork works nowhere (it is not taken, or its tools find no folder and say so).
+        if (this.byThread.get(id) === workspace) this.byThread.delete(id);
+        this.byPath.delete(workspace.root);
+        throw error;
+      },
+    );
+    return { workspace, made };
   }
 
   /** A stored thread opened: it works in the worktree its transcript names. */
