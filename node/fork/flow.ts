@@ -24,7 +24,10 @@ import { planFork } from "./plan.ts";
 import type { ForkAsk, ForkRequest, WaitingFork } from "./request.ts";
 
 /** Where threads work (node/worktree/workspaces.ts): what forking asks of it. */
-export type ForkFolders = Pick<Workspaces, "share" | "fork" | "remove" | "available" | "inWorktree" | "unattendedRefusal">;
+export type ForkFolders = Pick<
+  Workspaces,
+  "share" | "fork" | "forkMeanwhile" | "remove" | "available" | "inWorktree" | "unattendedRefusal"
+>;
 
 /** What the fork flow needs of the host. */
 export type ForkFlowHost = {
@@ -181,6 +184,17 @@ export class ForkFlow {
         // It waits no more: the fork taken below redraws the list.
         if (wasListed) this.waits.delete(sourceId);
         return this.start(request.next === "now" ? { when: "now", fork } : { when: "at-rest", fork, worktree: false });
+      }
+      case "worktree-meanwhile": {
+        const { sourceId, newId, num } = fork;
+        const { made } = await this.host.folders.forkMeanwhile(sourceId, newId, num, request.base, request.unattended);
+        made.catch((e: Error) =>
+          this.host.tell(
+            `tine: the worktree of ${this.host.chat.titleOf(newId) ?? `fork #${num}`} was not made (${e.message}): its tools cannot run; discard it`,
+            true,
+          ),
+        );
+        return this.start({ when: "now", fork });
       }
       default:
         return assertUnreachable(request);

@@ -32,7 +32,12 @@ export type ForkRequest =
       readonly next: "now" | "at-rest";
       /** Its tools run in the sandbox, and nothing inside it waits for approval (worktree/workspaces.ts). */
       readonly unattended: boolean;
-    };
+    }
+  /**
+   * In a worktree of its own made from `base` while it is taken now (one of a fan-out's): its
+   * first request needs only its history; its tools wait for its files (Workspaces.forkMeanwhile).
+   */
+  | { readonly when: "worktree-meanwhile"; readonly fork: ForkClone; readonly base: SnapshotId; readonly unattended: boolean };
 
 /**
  * A fork waiting for its source: listed under it, cancelled by asking for another fork of it (or

@@ -87,6 +87,7 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
     folders: {
       share: () => {},
       fork: noWorktrees,
+      forkMeanwhile: noWorktrees,
       remove: noWorktrees,
       available: async () => false,
       inWorktree: () => false,
