@@ -115,6 +115,14 @@
 ---@field add? string|false any buffer: add the selection (Visual) or the file (Normal) to the input
 ---@field list_filter? string|false
 ---@field list_diff? string|false
+---@field compare_open? string|false
+---@field compare_expand? string|false
+---@field compare_mark? string|false
+---@field compare_diff? string|false
+---@field compare_promote? string|false
+---@field compare_discard? string|false
+---@field compare_discard_others? string|false
+---@field compare_graft? string|false
 ---@field label? string|false
 ---@field edit_message? string|false
 ---@field compact? string|false display: compact the thread up to the message under the cursor
@@ -215,3 +223,18 @@
 ---@class TineMessage
 ---@field role "user"|"assistant"
 ---@field content table[]
+
+--- One fork as `compare()` gives it.
+---@class TineComparedFork
+---@field id string
+---@field fanout string the fan-out it belongs to (compare(fanout) gives its forks)
+---@field title string
+---@field state "running"|"waiting"|"done"
+---@field cwd string its worktree
+---@field files string[] the files it changed, relative to the project
+---@field changes { path: string, status: "added"|"modified"|"deleted", added: integer|vim.NIL, removed: integer|vim.NIL }[]
+---@field added integer
+---@field removed integer
+---@field check? { ok: boolean, code: integer|vim.NIL, output: string } absent until its check ran
+---@field cost_usd number|vim.NIL
+---@field cache_read integer

@@ -13,6 +13,8 @@ import type { FanOut, FanOuts } from "./fanout.ts";
 /** One fork as `compare` gives it. */
 export type ComparedFork = {
   readonly id: ThreadId;
+  /** Its fan-out (`FanOut.id`): compare(fanout) gives its forks while one is live. */
+  readonly fanout: string;
   readonly title: string;
   readonly state: ForkState;
   /** Its worktree. */
@@ -32,7 +34,7 @@ export type ComparedFork = {
 };
 
 export type CompareHost = {
-  readonly fanouts: Pick<FanOuts, "of" | "from">;
+  readonly fanouts: Pick<FanOuts, "of">;
   readonly checks: Pick<ForkChecks, "state" | "result">;
   title(id: ThreadId): string | undefined;
   /** Where fork `id` works: its worktree and that folder's snapshots. */
@@ -40,10 +42,10 @@ export type CompareHost = {
   usage(id: ThreadId): { readonly cost_usd: number | null; readonly cache_read: number };
 };
 
-/** The forks `ask` stands for: a list of fan-out forks, or one id standing for its (latest) fan-out. */
-export function forksToCompare(fanouts: Pick<FanOuts, "of" | "from">, ask: ThreadId | readonly ThreadId[]): ThreadId[] {
+/** The forks `ask` stands for: a list of fan-out forks, or one id standing for its fan-out (a fork's, a fan-out's own, a source's latest). */
+export function forksToCompare(fanouts: Pick<FanOuts, "of" | "group" | "from">, ask: ThreadId | readonly ThreadId[]): ThreadId[] {
   if (typeof ask === "string") {
-    const group: FanOut | undefined = fanouts.of(ask) ?? fanouts.from(ask).at(-1);
+    const group: FanOut | undefined = fanouts.of(ask) ?? fanouts.group(ask) ?? fanouts.from(ask).at(-1);
     if (!group) throw new Error(`tine: ${ask} is neither a fan-out's fork nor the source of one (:ForkThread --n N <prompt> makes one)`);
     return group.forks.slice();
   }
@@ -65,6 +67,7 @@ export async function compareForks(host: CompareHost, ids: readonly ThreadId[]):
       const usage = host.usage(id);
       return {
         id,
+        fanout: group.id,
         title: host.title(id) ?? id,
         state: host.checks.state(id),
         cwd: root,

@@ -86,6 +86,11 @@ export class FanOuts {
     return group === undefined ? undefined : this.groups.get(group);
   }
 
+  /** The fan-out `groupId` names (`FanOut.id`), while a fork of it is live. */
+  group(groupId: string): FanOut | undefined {
+    return this.groups.get(groupId);
+  }
+
   /** The fan-outs made from thread `sourceId`, oldest first. */
   from(sourceId: ThreadId): FanOut[] {
     return [...this.groups.values()].filter((g) => g.sourceId === sourceId);
