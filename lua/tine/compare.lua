@@ -48,7 +48,8 @@ end
 ---@param f TineComparedFork
 function M.fork_line(f)
   local cost = num(f.cost_usd)
-  return ("%s  %s  %d file%s +%d −%d  check %s  %s  cache %s"):format(
+  return ("#%d %s  %s  %d file%s +%d −%d  check %s  %s  cache %s"):format(
+    f.num,
     f.title,
     f.state,
     #f.files,
@@ -155,13 +156,13 @@ local function map_keys(buf)
   local km = config.options.keymaps
   local tine = require("tine")
   local task = "Compare the forks"
-  local function map(lhs, fn, desc)
+  local function map(lhs, fn, desc, opts)
     help.map(buf, "n", lhs, function()
       local row = here(buf)
       if row then
         fn(row, views[buf])
       end
-    end, desc, task)
+    end, desc, task, opts)
   end
   map(km.compare_open, function(row)
     guarded(tine.open, row.id)
@@ -211,7 +212,7 @@ local function map_keys(buf)
     if guarded(tine.graft, row.id, row.path) then
       M.refresh(buf)
     end
-  end, "graft the file's change into the source")
+  end, "graft the file's change into the source", { nowait = false })
   help.map(buf, "n", "r", function()
     M.refresh(buf)
   end, "redraw", task)

@@ -228,6 +228,7 @@
 ---@class TineComparedFork
 ---@field id string
 ---@field fanout string the fan-out it belongs to (compare(fanout) gives its forks)
+---@field num integer its number (#3 in the list)
 ---@field title string
 ---@field state "running"|"waiting"|"done"
 ---@field cwd string its worktree

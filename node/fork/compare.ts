@@ -15,6 +15,8 @@ export type ComparedFork = {
   readonly id: ThreadId;
   /** Its fan-out (`FanOut.id`): compare(fanout) gives its forks while one is live. */
   readonly fanout: string;
+  /** Its number (`#3` in the list): forks of one fan-out share a title at first. */
+  readonly num: number;
   readonly title: string;
   readonly state: ForkState;
   /** Its worktree. */
@@ -36,7 +38,8 @@ export type ComparedFork = {
 export type CompareHost = {
   readonly fanouts: Pick<FanOuts, "of">;
   readonly checks: Pick<ForkChecks, "state" | "result">;
-  title(id: ThreadId): string | undefined;
+  /** A live thread's title and number. */
+  thread(id: ThreadId): { readonly title: string; readonly num: number } | undefined;
   /** Where fork `id` works: its worktree and that folder's snapshots. */
   workspace(id: ThreadId): { readonly root: string; readonly snapshots: CodeSnapshots };
   usage(id: ThreadId): { readonly cost_usd: number | null; readonly cache_read: number };
@@ -68,7 +71,8 @@ export async function compareForks(host: CompareHost, ids: readonly ThreadId[]):
       return {
         id,
         fanout: group.id,
-        title: host.title(id) ?? id,
+        num: host.thread(id)?.num ?? 0,
+        title: host.thread(id)?.title ?? id,
         state: host.checks.state(id),
         cwd: root,
         files: changes.map((f) => f.path),

@@ -162,7 +162,7 @@ export class FanOuts {
       {
         fanouts: this,
         checks: this.checks,
-        title: (id) => host.chat.titleOf(id),
+        thread: (id) => host.chat.threads.get(id),
         workspace: (id) => host.folders.of(id),
         usage: (id) => {
           const thread = host.chat.threads.get(id);
