@@ -30,20 +30,6 @@ local function tokens(n)
   return n >= 1000 and ("%.1fk"):format(n / 1000) or tostring(n)
 end
 
---- A check's verdict: ✓, ✗ and its exit code, `…` while it runs, `-` with none.
----@param f TineComparedFork
-function M.verdict(f)
-  local check = f.check
-  if check == nil or check == vim.NIL then
-    return f.state == "done" and "-" or "…"
-  end
-  if check.ok then
-    return "✓"
-  end
-  local code = num(check.code)
-  return code and ("✗ %d"):format(code) or "✗"
-end
-
 --- A fork's line: title, state, files, +/−, check, cost and cache reads.
 ---@param f TineComparedFork
 function M.fork_line(f)
@@ -56,7 +42,7 @@ function M.fork_line(f)
     #f.files == 1 and "" or "s",
     f.added,
     f.removed,
-    M.verdict(f),
+    f.verdict,
     cost and ("$%.4f"):format(cost) or "$?",
     tokens(f.cache_read)
   )

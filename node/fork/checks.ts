@@ -60,6 +60,13 @@ export function checkResult(result: CommandResult): CheckResult {
   }
 }
 
+/** A check's verdict as the list and :Tine compare show it: ✓, ✗ and the exit code, … while it runs, - for none. */
+export function checkVerdict(result: CheckResult | undefined, running: boolean): string {
+  if (running) return "…";
+  if (!result) return "-";
+  return result.ok ? "✓" : result.code === null ? "✗" : `✗ ${result.code}`;
+}
+
 export class ForkChecks {
   /** Whether each fan-out fork was at rest after the last batch that changed it (new ones are: a fork starts at rest). */
   private readonly seenAtRest = new Map<ThreadId, boolean>();

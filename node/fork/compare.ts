@@ -7,7 +7,7 @@
 import type { FileChange } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
-import type { CheckResult, ForkChecks, ForkState } from "./checks.ts";
+import { type CheckResult, checkVerdict, type ForkChecks, type ForkState } from "./checks.ts";
 import type { FanOut, FanOuts } from "./fanout.ts";
 
 /** One fork as `compare` gives it. */
@@ -29,6 +29,8 @@ export type ComparedFork = {
   readonly removed: number;
   /** Absent until its check has run (or when its fan-out has none). */
   readonly check?: CheckResult;
+  /** The check's verdict in a word: ✓, ✗ 4 (its exit code), … while it runs, - before it ran or with none. */
+  readonly verdict: string;
   /** Null when a request used a model the price table lacks. */
   readonly cost_usd: number | null;
   /** Tokens its requests read from the cache. */
@@ -37,7 +39,7 @@ export type ComparedFork = {
 
 export type CompareHost = {
   readonly fanouts: Pick<FanOuts, "of">;
-  readonly checks: Pick<ForkChecks, "state" | "result">;
+  readonly checks: Pick<ForkChecks, "state" | "result" | "running">;
   /** A live thread's title and number. */
   thread(id: ThreadId): { readonly title: string; readonly num: number } | undefined;
   /** Where fork `id` works: its worktree and that folder's snapshots. */
@@ -80,6 +82,7 @@ export async function compareForks(host: CompareHost, ids: readonly ThreadId[]):
         added: changes.reduce((n, f) => n + (f.added ?? 0), 0),
         removed: changes.reduce((n, f) => n + (f.removed ?? 0), 0),
         ...(check ? { check } : {}),
+        verdict: checkVerdict(check, host.checks.running(id)),
         cost_usd: usage.cost_usd,
         cache_read: usage.cache_read,
       };

@@ -15,7 +15,7 @@ import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { CountedThread } from "../usage/book.ts";
-import { ForkChecks } from "./checks.ts";
+import { checkVerdict, ForkChecks } from "./checks.ts";
 import { type ComparedFork, compareForks, forksToCompare } from "./compare.ts";
 import type { ForkFlow, ForkFolders } from "./flow.ts";
 
@@ -171,6 +171,23 @@ export class FanOuts {
       },
       ids,
     );
+  }
+
+  /** What the list's line of fan-out fork `id` adds: `⑂×3 2/3` and its check's verdict; null for another thread. */
+  listMark(id: ThreadId): string | null {
+    const group = this.of(id);
+    if (!group) return null;
+    const verdict = group.check === null ? "" : ` check ${checkVerdict(this.checks.result(id), this.checks.running(id))}`;
+    return `⑂×${group.forks.length} ${group.forks.indexOf(id) + 1}/${group.forks.length}${verdict}`;
+  }
+
+  /** What the display of thread `sourceId` notes of its fan-outs: a line each. */
+  notes(sourceId: ThreadId): string[] {
+    return this.from(sourceId).map((g) => {
+      const prompt = g.prompt.split("\n")[0]!;
+      const shown = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
+      return `⑂×${g.forks.length} fan-out: ${shown} · :Tine compare`;
+    });
   }
 
   /** Fork `id` left the chat (ended, deleted): its check stops, it leaves its group; an empty group goes. */

@@ -1,10 +1,8 @@
 /**
- * The host's services, built once from the options and wired to each other: the chat, the store
- * and its clock, the buffers, usage, compaction, the code side (snapshots, worktrees), MCP, the
- * fork flow (node/fork/) and the fork clock; and the one dispatch loop they share (dispatch-loop.ts), on which each service
- * registers what it does after a batch (`reactAfterEachBatch`): the store writes what changed
- * (`Persistence`), the buffers are derived from state (`Buffers`), and so on. Requests call the
- * service that answers them (requests.ts).
+ * The host's services, built once from the options and wired to each other: the chat, the store and its clock, the buffers, usage,
+ * compaction, the code side (snapshots, worktrees), MCP, the fork flow (node/fork/) and the fork clock; and the one dispatch loop they
+ * share (dispatch-loop.ts), on which each service registers what it does after a batch (`reactAfterEachBatch`): the store writes what
+ * changed (`Persistence`), the buffers are derived from state (`Buffers`), and so on. Requests call the service that answers them (requests.ts).
  *
  * Near 400 lines because it is the one place where the services meet: each callback below says what one service asks of the others.
  */
@@ -249,6 +247,8 @@ export class Services {
         onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
         merges: (id) => this.forkCode.mergesInto(id),
         shownPath: (path) => shownPath(path, config.data_dir),
+        fanOutMark: (id) => this.fanouts.listMark(id),
+        fanOutNotes: (id) => this.fanouts.notes(id),
       },
       config.empty_hint,
       config.approval_hint,

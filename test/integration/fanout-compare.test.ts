@@ -94,6 +94,15 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       // The checks ran confined: nothing written outside the worktrees, the user's files untouched.
       assert.equal(existsSync(join(s.cwd, "escaped")), false);
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "hello from a fixture\n");
+      // The list shows the forks together under their source, each with its place and its check's verdict; the source's display notes the fan-out.
+      await s.openList();
+      const rows = await s.listLines();
+      const at = (f: Compared) => rows.findIndex((l) => l.includes(`#${f.num} `));
+      const source = rows.findIndex((l) => l.includes(" hi "));
+      assert.deepEqual([at(forks[0]!), at(forks[1]!)].sort(), [source + 1, source + 2], rows.join("\n"));
+      assert.match(rows[at(a)]!, new RegExp(`⑂×2 ${ids.indexOf(a.id) + 1}/2 check ✓ · `));
+      assert.match(rows[at(b)]!, new RegExp(`⑂×2 ${ids.indexOf(b.id) + 1}/2 check ✗ 4 · `));
+      await s.waitForDisplay(id, "⑂×2 fan-out: make your file · :Tine compare");
       // A fork's id, the fan-out's, or the list of ids give the same forks.
       assert.deepEqual(
         (await compare(s, ids[1]!)).map((f) => f.id),
