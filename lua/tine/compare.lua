@@ -203,6 +203,9 @@ local function map_keys(buf)
     M.refresh(buf)
   end, "redraw", task)
   help.map(buf, "n", "q", "<Cmd>close<CR>", "close the view", task)
+  help.map(buf, "n", km.help, function()
+    help.show(buf)
+  end, "show these keys", task)
 end
 
 --- :Tine compare: the forks of the fan-out `ask` stands for (a fork of it, its source), or of the thread here.

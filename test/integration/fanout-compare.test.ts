@@ -154,6 +154,14 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         const verdict = f.files.includes("A.txt") ? "check ✓" : "check ✗ 1";
         assert.match(lines[i]!, new RegExp(`^ ▸ #${f.num} ${f.title}  done  2 files \\+2 −0  ${verdict}  \\$\\d+\\.\\d{4}  cache \\d`));
       }
+      // g? lists the view's keys (g waits for it: it is also graft's key).
+      await s.keys("g?");
+      await s.until("g? lists the view's keys", async () => {
+        const keys = (await s.lines(await s.currentBuf())).join("\n");
+        return keys.includes("graft the file's change into the source") && keys.includes("discard every other fork");
+      });
+      await s.keys("q");
+      await s.until("back in the view", async () => (await s.currentBuf()) === buf);
       // <Tab> shows a fork's files.
       await s.keys("1G<Tab>");
       await s.until("the first fork's files are shown", async () => (await s.lines(buf)).some((l) => /^ {6}A \S+\.txt {2}\+1 −0$/.test(l)));
