@@ -4,11 +4,20 @@
  * fork's report sums up its code), its check's end and its cost. `ids` are fan-out forks, or one id
  * (a fan-out fork, or a source: its latest fan-out) that stands for its fan-out's forks.
  */
-import type { FileChange } from "../core/code-marks.ts";
+import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
 import { type CheckResult, checkVerdict, type ForkChecks, type ForkState } from "./checks.ts";
-import type { FanOut, FanOuts } from "./fanout.ts";
+
+/** A fan-out as compare needs it (fanout.ts's FanOut): its id, its forks, the snapshot they started from. */
+type Group = { readonly id: string; readonly forks: readonly ThreadId[]; readonly base: SnapshotId };
+
+/** Where fan-outs are found (fanout.ts's FanOuts): by a fork, by their own id, by their source. */
+export type FanOutLookup = {
+  of(id: ThreadId): Group | undefined;
+  group(groupId: string): Group | undefined;
+  from(sourceId: ThreadId): readonly Group[];
+};
 
 /** One fork as `compare` gives it. */
 export type ComparedFork = {
@@ -38,7 +47,7 @@ export type ComparedFork = {
 };
 
 export type CompareHost = {
-  readonly fanouts: Pick<FanOuts, "of">;
+  readonly fanouts: Pick<FanOutLookup, "of">;
   readonly checks: Pick<ForkChecks, "state" | "result" | "running">;
   /** A live thread's title and number. */
   thread(id: ThreadId): { readonly title: string; readonly num: number } | undefined;
@@ -48,9 +57,9 @@ export type CompareHost = {
 };
 
 /** The forks `ask` stands for: a list of fan-out forks, or one id standing for its fan-out (a fork's, a fan-out's own, a source's latest). */
-export function forksToCompare(fanouts: Pick<FanOuts, "of" | "group" | "from">, ask: ThreadId | readonly ThreadId[]): ThreadId[] {
+export function forksToCompare(fanouts: FanOutLookup, ask: ThreadId | readonly ThreadId[]): ThreadId[] {
   if (typeof ask === "string") {
-    const group: FanOut | undefined = fanouts.of(ask) ?? fanouts.group(ask) ?? fanouts.from(ask).at(-1);
+    const group: Group | undefined = fanouts.of(ask) ?? fanouts.group(ask) ?? fanouts.from(ask).at(-1);
     if (!group) throw new Error(`tine: ${ask} is neither a fan-out's fork nor the source of one (:ForkThread --n N <prompt> makes one)`);
     return group.forks.slice();
   }
