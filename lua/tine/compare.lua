@@ -15,7 +15,8 @@ M.NAME = "tine-compare://"
 
 --- Per view buffer: `fanout` (what it asks the host for), `forks` (as last drawn), `rows` (line ->
 --- { id, path? }), `open` (forks shown with their files), `marked` (the fork `d` diffs against).
----@type table<integer, { fanout: string, forks: TineComparedFork[], rows: table<integer, { id: string, path?: string }>, open: table<string, boolean>, marked?: string }>
+--- `status`: each fork's status as last pushed.
+---@type table<integer, { fanout: string, forks: TineComparedFork[], rows: table<integer, { id: string, path?: string }>, open: table<string, boolean>, marked?: string, status: table<string, string> }>
 local views = {}
 
 --- Times a view was drawn (tests wait for the next one).
@@ -100,14 +101,25 @@ function M.refresh(buf)
   end)
 end
 
---- Redraws the views showing one of the threads the host pushed.
----@param mirrored { set: { id: string }[], order: any }
+--- Whether a pushed entry of fork `f` can change its line: its status changed (a turn started or
+--- ended, an approval asked), or it is at rest and not done yet (its check ends with such a push).
+--- A streamed reply's pushes change nothing here: the view does not ask the host for each.
+local function moves(view, f, info)
+  local before = view.status[f.id]
+  view.status[f.id] = info.status
+  return before ~= info.status or (f.state ~= "done" and (info.status == "idle" or info.status == "error"))
+end
+
+--- Redraws the views one of whose forks the host pushed a change of (or that lost one).
+---@param mirrored { set: { id: string, status: string }[], order: any }
 function M.pushed(mirrored)
   for buf, view in pairs(views) do
     local hit = mirrored.order ~= nil and mirrored.order ~= vim.NIL
     for _, info in ipairs(mirrored.set) do
       for _, f in ipairs(view.forks) do
-        hit = hit or f.id == info.id
+        if f.id == info.id and moves(view, f, info) then
+          hit = true
+        end
       end
     end
     if hit then
@@ -230,7 +242,7 @@ function M.open(ask)
   end
   local buf = require("tine.ui").scratch_below(blank, 15, name)
   vim.bo[buf].filetype = "tine-compare"
-  views[buf] = { fanout = fanout, forks = forks, rows = {}, open = {} }
+  views[buf] = { fanout = fanout, forks = forks, rows = {}, open = {}, status = {} }
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     callback = function()

@@ -150,6 +150,7 @@
 ---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
 ---@field cwd string|vim.NIL the folder its tools work in (a worktree fork's worktree); vim.NIL for a stored thread
 ---@field unattended boolean its tools run in the sandbox, without approvals inside it (|tine-unattended|)
+---@field fanout string|vim.NIL one of a fan-out's forks: its place and its check's verdict, `⑂×3 2/3 check ✓` (|tine-fanout|)
 ---@field model string|vim.NIL the model its next request names; vim.NIL for a stored or Claude Code thread
 ---@field usage TineUsage|vim.NIL its requests' usage; vim.NIL for a stored thread not opened yet
 

@@ -75,23 +75,23 @@ export async function compareForks(host: CompareHost, ids: readonly ThreadId[]):
     ids.map(async (id) => {
       const group = host.fanouts.of(id)!;
       const { root, snapshots } = host.workspace(id);
+      // Read before its files: a fork done then is done with these files (its check may end while they are read).
+      const [state, check, running, usage] = [host.checks.state(id), host.checks.result(id), host.checks.running(id), host.usage(id)];
       const now = await snapshots.take(id);
       const changes = now ? await snapshots.changes(group.base, now.id) : [];
-      const check = host.checks.result(id);
-      const usage = host.usage(id);
       return {
         id,
         fanout: group.id,
         num: host.thread(id)?.num ?? 0,
         title: host.thread(id)?.title ?? id,
-        state: host.checks.state(id),
+        state,
         cwd: root,
         files: changes.map((f) => f.path),
         changes,
         added: changes.reduce((n, f) => n + (f.added ?? 0), 0),
         removed: changes.reduce((n, f) => n + (f.removed ?? 0), 0),
         ...(check ? { check } : {}),
-        verdict: checkVerdict(check, host.checks.running(id)),
+        verdict: checkVerdict(check, running),
         cost_usd: usage.cost_usd,
         cache_read: usage.cache_read,
       };

@@ -5,7 +5,7 @@
  * started from, and :Tine compare shows them with keys to open, promote and discard.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { firstThread, withGitProject } from "../helpers/code-session.ts";
@@ -143,13 +143,24 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
     await withGitProject(nv, project(), async (s) => {
       const id = await firstThread(s);
       forksWrite(s, ["A", "B", "C"]);
-      const ids = await s.lua<string[]>(`return require("tine").fanout(..., "make your file", { n = 3, check = "test -f A.txt" })`, id);
-      const forks = await whenDone(s, id);
+      // Each check waits for the test's go (a file in its worktree, which it takes away), then passes where A.txt was made.
+      const check = "while [ ! -f go ]; do sleep 0.05; done; rm go; test -f A.txt";
+      const ids = await s.lua<string[]>(`return require("tine").fanout(..., "make your file", { n = 3, check = "${check}" })`, id);
+      // Opened while the forks work: it redraws as their turns end and as their checks do.
       await s.open(id);
       await s.cmd("Tine compare");
       const buf = await s.currentBuf();
-      const lines = await s.lines(buf);
-      assert.equal(lines.length, 3);
+      await s.until("the view shows every fork's check running", async () => {
+        const now = await s.lines(buf);
+        return now.length === 3 && now.every((l) => / running {2}2 files \+2 −0 {2}check … /.test(l));
+      });
+      for (const f of ids) writeFileSync(join((await s.thread(f)).cwd!, "go"), "");
+      const forks = await whenDone(s, id);
+      let lines: string[] = [];
+      await s.until("the view shows every fork done with its check", async () => {
+        lines = await s.lines(buf);
+        return lines.length === 3 && lines.every((l) => / done .* check [✓✗]/.test(l));
+      });
       for (const [i, f] of forks.entries()) {
         const verdict = f.files.includes("A.txt") ? "check ✓" : "check ✗ 1";
         assert.match(lines[i]!, new RegExp(`^ ▸ #${f.num} ${f.title}  done  2 files \\+2 −0  ${verdict}  \\$\\d+\\.\\d{4}  cache \\d`));
@@ -161,6 +172,13 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         return keys.includes("graft the file's change into the source") && keys.includes("discard every other fork");
       });
       await s.keys("q");
+      await s.until("back in the view", async () => (await s.currentBuf()) === buf);
+      // g on a fork's line asks for a file; d shows the fork beside the next one (:Tine diff, in a tab).
+      await s.keys("1Gg");
+      await s.notified(/graft takes a file: put the cursor on one of the fork's files/);
+      await s.keys("1Gd");
+      await s.until("the diff opens in a tab", async () => (await s.lua<number>("return #vim.api.nvim_list_tabpages()")) === 2);
+      await s.cmd("tabclose");
       await s.until("back in the view", async () => (await s.currentBuf()) === buf);
       // <Tab> shows a fork's files.
       await s.keys("1G<Tab>");
