@@ -103,6 +103,12 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       assert.match(rows[at(a)]!, new RegExp(`⑂×2 ${ids.indexOf(a.id) + 1}/2 check ✓ · `));
       assert.match(rows[at(b)]!, new RegExp(`⑂×2 ${ids.indexOf(b.id) + 1}/2 check ✗ 4 · `));
       await s.waitForDisplay(id, "⑂×2 fan-out: make your file · :Tine compare");
+      // :Tine compare on a fork's line of the list shows its fan-out.
+      await s.onListLine(`#${a.num} `, ":Tine compare<CR>");
+      await s.until("the compare view of the list line's fan-out opens", async () => {
+        const name = await s.lua<string>("return vim.api.nvim_buf_get_name(0)");
+        return name === `tine-compare://${ids[0]}` && (await s.lines(await s.currentBuf())).length === 2;
+      });
       // A fork's id, the fan-out's, or the list of ids give the same forks.
       assert.deepEqual(
         (await compare(s, ids[1]!)).map((f) => f.id),
@@ -183,6 +189,11 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       // <Tab> shows a fork's files.
       await s.keys("1G<Tab>");
       await s.until("the first fork's files are shown", async () => (await s.lines(buf)).some((l) => /^ {6}A \S+\.txt {2}\+1 −0$/.test(l)));
+      // g on a file line grafts it (require("tine").graft); where graft is not there yet, it says so.
+      if (await s.lua<boolean>(`return require("tine").graft == nil`)) {
+        await s.keys("2Gg");
+        await s.notified(/graft is not available in this version of tine/);
+      }
       // P on the line of the fork that made B.txt: its files come into the source's, the others stay.
       const b = byFile(forks, "B.txt");
       const drawn = await s.lua<number>(`return require("tine.compare").drawn`);
