@@ -58,6 +58,7 @@ end, {
       "ask",
       "restart",
       "mcp",
+      "compare",
       "compact",
       "model",
     })

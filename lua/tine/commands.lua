@@ -262,7 +262,16 @@ local function range_of(args)
   return (args.range or 0) > 0 and { from = args.line1, to = args.line2 } or nil
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|merge done[!]|claude …|import …|export|add|ask …|restart|mcp]
+--- :Tine compare: the fan-out of the thread here (its source or a fork of it), or of the list's line.
+function M.compare_here()
+  local ask = vim.b.tine_thread
+  if vim.bo.filetype == "tine-threads" then
+    ask = host.request("thread_at_list_line", vim.api.nvim_win_get_cursor(0)[1] - 1)
+  end
+  return require("tine.compare").open(ask ~= vim.NIL and ask or nil)
+end
+
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|merge done[!]|claude …|import …|export|add|ask …|restart|mcp|compare]
 ---@param args { fargs: string[], args: string, bang: boolean, range: integer, line1: integer, line2: integer } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
@@ -334,6 +343,9 @@ function M.command(args)
   if sub == "mcp" then
     return require("tine.mcp").pick()
   end
+  if sub == "compare" then
+    return M.compare_here()
+  end
   if sub == "compact" then
     return M.compact_current(args.args:match("^%s*compact%s*(.-)%s*$"))
   end
@@ -343,7 +355,7 @@ function M.command(args)
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, merge, claude, import, export, add, ask, restart, mcp, compact, model)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, merge, claude, import, export, add, ask, restart, mcp, compare, compact, model)"
   )
 end
 

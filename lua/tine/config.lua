@@ -203,6 +203,14 @@ M.defaults = {
     add = "<leader>ta",
     list_filter = "/", -- thread list: only threads whose title or label holds a text (asks it; empty: all)
     list_diff = "d", -- thread list: the thread beside its parent, from where they branched (:Tine diff)
+    compare_open = "<CR>", -- :Tine compare: open the fork under the cursor
+    compare_expand = "<Tab>", -- :Tine compare: show or hide the fork's files (l too)
+    compare_mark = "m", -- :Tine compare: mark a fork: d diffs against it
+    compare_diff = "d", -- :Tine compare: the fork beside the marked one, else the next (:Tine diff)
+    compare_promote = "P", -- :Tine compare: promote the fork into its source (the others stay)
+    compare_discard = "D", -- :Tine compare: discard the fork
+    compare_discard_others = "X", -- :Tine compare: discard every other fork
+    compare_graft = "g", -- :Tine compare: on a file line: graft its change into the source
     label = "L", -- thread list: label the thread; display: label the message under the cursor
     edit_message = "e", -- display, on a message you wrote: a fork before it, its text in the input to edit
     -- display, on a message: a new thread under this one, a summary of what came before the

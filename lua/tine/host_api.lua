@@ -204,6 +204,8 @@ end
 --- The thread list, pushed when it changes (node/view/threads-mirror.ts).
 function M.threads_pushed(mirrored)
   require("tine.threads_mirror").pushed(mirrored)
+  -- A :Tine compare view showing one of them redraws.
+  require("tine.compare").pushed(mirrored)
   return true
 end
 

@@ -91,6 +91,17 @@ function M.fanout(id, prompt, opts)
   return host.request("fanout", id, prompt or "", opts or vim.empty_dict())
 end
 
+--- A fan-out's forks side by side (:help tine-fanout): `ids` a list of fan-out forks, or one
+--- thread's id standing for its fan-out (a fork of it, or its source: its latest fan-out); nil: the
+--- thread here. Each fork: `{ id, fanout, num, title, state, cwd, files, changes, added, removed, check?,
+--- cost_usd, cache_read }`; `state` is "running", "waiting" (for an approval) or "done" (its turn
+--- and its check ended); `check` (`{ ok, code, output }`) is absent until the check has run.
+---@param ids? string|string[]
+---@return TineComparedFork[]
+function M.compare(ids)
+  return host.request("compare", ids or vim.b.tine_thread or M.current())
+end
+
 --- Shows thread `id` in the sidebar, loading it from disk when it is stored.
 ---@param id string
 ---@return string id

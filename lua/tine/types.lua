@@ -115,6 +115,14 @@
 ---@field add? string|false any buffer: add the selection (Visual) or the file (Normal) to the input
 ---@field list_filter? string|false
 ---@field list_diff? string|false
+---@field compare_open? string|false
+---@field compare_expand? string|false
+---@field compare_mark? string|false
+---@field compare_diff? string|false
+---@field compare_promote? string|false
+---@field compare_discard? string|false
+---@field compare_discard_others? string|false
+---@field compare_graft? string|false
 ---@field label? string|false
 ---@field edit_message? string|false
 ---@field compact? string|false display: compact the thread up to the message under the cursor
@@ -142,6 +150,7 @@
 ---@field changed_files string[] paths (from the project's top folder) its turns changed; {} for a stored thread
 ---@field cwd string|vim.NIL the folder its tools work in (a worktree fork's worktree); vim.NIL for a stored thread
 ---@field unattended boolean its tools run in the sandbox, without approvals inside it (|tine-unattended|)
+---@field fanout string|vim.NIL one of a fan-out's forks: its place and its check's verdict, `⑂×3 2/3 check ✓` (|tine-fanout|)
 ---@field model string|vim.NIL the model its next request names; vim.NIL for a stored or Claude Code thread
 ---@field usage TineUsage|vim.NIL its requests' usage; vim.NIL for a stored thread not opened yet
 
@@ -221,3 +230,20 @@
 ---@class TineMessage
 ---@field role "user"|"assistant"
 ---@field content table[]
+
+--- One fork as `compare()` gives it.
+---@class TineComparedFork
+---@field id string
+---@field fanout string the fan-out it belongs to (compare(fanout) gives its forks)
+---@field num integer its number (#3 in the list)
+---@field title string
+---@field state "running"|"waiting"|"done"
+---@field cwd string its worktree
+---@field files string[] the files it changed, relative to the project
+---@field changes { path: string, status: "added"|"modified"|"deleted", added: integer|vim.NIL, removed: integer|vim.NIL }[]
+---@field added integer
+---@field removed integer
+---@field check? { ok: boolean, code: integer|vim.NIL, output: string } absent until its check ran
+---@field verdict string the check's verdict: ✓, ✗ 4 (its exit code), … while it runs, - before it ran or with none
+---@field cost_usd number|vim.NIL
+---@field cache_read integer

@@ -132,6 +132,10 @@ export function listOf<T>(check: Check<T>, wanted: string, nonEmpty = false): Ch
   };
 }
 
+/** A thread's id, or a list of them (`compare`: one thread standing for its fan-out, or the forks). */
+export const idOrIds: Check<string | string[]> = (v, name) =>
+  typeof v === "string" ? ok(v) : listOf(string, "a thread's id or a list of thread ids")(v, name);
+
 type Shape = Record<string, Check<unknown>>;
 
 /** An options table: any of the keys of `S`, each of its own type. */

@@ -6,8 +6,13 @@ import { describe, expect, it } from "vitest";
 import { testChat } from "../../test/helpers/test-chat.ts";
 import { History } from "../core/history.ts";
 import { assistantMessage, entry, userMessage } from "../core/native.ts";
+import type { CodeSnapshots } from "../snapshot/code.ts";
+import type { Environment } from "../tools/environment.ts";
 import { type FanOutHost, FanOuts } from "./fanout.ts";
 import type { ForkRequest } from "./request.ts";
+
+/** Where a fork works: not used by what these tests ask. */
+const project = { root: "/nowhere", environment: {} as Environment, snapshots: {} as CodeSnapshots };
 
 const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 
@@ -29,7 +34,7 @@ function setUp(over: Partial<FanOutHost> = {}) {
         return "later";
       },
     },
-    folders: { available: async () => true, unattendedRefusal: async () => null },
+    folders: { available: async () => true, unattendedRefusal: async () => null, of: () => project },
     baseNow: async (_source, owner) => {
       bases.push(owner);
       return "a".repeat(40);
@@ -37,6 +42,8 @@ function setUp(over: Partial<FanOutHost> = {}) {
     max: 8,
     checkCommand: false,
     tell: (text) => told.push(text),
+    usage: { info: () => ({ cost_usd: 0, cache_read: 0 }) },
+    changed: () => {},
     ...over,
   });
   return { chat, fanouts, asked, told, bases };
@@ -71,14 +78,14 @@ describe("a fan-out", () => {
     await expect(fanouts.fanout("src", "   ")).rejects.toThrow("a fan-out needs a prompt");
     await expect(fanouts.fanout("src", "x", { models: ["a", " "] })).rejects.toThrow("model names");
     await expect(fanouts.fanout("nope", "x")).rejects.toThrow("is not open");
-    const none = setUp({ folders: { available: async () => false, unattendedRefusal: async () => null } });
+    const none = setUp({ folders: { available: async () => false, unattendedRefusal: async () => null, of: () => project } });
     await expect(none.fanouts.fanout("src", "x")).rejects.toThrow("worktree of its own, which cannot be made here");
     expect([asked, bases, none.asked]).toEqual([[], [], []]);
   });
 
   it("where the sandbox cannot start is made attended, said once; check_command is the default check", async () => {
     const { fanouts, asked, told } = setUp({
-      folders: { available: async () => true, unattendedRefusal: async () => "tine: no sandbox here" },
+      folders: { available: async () => true, unattendedRefusal: async () => "tine: no sandbox here", of: () => project },
       checkCommand: "make check",
     });
     const a = await fanouts.fanout("src", "one");

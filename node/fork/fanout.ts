@@ -12,6 +12,11 @@ import { threadName } from "../chat/names.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
+import type { CodeSnapshots } from "../snapshot/code.ts";
+import type { Environment } from "../tools/environment.ts";
+import type { CountedThread } from "../usage/book.ts";
+import { checkVerdict, ForkChecks } from "./checks.ts";
+import { type ComparedFork, compareForks, forksToCompare } from "./compare.ts";
 import type { ForkFlow, ForkFolders } from "./flow.ts";
 
 /** What `fanout(id, prompt, opts)` asks (`:ForkThread --n N`, `@fork×N`, `N f` in the list). */
@@ -41,7 +46,10 @@ export type FanOut = {
 export type FanOutHost = {
   readonly chat: Chat;
   readonly flow: Pick<ForkFlow, "start">;
-  readonly folders: Pick<ForkFolders, "available" | "unattendedRefusal">;
+  /** Where forks can be made, and where each works (its worktree, its environment: the sandbox when unattended, its snapshots). */
+  readonly folders: Pick<ForkFolders, "available" | "unattendedRefusal"> & {
+    of(id: ThreadId): { readonly root: string; readonly environment: Environment; readonly snapshots: CodeSnapshots };
+  };
   /** The source's files now, recorded (the snapshot every fork's worktree is made from), kept for `owner`. */
   baseNow(sourceId: ThreadId, owner: ThreadId): Promise<SnapshotId | null>;
   /** `fanout_max`. */
@@ -49,6 +57,10 @@ export type FanOutHost = {
   /** `check_command` (false: none). */
   readonly checkCommand: string | false;
   tell(text: string, error: boolean): void;
+  /** What a fork's requests cost and read from the cache. */
+  readonly usage: { info(thread: CountedThread): { readonly cost_usd: number | null; readonly cache_read: number } };
+  /** A fork's check started or ended: what shows it redraws. */
+  changed(id: ThreadId): void;
 };
 
 export class FanOuts {
@@ -56,13 +68,27 @@ export class FanOuts {
   private readonly groupOfFork = new Map<ThreadId, string>();
   /** The user was told that fan-out forks are made attended here (no sandbox): once is enough. */
   private attendedSaid = false;
+  /** Each fork's check, run when it comes to rest (checks.ts); the host tells it of each batch. */
+  readonly checks: ForkChecks;
 
-  constructor(private readonly host: FanOutHost) {}
+  constructor(private readonly host: FanOutHost) {
+    this.checks = new ForkChecks({
+      thread: (id) => host.chat.threads.get(id),
+      checkOf: (id) => this.of(id)?.check,
+      environmentOf: (id) => host.folders.of(id).environment,
+      changed: (id) => host.changed(id),
+    });
+  }
 
   /** The fan-out fork `id` belongs to, if any. */
   of(id: ThreadId): FanOut | undefined {
     const group = this.groupOfFork.get(id);
     return group === undefined ? undefined : this.groups.get(group);
+  }
+
+  /** The fan-out `groupId` names (`FanOut.id`), while a fork of it is live. */
+  group(groupId: string): FanOut | undefined {
+    return this.groups.get(groupId);
   }
 
   /** The fan-outs made from thread `sourceId`, oldest first. */
@@ -136,8 +162,45 @@ export class FanOuts {
     return forks.slice();
   }
 
-  /** Fork `id` left the chat (ended, deleted): it leaves its group; an empty group goes. */
+  /** `compare(ask)`: the forks `ask` stands for (compare.ts's forksToCompare), each as it is now. */
+  compare(ask: ThreadId | readonly ThreadId[]): Promise<ComparedFork[]> {
+    const { host } = this;
+    const ids = forksToCompare(this, ask);
+    return compareForks(
+      {
+        fanouts: this,
+        checks: this.checks,
+        thread: (id) => host.chat.threads.get(id),
+        workspace: (id) => host.folders.of(id),
+        usage: (id) => {
+          const thread = host.chat.threads.get(id);
+          return thread ? host.usage.info(thread) : { cost_usd: null, cache_read: 0 };
+        },
+      },
+      ids,
+    );
+  }
+
+  /** What the list's line of fan-out fork `id` adds: `⑂×3 2/3` and its check's verdict; null for another thread. */
+  listMark(id: ThreadId): string | null {
+    const group = this.of(id);
+    if (!group) return null;
+    const verdict = group.check === null ? "" : ` check ${checkVerdict(this.checks.result(id), this.checks.running(id))}`;
+    return `⑂×${group.forks.length} ${group.forks.indexOf(id) + 1}/${group.forks.length}${verdict}`;
+  }
+
+  /** What the display of thread `sourceId` notes of its fan-outs: a line each. */
+  notes(sourceId: ThreadId): string[] {
+    return this.from(sourceId).map((g) => {
+      const prompt = g.prompt.split("\n")[0]!;
+      const shown = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
+      return `⑂×${g.forks.length} fan-out: ${shown} · :Tine compare`;
+    });
+  }
+
+  /** Fork `id` left the chat (ended, deleted): its check stops, it leaves its group; an empty group goes. */
   forget(id: ThreadId): void {
+    this.checks.forget(id);
     const groupId = this.groupOfFork.get(id);
     if (groupId === undefined) return;
     this.groupOfFork.delete(id);

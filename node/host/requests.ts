@@ -74,6 +74,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
 
   fork: ({ app }, [id, prompt, opts]) => app.services.forks.fork(id, prompt, opts),
   fanout: ({ app }, [id, prompt, opts]) => app.services.fanouts.fanout(id, prompt, opts),
+  compare: ({ app }, [ids]) => app.services.fanouts.compare(ids),
   cancel_waiting_fork: ({ app }, [id]) => app.services.forks.cancel(id),
   fork_discard: ({ app }, [id]) => {
     app.discardFork(id);

@@ -1,13 +1,10 @@
 /**
- * The host's services, built once from the options and wired to each other: the chat, the store
- * and its clock, the buffers, usage, compaction, the code side (snapshots, worktrees), MCP, the
- * fork flow (node/fork/) and the fork clock; and the one dispatch loop they share (dispatch-loop.ts), on which each service
- * registers what it does after a batch (`reactAfterEachBatch`): the store writes what changed
- * (`Persistence`), the buffers are derived from state (`Buffers`), and so on. Requests call the
- * service that answers them (requests.ts).
+ * The host's services, built once from the options and wired to each other: the chat, the store and its clock, the buffers, usage,
+ * compaction, the code side (snapshots, worktrees), MCP, the fork flow (node/fork/) and the fork clock; and the one dispatch loop they
+ * share (dispatch-loop.ts), on which each service registers what it does after a batch (`reactAfterEachBatch`): the store writes what
+ * changed (`Persistence`), the buffers are derived from state (`Buffers`), and so on. Requests call the service that answers them (requests.ts).
  *
- * A little over 300 lines because it is the one place where the services meet: each callback
- * below says what one service asks of the others.
+ * Near 400 lines because it is the one place where the services meet: each callback below says what one service asks of the others.
  */
 import { existsSync } from "node:fs";
 import { Chat } from "../chat/chat.ts";
@@ -226,12 +223,13 @@ export class Services {
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },
     );
-    // A cache expiring changes the winbar and the thread's entry in threads().
-    const expired = (id: ThreadId) => {
+    // A cache expiring, a fan-out fork's check starting or ending: its winbar, its list line and its entry in threads() change.
+    const entryChanged = (id: ThreadId) => {
       this.threadsMirror.note([id], false);
+      this.buffers.listBuffer.outdated();
       this.buffers.scheduleRender({ threads: [id], tree: false, moved: [] });
     };
-    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, expired);
+    this.usage = new UsageBook(this.chat, config.prices, config.cache_lifetime * 60_000, entryChanged);
     this.buffers = new Buffers(
       nvim,
       this.chat,
@@ -250,6 +248,8 @@ export class Services {
         onDisk: (path) => existsSync(path) && worktreeRefused(path, this.workspaces.folder()) === null,
         merges: (id) => this.forkCode.mergesInto(id),
         shownPath: (path) => shownPath(path, config.data_dir),
+        fanOutMark: (id) => this.fanouts.listMark(id),
+        fanOutNotes: (id) => this.fanouts.notes(id),
       },
       config.empty_hint,
       config.approval_hint,
@@ -307,6 +307,8 @@ export class Services {
       max: config.fanout_max,
       checkCommand: config.check_command,
       tell,
+      usage: this.usage,
+      changed: entryChanged,
     });
     this.claudeCode = new ClaudeCodeThreads(
       {
@@ -378,6 +380,7 @@ export class Services {
     after(() => forkClock.arm());
     after(({ msgs, changes }) => threadsMirror.batched(msgs, changes, () => [...chat.threads.keys(), ...chat.stored.keys()]));
     after(({ changes }) => buffers.scheduleRender(changes));
+    after(({ changes }) => this.fanouts.checks.batched(changes.threads));
     if (askTitle) after(({ changes }) => askTitles(chat.threads, changes.threads, askTitle, this.dispatch));
     after(({ changes }) => compaction.checkMarks(changes.threads));
   }

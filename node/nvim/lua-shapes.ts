@@ -38,6 +38,8 @@ export type ThreadInfo = {
   cwd: string | null;
   /** Its tools run in the sandbox, and nothing inside it waits for approval (an unattended fork, or a fork sharing its worktree). */
   unattended: boolean;
+  /** One of a fan-out's forks: its place in it and its check's verdict (`⑂×3 2/3 check ✓`, as the list shows it); else null. */
+  fanout: string | null;
 };
 
 /**

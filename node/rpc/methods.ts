@@ -17,6 +17,7 @@ import {
   boolean,
   bufnr,
   commandOrFalse,
+  idOrIds,
   index,
   listOf,
   oneOf,
@@ -29,6 +30,7 @@ import {
 } from "../core/checks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { NativeMessage } from "../core/native.ts";
+import type { ComparedFork } from "../fork/compare.ts";
 import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
 import type { Lineage, ListShown, MirroredThreads, SendResult, ThreadInfo } from "../nvim/lua-shapes.ts";
 import type { ModelChoices } from "../providers/models.ts";
@@ -201,6 +203,8 @@ export const METHODS = {
   fork: { args: [id, arg("prompt", string), arg("opts", forkOptions)], result: returns<ThreadId | null>() },
   /** One prompt to N forks at once, each in a worktree of its own: their ids. */
   fanout: { args: [id, arg("prompt", string), arg("opts", fanoutOptions)], result: returns<ThreadId[]>() },
+  /** A fan-out's forks side by side: the forks given, or those of the fan-out one thread (its source or a fork) stands for. */
+  compare: { args: [arg("ids", idOrIds)], result: returns<ComparedFork[]>() },
   cancel_waiting_fork: { args: [id], result: returns<boolean>() },
   fork_discard: { args: [id], result: returns<true>(), api: "discard" },
   /** The parent's id. */

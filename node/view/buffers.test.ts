@@ -51,6 +51,8 @@ function setup() {
       onDisk: () => false,
       merges: () => [],
       shownPath: (path) => path,
+      fanOutMark: () => null,
+      fanOutNotes: () => [],
     },
     "",
     "",

@@ -66,7 +66,8 @@ export class Buffers {
     private readonly nvim: NvimBridge,
     private readonly chat: Chat,
     private readonly forkOpen: ForkOpen,
-    private readonly listExtras: ListExtras,
+    /** What the list's rows add from the other services (the thread queries read them too). */
+    readonly listExtras: ListExtras,
     /** Shown in a thread with no messages yet. */
     private readonly emptyHint: string,
     /** Named under a tool call waiting for approval: the display's keys for it. */

@@ -53,7 +53,7 @@ export function graftLine(note: GraftNote): string {
 export function displayParts(
   thread: Thread,
   chat: Chat,
-  extras: Pick<ListExtras, "worksIn" | "unattended" | "notSaved" | "merges">,
+  extras: Pick<ListExtras, "worksIn" | "unattended" | "notSaved" | "merges" | "fanOutNotes">,
   words: DisplayWords,
 ): Pick<ThreadViewInput, "headerLines" | "forkMarks" | "noteLines" | "merges"> {
   const lineage = chat.lineage.get(thread.id);
@@ -113,5 +113,5 @@ export function displayParts(
     ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
     : [];
   const merges = extras.merges(thread.id).map((merge) => ({ line: mergeLine(merge, words.keys.resolveMerge), merge }));
-  return { headerLines, forkMarks, noteLines: [...contextLines, ...reportLines, ...graftLines], merges };
+  return { headerLines, forkMarks, noteLines: [...extras.fanOutNotes(thread.id), ...contextLines, ...reportLines, ...graftLines], merges };
 }

@@ -65,6 +65,10 @@ export type ListExtras = {
   merges(id: ThreadId): readonly WaitingMerge[];
   /** A folder as a row names it: short (util/shown-path.ts). */
   shownPath(path: string): string;
+  /** What a fan-out fork's row adds (its place in its fan-out, its check's verdict: node/fork/fanout.ts), or null. */
+  fanOutMark(id: ThreadId): string | null;
+  /** What a thread's display notes of the fan-outs made from it, a line each. */
+  fanOutNotes(id: ThreadId): readonly string[];
 };
 
 /** A time as the list shows it: the clock today, the date before. */
@@ -268,6 +272,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
   const at = extras.updated(id) ?? stored?.updated;
   const notSaved = extras.notSaved(id);
   const worksIn = extras.worksIn(id);
+  const fanOut = extras.fanOutMark(id);
   return {
     num: live.num,
     title: live.runner.label + live.title,
@@ -275,6 +280,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
     status,
     statusText,
     details: [
+      ...(fanOut ? [fanOut] : []),
       msgs(count),
       ...extras.usage(id),
       ...(at ? [when(at)] : []),

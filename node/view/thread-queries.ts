@@ -84,6 +84,7 @@ export class ThreadQueries {
         model: t.runner.modelName,
         cwd: this.placeOf(t.id).root,
         unattended: this.placeOf(t.id).unattended,
+        fanout: this.buffers.listExtras.fanOutMark(t.id),
       };
     }
     const stored = this.chat.stored.get(id);
@@ -105,6 +106,7 @@ export class ThreadQueries {
       model: null,
       cwd: null,
       unattended: stored.worktree?.unattended === true,
+      fanout: null,
     };
   }
 

@@ -27,6 +27,7 @@ const info = (id: string, status: string, parent: string | null = null): ThreadI
   model: null,
   cwd: null,
   unattended: false,
+  fanout: null,
 });
 
 /** Threads by id, in order; counts the entries made. */

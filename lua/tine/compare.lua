@@ -1,0 +1,257 @@
+-- :Tine compare: a fan-out's forks side by side in a scratch buffer below, one line per fork (its
+-- title, state, files changed, lines added and removed, its check's verdict, cost and cache reads),
+-- a fork's line opened to its files with <Tab>. Keys open, diff, promote, discard and graft; the
+-- view redraws when the host pushes a change of one of its forks (a state, a check: threads_pushed).
+local config = require("tine.config")
+local help = require("tine.help")
+local host = require("tine.host")
+local util = require("tine.util")
+
+local err, guarded = util.err, util.guarded
+
+local M = {}
+
+M.NAME = "tine-compare://"
+
+--- Per view buffer: `fanout` (what it asks the host for), `forks` (as last drawn), `rows` (line ->
+--- { id, path? }), `open` (forks shown with their files), `marked` (the fork `d` diffs against).
+--- `status`: each fork's status as last pushed.
+---@type table<integer, { fanout: string, forks: TineComparedFork[], rows: table<integer, { id: string, path?: string }>, open: table<string, boolean>, marked?: string, status: table<string, string> }>
+local views = {}
+
+--- Times a view was drawn (tests wait for the next one).
+M.drawn = 0
+
+local function num(v)
+  return (v ~= nil and v ~= vim.NIL) and v or nil
+end
+
+--- `12.3k` for a count of tokens.
+local function tokens(n)
+  return n >= 1000 and ("%.1fk"):format(n / 1000) or tostring(n)
+end
+
+--- A fork's line: title, state, files, +/−, check, cost and cache reads.
+---@param f TineComparedFork
+function M.fork_line(f)
+  local cost = num(f.cost_usd)
+  return ("#%d %s  %s  %d file%s +%d −%d  check %s  %s  cache %s"):format(
+    f.num,
+    f.title,
+    f.state,
+    #f.files,
+    #f.files == 1 and "" or "s",
+    f.added,
+    f.removed,
+    f.verdict,
+    cost and ("$%.4f"):format(cost) or "$?",
+    tokens(f.cache_read)
+  )
+end
+
+local function draw(buf)
+  local view = views[buf]
+  if not view or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local lines, rows = {}, {}
+  for _, f in ipairs(view.forks) do
+    local mark = view.marked == f.id and "*" or " "
+    table.insert(lines, ("%s%s %s"):format(mark, view.open[f.id] and "▾" or "▸", M.fork_line(f)))
+    rows[#lines] = { id = f.id }
+    if view.open[f.id] then
+      for _, c in ipairs(f.changes) do
+        local status = ({ added = "A", modified = "M", deleted = "D" })[c.status] or "?"
+        local added, removed = num(c.added), num(c.removed)
+        local counts = added and ("+%d −%d"):format(added, removed or 0) or "binary"
+        table.insert(lines, ("      %s %s  %s"):format(status, c.path, counts))
+        rows[#lines] = { id = f.id, path = c.path }
+      end
+      if f.check ~= nil and f.check ~= vim.NIL and not f.check.ok and f.check.output ~= "" then
+        local tail = vim.split(f.check.output, "\n", { trimempty = true })
+        table.insert(lines, "      check: " .. (tail[#tail] or ""))
+        rows[#lines] = { id = f.id }
+      end
+    end
+  end
+  if #lines == 0 then
+    lines = { "(no fork of this fan-out is left)" }
+  end
+  view.rows = rows
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  M.drawn = M.drawn + 1
+end
+
+--- Asks the host for the view's forks again and draws them (off Neovim's loop: nothing waits).
+---@param buf integer
+function M.refresh(buf)
+  local view = views[buf]
+  if not view then
+    return
+  end
+  host.request_async("compare", { view.fanout }, function(e, forks)
+    if not views[buf] then
+      return
+    end
+    -- Every fork gone (promoted, discarded): the view says so.
+    views[buf].forks = e and {} or forks
+    draw(buf)
+  end)
+end
+
+--- Whether a pushed entry of fork `f` can change its line: its status changed (a turn started or
+--- ended, an approval asked), or it is at rest and not done yet (its check ends with such a push).
+--- A streamed reply's pushes change nothing here: the view does not ask the host for each.
+local function moves(view, f, info)
+  local before = view.status[f.id]
+  view.status[f.id] = info.status
+  return before ~= info.status or (f.state ~= "done" and (info.status == "idle" or info.status == "error"))
+end
+
+--- Redraws the views one of whose forks the host pushed a change of (or that lost one).
+---@param mirrored { set: { id: string, status: string }[], order: any }
+function M.pushed(mirrored)
+  for buf, view in pairs(views) do
+    local hit = mirrored.order ~= nil and mirrored.order ~= vim.NIL
+    for _, info in ipairs(mirrored.set) do
+      for _, f in ipairs(view.forks) do
+        if f.id == info.id and moves(view, f, info) then
+          hit = true
+        end
+      end
+    end
+    if hit then
+      M.refresh(buf)
+    end
+  end
+end
+
+--- The fork (and file) on the cursor's line of view `buf`.
+local function here(buf)
+  local row = views[buf] and views[buf].rows[vim.api.nvim_win_get_cursor(0)[1]]
+  if not row then
+    err("tine: no fork on this line")
+  end
+  return row
+end
+
+--- The fork `d` diffs the line's fork with: the marked one, else the next in the view.
+local function other(view, id)
+  if view.marked and view.marked ~= id then
+    return view.marked
+  end
+  for i, f in ipairs(view.forks) do
+    if f.id == id then
+      local next = view.forks[i % #view.forks + 1]
+      return next.id ~= id and next.id or nil
+    end
+  end
+end
+
+local function map_keys(buf)
+  local km = config.options.keymaps
+  local tine = require("tine")
+  local task = "Compare the forks"
+  local function map(lhs, fn, desc, opts)
+    help.map(buf, "n", lhs, function()
+      local row = here(buf)
+      if row then
+        fn(row, views[buf])
+      end
+    end, desc, task, opts)
+  end
+  map(km.compare_open, function(row)
+    guarded(tine.open, row.id)
+  end, "open the fork")
+  local function toggle(row, view)
+    view.open[row.id] = not view.open[row.id]
+    draw(buf)
+  end
+  map(km.compare_expand, toggle, "show or hide the fork's files")
+  map("l", toggle, "show or hide the fork's files")
+  map(km.compare_mark, function(row, view)
+    view.marked = view.marked ~= row.id and row.id or nil
+    draw(buf)
+  end, "mark the fork (d diffs against it)")
+  map(km.compare_diff, function(row, view)
+    local b = other(view, row.id)
+    if not b then
+      return err("tine: one fork only: nothing to diff it with")
+    end
+    tine.diff(row.id, b)
+  end, "diff the fork with the marked one (else the next)")
+  map(km.compare_promote, function(row)
+    if guarded(tine.promote, row.id) then
+      M.refresh(buf)
+    end
+  end, "promote the fork into its source (the others stay)")
+  map(km.compare_discard, function(row)
+    if guarded(tine.discard, row.id) then
+      M.refresh(buf)
+    end
+  end, "discard the fork")
+  map(km.compare_discard_others, function(row, view)
+    for _, f in ipairs(view.forks) do
+      if f.id ~= row.id and not guarded(tine.discard, f.id) then
+        break
+      end
+    end
+    M.refresh(buf)
+  end, "discard every other fork")
+  map(km.compare_graft, function(row)
+    if not row.path then
+      return err("tine: graft takes a file: put the cursor on one of the fork's files (<Tab> shows them)")
+    end
+    if type(tine.graft) ~= "function" then
+      return err("tine: graft is not available in this version of tine")
+    end
+    if guarded(tine.graft, row.id, row.path) then
+      M.refresh(buf)
+    end
+  end, "graft the file's change into the source", { nowait = false })
+  help.map(buf, "n", "r", function()
+    M.refresh(buf)
+  end, "redraw", task)
+  help.map(buf, "n", "q", "<Cmd>close<CR>", "close the view", task)
+  help.map(buf, "n", km.help, function()
+    help.show(buf)
+  end, "show these keys", task)
+end
+
+--- :Tine compare: the forks of the fan-out `ask` stands for (a fork of it, its source), or of the thread here.
+---@param ask? string|string[]
+function M.open(ask)
+  local ok, forks = guarded(require("tine").compare, ask)
+  if not ok then
+    return
+  end
+  local fanout = forks[1] and forks[1].fanout
+  if not fanout then
+    return err("tine: no fork to compare")
+  end
+  local name = M.NAME .. fanout
+  local old = vim.fn.bufnr(name)
+  if old ~= -1 then
+    pcall(vim.api.nvim_buf_delete, old, { force = true })
+  end
+  local blank = {}
+  for i = 1, #forks do
+    blank[i] = ""
+  end
+  local buf = require("tine.ui").scratch_below(blank, 15, name)
+  vim.bo[buf].filetype = "tine-compare"
+  views[buf] = { fanout = fanout, forks = forks, rows = {}, open = {}, status = {} }
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    callback = function()
+      views[buf] = nil
+    end,
+  })
+  map_keys(buf)
+  draw(buf)
+  return buf
+end
+
+return M

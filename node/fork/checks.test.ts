@@ -1,0 +1,138 @@
+/**
+ * Fan-out forks' checks with a real shell in a real folder (localEnvironment): run when a fork
+ * comes to rest after a turn, kept with the fork, aborted by a new turn or its end, bounded by
+ * bash_timeout; the fork is not done while its check runs.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { localEnvironment } from "../tools/local-environment.ts";
+import { CHECK_OUTPUT_TAIL, type CheckedThread, ForkChecks, outputTail } from "./checks.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function setUp(command: string | null, bashTimeoutSec = 30) {
+  const dir = mkdtempSync(join(tmpdir(), "tine-checks-"));
+  dirs.push(dir);
+  const threads = new Map<string, CheckedThread>([["f1", { atRest: true, status: "idle" }]]);
+  const changes: string[] = [];
+  let ended: () => void = () => {};
+  const checks = new ForkChecks({
+    thread: (id) => threads.get(id),
+    checkOf: (id) => (id === "f1" ? command : undefined),
+    environmentOf: () => localEnvironment(dir, { bashTimeoutSec, envDeny: [] }),
+    changed: (id) => {
+      changes.push(id);
+      if (!checks.running(id)) ended();
+    },
+  });
+  const set = (status: string) => threads.set("f1", { atRest: status !== "streaming" && status !== "waiting", status });
+  /** Resolves once a check of f1 ends (or is aborted). */
+  const checkEnds = () => new Promise<void>((resolve) => (ended = resolve));
+  return { dir, checks, set, checkEnds, changes };
+}
+
+describe("a fan-out fork's check", () => {
+  it("runs when the fork comes to rest after a turn, not before; the fork is done once it ended", async () => {
+    const { checks, set, checkEnds } = setUp("echo checking; pwd; exit 3");
+    checks.batched(["f1", "other"]);
+    expect(checks.running("f1")).toBe(false);
+    expect(checks.state("f1")).toBe("running");
+    set("streaming");
+    checks.batched(["f1"]);
+    expect(checks.state("f1")).toBe("running");
+    set("waiting");
+    checks.batched(["f1"]);
+    expect(checks.state("f1")).toBe("waiting");
+    set("idle");
+    const ends = checkEnds();
+    checks.batched(["f1"]);
+    expect(checks.running("f1")).toBe(true);
+    expect(checks.state("f1")).toBe("running");
+    await ends;
+    const result = checks.result("f1")!;
+    expect(result).toMatchObject({ ok: false, code: 3 });
+    expect(result.output).toMatch(/^checking\n.*tine-checks-/);
+    expect(checks.state("f1")).toBe("done");
+  });
+
+  it("passes with exit 0, and runs again after a later turn", async () => {
+    const { checks, set, checkEnds, dir } = setUp("test -f made && echo yes");
+    set("streaming");
+    checks.batched(["f1"]);
+    set("idle");
+    let ends = checkEnds();
+    checks.batched(["f1"]);
+    await ends;
+    expect(checks.result("f1")).toMatchObject({ ok: false, code: 1 });
+    await localEnvironment(dir, { bashTimeoutSec: 5, envDeny: [] }).runCommand("touch made", new AbortController().signal);
+    set("streaming");
+    checks.batched(["f1"]);
+    set("idle");
+    ends = checkEnds();
+    checks.batched(["f1"]);
+    await ends;
+    expect(checks.result("f1")).toEqual({ ok: true, code: 0, output: "yes\n" });
+  });
+
+  it("is aborted by a new turn and by the fork's end; none kept", async () => {
+    const { checks, set, checkEnds } = setUp("sleep 30");
+    set("streaming");
+    checks.batched(["f1"]);
+    set("idle");
+    checks.batched(["f1"]);
+    expect(checks.running("f1")).toBe(true);
+    let ends = checkEnds();
+    set("streaming");
+    checks.batched(["f1"]);
+    await ends;
+    expect(checks.running("f1")).toBe(false);
+    expect(checks.result("f1")).toBeUndefined();
+    set("idle");
+    checks.batched(["f1"]);
+    ends = checkEnds();
+    checks.forget("f1");
+    await ends;
+    expect(checks.running("f1")).toBe(false);
+    expect(checks.result("f1")).toBeUndefined();
+  });
+
+  it("that hangs is stopped at bash_timeout and fails, saying so", async () => {
+    const { checks, set, checkEnds } = setUp("echo started; sleep 60", 1);
+    set("streaming");
+    checks.batched(["f1"]);
+    set("idle");
+    const ends = checkEnds();
+    checks.batched(["f1"]);
+    await ends;
+    expect(checks.result("f1")).toMatchObject({ ok: false, code: null });
+    expect(checks.result("f1")!.output).toContain("started\n\n(the check ran past bash_timeout: stopped after 1s)");
+    expect(checks.state("f1")).toBe("done");
+  });
+
+  it("with no check command a fork is done when it comes to rest", () => {
+    const { checks, set } = setUp(null);
+    set("streaming");
+    checks.batched(["f1"]);
+    set("idle");
+    checks.batched(["f1"]);
+    expect(checks.running("f1")).toBe(false);
+    expect(checks.result("f1")).toBeUndefined();
+    expect(checks.state("f1")).toBe("done");
+  });
+});
+
+describe("outputTail", () => {
+  it("keeps the last bytes, from a line start where it can", () => {
+    const long = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join("\n");
+    const tail = outputTail(long);
+    expect(tail.length).toBeLessThanOrEqual(CHECK_OUTPUT_TAIL + 1);
+    expect(tail).toMatch(/^…\nline \d+\n/);
+    expect(tail.endsWith("line 1999")).toBe(true);
+    expect(outputTail("short")).toBe("short");
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The checks of fan-out forks: when such a fork comes to rest after a turn (its prompt's, and each
+ * later one), its fan-out's `check` command runs in its worktree through its own Environment (so
+ * in the sandbox when it is unattended, bounded by bash_timeout), off the host's loop; its end is
+ * kept here, with the fork, as data. The host tells this after each dispatch batch which threads
+ * changed (`batched`); a fork that starts another turn, ends or is discarded while its check runs
+ * has the check aborted (its files are no longer what it checked).
+ */
+import type { ThreadId } from "../core/ids.ts";
+import type { CommandResult, Environment } from "../tools/environment.ts";
+
+/** How a fork's check ended: `ok` when it exited 0; `output`: the tail of what it printed. */
+export type CheckResult = { readonly ok: boolean; readonly code: number | null; readonly output: string };
+
+/** Where a fan-out fork is, as `compare` gives it: working, waiting for an approval, or done (its turn and its check ended). */
+export type ForkState = "running" | "waiting" | "done";
+
+/** What of a fork's check its output keeps: its last bytes (what a failing test prints last). */
+export const CHECK_OUTPUT_TAIL = 4096;
+
+/** A thread as the checks see it. */
+export type CheckedThread = { readonly atRest: boolean; readonly status: string };
+
+export type ChecksHost = {
+  thread(id: ThreadId): CheckedThread | undefined;
+  /** The check command of the fan-out fork `id` belongs to; undefined: it is none's; null: its fan-out has none. */
+  checkOf(id: ThreadId): string | null | undefined;
+  /** Where fork `id`'s tools run (its worktree; the sandbox when it is unattended). */
+  environmentOf(id: ThreadId): Environment;
+  /** A fork's check started or ended: what shows it redraws. */
+  changed(id: ThreadId): void;
+};
+
+/** The tail of `output`, at most `max` characters, cut at a line where it can be. */
+export function outputTail(output: string, max = CHECK_OUTPUT_TAIL): string {
+  if (output.length <= max) return output;
+  const tail = output.slice(-max);
+  const line = tail.indexOf("\n");
+  return `…${line >= 0 && line < max / 2 ? tail.slice(line) : tail}`;
+}
+
+/** What a check's command result keeps: exit status, and the tail of its output with how it was stopped. */
+export function checkResult(result: CommandResult): CheckResult {
+  const { end } = result;
+  switch (end.type) {
+    case "exited":
+      return {
+        ok: end.code === 0,
+        code: end.code,
+        output: outputTail(result.output + (end.signal ? `\n(killed by ${end.signal})` : "")),
+      };
+    case "timed-out":
+      return {
+        ok: false,
+        code: null,
+        output: outputTail(`${result.output}\n(the check ran past bash_timeout: stopped after ${end.afterSec}s)`),
+      };
+    case "aborted":
+      return { ok: false, code: null, output: outputTail(`${result.output}\n(aborted)`) };
+  }
+}
+
+/** A check's verdict as the list and :Tine compare show it: ✓, ✗ and the exit code, … while it runs, - for none. */
+export function checkVerdict(result: CheckResult | undefined, running: boolean): string {
+  if (running) return "…";
+  if (!result) return "-";
+  return result.ok ? "✓" : result.code === null ? "✗" : `✗ ${result.code}`;
+}
+
+export class ForkChecks {
+  /** Whether each fan-out fork was at rest after the last batch that changed it (new ones are: a fork starts at rest). */
+  private readonly seenAtRest = new Map<ThreadId, boolean>();
+  /** The forks that came to rest after a turn at least once. */
+  private readonly rested = new Set<ThreadId>();
+  private readonly runs = new Map<ThreadId, AbortController>();
+  private readonly results = new Map<ThreadId, CheckResult>();
+
+  constructor(private readonly host: ChecksHost) {}
+
+  /** After a dispatch batch: the fan-out forks among `changed` that came to rest have their check run. */
+  batched(changed: readonly ThreadId[]): void {
+    for (const id of changed) {
+      const check = this.host.checkOf(id);
+      if (check === undefined) continue;
+      const thread = this.host.thread(id);
+      if (!thread) continue;
+      const was = this.seenAtRest.get(id) ?? true;
+      this.seenAtRest.set(id, thread.atRest);
+      if (!thread.atRest) {
+        // Another turn: what the check checks is changing.
+        this.abort(id);
+        continue;
+      }
+      if (was) continue;
+      this.rested.add(id);
+      if (check !== null) this.start(id, check);
+      else this.host.changed(id);
+    }
+  }
+
+  /** How fork `id`'s last check ended; undefined until one has. */
+  result(id: ThreadId): CheckResult | undefined {
+    return this.results.get(id);
+  }
+
+  running(id: ThreadId): boolean {
+    return this.runs.has(id);
+  }
+
+  state(id: ThreadId): ForkState {
+    const thread = this.host.thread(id);
+    if (thread?.status === "waiting") return "waiting";
+    return thread?.atRest && this.rested.has(id) && !this.runs.has(id) ? "done" : "running";
+  }
+
+  /** Fork `id` ended or was deleted: its check, if it runs, is aborted, and what was kept of it goes. */
+  forget(id: ThreadId): void {
+    this.abort(id);
+    this.seenAtRest.delete(id);
+    this.rested.delete(id);
+    this.results.delete(id);
+  }
+
+  private abort(id: ThreadId): void {
+    const run = this.runs.get(id);
+    if (!run) return;
+    this.runs.delete(id);
+    run.abort();
+    this.host.changed(id);
+  }
+
+  private start(id: ThreadId, command: string): void {
+    this.abort(id);
+    const run = new AbortController();
+    this.runs.set(id, run);
+    this.results.delete(id);
+    this.host.changed(id);
+    let environment: Environment;
+    try {
+      environment = this.host.environmentOf(id);
+    } catch (error) {
+      this.ended(id, run, { ok: false, code: null, output: `(the check could not start: ${(error as Error).message})` });
+      return;
+    }
+    environment.runCommand(command, run.signal).then(
+      (result) => this.ended(id, run, checkResult(result)),
+      (error: Error) => this.ended(id, run, { ok: false, code: null, output: `(the check could not start: ${error.message})` }),
+    );
+  }
+
+  /** A run ended: kept unless it was aborted (a newer run, or none, is what counts now). */
+  private ended(id: ThreadId, run: AbortController, result: CheckResult): void {
+    if (this.runs.get(id) !== run) return;
+    this.runs.delete(id);
+    this.results.set(id, result);
+    this.host.changed(id);
+  }
+}
