@@ -56,10 +56,10 @@ describe("a fan-out", () => {
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
     expect(bases).toEqual([ids[0]]);
-    expect(asked.map((r) => r.when)).toEqual(["worktree-made", "worktree-made", "worktree-made"]);
+    expect(asked.map((r) => r.when)).toEqual(["worktree-meanwhile", "worktree-meanwhile", "worktree-meanwhile"]);
     for (const [i, r] of asked.entries()) {
-      if (r.when !== "worktree-made") throw new Error(r.when);
-      expect(r).toMatchObject({ base: "a".repeat(40), next: "now", unattended: true });
+      if (r.when !== "worktree-meanwhile") throw new Error(r.when);
+      expect(r).toMatchObject({ base: "a".repeat(40), unattended: true });
       expect(r.fork).toMatchObject({ sourceId: "src", newId: ids[i], prompt: "try it" });
       expect(r.fork.opener).toEqual({ by: "fan-out", group: ids[0], model: { model: ["m-a", "m-b", "m-a"][i], effort: "setup" } });
     }
@@ -77,7 +77,7 @@ describe("a fan-out", () => {
     await expect(fanouts.fanout("src", "x", { n: 2.5 })).rejects.toThrow("not 2.5");
     await expect(fanouts.fanout("src", "   ")).rejects.toThrow("a fan-out needs a prompt");
     await expect(fanouts.fanout("src", "x", { models: ["a", " "] })).rejects.toThrow("model names");
-    await expect(fanouts.fanout("nope", "x")).rejects.toThrow("is not open");
+    await expect(fanouts.fanout("nope", "x")).rejects.toThrow('no thread "nope" to fan out from');
     const none = setUp({ folders: { available: async () => false, unattendedRefusal: async () => null, of: () => project } });
     await expect(none.fanouts.fanout("src", "x")).rejects.toThrow("worktree of its own, which cannot be made here");
     expect([asked, bases, none.asked]).toEqual([[], [], []]);
@@ -90,7 +90,7 @@ describe("a fan-out", () => {
     });
     const a = await fanouts.fanout("src", "one");
     const b = await fanouts.fanout("src", "two", { n: 1, check: false });
-    expect(asked.every((r) => r.when === "worktree-made" && !r.unattended)).toBe(true);
+    expect(asked.every((r) => r.when === "worktree-meanwhile" && !r.unattended)).toBe(true);
     expect(a).toHaveLength(2);
     expect(told.filter((t) => t.startsWith("tine: no sandbox here"))).toHaveLength(1);
     expect(fanouts.of(a[0]!)?.check).toBe("make check");

@@ -105,7 +105,12 @@ export class FanOuts {
   async fanout(sourceId: ThreadId, prompt: string, ask: FanOutAsk = {}, context?: SendContext): Promise<ThreadId[]> {
     const { chat } = this.host;
     const source = chat.threads.get(sourceId);
-    if (!source) throw new Error(`tine: ${threadName(chat, sourceId)} is not open: open it to fan out from it`);
+    if (!source)
+      throw new Error(
+        chat.stored.has(sourceId)
+          ? `tine: ${threadName(chat, sourceId)} is not open: open it to fan out from it`
+          : `tine: no thread ${JSON.stringify(sourceId)} to fan out from (threads() gives the ids)`,
+      );
     const text = prompt.trim();
     if (!text) throw new Error("tine: a fan-out needs a prompt: each fork runs it");
     const models = ask.models ?? [];
@@ -141,7 +146,8 @@ export class FanOuts {
           ...(context ? { context } : {}),
           opener: { by: "fan-out", group: group.id, ...(model ? { model } : {}) },
         };
-        return this.host.flow.start({ when: "worktree-made", fork, base, next: "now", unattended }).then(
+        // Taken at once, its worktree written meanwhile (its tools wait for it): every fork asks the model at once.
+        return this.host.flow.start({ when: "worktree-meanwhile", fork, base, unattended }).then(
           () => true,
           (e: Error) => {
             this.host.tell(`tine: fork ${i + 1} of ${n} of the fan-out was not made: ${e.message}`, true);
@@ -156,7 +162,7 @@ export class FanOuts {
     if (!forks.length) throw new Error("tine: no fork of the fan-out was made");
     const how = unattended ? "unattended (🔒), " : "";
     this.host.tell(
-      `tine: ${forks.length} forks of "${source.title}" run the prompt, ${how}each in a worktree of its own: the list shows them under it`,
+      `tine: ${forks.length === 1 ? "1 fork" : `${forks.length} forks`} of "${source.title}" run${forks.length === 1 ? "s" : ""} the prompt, ${how}each in a worktree of its own: the list shows them under it`,
       false,
     );
     return forks.slice();

@@ -1,10 +1,14 @@
 /**
- * The host's services, built once from the options and wired to each other: the chat, the store and its clock, the buffers, usage,
- * compaction, the code side (snapshots, worktrees), MCP, the fork flow (node/fork/) and the fork clock; and the one dispatch loop they
- * share (dispatch-loop.ts), on which each service registers what it does after a batch (`reactAfterEachBatch`): the store writes what
- * changed (`Persistence`), the buffers are derived from state (`Buffers`), and so on. Requests call the service that answers them (requests.ts).
+ * The host's services, built once from the options and wired to each other: the chat, the store
+ * and its clock, the buffers, usage, compaction, the code side (snapshots, worktrees), MCP, the
+ * fork side (fork-services.ts: the fork flow and fan-outs) and the fork clock; and the one
+ * dispatch loop they share (dispatch-loop.ts), on which each service registers what it does after
+ * a batch (`reactAfterEachBatch`): the store writes what changed (`Persistence`), the buffers are
+ * derived from state (`Buffers`), and so on. Requests call the service that answers them
+ * (requests.ts).
  *
- * Near 400 lines because it is the one place where the services meet: each callback below says what one service asks of the others.
+ * Over 300 lines because it is the one place where the services meet: each callback below says
+ * what one service asks of the others.
  */
 import { existsSync } from "node:fs";
 import { Chat } from "../chat/chat.ts";
@@ -18,8 +22,8 @@ import { Compaction } from "../compact/compaction.ts";
 import { MentionCompleter } from "../context/complete.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { ThreadId } from "../core/ids.ts";
-import { FanOuts } from "../fork/fanout.ts";
-import { ForkFlow } from "../fork/flow.ts";
+import type { FanOuts } from "../fork/fanout.ts";
+import type { ForkFlow } from "../fork/flow.ts";
 import { McpServers } from "../mcp/registry.ts";
 import { McpTools } from "../mcp/tools.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
@@ -46,6 +50,7 @@ import { worktreeRefused } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
 import type { HostConfig } from "./config.ts";
 import { type Batch, DispatchLoop } from "./dispatch-loop.ts";
+import { forkServices } from "./fork-services.ts";
 import { LiveThreads } from "./live-threads.ts";
 import { connectionFor, runnerRegistryFor } from "./runners.ts";
 
@@ -285,31 +290,7 @@ export class Services {
       notifyError: (text) => this.nvim.notifyError(text),
     });
     this.threads = new LiveThreads(this.chat, this.persistence, this.workspaces, this.opening, this.buffers, nvim, this.dispatch);
-    this.forks = new ForkFlow({
-      chat: this.chat,
-      dispatch: this.dispatch,
-      folders: this.workspaces,
-      code: this.code,
-      forkWorktree: config.fork_worktree,
-      forkUnattended: config.fork_unattended,
-      // Only stored threads are asked for (so there is a store).
-      storedSource: (id) => this.persistence!.storedSource(id),
-      storedRunnerUsed: (id, title, spec) => this.threads.storedRunnerUsed(id, title, spec),
-      live: (id) => this.threads.live(id),
-      show: (id) => this.buffers.of(id),
-      tell,
-    });
-    this.fanouts = new FanOuts({
-      chat: this.chat,
-      flow: this.forks,
-      folders: this.workspaces,
-      baseNow: async (sourceId, owner) => (await this.workspaces.of(sourceId).snapshots.take(owner))?.id ?? null,
-      max: config.fanout_max,
-      checkCommand: config.check_command,
-      tell,
-      usage: this.usage,
-      changed: entryChanged,
-    });
+    ({ forks: this.forks, fanouts: this.fanouts } = forkServices(this, config, entryChanged));
     this.claudeCode = new ClaudeCodeThreads(
       {
         create: (fields) => this.threads.create(fields),
