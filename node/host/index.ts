@@ -7,6 +7,7 @@ import { RpcChannel } from "../nvim/rpc-channel.ts";
 import { stdinChunks, writeStdout } from "../nvim/stdio.ts";
 import { stopGits } from "../tools/local-git.ts";
 import { killAllToolProcesses } from "../tools/run.ts";
+import { logLine } from "../util/log-line.ts";
 import { hostHandlers } from "./requests.ts";
 
 const call = (name: string, args: unknown[]): Promise<unknown> => {
@@ -31,9 +32,7 @@ const nvim: RpcChannel = new RpcChannel(writeStdout, {
   // `init` comes as a notification, sent with the request that started the host (one round trip
   // fewer); its failure is the answer to the requests after it (Handlers), and goes to the log.
   notification: (name, args) =>
-    name === "tine_async"
-      ? answerLater(args)
-      : void call(name, args).catch((error: unknown) => process.stderr.write(`tine host: ${String(error)}\n`)),
+    name === "tine_async" ? answerLater(args) : void call(name, args).catch((error: unknown) => logLine(`tine host: ${String(error)}`)),
 });
 const handlers = hostHandlers(new NvimBridge(nvim));
 // Neovim closing the channel (it quit, or was killed) ends the host, within a second: the gits it
@@ -43,15 +42,10 @@ void nvim.listen(stdinChunks()).then(async () => {
   process.exit(0);
 });
 
-// Neovim gone, its end of stderr is closed: a line logged then fails (EPIPE) as an 'error' event.
-// Unhandled, that is an uncaught exception, whose report below writes to stderr again: without
-// end, and the host, never back in its event loop, would neither see stdin end nor exit.
-process.stderr.on("error", () => {});
-
 // A bug must not take the host (and every thread with it) down: it is logged and reported.
 const report = (what: string) => (error: unknown) => {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`tine host: ${what}: ${text}\n`);
+  logLine(`tine host: ${what}: ${text}`);
   void nvim
     .request("nvim_exec_lua", [
       "local msg = ...; vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end)",

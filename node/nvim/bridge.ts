@@ -6,6 +6,7 @@
  * whole, so nothing Neovim does in between (another client's call, a timer) sees half a pass.
  */
 import type { GatherRequest } from "../context/editor.ts";
+import { logLine } from "../util/log-line.ts";
 import { type ApplyPayload, LUA_RESULTS, type LuaApi, type LuaFn } from "./lua-api.ts";
 import type { Edit, Mark } from "./lua-shapes.ts";
 
@@ -90,6 +91,6 @@ export class NvimBridge {
   }
 
   log(message: string): void {
-    process.stderr.write(`${message}\n`);
+    logLine(message);
   }
 }

@@ -4,6 +4,7 @@
  * retry layer is in the agent.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import { logLine } from "../util/log-line.ts";
 
 export type Connection = {
   /** Null when ANTHROPIC_API_KEY is not set: requests then fail with a clear message. */
@@ -28,9 +29,7 @@ export type Connection = {
 const toStderr =
   (level: string) =>
   (message: string, ...rest: unknown[]) =>
-    void process.stderr.write(
-      `tine host: sdk ${level}: ${[message, ...rest.map((r) => (typeof r === "string" ? r : JSON.stringify(r)))].join(" ")}\n`,
-    );
+    logLine(`tine host: sdk ${level}: ${[message, ...rest.map((r) => (typeof r === "string" ? r : JSON.stringify(r)))].join(" ")}`);
 export const sdkLogger = { debug: toStderr("debug"), info: toStderr("info"), warn: toStderr("warn"), error: toStderr("error") };
 
 export function connect(
@@ -60,7 +59,7 @@ export function connect(
     retryDelayMs: options.retryDelayMs ?? 1000,
     maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 60_000,
-    log: (message) => void process.stderr.write(`tine host: ${message}\n`),
+    log: (message) => logLine(`tine host: ${message}`),
   };
 }
 
