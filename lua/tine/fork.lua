@@ -125,18 +125,23 @@ function M.fork_command(cmd)
   local flags = { ["--wait"] = "wait", ["--bg"] = "background", ["--worktree"] = "worktree", ["--unattended"] = "unattended" }
   local n
   while true do
-    local count, rest = args:match("^%-%-n%s+(%S+)%s*(.-)$")
-    local flag = args:match("^(%-%-%a+)%f[%s%z]")
+    -- `--n 3` or `--n=3`; any other word starting with -- before the prompt must be a flag.
+    local count, rest = args:match("^%-%-n%f[%s=%z][%s=]*(%S*)%s*(.-)$")
+    local flag = args:match("^(%-%-%S+)")
     if count then
       n = tonumber(count)
-      if not n then
-        return err(("tine: :ForkThread --n takes how many forks, a number (got %s)"):format(count))
+      if not n or n < 1 or n % 1 ~= 0 then
+        return err(("tine: :ForkThread --n takes how many forks, a whole number from 1 (got %q)"):format(count))
       end
       args = rest
     elseif flag and flags[flag] then
       opts = vim.tbl_extend("force", opts, { [flags[flag]] = true })
       args = vim.trim(args:sub(#flag + 1))
+    elseif flag and flag ~= "--" then
+      return err(("tine: :ForkThread has no flag %s (it takes --wait, --bg, --worktree, --unattended, --n N; -- ends them)"):format(flag))
     else
+      -- `--` ends the flags: what follows is the prompt, even when it starts with --.
+      args = flag == "--" and vim.trim(args:sub(3)) or args
       break
     end
   end

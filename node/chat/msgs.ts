@@ -116,7 +116,13 @@ export type ForkOpener =
    * `model` when given, and when its turn ends it waits, done, for the user's choice (no report,
    * no idle clock).
    */
-  | { readonly by: "fan-out"; readonly group: string; readonly model?: ModelChoice };
+  | {
+      readonly by: "fan-out";
+      readonly group: string;
+      /** Its place among its siblings (from 1): its title ends with it. */
+      readonly place: { readonly index: number; readonly of: number };
+      readonly model?: ModelChoice;
+    };
 
 /**
  * A fork the chat takes now (`fork-thread`): its source's runner cloned into thread `newId`. When

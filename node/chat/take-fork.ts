@@ -20,7 +20,7 @@ export type ForkingChat = ChatTree & {
   environmentFor(id: ThreadId): Environment;
 };
 
-/** What a fork's opener makes of it: a background run, its idle time-out, who opened it, its input's text, its model. */
+/** What a fork's opener makes of it: a background run, its idle time-out, who opened it, its input's text, its model, its title's end. */
 function openedAs(opener: ForkOpener, defaultIdleMs: number) {
   switch (opener.by) {
     case "user":
@@ -30,6 +30,7 @@ function openedAs(opener: ForkOpener, defaultIdleMs: number) {
         openedBy: "user" as const,
         prefill: opener.prefill,
         model: undefined,
+        place: "",
       };
     case "agent":
       return {
@@ -38,9 +39,18 @@ function openedAs(opener: ForkOpener, defaultIdleMs: number) {
         openedBy: "agent" as const,
         prefill: undefined,
         model: undefined,
+        place: "",
       };
     case "fan-out":
-      return { background: true, idleTimeoutMs: defaultIdleMs, openedBy: "fan-out" as const, prefill: undefined, model: opener.model };
+      return {
+        background: true,
+        idleTimeoutMs: defaultIdleMs,
+        openedBy: "fan-out" as const,
+        prefill: undefined,
+        model: opener.model,
+        // Its siblings run the same prompt: its place tells them apart (in the list, a graft's note).
+        place: ` (${opener.place.index}/${opener.place.of})`,
+      };
     default:
       return assertUnreachable(opener);
   }
@@ -67,12 +77,13 @@ export function takeFork(chat: ForkingChat, request: ForkClone): void {
     atMessage: request.atMessage,
     root: chat.environmentFor(request.newId).root,
   });
+  const { background, idleTimeoutMs, openedBy, prefill, model, place } = openedAs(request.opener, chat.clock.forkIdleTimeoutMs);
   const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);
-  const thread = chat.makeThread(request.newId, request.num, title, runner, by);
+  // A fan-out fork keeps its prompt and place as its title: a model's title could name siblings alike.
+  const thread = chat.makeThread(request.newId, request.num, title + place, runner, place ? "kept" : by);
   // The code snapshots of the messages it shares (a mark past the fork point no longer fits its history).
   thread.code = live?.code ?? from?.code ?? [];
   if (live) thread.approvalsFrom(live);
-  const { background, idleTimeoutMs, openedBy, prefill, model } = openedAs(request.opener, chat.clock.forkIdleTimeoutMs);
   // A fork on a model of its own (one of a fan-out's) makes its first request with it.
   if (model) runner.chooseModel(model);
   if (runner.traits.forkLifecycle)

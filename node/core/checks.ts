@@ -81,6 +81,9 @@ export const threadRef: Check<string> = (v, name) => {
 };
 
 /** A code snapshot as the host named it: hex, nothing git could take for an option. */
+/** How many of something there are to be: at least one (a fan-out's `n`). */
+export const count = simple("a whole number from 1", (v): v is number => Number.isInteger(v) && (v as number) >= 1);
+
 /** A shell command, or false for none (a fan-out's `check`). */
 export const commandOrFalse = simple(
   "a shell command (a string) or false",

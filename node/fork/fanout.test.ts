@@ -61,7 +61,12 @@ describe("a fan-out", () => {
       if (r.when !== "worktree-meanwhile") throw new Error(r.when);
       expect(r).toMatchObject({ base: "a".repeat(40), unattended: true });
       expect(r.fork).toMatchObject({ sourceId: "src", newId: ids[i], prompt: "try it" });
-      expect(r.fork.opener).toEqual({ by: "fan-out", group: ids[0], model: { model: ["m-a", "m-b", "m-a"][i], effort: "setup" } });
+      expect(r.fork.opener).toEqual({
+        by: "fan-out",
+        group: ids[0],
+        place: { index: i + 1, of: 3 },
+        model: { model: ["m-a", "m-b", "m-a"][i], effort: "setup" },
+      });
     }
     expect(fanouts.of(ids[1]!)).toMatchObject({ sourceId: "src", forks: ids, check: "npm test", unattended: true });
     const title = chat.threads.get("src")!.title;

@@ -144,7 +144,7 @@ export class FanOuts {
           num,
           prompt: text,
           ...(context ? { context } : {}),
-          opener: { by: "fan-out", group: group.id, ...(model ? { model } : {}) },
+          opener: { by: "fan-out", group: group.id, place: { index: i + 1, of: n }, ...(model ? { model } : {}) },
         };
         // Taken at once, its worktree written meanwhile (its tools wait for it): every fork asks the model at once.
         return this.host.flow.start({ when: "worktree-meanwhile", fork, base, unattended }).then(

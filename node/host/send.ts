@@ -88,7 +88,8 @@ export class SendFlow {
       return { replaced: "" };
     }
     if (command.type === "background-fork") {
-      if (!command.prompt) throw new Error("tine: @bg needs a prompt: the fork runs it without a window and reports back");
+      if (!command.prompt)
+        throw new Error(`tine: @bg${command.unattended ? "!" : ""} needs a prompt: the fork runs it without a window and reports back`);
       await this.forks.fork(
         id,
         command.prompt,

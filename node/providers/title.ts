@@ -8,6 +8,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Dispatch } from "../chat/msgs.ts";
+import { readReportBlock } from "../chat/prompts.ts";
 import type { Thread } from "../chat/thread.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import type { History } from "../core/history.ts";
@@ -36,7 +37,10 @@ export function lastExchange(history: History): Exchange | null {
   const replies: string[] = [];
   for (let i = history.length - 1; i >= 0; i--) {
     const message = history.at(i).message;
-    const texts = message.content.flatMap((b) => (b.type === "text" && !readContextBlock(b.text) ? [b.text] : []));
+    // The user's words only: not the context their mentions brought, nor a fork's report that came with them.
+    const texts = message.content.flatMap((b) =>
+      b.type === "text" && !readContextBlock(b.text) && !readReportBlock(b.text) ? [b.text] : [],
+    );
     if (message.role === "assistant") replies.unshift(...texts);
     else if (texts.length) {
       const reply = replies.join("\n").trim();

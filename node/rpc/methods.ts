@@ -17,6 +17,7 @@ import {
   boolean,
   bufnr,
   commandOrFalse,
+  count,
   idOrIds,
   index,
   listOf,
@@ -140,7 +141,7 @@ const forkOptions = options({
 });
 
 /** `fanout(id, prompt, opts)`: how many forks, on which models, checked by what (node/fork/fanout.ts). */
-const fanoutOptions = options({ n: index, models: listOf(string, "a list of model names"), check: commandOrFalse });
+const fanoutOptions = options({ n: count, models: listOf(string, "a list of model names"), check: commandOrFalse });
 
 /** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */
 const restoreOptions = options({ confirm: boolean, overwrite: boolean });

@@ -169,7 +169,10 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       });
       for (const [i, f] of forks.entries()) {
         const verdict = f.files.includes("A.txt") ? "check ✓" : "check ✗ 1";
-        assert.match(lines[i]!, new RegExp(`^ ▸ #${f.num} ${f.title}  done  2 files \\+2 −0  ${verdict}  \\$\\d+\\.\\d{4}  cache \\d`));
+        // Each one's title is the prompt and its place among its siblings, `(1/3)`.
+        assert.match(f.title, new RegExp(`\\(${i + 1}/3\\)$`));
+        const title = f.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        assert.match(lines[i]!, new RegExp(`^ ▸ #${f.num} ${title}  done  2 files \\+2 −0  ${verdict}  \\$\\d+\\.\\d{4}  cache \\d`));
       }
       // g? lists the view's keys (g waits for it: it is also graft's key).
       await s.keys("g?");

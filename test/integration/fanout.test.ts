@@ -127,13 +127,18 @@ describe(`fan-out (${nv.version})`, () => {
         // Bad input: a clear message, no fork, no request.
         const fanout = (prompt: string, opts: string) =>
           s.lua(`local id, prompt = ...; return require("tine").fanout(id, prompt, ${opts})`, id, prompt);
-        await assert.rejects(fanout("p", "{ n = 0 }"), /a fan-out makes 1 to 8 forks \(fanout_max\), not 0/);
+        await assert.rejects(fanout("p", "{ n = 0 }"), /opts.n must be a whole number from 1 \(got 0\)/);
         await assert.rejects(fanout("p", "{ n = 9 }"), /a fan-out makes 1 to 8 forks \(fanout_max\), not 9/);
         await assert.rejects(fanout("  ", "{ n = 2 }"), /a fan-out needs a prompt/);
         await s.cmd("ForkThread! --n 2 x");
         await s.notified(/:ForkThread --n fans out from the thread as it is now: without ! or --wait/);
         await s.cmd("ForkThread --n 9 x");
         await s.notified(/not 9/);
+        // A mistyped flag or a count that is no number is said, never sent as the prompt.
+        await s.cmd("ForkThread --n x y");
+        await s.notified(/:ForkThread --n takes how many forks, a whole number from 1 \(got "x"\)/);
+        await s.cmd("ForkThread --unattnded try");
+        await s.notified(/:ForkThread has no flag --unattnded \(it takes --wait, --bg, --worktree, --unattended, --n N; -- ends them\)/);
         await typeAndSend(s, "@fork×0 keep this draft");
         await s.notified(/not 0/);
         assert.deepEqual(await s.lines(await s.currentBuf()), ["@fork×0 keep this draft"], "the draft stays in the input");
