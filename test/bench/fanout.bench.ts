@@ -4,16 +4,17 @@
  * each fork's first request received by the mock, target ≤ 2 s. The first fan-out of a session
  * and later ones (each a new snapshot of the source's files, and 8 worktrees made at once) are
  * timed apart; the forks of one fan-out stay (they wait for the choice), so later fan-outs run
- * beside them.
+ * beside them. The forks ask the model while their worktrees are written; each next fan-out starts
+ * once the last one's are (the time that took is printed too).
  */
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SnapshotRepo } from "../../node/snapshot/repo.ts";
 import type { RunGit } from "../../node/tools/git.ts";
 import { localGit } from "../../node/tools/local-git.ts";
-import { makeWorktree } from "../../node/worktree/worktree.ts";
+import { MARKER, makeWorktree } from "../../node/worktree/worktree.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";
@@ -23,7 +24,7 @@ const N = 8;
 const ROUNDS = 3;
 const figures = new Figures();
 
-type Round = { returned: number; requests: number; unattended: boolean };
+type Round = { returned: number; requests: number; unattended: boolean; worktrees: number };
 
 const root = bigProject("tine-bench-fanout-");
 try {
@@ -55,9 +56,17 @@ try {
             throw new Error(`${e.message} (${arrivals.length} came): ${JSON.stringify(await s.notifications())}`);
           });
         const requests = Math.max(...arrivals) - t0;
-        const unattended = (await Promise.all(ids.map(async (f) => (await s.thread(f)).unattended))).every(Boolean);
-        rounds.push({ returned, requests, unattended });
-        process.stderr.write(`fanout: round ${r}: made ${returned.toFixed(0)} ms, requests ${requests.toFixed(0)} ms\n`);
+        const forks = await Promise.all(ids.map((f) => s.thread(f)));
+        const unattended = forks.every((f) => f.unattended);
+        // The forks ask the model while their worktrees are written (one after another): the next
+        // fan-out starts once they are, as a user's next one would from a quiet machine.
+        const written = () => forks.every((f) => existsSync(join(String(f.cwd), ".git", MARKER)));
+        await s.until("the worktrees written", async () => written(), 120_000);
+        const worktrees = performance.now() - t0;
+        rounds.push({ returned, requests, unattended, worktrees });
+        process.stderr.write(
+          `fanout: round ${r}: made ${returned.toFixed(0)} ms, requests ${requests.toFixed(0)} ms, worktrees ${worktrees.toFixed(0)} ms\n`,
+        );
         await s.until("all forks idle", async () => (await s.threads()).every((t) => t.status === "idle"), 60_000);
       }
     },
@@ -76,6 +85,9 @@ try {
     );
   const later = median(rounds.map((r) => r.requests));
   figures.note(`median of ${rounds.length}: ${later.toFixed(0)} ms`);
+  figures.note(
+    `all ${N} worktrees written meanwhile (a fork's tools wait for its own): ${rounds.map((r) => `${r.worktrees.toFixed(0)} ms`).join(", ")}`,
+  );
   await breakdown();
 } finally {
   rmSync(root, { recursive: true, force: true });
