@@ -15,7 +15,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function setUp(command: string | null, bashTimeoutSec = 30) {
+function setUp(command: string | null, bashTimeoutSec = 30, filesThere: Promise<void> = Promise.resolve()) {
   const dir = mkdtempSync(join(tmpdir(), "tine-checks-"));
   dirs.push(dir);
   const threads = new Map<string, CheckedThread>([["f1", { atRest: true, status: "idle" }]]);
@@ -24,7 +24,10 @@ function setUp(command: string | null, bashTimeoutSec = 30) {
   const checks = new ForkChecks({
     thread: (id) => threads.get(id),
     checkOf: (id) => (id === "f1" ? command : undefined),
-    environmentOf: () => localEnvironment(dir, { bashTimeoutSec, envDeny: [] }),
+    environmentOf: async () => {
+      await filesThere;
+      return localEnvironment(dir, { bashTimeoutSec, envDeny: [] });
+    },
     changed: (id) => {
       changes.push(id);
       if (!checks.running(id)) ended();
@@ -58,6 +61,23 @@ describe("a fan-out fork's check", () => {
     expect(result).toMatchObject({ ok: false, code: 3 });
     expect(result.output).toMatch(/^checking\n.*tine-checks-/);
     expect(checks.state("f1")).toBe("done");
+  });
+
+  it("of a fork whose worktree is still being written runs once its files are there", async () => {
+    let written: () => void = () => {};
+    const filesThere = new Promise<void>((resolve) => (written = resolve));
+    const { checks, set, checkEnds, dir } = setUp("cat file.txt", 30, filesThere);
+    set("streaming");
+    checks.batched(["f1"]);
+    set("idle");
+    const ends = checkEnds();
+    checks.batched(["f1"]);
+    expect(checks.state("f1")).toBe("running");
+    // Written after the fork came to rest: the check sees it.
+    await localEnvironment(dir, { bashTimeoutSec: 5, envDeny: [] }).runCommand("echo there > file.txt", new AbortController().signal);
+    written();
+    await ends;
+    expect(checks.result("f1")).toEqual({ ok: true, code: 0, output: "there\n" });
   });
 
   it("passes with exit 0, and runs again after a later turn", async () => {

@@ -25,8 +25,8 @@ export type ChecksHost = {
   thread(id: ThreadId): CheckedThread | undefined;
   /** The check command of the fan-out fork `id` belongs to; undefined: it is none's; null: its fan-out has none. */
   checkOf(id: ThreadId): string | null | undefined;
-  /** Where fork `id`'s tools run (its worktree; the sandbox when it is unattended). */
-  environmentOf(id: ThreadId): Environment;
+  /** Where fork `id`'s tools run (its worktree; the sandbox when it is unattended), once its files are there. */
+  environmentOf(id: ThreadId): Promise<Environment>;
   /** A fork's check started or ended: what shows it redraws. */
   changed(id: ThreadId): void;
 };
@@ -135,17 +135,14 @@ export class ForkChecks {
     this.runs.set(id, run);
     this.results.delete(id);
     this.host.changed(id);
-    let environment: Environment;
-    try {
-      environment = this.host.environmentOf(id);
-    } catch (error) {
-      this.ended(id, run, { ok: false, code: null, output: `(the check could not start: ${(error as Error).message})` });
-      return;
-    }
-    environment.runCommand(command, run.signal).then(
-      (result) => this.ended(id, run, checkResult(result)),
-      (error: Error) => this.ended(id, run, { ok: false, code: null, output: `(the check could not start: ${error.message})` }),
-    );
+    // A fork whose worktree is still being written (a fan-out's, made meanwhile) is checked once it is.
+    Promise.resolve()
+      .then(() => this.host.environmentOf(id))
+      .then((environment: Environment) => environment.runCommand(command, run.signal))
+      .then(
+        (result) => this.ended(id, run, checkResult(result)),
+        (error: Error) => this.ended(id, run, { ok: false, code: null, output: `(the check could not start: ${error.message})` }),
+      );
   }
 
   /** A run ended: kept unless it was aborted (a newer run, or none, is what counts now). */

@@ -12,7 +12,7 @@ import { type FanOutHost, FanOuts } from "./fanout.ts";
 import type { ForkRequest } from "./request.ts";
 
 /** Where a fork works: not used by what these tests ask. */
-const project = { root: "/nowhere", environment: {} as Environment, snapshots: {} as CodeSnapshots };
+const project = { root: "/nowhere", environment: {} as Environment, snapshots: {} as CodeSnapshots, ready: Promise.resolve() };
 
 const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 

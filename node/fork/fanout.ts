@@ -48,7 +48,13 @@ export type FanOutHost = {
   readonly flow: Pick<ForkFlow, "start">;
   /** Where forks can be made, and where each works (its worktree, its environment: the sandbox when unattended, its snapshots). */
   readonly folders: Pick<ForkFolders, "available" | "unattendedRefusal"> & {
-    of(id: ThreadId): { readonly root: string; readonly environment: Environment; readonly snapshots: CodeSnapshots };
+    of(id: ThreadId): {
+      readonly root: string;
+      readonly environment: Environment;
+      readonly snapshots: CodeSnapshots;
+      /** Settles once its files are there (a fan-out fork's worktree is written while it asks the model). */
+      readonly ready: Promise<void>;
+    };
   };
   /** The source's files now, recorded (the snapshot every fork's worktree is made from), kept for `owner`. */
   baseNow(sourceId: ThreadId, owner: ThreadId): Promise<SnapshotId | null>;
@@ -75,7 +81,11 @@ export class FanOuts {
     this.checks = new ForkChecks({
       thread: (id) => host.chat.threads.get(id),
       checkOf: (id) => this.of(id)?.check,
-      environmentOf: (id) => host.folders.of(id).environment,
+      environmentOf: async (id) => {
+        const workspace = host.folders.of(id);
+        await workspace.ready;
+        return workspace.environment;
+      },
       changed: (id) => host.changed(id),
     });
   }

@@ -39,7 +39,15 @@ export type Workspace = {
   readonly stored: StoredWorktree | null;
   /** Its threads' tools run in the sandbox, and nothing inside it waits for approval (an unattended fork's worktree). */
   readonly unattended: boolean;
+  /**
+   * Settles once its files are there (at once, but for a fork's worktree being written meanwhile:
+   * forkMeanwhile); rejects when they could not be. What reads its files outside its tools (a
+   * fan-out's check) waits for it; its tools wait through its snapshots.
+   */
+  readonly ready: Promise<void>;
 };
+
+const THERE: Promise<void> = Promise.resolve();
 
 /** What the sandbox hides besides credentials (policy.ts): tine's data folder, and `sandbox_deny_read`'s paths. */
 export type SandboxHides = Pick<PolicySettings, "dataDir" | "denyRead">;
@@ -112,7 +120,7 @@ export class Workspaces {
     private readonly threads: WorkspaceThreads,
   ) {
     const environment = options.projectEnvironment;
-    this.project = { root: environment.root, environment, snapshots: projectSnapshots, stored: null, unattended: false };
+    this.project = { root: environment.root, environment, snapshots: projectSnapshots, stored: null, unattended: false, ready: THERE };
   }
 
   /** Where thread `id` works (decided on first ask, then kept). */
@@ -205,10 +213,13 @@ export class Workspaces {
       // Its environment reads the sandbox's policy from the worktree once it is there (policyOnceMade); tine's gits run in the host.
       const environment = this.environmentOf(id, stored, true);
       view = makeWorktree(repo, base, path, id, localEnvironment(path, this.options.limits).git);
+      const ready = view.then(() => {});
+      ready.catch(() => {}); // said by `made`'s taker; a reader of `ready` gets it too
       workspace = this.worktree(
         stored,
         () => () => view.catch((e: Error) => ({ off: `its worktree was not made: ${e.message}` })),
         environment,
+        ready,
       );
     } catch (error) {
       this.making.delete(id);
@@ -282,13 +293,14 @@ export class Workspaces {
   }
 
   /** The workspace of worktree `stored`: its snapshots are on the store `open` gives, whose gits run in its environment. */
-  private worktree(stored: StoredWorktree, open: (git: RunGit) => OpenRepo, environment: Environment): Workspace {
+  private worktree(stored: StoredWorktree, open: (git: RunGit) => OpenRepo, environment: Environment, ready = THERE): Workspace {
     const workspace: Workspace = {
       root: stored.path,
       environment,
       snapshots: snapshotsOn(open(environment.git), this.options.keepDays),
       stored,
       unattended: environment.confinement !== undefined,
+      ready,
     };
     this.byPath.set(stored.path, workspace);
     return workspace;
