@@ -3,7 +3,7 @@
  * comes to rest after a turn, kept with the fork, aborted by a new turn or its end, bounded by
  * bash_timeout; the fork is not done while its check runs.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -20,13 +20,22 @@ function setUp(command: string | null, bashTimeoutSec = 30, filesThere: Promise<
   dirs.push(dir);
   const threads = new Map<string, CheckedThread>([["f1", { atRest: true, status: "idle" }]]);
   const changes: string[] = [];
+  /** The commands the checks started. */
+  const started: string[] = [];
   let ended: () => void = () => {};
   const checks = new ForkChecks({
     thread: (id) => threads.get(id),
     checkOf: (id) => (id === "f1" ? command : undefined),
     environmentOf: async () => {
       await filesThere;
-      return localEnvironment(dir, { bashTimeoutSec, envDeny: [] });
+      const local = localEnvironment(dir, { bashTimeoutSec, envDeny: [] });
+      return {
+        ...local,
+        runCommand: (command: string, signal: AbortSignal) => {
+          started.push(command);
+          return local.runCommand(command, signal);
+        },
+      };
     },
     changed: (id) => {
       changes.push(id);
@@ -36,7 +45,7 @@ function setUp(command: string | null, bashTimeoutSec = 30, filesThere: Promise<
   const set = (status: string) => threads.set("f1", { atRest: status !== "streaming" && status !== "waiting", status });
   /** Resolves once a check of f1 ends (or is aborted). */
   const checkEnds = () => new Promise<void>((resolve) => (ended = resolve));
-  return { dir, checks, set, checkEnds, changes };
+  return { dir, checks, set, checkEnds, changes, started };
 }
 
 describe("a fan-out fork's check", () => {
@@ -66,15 +75,17 @@ describe("a fan-out fork's check", () => {
   it("of a fork whose worktree is still being written runs once its files are there", async () => {
     let written: () => void = () => {};
     const filesThere = new Promise<void>((resolve) => (written = resolve));
-    const { checks, set, checkEnds, dir } = setUp("cat file.txt", 30, filesThere);
+    const { checks, set, checkEnds, dir, started } = setUp("cat file.txt", 30, filesThere);
     set("streaming");
     checks.batched(["f1"]);
     set("idle");
     const ends = checkEnds();
     checks.batched(["f1"]);
     expect(checks.state("f1")).toBe("running");
-    // Written after the fork came to rest: the check sees it.
-    await localEnvironment(dir, { bashTimeoutSec: 5, envDeny: [] }).runCommand("echo there > file.txt", new AbortController().signal);
+    // A turn of the event loop: a check that did not wait would have started its command by now.
+    await new Promise((turn) => setImmediate(turn));
+    expect(started).toEqual([]);
+    writeFileSync(join(dir, "file.txt"), "there\n");
     written();
     await ends;
     expect(checks.result("f1")).toEqual({ ok: true, code: 0, output: "there\n" });
