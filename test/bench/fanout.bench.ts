@@ -5,6 +5,10 @@
  * and later ones (each a new snapshot of the source's files, and 8 worktrees made at once) are
  * timed apart; the forks of one fan-out stay (they wait for the choice), so later fan-outs run
  * beside them.
+ *
+ * Then `:Tine compare` of a fan-out of 8 forks, each done with files changed: the time from the
+ * command to the view's 8 fork lines drawn (and the screen redrawn), measured inside Neovim,
+ * target ≤ 100 ms; and of that, compare()'s answer from the host alone.
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,8 +19,9 @@ import type { RunGit } from "../../node/tools/git.ts";
 import { localGit } from "../../node/tools/local-git.ts";
 import { makeWorktree } from "../../node/worktree/worktree.ts";
 import { typeAndSend } from "../helpers/chat-driver.ts";
-import { nvims, withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { nvims, type Session, withNeovim } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+import type { RecordedRequest } from "../mock-anthropic/server.ts";
 import { bigProject, FILES, Figures, median } from "./code-kit.ts";
 
 const N = 8;
@@ -24,10 +29,16 @@ const ROUNDS = 3;
 const figures = new Figures();
 
 type Round = { returned: number; requests: number; unattended: boolean };
+/** One `:Tine compare`: ms to the view drawn, its fork lines; ms of compare() alone. */
+type Shown = { drawn: number; forkLines: number; host: number };
+const VIEWS = 5;
+/** Each fan-out fork of the compared fan-out changes 2 files and makes one. */
+const CHANGE = "sed -i '1s/.*/changed/' d0/f0.txt d1/f1.txt && printf 'new\\n' > new.txt";
 
 const root = bigProject("tine-bench-fanout-");
 try {
   const rounds: Round[] = [];
+  const shown: Shown[] = [];
   await withNeovim(
     nvims().at(-1)!,
     async (s) => {
@@ -60,6 +71,7 @@ try {
         process.stderr.write(`fanout: round ${r}: made ${returned.toFixed(0)} ms, requests ${requests.toFixed(0)} ms\n`);
         await s.until("all forks idle", async () => (await s.threads()).every((t) => t.status === "idle"), 60_000);
       }
+      shown.push(...(await compareView(s, id)));
     },
     { cwd: root, setup: { tools_needing_approval: [] } },
   );
@@ -76,9 +88,61 @@ try {
     );
   const later = median(rounds.map((r) => r.requests));
   figures.note(`median of ${rounds.length}: ${later.toFixed(0)} ms`);
+  for (const [i, v] of shown.entries())
+    figures.row(
+      `:Tine compare ${i + 1}: ${N} forks drawn (${v.forkLines} fork lines; compare() alone ${v.host.toFixed(1)} ms)`,
+      `${v.drawn.toFixed(1)} ms`,
+      v.forkLines === N && v.drawn <= 100,
+      "≤ 100 ms",
+    );
+  figures.note(`:Tine compare median of ${shown.length}: ${median(shown.map((v) => v.drawn)).toFixed(1)} ms`);
   await breakdown();
 } finally {
   rmSync(root, { recursive: true, force: true });
+}
+
+/**
+ * A fan-out of N forks that each change files, once all are done: `:Tine compare` opened VIEWS
+ * times from the source, each timed inside Neovim from the command to its lines set and the
+ * screen redrawn; then compare() alone, as the view asks for it.
+ */
+async function compareView(s: Session, id: string): Promise<Shown[]> {
+  s.mock.otherwise((req: RecordedRequest) => {
+    const last = req.body.messages.at(-1)!;
+    const answered = Array.isArray(last.content) && last.content.some((b) => b.type === "tool_result");
+    return answered ? textReply("Done.") : response([{ toolUse: { id: "b-change", name: "bash_command", input: { command: CHANGE } } }]);
+  });
+  await s.lua(`local id = ...; return require("tine").fanout(id, "change files", { n = ${N} })`, id);
+  await s.until(
+    `all ${N} forks done with their files`,
+    async () => {
+      const forks = await s.lua<{ state: string; files: string[] }[]>(`return require("tine").compare(...)`, id);
+      return forks.length === N && forks.every((f) => f.state === "done" && f.files.length === 3);
+    },
+    120_000,
+  );
+  const views: Shown[] = [];
+  for (let i = 0; i < VIEWS; i++) {
+    const [drawn, forkLines, host] = await s.lua<[number, number, number]>(
+      `
+      local t0 = vim.uv.hrtime()
+      vim.cmd("Tine compare")
+      vim.cmd("redraw")
+      local drawn = (vim.uv.hrtime() - t0) / 1e6
+      local forks = 0
+      for _, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+        if l:find("^ [^ ]+ #%d+ ") then forks = forks + 1 end
+      end
+      vim.cmd("close")
+      t0 = vim.uv.hrtime()
+      require("tine").compare(...)
+      return { drawn, forks, (vim.uv.hrtime() - t0) / 1e6 }`,
+      id,
+    );
+    views.push({ drawn, forkLines, host });
+    process.stderr.write(`fanout: :Tine compare ${i}: ${drawn.toFixed(1)} ms (${forkLines} fork lines), compare() ${host.toFixed(1)} ms\n`);
+  }
+  return views;
 }
 
 /**
