@@ -1,6 +1,7 @@
 -- :Tine compare: a fan-out's forks side by side in a scratch buffer below, one line per fork (its
 -- title, state, files changed, lines added and removed, its check's verdict, cost and cache reads),
--- a fork's line opened to its files with <Tab>. Keys open, diff, promote, discard and graft; the
+-- a fork's line opened to its files with <Tab>, a file's line to its hunks (the host numbers them as
+-- graft does: graft_hunks). Keys open, diff, promote, discard and graft (a file, or a hunk); the
 -- view redraws when the host pushes a change of one of its forks (a state, a check: threads_pushed).
 local config = require("tine.config")
 local help = require("tine.help")
@@ -14,9 +15,11 @@ local M = {}
 M.NAME = "tine-compare://"
 
 --- Per view buffer: `fanout` (what it asks the host for), `forks` (as last drawn), `rows` (line ->
---- { id, path? }), `open` (forks shown with their files), `marked` (the fork `d` diffs against).
---- `status`: each fork's status as last pushed.
----@type table<integer, { fanout: string, forks: TineComparedFork[], rows: table<integer, { id: string, path?: string }>, open: table<string, boolean>, marked?: string, status: table<string, string> }>
+--- { id, path?, hunk? }), `open` (forks shown with their files), `hunks` (files shown with their
+--- hunks, by `hunk_key`: the hunks as the host last gave them, false while asked for), `marked`
+--- (the fork `d` diffs against). `status`: each fork's status as last pushed.
+---@alias TineCompareRow { id: string, path?: string, hunk?: integer }
+---@type table<integer, { fanout: string, forks: TineComparedFork[], rows: table<integer, TineCompareRow>, open: table<string, boolean>, hunks: table<string, TineGraftHunk[]|false>, marked?: string, status: table<string, string> }>
 local views = {}
 
 --- Times a view was drawn (tests wait for the next one).
@@ -49,6 +52,11 @@ function M.fork_line(f)
   )
 end
 
+--- A file of a fork, as `view.hunks` keys it.
+local function hunk_key(id, path)
+  return id .. "\0" .. path
+end
+
 local function draw(buf)
   local view = views[buf]
   if not view or not vim.api.nvim_buf_is_valid(buf) then
@@ -64,8 +72,13 @@ local function draw(buf)
         local status = ({ added = "A", modified = "M", deleted = "D" })[c.status] or "?"
         local added, removed = num(c.added), num(c.removed)
         local counts = added and ("+%d −%d"):format(added, removed or 0) or "binary"
-        table.insert(lines, ("      %s %s  %s"):format(status, c.path, counts))
+        local hunks = view.hunks[hunk_key(f.id, c.path)]
+        table.insert(lines, ("    %s %s %s  %s"):format(hunks == nil and " " or "▾", status, c.path, counts))
         rows[#lines] = { id = f.id, path = c.path }
+        for i, h in ipairs(hunks or {}) do
+          table.insert(lines, ("          %s  +%d −%d"):format(h.header, h.added, h.removed))
+          rows[#lines] = { id = f.id, path = c.path, hunk = i }
+        end
       end
       if f.check ~= nil and f.check ~= vim.NIL and not f.check.ok and f.check.output ~= "" then
         local tail = vim.split(f.check.output, "\n", { trimempty = true })
@@ -84,7 +97,27 @@ local function draw(buf)
   M.drawn = M.drawn + 1
 end
 
---- Asks the host for the view's forks again and draws them (off Neovim's loop: nothing waits).
+--- Asks the host for the hunks of fork `id`'s file `path` and draws them (off Neovim's loop).
+local function load_hunks(buf, id, path)
+  local key = hunk_key(id, path)
+  views[buf].hunks[key] = views[buf].hunks[key] or false
+  host.request_async("graft_hunks", { id, path }, function(e, hunks)
+    local view = views[buf]
+    if not view or view.hunks[key] == nil then
+      return
+    end
+    if e then
+      view.hunks[key] = nil
+      err(e)
+    else
+      view.hunks[key] = hunks
+    end
+    draw(buf)
+  end)
+end
+
+--- Asks the host for the view's forks again and draws them (off Neovim's loop: nothing waits);
+--- the hunks of the files shown with theirs are asked for again (the fork may have worked on).
 ---@param buf integer
 function M.refresh(buf)
   local view = views[buf]
@@ -92,11 +125,21 @@ function M.refresh(buf)
     return
   end
   host.request_async("compare", { view.fanout }, function(e, forks)
-    if not views[buf] then
+    view = views[buf]
+    if not view then
       return
     end
     -- Every fork gone (promoted, discarded): the view says so.
-    views[buf].forks = e and {} or forks
+    view.forks = e and {} or forks
+    local shown = view.hunks
+    view.hunks = {}
+    for _, f in ipairs(view.forks) do
+      for _, c in ipairs(f.changes) do
+        if shown[hunk_key(f.id, c.path)] ~= nil then
+          load_hunks(buf, f.id, c.path)
+        end
+      end
+    end
     draw(buf)
   end)
 end
@@ -166,11 +209,36 @@ local function map_keys(buf)
     guarded(tine.open, row.id)
   end, "open the fork")
   local function toggle(row, view)
-    view.open[row.id] = not view.open[row.id]
-    draw(buf)
+    if not row.path then
+      view.open[row.id] = not view.open[row.id]
+      return draw(buf)
+    end
+    local key = hunk_key(row.id, row.path)
+    if view.hunks[key] ~= nil then
+      view.hunks[key] = nil
+      return draw(buf)
+    end
+    local fork = vim.iter(view.forks):find(function(f)
+      return f.id == row.id
+    end)
+    local change = fork and vim.iter(fork.changes):find(function(c)
+      return c.path == row.path
+    end)
+    if change and change.status ~= "modified" then
+      return err(
+        ("tine: the fork %s %s: it has no hunks, g grafts the whole file"):format(
+          change.status == "added" and "made" or "deleted",
+          row.path
+        )
+      )
+    end
+    if change and num(change.added) == nil then
+      return err(("tine: %s is a binary file: it has no hunks"):format(row.path))
+    end
+    load_hunks(buf, row.id, row.path)
   end
-  map(km.compare_expand, toggle, "show or hide the fork's files")
-  map("l", toggle, "show or hide the fork's files")
+  map(km.compare_expand, toggle, "show or hide the fork's files (on a file: its hunks)")
+  map("l", toggle, "show or hide the fork's files (on a file: its hunks)")
   map(km.compare_mark, function(row, view)
     view.marked = view.marked ~= row.id and row.id or nil
     draw(buf)
@@ -202,15 +270,16 @@ local function map_keys(buf)
   end, "discard every other fork")
   map(km.compare_graft, function(row)
     if not row.path then
-      return err("tine: graft takes a file: put the cursor on one of the fork's files (<Tab> shows them)")
+      return err("tine: graft takes a file or a hunk: put the cursor on one of the fork's files (<Tab> shows them)")
     end
     if type(tine.graft) ~= "function" then
       return err("tine: graft is not available in this version of tine")
     end
-    if guarded(tine.graft, row.id, row.path) then
+    -- The host says what was grafted (and any conflict); the view redraws.
+    if guarded(tine.graft, row.id, row.path, row.hunk) then
       M.refresh(buf)
     end
-  end, "graft the file's change into the source", { nowait = false })
+  end, "graft the file's (or the hunk's) change into the source", { nowait = false })
   help.map(buf, "n", "r", function()
     M.refresh(buf)
   end, "redraw", task)
@@ -242,7 +311,7 @@ function M.open(ask)
   end
   local buf = require("tine.ui").scratch_below(blank, 15, name)
   vim.bo[buf].filetype = "tine-compare"
-  views[buf] = { fanout = fanout, forks = forks, rows = {}, open = {}, status = {} }
+  views[buf] = { fanout = fanout, forks = forks, rows = {}, open = {}, hunks = {}, status = {} }
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     callback = function()

@@ -232,6 +232,11 @@
 ---@field content table[]
 
 --- One fork as `compare()` gives it.
+---@class TineGraftHunk a hunk of a fork's diff of a file (graft_hunks): hunk n is the n-th
+---@field header string `@@ -3,2 +3,4 @@`
+---@field added integer
+---@field removed integer
+
 ---@class TineComparedFork
 ---@field id string
 ---@field fanout string the fan-out it belongs to (compare(fanout) gives its forks)

@@ -117,6 +117,8 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
     app.services.codeServices.grafts
       .graft(id, path, hunk ?? null)
       .then((g) => ({ path: g.path, conflicts: g.conflicts, ...(g.hunk === null ? {} : { hunk: g.hunk }) })),
+  graft_hunks: ({ app }, [id, path]) =>
+    app.services.codeServices.grafts.hunks(id, path).then((hs) => hs.map(({ header, added, removed }) => ({ header, added, removed }))),
 
   thread_left: ({ app }, [id]) => {
     app.threadLeft(id);

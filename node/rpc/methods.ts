@@ -77,6 +77,9 @@ export type RestoreResult = { written: string[]; left: string[]; skipped: string
 /** What a graft did (`graft`): the file, the hunk (nil: the whole file), how many conflicts it left marked. */
 export type GraftResult = { path: string; hunk?: number; conflicts: number };
 
+/** A hunk of a fork's diff of a file (`graft_hunks`; hunk n is the n-th): its header (`@@ -3,2 +3,4 @@`), its lines added and removed. */
+export type GraftHunk = { header: string; added: number; removed: number };
+
 /** A changed file under the cursor (<CR> on a change list): its path and its text before the turn (null: it did not exist). */
 export type FileBefore = { path: string; before: string | null };
 
@@ -244,6 +247,8 @@ export const METHODS = {
   merge_done: { args: [arg("force", boolean)], result: returns<number>() },
   /** A live worktree fork's change to `path` (whole, or hunk `hunk` of its diff, from 1) brought into its parent's files, three-way; the fork goes on. */
   graft: { args: [id, arg("path", string), arg("hunk", optional(index))], result: returns<GraftResult>() },
+  /** The hunks of fork `id`'s diff of `path` since its fork point, numbered as `graft` numbers them (the compare view lists them). */
+  graft_hunks: { args: [id, arg("path", string)], result: returns<GraftHunk[]>() },
 
   // -- buffers and lines --
   /** Another thread took the windows of thread `id`, whose input is blank: an empty thread goes. */

@@ -12,6 +12,9 @@
  * that snapshot holds. One file, replaced whole: a graft cut off by the host's death leaves the
  * file as it was or as grafted, so, unlike a promote's merge of many files, it is not recorded.
  *
+ * `hunks(from, path)` lists the hunks a graft of one numbers (the compare view shows them), by the
+ * same rule: the fork's diff of the file from its fork point to its files now.
+ *
  * Bad input (an unknown thread, one not in a worktree of its own, a path it did not change, a
  * hunk it does not have, a binary file) is refused before anything is taken or written.
  */
@@ -23,7 +26,7 @@ import type { GraftNote } from "../core/graft-note.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { StoredFile } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
-import { hunkRanges, withHunk } from "./hunks.ts";
+import { diffHunks, type Hunk, withHunk } from "./hunks.ts";
 import { applyMerge, checkMergeRoom, type MergeLabels, type MergeWrite, mergeFile } from "./merge.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 
@@ -55,6 +58,7 @@ const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8
 const named = (paths: readonly string[]) =>
   paths.length ? `${paths.slice(0, 10).join(", ")}${paths.length > 10 ? ` and ${paths.length - 10} more` : ""}` : "nothing";
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+const refuse = (why: string) => new Error(`tine: graft: ${why}`);
 
 export class Grafts {
   /** Grafts one after another: each reads the parent's file as the one before left it. */
@@ -72,8 +76,26 @@ export class Grafts {
     return done;
   }
 
-  private async run(id: ThreadId, path: string, hunk: number | null): Promise<Grafted> {
-    const refuse = (why: string) => new Error(`tine: graft: ${why}`);
+  /** The hunks of fork `id`'s diff of `path` since its fork point, as graft numbers them (hunk n is the n-th). */
+  async hunks(id: ThreadId, path: string): Promise<Hunk[]> {
+    const { fork, from } = this.forkOf(id);
+    const theirs = await from.snapshots.take(id).catch((e) => {
+      throw refuse(`the files could not be recorded: ${writeError(e, from.root)}`);
+    });
+    if (!theirs) throw refuse("code snapshots are off: nothing can be grafted");
+    const base = from.stored!.base;
+    if (!(await from.snapshots.changes(base, theirs.id)).some((c) => c.path === path))
+      throw refuse(`"${fork.title}" did not change ${path}`);
+    return this.hunksIn(from, base, theirs.id, path);
+  }
+
+  /** The one rule for a hunk's number: its place in the fork's diff of the file from `base` to `theirs`. */
+  private async hunksIn(from: Workspace, base: SnapshotId, theirs: SnapshotId, path: string): Promise<Hunk[]> {
+    return diffHunks(await from.snapshots.fileDiff(base, theirs, path));
+  }
+
+  /** Fork `id`, its parent and its worktree; refused unless it is a live fork in a worktree of its own. */
+  private forkOf(id: ThreadId): { fork: Thread; parentId: ThreadId; from: Workspace } {
     if (![...this.edges.live()].includes(id)) throw refuse(`no live thread ${id}`);
     const fork = this.edges.thread(id);
     const parentId = this.edges.parentOf(id);
@@ -81,9 +103,13 @@ export class Grafts {
       throw refuse(
         `"${fork.title}" is not a fork in a worktree of its own: ${parentId === undefined ? "it has no parent" : "its changes are in its parent's files already"}`,
       );
+    return { fork, parentId, from: this.workspaces.of(id) };
+  }
+
+  private async run(id: ThreadId, path: string, hunk: number | null): Promise<Grafted> {
+    const { fork, parentId, from } = this.forkOf(id);
     if (this.edges.busy(id)) throw refuse(`"${fork.title}": its code is being merged into its parent's folder`);
     if (![...this.edges.live()].includes(parentId)) this.edges.load(parentId);
-    const from = this.workspaces.of(id);
     const into = this.workspaces.of(parentId);
     const base = from.stored!.base;
     const [theirs, ours] = await Promise.all([from.snapshots.take(id), into.snapshots.take(parentId)]).catch((e) => {
@@ -122,8 +148,8 @@ export class Grafts {
   ): Promise<StoredFile> {
     if (!baseFile || !forkFile)
       throw new Error(`tine: graft: "${title}" ${baseFile ? "deleted" : "made"} ${path}: only the whole file can be grafted (no hunk)`);
-    const hunks = hunkRanges(await from.snapshots.fileDiff(base, theirs, path));
-    const range = hunks[hunk - 1];
+    const hunks = await this.hunksIn(from, base, theirs, path);
+    const range = hunks[hunk - 1]?.range;
     if (hunk < 1 || !range)
       throw new Error(`tine: graft: the diff of ${path} in "${title}" has ${plural(hunks.length, "hunk")}: there is no hunk ${hunk}`);
     return { mode: forkFile.mode, bytes: withHunk(baseFile.bytes, forkFile.bytes, range) };

@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { hunkRanges, withHunk } from "./hunks.ts";
+import { diffHunks, withHunk } from "./hunks.ts";
 
 const lines = (n: number, change: Record<number, string> = {}) =>
   Array.from({ length: n }, (_, i) => `${change[i + 1] ?? `line ${i + 1}`}\n`).join("");
 
 describe("one hunk of a diff", () => {
-  it("reads hunk headers, counts left out meaning 1", () => {
-    expect(hunkRanges(["@@ -1,5 +1,6 @@", " a", "+b", "@@ -9 +10 @@ x", "-c", "+d", "@@ -0,0 +1,2 @@"])).toEqual([
-      { oldStart: 0, oldCount: 5, newStart: 0, newCount: 6 },
-      { oldStart: 8, oldCount: 1, newStart: 9, newCount: 1 },
-      { oldStart: 0, oldCount: 0, newStart: 0, newCount: 2 },
+  it("reads hunk headers (counts left out meaning 1) and each hunk's lines added and removed", () => {
+    const diff = ["--- a/f", "+++ b/f", "@@ -1,5 +1,6 @@", " a", "+b", "@@ -9 +10 @@ x", "-c", "+d", "@@ -0,0 +1,2 @@", "+e", "+f"];
+    expect(diffHunks(diff)).toEqual([
+      { range: { oldStart: 0, oldCount: 5, newStart: 0, newCount: 6 }, header: "@@ -1,5 +1,6 @@", added: 1, removed: 0 },
+      { range: { oldStart: 8, oldCount: 1, newStart: 9, newCount: 1 }, header: "@@ -9 +10 @@", added: 1, removed: 1 },
+      { range: { oldStart: 0, oldCount: 0, newStart: 0, newCount: 2 }, header: "@@ -0,0 +1,2 @@", added: 2, removed: 0 },
     ]);
   });
 

@@ -8,18 +8,30 @@
 /** Where a hunk sits: its lines in the old file and in the new one (0-based start, count). */
 export type HunkRange = { readonly oldStart: number; readonly oldCount: number; readonly newStart: number; readonly newCount: number };
 
+/** A hunk as the compare view lists it and graft numbers it: where it sits, its header, its lines added and removed. */
+export type Hunk = { readonly range: HunkRange; readonly header: string; readonly added: number; readonly removed: number };
+
 const HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
-/** The hunks of a unified diff (`fileDiff`'s lines), in file order. */
-export function hunkRanges(diff: readonly string[]): HunkRange[] {
-  return diff.flatMap((line) => {
+/** The hunks of a unified diff (`fileDiff`'s lines), in file order: hunk n (from 1) is the n-th here. */
+export function diffHunks(diff: readonly string[]): Hunk[] {
+  const hunks: { range: HunkRange; header: string; added: number; removed: number }[] = [];
+  for (const line of diff) {
     const m = HEADER.exec(line);
-    if (!m) return [];
-    const [oldCount, newCount] = [m[2] === undefined ? 1 : Number(m[2]), m[4] === undefined ? 1 : Number(m[4])];
-    // A count of 0 names the line before the (empty) range, not its first line.
-    const start = (at: string, count: number) => (count === 0 ? Number(at) : Number(at) - 1);
-    return [{ oldStart: start(m[1]!, oldCount), oldCount, newStart: start(m[3]!, newCount), newCount }];
-  });
+    if (m) {
+      const [oldCount, newCount] = [m[2] === undefined ? 1 : Number(m[2]), m[4] === undefined ? 1 : Number(m[4])];
+      // A count of 0 names the line before the (empty) range, not its first line.
+      const start = (at: string, count: number) => (count === 0 ? Number(at) : Number(at) - 1);
+      const range = { oldStart: start(m[1]!, oldCount), oldCount, newStart: start(m[3]!, newCount), newCount };
+      hunks.push({ range, header: m[0], added: 0, removed: 0 });
+      continue;
+    }
+    // Before the first header are the file's header lines (`--- a/…`, `+++ b/…`): not counted.
+    const at = hunks.at(-1);
+    if (at && line.startsWith("+")) at.added++;
+    else if (at && line.startsWith("-")) at.removed++;
+  }
+  return hunks;
 }
 
 /** `bytes` as its lines, each with its newline (the last one may have none). */

@@ -178,13 +178,13 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       await s.keys("g?");
       await s.until("g? lists the view's keys", async () => {
         const keys = (await s.lines(await s.currentBuf())).join("\n");
-        return keys.includes("graft the file's change into the source") && keys.includes("discard every other fork");
+        return keys.includes("graft the file's (or the hunk's) change into the source") && keys.includes("discard every other fork");
       });
       await s.keys("q");
       await s.until("back in the view", async () => (await s.currentBuf()) === buf);
       // g on a fork's line asks for a file; d shows the fork beside the next one (:Tine diff, in a tab).
       await s.keys("1Gg");
-      await s.notified(/graft takes a file: put the cursor on one of the fork's files/);
+      await s.notified(/graft takes a file or a hunk: put the cursor on one of the fork's files/);
       await s.keys("1Gd");
       await s.until("the diff opens in a tab", async () => (await s.lua<number>("return #vim.api.nvim_list_tabpages()")) === 2);
       await s.cmd("tabclose");
