@@ -19,11 +19,10 @@ import { SnapshotRepo } from "../../node/snapshot/repo.ts";
 import type { RunGit } from "../../node/tools/git.ts";
 import { localGit } from "../../node/tools/local-git.ts";
 import { MARKER, makeWorktree } from "../../node/worktree/worktree.ts";
-import { typeAndSend } from "../helpers/chat-driver.ts";
 import { nvims, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import type { RecordedRequest } from "../mock-anthropic/server.ts";
-import { bigProject, FILES, Figures, median } from "./code-kit.ts";
+import { bigProject, FILES, Figures, firstExchange, median } from "./code-kit.ts";
 
 const N = 8;
 const ROUNDS = 3;
@@ -43,12 +42,7 @@ try {
   await withNeovim(
     nvims().at(-1)!,
     async (s) => {
-      s.mock.reply(textReply("Hi."));
-      await s.cmd("Tine");
-      const id = (await s.threads())[0]!.id;
-      await typeAndSend(s, "hi");
-      await s.waitForDisplay(id, "Hi.");
-      await s.until("idle", async () => (await s.thread(id)).status === "idle");
+      const id = await firstExchange(s);
       // When each fork's first request arrived (the fallback runs as it arrives).
       const arrivals: number[] = [];
       s.mock.otherwise(() => {

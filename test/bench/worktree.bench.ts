@@ -12,10 +12,8 @@ import { join } from "node:path";
 import { SnapshotRepo } from "../../node/snapshot/repo.ts";
 import { localGit } from "../../node/tools/local-git.ts";
 import { makeWorktree } from "../../node/worktree/worktree.ts";
-import { typeAndSend } from "../helpers/chat-driver.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
-import { bigProject as bigProjectIn, FILES, Figures, median } from "./code-kit.ts";
+import { bigProject as bigProjectIn, FILES, Figures, firstExchange, median } from "./code-kit.ts";
 
 const figures = new Figures();
 const row = figures.row.bind(figures);
@@ -27,12 +25,7 @@ try {
   await withNeovim(
     nvims().at(-1)!,
     async (s) => {
-      s.mock.reply(textReply("Hi."));
-      await s.cmd("Tine");
-      const id = (await s.threads())[0]!.id;
-      await typeAndSend(s, "hi");
-      await s.waitForDisplay(id, "Hi.");
-      await s.until("idle", async () => (await s.thread(id)).status === "idle");
+      const id = await firstExchange(s);
       for (let i = 0; i < 5; i++) {
         const t0 = performance.now();
         // fork() returns once the fork's buffers are open: ready for input.
