@@ -44,14 +44,8 @@ export type KeptWorktree = { readonly root: string; readonly base: SnapshotId };
 /** How often the index's stat data is refreshed behind the snapshots. */
 const REFRESH_EVERY_MS = 60_000;
 
-/**
- * The queues of git work on one private repository, shared by its views (a worktree's). Work
- * through one index (the project's, or one worktree's view) runs in order; work through different
- * indexes runs side by side, as git keeps its objects and refs whole for writers at once (object
- * files written then renamed, refs under locks), so eight forks' snapshots need not wait for each
- * other. Housekeeping (`prune`) runs alone: after all work asked for before it, before all after.
- */
-type Lane = { alone: Promise<void>; byIndex: Map<string, Promise<void>> };
+/** The queue of git work on one private repository, shared by its views (a worktree's): one piece at a time. */
+type Lane = { chain: Promise<unknown> };
 
 export class SnapshotRepo {
   /** The last snapshot taken here and its tree: an unchanged tree is not committed again. */
@@ -78,7 +72,7 @@ export class SnapshotRepo {
     private readonly userExcludes: string,
     /** How git is run for the work tree's environment (Environment.git). */
     readonly git: RunGit,
-    private readonly lane: Lane = { alone: Promise.resolve(), byIndex: new Map() },
+    private readonly lane: Lane = { chain: Promise.resolve() },
   ) {}
 
   /**
@@ -178,30 +172,10 @@ export class SnapshotRepo {
     return this.git(args, { cwd: this.root, env: this.env(), input, okCodes, background });
   }
 
-  /** Runs `work` after every earlier one through this index, and after housekeeping asked for before it. */
+  /** Runs `work` after every earlier one on this repository. */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const { lane, indexFile } = this;
-    const next = Promise.all([lane.alone, lane.byIndex.get(indexFile)]).then(work, work);
-    const settled = next.then(
-      () => {},
-      () => {},
-    );
-    lane.byIndex.set(indexFile, settled);
-    // An index with nothing queued leaves the map (worktrees come and go).
-    void settled.then(() => {
-      if (lane.byIndex.get(indexFile) === settled) lane.byIndex.delete(indexFile);
-    });
-    return next;
-  }
-
-  /** Runs `work` alone: after all work asked for before it, through any index; all work after waits for it. */
-  private alone<T>(work: () => Promise<T>): Promise<T> {
-    const { lane } = this;
-    const next = Promise.all([lane.alone, ...lane.byIndex.values()]).then(work, work);
-    lane.alone = next.then(
-      () => {},
-      () => {},
-    );
+    const next = this.lane.chain.then(work, work);
+    this.lane.chain = next.catch(() => {});
     return next;
   }
 
@@ -348,7 +322,7 @@ export class SnapshotRepo {
    * except what `worktrees` (those on disk) still need, however old: see `keepWorktrees`.
    */
   prune(owners: ReadonlySet<string>, cutoff: number, worktrees: readonly KeptWorktree[] = []): Promise<number> {
-    return this.alone(async () => {
+    return this.serial(async () => {
       const listing = (await this.run(["for-each-ref", "--format=%(refname) %(committerdate:unix)", SNAPSHOT_REFS])).stdout.toString(
         "utf8",
       );
