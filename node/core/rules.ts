@@ -23,6 +23,17 @@ export type Variant = { readonly when?: Fields; readonly fields: Fields };
 /** A field a record or variants table refuses, or leaves out of the value. */
 export type Extra = "refused" | "dropped";
 
+/** A number's bounds. */
+type Bounds = {
+  readonly whole?: true;
+  readonly finite?: true;
+  readonly min?: number;
+  readonly above?: number;
+  readonly max?: number;
+  /** Below the number another option holds (thinking's budget below max_tokens). */
+  readonly below_option?: string;
+};
+
 export type Rule = Common &
   (
     | {
@@ -34,16 +45,7 @@ export type Rule = Common &
         readonly starts?: readonly string[];
       }
     | { readonly is: "boolean" }
-    | {
-        readonly is: "number";
-        readonly whole?: true;
-        readonly finite?: true;
-        readonly min?: number;
-        readonly above?: number;
-        readonly max?: number;
-        /** Below the number another option holds (thinking's budget below max_tokens). */
-        readonly below_option?: string;
-      }
+    | ({ readonly is: "number" } & Bounds)
     | { readonly is: "one_of"; readonly values: readonly string[] }
     | { readonly is: "literal"; readonly value: boolean }
     | { readonly is: "list"; readonly of: Rule; readonly non_empty?: true }
@@ -76,15 +78,6 @@ export const word = (wanted: string, max_length: number, chars: string) =>
 export const path = (wanted = "an absolute path or one starting with ~/") => ({ is: "string", starts: ["/", "~/"], wanted }) as const;
 
 export const bool = (wanted = "a boolean") => ({ is: "boolean", wanted }) as const;
-
-type Bounds = {
-  readonly whole?: true;
-  readonly finite?: true;
-  readonly min?: number;
-  readonly above?: number;
-  readonly max?: number;
-  readonly below_option?: string;
-};
 
 /** `a number above 0`, `a whole number >= 1` unless `wanted` says it better. */
 export const num = <const B extends Bounds>(bounds: B, wanted?: string) =>

@@ -5,10 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { typeAndSend } from "../helpers/chat-driver.ts";
 import { gitProject } from "../helpers/git-project.ts";
-import type { Session } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
 
 export const FILES = 10_000;
 
@@ -19,17 +16,6 @@ export function bigProject(prefix: string, count = FILES, parent = tmpdir()): st
   for (let i = 0; i < count; i++) files[`d${i % 100}/f${i}.txt`] = `file ${i}\n${"x".repeat(200)}\n`;
   gitProject(root, files);
   return root;
-}
-
-/** `:Tine`, a first exchange ("hi", "Hi."), and the thread at rest: its id (the source the benches fork). */
-export async function firstExchange(s: Session): Promise<string> {
-  s.mock.reply(textReply("Hi."));
-  await s.cmd("Tine");
-  const id = (await s.threads())[0]!.id;
-  await typeAndSend(s, "hi");
-  await s.waitForDisplay(id, "Hi.");
-  await s.until("idle", async () => (await s.thread(id)).status === "idle");
-  return id;
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -19,10 +19,11 @@ import { SnapshotRepo } from "../../node/snapshot/repo.ts";
 import type { RunGit } from "../../node/tools/git.ts";
 import { localGit } from "../../node/tools/local-git.ts";
 import { MARKER, makeWorktree } from "../../node/worktree/worktree.ts";
+import { firstThread } from "../helpers/code-session.ts";
 import { nvims, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 import type { RecordedRequest } from "../mock-anthropic/server.ts";
-import { bigProject, FILES, Figures, firstExchange, median } from "./code-kit.ts";
+import { bigProject, FILES, Figures, median } from "./code-kit.ts";
 
 const N = 8;
 const ROUNDS = 3;
@@ -42,7 +43,7 @@ try {
   await withNeovim(
     nvims().at(-1)!,
     async (s) => {
-      const id = await firstExchange(s);
+      const id = await firstThread(s);
       // When each fork's first request arrived (the fallback runs as it arrives).
       const arrivals: number[] = [];
       s.mock.otherwise(() => {

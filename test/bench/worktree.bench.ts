@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { SnapshotRepo } from "../../node/snapshot/repo.ts";
 import { localGit } from "../../node/tools/local-git.ts";
 import { makeWorktree } from "../../node/worktree/worktree.ts";
+import { firstThread } from "../helpers/code-session.ts";
 import { nvims, withNeovim } from "../helpers/neovim.ts";
-import { bigProject as bigProjectIn, FILES, Figures, firstExchange, median } from "./code-kit.ts";
+import { bigProject as bigProjectIn, FILES, Figures, median } from "./code-kit.ts";
 
 const figures = new Figures();
 const row = figures.row.bind(figures);
@@ -25,7 +26,7 @@ try {
   await withNeovim(
     nvims().at(-1)!,
     async (s) => {
-      const id = await firstExchange(s);
+      const id = await firstThread(s);
       for (let i = 0; i < 5; i++) {
         const t0 = performance.now();
         // fork() returns once the fork's buffers are open: ready for input.

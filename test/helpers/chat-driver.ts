@@ -1,7 +1,7 @@
 /** What the integration tests do again and again: type into a thread's input, read requests. */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { NativeMessage } from "../../node/core/native.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 import type { Session, ThreadRef } from "./neovim.ts";
 
 /** A request body tine sends, as the SDK types it. */
@@ -77,3 +77,15 @@ export const texts = (messages: readonly AnyMessage[]): string[] =>
       .map((b) => textOf(b) ?? b.type)
       .join("|"),
   );
+
+/**
+ * `:Tine`, a send whose reply is held mid-stream (hold "h"; its rest and then "Forked after." come
+ * once released), and `:ForkThread --wait look again` asked while it streams.
+ */
+export async function waitingForkOfStreamingReply(s: Session): Promise<void> {
+  s.mock.reply(response([{ text: "The whole reply, to the end.", holdInside: { hold: "h", afterDeltas: 1 } }]), textReply("Forked after."));
+  await s.cmd("Tine");
+  await typeAndSend(s, "go");
+  await s.waitForDisplay(1, "## Claude\nThe");
+  await s.cmd("ForkThread --wait look again");
+}

@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
-import { typeAndSend } from "../helpers/chat-driver.ts";
+import { waitingForkOfStreamingReply } from "../helpers/chat-driver.ts";
 import { type Session, withNeovim } from "../helpers/neovim.ts";
-import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
@@ -25,14 +24,7 @@ const toEditorWindow = (s: Session) =>
 describe(`a fork made later (${nv.version})`, () => {
   it("a --wait fork made when its source comes to rest opens beside it; the user typing in another window keeps the cursor, in Insert mode, and is told", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(
-        response([{ text: "The whole reply, to the end.", holdInside: { hold: "h", afterDeltas: 1 } }]),
-        textReply("Forked after."),
-      );
-      await s.cmd("Tine");
-      await typeAndSend(s, "go");
-      await s.waitForDisplay(1, "## Claude\nThe");
-      await s.cmd("ForkThread --wait look again");
+      await waitingForkOfStreamingReply(s);
       const win = await toEditorWindow(s);
       await s.nvim.input("iwriting ");
       await s.until("Insert mode", async () => (await s.lua<string>("return vim.api.nvim_get_mode().mode")) === "i");

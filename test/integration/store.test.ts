@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { SESSION_ENDED_BEFORE_TOOL_RAN } from "../../node/store/replay.ts";
 import { shortNames } from "../helpers/buffer-names.ts";
-import { blocks, body, exchange, resultOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { blocks, body, exchange, resultOf, texts, typeAndSend, waitingForkOfStreamingReply } from "../helpers/chat-driver.ts";
 import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
 import { alive, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
@@ -381,14 +381,7 @@ describe(`storage (${nv.version})`, () => {
 
   it(":ForkThread --wait forks once the reply is complete; the list shows it waiting; a second :ForkThread or <C-c> cancels", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(
-        response([{ text: "The whole reply, to the end.", holdInside: { hold: "h", afterDeltas: 1 } }]),
-        textReply("Forked after."),
-      );
-      await s.cmd("Tine");
-      await typeAndSend(s, "go");
-      await s.waitForDisplay(1, "## Claude\nThe");
-      await s.cmd("ForkThread --wait look again");
+      await waitingForkOfStreamingReply(s);
       assert.equal((await s.threads()).length, 1, "nothing is forked while the reply streams");
       await s.openList();
       await s.listLine('⑂ ⏸ fork "look again" waits for this reply to finish');
