@@ -26,6 +26,7 @@ function setUp(over: Partial<FanOutHost> = {}) {
   const asked: ForkRequest[] = [];
   const told: string[] = [];
   const bases: string[] = [];
+  const folders = { available: async () => true, unattendedRefusal: async (): Promise<string | null> => null, of: () => project };
   const fanouts = new FanOuts({
     chat,
     flow: {
@@ -33,8 +34,10 @@ function setUp(over: Partial<FanOutHost> = {}) {
         asked.push(request);
         return "later";
       },
+      // The fork flow's rule, on these folders.
+      unattendedRefusal: () => (over.folders ?? folders).unattendedRefusal(),
     },
-    folders: { available: async () => true, unattendedRefusal: async () => null, of: () => project },
+    folders,
     baseNow: async (_source, owner) => {
       bases.push(owner);
       return "a".repeat(40);
@@ -113,6 +116,7 @@ describe("a fan-out", () => {
         if (bad(calls++)) throw new Error("disk full");
         return "later" as const;
       },
+      unattendedRefusal: async () => null,
     });
     const { chat, fanouts, told } = setUp({ flow: failing((i) => i === 1) });
     const ids = await fanouts.fanout("src", "try it", { n: 3 });

@@ -45,7 +45,7 @@ export type FanOut = {
 
 export type FanOutHost = {
   readonly chat: Chat;
-  readonly flow: Pick<ForkFlow, "start">;
+  readonly flow: Pick<ForkFlow, "start" | "unattendedRefusal">;
   /** Where forks can be made, and where each works (its worktree, its environment: the sandbox when unattended, its snapshots). */
   readonly folders: Pick<ForkFolders, "available" | "unattendedRefusal"> & {
     of(id: ThreadId): {
@@ -136,8 +136,7 @@ export class FanOuts {
       throw new Error(
         "tine: each fork of a fan-out works in a git worktree of its own, which cannot be made here (git, a repository and snapshots are needed)",
       );
-    // Where the sandbox can start, and for a thread whose tools tine runs (a program's own it cannot confine).
-    const unattended = chat.runners.traits(source.runner.spec).toolsThroughTine && (await this.unattended());
+    const unattended = await this.unattended(sourceId);
     const check = ask.check === undefined ? this.host.checkCommand || null : ask.check || null;
     const made = Array.from({ length: n }, () => chat.mint());
     const base = await this.host.baseNow(sourceId, made[0]!.id);
@@ -227,11 +226,11 @@ export class FanOuts {
   }
 
   /** Unattended where the sandbox can start; else attended, and the user told once. */
-  private async unattended(): Promise<boolean> {
-    const refusal = await this.host.folders.unattendedRefusal();
+  private async unattended(sourceId: ThreadId): Promise<boolean> {
+    const refusal = await this.host.flow.unattendedRefusal(sourceId);
     if (!refusal) return true;
     if (!this.attendedSaid)
-      this.host.tell(`${refusal}. Until it can, fan-out forks are made as ordinary worktree forks (their tools ask for approval)`, false);
+      this.host.tell(`${refusal}. Meanwhile fan-out forks are made as ordinary worktree forks (their tools ask for approval)`, false);
     this.attendedSaid = true;
     return false;
   }

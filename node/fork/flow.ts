@@ -239,6 +239,18 @@ export class ForkFlow {
   }
 
   /**
+   * Why a fork of `sourceId` cannot be unattended here, with the fix; null: it can. A source whose
+   * program runs its own tools (Claude Code) cannot have one: no sandbox of tine's confines them.
+   */
+  async unattendedRefusal(sourceId: ThreadId): Promise<string | null> {
+    const { chat } = this.host;
+    const spec = chat.threads.get(sourceId)?.runner.spec ?? this.host.storedSource(sourceId).runner;
+    if (!chat.runners.traits(spec).toolsThroughTine)
+      return `tine: ${chat.titleOf(sourceId) ?? threadName(chat, sourceId)} runs its own program's tools, which no sandbox of tine's confines: it cannot have an unattended fork`;
+    return this.host.folders.unattendedRefusal();
+  }
+
+  /**
    * Whether the fork is unattended: asked for (refused, with why and the fix, where it cannot be:
    * no sandbox, no worktree, a source whose program runs its own tools), or given by
    * `fork_unattended` where it can be (else made attended, and the user told once).
@@ -253,11 +265,7 @@ export class ForkFlow {
     )
       return false;
     if (ask.worktree === false) throw new Error("tine: an unattended fork works in a worktree of its own: it cannot have worktree = false");
-    const { chat } = this.host;
-    const spec = chat.threads.get(sourceId)?.runner.spec ?? this.host.storedSource(sourceId).runner;
-    const refusal = chat.runners.traits(spec).toolsThroughTine
-      ? await this.host.folders.unattendedRefusal()
-      : `tine: ${chat.titleOf(sourceId) ?? threadName(chat, sourceId)} runs its own program's tools, which no sandbox of tine's confines: it cannot have an unattended fork`;
+    const refusal = await this.unattendedRefusal(sourceId);
     if (!refusal) return true;
     if (asked) throw new Error(refusal);
     if (!this.attendedSaid)
