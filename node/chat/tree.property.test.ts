@@ -239,6 +239,8 @@ describe("fork tree with loops planted", () => {
       problems: [],
       worktree: null,
       usage: NO_STORED_USAGE,
+      fanOut: null,
+      check: null,
     });
     fc.assert(
       fc.property(fc.array(fc.option(fc.nat(12), { nil: null }), { maxLength: 12 }), (pointers) => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { localEnvironment } from "../tools/local-environment.ts";
-import { CHECK_OUTPUT_TAIL, type CheckedThread, ForkChecks, outputTail } from "./checks.ts";
+import { CHECK_OUTPUT_TAIL, type CheckedThread, type CheckResult, ForkChecks, outputTail } from "./checks.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -20,6 +20,8 @@ function setUp(command: string | null, bashTimeoutSec = 30, filesThere: Promise<
   dirs.push(dir);
   const threads = new Map<string, CheckedThread>([["f1", { atRest: true, status: "idle" }]]);
   const changes: string[] = [];
+  /** What the checks gave the fork's transcript to keep. */
+  const kept: (CheckResult | null)[] = [];
   /** The commands the checks started. */
   const started: string[] = [];
   let ended: () => void = () => {};
@@ -41,11 +43,12 @@ function setUp(command: string | null, bashTimeoutSec = 30, filesThere: Promise<
       changes.push(id);
       if (!checks.running(id)) ended();
     },
+    kept: (_id, result) => kept.push(result),
   });
   const set = (status: string) => threads.set("f1", { atRest: status !== "streaming" && status !== "waiting", status });
   /** Resolves once a check of f1 ends (or is aborted). */
   const checkEnds = () => new Promise<void>((resolve) => (ended = resolve));
-  return { dir, checks, set, checkEnds, changes, started };
+  return { dir, checks, set, checkEnds, changes, started, kept };
 }
 
 describe("a fan-out fork's check", () => {
@@ -91,8 +94,8 @@ describe("a fan-out fork's check", () => {
     expect(checks.result("f1")).toEqual({ ok: true, code: 0, output: "there\n" });
   });
 
-  it("passes with exit 0, and runs again after a later turn", async () => {
-    const { checks, set, checkEnds, dir } = setUp("test -f made && echo yes");
+  it("passes with exit 0, and runs again after a later turn; the transcript keeps each end, and the clearing by the later turn", async () => {
+    const { checks, set, checkEnds, dir, kept } = setUp("test -f made && echo yes");
     set("streaming");
     checks.batched(["f1"]);
     set("idle");
@@ -108,6 +111,17 @@ describe("a fan-out fork's check", () => {
     checks.batched(["f1"]);
     await ends;
     expect(checks.result("f1")).toEqual({ ok: true, code: 0, output: "yes\n" });
+    expect(kept).toEqual([{ ok: false, code: 1, output: "" }, null, { ok: true, code: 0, output: "yes\n" }]);
+  });
+
+  it("of a stored fork found again shows its kept end; the fork is done, and nothing runs until a later turn", () => {
+    const { checks, started, kept } = setUp("echo again");
+    checks.found("f1", { ok: false, code: 2, output: "2 failed\n" });
+    checks.batched(["f1"]);
+    expect(checks.state("f1")).toBe("done");
+    expect(checks.result("f1")).toEqual({ ok: false, code: 2, output: "2 failed\n" });
+    expect(started).toEqual([]);
+    expect(kept).toEqual([]);
   });
 
   it("is aborted by a new turn and by the fork's end; none kept", async () => {

@@ -6,11 +6,11 @@
  * changed (`batched`); a fork that starts another turn, ends or is discarded while its check runs
  * has the check aborted (its files are no longer what it checked).
  */
+import type { CheckResult } from "../core/fan-out-record.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CommandResult, Environment } from "../tools/environment.ts";
 
-/** How a fork's check ended: `ok` when it exited 0; `output`: the tail of what it printed. */
-export type CheckResult = { readonly ok: boolean; readonly code: number | null; readonly output: string };
+export type { CheckResult } from "../core/fan-out-record.ts";
 
 /** Where a fan-out fork is, as `compare` gives it: working, waiting for an approval, or done (its turn and its check ended). */
 export type ForkState = "running" | "waiting" | "done";
@@ -29,6 +29,8 @@ export type ChecksHost = {
   environmentOf(id: ThreadId): Promise<Environment>;
   /** A fork's check started or ended: what shows it redraws. */
   changed(id: ThreadId): void;
+  /** A fork's check ended (null: a later turn cleared it): its transcript keeps it (fanout.ts). */
+  kept(id: ThreadId, result: CheckResult | null): void;
 };
 
 /** The tail of `output`, at most `max` characters, cut at a line where it can be. */
@@ -113,6 +115,15 @@ export class ForkChecks {
     return thread?.atRest && this.rested.has(id) && !this.runs.has(id) ? "done" : "running";
   }
 
+  /**
+   * Stored fork `id` was found again (a restart): it came to rest before, and its check's last
+   * end, as its transcript kept it, shows again.
+   */
+  found(id: ThreadId, result: CheckResult | null): void {
+    this.rested.add(id);
+    if (result) this.results.set(id, result);
+  }
+
   /** Fork `id` ended or was deleted: its check, if it runs, is aborted, and what was kept of it goes. */
   forget(id: ThreadId): void {
     this.abort(id);
@@ -133,7 +144,8 @@ export class ForkChecks {
     this.abort(id);
     const run = new AbortController();
     this.runs.set(id, run);
-    this.results.delete(id);
+    // What it said of the files before this turn is no longer true, here or after a restart.
+    if (this.results.delete(id)) this.host.kept(id, null);
     this.host.changed(id);
     // A fork whose worktree is still being written (a fan-out's, made meanwhile) is checked once it is.
     Promise.resolve()
@@ -150,6 +162,7 @@ export class ForkChecks {
     if (this.runs.get(id) !== run) return;
     this.runs.delete(id);
     this.results.set(id, result);
+    this.host.kept(id, result);
     this.host.changed(id);
   }
 }

@@ -7,7 +7,9 @@ import { testChat } from "../../test/helpers/test-chat.ts";
 import { History } from "../core/history.ts";
 import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
+import type { ThreadSummary } from "../store/summary.ts";
 import type { Environment } from "../tools/environment.ts";
+import { NO_STORED_USAGE } from "../usage/stored.ts";
 import { type FanOutHost, FanOuts } from "./fanout.ts";
 import type { ForkRequest } from "./request.ts";
 
@@ -45,8 +47,9 @@ function setUp(over: Partial<FanOutHost> = {}) {
     max: 8,
     checkCommand: false,
     tell: (text) => told.push(text),
-    usage: { info: () => ({ cost_usd: 0, cache_read: 0 }) },
+    usage: { info: () => ({ cost_usd: 0, cache_read: 0 }), storedInfo: () => null },
     changed: () => {},
+    keepCheck: () => {},
     ...over,
   });
   return { chat, fanouts, asked, told, bases };
@@ -131,5 +134,57 @@ describe("a fan-out", () => {
     const none = setUp({ flow: failing(() => true) });
     await expect(none.fanouts.fanout("src", "try it", { n: 2 })).rejects.toThrow("tine: no fork of the fan-out was made");
     expect(none.fanouts.from("src")).toEqual([]);
+  });
+
+  it("a restart groups stored forks again by what their headers keep; a fork whose source, snapshot or place disagree is no member", async () => {
+    const { fanouts } = setUp({ checkCommand: "npm test" });
+    const ids = await fanouts.fanout("src", "try it\nsecond line", { n: 2, check: "make check" });
+    const places = ids.map((id) => fanouts.placeOf(id));
+    expect(places).toEqual([
+      { group: ids[0], index: 1, of: 2, prompt: "try it", checked: true },
+      { group: ids[0], index: 2, of: 2, prompt: "try it", checked: true },
+    ]);
+    // A new host, whose setup has no check_command: the same forks, stored, listed in any order.
+    const again = setUp({ checkCommand: false }).fanouts;
+    const base = "a".repeat(40);
+    const stored = (id: string, fanOut: ThreadSummary["fanOut"], more: Partial<ThreadSummary> = {}): ThreadSummary => ({
+      id,
+      num: 2,
+      title: "try it",
+      cwd: "/p",
+      model: "m",
+      created: 0,
+      parent: { relation: "fork", id: "src", records: 3, atMessage: 1, messages: 2 },
+      updated: 0,
+      messages: 4,
+      deleted: false,
+      runner: { kind: "api" },
+      branches: [],
+      ended: null,
+      problems: [],
+      worktree: { path: `/w/${id}`, base, unattended: true },
+      usage: NO_STORED_USAGE,
+      fanOut,
+      check: null,
+      ...more,
+    });
+    const planted = { group: ids[0]!, index: 3, of: 3, prompt: "x", checked: false };
+    again.found([
+      stored(ids[1]!, places[1]!, { check: { ok: false, code: 1, output: "no\n" } }),
+      stored("other-source", planted, { parent: { relation: "fork", id: "elsewhere", records: 1, atMessage: 0, messages: 1 } }),
+      stored("other-base", planted, { worktree: { path: "/w/x", base: "b".repeat(40) } }),
+      stored("same-place", { ...planted, index: 2 }),
+      stored(ids[0]!, places[0]!),
+      stored("no-worktree", { ...planted, group: "g2" }, { worktree: null }),
+    ]);
+    const group = again.of(ids[0]!)!;
+    // Checked before, so their verdicts show; a later turn is checked by check_command alone (a command read from a file is never run).
+    expect(group).toMatchObject({ id: ids[0], sourceId: "src", prompt: "try it", check: null, checked: true, unattended: true, base });
+    expect(group.forks).toEqual(ids);
+    for (const id of ["other-source", "other-base", "same-place", "no-worktree"]) expect(again.of(id)).toBeUndefined();
+    expect(again.listMark(ids[1]!)).toBe("⑂×2 2/2 check ✗ 1");
+    expect(again.listMark(ids[0]!)).toBe("⑂×2 1/2 check -");
+    expect(again.notes("src")).toEqual(["⑂×2 fan-out: try it · :Tine compare"]);
+    expect(again.checks.state(ids[0]!)).toBe("running"); // not stored in this chat: not known to be at rest
   });
 });

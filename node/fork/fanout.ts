@@ -4,15 +4,19 @@
  * point), unattended where the sandbox can start, each on its model when `models` are given. A
  * fan-out fork does not report and end when its turn ends: it waits, done, for the user's choice
  * (promote one, graft, discard; chat/forks.ts). The groups are kept here, by id; each fork is
- * made through the one fork flow (flow.ts, `start`).
+ * made through the one fork flow (flow.ts, `start`). Each fork's transcript keeps its place in its
+ * group and its check's end (core/fan-out-record.ts), from which `found` groups stored forks again
+ * after a restart.
  */
 import type { Chat } from "../chat/chat.ts";
 import type { ForkClone } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
+import { type CheckResult, type FanOutPlace, fanOutPlace } from "../core/fan-out-record.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
+import type { ThreadSummary } from "../store/summary.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { CountedThread } from "../usage/book.ts";
 import { checkVerdict, ForkChecks } from "./checks.ts";
@@ -37,6 +41,11 @@ export type FanOut = {
   readonly forks: readonly ThreadId[];
   /** The shell command each fork's check runs, or null. */
   readonly check: string | null;
+  /**
+   * Its forks were checked: their verdicts show. After a restart `check` is setup's
+   * `check_command` (a command read from a transcript is never run), which may be none.
+   */
+  readonly checked: boolean;
   /** Its forks' tools run in the sandbox (false where it cannot start: they ask for approval). */
   readonly unattended: boolean;
   /** The snapshot every fork's worktree was made from: what their changes are measured against. */
@@ -63,15 +72,27 @@ export type FanOutHost = {
   /** `check_command` (false: none). */
   readonly checkCommand: string | false;
   tell(text: string, error: boolean): void;
-  /** What a fork's requests cost and read from the cache. */
-  readonly usage: { info(thread: CountedThread): { readonly cost_usd: number | null; readonly cache_read: number } };
+  /** What a fork's requests cost and read from the cache (a stored fork's, as its transcript's scan keeps them). */
+  readonly usage: {
+    info(thread: CountedThread): UsageFigures;
+    storedInfo(id: ThreadId, counts: boolean): UsageFigures | null;
+  };
   /** A fork's check started or ended: what shows it redraws. */
   changed(id: ThreadId): void;
+  /** A fork's check ended (null: cleared by a later turn): its transcript keeps it. */
+  keepCheck(id: ThreadId, result: CheckResult | null): void;
 };
+
+type UsageFigures = { readonly cost_usd: number | null; readonly cache_read: number };
+
+/** A stored thread as the fork side sees it: at rest, its title and number. */
+const STORED = { atRest: true, status: "stored" } as const;
 
 export class FanOuts {
   private readonly groups = new Map<string, FanOut>();
   private readonly groupOfFork = new Map<ThreadId, string>();
+  /** Each fork's place in its fan-out (from 1): a group found again lists its forks in this order. */
+  private readonly places = new Map<ThreadId, number>();
   /** The user was told that fan-out forks are made attended here (no sandbox): once is enough. */
   private attendedSaid = false;
   /** Each fork's check, run when it comes to rest (checks.ts); the host tells it of each batch. */
@@ -79,7 +100,7 @@ export class FanOuts {
 
   constructor(private readonly host: FanOutHost) {
     this.checks = new ForkChecks({
-      thread: (id) => host.chat.threads.get(id),
+      thread: (id) => host.chat.threads.get(id) ?? (host.chat.stored.has(id) ? STORED : undefined),
       checkOf: (id) => this.of(id)?.check,
       environmentOf: async (id) => {
         const workspace = host.folders.of(id);
@@ -87,6 +108,7 @@ export class FanOuts {
         return workspace.environment;
       },
       changed: (id) => host.changed(id),
+      kept: (id, result) => host.keepCheck(id, result),
     });
   }
 
@@ -141,9 +163,21 @@ export class FanOuts {
     const made = Array.from({ length: n }, () => chat.mint());
     const base = await this.host.baseNow(sourceId, made[0]!.id);
     if (!base) throw new Error("tine: the source's files could not be recorded: no fork made");
-    const group: FanOut = { id: made[0]!.id, sourceId, prompt: text, forks: made.map((m) => m.id), check, unattended, base };
+    const group: FanOut = {
+      id: made[0]!.id,
+      sourceId,
+      prompt: text,
+      forks: made.map((m) => m.id),
+      check,
+      checked: check !== null,
+      unattended,
+      base,
+    };
     this.groups.set(group.id, group);
-    for (const { id } of made) this.groupOfFork.set(id, group.id);
+    for (const [i, { id }] of made.entries()) {
+      this.groupOfFork.set(id, group.id);
+      this.places.set(id, i + 1);
+    }
     const started = await Promise.all(
       made.map(({ id, num }, i) => {
         const model = models.length ? { model: models[i % models.length]!, effort: "setup" as const } : undefined;
@@ -185,22 +219,62 @@ export class FanOuts {
       {
         fanouts: this,
         checks: this.checks,
-        thread: (id) => host.chat.threads.get(id),
+        thread: (id) => host.chat.threads.get(id) ?? host.chat.stored.get(id),
         workspace: (id) => host.folders.of(id),
         usage: (id) => {
           const thread = host.chat.threads.get(id);
-          return thread ? host.usage.info(thread) : { cost_usd: null, cache_read: 0 };
+          return (thread ? host.usage.info(thread) : host.usage.storedInfo(id, true)) ?? { cost_usd: null, cache_read: 0 };
         },
       },
       ids,
     );
   }
 
+  /** What fork `id`'s header keeps of its fan-out (its place, the prompt's first line, whether it is checked), or undefined: none's. */
+  placeOf(id: ThreadId): FanOutPlace | undefined {
+    const group = this.of(id);
+    const index = this.places.get(id);
+    if (!group || index === undefined) return undefined;
+    return fanOutPlace(group.id, index, Math.max(index, group.forks.length), group.prompt, group.checked);
+  }
+
+  /**
+   * The stored forks of fan-outs (a restart, `:Tine threads!` restoring one), grouped again by what
+   * their transcripts keep: a fork joins its group only where its source, its worktree's snapshot
+   * and its place agree with the group's (a planted header does not join another's group), and
+   * its check's last end shows again. After a restart a later turn is checked by `check_command`.
+   */
+  found(summaries: readonly ThreadSummary[]): void {
+    for (const s of summaries) {
+      const place = s.fanOut;
+      if (!place || s.ended || s.deleted || this.groupOfFork.has(s.id)) continue;
+      if (s.parent?.relation !== "fork" || !s.worktree) continue;
+      const known = this.groups.get(place.group);
+      if (known && (known.sourceId !== s.parent.id || known.base !== s.worktree.base)) continue;
+      if (known?.forks.some((f) => this.places.get(f) === place.index)) continue;
+      const group: FanOut = known ?? {
+        id: place.group,
+        sourceId: s.parent.id,
+        prompt: place.prompt,
+        forks: [],
+        check: place.checked ? this.host.checkCommand || null : null,
+        checked: place.checked,
+        unattended: s.worktree.unattended === true,
+        base: s.worktree.base as SnapshotId,
+      };
+      this.places.set(s.id, place.index);
+      const forks = [...group.forks, s.id].sort((a, b) => this.places.get(a)! - this.places.get(b)!);
+      this.groups.set(group.id, { ...group, forks });
+      this.groupOfFork.set(s.id, group.id);
+      this.checks.found(s.id, s.check);
+    }
+  }
+
   /** What the list's line of fan-out fork `id` adds: `⑂×3 2/3` and its check's verdict; null for another thread. */
   listMark(id: ThreadId): string | null {
     const group = this.of(id);
     if (!group) return null;
-    const verdict = group.check === null ? "" : ` check ${checkVerdict(this.checks.result(id), this.checks.running(id))}`;
+    const verdict = !group.checked ? "" : ` check ${checkVerdict(this.checks.result(id), this.checks.running(id))}`;
     return `⑂×${group.forks.length} ${group.forks.indexOf(id) + 1}/${group.forks.length}${verdict}`;
   }
 
@@ -219,6 +293,7 @@ export class FanOuts {
     const groupId = this.groupOfFork.get(id);
     if (groupId === undefined) return;
     this.groupOfFork.delete(id);
+    this.places.delete(id);
     const group = this.groups.get(groupId)!;
     const forks = group.forks.filter((f) => f !== id);
     if (forks.length) this.groups.set(groupId, { ...group, forks });

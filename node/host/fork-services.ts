@@ -62,6 +62,7 @@ export function forkServices(
     tell,
     usage: parts.usage,
     changed,
+    keepCheck: (id, result) => parts.persistence?.checked(chat, id, result),
   });
   return { forks, fanouts };
 }

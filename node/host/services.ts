@@ -291,6 +291,7 @@ export class Services {
     });
     this.threads = new LiveThreads(this.chat, this.persistence, this.workspaces, this.opening, this.buffers, nvim, this.dispatch);
     ({ forks: this.forks, fanouts: this.fanouts } = forkServices(this, config, entryChanged));
+    if (this.persistence) this.persistence.fanOutOf = (id) => this.fanouts.placeOf(id);
     this.claudeCode = new ClaudeCodeThreads(
       {
         create: (fields) => this.threads.create(fields),
@@ -337,8 +338,10 @@ export class Services {
   rescan(): void {
     if (!this.persistence) return;
     try {
-      const { threads, unreadable } = this.persistence.scan();
+      const { threads, unreadable, summaries } = this.persistence.scan();
       this.unreadable = unreadable;
+      // Before the list draws them: stored fan-out forks are grouped again (node/fork/fanout.ts).
+      this.fanouts.found(summaries);
       this.dispatch({ type: "chat-msg", msg: { type: "stored-found", threads } });
     } catch (error) {
       this.nvim.notifyError(`tine: could not list stored threads: ${(error as Error).message}`);

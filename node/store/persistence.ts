@@ -49,6 +49,7 @@ type Unopened =
 type Ending = { readonly thread: Thread; readonly last: Snapshot; readonly mark: ChangeRecord };
 
 const withWorktree = (worktree: Header["worktree"] | undefined) => (worktree ? { worktree } : {});
+const withFanOut = (fanOut: Header["fanOut"] | undefined) => (fanOut ? { fanOut } : {});
 
 export class Persistence {
   private readonly streamedWake = new StreamedWake();
@@ -78,6 +79,19 @@ export class Persistence {
 
   /** The worktree a thread works in, kept in its header (a restart finds it again); undefined: the project's folder. */
   worktreeOf: (id: ThreadId) => Header["worktree"] | undefined = () => undefined;
+
+  /** A fan-out fork's place in its fan-out, kept in its header (a restart groups it again); undefined: none. */
+  fanOutOf: (id: ThreadId) => Header["fanOut"] | undefined = () => undefined;
+
+  /** A fan-out fork's check ended (null: cleared by a later turn): kept in its log, written now with what else changed. */
+  checked(chat: Chat, id: ThreadId, result: Extract<ChangeRecord, { t: "check" }>["result"]): void {
+    const rec = this.recorders.get(id);
+    const thread = chat.threads.get(id);
+    // Not ours to write (read-only here), or not yet made: its check is shown, not kept.
+    if (!rec || !thread) return;
+    rec.enqueue([{ t: "check", result }]);
+    this.syncOne(thread, chat, true);
+  }
 
   /** What is on disk for this project, as the chat takes it (listing.ts). */
   scan() {
@@ -278,6 +292,7 @@ export class Persistence {
       parent,
       ...(thread.origin ? { origin: thread.origin } : {}),
       ...withWorktree(this.worktreeOf(thread.id)),
+      ...withFanOut(this.fanOutOf(thread.id)),
       runner: thread.runner.spec,
     });
     return new ThreadRecorder(log, newFileSnapshot(thread.title, anchor), this.clock);

@@ -21,6 +21,8 @@ const thread = (id: string, more: Partial<ThreadSummary> = {}): ThreadSummary =>
   problems: [],
   worktree: null,
   usage: NO_STORED_USAGE,
+  fanOut: null,
+  check: null,
   ...more,
 });
 

@@ -146,3 +146,48 @@ describe("graft record", () => {
       expect(decode(JSON.stringify({ t: "graft", note: bad }))).toEqual({ ok: false, error: "graft record: note is not a graft's" });
   });
 });
+
+describe("a fan-out fork's records", () => {
+  const place = { group: S1, index: 2, of: 3, prompt: "try it", checked: true };
+  const fanOutOf = (line: string) => {
+    const d = decode(line);
+    if (!d.ok || d.record.t !== "header") throw new Error(`not a header: ${JSON.stringify(d)}`);
+    return d.record.fanOut;
+  };
+
+  it("a header's place is read back; one of another shape is dropped and the header still reads", () => {
+    expect(fanOutOf(header({ fanOut: place }))).toEqual(place);
+    for (const planted of [
+      { ...place, index: 4 },
+      { ...place, index: 0 },
+      { ...place, of: 1e9, index: 1e9 },
+      { ...place, group: "../../etc" },
+      { ...place, prompt: "two\nlines" },
+      { ...place, prompt: "x".repeat(5000) },
+      { ...place, checked: "yes" },
+      { ...place, check: "rm -rf ~", checked: undefined },
+      "a fan-out",
+      [place],
+    ])
+      expect(fanOutOf(header({ fanOut: planted }))).toBeUndefined();
+  });
+
+  it("a check's end is read back, or its clearing; one that says it passed with another exit, or is not one, is refused", () => {
+    const result = { ok: false, code: 4, output: "2 failed\n" };
+    expect(decode(JSON.stringify({ t: "check", result }))).toEqual({ ok: true, record: { t: "check", result } });
+    expect(decode(JSON.stringify({ t: "check", result: null }))).toEqual({ ok: true, record: { t: "check", result: null } });
+    for (const planted of [
+      { ok: true, code: 4, output: "" },
+      { ok: false, code: 0, output: "" },
+      { ok: true, code: 0 },
+      { ok: false, code: 1.5, output: "" },
+      { ok: false, code: null, output: "x".repeat(100_000) },
+      "passed",
+      undefined,
+    ])
+      expect(decode(JSON.stringify({ t: "check", result: planted }))).toEqual({
+        ok: false,
+        error: "check record: result is not a check's end",
+      });
+  });
+});

@@ -10,6 +10,7 @@
 
 import type { StoredQueued } from "../chat/msgs.ts";
 import { readContextBlock } from "../context/blocks.ts";
+import { type CheckResult, checkResultFrom, type FanOutPlace, fanOutPlaceFrom } from "../core/fan-out-record.ts";
 import { type GraftNote, graftNoteFrom } from "../core/graft-note.ts";
 import { isThreadId } from "../core/ids.ts";
 import { isThinkingEffort, type ThinkingEffort } from "../core/model-choice.ts";
@@ -78,6 +79,8 @@ export type Header = {
    * and whether its tools run in the sandbox (an unattended fork's); none: the project's folder.
    */
   readonly worktree?: { readonly path: string; readonly base: string; readonly unattended?: true };
+  /** A fan-out fork's place in its fan-out (core/fan-out-record.ts): one that is not one is dropped, the header still read. */
+  readonly fanOut?: FanOutPlace;
 };
 
 export type ChangeRecord =
@@ -124,6 +127,8 @@ export type ChangeRecord =
   | { readonly t: "graft"; readonly note: GraftNote }
   /** The graft notes went out with a user turn. */
   | { readonly t: "grafts-sent" }
+  /** A fan-out fork's check ended (`result`), or was cleared by a later turn (null): the list and compare show it after a restart. */
+  | { readonly t: "check"; readonly result: CheckResult | null }
   /** The messages the user sent while the agent worked, as they wait now (the whole queue; empty once sent). */
   | { readonly t: "queue"; readonly items: readonly StoredQueued[] }
   /** The fork ended (discarded, reported, or promoted `into` its parent); `:Tine threads!` can restore it. */
@@ -162,6 +167,7 @@ const CHANGE_TYPES = new Set([
   "reports-sent",
   "graft",
   "grafts-sent",
+  "check",
   "queue",
   "ended",
   "restored",
@@ -239,6 +245,10 @@ export function decode(line: string): Decoded {
       const note = graftNoteFrom(r["note"]);
       return note ? good({ t: "graft", note }) : bad("note is not a graft's");
     }
+    case "check": {
+      const result = checkResultFrom(r["result"]);
+      return result === undefined ? bad("result is not a check's end") : good({ t: "check", result });
+    }
     case "queue": {
       const items = r["items"];
       if (
@@ -299,6 +309,8 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
   if (r["instructions"] !== undefined && !instructions) return bad("instructions are not a text and the files it came from");
   const worktree = r["worktree"];
   if (worktree !== undefined && !isWorktree(worktree)) return bad("worktree is not a folder and a snapshot");
+  // Only what a list groups forks by: one of another shape is dropped, never a reason to refuse the thread.
+  const fanOut = fanOutPlaceFrom(r["fanOut"]);
   const header: Header = {
     t: "header",
     v: FORMAT_VERSION,
@@ -313,6 +325,7 @@ function decodeHeader(r: Record<string, unknown>, bad: (what: string) => Decoded
     ...(origin ? { origin } : {}),
     ...(instructions ? { instructions } : {}),
     ...(worktree ? { worktree } : {}),
+    ...(fanOut ? { fanOut } : {}),
   };
   return { ok: true, record: header };
 }

@@ -138,7 +138,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, ended: null };
     case "branched":
     case "interrupted":
-      return state; // bookkeeping for the list (the tree, a turn cut when tine stopped)
+    case "check":
+      return state; // bookkeeping for the list (the tree, a turn cut when tine stopped, a fan-out fork's check)
     case "code":
       return { ...state, code: [...state.code, markOf(record, state.history)] };
   }

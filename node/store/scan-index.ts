@@ -4,6 +4,7 @@
  * the wrong shape is dropped (its file is scanned again) without touching the others.
  */
 import { renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { checkResultFrom, fanOutPlaceFrom } from "../core/fan-out-record.ts";
 import { isThreadId } from "../core/ids.ts";
 import { checkRunnerSpec } from "../core/runner-spec.ts";
 import { isCount, isObject } from "../core/shapes.ts";
@@ -69,6 +70,10 @@ function checkSummary(v: unknown): ThreadSummary | null {
   // Present in every entry (null: none); an index written before worktrees is scanned again.
   const worktree = v["worktree"];
   if (worktree !== null && !isWorktree(worktree)) return null;
+  // Present in every entry (null: none); an index written before fan-outs were kept is scanned again.
+  const fanOut = v["fanOut"] === null ? null : fanOutPlaceFrom(v["fanOut"]);
+  const check = checkResultFrom(v["check"]);
+  if ((v["fanOut"] !== null && !fanOut) || check === undefined) return null;
   // Absent in an index written before usage was kept: that file is scanned again, for its figures.
   const usage = checkStoredUsage(v["usage"]);
   if (!usage) return null;
@@ -105,5 +110,7 @@ function checkSummary(v: unknown): ThreadSummary | null {
     interrupted: interrupted === true,
     worktree,
     usage,
+    fanOut,
+    check,
   };
 }

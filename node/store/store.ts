@@ -49,6 +49,7 @@ export type NewThread = {
   readonly parent: ParentPointer | null;
   readonly origin?: Header["origin"];
   readonly worktree?: Header["worktree"];
+  readonly fanOut?: Header["fanOut"];
   readonly runner: Header["runner"];
 };
 

@@ -8,6 +8,7 @@
 
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { basename } from "node:path";
+import type { CheckResult, FanOutPlace } from "../core/fan-out-record.ts";
 import type { ResponseMeta } from "../core/native.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
 import { metaProblem } from "../core/shapes.ts";
@@ -44,6 +45,9 @@ export type ThreadSummary = {
   readonly worktree: NonNullable<Header["worktree"]> | null;
   /** What its own requests used (an index written before it was kept is scanned again). */
   readonly usage: StoredUsage;
+  /** A fan-out fork's place in its fan-out (its header's), or null; its check's last end, or null (none, or cleared by a later turn). */
+  readonly fanOut: FanOutPlace | null;
+  readonly check: CheckResult | null;
 };
 
 export type ScanState = {
@@ -124,6 +128,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
   let ended = summary?.ended ?? null;
   let label = summary?.label ?? null;
   let interrupted = summary?.interrupted ?? false;
+  let check = summary?.check ?? null;
   const branches = [...(summary?.branches ?? [])];
   const ownFrom = (p: ThreadSummary["parent"]) => (p?.relation === "fork" ? p.atMessage + 1 : 0);
   let usage = new UsageScan(summary?.usage ?? NO_STORED_USAGE, ownFrom(summary?.parent ?? null));
@@ -164,6 +169,8 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
           runner: r.runner,
           worktree: r.worktree ?? null,
           usage: NO_STORED_USAGE,
+          fanOut: r.fanOut ?? null,
+          check: null,
         };
         title = r.title;
         messages = r.parent?.relation === "fork" ? r.parent.messages : 0;
@@ -180,6 +187,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
     else if (r.t === "ended") ended = r.into ? { how: r.how, into: r.into } : { how: r.how };
     else if (r.t === "restored") ended = null;
     else if (r.t === "interrupted") interrupted = true;
+    else if (r.t === "check") check = r.result;
     else if (r.t === "branched") branches.push({ to: r.to, after: r.after, upTo: r.upTo });
   }
   if (summary)
@@ -193,6 +201,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
       problems,
       label,
       interrupted,
+      check,
       updated: stat.mtimeMs,
       usage: usage.result(),
     };

@@ -74,6 +74,7 @@ export function readTail(path: string, minBytes: number): Tail | null {
           case "reports-sent":
           case "graft":
           case "grafts-sent":
+          case "check":
           case "deleted":
           case "ended":
           case "restored":

@@ -296,6 +296,8 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
 function storedRow(t: StoredThread, extras: ListExtras): Row {
   // Written by another Neovim: known from its lock before the thread is opened here.
   const status = t.busyBy !== null ? "busy" : "stored";
+  // A stored fan-out fork is grouped again after a restart (node/fork/fanout.ts `found`): its place and check show as a live one's.
+  const fanOut = extras.fanOutMark(t.id);
   return {
     num: t.num,
     title: extras.label(t.runner) + t.title,
@@ -303,6 +305,7 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
     status,
     statusText: t.busyBy !== null ? `busy (pid ${t.busyBy})` : t.interrupted ? "interrupted (<CR> goes on)" : status,
     details: [
+      ...(fanOut ? [fanOut] : []),
       msgs(extras.ownMessages(t.runner) ?? t.messages),
       ...extras.usage(t.id),
       when(t.updated),
