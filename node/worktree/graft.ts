@@ -16,7 +16,12 @@
  * same rule: the fork's diff of the file from its fork point to its files now.
  *
  * Bad input (an unknown thread, one not in a worktree of its own, a path it did not change, a
- * hunk it does not have, a binary file) is refused before anything is taken or written.
+ * hunk it does not have, a binary file) is refused before anything is taken or written, as is a
+ * graft into a parent that is read-only here (open for writing in another Neovim): its note
+ * could not be kept, and that Neovim's thread would not know of it.
+ *
+ * A parent whose program keeps its own conversation (Claude Code) takes the graft into its files,
+ * but no note: tine does not send its messages, so the user is told, with the graft, to tell it.
  */
 import { join } from "node:path";
 import type { Dispatch } from "../chat/msgs.ts";
@@ -63,6 +68,12 @@ const refuse = (why: string) => new Error(`tine: graft: ${why}`);
 export class Grafts {
   /** Grafts one after another: each reads the parent's file as the one before left it. */
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The last graft written into each file (by its absolute path), and what it left there: a later
+   * graft meeting a conflict in a file still as that one left it was crossed by that graft (a
+   * sibling's), not by the user.
+   */
+  private readonly lastWritten = new Map<string, { readonly what: string; readonly bytes: Buffer | null }>();
 
   constructor(
     private readonly workspaces: Workspaces,
@@ -107,9 +118,16 @@ export class Grafts {
   }
 
   private async run(id: ThreadId, path: string, hunk: number | null): Promise<Grafted> {
+    // The compare view lists hunks from 1, as :Tine diff shows them; an API caller counting from 0 is told so.
+    if (hunk !== null && hunk < 1) throw refuse(`hunks count from 1 (hunk 1 is the first of the file's diff): there is no hunk ${hunk}`);
     const { fork, parentId, from } = this.forkOf(id);
     if (this.edges.busy(id)) throw refuse(`"${fork.title}": its code is being merged into its parent's folder`);
     if (![...this.edges.live()].includes(parentId)) this.edges.load(parentId);
+    const parent = this.edges.thread(parentId);
+    if (parent.readOnlyBy !== null)
+      throw refuse(
+        `"${parent.title}" is open for writing in another Neovim (pid ${parent.readOnlyBy}): it is read-only here, so nothing is grafted into its files (graft from that Neovim, or once it is closed there)`,
+      );
     const into = this.workspaces.of(parentId);
     const base = from.stored!.base;
     const [theirs, ours] = await Promise.all([from.snapshots.take(id), into.snapshots.take(parentId)]).catch((e) => {
@@ -132,7 +150,7 @@ export class Grafts {
     const wanted = hunk === null ? forkFile : await this.hunkOf(from, base, theirs.id, path, hunk, baseFile, forkFile, fork.title);
     const labels = { ours: "here", theirs: fork.title, theirsRoot: from.root };
     const write = await this.merged(into, path, { base: baseFile, ours: oursFile, theirs: wanted }, labels);
-    return this.written(fork, parentId, into, ours.id, { path, hunk, write });
+    return this.written(fork, parent, into, ours.id, { path, hunk, write });
   }
 
   /** The fork point's file with only hunk `hunk` of the fork's diff made. */
@@ -180,13 +198,16 @@ export class Grafts {
   /** Writes the graft (when it changes anything), then tells the user, the parent's display and its next message. */
   private async written(
     fork: Thread,
-    parentId: ThreadId,
+    parent: Thread,
     into: Workspace,
     ours: SnapshotId,
     graft: { path: string; hunk: number | null; write: { write: MergeWrite; conflictLines: readonly number[] } | null },
   ): Promise<Grafted> {
     const { path, hunk, write } = graft;
     const what = `${path}${hunk === null ? "" : ` (hunk ${hunk})`} from "${fork.title}"`;
+    const filename = join(into.root, path);
+    // Read before this graft is kept as the file's last: what crossed it is the one before.
+    const crossedBy = this.crossedBy(filename, write?.write.ours ?? null);
     if (!write) {
       this.edges.tell(`tine: ${path} here holds the change already: nothing grafted`, false);
       return { path, hunk, conflicts: 0 };
@@ -198,25 +219,39 @@ export class Grafts {
     } catch (e) {
       throw new Error(`tine: graft: ${writeError(e, into.root)}`);
     }
-    this.edges.written(join(into.root, path));
+    this.edges.written(filename);
+    this.lastWritten.set(filename, { what, bytes: write.write.file?.bytes ?? null });
     // The file is written: an undo that cannot be kept (its record on a full disk) does not undo the graft.
     await this.edges.keepUndo(into, ours, [path]).catch(() => undefined);
     const conflicts = write.conflictLines.length;
     const note: GraftNote = { path, hunk, from: fork.title, conflicts, root: into.root };
-    this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id: parentId, note } });
+    // A program that keeps its own conversation is never sent tine's notes: the user tells it.
+    const program = parent.runner.traits.ownConversation;
+    if (!program) this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id: parent.id, note } });
+    const untold = program ? `. "${parent.title}" runs in ${program}, which is not told (tine does not send its messages): tell it` : "";
     if (!conflicts) {
-      this.edges.tell(`tine: grafted ${what} (:Tine restore undo puts it back)`, false);
+      this.edges.tell(`tine: grafted ${what} (:Tine restore undo puts it back)${untold}`, false);
       return { path, hunk, conflicts };
     }
-    const filename = join(into.root, path);
+    const since = crossedBy
+      ? `the graft of ${crossedBy} changed it here since the fork point`
+      : "it changed here since the fork point (by you, this thread's agent or an earlier graft)";
     this.edges.quickfix(
       `tine: graft of ${what}`,
-      write.conflictLines.map((lnum) => ({ filename, lnum, text: "conflict: changed here since the fork point, and by the fork" })),
+      write.conflictLines.map((lnum) => ({ filename, lnum, text: `conflict: ${since}, and so did the fork` })),
     );
     this.edges.tell(
-      `tine: grafted ${what} with ${plural(conflicts, "conflict")}: it changed here since the fork point (by you or this thread's agent); the markers are in the quickfix list`,
+      `tine: grafted ${what} with ${plural(conflicts, "conflict")}: ${since}; the markers are in the quickfix list${untold}`,
       false,
     );
     return { path, hunk, conflicts };
+  }
+
+  /** The graft that left `filename` as `ours` holds it (so crossed this one), or null: it changed otherwise since. */
+  private crossedBy(filename: string, ours: StoredFile | null): string | null {
+    const last = this.lastWritten.get(filename);
+    if (!last) return null;
+    const same = last.bytes === null ? ours === null : ours?.bytes.equals(last.bytes) === true;
+    return same ? last.what : null;
   }
 }

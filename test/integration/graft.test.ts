@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { body, exchange, sentBlocks, textOf } from "../helpers/chat-driver.ts";
-import { editingFork, firstThread, HELLO, withGitProject } from "../helpers/code-session.ts";
+import { editingFork, firstThread, HELLO, SETUP, withGitProject } from "../helpers/code-session.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
-import { tempProjects } from "../helpers/neovim.ts";
+import { tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -177,7 +177,7 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
           /^tine: graft: "two hunks" did not change nope\.txt \(it changed blob\.bin, hello\.txt, lines\.txt\)$/,
         ],
         [await graft(s, f.id, "lines.txt", 3), /^tine: graft: the diff of lines\.txt in "two hunks" has 2 hunks: there is no hunk 3$/],
-        [await graft(s, f.id, "lines.txt", 0), /^tine: graft: the diff of lines\.txt in "two hunks" has 2 hunks: there is no hunk 0$/],
+        [await graft(s, f.id, "lines.txt", 0), /^tine: graft: hunks count from 1 \(hunk 1 is the first of the file's diff\): there is no hunk 0$/],
         [await graft(s, f.id, "blob.bin"), /^tine: graft: blob\.bin is a binary file: only a text file's change can be grafted$/],
       ] as const;
       for (const [got, want] of refusals) assert.match(String(got), want);
@@ -185,6 +185,47 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
       assert.ok(!existsSync(join(s.cwd, "blob.bin")));
       assert.ok(!(await s.display(id)).includes("⇡ grafted"));
+    });
+  });
+
+  it("a sibling's graft into the same lines is named as what changed them since the fork point, not the user", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await firstThread(s);
+      const one = await forkRunning(s, id, "one", "sed -i 's/^line 2$/ONE 2/' lines.txt");
+      const two = await forkRunning(s, id, "two", "sed -i 's/^line 2$/TWO 2/' lines.txt");
+      assert.deepEqual(await graft(s, one.id, "lines.txt", 1), { path: "lines.txt", hunk: 1, conflicts: 0 });
+      assert.deepEqual(await graft(s, two.id, "lines.txt", 1), { path: "lines.txt", hunk: 1, conflicts: 1 });
+      const told = await s.notified(/grafted lines\.txt \(hunk 1\) from "two" with 1 conflict/);
+      assert.match(
+        told,
+        /: the graft of lines\.txt \(hunk 1\) from "one" changed it here since the fork point; the markers are in the quickfix list$/,
+      );
+      assert.doesNotMatch(told, /by you/);
+      assert.match(readFileSync(join(s.cwd, "lines.txt"), "utf8"), /<<<<<<< .*\nONE 2\n=======\nTWO 2\n>>>>>>> /);
+    });
+  });
+
+  it("into a parent open for writing in another Neovim (read-only here): refused, saying so, and nothing written", async () => {
+    const cwd = setUp(project());
+    await withGitProject(nv, cwd, async (first) => {
+      const id = await firstThread(first);
+      const f = await forkRunning(first, id, "two hunks", TWO_HUNKS);
+      const firstPid = await first.hostPid();
+      await withNeovim(
+        nv,
+        async (second) => {
+          await second.openList();
+          await second.open(f.id);
+          assert.equal(
+            await graft(second, f.id, "lines.txt"),
+            `tine: graft: "hi" is open for writing in another Neovim (pid ${firstPid}): it is read-only here, so nothing is grafted into its files (graft from that Neovim, or once it is closed there)`,
+          );
+          assert.equal(readFileSync(join(cwd, "lines.txt"), "utf8"), LINES);
+          assert.ok(!(await second.display(id)).includes("⇡ grafted"));
+        },
+        { cwd, setup: SETUP },
+      );
+      assert.ok(!(await first.display(id)).includes("⇡ grafted"));
     });
   });
 });
