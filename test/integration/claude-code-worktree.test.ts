@@ -81,6 +81,47 @@ async function withClaudeThread(
   });
 }
 
+/** A worktree fork of `source` whose CLI writes `file` (Write) and ends its turn, seen idle in the list; its id, folder, terminal and session file. */
+async function forkWriting(s: Session, source: { id: string; config: string }, file: string) {
+  s.mock.reply(
+    response([
+      {
+        toolUse: {
+          id: `toolu_${file.replace(".", "_")}`,
+          name: "Write",
+          input: { file_path: file, content: `${file} from the fork\n` },
+        },
+      },
+    ]),
+    textReply("Wrote it."),
+  );
+  const id = await s.lua<string>(`return require("tine").fork(..., "write ${file}", { worktree = true })`, source.id);
+  // Made at once, or once its source is seen between turns (its transcript is polled).
+  // Its buffers open just after it is listed: both are waited for.
+  await s.until("the fork and its buffers", async () => (await s.threads()).some((t) => t.id === id && t.bufnr !== null), 30_000);
+  const fork = await s.thread(id);
+  const tree = fork.cwd as string;
+  const sessions = join(source.config, "projects", encodeProject(tree));
+  const session = () => join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!);
+  // Its copy holds the source's turn end; its own follows the Write.
+  await s.until(
+    "the fork's turn to end",
+    async () => existsSync(join(tree, file)) && existsSync(sessions) && records(session()).filter(isTurnEnd).length >= 2,
+    30_000,
+  );
+  // A promote waits for the session to be seen between turns: the list says when it is.
+  await s.openList();
+  await s.until(
+    "the fork's session idle in the list",
+    async () => {
+      const title = (await s.thread(id)).title;
+      return (await s.listLines()).some((l) => l.includes(title) && l.includes("(idle)"));
+    },
+    30_000,
+  );
+  return { id, tree, bufnr: fork.bufnr!, session: session() };
+}
+
 describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
   it("fork(id, prompt, { worktree = true }): the session goes on in the worktree under a new id, with its history; its Write lands there, not in the user's tree", async () => {
     await withClaudeThread({}, textReply("Hi from the mock."), async (s, source) => {
@@ -176,50 +217,10 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
       textReply("Hi from the mock."),
       async (s, source) => {
         await s.until("the turn's end", async () => existsSync(source.transcript) && records(source.transcript).some(isTurnEnd), 30_000);
-        /** A worktree fork whose CLI writes `file` (Write) and ends its turn; its id, folder, terminal and session file. */
-        const forkWriting = async (file: string) => {
-          s.mock.reply(
-            response([
-              {
-                toolUse: {
-                  id: `toolu_${file.replace(".", "_")}`,
-                  name: "Write",
-                  input: { file_path: file, content: `${file} from the fork\n` },
-                },
-              },
-            ]),
-            textReply("Wrote it."),
-          );
-          const id = await s.lua<string>(`return require("tine").fork(..., "write ${file}", { worktree = true })`, source.id);
-          // Made at once, or once its source is seen between turns (its transcript is polled).
-          // Its buffers open just after it is listed: both are waited for.
-          await s.until("the fork and its buffers", async () => (await s.threads()).some((t) => t.id === id && t.bufnr !== null), 30_000);
-          const fork = await s.thread(id);
-          const tree = fork.cwd as string;
-          const sessions = join(source.config, "projects", encodeProject(tree));
-          const session = () => join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!);
-          // Its copy holds the source's turn end; its own follows the Write.
-          await s.until(
-            "the fork's turn to end",
-            async () => existsSync(join(tree, file)) && existsSync(sessions) && records(session()).filter(isTurnEnd).length >= 2,
-            30_000,
-          );
-          // A promote waits for the session to be seen between turns: the list says when it is.
-          await s.openList();
-          await s.until(
-            "the fork's session idle in the list",
-            async () => {
-              const title = (await s.thread(id)).title;
-              return (await s.listLines()).some((l) => l.includes(title) && l.includes("(idle)"));
-            },
-            30_000,
-          );
-          return { id, tree, bufnr: fork.bufnr!, session: session() };
-        };
         const gone = (bufnr: number) =>
           s.until("its terminal closed", async () => !(await s.lua<boolean>("return vim.api.nvim_buf_is_valid(...)", bufnr)));
 
-        const kept = await forkWriting("kept.txt");
+        const kept = await forkWriting(s, source, "kept.txt");
         assert.equal(existsSync(join(s.cwd, "kept.txt")), false);
         await s.lua(`require("tine").promote(...)`, kept.id);
         await s.notified(/was promoted into .* by its code: its conversation stays in its own Claude Code session/);
@@ -234,7 +235,7 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
           [source.id],
         );
 
-        const dropped = await forkWriting("dropped.txt");
+        const dropped = await forkWriting(s, source, "dropped.txt");
         await s.lua(`require("tine").discard(...)`, dropped.id);
         await s.notified(/its worktree is removed with 1 changed file /);
         await s.until("the worktree removed", async () => !existsSync(dropped.tree));
@@ -242,6 +243,30 @@ describe(`Claude Code threads forked into a worktree (${nv.version})`, () => {
         assert.equal(existsSync(join(s.cwd, "dropped.txt")), false);
       },
       "?? kept.txt\n",
+    );
+  });
+
+  it("a graft from a fork into the Claude Code thread's files is made; the user is told that Claude Code is not told", async () => {
+    await withClaudeThread(
+      {},
+      textReply("Hi from the mock."),
+      async (s, source) => {
+        await s.until("the turn's end", async () => existsSync(source.transcript) && records(source.transcript).some(isTurnEnd), 30_000);
+        const fork = await forkWriting(s, source, "grafted.txt");
+        const requests = s.mock.requests.length;
+        assert.deepEqual(await s.lua(`return require("tine").graft(...)`, fork.id, "grafted.txt"), { path: "grafted.txt", conflicts: 0 });
+        assert.equal(readFileSync(join(s.cwd, "grafted.txt"), "utf8"), "grafted.txt from the fork\n");
+        const title = (await s.thread(source.id)).title;
+        await s.notified(
+          new RegExp(
+            `^tine: grafted grafted\\.txt from ".*" \\(:Tine restore undo puts it back\\)\\. "${title}" runs in its own Claude Code session, which is not told \\(tine does not send its messages\\): tell it$`,
+          ),
+        );
+        // Nothing is sent or typed for it: the fork lives on, the source's session is as it was.
+        assert.equal(s.mock.requests.length, requests);
+        assert.ok((await s.threads()).some((t) => t.id === fork.id));
+      },
+      "?? grafted.txt\n",
     );
   });
 });
