@@ -261,13 +261,31 @@ local function map_keys(buf)
     end
   end, "discard the fork")
   map(km.compare_discard_others, function(row, view)
-    for _, f in ipairs(view.forks) do
-      if f.id ~= row.id and not guarded(tine.discard, f.id) then
+    local others = vim.tbl_filter(function(f)
+      return f.id ~= row.id
+    end, view.forks)
+    local kept = vim.iter(view.forks):find(function(f)
+      return f.id == row.id
+    end)
+    if #others == 0 then
+      return err("tine: no other fork to discard")
+    end
+    -- Many forks' work at once: asked first, No the default, as the list's D asks.
+    local question = ("tine: discard the %d other fork%s of this fan-out, keeping #%d? (`:Tine threads!` brings them back)"):format(
+      #others,
+      #others == 1 and "" or "s",
+      kept and kept.num or 0
+    )
+    if vim.fn.confirm(question, "&Discard\n&Cancel", 2) ~= 1 then
+      return
+    end
+    for _, f in ipairs(others) do
+      if not guarded(tine.discard, f.id) then
         break
       end
     end
     M.refresh(buf)
-  end, "discard every other fork")
+  end, "discard every other fork (asks first)")
   map(km.compare_graft, function(row)
     if not row.path then
       return err("tine: graft takes a file or a hunk: put the cursor on one of the fork's files (<Tab> shows them)")

@@ -173,7 +173,24 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         left,
       );
       for (const f of left) assert.ok(existsSync((await s.thread(f)).cwd!));
-      // X on the first line left: the other fork is discarded.
+      // X on the first line left asks first, No the default: cancelled, both stay.
+      await s.lua(
+        "vim.fn.confirm = function(question, choices, default) _G.tine_confirmed = { question, choices, default }; return default end",
+      );
+      await s.keys("1GX");
+      await s.until("X asks", async () => (await s.lua<unknown>("return _G.tine_confirmed or vim.NIL")) !== null);
+      const keeps = forks.find((f) => f.id === left[0])!;
+      assert.deepEqual(await s.lua("return _G.tine_confirmed"), [
+        `tine: discard the 1 other fork of this fan-out, keeping #${keeps.num}? (\`:Tine threads!\` brings them back)`,
+        "&Discard\n&Cancel",
+        2,
+      ]);
+      assert.deepEqual(
+        (await compare(s, id)).map((f) => f.id),
+        left,
+      );
+      // Confirmed: the other fork is discarded.
+      await s.answerConfirm(1);
       await s.keys("1GX");
       await s.waitForGone(left[1]!, "the other fork is discarded");
       await s.until(
