@@ -50,8 +50,10 @@ export type GraftEdges = {
   /** A live thread (throws when there is none). */
   readonly thread: (id: ThreadId) => Thread;
   readonly parentOf: (id: ThreadId) => ThreadId | undefined;
-  /** Makes a stored thread live (the parent takes the graft's note). */
+  /** Makes a stored thread live (the parent takes the graft's note; a stored fork is read). */
   readonly load: (id: ThreadId) => void;
+  /** The worktree a stored thread's transcript names (a stored fork of its own folder), if any. */
+  readonly storedWorktree: (id: ThreadId) => unknown;
   /** Whether fork `id`'s code is being merged or removed now (ForkCode.busy). */
   readonly busy: (id: ThreadId) => boolean;
   /** `path` of `into` was just replaced, `safety` holding it as it was: `:Tine restore undo` puts it back. */
@@ -105,8 +107,12 @@ export class Grafts {
     return diffHunks(await from.snapshots.fileDiff(base, theirs, path));
   }
 
-  /** Fork `id`, its parent and its worktree; refused unless it is a live fork in a worktree of its own. */
+  /**
+   * Fork `id`, its parent and its worktree; refused unless it is a fork in a worktree of its own.
+   * A stored one (a fan-out's fork after a restart, graft from :Tine compare) is opened for it.
+   */
   private forkOf(id: ThreadId): { fork: Thread; parentId: ThreadId; from: Workspace } {
+    if (![...this.edges.live()].includes(id) && this.edges.storedWorktree(id) !== undefined) this.edges.load(id);
     if (![...this.edges.live()].includes(id)) throw refuse(`no live thread ${id}`);
     const fork = this.edges.thread(id);
     const parentId = this.edges.parentOf(id);

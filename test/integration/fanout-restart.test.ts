@@ -1,10 +1,12 @@
 /**
  * A fan-out survives a restart: each fork's transcript keeps its place in its fan-out and its
  * check's end, so after the host restarts the list still shows the forks together with their
- * places and verdicts, compare() and :Tine compare work from the source, a fork or the list, and
- * the source's display still notes the fan-out. Real Neovim, real git, the real sandbox.
+ * places and verdicts, compare() and :Tine compare work from the source, a fork or the list, the
+ * source's display still notes the fan-out, and a stored fork's file grafts. Real Neovim, real git, the real sandbox.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { firstThread, withGitProject } from "../helpers/code-session.ts";
 import { byFile, compare, forksWrite, whenDone } from "../helpers/fan-out.ts";
@@ -70,9 +72,13 @@ describe(`a fan-out after a restart (${nv.version})`, () => {
           name === `tine-compare://${ids[0]}` && lines.length === 2 && lines.every((l) => / done {2}2 files \+2 −0 {2}check [✓✗]/.test(l))
         );
       });
-      // The source's display still notes the fan-out, and :Tine compare from it shows the same forks.
+      // The source's display still notes the fan-out.
       await s.open(id);
       await s.waitForDisplay(id, "⑂×2 fan-out: make your file · :Tine compare");
+      // A stored fork's file grafts (g in the view): the fork is opened for it, the source takes the note.
+      assert.deepEqual(await s.lua(`return require("tine").graft(..., "A.txt")`, a.id), { path: "A.txt", conflicts: 0 });
+      assert.equal(readFileSync(join(s.cwd, "A.txt"), "utf8"), "A\n");
+      await s.waitForDisplay(id, `⇡ grafted A.txt from "${a.title}"`);
     });
   });
 });
