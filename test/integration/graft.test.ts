@@ -177,7 +177,10 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
           /^tine: graft: "two hunks" did not change nope\.txt \(it changed blob\.bin, hello\.txt, lines\.txt\)$/,
         ],
         [await graft(s, f.id, "lines.txt", 3), /^tine: graft: the diff of lines\.txt in "two hunks" has 2 hunks: there is no hunk 3$/],
-        [await graft(s, f.id, "lines.txt", 0), /^tine: graft: hunks count from 1 \(hunk 1 is the first of the file's diff\): there is no hunk 0$/],
+        [
+          await graft(s, f.id, "lines.txt", 0),
+          /^tine: graft: hunks count from 1 \(hunk 1 is the first of the file's diff\): there is no hunk 0$/,
+        ],
         [await graft(s, f.id, "blob.bin"), /^tine: graft: blob\.bin is a binary file: only a text file's change can be grafted$/],
       ] as const;
       for (const [got, want] of refusals) assert.match(String(got), want);
