@@ -22,6 +22,7 @@ function fakeKind<K extends SpecKind>(kind: K, asked: string[]): RunnerKind<K> {
     label: () => `[${kind}] `,
     traits: () => ({ forkLifecycle: kind === "api", ownConversation: null, storedAtOnce: false, toolsThroughTine: true }),
     ownMessages: (spec) => ("args" in spec ? spec.args.length : null),
+    storedNotices: (_spec, title) => [{ key: kind, text: `${title} as ${kind}` }],
   };
 }
 
@@ -37,6 +38,7 @@ describe("the runner registry", () => {
     expect([registry.label(claude), registry.label({ kind: "api" })]).toEqual(["[claude-code] ", "[api] "]);
     expect([registry.ownMessages(claude), registry.ownMessages({ kind: "api" })]).toEqual([2, null]);
     expect([registry.traits(claude).forkLifecycle, registry.traits({ kind: "api" }).forkLifecycle]).toEqual([false, true]);
+    expect(registry.storedNotices(claude, "T")).toEqual([{ key: "claude-code", text: "T as claude-code" }]);
   });
 
   it("refuses a kind it has no module of, naming it (a property every object has is none)", () => {

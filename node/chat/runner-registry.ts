@@ -28,5 +28,6 @@ export function registryOf(kinds: KindModules): Runners {
     label: (spec) => of(spec.kind).label(spec),
     traits: (spec) => of(spec.kind).traits(spec),
     ownMessages: (spec) => of(spec.kind).ownMessages(spec),
+    storedNotices: (spec, title) => of(spec.kind).storedNotices(spec, title),
   };
 }

@@ -6,18 +6,22 @@
  * A runner is a small core every kind has (`RunnerCore`: how it is stored, what it is like, where
  * it shows, its status, the transcript tine holds of it, close and clone) and one optional
  * capability, `conversation`: the conversation tine drives (send, abort, retry, answer, rewind,
- * its model, a summary). A kind that keeps its conversation in its own program and draws it there
- * (Claude Code in a terminal) has none: callers ask `runner.conversation` (or `drive`, which says
- * why not) instead of calling members that would throw. A kind whose conversation lives in another
- * program yet is drawn by tine (an ACP agent streaming its messages) has a `transcript` surface, a
- * history holding what it streamed, and a conversation whose members speak to that program.
+ * its model, a summary). A kind whose program keeps its conversation and draws it itself (Claude
+ * Code in a terminal) has none, its history is empty, and a send before its program runs (a
+ * fork's prompt) goes to its terminal surface (`input`): callers ask `runner.conversation` (or
+ * `drive`, which says where it is driven instead) rather than call members that would throw. A
+ * kind whose conversation lives in another program yet is drawn by tine as a transcript (an ACP
+ * agent, which streams its messages) has a `transcript` surface, a history and open message
+ * holding what it streamed, and a conversation whose members speak to that program.
  *
- * Each kind is one module (`RunnerKind`, in its own folder: providers/api-kind.ts,
- * claude-code/kind.ts) exporting how a runner of it starts and reopens, its label, traits and the
- * messages its program keeps; the registry (runner-registry.ts) is a list of those modules,
- * looked up by the stored spec's `kind`, with no case per kind. The host builds the list
- * (host/runners.ts), so the chat constructs no runner itself. What a stored spec of each kind holds
- * and how it is checked is core/runner-spec.ts's (the store, below every kind, reads it back).
+ * Each kind is one module (`RunnerKind`) in its own folder (providers/api-kind.ts,
+ * claude-code/kind.ts): how its runners start and reopen, its label and traits, the messages its
+ * program keeps, what of a stored header it runs without. The registry (runner-registry.ts) looks
+ * a spec's module up by its `kind`, with no case per kind; the host lists the modules, one line
+ * each (host/runners.ts), so the chat constructs no runner itself. What a kind stores, and the
+ * check of it read back, are one case of `RunnerSpec` and one entry of the table in
+ * core/runner-spec.ts (the store reads headers, and lies below every kind's folder); how the user
+ * starts one is its case of `RunnerStart` below.
  */
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
@@ -184,7 +188,12 @@ export interface RunnerKind<K extends SpecKind = SpecKind> {
   traits(spec: RunnerSpecOf<K>): RunnerTraits;
   /** Messages in the conversation its program keeps itself, or null when tine holds it. */
   ownMessages(spec: RunnerSpecOf<K>): number | null;
+  /** What of stored thread `title`'s spec its runner runs without (see `Runners.storedNotices`). */
+  storedNotices(spec: RunnerSpecOf<K>, title: string): readonly StoredNotice[];
 }
+
+/** What the user is told of a stored spec, once per thread and `key` (a field of the spec its runner runs without). */
+export type StoredNotice = { readonly key: string; readonly text: string };
 
 /** The start of a new thread of kind `K`. */
 export type RunnerStartOf<K extends SpecKind> = Extract<RunnerStart, { readonly kind: K }>;
@@ -204,4 +213,10 @@ export interface Runners {
   traits(spec: RunnerSpec): RunnerTraits;
   /** Messages in the conversation a runner of `spec` keeps itself (a Claude Code session's), or null when tine holds it. */
   ownMessages(spec: RunnerSpec): number | null;
+  /**
+   * What a runner of stored thread `title`'s `spec` runs without (a header is a file: arguments or a
+   * folder it names that could run something), told once per thread when it is opened or forked
+   * without being opened.
+   */
+  storedNotices(spec: RunnerSpec, title: string): readonly StoredNotice[];
 }

@@ -89,6 +89,17 @@ export function checkRunnerSpec(v: unknown): Checked<RunnerSpec> {
   return STORED_KINDS[kind](r);
 }
 
+/**
+ * The runner of a header written before `runner` existed: none (tine's agent), or a Claude Code
+ * command and session. The stored program is never run: only the arguments after it are kept, and
+ * the configured `claude_command` runs them.
+ */
+export function legacyRunner(claude: unknown): unknown {
+  if (claude === undefined) return { kind: "api" };
+  const c = claude as { command?: unknown; sessionId?: unknown } | null;
+  return { kind: "claude-code", args: Array.isArray(c?.command) ? c.command.slice(1) : c?.command, sessionId: c?.sessionId };
+}
+
 /** Instructions read back from a stored thread, field by field (only these fields are kept), or null when they are of another shape. */
 export function checkInstructions(v: unknown): ThreadInstructions | null {
   const isObject = (o: unknown): o is Record<string, unknown> => typeof o === "object" && o !== null && !Array.isArray(o);

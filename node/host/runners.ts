@@ -15,7 +15,7 @@ import { type Connection, connect } from "../providers/connection.ts";
 import { FORK_TOOL_SPECS } from "../tools/fork-specs.ts";
 import { type OfferedTools, PinnedTools } from "../tools/source.ts";
 import { TOOL_SPECS } from "../tools/specs.ts";
-import { projectWorktrees, sessionFolder } from "../worktree/stored-folder.ts";
+import { projectWorktrees, sessionFolderRefused } from "../worktree/stored-folder.ts";
 import { worktreeFolder } from "../worktree/workspaces.ts";
 import type { HostConfig } from "./config.ts";
 
@@ -73,6 +73,6 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
   const folders = { projectRoot: kinds.claudeCode.cwd, worktrees: kinds.claudeCode.worktrees };
   return registryOf({
     api: apiKind(kinds.api),
-    "claude-code": claudeCodeKind({ ...kinds.claudeCode, storedFolder: (spec) => sessionFolder(spec, folders) }),
+    "claude-code": claudeCodeKind({ ...kinds.claudeCode, folderRefused: (cwd) => sessionFolderRefused(cwd, folders) }),
   });
 }

@@ -49,5 +49,7 @@ export function apiKind(setup: ApiSetup): RunnerKind<"api"> {
     label: () => "",
     traits: () => API_TRAITS,
     ownMessages: () => null,
+    // It names nothing that runs: all of it is used.
+    storedNotices: () => [],
   };
 }
