@@ -114,7 +114,7 @@ export class ThreadQueries {
   /**
    * Threads for `:Tine resume`: most recent first, each with its messages counted as the list
    * counts them (a Claude Code thread's are its session's); one without a message has nothing to
-   * resume (a Claude Code thread stays: its session may hold some).
+   * resume, unless its program keeps its conversation (a Claude Code session may hold some).
    */
   recent(): ThreadInfo[] {
     const spec = (id: ThreadId) => (this.chat.threads.get(id)?.runner.spec ?? this.chat.stored.get(id)?.runner)!;
