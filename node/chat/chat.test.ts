@@ -199,6 +199,32 @@ describe("a fork whose program keeps its conversation (a Claude Code session)", 
     expect(chat.lineage.get("ff")!.parentId).toBe("f");
   });
 
+  it("tine drives none of its conversation: a fork's prompt waits for its terminal, a retry or a model is refused saying where to do it", () => {
+    const { chat, dispatch } = testChat();
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "claude-code", args: [] } } });
+    dispatch({
+      type: "chat-msg",
+      msg: {
+        type: "fork-thread",
+        sourceId: "root",
+        newId: "f",
+        num: 2,
+        prompt: "try the cache",
+        opener: { by: "user", background: false },
+      },
+    });
+    const fork = chat.threads.get("f")!.runner;
+    expect(fork.conversation).toBeNull();
+    expect(fork.surface.type === "terminal" && fork.surface.firstInput).toBe("try the cache");
+    expect(() => dispatch({ type: "thread-msg", id: "f", msg: { type: "retry" } })).toThrow(
+      "tine: this thread's conversation is its own Claude Code session: retry it there",
+    );
+    const choice = { model: "m", effort: "setup" } as const;
+    expect(() => dispatch({ type: "thread-msg", id: "f", msg: { type: "choose-model", choice } })).toThrow(
+      /Claude Code session: choose its model there/,
+    );
+  });
+
   it("is not promoted while its session, or its parent's, works on a turn (its files are half-written)", () => {
     const { chat, dispatch } = claudeFork(true);
     for (const id of ["f", "root"]) {

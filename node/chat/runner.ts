@@ -1,17 +1,34 @@
 /**
  * What runs a thread: tine's own agent on the Messages API, or another program (the Claude Code
  * CLI in a terminal). The chat, the store, the view and the list ask a runner what they need — its
- * traits, its surface, its label and status — and never which kind it is. Runners are made by one
- * injected registry (`Runners`), so the chat constructs none itself; a new kind of runner is a new
- * implementation of `Runner` and a case in the registry, nothing else.
+ * traits, its surface, its label and status — and never which kind it is.
+ *
+ * A runner is a small core every kind has (`RunnerCore`: how it is stored, what it is like, where
+ * it shows, its status, the transcript tine holds of it, close and clone) and one optional
+ * capability, `conversation`: the conversation tine drives (send, abort, retry, answer, rewind,
+ * its model, a summary). A kind whose program keeps its conversation and draws it itself (Claude
+ * Code in a terminal) has none, its history is empty, and a send before its program runs (a
+ * fork's prompt) goes to its terminal surface (`input`): callers ask `runner.conversation` (or
+ * `drive`, which says where it is driven instead) rather than call members that would throw. A
+ * kind whose conversation lives in another program yet is drawn by tine as a transcript (an ACP
+ * agent, which streams its messages) has a `transcript` surface, a history and open message
+ * holding what it streamed, and a conversation whose members speak to that program.
+ *
+ * Each kind is one module (`RunnerKind`) in its own folder (providers/api-kind.ts,
+ * claude-code/kind.ts): how its runners start and reopen, its label and traits, the messages its
+ * program keeps, what of a stored header it runs without. The registry (runner-registry.ts) looks
+ * a spec's module up by its `kind`, with no case per kind; the host lists the modules, one line
+ * each (host/runners.ts), so the chat constructs no runner itself. What a kind stores, and the
+ * check of it read back, are one case of `RunnerSpec` and one entry of the table in
+ * core/runner-spec.ts (the store reads headers, and lies below every kind's folder); how the user
+ * starts one is its case of `RunnerStart` below.
  */
-import type { Agent, AgentMsg, CloneOptions } from "../core/agent.ts";
+import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
-import type { RequestKey } from "../core/native.ts";
-import type { RunnerSpec } from "../core/runner-spec.ts";
+import type { RequestKey, UserBlock } from "../core/native.ts";
+import type { RunnerSpec, RunnerSpecOf, SpecKind } from "../core/runner-spec.ts";
 import type { SideRequest } from "../core/side-request.ts";
-
 /** How a new thread is to be run, as the `new-thread` message says it. */
 export type RunnerStart =
   /** `history`: a conversation to start from (an import, benchmarks). */
@@ -52,34 +69,39 @@ export type Surface =
       readonly cwd: string;
       /** Typed into the program once it is ready (a fork's prompt). */
       readonly firstInput: string;
+      /**
+       * A send to the thread (a fork's prompt): kept to be typed once the program is ready; throws
+       * once it runs (the user types in its terminal).
+       */
+      input(text: string): void;
       /** The program started in its terminal. */
       started(): void;
       /** The program's process ended. */
       exited(): void;
     };
 
-export interface Runner extends Agent {
+/** What every runner has. */
+export interface RunnerCore {
   readonly spec: RunnerSpec;
   readonly traits: RunnerTraits;
   readonly surface: Surface;
   /** Put before the title in the list (`[claude] `), or empty. */
   readonly label: string;
+  /** Its status as its `status-changed` messages tell it (a terminal's: idle, or stopped once it exited). */
+  readonly status: AgentStatus;
+  /**
+   * The conversation as tine holds, draws and stores it: finalized entries, shared with forks. Empty
+   * for a runner whose program draws and keeps its own (Claude Code's terminal).
+   */
+  readonly history: History;
+  /** The message being streamed, or null when none is. */
+  readonly open: OpenMessage | null;
+  /** The conversation tine drives, or null: its program is driven where it shows (a terminal). */
+  readonly conversation: Conversation | null;
   /** The thread's status; `toolsPending`: some of the last reply's tool calls are not answered. */
   threadStatus(toolsPending: boolean): ThreadStatus;
   /** Added after the status in the list (` (busy)`), or empty. */
   statusDetail(): string;
-  /** What its next request would be (model, cached prefix), or null when tine makes none (another program's). */
-  nextRequest(): RequestKey | null;
-  /** The model its next request names; null when its program chooses its own (Claude Code). */
-  readonly modelName: string | null;
-  /** Its next requests use `choice`; throws for a runner whose program chooses its own model. */
-  chooseModel(choice: ModelChoice): void;
-  /**
-   * One request of its own that never joins the history: its first `upTo` messages, then `prompt`;
-   * resolves to the reply's text (compaction's summary) and what the request used (null: nothing
-   * billed). Rejects for a runner that cannot.
-   */
-  summarize(upTo: number, prompt: string): Promise<{ text: string; request: SideRequest | null }>;
   /**
    * Resolves once its program is between turns, so that its files and conversation copied then are
    * whole (a fork into a worktree of its own waits for it); null when it is now, or when tine's
@@ -93,8 +115,88 @@ export interface Runner extends Agent {
   midTurn(): boolean;
   /** The thread leaves this host (deleted, ended, replaced): what the runner holds is let go. */
   close(): void;
+  /**
+   * A new runner holding this one's conversation, in any state: finalized entries shared (not
+   * copied), the open message's finalized blocks kept and the block in progress left out, each
+   * unanswered tool_use given its known result or an error. The clone is at rest (`stopped`,
+   * `end_turn`) and this runner is not touched: it keeps streaming and sends no extra request.
+   */
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;
 }
+
+/** The conversation tine drives: its turns, its model and summaries of it. */
+export interface Conversation {
+  /** Adds a user turn (joining a trailing user message) and requests a response. */
+  send(blocks: UserBlock[]): void;
+  /** Aborts the stream or pending tool turn; the history is closed (tine's agent: `closeTurn`). */
+  abort(): void;
+  /** After an error: sends the failed turn (the history's last, a user message) again. */
+  retry(): void;
+  /** Requests the reply to the history's last message, a user message none answers yet (a fork taken at one). */
+  answer(): void;
+  /** Back to `history` (a prefix of the runner's): any stream is dropped, it stops at rest. */
+  rewind(history: History): void;
+  /** After an error: replaces the failed turn's text with `blocks` and sends; returns the old text. */
+  replaceFailed(blocks: UserBlock[]): string;
+  /** What its next request would be (model, cached prefix), or null when tine makes none (another program's). */
+  nextRequest(): RequestKey | null;
+  /** The model its next request names; null when its program chooses its own. */
+  readonly modelName: string | null;
+  /** Its next requests use `choice`; throws for a conversation whose program chooses its own model. */
+  chooseModel(choice: ModelChoice): void;
+  /**
+   * One request of its own that never joins the history: its first `upTo` messages, then `prompt`;
+   * resolves to the reply's text (compaction's summary) and what the request used (null: nothing
+   * billed). Rejects for a conversation that cannot.
+   */
+  summarize(upTo: number, prompt: string): Promise<{ text: string; request: SideRequest | null }>;
+}
+
+/** A thread's runner: the core, with its conversation when tine drives one. */
+export type Runner = RunnerCore;
+
+/** `runner`'s conversation, to `what` it (`retry it`); throws saying where it is driven instead when tine drives none. */
+export function drive(runner: RunnerCore, what: string): Conversation {
+  if (runner.conversation) return runner.conversation;
+  const where = runner.traits.ownConversation ?? "its own program";
+  throw new Error(`tine: this thread's conversation is ${where}: ${what} there`);
+}
+
+/** The model `runner`'s next request names; null when tine makes none or its program chooses its own. */
+export function modelNameOf(runner: RunnerCore): string | null {
+  return runner.conversation?.modelName ?? null;
+}
+
+/** What `runner`'s next request would be, or null when tine makes none. */
+export function nextRequestOf(runner: RunnerCore): RequestKey | null {
+  return runner.conversation?.nextRequest() ?? null;
+}
+
+/**
+ * One kind of runner, in a module of its own folder. `K` is its stored spec's `kind`
+ * (core/runner-spec.ts holds what that spec is and how it is checked).
+ */
+export interface RunnerKind<K extends SpecKind = SpecKind> {
+  readonly kind: K;
+  /** The runner of a new thread the user asked for. */
+  start(start: RunnerStartOf<K>, dispatch: (msg: AgentMsg) => void): Runner;
+  /** The runner of a stored thread opened again (see `Runners.reopen`). */
+  reopen(spec: RunnerSpecOf<K>, history: History, dispatch: (msg: AgentMsg) => void, failed?: string): Runner;
+  /** The list's label for a stored thread of this kind (`[claude] `), or empty. */
+  label(spec: RunnerSpecOf<K>): string;
+  /** What a runner of `spec` is like. */
+  traits(spec: RunnerSpecOf<K>): RunnerTraits;
+  /** Messages in the conversation its program keeps itself, or null when tine holds it. */
+  ownMessages(spec: RunnerSpecOf<K>): number | null;
+  /** What of stored thread `title`'s spec its runner runs without (see `Runners.storedNotices`). */
+  storedNotices(spec: RunnerSpecOf<K>, title: string): readonly StoredNotice[];
+}
+
+/** What the user is told of a stored spec, once per thread and `key` (a field of the spec its runner runs without). */
+export type StoredNotice = { readonly key: string; readonly text: string };
+
+/** The start of a new thread of kind `K`. */
+export type RunnerStartOf<K extends SpecKind> = Extract<RunnerStart, { readonly kind: K }>;
 
 /** Makes runners; the host injects the one registry that knows every kind. */
 export interface Runners {
@@ -111,4 +213,10 @@ export interface Runners {
   traits(spec: RunnerSpec): RunnerTraits;
   /** Messages in the conversation a runner of `spec` keeps itself (a Claude Code session's), or null when tine holds it. */
   ownMessages(spec: RunnerSpec): number | null;
+  /**
+   * What a runner of stored thread `title`'s `spec` runs without (a header is a file: arguments or a
+   * folder it names that could run something), told once per thread when it is opened or forked
+   * without being opened.
+   */
+  storedNotices(spec: RunnerSpec, title: string): readonly StoredNotice[];
 }

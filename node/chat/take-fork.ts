@@ -12,6 +12,7 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 import type { ChatTree } from "./chat-tree.ts";
 import type { ForkClone, ForkOpener, StoredThread } from "./msgs.ts";
 import { threadName } from "./names.ts";
+import { drive } from "./runner.ts";
 import { forkTitle } from "./titles.ts";
 
 /** What taking a fork needs of the chat: its tree, the threads on disk, and where a thread works. */
@@ -85,7 +86,7 @@ export function takeFork(chat: ForkingChat, request: ForkClone): void {
   thread.code = live?.code ?? from?.code ?? [];
   if (live) thread.approvalsFrom(live);
   // A fork on a model of its own (one of a fan-out's) makes its first request with it.
-  if (model) runner.chooseModel(model);
+  if (model) drive(runner, "choose its model").chooseModel(model);
   if (runner.traits.forkLifecycle)
     chat.forks.update({
       type: "started",

@@ -24,7 +24,7 @@ import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { ThreadMsg, ThreadOrigin } from "./msgs.ts";
 import { graftedCodeNote, type QueuedReport, reportBlock } from "./prompts.ts";
-import type { Runner, ThreadStatus } from "./runner.ts";
+import { drive, type Runner, type ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
 import { type ToolRun, type ToolRunContext, ToolRuns } from "./tool-runs.ts";
@@ -96,7 +96,7 @@ export class Thread {
       context,
       forkTool: forkTool ? (use) => forkTool(this, use) : null,
       // All results go back in one user message, then what the user sent with `@now`.
-      allDone: (results) => this.runner.send([...results, ...this.blocksOf(this.queue.takeForToolResults())]),
+      allDone: (results) => drive(this.runner, "answer its tools").send([...results, ...this.blocksOf(this.queue.takeForToolResults())]),
     });
   }
 
@@ -234,19 +234,21 @@ export class Thread {
         return;
       case "retry":
         this.queue.release();
-        this.runner.retry();
+        drive(this.runner, "retry it").retry();
         return;
       case "answer":
         this.turnCode.turnStarts();
-        this.runner.answer();
+        drive(this.runner, "answer it").answer();
         return;
-      case "rewind":
+      case "rewind": {
+        const conversation = drive(this.runner, "rewind it");
         this.runs.stopAll();
         // The requests rewound out of the history were billed: they stay counted (the @handoff request).
         this.side = [...this.side, ...rewoundRequests(this.runner.history, msg.history)];
         this.turnCode.rewound();
-        this.runner.rewind(msg.history);
+        conversation.rewind(msg.history);
         return;
+      }
       case "queue-report":
         this.reports = [...this.reports, msg.report];
         return;
@@ -293,10 +295,11 @@ export class Thread {
         return;
       case "abort":
         this.runs.stopAll();
-        this.runner.abort();
+        // A program driven in its own terminal is stopped there.
+        this.runner.conversation?.abort();
         return;
       case "choose-model":
-        this.runner.chooseModel(msg.choice);
+        drive(this.runner, "choose its model").chooseModel(msg.choice);
         return;
       case "toggle-detail":
         if (!this.expanded.delete(msg.key)) this.expanded.add(msg.key);
@@ -326,8 +329,10 @@ export class Thread {
     if (this.grafts.length) blocks.push({ type: "text", text: graftedCodeNote(this.grafts) });
     this.grafts = [];
     this.turnCode.turnStarts();
-    if (this.runner.status.type === "error") this.runner.replaceFailed(blocks);
-    else this.runner.send(blocks);
+    const { conversation, surface } = this.runner;
+    if (conversation === null && surface.type === "terminal") surface.input(textOf(blocks));
+    else if (this.runner.status.type === "error") drive(this.runner, "send to it").replaceFailed(blocks);
+    else drive(this.runner, "send to it").send(blocks);
   }
 
   /** What sends give a user message: the context of their mentions and of the files followed (each item once), then each text. */
@@ -362,4 +367,9 @@ export class Thread {
     this.runs.begin(uses, this.runner.history.length);
     this.turnCode.beforeTools();
   }
+}
+
+/** The text of a user turn's blocks, for a program that is typed to (a terminal's). */
+function textOf(blocks: readonly UserBlock[]): string {
+  return blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 }

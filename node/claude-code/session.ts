@@ -1,7 +1,8 @@
 /**
  * A Claude Code session run in a Neovim terminal, as a thread's runner: what runs the thread is the
  * CLI, not tine's API agent, but to the chat it is a thread like any other (listed, stored,
- * forked). Its conversation lives in the CLI's own transcript, so its history here is empty; a fork
+ * forked). Its conversation lives in the CLI's own transcript, so its history here is empty and it
+ * has no `conversation` tine drives (the user types in its terminal); a fork
  * is the CLI's own `--resume <id> --fork-session --session-id <new>`, taken in any state. A fork
  * into a worktree of its own is the session copied into the folder Claude Code uses for the
  * worktree (under the new id) and resumed there, once the session is between turns (the worktree
@@ -13,7 +14,6 @@ import { existsSync } from "node:fs";
 import type { Runner, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
 import type { AgentMsg, AgentStatus, CloneOptions } from "../core/agent.ts";
 import { History } from "../core/history.ts";
-import type { UserBlock } from "../core/native.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
 import { type Activity, lastPromptOf, watchActivity } from "./activity.ts";
 import { baseCommand, forkCommand, resumeCommand, withSessionId } from "./command.ts";
@@ -50,8 +50,8 @@ export class ClaudeCodeSession implements Runner {
   readonly open = null;
   readonly traits = CLAUDE_CODE_TRAITS;
   readonly label = CLAUDE_LABEL;
-  /** The CLI picks its model (`--model` in `:Tine claude`'s arguments). */
-  readonly modelName = null;
+  /** tine drives none: the user types in its terminal (see `surface.input` for a fork's prompt). */
+  readonly conversation = null;
   status: AgentStatus = { type: "idle" };
   terminal: TerminalState = "not-started";
   /** Busy or idle, as the session's transcript tells (null until it says). */
@@ -108,6 +108,7 @@ export class ClaudeCodeSession implements Runner {
       argv: this.argv,
       cwd: this.cwd,
       firstInput: this.pendingPrompt,
+      input: (text) => this.input(text),
       started: () => this.started(),
       exited: () => this.exited(),
     };
@@ -122,11 +123,6 @@ export class ClaudeCodeSession implements Runner {
     return this.terminal === "running" && this.activity ? ` (${this.activity})` : "";
   }
 
-  /** Its requests are the CLI's, not tine's. */
-  nextRequest(): null {
-    return null;
-  }
-
   /** The CLI runs in its terminal: its transcript tells when it works and when it waits. */
   private started(): void {
     if (this.terminal !== "not-started") return;
@@ -137,14 +133,6 @@ export class ClaudeCodeSession implements Runner {
   private exited(): void {
     this.close();
     this.setTerminal("exited");
-  }
-
-  chooseModel(): void {
-    throw new Error("tine: Claude Code chooses its own model: /model in its terminal, or :Tine claude --model <name>");
-  }
-
-  summarize(): Promise<{ text: string; request: null }> {
-    return Promise.reject(new Error("tine: a Claude Code thread compacts itself: /compact in its terminal"));
   }
 
   close(): void {
@@ -192,29 +180,9 @@ export class ClaudeCodeSession implements Runner {
   }
 
   /** Before the CLI runs, text is kept to be typed once it is ready; after, the terminal is where to type. */
-  send(blocks: UserBlock[]): void {
-    const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+  private input(text: string): void {
     if (this.terminal !== "not-started") throw new Error("tine: type in the Claude Code terminal");
     this.pendingPrompt = this.pendingPrompt ? `${this.pendingPrompt}\n${text}` : text;
-  }
-
-  abort(): void {}
-
-  retry(): void {
-    throw new Error("tine: a Claude Code thread is retried in its terminal");
-  }
-
-  answer(): void {
-    throw new Error("tine: a Claude Code thread is answered in its terminal");
-  }
-
-  rewind(): void {
-    throw new Error("tine: a Claude Code thread cannot be rewound by tine");
-  }
-
-  replaceFailed(blocks: UserBlock[]): string {
-    this.send(blocks);
-    return "";
   }
 
   /**

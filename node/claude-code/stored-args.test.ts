@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DroppedArgsNotices, droppedNotice, replayable } from "./stored-args.ts";
+import { claudeCodeKind } from "./kind.ts";
+import { droppedNotice, replayable } from "./stored-args.ts";
 
 const SESSION = "11111111-1111-4111-8111-111111111111";
 
@@ -87,14 +88,12 @@ describe("stored Claude Code arguments", () => {
     );
   });
 
-  it("tells once per thread, and only of a Claude Code thread that dropped something", () => {
-    const told: string[] = [];
-    const notices = new DroppedArgsNotices((text) => told.push(text));
+  it("its runner kind tells of a stored thread that dropped something, and only then", () => {
+    const kind = claudeCodeKind({ command: ["claude"], cwd: "/p", transcriptPath: () => "/nonexistent", folderRefused: () => null });
     const spec = { kind: "claude-code", args: ["--settings", "/x/s.json"], sessionId: SESSION } as const;
-    notices.storedRunnerUsed("a", "A", spec);
-    notices.storedRunnerUsed("a", "A", spec);
-    notices.storedRunnerUsed("b", "B", { ...spec, args: ["--model", "opus"] });
-    notices.storedRunnerUsed("c", "C", { kind: "api" });
-    expect(told).toEqual([expect.stringMatching(/^tine: A: Claude Code runs without its stored arguments --settings \/x\/s\.json: /)]);
+    expect(kind.storedNotices(spec, "A")).toEqual([
+      { key: "args", text: expect.stringMatching(/^tine: A: Claude Code runs without its stored arguments --settings \/x\/s\.json: /) },
+    ]);
+    expect(kind.storedNotices({ ...spec, args: ["--model", "opus"] }, "B")).toEqual([]);
   });
 });

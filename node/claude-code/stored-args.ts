@@ -19,7 +19,6 @@
  * it otherwise than here); a list flag takes every next argument up to one that starts with `-`.
  */
 
-import type { RunnerSpec } from "../core/runner-spec.ts";
 import { baseCommand } from "./command.ts";
 
 type Replayed =
@@ -95,23 +94,4 @@ export function droppedNotice(title: string, sessionId: string, dropped: readonl
     `tine: ${title}: Claude Code runs without its stored arguments ${dropped.map(shown).join(" ")}: tine replays only ` +
     `${REPLAYED_NAMES} from a stored thread, as others can run code, load files or widen permissions (:help tine-claude-stored-args; its session: ${sessionId})`
   );
-}
-
-/**
- * Tells the user, once per thread in this Neovim, which stored arguments its Claude Code session
- * runs without: when the thread is opened, or forked without being opened.
- */
-export class DroppedArgsNotices {
-  private readonly told = new Set<string>();
-
-  constructor(private readonly tell: (text: string) => void) {}
-
-  /** Thread `id` (titled `title`) runs by `spec` from its stored header. */
-  storedRunnerUsed(id: string, title: string, spec: RunnerSpec): void {
-    if (spec.kind !== "claude-code" || this.told.has(id)) return;
-    const { dropped } = replayable(spec.args);
-    if (!dropped.length) return;
-    this.told.add(id);
-    this.tell(droppedNotice(title, spec.sessionId, dropped));
-  }
 }

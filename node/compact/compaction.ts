@@ -9,6 +9,7 @@
 import type { Chat } from "../chat/chat.ts";
 import type { NewThread } from "../chat/mint.ts";
 import type { Dispatch } from "../chat/msgs.ts";
+import { drive, modelNameOf } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import type { History } from "../core/history.ts";
@@ -69,7 +70,7 @@ export class Compaction {
     let summary: string;
     let request: SideRequest | null;
     try {
-      ({ text: summary, request } = await thread.runner.summarize(cut, compactPrompt(instructions)));
+      ({ text: summary, request } = await drive(thread.runner, "compact it").summarize(cut, compactPrompt(instructions)));
     } finally {
       this.running.delete(id);
     }
@@ -124,7 +125,7 @@ export class Compaction {
 
   /** The thread's context after its last reply against its model's window; null for a thread that has none (or no model of tine's). */
   private used(thread: Thread): { tokens: number; window: number } | null {
-    const model = thread.runner.modelName;
+    const model = modelNameOf(thread.runner);
     const tokens = contextTokens(thread.runner.history);
     return model === null || tokens === null ? null : { tokens, window: this.host.contextWindow(model) };
   }

@@ -1,9 +1,9 @@
 /**
- * The Agent contract: one provider conversation and its status. Agents are driven by their
- * Thread and report every change by dispatching an `AgentMsg`; the view reads their state.
+ * The words of a runner's conversation (chat/runner.ts holds the runner contract): its status,
+ * the message being streamed, and the messages every runner dispatches to its thread on each
+ * change; the view reads its state.
  */
-import type { History } from "./history.ts";
-import type { AssistantBlock, ToolResultBlock, Usage, UserBlock } from "./native.ts";
+import type { AssistantBlock, ToolResultBlock, Usage } from "./native.ts";
 import type { SideRequest } from "./side-request.ts";
 
 export type StopReason =
@@ -62,31 +62,3 @@ export type CloneOptions = {
    */
   readonly root?: string;
 };
-
-export interface Agent {
-  readonly status: AgentStatus;
-  /** Finalized, immutable entries; shared with forks. */
-  readonly history: History;
-  /** The message being streamed, or null when not streaming. */
-  readonly open: OpenMessage | null;
-
-  /** Adds a user turn (joining a trailing user message) and requests a response. */
-  send(blocks: UserBlock[]): void;
-  /** Aborts the stream or pending tool turn; the history is closed with `closeTurn`. */
-  abort(): void;
-  /** After an error: sends the failed turn (the history's last, a user message) again. */
-  retry(): void;
-  /** Requests the reply to the history's last message, a user message none answers yet (a fork taken at one). */
-  answer(): void;
-  /** Back to `history` (a prefix of this agent's): any stream is dropped, the agent stops at rest. */
-  rewind(history: History): void;
-  /** After an error: replaces the failed turn's text with `blocks` and sends; returns the old text. */
-  replaceFailed(blocks: UserBlock[]): string;
-  /**
-   * A new agent holding this one's conversation, in any state: finalized entries shared (not
-   * copied), the open message's finalized blocks kept and the block in progress left out, each
-   * unanswered tool_use given its known result or an error. The clone is `stopped`/`end_turn`
-   * and this agent is not touched: it keeps streaming and sends no extra request.
-   */
-  clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Agent;
-}

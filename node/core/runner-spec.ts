@@ -9,7 +9,7 @@ import { isUuid } from "../util/uuid.ts";
 import type { ModelChoice } from "./model-choice.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
-export type RunnerSpec = RunnerKind & {
+export type RunnerSpec = StoredKind & {
   /**
    * The project instructions its runner sends after tine's system prompt, as they were read when
    * the thread started (context/instructions.ts): kept so its requests never change, in a fork
@@ -21,7 +21,11 @@ export type RunnerSpec = RunnerKind & {
   readonly model?: ModelChoice;
 };
 
-type RunnerKind =
+/**
+ * What each kind of runner stores to run again (one case per kind: chat/runner.ts's `RunnerKind`
+ * modules run them). Here, below every kind, because the store reads them back.
+ */
+type StoredKind =
   | { readonly kind: "api" }
   /**
    * `args`: what the user added to `claude_command` (the program itself is never stored). `cwd`:
@@ -43,28 +47,57 @@ export type InstructionFile =
 /** What a thread started with: the text sent after tine's system prompt ("" for none) and the files it came from. */
 export type ThreadInstructions = { readonly text: string; readonly files: readonly InstructionFile[] };
 
+/** The `kind` of a stored spec. */
+export type SpecKind = RunnerSpec["kind"];
+
+/** A stored spec of kind `K`. */
+export type RunnerSpecOf<K extends SpecKind> = Extract<RunnerSpec, { readonly kind: K }>;
+
+type Checked<S> = { ok: true; spec: S } | { ok: false; why: string };
+
+/**
+ * How each kind's stored spec is checked, field by field (only these fields are kept): one entry
+ * per kind, the one place a stored kind is known; `checkRunnerSpec` looks the kind up here.
+ */
+const STORED_KINDS: { readonly [K in SpecKind]: (r: Record<string, unknown>) => Checked<RunnerSpecOf<K>> } = {
+  api: () => ({ ok: true, spec: { kind: "api" } }),
+  "claude-code": (r) => {
+    const args = r["args"];
+    const sessionId = r["sessionId"];
+    if (!Array.isArray(args) || !args.every((a) => typeof a === "string"))
+      return { ok: false, why: "runner.args is not a list of strings" };
+    // It names a transcript file and goes on a command line: a UUID, as Claude Code requires.
+    if (!isUuid(sessionId)) return { ok: false, why: "runner.sessionId is not a UUID" };
+    const cwd = r["cwd"];
+    if (cwd === undefined) return { ok: true, spec: { kind: "claude-code", args, sessionId } };
+    if (typeof cwd !== "string" || !isAbsolute(cwd)) return { ok: false, why: "runner.cwd is not an absolute path" };
+    return { ok: true, spec: { kind: "claude-code", args, sessionId, cwd } };
+  },
+};
+
+/** Whether `kind` is one this version stores (an own key of the table: `toString` is none). */
+export function isSpecKind(kind: unknown): kind is SpecKind {
+  return typeof kind === "string" && Object.hasOwn(STORED_KINDS, kind);
+}
+
 /** Checks a spec read from a file; `why` says what is wrong. */
-export function checkRunnerSpec(v: unknown): { ok: true; spec: RunnerSpec } | { ok: false; why: string } {
+export function checkRunnerSpec(v: unknown): Checked<RunnerSpec> {
   if (!v || typeof v !== "object" || Array.isArray(v)) return { ok: false, why: "runner is not an object" };
   const r = v as Record<string, unknown>;
-  switch (r["kind"]) {
-    case "api":
-      return { ok: true, spec: { kind: "api" } };
-    case "claude-code": {
-      const args = r["args"];
-      const sessionId = r["sessionId"];
-      if (!Array.isArray(args) || !args.every((a) => typeof a === "string"))
-        return { ok: false, why: "runner.args is not a list of strings" };
-      // It names a transcript file and goes on a command line: a UUID, as Claude Code requires.
-      if (!isUuid(sessionId)) return { ok: false, why: "runner.sessionId is not a UUID" };
-      const cwd = r["cwd"];
-      if (cwd === undefined) return { ok: true, spec: { kind: "claude-code", args, sessionId } };
-      if (typeof cwd !== "string" || !isAbsolute(cwd)) return { ok: false, why: "runner.cwd is not an absolute path" };
-      return { ok: true, spec: { kind: "claude-code", args, sessionId, cwd } };
-    }
-    default:
-      return { ok: false, why: `unknown runner kind ${JSON.stringify(r["kind"])}` };
-  }
+  const kind = r["kind"];
+  if (!isSpecKind(kind)) return { ok: false, why: `unknown runner kind ${JSON.stringify(kind)}` };
+  return STORED_KINDS[kind](r);
+}
+
+/**
+ * The runner of a header written before `runner` existed: none (tine's agent), or a Claude Code
+ * command and session. The stored program is never run: only the arguments after it are kept, and
+ * the configured `claude_command` runs them.
+ */
+export function legacyRunner(claude: unknown): unknown {
+  if (claude === undefined) return { kind: "api" };
+  const c = claude as { command?: unknown; sessionId?: unknown } | null;
+  return { kind: "claude-code", args: Array.isArray(c?.command) ? c.command.slice(1) : c?.command, sessionId: c?.sessionId };
 }
 
 /** Instructions read back from a stored thread, field by field (only these fields are kept), or null when they are of another shape. */

@@ -11,6 +11,7 @@
 import type { Chat } from "../chat/chat.ts";
 import type { ForkClone } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
+import { modelNameOf } from "../chat/runner.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
 import { type CheckResult, type FanOutPlace, fanOutPlace } from "../core/fan-out-record.ts";
@@ -152,7 +153,7 @@ export class FanOuts {
       throw new Error(`tine: a fan-out makes 1 to ${this.host.max} forks (fanout_max), not ${n}`);
     if (source.runner.midTurn())
       throw new Error(`tine: ${source.title}'s program is mid-turn: fan out once its turn ends (its files are half-written)`);
-    if (models.length && source.runner.modelName === null)
+    if (models.length && modelNameOf(source.runner) === null)
       throw new Error(`tine: ${source.title}'s program chooses its own model: fan out without models`);
     if (!(await this.host.folders.available()))
       throw new Error(

@@ -12,6 +12,7 @@ import { isEmptyThread } from "../chat/empty-thread.ts";
 import { cleanLabel, type LabelTarget } from "../chat/labels.ts";
 import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
+import { drive, modelNameOf, nextRequestOf } from "../chat/runner.ts";
 import { cleanTitle, type Thread } from "../chat/thread.ts";
 import { latestMark } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
@@ -95,7 +96,7 @@ export class App {
   modelChoices(id: ThreadId) {
     const runner = this.live(id).runner;
     const setupThinking = describeSetupThinking(this.config.thinking, this.config.effort);
-    return modelChoices(runner.spec.model, runner.modelName, { ...this.config, setupThinking });
+    return modelChoices(runner.spec.model, modelNameOf(runner), { ...this.config, setupThinking });
   }
 
   /** `:Tine model`: thread `id`'s next requests use this model and thinking effort (its forks inherit them). */
@@ -103,7 +104,8 @@ export class App {
     const thread = this.live(id);
     if (thread.readOnlyBy !== null)
       throw new Error(`tine: ${thread.title} is open for writing in another Neovim: its model cannot be changed here`);
-    if (thread.runner.modelName === null) thread.runner.chooseModel({ model, effort }); // its runner says why not
+    const conversation = drive(thread.runner, "choose its model");
+    if (conversation.modelName === null) conversation.chooseModel({ model, effort }); // its program says why not
     // Without a choice of its own it used setup's model and thinking: choosing them again changes nothing.
     const before = thread.runner.spec.model ?? { model: this.config.model, effort: "setup" };
     const notice = choiceNotice(thread.title, before, { model, effort });
@@ -260,7 +262,7 @@ export class App {
   usageOf(id: ThreadId) {
     if (this.chat.isStored(id)) this.load(id);
     const thread = this.live(id);
-    return thread.runner.nextRequest() === null ? null : this.usage.info(thread);
+    return nextRequestOf(thread.runner) === null ? null : this.usage.info(thread);
   }
 
   /**

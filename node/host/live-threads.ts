@@ -10,7 +10,6 @@ import type { NewThread } from "../chat/mint.ts";
 import type { ChatMsg, Dispatch } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
-import { DroppedArgsNotices } from "../claude-code/stored-args.ts";
 import type { Opened } from "../claude-code/threads.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
@@ -20,17 +19,15 @@ import { failedTurn } from "../store/replay.ts";
 import type { Buffers } from "../view/buffers.ts";
 import type { OpenFromEnd } from "../view/open-from-end.ts";
 import type { ThreadCode } from "../worktree/code-actions.ts";
-import { StoredFolderNotices } from "../worktree/stored-folder.ts";
+import { StoredNotices } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
 
 /** The fields of a `new-thread` message the caller chooses (its id and number are minted here unless `minted` before: Chat.mint). */
 export type NewThreadFields = Omit<Extract<ChatMsg, { type: "new-thread" }>, "type" | "newId" | "num"> & { minted?: NewThread };
 
 export class LiveThreads {
-  /** Says which stored arguments a Claude Code thread runs without (claude-code/stored-args.ts). */
-  private readonly storedArgs = new DroppedArgsNotices((text) => this.nvim.notifyError(text));
-  /** Says which stored folders a thread does not work in (worktree/stored-folder.ts). */
-  private readonly storedFolders: StoredFolderNotices;
+  /** Says what of a stored header a thread does not use: its runner's arguments or folder, its worktree (worktree/stored-folder.ts). */
+  private readonly storedNotices = new StoredNotices((text) => this.nvim.notifyError(text));
 
   constructor(
     private readonly chat: Chat,
@@ -41,23 +38,19 @@ export class LiveThreads {
     private readonly buffers: Buffers,
     private readonly nvim: NvimBridge,
     private readonly dispatch: Dispatch,
-  ) {
-    const folders = { projectRoot: workspaces.project.root, worktrees: workspaces.folder() };
-    this.storedFolders = new StoredFolderNotices((text) => this.nvim.notifyError(text), folders);
-  }
+  ) {}
 
   /**
    * Thread `id` (titled `title`) runs by `spec` from its stored header (opened, or forked without
    * being opened): the user is told, once, what of it is not used.
    */
   storedRunnerUsed(id: ThreadId, title: string, spec: RunnerSpec): void {
-    this.storedArgs.storedRunnerUsed(id, title, spec);
-    this.storedFolders.storedRunnerUsed(id, title, spec);
+    this.storedNotices.runnerNotices(id, this.chat.runners.storedNotices(spec, title));
   }
 
   /** Stored thread `id` works in the project's folder: the worktree `path` its transcript names was refused (`why`). */
   storedWorktreeRefused(id: ThreadId, path: string, why: string): void {
-    this.storedFolders.worktreeRefused(id, this.chat.titleOf(id) ?? threadName(this.chat, id), path, why);
+    this.storedNotices.worktreeRefused(id, this.chat.titleOf(id) ?? threadName(this.chat, id), path, why);
   }
 
   /** A live thread (an error names a stored one, which must be opened first). */

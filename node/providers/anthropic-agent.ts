@@ -10,7 +10,7 @@
  * a turn cut short turn-cleanup.ts's.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { Runner, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
+import type { Conversation, Runner, RunnerTraits, Surface, ThreadStatus } from "../chat/runner.ts";
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "../core/agent.ts";
 import { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
@@ -57,8 +57,9 @@ const API_SPEC: RunnerSpec = { kind: "api" };
 export const API_TRAITS: RunnerTraits = { forkLifecycle: true, ownConversation: null, storedAtOnce: false, toolsThroughTine: true };
 const TRANSCRIPT: Surface = { type: "transcript" };
 
-/** tine's own runner: the conversation is here, rendered by tine. */
-export class AnthropicAgent implements Runner {
+/** tine's own runner: the conversation is here, rendered and driven by tine (it is its own `conversation`). */
+export class AnthropicAgent implements Runner, Conversation {
+  readonly conversation: Conversation = this;
   private stream: Stream | null = null;
   private key: { readonly choice: ModelChoice | null; readonly key: RequestKey } | null = null;
   readonly traits = API_TRAITS;

@@ -15,7 +15,7 @@ import { type GraftNote, graftNoteFrom } from "../core/graft-note.ts";
 import { isThreadId } from "../core/ids.ts";
 import { isThinkingEffort, type ThinkingEffort } from "../core/model-choice.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../core/native.ts";
-import { checkInstructions, checkRunnerSpec, type RunnerSpec, type ThreadInstructions } from "../core/runner-spec.ts";
+import { checkInstructions, checkRunnerSpec, legacyRunner, type RunnerSpec, type ThreadInstructions } from "../core/runner-spec.ts";
 import { assistantBlockProblem, isCount, isObject, messageProblem, metaProblem, toolResultProblem } from "../core/shapes.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import { checkSide } from "../usage/side.ts";
@@ -370,17 +370,6 @@ function isOrigin(o: unknown): o is NonNullable<Header["origin"]> {
     (o["sessionId"] === null || typeof o["sessionId"] === "string") &&
     typeof o["path"] === "string"
   );
-}
-
-/**
- * The runner of a header written before `runner` existed: none (tine's agent), or a Claude Code
- * command and session. The stored program is never run: only the arguments after it are kept, and
- * the configured `claude_command` runs them.
- */
-function legacyRunner(claude: unknown): unknown {
-  if (claude === undefined) return { kind: "api" };
-  const c = claude as { command?: unknown; sessionId?: unknown } | null;
-  return { kind: "claude-code", args: Array.isArray(c?.command) ? c.command.slice(1) : c?.command, sessionId: c?.sessionId };
 }
 
 export const isChange = (r: StoredRecord): r is ChangeRecord => CHANGE_TYPES.has(r.t);

@@ -68,7 +68,11 @@ export type CountedThread = {
   readonly id: ThreadId;
   readonly side: readonly SideRequest[];
   readonly atRest: boolean;
-  readonly runner: { readonly history: History; readonly modelName: string | null; nextRequest(): RequestKey | null };
+  readonly runner: {
+    readonly history: History;
+    /** What tine drives of its conversation (chat/runner.ts's `Conversation`), or null: its requests are its program's. */
+    readonly conversation: { readonly modelName: string | null; nextRequest(): RequestKey | null } | null;
+  };
 };
 
 /** The chat's threads as the book reads them (chat/chat.ts's `Chat`): live and stored ones, where each forked, its children. */
@@ -137,7 +141,7 @@ export class UsageBook {
   miss(thread: CountedThread): CacheMiss | null {
     const last = this.figures(thread).last?.request ?? null;
     if (!thread.atRest || !last) return null;
-    const why = cacheMiss(last, thread.runner.nextRequest(), this.now(), this.lifetimeMs);
+    const why = cacheMiss(last, nextRequest(thread), this.now(), this.lifetimeMs);
     if (why === null) this.armClock(thread.id, last.at + this.lifetimeMs);
     return why;
   }
@@ -163,10 +167,10 @@ export class UsageBook {
     const f = this.figures(thread);
     const own = sumByModel(f.own);
     const last = f.last?.figures;
-    const model = thread.runner.nextRequest()?.model ?? f.last?.request?.model ?? null;
+    const model = nextRequest(thread)?.model ?? f.last?.request?.model ?? null;
     const prompt = last ? last.input + last.cache_read + last.cache_write : 0;
     return {
-      model: thread.runner.modelName,
+      model: thread.runner.conversation?.modelName ?? null,
       contextTokens: last ? totalTokens(last) : 0,
       contextWindow: ratesFor(this.prices, model)?.context_window ?? null,
       totalTokens: totalTokens(own),
@@ -178,7 +182,7 @@ export class UsageBook {
   }
 
   winbar(thread: CountedThread): WinbarPart[] {
-    return thread.runner.nextRequest() === null ? [] : winbarParts(this.view(thread));
+    return nextRequest(thread) === null ? [] : winbarParts(this.view(thread));
   }
 
   /** A stored thread's figures, from the summary the store's scan keeps (none known: none). */
@@ -280,3 +284,8 @@ const plain = (f: Figures) => ({
   web_searches: f.web_searches,
   requests: f.requests,
 });
+
+/** What `thread`'s next request would be, or null when tine makes none. */
+function nextRequest(thread: CountedThread): RequestKey | null {
+  return thread.runner.conversation?.nextRequest() ?? null;
+}

@@ -6,6 +6,7 @@
 import type { Chat } from "../chat/chat.ts";
 import { threadName } from "../chat/names.ts";
 import { resolveConflictsPrompt } from "../chat/prompts.ts";
+import { modelNameOf, nextRequestOf } from "../chat/runner.ts";
 import { writtenMention } from "../context/mentions.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
@@ -80,8 +81,8 @@ export class ThreadQueries {
         bufnr: m?.display ?? null,
         input_bufnr: m?.input ?? null,
         changed_files: changedFiles(t),
-        usage: t.runner.nextRequest() === null ? null : this.usage.info(t),
-        model: t.runner.modelName,
+        usage: nextRequestOf(t.runner) === null ? null : this.usage.info(t),
+        model: modelNameOf(t.runner),
         cwd: this.placeOf(t.id).root,
         unattended: this.placeOf(t.id).unattended,
         fanout: this.buffers.listExtras.fanOutMark(t.id),
@@ -113,12 +114,12 @@ export class ThreadQueries {
   /**
    * Threads for `:Tine resume`: most recent first, each with its messages counted as the list
    * counts them (a Claude Code thread's are its session's); one without a message has nothing to
-   * resume (a Claude Code thread stays: its session may hold some).
+   * resume, unless its program keeps its conversation (a Claude Code session may hold some).
    */
   recent(): ThreadInfo[] {
     const spec = (id: ThreadId) => (this.chat.threads.get(id)?.runner.spec ?? this.chat.stored.get(id)?.runner)!;
     return this.threads()
-      .filter((t) => t.messages > 0 || spec(t.id).kind !== "api")
+      .filter((t) => t.messages > 0 || this.chat.runners.traits(spec(t.id)).ownConversation !== null)
       .map((t) => ({ ...t, messages: this.ownMessages(spec(t.id)) ?? t.messages }))
       .sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
   }

@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
-import { StoredFolderNotices, sessionFolderRefused, worktreeRefused } from "./stored-folder.ts";
+import { claudeCodeKind } from "../claude-code/kind.ts";
+import { StoredNotices, sessionFolderRefused, worktreeRefused } from "./stored-folder.ts";
 import { MARKER } from "./worktree.ts";
 
 const temp = tempFolders("tine-stored-folder-");
@@ -64,16 +65,23 @@ describe("stored folders", () => {
     expect(sessionFolderRefused(join(projectRoot, "node_modules", "evil"), folders)).toBe(why);
   });
 
-  it("tells once per thread and folder kind, naming the stored folder", () => {
+  it("tells once per thread and kind of notice, naming the stored folder: a Claude Code session's (its runner kind's) and a worktree", () => {
     const { projectRoot, worktrees, made, outside } = world();
     const told: string[] = [];
-    const notices = new StoredFolderNotices((text) => told.push(text), { projectRoot, worktrees });
+    const notices = new StoredNotices((text) => told.push(text));
+    const kind = claudeCodeKind({
+      command: ["claude"],
+      cwd: projectRoot,
+      transcriptPath: () => "/nonexistent",
+      folderRefused: (cwd) => sessionFolderRefused(cwd, { projectRoot, worktrees }),
+    });
     const session = (cwd?: string) => ({ kind: "claude-code" as const, args: [], sessionId: "s", ...(cwd ? { cwd } : {}) });
-    notices.storedRunnerUsed("a", "A", session(outside));
-    notices.storedRunnerUsed("a", "A", session(outside));
-    notices.storedRunnerUsed("b", "B", session(made));
-    notices.storedRunnerUsed("c", "C", session());
-    notices.storedRunnerUsed("d", "D", { kind: "api" });
+    const used = (id: string, title: string, spec: ReturnType<typeof session>) =>
+      notices.runnerNotices(id, kind.storedNotices(spec, title));
+    used("a", "A", session(outside));
+    used("a", "A", session(outside));
+    used("b", "B", session(made));
+    used("c", "C", session());
     notices.worktreeRefused("a", "A", outside, "why");
     notices.worktreeRefused("a", "A", outside, "why");
     expect(told).toEqual([

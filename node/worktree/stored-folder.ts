@@ -8,12 +8,12 @@
  * session's) or, links resolved, a worktree tine made for this project: a folder of its own right
  * in this project's worktree folder, bearing tine's marker, or not there (tine makes it again
  * there, from the thread's snapshot). Any other is refused: the thread works in the project's
- * folder instead, and the user is told once, with the folder named (StoredFolderNotices).
+ * folder instead, and the user is told once, with the folder named (StoredNotices).
  */
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { StoredNotice } from "../chat/runner.ts";
 import { projectKey } from "../core/project-key.ts";
-import type { RunnerSpec } from "../core/runner-spec.ts";
 import { hasMarker } from "./worktree.ts";
 
 /** Where a stored thread may work: the project's folder, and the folder of the worktrees tine makes for it. */
@@ -60,40 +60,33 @@ export function sessionFolderRefused(cwd: string, folders: StoredFolders): strin
   return "it is neither the project's folder nor a worktree tine made for it";
 }
 
-/** The folder a stored Claude Code session resumes in: its stored one when accepted, else (undefined) the project's. */
-export function sessionFolder(spec: Extract<RunnerSpec, { kind: "claude-code" }>, folders: StoredFolders): string | undefined {
-  return spec.cwd !== undefined && sessionFolderRefused(spec.cwd, folders) === null ? spec.cwd : undefined;
-}
-
 /**
- * Tells the user, once per thread in this Neovim, that a folder its header names was refused: when
- * it is opened or forked without being opened (a Claude Code session's folder), or first given a
- * folder (a worktree).
+ * Tells the user, once per thread in this Neovim, what of its stored header is not used: what its
+ * runner runs without (told by its runner kind, chat/runner.ts `storedNotices`: a Claude Code
+ * session's arguments or folder) when it is opened or forked without being opened, and a refused
+ * worktree when it is first given a folder.
  */
-export class StoredFolderNotices {
+export class StoredNotices {
   private readonly told = new Set<string>();
 
-  constructor(
-    private readonly tell: (text: string) => void,
-    private readonly folders: StoredFolders,
-  ) {}
+  constructor(private readonly tell: (text: string) => void) {}
 
-  /** Thread `id` (titled `title`) runs by `spec` from its stored header. */
-  storedRunnerUsed(id: string, title: string, spec: RunnerSpec): void {
-    if (spec.kind !== "claude-code" || spec.cwd === undefined) return;
-    const why = sessionFolderRefused(spec.cwd, this.folders);
-    if (why)
-      this.once(`${id} session`, `${title}: its Claude Code session runs in the project's folder, not in its stored folder`, spec.cwd, why);
+  /** Thread `id`'s runner runs without what `notices` name. */
+  runnerNotices(id: string, notices: readonly StoredNotice[]): void {
+    for (const n of notices) this.once(`${id} ${n.key}`, n.text);
   }
 
   /** Thread `id` (titled `title`) works in the project's folder: its stored worktree `path` was refused (`why`). */
   worktreeRefused(id: string, title: string, path: string, why: string): void {
-    this.once(`${id} worktree`, `${title}: works in the project's folder, not in its stored worktree`, path, why);
+    this.once(
+      `${id} worktree`,
+      `tine: ${title}: works in the project's folder, not in its stored worktree ${JSON.stringify(path)}: ${why} (:help tine-trust)`,
+    );
   }
 
-  private once(key: string, what: string, path: string, why: string): void {
+  private once(key: string, text: string): void {
     if (this.told.has(key)) return;
     this.told.add(key);
-    this.tell(`tine: ${what} ${JSON.stringify(path)}: ${why} (:help tine-trust)`);
+    this.tell(text);
   }
 }
