@@ -171,6 +171,11 @@ export class AcpConnection {
     return this.call("session/prompt", this.connection.agent.request("session/prompt", { sessionId, prompt }), null);
   }
 
+  /** `session/set_mode`: one of the modes the session's answer listed (`response.modes`). */
+  async setMode(sessionId: string, modeId: string): Promise<void> {
+    await this.call("session/set_mode", this.connection.agent.request("session/set_mode", { sessionId, modeId }));
+  }
+
   /** `session/cancel`: the turn ends with "cancelled"; its pending permissions are answered "cancelled" first, as the spec says. */
   async cancel(sessionId: string): Promise<void> {
     for (const p of this.permissions) if (p.sessionId === sessionId) p.cancel();

@@ -14,7 +14,7 @@ const REPLY_TURN: SessionUpdate[] = [
   { used: 30, size: 1000000, _meta: { "_claude/model": "claude-mock" }, sessionUpdate: "usage_update" },
   {
     content: { text: "**Warning:** We're changing auto mode to no longer charge for classifier requests in Claude Code.", type: "text" },
-    messageId: "",
+    _meta: { claudeCode: { kind: "informational", level: "warning" } },
     sessionUpdate: "agent_message_chunk",
   },
   { used: 30, size: 1000000, cost: { amount: 0.00088, currency: "USD" }, sessionUpdate: "usage_update" },
@@ -63,7 +63,7 @@ function fold(prompt: string, updates: SessionUpdate[], t = new AcpTranscript())
 const shapes = (messages: NativeMessage[]) => messages.map((m) => `${m.role}:${m.content.map((b) => b.type).join(",")}`);
 
 describe("AcpTranscript", () => {
-  it("folds a reply into the assistant's text; the agent's own notice (empty messageId) is state, not reply", () => {
+  it("folds a reply into the assistant's text; the agent's own notice (no messageId once chunks are labelled) is state, not reply", () => {
     const t = fold("hello there", REPLY_TURN);
     t.endTurn(END);
     assert.deepEqual(t.history.messages(), [
@@ -76,6 +76,17 @@ describe("AcpTranscript", () => {
       stopReason: "end_turn",
       usage: { input_tokens: 20, output_tokens: 40, cache_read_input_tokens: 3, cache_creation_input_tokens: 4 },
     });
+  });
+
+  it("an agent that never labels its chunks has every chunk taken as the model's; an empty messageId is never the model's", () => {
+    const t = fold("hi", [
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hel" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "lo" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "agent's own" }, messageId: "" },
+    ]);
+    t.endTurn(END);
+    assert.deepEqual(t.history.at(1).message.content, [{ type: "text", text: "Hello" }]);
+    assert.deepEqual(t.state.notices, ["agent's own"]);
   });
 
   it("folds a tool call into a tool_use and, once it ended, its tool_result (title, kind, status, diff), then the text after it", () => {

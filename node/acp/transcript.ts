@@ -10,12 +10,13 @@
  * not draw) change nothing but the state they carry: nothing from an agent is trusted to be well
  * ordered.
  *
- * Text that is not the model's: the Claude adapter streams its own warnings (a billing notice,
- * shared/acp.md) as agent_message_chunk with an empty `messageId`, while the model's chunks carry
- * the API message id. An empty id is the agent saying "no message": such a chunk goes to
- * `state.notices`, not into the reply (tine's own transcript holds only what the model said).
- * A chunk with no `messageId` at all is the model's: `messageId` is an unstable field most
- * agents do not send.
+ * Text that is not the model's: the Claude adapter streams its own warnings (a billing notice
+ * against a gateway, shared/acp.md) as agent_message_chunk without a `messageId`, while every
+ * chunk of the model's carries the API message id. So once a session has labelled its chunks
+ * (one came with a `messageId`), a chunk without one, or with an empty one, is the agent talking,
+ * not the model: it goes to `state.notices`, not into the reply (tine's transcript holds what the
+ * model said, and the notice is still shown). An agent that never labels its chunks (the field
+ * is unstable; most do not send it) has every chunk taken as the model's.
  */
 import type { Usage as AcpUsage, AvailableCommand, PlanEntry, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { History } from "../core/history.ts";
@@ -60,6 +61,8 @@ export class AcpTranscript {
   private segments: Segment[] = [];
   private readonly tools = new Map<string, ToolCallState>();
   private cached: History | null = null;
+  /** Whether this session's agent labels the model's chunks with a messageId (see the module's comment). */
+  private labelled = false;
   state: AcpSessionState = EMPTY_STATE;
 
   constructor(history: History = History.empty) {
@@ -84,13 +87,15 @@ export class AcpTranscript {
   apply(update: SessionUpdate): void {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        if (update.messageId === "") {
+        if (update.messageId) this.labelled = true;
+        else if (this.labelled || update.messageId === "") {
           this.notice(blockText(update.content));
           return;
         }
         this.chunk("text", blockText(update.content), update.messageId ?? null);
         return;
       case "agent_thought_chunk":
+        if (update.messageId) this.labelled = true;
         this.chunk("thinking", blockText(update.content), update.messageId ?? null);
         return;
       case "user_message_chunk":

@@ -5,9 +5,11 @@
  * IS_SANDBOX=1 (as root, its bypass mode is refused without it). Its API key comes through
  * acp_agents' `${VAR}`, as a user's would, so tests can check where the key goes.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AcpAgentsConfig } from "../../node/acp/agents.ts";
+import { type Reply, textReply } from "../mock-anthropic/script.ts";
+import type { MockAnthropic, RecordedRequest } from "../mock-anthropic/server.ts";
 import { ROOT } from "./neovim.ts";
 
 export const ACP_ADAPTER = join(ROOT, "node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js");
@@ -54,4 +56,52 @@ export function adapterAgents(home: string, mockUrl: string, cwd: string): { age
     },
     host: { PATH: process.env["PATH"] ?? "", [KEY_VARIABLE]: TEST_KEY },
   };
+}
+
+/** Claude Code's own side requests (a session's title, the next-prompt suggestion), told apart from the conversation's. */
+export function isSideRequest(req: RecordedRequest): boolean {
+  const system = JSON.stringify(req.body.system ?? "");
+  const last = JSON.stringify(req.body.messages.at(-1) ?? "");
+  return system.includes("naming a coding session") || last.includes("[SUGGESTION MODE");
+}
+
+/**
+ * Answers the adapter's requests: side requests with a short text, the conversation's from
+ * `replies` in order (then a plain text, so an extra request never hangs a test). The
+ * conversation's requests are listed by `conversation()`.
+ */
+export function scriptAdapter(
+  mock: MockAnthropic,
+  ...replies: Reply[]
+): { conversation: () => RecordedRequest[]; reply: (...more: Reply[]) => void } {
+  const queue = [...replies];
+  mock.otherwise((req) => (isSideRequest(req) ? textReply("A title") : (queue.shift() ?? textReply("(unscripted)"))));
+  return { conversation: () => mock.requests.filter((r) => !isSideRequest(r)), reply: (...more) => queue.push(...more) };
+}
+
+/** The running (not zombie) processes of process group `pgid`, from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // After the command's name (which may hold spaces): state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pgrp) === pgid && state !== "Z" && state !== "X") members.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return members;
+}
+
+/** Waits until nothing of process group `pgid` runs; fails after `timeoutMs`, naming what still runs. */
+export async function groupGone(pgid: number, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  for (let left = groupMembers(pgid); left.length; left = groupMembers(pgid)) {
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`process group ${pgid} still runs ${left.join(", ")} ${timeoutMs} ms after its agent ended`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
