@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is what acp_agents takes, written as a user writes it
 import { assert, describe, it } from "vitest";
 import { say } from "../core/checks.ts";
 import { ACP_AGENTS } from "../core/options.ts";

@@ -215,7 +215,7 @@ export class AcpConnection {
   async close(): Promise<void> {
     this.closing = true;
     for (const p of this.permissions) p.cancel();
-    this.connection.close(new AcpError("closed", `tine: ACP agent "${this.launch.name}" was closed`));
+    this.connection.close();
     await this.process.stop();
   }
 
@@ -235,6 +235,7 @@ export class AcpConnection {
       if (error instanceof RequestError && !this.connection.signal.aborted) {
         throw new AcpError("refused", `tine: ACP agent "${name}" refused ${method}: ${error.message}`);
       }
+      if (this.closing) throw new AcpError("closed", `tine: ACP agent "${name}" was closed during ${method}`);
       const end = this.process.end ?? (await Promise.race([this.process.ended, delay(EXIT_NOTICE_MS)]));
       if (end)
         throw new AcpError("exited", `tine: ACP agent "${name}" ${sayEnd(end)} during ${method}${withTail(this.process.stderrTail())}`);
