@@ -78,7 +78,8 @@ export class AgentProcess {
     // A write to an agent that has gone fails as an event; the connection reports the exit instead.
     this.child.stdin.on("error", () => {});
     this.ended = new Promise((resolve) => {
-      this.child.once("error", (error: NodeJS.ErrnoException) => {
+      // Every 'error' is heard (one unheard would be thrown): only one before the start is news.
+      this.child.on("error", (error: NodeJS.ErrnoException) => {
         if (this.child.pid === undefined) {
           this.startError = error;
           this.end = { code: null, signal: null };

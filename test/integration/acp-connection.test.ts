@@ -71,7 +71,7 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
     rmSync(base, { recursive: true, force: true });
   });
 
-  it("initializes, prompts, asks permission for a tool the test allows, and cancels a turn waiting for permission", async () => {
+  it("initializes, prompts, asks permission for a tool the test allows, cancels a turn waiting for permission, forks at a message", async () => {
     const dir = () => join(base, "project");
     const script = scriptAdapter(
       mock,
@@ -146,6 +146,16 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
     assert.deepEqual(await pending.answer, { outcome: "cancelled" });
     assert.equal((await never).stopReason, "cancelled");
     assert.isFalse(existsSync(join(a.cwd, "never.txt")));
+
+    // A fork at the first reply (its messageId is the API message's id) holds that exchange only,
+    // and takes a prompt at once (0.101.0 starts the forked session; no session/resume needed).
+    const fork = await a.conn.forkSession(session.sessionId, a.cwd, [], a.files, "msg_hello");
+    const sent = script.conversation().length;
+    script.reply(textReply("From the fork.", { id: "msg_fork" }));
+    assert.equal((await a.conn.prompt(fork.sessionId, [{ kind: "text", text: "In the fork" }])).stopReason, "end_turn");
+    const forkSaid = saidIn(script.conversation()[sent]!.body);
+    assert.includeMembers(forkSaid, ["Say hello, tine here.", "Hello from the mock.", "In the fork"]);
+    assert.notInclude(forkSaid.join("\n"), "Write out.txt");
 
     // The key went to the agent (it reached the mock) and nowhere tine writes.
     assert.equal(script.conversation()[0]!.headers["x-api-key"], TEST_KEY);
