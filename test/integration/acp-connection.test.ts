@@ -188,6 +188,29 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
     await groupGone(pid);
   });
 
+  it("after a restart, a session resumes in a new agent process, and loads with its conversation replayed into the same History", async () => {
+    const script = scriptAdapter(mock, textReply("Remember 42.", { id: "msg_first" }), textReply("It was 42.", { id: "msg_again" }));
+    const first = await startAgent(mock, base);
+    started.push(first.conn);
+    const { sessionId } = await first.conn.newSession(first.cwd, [], first.files);
+    first.transcript.prompt("Remember a number");
+    first.transcript.endTurn(await first.conn.prompt(sessionId, [{ kind: "text", text: "Remember a number" }]));
+    await first.conn.close();
+
+    const second = await startAgent(mock, base);
+    started.push(second.conn);
+    await second.conn.loadSession(sessionId, second.cwd, [], second.files);
+    second.transcript.endTurn({ stopReason: "end_turn" });
+    assert.deepEqual(second.transcript.history.messages(), first.transcript.history.messages());
+
+    const third = await startAgent(mock, base);
+    started.push(third.conn);
+    await third.conn.resumeSession(sessionId, third.cwd, [], third.files);
+    const sent = script.conversation().length;
+    await third.conn.prompt(sessionId, [{ kind: "text", text: "Which number?" }]);
+    assert.includeMembers(saidIn(script.conversation()[sent]!.body), ["Remember a number", "Remember 42.", "Which number?"]);
+  });
+
   it("a command that is not installed is a clear error", async () => {
     const launch = { name: "ghost", program: join(base, "no-such-agent"), args: [], env: {}, cwd: base };
     const error = await AcpConnection.start(launch, { onEvent: () => {} }).then(
