@@ -62,7 +62,8 @@ export class AcpConnection {
   private closing = false;
 
   private constructor(
-    readonly launch: AcpLaunch,
+    /** The configured name (messages say it); the launch itself, its resolved env included, stays with the process. */
+    readonly name: string,
     private readonly process: AgentProcess,
     private readonly connection: ClientConnection,
     private readonly options: AcpOptions,
@@ -137,7 +138,7 @@ export class AcpConnection {
         `tine: ACP agent "${launch.name}" failed to initialize: ${detail}${withTail(agent.stderrTail())}`,
       );
     }
-    self = new AcpConnection(launch, agent, connection, options, summaryOf(launch.name, answer));
+    self = new AcpConnection(launch.name, agent, connection, options, summaryOf(launch.name, answer));
     const me = self;
     void agent.ended.then((end) => {
       connection.close();
@@ -221,7 +222,7 @@ export class AcpConnection {
 
   /** `request` as tine's caller sees it: an AcpError on any failure, a time limit unless `timeoutMs` is null. */
   private async call<T>(method: string, request: Promise<T>, timeoutMs: number | null = this.timeout): Promise<T> {
-    const name = this.launch.name;
+    const name = this.name;
     try {
       return timeoutMs === null
         ? await request

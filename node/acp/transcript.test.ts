@@ -167,7 +167,7 @@ describe("AcpTranscript", () => {
     );
   });
 
-  it("property: every tool_use has exactly one tool_result after the turn ends, whatever order the updates come in", () => {
+  it("property: read between updates or not, the History is the same; every tool_use has one tool_result after the turn ends, whatever order the updates come in", () => {
     const ids = ["a", "b", "c"];
     const step = fc.oneof(
       fc.constantFrom(...ids).map((id): SessionUpdate => ({ sessionUpdate: "tool_call", toolCallId: id, title: id })),
@@ -183,7 +183,12 @@ describe("AcpTranscript", () => {
     );
     fc.assert(
       fc.property(fc.array(step, { maxLength: 30 }), (updates) => {
-        const t = fold("go", updates);
+        // Read after every update (as the view does), the History is what a fresh fold of the same updates draws.
+        const t = fold("go", []);
+        updates.forEach((u, i) => {
+          t.apply(u);
+          assert.deepEqual(t.history.messages(), fold("go", updates.slice(0, i + 1)).history.messages());
+        });
         t.endTurn(END);
         const uses = t.history.messages().flatMap((m) => m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])));
         const results = t.history.messages().flatMap((m) => m.content.flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id] : [])));

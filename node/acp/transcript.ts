@@ -60,6 +60,13 @@ export class AcpTranscript {
   private committed: History;
   private segments: Segment[] = [];
   private readonly tools = new Map<string, ToolCallState>();
+  /** Which segment each tool call is in (a late update changes that segment). */
+  private readonly toolSegment = new Map<string, Segment>();
+  /**
+   * `committed` with every open segment but the last, while none of them changed (null: to be
+   * made again): a read after each update redoes only the last segment, not the whole turn.
+   */
+  private settled: History | null = null;
   private cached: History | null = null;
   /** Whether this session's agent labels the model's chunks with a messageId (see the module's comment). */
   private labelled = false;
@@ -72,7 +79,14 @@ export class AcpTranscript {
   /** The conversation as drawn now, the open turn included. */
   get history(): History {
     if (this.cached) return this.cached;
-    this.cached = this.segments.length ? this.committed.push(...this.segmentEntries(null)) : this.committed;
+    const last = this.segments.at(-1);
+    if (!last) {
+      this.cached = this.committed;
+      return this.cached;
+    }
+    this.settled ??= this.committed.push(...this.segments.slice(0, -1).flatMap((segment) => this.entriesOf(segment, false)));
+    // share(): this read's tail never goes into the settled value's storage.
+    this.cached = this.settled.share().push(...this.entriesOf(last, false));
     return this.cached;
   }
 
@@ -168,6 +182,8 @@ export class AcpTranscript {
       return last;
     }
     const segment: Segment = { messageId, blocks: [], tools: [], planAt: null };
+    // The last segment is settled now: the settled value grows by it rather than being made again.
+    if (last && this.settled) this.settled = this.settled.push(...this.entriesOf(last, false));
     this.segments.push(segment);
     return segment;
   }
@@ -191,13 +207,15 @@ export class AcpTranscript {
     if (known) {
       // A repeated tool_call is an update of the same call.
       Object.assign(known, fields);
-    } else {
-      const state: ToolCallState = { id, ...fields };
-      this.tools.set(id, state);
-      const segment = this.open(null, true);
-      segment.tools.push(state);
-      segment.blocks.push({ type: "tool_use", id, name: "", input: {} });
+      this.changed(id);
+      return;
     }
+    const state: ToolCallState = { id, ...fields };
+    this.tools.set(id, state);
+    const segment = this.open(null, true);
+    this.toolSegment.set(id, segment);
+    segment.tools.push(state);
+    segment.blocks.push({ type: "tool_use", id, name: "", input: {} });
     this.cached = null;
   }
 
@@ -223,6 +241,12 @@ export class AcpTranscript {
     if (update.content != null) state.content = update.content;
     if (update.rawInput !== undefined) state.rawInput = update.rawInput;
     if (update.rawOutput !== undefined) state.rawOutput = update.rawOutput;
+    this.changed(update.toolCallId);
+  }
+
+  /** Tool call `id` changed: what is drawn is made again, from its segment on. */
+  private changed(id: string): void {
+    if (this.toolSegment.get(id) !== this.segments.at(-1)) this.settled = null;
     this.cached = null;
   }
 
@@ -240,27 +264,27 @@ export class AcpTranscript {
     this.cached = null;
   }
 
-  /** The open turn's entries; with `meta`, the last assistant message carries it (the turn's end). */
-  private segmentEntries(meta: ResponseMeta | null): Entry[] {
-    const out: Entry[] = [];
-    this.segments.forEach((segment, i) => {
-      const blocks = segment.blocks.map((b) => (b.type === "tool_use" ? toolUse(this.tools.get(b.id)!) : b));
-      if (blocks.length === 0) return;
-      const last = i === this.segments.length - 1;
-      out.push(entry(assistantMessage(blocks), last && meta ? meta : undefined));
-      const results = segment.tools.filter((t) => toolEnded(t) || meta !== null).map((t) => toolResult(t, meta !== null));
-      if (results.length) out.push(entry(userMessage(results)));
-    });
-    return out;
+  /**
+   * A segment's entries: its assistant message, then the results of its calls that ended (at the
+   * turn's end, `meta` given, every call's, and the message carries `meta`).
+   */
+  private entriesOf(segment: Segment, turnEnded: boolean, meta?: ResponseMeta): Entry[] {
+    const blocks = segment.blocks.map((b) => (b.type === "tool_use" ? toolUse(this.tools.get(b.id)!) : b));
+    if (blocks.length === 0) return [];
+    const results = segment.tools.filter((t) => turnEnded || toolEnded(t)).map((t) => toolResult(t, turnEnded));
+    const message = entry(assistantMessage(blocks), meta);
+    return results.length ? [message, entry(userMessage(results))] : [message];
   }
 
   private commitOpen(meta: ResponseMeta | null): void {
-    if (this.segments.length) {
-      const entries = this.segmentEntries(meta ?? { stopReason: "end_turn", usage: usageOf(null) });
-      this.committed = this.committed.push(...entries);
-    }
+    const lastAt = this.segments.length - 1;
+    const turnMeta = meta ?? { stopReason: "end_turn", usage: usageOf(null) };
+    const entries = this.segments.flatMap((segment, i) => this.entriesOf(segment, true, i === lastAt ? turnMeta : undefined));
+    this.committed = this.committed.push(...entries);
     this.segments = [];
     this.tools.clear();
+    this.toolSegment.clear();
+    this.settled = null;
     this.cached = null;
   }
 }
