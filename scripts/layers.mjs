@@ -26,6 +26,7 @@ export const LAYERS = [
   [
     ["compact", "compaction as a branch"],
     ["claude-code", "the Claude Code CLI"],
+    ["acp", "agents over the Agent Client Protocol"],
   ],
   [["nvim", "Neovim's side of the channel"]],
   [["view", "buffers, rendering, the list"]],

@@ -142,6 +142,11 @@ M.defaults = {
   display_fill_step = 128 * 1024,
   -- How Claude Code is started (:Tine export resumes the exported session with it).
   claude_command = { "claude" },
+  -- Agents that speak the Agent Client Protocol (:help tine-acp), by name:
+  -- { command = { "program", "arg" }, env = { K = "v" } }. The command runs without a shell; `env`
+  -- is set over Neovim's environment, "${VAR}" in it read from that environment when the agent
+  -- starts (never stored or logged).
+  acp_agents = {},
   -- The Node binary that runs the host.
   node = "node",
   -- The most items one completion of a mention in the input offers (`@file:` paths best first).

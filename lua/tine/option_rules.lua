@@ -215,6 +215,33 @@ return {
     retry_delay_ms = { is = "number", min = 0, wanted = "a number >= 0" },
     display_fill_step = { is = "number", above = 0, wanted = "a number above 0" },
     claude_command = { is = "list", of = { is = "string", wanted = "a string" }, non_empty = true, wanted = "a non-empty list of strings" },
+    acp_agents = {
+      is = "map",
+      of = {
+        is = "record",
+        fields = {
+          command = {
+            is = "list",
+            of = { is = "string", wanted = "a string" },
+            non_empty = true,
+            wanted = "a non-empty list of strings (the program, then its arguments)",
+          },
+          env = {
+            is = "map",
+            of = { is = "string", wanted = "a string" },
+            wanted = "a table of strings",
+            names = "dotted",
+            optional = true,
+          },
+        },
+        wanted = "a table { command = { program, args... }, env = { K = \"v\" } }",
+        extra = "refused",
+        order = { "command", "env" },
+      },
+      wanted = "a table of agents by name",
+      names = "dotted",
+      key = { is = "string", non_empty = true, max_length = 64, chars = "A-Za-z0-9_-", wanted = "named with letters, digits, _ and - only" },
+    },
     node = { is = "string", wanted = "a string" },
     complete_max_items = { is = "number", whole = true, min = 1, wanted = "a whole number >= 1" },
     prices = {
@@ -263,6 +290,7 @@ return {
     "mcp_project_files", "data_dir", "persist", "snapshots", "snapshot_keep_days", "fork_worktree", "worktree_dir", "fork_unattended",
     "sandbox_deny_read", "fanout_max", "check_command", "fork_idle_timeout", "agent_fork_limit", "context_max_bytes", "context_max_files",
     "context_git_timeout", "fork_open", "auto_title", "models", "thinking_budgets", "auto_compact", "sidebar", "list_max_height",
-    "retry_delay_ms", "display_fill_step", "claude_command", "node", "complete_max_items", "prices", "cache_lifetime", "keymaps",
+    "retry_delay_ms", "display_fill_step", "claude_command", "acp_agents", "node", "complete_max_items", "prices", "cache_lifetime",
+    "keymaps",
   },
 }

@@ -52,6 +52,7 @@
 ---@field prices? table<string, TineRates> rates by model over the built-in price table
 ---@field cache_lifetime? number minutes the prompt cache lives after a request
 ---@field claude_command? string[] how Claude Code is started
+---@field acp_agents? table<string, TineAcpAgent> agents that speak ACP, by name (:help tine-acp)
 ---@field node? string the Node binary that runs the host
 ---@field complete_max_items? integer the most items one completion of a mention offers
 ---@field keymaps? TineKeymaps
@@ -64,6 +65,11 @@
 ---@field cwd? string where it runs (relative to the project)
 ---@field url? string
 ---@field headers? table<string, string>
+
+--- An agent that speaks the Agent Client Protocol. "${VAR}" in `env` is read from the environment when it starts.
+---@class TineAcpAgent
+---@field command string[] the program and its arguments (no shell)
+---@field env? table<string, string> set over Neovim's environment
 
 --- The request's `thinking` (checked at setup; a value you set replaces the default whole).
 ---@class TineThinking

@@ -62,6 +62,22 @@ export const MCP_SERVERS = mapOf(
   word("named with letters, digits, _ and - only (it goes into tool names)", 64, "A-Za-z0-9_-"),
 );
 
+/**
+ * ACP agents by name (node/acp/): the command line as a list (never through a shell) and variables
+ * set over the host's environment, `${VAR}` in them read from Neovim's environment when the agent
+ * starts (node/acp/agents.ts), never stored.
+ */
+export const ACP_AGENTS = mapOf(
+  record(
+    { command: nonEmptyListOf(str(), "a non-empty list of strings (the program, then its arguments)"), env: stringMap },
+    'a table { command = { program, args... }, env = { K = "v" } }',
+  ),
+  "a table of agents by name",
+  "dotted",
+  // A name is typed after `:Tine agent` and completed there.
+  word("named with letters, digits, _ and - only", 64, "A-Za-z0-9_-"),
+);
+
 /** Dollars per million tokens, by model; the context window in tokens. */
 const dollars = num({ finite: true, min: 0 }, "a number >= 0 (dollars per million tokens)");
 const RATES = record(
@@ -141,6 +157,7 @@ export const OPTIONS = {
   retry_delay_ms: num({ min: 0 }),
   display_fill_step: positive,
   claude_command: nonEmptyListOf(str(), "a non-empty list of strings"),
+  acp_agents: ACP_AGENTS,
   node: str(),
   complete_max_items: num({ whole: true, min: 1 }),
   prices: mapOf(RATES, "a table of rates by model name", "quoted"),

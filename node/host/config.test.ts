@@ -92,6 +92,7 @@ const base: SentConfig = {
   retry_delay_ms: 1000,
   display_fill_step: 131072,
   claude_command: ["claude"],
+  acp_agents: {},
   node: "node",
   complete_max_items: 50,
   prices: {},

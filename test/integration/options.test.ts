@@ -143,6 +143,13 @@ const CASES: Case[] = [
   { option: "retry_delay_ms", value: "-5", at: "retry_delay_ms", wanted: "a number >= 0", got: "-5" },
   { option: "display_fill_step", value: "0", at: "display_fill_step", wanted: ABOVE_0, got: "0" },
   { option: "claude_command", value: '"claude"', at: "claude_command", wanted: "a non-empty list of strings", got: '"claude"' },
+  {
+    option: "acp_agents",
+    value: '{ claude = { command = "claude-agent-acp" } }',
+    at: "acp_agents.claude.command",
+    wanted: "a non-empty list of strings (the program, then its arguments)",
+    got: '"claude-agent-acp"',
+  },
   { option: "node", value: "false", at: "node", wanted: "a string", got: "false" },
   { option: "complete_max_items", value: "0", at: "complete_max_items", wanted: "a whole number >= 1", got: "0" },
   {

@@ -1,0 +1,200 @@
+import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import fc from "fast-check";
+import { assert, describe, it } from "vitest";
+import type { NativeMessage } from "../core/native.ts";
+import { AcpTranscript } from "./transcript.ts";
+
+// Recorded from @agentclientprotocol/claude-agent-acp 0.101.0 driven against the mock Messages API
+// (the scratch run of node/acp/connection.ts; paths shortened): a reply, its billing notice, and a
+// Write the user allowed.
+const P = "/p/out.txt";
+const REPLY_TURN: SessionUpdate[] = [
+  { used: 11, size: 1000000, _meta: { "_claude/model": "claude-mock" }, sessionUpdate: "usage_update" },
+  { content: { text: "reply 2", type: "text" }, messageId: "msg_2", sessionUpdate: "agent_message_chunk" },
+  { used: 30, size: 1000000, _meta: { "_claude/model": "claude-mock" }, sessionUpdate: "usage_update" },
+  {
+    content: { text: "**Warning:** We're changing auto mode to no longer charge for classifier requests in Claude Code.", type: "text" },
+    _meta: { claudeCode: { kind: "informational", level: "warning" } },
+    sessionUpdate: "agent_message_chunk",
+  },
+  { used: 30, size: 1000000, cost: { amount: 0.00088, currency: "USD" }, sessionUpdate: "usage_update" },
+];
+const WRITE_TURN: SessionUpdate[] = [
+  { content: { text: "Writing.", type: "text" }, messageId: "msg_w", sessionUpdate: "agent_message_chunk" },
+  {
+    toolCallId: "toolu_1",
+    title: "Preparing file…",
+    name: "Write",
+    kind: "edit",
+    status: "pending",
+    content: [],
+    locations: [],
+    rawInput: {},
+    sessionUpdate: "tool_call",
+  },
+  {
+    toolCallId: "toolu_1",
+    title: "Write out.txt",
+    locations: [{ path: P }],
+    rawInput: { file_path: P },
+    sessionUpdate: "tool_call_update",
+  },
+  {
+    toolCallId: "toolu_1",
+    content: [{ path: P, oldText: null, newText: "hello\n", type: "diff" }],
+    rawInput: { file_path: P, content: "hello\n" },
+    sessionUpdate: "tool_call_update",
+  },
+  { toolCallId: "toolu_1", _meta: { claudeCode: { toolName: "Write" } }, sessionUpdate: "tool_call_update" },
+  { toolCallId: "toolu_1", status: "completed", rawOutput: `File created successfully at: ${P}`, sessionUpdate: "tool_call_update" },
+  { content: { text: "Written.", type: "text" }, messageId: "msg_done5", sessionUpdate: "agent_message_chunk" },
+];
+const END = {
+  stopReason: "end_turn",
+  usage: { inputTokens: 20, outputTokens: 40, cachedReadTokens: 3, cachedWriteTokens: 4, totalTokens: 67 },
+} as const;
+
+function fold(prompt: string, updates: SessionUpdate[], t = new AcpTranscript()): AcpTranscript {
+  t.prompt(prompt);
+  for (const u of updates) t.apply(u);
+  return t;
+}
+
+const shapes = (messages: NativeMessage[]) => messages.map((m) => `${m.role}:${m.content.map((b) => b.type).join(",")}`);
+
+describe("AcpTranscript", () => {
+  it("folds a reply into the assistant's text; the agent's own notice (no messageId once chunks are labelled) is state, not reply", () => {
+    const t = fold("hello there", REPLY_TURN);
+    t.endTurn(END);
+    assert.deepEqual(t.history.messages(), [
+      { role: "user", content: [{ type: "text", text: "hello there" }] },
+      { role: "assistant", content: [{ type: "text", text: "reply 2" }] },
+    ]);
+    assert.match(t.state.notices[0]!, /^\*\*Warning:\*\* We're changing auto mode/);
+    assert.deepEqual(t.state.context, { used: 30, size: 1000000, cost: { amount: 0.00088, currency: "USD" } });
+    assert.deepEqual(t.history.last()!.meta, {
+      stopReason: "end_turn",
+      usage: { input_tokens: 20, output_tokens: 40, cache_read_input_tokens: 3, cache_creation_input_tokens: 4 },
+    });
+  });
+
+  it("an agent that never labels its chunks has every chunk taken as the model's; an empty messageId is never the model's", () => {
+    const t = fold("hi", [
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hel" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "lo" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "agent's own" }, messageId: "" },
+    ]);
+    t.endTurn(END);
+    assert.deepEqual(t.history.at(1).message.content, [{ type: "text", text: "Hello" }]);
+    assert.deepEqual(t.state.notices, ["agent's own"]);
+  });
+
+  it("folds a tool call into a tool_use and, once it ended, its tool_result (title, kind, status, diff), then the text after it", () => {
+    const t = fold("please write it", WRITE_TURN.slice(0, 5));
+    // Running: the call is drawn, no result yet.
+    assert.deepEqual(shapes(t.history.messages()), ["user:text", "assistant:text,tool_use"]);
+    for (const u of WRITE_TURN.slice(5)) t.apply(u);
+    t.endTurn(END);
+    const [, call, result, after] = t.history.messages();
+    assert.deepEqual(call!.content[1], { type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: P, content: "hello\n" } });
+    assert.deepEqual(result!.content, [
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: ["[edit] Write out.txt (completed)", `--- /dev/null`, `+++ ${P}`, "@@ -1,0 +1,1 @@", "+hello"].join("\n"),
+      },
+    ]);
+    assert.deepEqual(after, { role: "assistant", content: [{ type: "text", text: "Written." }] });
+  });
+
+  it("a cancelled turn keeps what came; a call still running is ended as an error", () => {
+    const t = fold("please write it", WRITE_TURN.slice(0, 4));
+    t.endTurn({ stopReason: "cancelled" });
+    const messages = t.history.messages();
+    assert.deepEqual(shapes(messages), ["user:text", "assistant:text,tool_use", "user:tool_result"]);
+    const result = messages[2]!.content[0] as { content: string; is_error?: boolean };
+    assert.equal(result.is_error, true);
+    assert.match(result.content, /\(pending\)\n.*\n.*\n.*\n\+hello\n\(the turn ended before this call finished\)$/s);
+    assert.equal(t.history.last()!.meta, undefined);
+    assert.equal(t.history.at(1).meta?.interrupted, true);
+  });
+
+  it("thinking, a plan that changes, commands and mode are kept apart as they should be", () => {
+    const t = fold("plan it", [
+      { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Let me " } },
+      { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "think." } },
+      { sessionUpdate: "plan", entries: [{ content: "read", priority: "high", status: "in_progress" }] },
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "read", priority: "high", status: "completed" },
+          { content: "write", priority: "low", status: "pending" },
+        ],
+      },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } },
+      { sessionUpdate: "available_commands_update", availableCommands: [{ name: "review", description: "Review" }] },
+      { sessionUpdate: "current_mode_update", currentModeId: "plan" },
+    ]);
+    assert.deepEqual(t.history.at(1).message.content, [
+      { type: "thinking", thinking: "Let me think.", signature: "" },
+      { type: "text", text: "Plan:\n✓ read\n· write" },
+      { type: "text", text: "Done." },
+    ]);
+    assert.deepEqual(
+      t.state.commands.map((c) => c.name),
+      ["review"],
+    );
+    assert.equal(t.state.modeId, "plan");
+  });
+
+  it("property: however the reply is cut into chunks, with usage updates anywhere, the History is the same", () => {
+    const text = fc.string({ minLength: 1, maxLength: 60 });
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 6 }), fc.array(fc.boolean(), { maxLength: 40 }), (parts, usageAt) => {
+        const whole = parts.join("");
+        const updates: SessionUpdate[] = [];
+        parts.forEach((p, i) => {
+          if (usageAt[i]) updates.push({ sessionUpdate: "usage_update", used: i, size: 100 });
+          updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: p }, messageId: "msg_1" });
+        });
+        const t = fold("q", updates);
+        t.endTurn(END);
+        assert.deepEqual(t.history.messages(), [
+          { role: "user", content: [{ type: "text", text: "q" }] },
+          { role: "assistant", content: [{ type: "text", text: whole }] },
+        ]);
+      }),
+    );
+  });
+
+  it("property: read between updates or not, the History is the same; every tool_use has one tool_result after the turn ends, whatever order the updates come in", () => {
+    const ids = ["a", "b", "c"];
+    const step = fc.oneof(
+      fc.constantFrom(...ids).map((id): SessionUpdate => ({ sessionUpdate: "tool_call", toolCallId: id, title: id })),
+      fc
+        .tuple(
+          fc.constantFrom(...ids),
+          fc.constantFrom("in_progress", "completed", "failed") as fc.Arbitrary<"in_progress" | "completed" | "failed">,
+        )
+        .map(([id, status]): SessionUpdate => ({ sessionUpdate: "tool_call_update", toolCallId: id, status })),
+      fc
+        .string({ minLength: 1, maxLength: 5 })
+        .map((text): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } })),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), (updates) => {
+        // Read after every update (as the view does), the History is what a fresh fold of the same updates draws.
+        const t = fold("go", []);
+        updates.forEach((u, i) => {
+          t.apply(u);
+          assert.deepEqual(t.history.messages(), fold("go", updates.slice(0, i + 1)).history.messages());
+        });
+        t.endTurn(END);
+        const uses = t.history.messages().flatMap((m) => m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])));
+        const results = t.history.messages().flatMap((m) => m.content.flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id] : [])));
+        assert.deepEqual([...results].sort(), [...uses].sort());
+        assert.equal(new Set(uses).size, uses.length);
+      }),
+    );
+  });
+});

@@ -1,0 +1,330 @@
+/**
+ * An ACP session's `session/update` stream folded into what tine draws: a History of native,
+ * Anthropic-shaped messages (the user's prompt; the agent's text, thinking and tool_use blocks;
+ * a user message of tool_result blocks after each group of tool calls), plus the session's state
+ * that is not conversation (commands, mode, usage, title, notices), kept beside it.
+ *
+ * A turn is held open as segments (one per group of agent output between tool results) while it
+ * streams, since a tool call's updates may come after the agent has gone on; `endTurn` commits it
+ * with its stop reason and usage. Updates for anything else (an unknown tool call, kinds tine does
+ * not draw) change nothing but the state they carry: nothing from an agent is trusted to be well
+ * ordered.
+ *
+ * Text that is not the model's: the Claude adapter streams its own warnings (a billing notice
+ * against a gateway, shared/acp.md) as agent_message_chunk without a `messageId`, while every
+ * chunk of the model's carries the API message id. So once a session has labelled its chunks
+ * (one came with a `messageId`), a chunk without one, or with an empty one, is the agent talking,
+ * not the model: it goes to `state.notices`, not into the reply (tine's transcript holds what the
+ * model said, and the notice is still shown). An agent that never labels its chunks (the field
+ * is unstable; most do not send it) has every chunk taken as the model's.
+ */
+import type { Usage as AcpUsage, AvailableCommand, PlanEntry, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { History } from "../core/history.ts";
+import {
+  type AssistantBlock,
+  assistantMessage,
+  type Entry,
+  entry,
+  type ResponseMeta,
+  type ToolResultBlock,
+  type Usage,
+  userMessage,
+} from "../core/native.ts";
+import { blockText, type ToolCallState, toolEnded, toolResultText } from "./tool-text.ts";
+
+/** What the session says besides its conversation. */
+export type AcpSessionState = {
+  readonly commands: readonly AvailableCommand[];
+  readonly modeId: string | null;
+  /** The context window as the agent counts it (usage_update), with the session's cost so far when it says it. */
+  readonly context: { readonly used: number; readonly size: number; readonly cost: { amount: number; currency: string } | null } | null;
+  readonly title: string | null;
+  /** Agent text that is not the model's (see the module's comment). */
+  readonly notices: readonly string[];
+  readonly plan: readonly PlanEntry[];
+};
+
+type Segment = {
+  messageId: string | null;
+  /** Blocks in order; a text or thinking block grows while chunks of the same kind come. */
+  blocks: AssistantBlock[];
+  /** Tool calls of this segment, in the order they came. */
+  tools: ToolCallState[];
+  /** Where the plan's text block is, when the plan was shown in this segment. */
+  planAt: number | null;
+};
+
+const EMPTY_STATE: AcpSessionState = { commands: [], modeId: null, context: null, title: null, notices: [], plan: [] };
+
+export class AcpTranscript {
+  private committed: History;
+  private segments: Segment[] = [];
+  private readonly tools = new Map<string, ToolCallState>();
+  /** Which segment each tool call is in (a late update changes that segment). */
+  private readonly toolSegment = new Map<string, Segment>();
+  /**
+   * `committed` with every open segment but the last, while none of them changed (null: to be
+   * made again): a read after each update redoes only the last segment, not the whole turn.
+   */
+  private settled: History | null = null;
+  private cached: History | null = null;
+  /** Whether this session's agent labels the model's chunks with a messageId (see the module's comment). */
+  private labelled = false;
+  state: AcpSessionState = EMPTY_STATE;
+
+  constructor(history: History = History.empty) {
+    this.committed = history;
+  }
+
+  /** The conversation as drawn now, the open turn included. */
+  get history(): History {
+    if (this.cached) return this.cached;
+    const last = this.segments.at(-1);
+    if (!last) {
+      this.cached = this.committed;
+      return this.cached;
+    }
+    this.settled ??= this.committed.push(...this.segments.slice(0, -1).flatMap((segment) => this.entriesOf(segment, false)));
+    // share(): this read's tail never goes into the settled value's storage.
+    this.cached = this.settled.share().push(...this.entriesOf(last, false));
+    return this.cached;
+  }
+
+  /** The user's prompt, as sent: starts a turn. */
+  prompt(text: string): void {
+    this.commitOpen(null);
+    this.committed = this.committed.push(entry(userMessage([{ type: "text", text }])));
+    this.cached = null;
+  }
+
+  /** One `session/update`. */
+  apply(update: SessionUpdate): void {
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk":
+        if (update.messageId) this.labelled = true;
+        else if (this.labelled || update.messageId === "") {
+          this.notice(blockText(update.content));
+          return;
+        }
+        this.chunk("text", blockText(update.content), update.messageId ?? null);
+        return;
+      case "agent_thought_chunk":
+        if (update.messageId) this.labelled = true;
+        this.chunk("thinking", blockText(update.content), update.messageId ?? null);
+        return;
+      case "user_message_chunk":
+        // A replayed conversation (session/load): the user's message, as the agent kept it.
+        this.commitOpen(null);
+        this.committed = appendUserText(this.committed, blockText(update.content));
+        this.cached = null;
+        return;
+      case "tool_call":
+        this.toolCall(update.toolCallId, {
+          title: update.title,
+          name: update.name ?? null,
+          kind: update.kind ?? null,
+          status: update.status ?? "pending",
+          content: update.content ?? [],
+          rawInput: update.rawInput,
+          rawOutput: update.rawOutput,
+        });
+        return;
+      case "tool_call_update":
+        this.toolUpdate(update);
+        return;
+      case "plan":
+        this.showPlan(update.entries);
+        return;
+      case "available_commands_update":
+        this.state = { ...this.state, commands: update.availableCommands };
+        return;
+      case "current_mode_update":
+        this.state = { ...this.state, modeId: update.currentModeId };
+        return;
+      case "usage_update":
+        this.state = { ...this.state, context: { used: update.used, size: update.size, cost: update.cost ?? null } };
+        return;
+      case "session_info_update":
+        if (update.title !== undefined) this.state = { ...this.state, title: update.title };
+        return;
+      case "notice":
+        this.notice(update.description ? `${update.title}: ${update.description}` : update.title);
+        return;
+      default:
+        // Kinds tine does not draw yet (config options, compaction, subagents, …): their state is the agent's.
+        return;
+    }
+  }
+
+  /** The turn ended (`session/prompt` answered): commits it with its stop reason and usage. */
+  endTurn(response: PromptResponse): void {
+    this.commitOpen({
+      stopReason: response.stopReason,
+      usage: usageOf(response.usage ?? null),
+      ...(response.stopReason === "cancelled" ? { interrupted: true } : {}),
+    });
+  }
+
+  /** The turn was cut off (the agent exited, the connection failed): what came is kept, marked interrupted. */
+  interruptTurn(why: string): void {
+    this.commitOpen({ stopReason: "error", usage: usageOf(null), interrupted: true, notes: [why] });
+  }
+
+  private notice(text: string): void {
+    if (text) this.state = { ...this.state, notices: [...this.state.notices, text] };
+  }
+
+  /** The segment agent output goes into: a new one after tool calls (their results come between). */
+  private open(messageId: string | null, forTool: boolean): Segment {
+    const last = this.segments.at(-1);
+    if (last && (forTool || last.tools.length === 0)) {
+      last.messageId ??= messageId;
+      return last;
+    }
+    const segment: Segment = { messageId, blocks: [], tools: [], planAt: null };
+    // The last segment is settled now: the settled value grows by it rather than being made again.
+    if (last && this.settled) this.settled = this.settled.push(...this.entriesOf(last, false));
+    this.segments.push(segment);
+    return segment;
+  }
+
+  private chunk(kind: "text" | "thinking", text: string, messageId: string | null): void {
+    if (!text) return;
+    const segment = this.open(messageId, false);
+    const last = segment.blocks.at(-1);
+    if (kind === "text" && last?.type === "text" && segment.planAt !== segment.blocks.length - 1) {
+      segment.blocks[segment.blocks.length - 1] = { type: "text", text: last.text + text };
+    } else if (kind === "thinking" && last?.type === "thinking") {
+      segment.blocks[segment.blocks.length - 1] = { type: "thinking", thinking: last.thinking + text, signature: "" };
+    } else {
+      segment.blocks.push(kind === "text" ? { type: "text", text } : { type: "thinking", thinking: text, signature: "" });
+    }
+    this.cached = null;
+  }
+
+  private toolCall(id: string, fields: Omit<ToolCallState, "id">): void {
+    const known = this.tools.get(id);
+    if (known) {
+      // A repeated tool_call is an update of the same call.
+      Object.assign(known, fields);
+      this.changed(id);
+      return;
+    }
+    const state: ToolCallState = { id, ...fields };
+    this.tools.set(id, state);
+    const segment = this.open(null, true);
+    this.toolSegment.set(id, segment);
+    segment.tools.push(state);
+    segment.blocks.push({ type: "tool_use", id, name: "", input: {} });
+    this.cached = null;
+  }
+
+  private toolUpdate(update: Extract<SessionUpdate, { sessionUpdate: "tool_call_update" }>): void {
+    const state = this.tools.get(update.toolCallId);
+    if (!state) {
+      // An update for a call never announced: drawn as a call from here on.
+      this.toolCall(update.toolCallId, {
+        title: update.title ?? "",
+        name: update.name ?? null,
+        kind: update.kind ?? null,
+        status: update.status ?? "pending",
+        content: update.content ?? [],
+        rawInput: update.rawInput,
+        rawOutput: update.rawOutput,
+      });
+      return;
+    }
+    if (update.title != null) state.title = update.title;
+    if (update.name != null) state.name = update.name;
+    if (update.kind != null) state.kind = update.kind;
+    if (update.status != null) state.status = update.status;
+    if (update.content != null) state.content = update.content;
+    if (update.rawInput !== undefined) state.rawInput = update.rawInput;
+    if (update.rawOutput !== undefined) state.rawOutput = update.rawOutput;
+    this.changed(update.toolCallId);
+  }
+
+  /** Tool call `id` changed: what is drawn is made again, from its segment on. */
+  private changed(id: string): void {
+    if (this.toolSegment.get(id) !== this.segments.at(-1)) this.settled = null;
+    this.cached = null;
+  }
+
+  /** The plan as a short text block; a later plan in the same segment replaces it. */
+  private showPlan(entries: readonly PlanEntry[]): void {
+    this.state = { ...this.state, plan: entries };
+    const mark = { completed: "✓", in_progress: "▸", pending: "·" } as const;
+    const text = ["Plan:", ...entries.map((e) => `${mark[e.status]} ${e.content}`)].join("\n");
+    const segment = this.open(null, false);
+    if (segment.planAt !== null) segment.blocks[segment.planAt] = { type: "text", text };
+    else {
+      segment.planAt = segment.blocks.length;
+      segment.blocks.push({ type: "text", text });
+    }
+    this.cached = null;
+  }
+
+  /**
+   * A segment's entries: its assistant message, then the results of its calls that ended (at the
+   * turn's end, `meta` given, every call's, and the message carries `meta`).
+   */
+  private entriesOf(segment: Segment, turnEnded: boolean, meta?: ResponseMeta): Entry[] {
+    const blocks = segment.blocks.map((b) => (b.type === "tool_use" ? toolUse(this.tools.get(b.id)!) : b));
+    if (blocks.length === 0) return [];
+    const results = segment.tools.filter((t) => turnEnded || toolEnded(t)).map((t) => toolResult(t, turnEnded));
+    const message = entry(assistantMessage(blocks), meta);
+    return results.length ? [message, entry(userMessage(results))] : [message];
+  }
+
+  private commitOpen(meta: ResponseMeta | null): void {
+    const lastAt = this.segments.length - 1;
+    const turnMeta = meta ?? { stopReason: "end_turn", usage: usageOf(null) };
+    const entries = this.segments.flatMap((segment, i) => this.entriesOf(segment, true, i === lastAt ? turnMeta : undefined));
+    this.committed = this.committed.push(...entries);
+    this.segments = [];
+    this.tools.clear();
+    this.toolSegment.clear();
+    this.settled = null;
+    this.cached = null;
+  }
+}
+
+function toolUse(s: ToolCallState): AssistantBlock {
+  const input =
+    s.rawInput !== null && typeof s.rawInput === "object" && !Array.isArray(s.rawInput) ? (s.rawInput as Record<string, unknown>) : {};
+  return { type: "tool_use", id: s.id, name: s.name || s.kind || "tool", input };
+}
+
+/** A call's result; at the turn's end, one still running is said to have been stopped. */
+function toolResult(s: ToolCallState, turnEnded: boolean): ToolResultBlock {
+  const unfinished = !toolEnded(s) && turnEnded;
+  const text = unfinished ? `${toolResultText(s)}\n(the turn ended before this call finished)` : toolResultText(s);
+  return { type: "tool_result", tool_use_id: s.id, content: text, ...(s.status === "failed" || unfinished ? { is_error: true } : {}) };
+}
+
+function appendUserText(history: History, text: string): History {
+  const last = history.last();
+  if (last?.message.role === "user" && last.message.content.every((b) => b.type === "text")) {
+    const blocks = last.message.content;
+    const prior = blocks.at(-1);
+    const merged =
+      prior?.type === "text"
+        ? [...blocks.slice(0, -1), { type: "text" as const, text: prior.text + text }]
+        : [...blocks, { type: "text" as const, text }];
+    return history.replaceLast(entry(userMessage(merged)));
+  }
+  return history.push(entry(userMessage([{ type: "text", text }])));
+}
+
+/**
+ * ACP's usage in tine's shape (the winbar's). The Claude and Codex adapters count input apart
+ * from the cache, as the Messages API does (their totalTokens is the sum of the parts).
+ */
+export function usageOf(u: AcpUsage | null): Usage {
+  return {
+    input_tokens: u?.inputTokens ?? 0,
+    output_tokens: u?.outputTokens ?? 0,
+    cache_read_input_tokens: u?.cachedReadTokens ?? 0,
+    cache_creation_input_tokens: u?.cachedWriteTokens ?? 0,
+  };
+}

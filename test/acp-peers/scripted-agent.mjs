@@ -1,0 +1,75 @@
+// A scripted ACP agent for the protocol's edge cases that a real agent cannot be made to show
+// (node/acp/connection.test.ts): it speaks newline-delimited JSON-RPC by hand, so it can also
+// break the protocol. The first argument picks the script:
+//   hang         never answers initialize
+//   exit         writes to stderr and exits 3 when asked to initialize
+//   noise        prints a log line on stdout, then behaves
+//   malformed    answers session/new with a line that is not JSON
+//   permission   on session/prompt asks permission, waits for the answer, and says what it got;
+//                it never withdraws the request itself (session/cancel only ends the turn after)
+import { createInterface } from "node:readline";
+
+const script = process.argv[2];
+const send = (message) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+let nextId = 1000;
+const waiting = new Map();
+const request = (method, params) =>
+  new Promise((resolve) => {
+    const id = nextId++;
+    waiting.set(id, resolve);
+    send({ id, method, params });
+  });
+let cancelled = null;
+
+createInterface({ input: process.stdin }).on("line", async (line) => {
+  const message = JSON.parse(line);
+  if (message.id !== undefined && message.method === undefined) {
+    waiting.get(message.id)?.(message.result);
+    return;
+  }
+  switch (message.method) {
+    case "initialize":
+      if (script === "hang") return;
+      if (script === "exit") {
+        process.stderr.write("scripted agent: cannot start\n");
+        process.exit(3);
+      }
+      if (script === "noise") process.stdout.write("Starting scripted agent v1...\n");
+      send({ id: message.id, result: { protocolVersion: 1, agentInfo: { name: "scripted", version: "1.0" }, agentCapabilities: {} } });
+      return;
+    case "session/new":
+      if (script === "malformed") {
+        process.stdout.write(`{"jsonrpc":"2.0","id":${message.id},"result":\n`);
+        return;
+      }
+      send({ id: message.id, result: { sessionId: "s1" } });
+      return;
+    case "session/prompt": {
+      const sessionId = message.params.sessionId;
+      const ended = new Promise((resolve) => (cancelled = resolve));
+      const answer = await request("session/request_permission", {
+        sessionId,
+        toolCall: { toolCallId: "t1", title: "Write x" },
+        options: [{ optionId: "yes", name: "Yes", kind: "allow_once" }],
+      });
+      send({
+        method: "session/update",
+        params: {
+          sessionId,
+          update: {
+            sessionUpdate: "agent_message_chunk",
+            content: { type: "text", text: `permission: ${JSON.stringify(answer.outcome)}` },
+          },
+        },
+      });
+      if (answer.outcome.outcome === "cancelled") await ended;
+      send({ id: message.id, result: { stopReason: answer.outcome.outcome === "cancelled" ? "cancelled" : "end_turn" } });
+      return;
+    }
+    case "session/cancel":
+      cancelled?.();
+      return;
+    default:
+      if (message.id !== undefined) send({ id: message.id, error: { code: -32601, message: `no ${message.method}` } });
+  }
+});

@@ -1,0 +1,107 @@
+/**
+ * The real ACP agent of the tests: `@agentclientprotocol/claude-agent-acp` (pinned, a
+ * devDependency), which runs Claude Code against the HTTP mock (../../shared/acp.md says what it
+ * needs offline): a throwaway HOME and config dir, the mock's URL, no other traffic, and
+ * IS_SANDBOX=1 (as root, its bypass mode is refused without it). Its API key comes through
+ * acp_agents' `${VAR}`, as a user's would, so tests can check where the key goes.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AcpAgentsConfig } from "../../node/acp/agents.ts";
+import { type Reply, textReply } from "../mock-anthropic/script.ts";
+import type { MockAnthropic, RecordedRequest } from "../mock-anthropic/server.ts";
+import { ROOT } from "./neovim.ts";
+
+export const ACP_ADAPTER = join(ROOT, "node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js");
+
+/** The host variable the agent's key is read from (`${…}` in acp_agents), and the key: a fake one, unique enough to be searched for. */
+export const KEY_VARIABLE = "TINE_TEST_ACP_KEY";
+export const TEST_KEY = "sk-test-acp-0f3c9e7b51d2";
+
+export function requireAdapter(): string {
+  if (!existsSync(ACP_ADAPTER)) {
+    throw new Error(
+      `the Claude ACP adapter is not installed at ${ACP_ADAPTER}: \`npm ci\` installs the pinned @agentclientprotocol/claude-agent-acp`,
+    );
+  }
+  return ACP_ADAPTER;
+}
+
+/**
+ * acp_agents with one agent, `claude`, the adapter under this Node, pointed at `mockUrl`, its
+ * config in `home`; and the host environment it reads `${VAR}` from.
+ */
+export function adapterAgents(home: string, mockUrl: string, cwd: string): { agents: AcpAgentsConfig; host: Record<string, string> } {
+  const configDir = join(home, ".claude");
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    join(configDir, ".claude.json"),
+    JSON.stringify({ hasCompletedOnboarding: true, projects: { [cwd]: { hasTrustDialogAccepted: true } } }),
+  );
+  return {
+    agents: {
+      claude: {
+        command: [process.execPath, requireAdapter()],
+        env: {
+          HOME: home,
+          CLAUDE_CONFIG_DIR: configDir,
+          ANTHROPIC_BASE_URL: mockUrl,
+          ANTHROPIC_API_KEY: `\${${KEY_VARIABLE}}`,
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          CLAUDE_CODE_MAX_RETRIES: "0",
+          CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: "1",
+          IS_SANDBOX: "1",
+        },
+      },
+    },
+    host: { PATH: process.env["PATH"] ?? "", [KEY_VARIABLE]: TEST_KEY },
+  };
+}
+
+/** Claude Code's own side requests (a session's title, the next-prompt suggestion), told apart from the conversation's. */
+export function isSideRequest(req: RecordedRequest): boolean {
+  const system = JSON.stringify(req.body.system ?? "");
+  const last = JSON.stringify(req.body.messages.at(-1) ?? "");
+  return system.includes("naming a coding session") || last.includes("[SUGGESTION MODE");
+}
+
+/**
+ * Answers the adapter's requests: side requests with a short text, the conversation's from
+ * `replies` in order (then a plain text, so an extra request never hangs a test). The
+ * conversation's requests are listed by `conversation()`.
+ */
+export function scriptAdapter(
+  mock: MockAnthropic,
+  ...replies: Reply[]
+): { conversation: () => RecordedRequest[]; reply: (...more: Reply[]) => void } {
+  const queue = [...replies];
+  mock.otherwise((req) => (isSideRequest(req) ? textReply("A title") : (queue.shift() ?? textReply("(unscripted)"))));
+  return { conversation: () => mock.requests.filter((r) => !isSideRequest(r)), reply: (...more) => queue.push(...more) };
+}
+
+/** The running (not zombie) processes of process group `pgid`, from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // After the command's name (which may hold spaces): state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pgrp) === pgid && state !== "Z" && state !== "X") members.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return members;
+}
+
+/** Waits until nothing of process group `pgid` runs; fails after `timeoutMs`, naming what still runs. */
+export async function groupGone(pgid: number, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  for (let left = groupMembers(pgid); left.length; left = groupMembers(pgid)) {
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`process group ${pgid} still runs ${left.join(", ")} ${timeoutMs} ms after its agent ended`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
