@@ -103,7 +103,12 @@ describe(`grafting from the compare view (${nv.version})`, () => {
       const win = await s.lua<number>("return vim.api.nvim_get_current_win()");
       const windows = await s.lua<number>("return #vim.api.nvim_list_wins()");
       const [again] = await s.lua<string[]>(`return require("tine").fanout(..., "again", { n = 1 })`, id);
-      await s.cmd(`Tine compare ${(await s.thread(again!)).num}`);
+      const num = (await s.thread(again!)).num;
+      // <Tab> after `:Tine compare ` offers the threads, `N  title`.
+      assert.ok(
+        (await s.lua<string[]>(`return vim.fn.getcompletion("Tine compare ", "cmdline")`)).some((c) => c.startsWith(`${num}  again`)),
+      );
+      await s.cmd(`Tine compare ${num}`);
       assert.equal(await s.lua<string>("return vim.api.nvim_buf_get_name(0)"), `tine-compare://${again}`);
       assert.equal(await s.lua<number>("return vim.api.nvim_get_current_win()"), win);
       assert.equal(await s.lua<number>("return #vim.api.nvim_list_wins()"), windows);
