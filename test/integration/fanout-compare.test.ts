@@ -262,6 +262,8 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       // <CR> opens the fork on the line.
       await s.keys("1G<CR>");
       await s.until("the fork is the current thread", async () => (await s.lua<string>(`return require("tine").current()`)) === left[0]);
+      // Its display notes its place in the fan-out and its check's verdict, as the list does.
+      await s.waitForDisplay(left[0]!, /⑂×\d \d\/\d check [✓✗][ \d]* · :Tine compare/);
     });
   });
 });
