@@ -1,8 +1,9 @@
 -- :Tine compare: a fan-out's forks side by side in a scratch buffer below, one line per fork (its
 -- title, state, files changed, lines added and removed, its check's verdict, cost and cache reads),
 -- a fork's line opened to its files with <Tab>, a file's line to its hunks (the host numbers them as
--- graft does: graft_hunks). Keys open, diff, promote, discard and graft (a file, or a hunk); the
--- view redraws when the host pushes a change of one of its forks (a state, a check: threads_pushed).
+-- graft does: graft_hunks). Keys open, diff, promote, discard (asking as gD does) and graft (a
+-- file, or a hunk); the view redraws when the host pushes a change of one of its forks (a state, a
+-- check: threads_pushed). A tab has one compare window, sized to what it shows.
 local config = require("tine.config")
 local help = require("tine.help")
 local host = require("tine.host")
