@@ -29,10 +29,11 @@ end, {
         return c:find(lead, 1, true) == 1
       end, { "done", "done!" })
     end
-    -- :Tine diff [a [b]]: this project's threads, `N  title`.
-    local diff_args = line:sub(1, pos):match("^%S+%s+diff%s(.*)$")
-    if diff_args then
-      return require("tine.thread_refs").complete(diff_args:sub(1, #diff_args - #lead), lead, 2)
+    -- :Tine diff [a [b]], :Tine compare [N]: this project's threads, `N  title`.
+    local sub, ref_args = line:sub(1, pos):match("^%S+%s+(%a+)%s(.*)$")
+    local most = ({ diff = 2, compare = 1 })[sub]
+    if most then
+      return require("tine.thread_refs").complete(ref_args:sub(1, #ref_args - #lead), lead, most)
     end
     if line:match("^%S+%s+%S+%s") then
       return {}

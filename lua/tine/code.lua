@@ -199,7 +199,8 @@ function M.branch_files(d)
     end
   end
   local back = vim.api.nvim_get_current_win()
-  local buf = require("tine.ui").scratch_below(lines, 10, ("tine-diff://files/%s..%s"):format(titles[1], titles[2]))
+  local safe = require("tine.names").safe
+  local buf = require("tine.ui").scratch_below(lines, 10, ("tine-diff://files/%s..%s"):format(safe(titles[1]), safe(titles[2])))
   vim.wo.winfixheight = true
   vim.keymap.set("n", "<CR>", function()
     local path = paths[vim.api.nvim_win_get_cursor(0)[1]]

@@ -262,10 +262,27 @@ local function range_of(args)
   return (args.range or 0) > 0 and { from = args.line1, to = args.line2 } or nil
 end
 
---- :Tine compare: the fan-out of the thread here (its source or a fork of it), or of the list's line.
-function M.compare_here()
+--- :Tine compare [thread]: the fan-out of the thread named (its number or id: the source or a fork
+--- of it), else of the thread here, or of the list's line.
+---@param text string what follows `compare`
+function M.compare_here(text)
+  local refs = thread_refs.parse(text)
+  if #refs > 1 then
+    return err(("tine: :Tine compare takes one thread (its number), not %s"):format(table.concat(refs, ", ")))
+  end
   local ask = vim.b.tine_thread
-  if vim.bo.filetype == "tine-threads" then
+  if refs[1] and tonumber(refs[1]) then
+    local ok, threads = guarded(tine.threads)
+    local named = ok and vim.iter(threads):find(function(t)
+      return t.num == tonumber(refs[1])
+    end)
+    if not named then
+      return ok and err(("tine: :Tine compare %s: no thread #%s (:Tine threads lists them)"):format(refs[1], refs[1]))
+    end
+    ask = named.id
+  elseif refs[1] then
+    ask = refs[1] -- an id: the host says if it is no fan-out's
+  elseif vim.bo.filetype == "tine-threads" then
     ask = host.request("thread_at_list_line", vim.api.nvim_win_get_cursor(0)[1] - 1)
   end
   return require("tine.compare").open(ask ~= vim.NIL and ask or nil)
@@ -344,7 +361,7 @@ function M.command(args)
     return require("tine.mcp").pick()
   end
   if sub == "compare" then
-    return M.compare_here()
+    return M.compare_here((args.args:gsub("^%s*%S+", "", 1)))
   end
   if sub == "compact" then
     return M.compact_current(args.args:match("^%s*compact%s*(.-)%s*$"))

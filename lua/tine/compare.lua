@@ -1,8 +1,9 @@
 -- :Tine compare: a fan-out's forks side by side in a scratch buffer below, one line per fork (its
 -- title, state, files changed, lines added and removed, its check's verdict, cost and cache reads),
 -- a fork's line opened to its files with <Tab>, a file's line to its hunks (the host numbers them as
--- graft does: graft_hunks). Keys open, diff, promote, discard and graft (a file, or a hunk); the
--- view redraws when the host pushes a change of one of its forks (a state, a check: threads_pushed).
+-- graft does: graft_hunks). Keys open, diff, promote, discard (asking as gD does) and graft (a
+-- file, or a hunk); the view redraws when the host pushes a change of one of its forks (a state, a
+-- check: threads_pushed). A tab has one compare window, sized to what it shows.
 local config = require("tine.config")
 local help = require("tine.help")
 local host = require("tine.host")
@@ -25,6 +26,9 @@ local views = {}
 --- Times a view was drawn (tests wait for the next one).
 M.drawn = 0
 
+--- Pushes seen (`pushed`): one that came while a view was being opened redraws it once open.
+local pushes = 0
+
 local function num(v)
   return (v ~= nil and v ~= vim.NIL) and v or nil
 end
@@ -34,11 +38,12 @@ local function tokens(n)
   return n >= 1000 and ("%.1fk"):format(n / 1000) or tostring(n)
 end
 
---- A fork's line: title, state, files, +/−, check, cost and cache reads.
+--- A fork's line: title, state, files, +/−, check, model, cost and cache reads. The model is shown
+--- always, not only for a fan-out with `models`: the cost beside it means little without it.
 ---@param f TineComparedFork
 function M.fork_line(f)
   local cost = num(f.cost_usd)
-  return ("#%d %s  %s  %d file%s +%d −%d  check %s  %s  cache %s"):format(
+  return ("#%d %s  %s  %d file%s +%d −%d  check %s  %s%s  cache %s"):format(
     f.num,
     f.title,
     f.state,
@@ -47,6 +52,7 @@ function M.fork_line(f)
     f.added,
     f.removed,
     f.verdict,
+    num(f.model) and (f.model .. "  ") or "",
     cost and ("$%.4f"):format(cost) or "$?",
     tokens(f.cache_read)
   )
@@ -76,7 +82,8 @@ local function draw(buf)
         table.insert(lines, ("    %s %s %s  %s"):format(hunks == nil and " " or "▾", status, c.path, counts))
         rows[#lines] = { id = f.id, path = c.path }
         for i, h in ipairs(hunks or {}) do
-          table.insert(lines, ("          %s  +%d −%d"):format(h.header, h.added, h.removed))
+          -- Numbered as graft numbers them (tine.graft's third argument).
+          table.insert(lines, ("          hunk %d %s  +%d −%d"):format(i, h.header, h.added, h.removed))
           rows[#lines] = { id = f.id, path = c.path, hunk = i }
         end
       end
@@ -94,6 +101,12 @@ local function draw(buf)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
+  -- Its window fits what it shows (a fork's files opened with <Tab> too), up to half the editor.
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if #vim.api.nvim_tabpage_list_wins(vim.api.nvim_win_get_tabpage(win)) > 1 then
+      vim.api.nvim_win_set_height(win, math.max(1, math.min(#lines, math.floor(vim.o.lines / 2))))
+    end
+  end
   M.drawn = M.drawn + 1
 end
 
@@ -156,6 +169,7 @@ end
 --- Redraws the views one of whose forks the host pushed a change of (or that lost one).
 ---@param mirrored { set: { id: string, status: string }[], order: any }
 function M.pushed(mirrored)
+  pushes = pushes + 1
   for buf, view in pairs(views) do
     local hit = mirrored.order ~= nil and mirrored.order ~= vim.NIL
     for _, info in ipairs(mirrored.set) do
@@ -226,9 +240,10 @@ local function map_keys(buf)
     end)
     if change and change.status ~= "modified" then
       return err(
-        ("tine: the fork %s %s: it has no hunks, g grafts the whole file"):format(
+        ("tine: the fork %s %s: it has no hunks, %s grafts the whole file"):format(
           change.status == "added" and "made" or "deleted",
-          row.path
+          row.path,
+          km.compare_graft or "tine.graft()"
         )
       )
     end
@@ -255,37 +270,36 @@ local function map_keys(buf)
       M.refresh(buf)
     end
   end, "promote the fork into its source (the others stay)")
-  map(km.compare_discard, function(row)
-    if guarded(tine.discard, row.id) then
-      M.refresh(buf)
-    end
-  end, "discard the fork")
-  map(km.compare_discard_others, function(row, view)
-    local others = vim.tbl_filter(function(f)
-      return f.id ~= row.id
-    end, view.forks)
-    local kept = vim.iter(view.forks):find(function(f)
-      return f.id == row.id
-    end)
-    if #others == 0 then
-      return err("tine: no other fork to discard")
-    end
-    -- Many forks' work at once: asked first, No the default, as the list's D asks.
-    local question = ("tine: discard the %d other fork%s of this fan-out, keeping #%d? (`:Tine threads!` brings them back)"):format(
-      #others,
-      #others == 1 and "" or "s",
-      kept and kept.num or 0
-    )
-    if vim.fn.confirm(question, "&Discard\n&Cancel", 2) ~= 1 then
+  --- Discards forks `ids` once the user says so (forks with messages of their own ask, as gD does).
+  local function discard(ids)
+    local ok, yes = guarded(tine.discard_confirmed, ids)
+    if not ok or not yes then
       return
     end
-    for _, f in ipairs(others) do
-      if not guarded(tine.discard, f.id) then
+    for _, id in ipairs(ids) do
+      if not guarded(tine.discard, id) then
         break
       end
     end
     M.refresh(buf)
-  end, "discard every other fork (asks first)")
+  end
+  map(km.compare_discard, function(row)
+    discard({ row.id })
+  end, "discard the fork")
+  map(km.compare_discard_others, function(row, view)
+    local others = vim.tbl_map(
+      function(f)
+        return f.id
+      end,
+      vim.tbl_filter(function(f)
+        return f.id ~= row.id
+      end, view.forks)
+    )
+    if #others == 0 then
+      return err("tine: no other fork to discard")
+    end
+    discard(others)
+  end, "discard every other fork")
   map(km.compare_graft, function(row)
     if not row.path then
       return err("tine: graft takes a file or a hunk: put the cursor on one of the fork's files (<Tab> shows them)")
@@ -297,7 +311,7 @@ local function map_keys(buf)
     if guarded(tine.graft, row.id, row.path, row.hunk) then
       M.refresh(buf)
     end
-  end, "graft the file's (or the hunk's) change into the source", { nowait = false })
+  end, "graft the file's (or the hunk's) change into the source")
   help.map(buf, "n", "r", function()
     M.refresh(buf)
   end, "redraw", task)
@@ -307,9 +321,38 @@ local function map_keys(buf)
   end, "show these keys", task)
 end
 
+--- The window of this tab showing a compare view, if one does.
+local function view_window()
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if views[vim.api.nvim_win_get_buf(win)] then
+      return win
+    end
+  end
+end
+
+--- A scratch buffer named `name` in the tab's compare window (the view there is wiped), else in a
+--- new window below.
+local function view_buffer(name, win)
+  if not win then
+    return require("tine.ui").scratch_below({ "" }, 1, name)
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_win_set_buf(win, buf)
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  return buf
+end
+
 --- :Tine compare: the forks of the fan-out `ask` stands for (a fork of it, its source), or of the thread here.
 ---@param ask? string|string[]
 function M.open(ask)
+  -- The view redraws on the host's pushes of the thread list, which the host sends once Neovim
+  -- has asked for that list (threads_mirror.lua); ask first, so that none is missed after compare().
+  if not guarded(require("tine").threads) then
+    return
+  end
+  local seen = pushes
   local ok, forks = guarded(require("tine").compare, ask)
   if not ok then
     return
@@ -319,15 +362,13 @@ function M.open(ask)
     return err("tine: no fork to compare")
   end
   local name = M.NAME .. fanout
+  local win = view_window()
+  -- This fan-out's view elsewhere goes (one in this tab's window is wiped as it is replaced).
   local old = vim.fn.bufnr(name)
-  if old ~= -1 then
+  if old ~= -1 and not (win and vim.api.nvim_win_get_buf(win) == old) then
     pcall(vim.api.nvim_buf_delete, old, { force = true })
   end
-  local blank = {}
-  for i = 1, #forks do
-    blank[i] = ""
-  end
-  local buf = require("tine.ui").scratch_below(blank, 15, name)
+  local buf = view_buffer(name, win)
   vim.bo[buf].filetype = "tine-compare"
   views[buf] = { fanout = fanout, forks = forks, rows = {}, open = {}, hunks = {}, status = {} }
   vim.api.nvim_create_autocmd("BufWipeout", {
@@ -338,6 +379,10 @@ function M.open(ask)
   })
   map_keys(buf)
   draw(buf)
+  -- A push that came while compare() was asked may be newer than what it answered.
+  if pushes ~= seen then
+    M.refresh(buf)
+  end
   return buf
 end
 

@@ -215,7 +215,7 @@ M.defaults = {
     compare_promote = "P", -- :Tine compare: promote the fork into its source (the others stay)
     compare_discard = "D", -- :Tine compare: discard the fork
     compare_discard_others = "X", -- :Tine compare: discard every other fork
-    compare_graft = "g", -- :Tine compare: on a file line: graft its change into the source
+    compare_graft = "gp", -- :Tine compare: on a file (or hunk) line: put its change into the source (graft)
     label = "L", -- thread list: label the thread; display: label the message under the cursor
     edit_message = "e", -- display, on a message you wrote: a fork before it, its text in the input to edit
     -- display, on a message: a new thread under this one, a summary of what came before the

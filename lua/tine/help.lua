@@ -28,7 +28,7 @@ M.commands = {
   { ":[range]Tine add / ask <q>", "lines or a file into the input / sent with a question" },
   { ":Tine restart", "a new host (stored threads and drafts come back)" },
   { ":Tine mcp", "the MCP servers: restart or stop one" },
-  { ":Tine compare", "a fan-out's forks side by side: open, diff, promote, discard, graft" },
+  { ":Tine compare [N]", "a fan-out's forks side by side: open, diff, promote, discard, graft (gp)" },
   { ":ForkThread[!] [prompt]", "fork this thread (!: at the message under the cursor)" },
 }
 

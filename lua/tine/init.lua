@@ -281,7 +281,7 @@ function M.diff(a, b)
     local header = ("%s · after %d shared message%s"):format(side.title, d.common, d.common == 1 and "" or "s")
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.list_extend({ header, "" }, side.lines))
     vim.bo[buf].modifiable = false
-    pcall(vim.api.nvim_buf_set_name, buf, ("tine-diff://%s"):format(side.title))
+    pcall(vim.api.nvim_buf_set_name, buf, "tine-diff://" .. require("tine.names").safe(side.title))
     vim.wo.wrap = true
     vim.cmd("diffthis")
   end
@@ -291,28 +291,40 @@ end
 --- How a fork ends, by name (:Tine fork discard|promote|report, the fork keys).
 local fork_ends = { discard = M.discard, promote = M.promote, report = M.report }
 
---- Whether fork `id` may be discarded: one with messages of its own (after its fork point) asks
---- first, as a keypress in the wrong column must not lose a conversation; one without goes at once.
----@param id string
+--- Whether forks `ids` may be discarded: forks with messages of their own (after their fork point)
+--- ask first, as a keypress in the wrong column must not lose a conversation (default: Cancel);
+--- forks without go at once. gD and :Tine compare's D and X ask through here.
+---@param ids string|string[]
 ---@return boolean
-local function discard_confirmed(id)
-  local lineage = host.request("lineage", id)
-  local info = vim.iter(M.threads()):find(function(t)
-    return t.id == id
-  end)
-  if not lineage or not info then
-    return true -- not a fork (the host says so), or gone
+function M.discard_confirmed(ids)
+  ids = type(ids) == "table" and ids or { ids }
+  local threads = M.threads()
+  local asked, own = {}, 0
+  for _, id in ipairs(ids) do
+    local lineage = host.request("lineage", id)
+    local info = vim.iter(threads):find(function(t)
+      return t.id == id
+    end)
+    -- Not a fork (the host says so), or gone: nothing of its own to lose.
+    local mine = (lineage and info) and info.messages - (lineage.at_message + 1) or 0
+    if mine > 0 then
+      own = own + mine
+      table.insert(asked, ('#%d "%s"'):format(info.num, info.title))
+    end
   end
-  local own = info.messages - (lineage.at_message + 1)
-  if own <= 0 then
+  if own == 0 then
     return true
   end
-  local question = ('tine: discard fork #%d "%s"? It has %d message%s of its own (`:Tine threads!` brings it back).'):format(
-    info.num,
-    info.title,
-    own,
-    own == 1 and "" or "s"
-  )
+  local question = #asked == 1
+      and ("tine: discard fork %s? It has %d message%s of its own (`:Tine threads!` brings it back)."):format(
+        asked[1],
+        own,
+        own == 1 and "" or "s"
+      )
+    or ("tine: discard forks %s? They have %d messages of their own (`:Tine threads!` brings them back)."):format(
+      table.concat(asked, ", "),
+      own
+    )
   return vim.fn.confirm(question, "&Discard\n&Cancel", 2) == 1
 end
 
@@ -332,7 +344,7 @@ function M.fork_end(action, id, text)
   end
   -- A wrong id is the host's to refuse, named as the discard's (nothing to ask about).
   if action == "discard" and type(id) == "string" then
-    local ok, yes = guarded(discard_confirmed, id)
+    local ok, yes = guarded(M.discard_confirmed, id)
     if not ok or not yes then
       return
     end

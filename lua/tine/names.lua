@@ -11,9 +11,11 @@ local M = {}
 --- What a buffer's name adds to the thread's, by kind.
 M.SUFFIX = { display = "", input = " [input]", claude = " [claude]" }
 
---- The title as a name may hold it: no folder separator, no control character.
+--- The title as a name may hold it: no folder separator, no control character (a thread's
+--- buffers, :Tine diff's).
 ---@param title string
-local function safe(title)
+---@return string
+function M.safe(title)
   return (title:gsub("[/\\]", "∕"):gsub("%c", " "))
 end
 
@@ -23,7 +25,7 @@ end
 ---@param kind tine.BufferKind
 ---@return string
 function M.thread(num, title, kind)
-  return ("tine #%d %s%s"):format(num, safe(title), M.SUFFIX[kind])
+  return ("tine #%d %s%s"):format(num, M.safe(title), M.SUFFIX[kind])
 end
 
 --- A thread buffer's name read back: its number, its title and its kind; nil for another buffer's.

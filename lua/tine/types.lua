@@ -255,6 +255,7 @@
 ---@field added integer
 ---@field removed integer
 ---@field check? { ok: boolean, code: integer|vim.NIL, output: string } absent until its check ran
+---@field model string|vim.NIL the model its next request names (vim.NIL: its program chooses)
 ---@field verdict string the check's verdict: ✓, ✗ 4 (its exit code), … while it runs, - before it ran or with none
 ---@field cost_usd number|vim.NIL
 ---@field cache_read integer

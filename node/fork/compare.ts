@@ -40,6 +40,8 @@ export type ComparedFork = {
   readonly check?: CheckResult;
   /** The check's verdict in a word: ✓, ✗ 4 (its exit code), … while it runs, - before it ran or with none. */
   readonly verdict: string;
+  /** The model its next request names (fan-out's `models` give each fork its own); null where its program chooses. */
+  readonly model: string | null;
   /** Null when a request used a model the price table lacks. */
   readonly cost_usd: number | null;
   /** Tokens its requests read from the cache. */
@@ -49,8 +51,8 @@ export type ComparedFork = {
 export type CompareHost = {
   readonly fanouts: Pick<FanOutLookup, "of">;
   readonly checks: Pick<ForkChecks, "state" | "result" | "running">;
-  /** A live thread's title and number. */
-  thread(id: ThreadId): { readonly title: string; readonly num: number } | undefined;
+  /** A thread's title, number and model (null: its program chooses, or a stored thread that kept no choice of its own). */
+  thread(id: ThreadId): { readonly title: string; readonly num: number; readonly model: string | null } | undefined;
   /** Where fork `id` works: its worktree and that folder's snapshots. */
   workspace(id: ThreadId): { readonly root: string; readonly snapshots: CodeSnapshots };
   usage(id: ThreadId): { readonly cost_usd: number | null; readonly cache_read: number };
@@ -79,11 +81,13 @@ export async function compareForks(host: CompareHost, ids: readonly ThreadId[]):
       const [state, check, running, usage] = [host.checks.state(id), host.checks.result(id), host.checks.running(id), host.usage(id)];
       const now = await snapshots.take(id);
       const changes = now ? await snapshots.changes(group.base, now.id) : [];
+      const thread = host.thread(id);
       return {
         id,
         fanout: group.id,
-        num: host.thread(id)?.num ?? 0,
-        title: host.thread(id)?.title ?? id,
+        num: thread?.num ?? 0,
+        title: thread?.title ?? id,
+        model: thread?.model ?? null,
         state,
         cwd: root,
         files: changes.map((f) => f.path),

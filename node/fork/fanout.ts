@@ -220,7 +220,12 @@ export class FanOuts {
       {
         fanouts: this,
         checks: this.checks,
-        thread: (id) => host.chat.threads.get(id) ?? host.chat.stored.get(id),
+        thread: (id) => {
+          const live = host.chat.threads.get(id);
+          if (live) return { title: live.title, num: live.num, model: modelNameOf(live.runner) };
+          const stored = host.chat.stored.get(id);
+          return stored && { title: stored.title, num: stored.num, model: stored.runner.model?.model ?? null };
+        },
         workspace: (id) => host.folders.of(id),
         usage: (id) => {
           const thread = host.chat.threads.get(id);
@@ -279,13 +284,17 @@ export class FanOuts {
     return `⑂×${group.forks.length} ${group.forks.indexOf(id) + 1}/${group.forks.length}${verdict}`;
   }
 
-  /** What the display of thread `sourceId` notes of its fan-outs: a line each. */
-  notes(sourceId: ThreadId): string[] {
-    return this.from(sourceId).map((g) => {
-      const prompt = g.prompt.split("\n")[0]!;
-      const shown = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
-      return `⑂×${g.forks.length} fan-out: ${shown} · :Tine compare`;
-    });
+  /** What the display of thread `id` notes: a fan-out fork its place and check as the list shows them; a source a line per fan-out. */
+  notes(id: ThreadId): string[] {
+    const mark = this.listMark(id);
+    const own = mark === null ? [] : [`${mark} · :Tine compare`];
+    return own.concat(
+      this.from(id).map((g) => {
+        const prompt = g.prompt.split("\n")[0]!;
+        const shown = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
+        return `⑂×${g.forks.length} fan-out: ${shown} · :Tine compare`;
+      }),
+    );
   }
 
   /** Fork `id` left the chat (ended, deleted): its check stops, it leaves its group; an empty group goes. */

@@ -17,6 +17,7 @@ export type Compared = {
   added: number;
   removed: number;
   check?: { ok: boolean; code: number | null; output: string };
+  model: string | null;
   cost_usd: number | null;
   cache_read: number;
 };
@@ -51,3 +52,7 @@ export async function whenDone(s: Session, ask: string | string[]): Promise<Comp
 }
 
 export const byFile = (forks: Compared[], file: string) => forks.find((f) => f.files.includes(file))!;
+
+/** From now on vim.fn.confirm answers `n` and keeps each question in _G.tine_confirmed. */
+export const confirmAnswering = (n: number) =>
+  `_G.tine_confirmed = {}; vim.fn.confirm = function(q) table.insert(_G.tine_confirmed, q); return ${n} end`;

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { firstThread, withGitProject } from "../helpers/code-session.ts";
-import { byFile, type Compared, compare, forksWrite, whenDone } from "../helpers/fan-out.ts";
+import { byFile, type Compared, compare, confirmAnswering, forksWrite, whenDone } from "../helpers/fan-out.ts";
 import { tempProjects } from "../helpers/neovim.ts";
 
 const nv = inject("nvim");
@@ -39,7 +39,9 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       // The tail is kept: the last lines, not the first.
       assert.match(b.check!.output, /\n2999\n3000\nfailed-last\n$/);
       assert.ok(b.check!.output.length <= 4200 && !b.check!.output.startsWith("1\n"), b.check!.output.slice(0, 40));
+      const model = await s.lua<string>(`return require("tine.config").options.model`);
       for (const f of forks) {
+        assert.equal(f.model, model);
         assert.notEqual(f.cwd, s.cwd);
         assert.equal(typeof f.cost_usd, "number");
         assert.ok((await s.thread(f.id)).unattended);
@@ -125,9 +127,13 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         // Each one's title is the prompt and its place among its siblings, `(1/3)`.
         assert.match(f.title, new RegExp(`\\(${i + 1}/3\\)$`));
         const title = f.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-        assert.match(lines[i]!, new RegExp(`^ ▸ #${f.num} ${title}  done  2 files \\+2 −0  ${verdict}  \\$\\d+\\.\\d{4}  cache \\d`));
+        // The model it runs, beside its cost.
+        assert.match(
+          lines[i]!,
+          new RegExp(`^ ▸ #${f.num} ${title}  done  2 files \\+2 −0  ${verdict}  ${f.model}  \\$\\d+\\.\\d{4}  cache \\d`),
+        );
       }
-      // g? lists the view's keys (g waits for it: it is also graft's key).
+      // g? lists the view's keys.
       await s.keys("g?");
       await s.until("g? lists the view's keys", async () => {
         const keys = (await s.lines(await s.currentBuf())).join("\n");
@@ -135,11 +141,16 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       });
       await s.keys("q");
       await s.until("back in the view", async () => (await s.currentBuf()) === buf);
-      // g on a fork's line asks for a file; d shows the fork beside the next one (:Tine diff, in a tab).
-      await s.keys("1Gg");
+      // gp on a fork's line asks for a file; d shows the fork beside the next one (:Tine diff, in a tab).
+      await s.keys("1Ggp");
       await s.notified(/graft takes a file or a hunk: put the cursor on one of the fork's files/);
       await s.keys("1Gd");
       await s.until("the diff opens in a tab", async () => (await s.lua<number>("return #vim.api.nvim_list_tabpages()")) === 2);
+      // Its buffers' names keep the titles' `(1/3)` whole, no `/` a tab line reads as a folder.
+      const names = await s.lua<string[]>(
+        "return vim.tbl_map(function(w) return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) end, vim.api.nvim_tabpage_list_wins(0))",
+      );
+      assert.ok(names.includes(`tine-diff://${forks[0]!.title.replace("/", "∕")}`), names.join("\n"));
       await s.cmd("tabclose");
       await s.until("back in the view", async () => (await s.currentBuf()) === buf);
       // <Tab> shows a fork's files.
@@ -147,7 +158,7 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       await s.until("the first fork's files are shown", async () => (await s.lines(buf)).some((l) => /^ {6}A \S+\.txt {2}\+1 −0$/.test(l)));
       // g on a file line grafts it (require("tine").graft); where graft is not there yet, it says so.
       if (await s.lua<boolean>(`return require("tine").graft == nil`)) {
-        await s.keys("2Gg");
+        await s.keys("2Ggp");
         await s.notified(/graft is not available in this version of tine/);
       }
       // P on the line of the fork that made B.txt: its files come into the source's, the others stay.
@@ -173,33 +184,34 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         left,
       );
       for (const f of left) assert.ok(existsSync((await s.thread(f)).cwd!));
-      // X on the first line left asks first, No the default: cancelled, both stay.
-      await s.lua(
-        "vim.fn.confirm = function(question, choices, default) _G.tine_confirmed = { question, choices, default }; return default end",
-      );
+      // X on the first line left asks first, as gD does (the forks have messages of their own); Cancel keeps them.
+      const other = await s.thread(left[1]!);
+      await s.lua(confirmAnswering(2));
       await s.keys("1GX");
-      await s.until("X asks", async () => (await s.lua<unknown>("return _G.tine_confirmed or vim.NIL")) !== null);
-      const keeps = forks.find((f) => f.id === left[0])!;
-      assert.deepEqual(await s.lua("return _G.tine_confirmed"), [
-        `tine: discard the 1 other fork of this fan-out, keeping #${keeps.num}? (\`:Tine threads!\` brings them back)`,
-        "&Discard\n&Cancel",
-        2,
-      ]);
-      assert.deepEqual(
-        (await compare(s, id)).map((f) => f.id),
-        left,
+      await s.until("X asks", async () => (await s.lua<number>("return #_G.tine_confirmed")) === 1);
+      assert.match(
+        await s.lua<string>("return _G.tine_confirmed[1]"),
+        new RegExp(`^tine: discard fork #${other.num} ".*"\\? It has \\d+ messages of its own \\(\`:Tine threads!\` brings it back\\)\\.$`),
       );
-      // Confirmed: the other fork is discarded.
-      await s.answerConfirm(1);
+      assert.ok(existsSync(other.cwd!), "Cancel keeps the fork");
+      // Discard: the other fork is discarded.
+      await s.lua(confirmAnswering(1));
       await s.keys("1GX");
       await s.waitForGone(left[1]!, "the other fork is discarded");
       await s.until(
         "one fork is left in the view",
         async () => (await s.lines(buf)).filter((l) => / (done|running) /.test(l)).length === 1,
       );
+      // D asks too (Cancel: it stays).
+      await s.lua(confirmAnswering(2));
+      await s.keys("1GD");
+      await s.until("D asks", async () => (await s.lua<number>("return #_G.tine_confirmed")) === 1);
+      assert.match(await s.lua<string>("return _G.tine_confirmed[1]"), /^tine: discard fork #\d+ /);
       // <CR> opens the fork on the line.
       await s.keys("1G<CR>");
       await s.until("the fork is the current thread", async () => (await s.lua<string>(`return require("tine").current()`)) === left[0]);
+      // Its display notes its place in the fan-out and its check's verdict, as the list does.
+      await s.waitForDisplay(left[0]!, /⑂×\d \d\/\d check [✓✗][ \d]* · :Tine compare/);
     });
   });
 });
