@@ -7,10 +7,11 @@
  * A snapshot is a commit of every tracked and untracked, non-ignored file, except files over
  * `maxFileBytes`, which are named in its message and left out. Its ref lives under its owner
  * (`refs/tine/<owner>/<sha>`: a thread, or the restore's safety copy), so housekeeping can drop
- * the snapshots of threads that are gone. Work on one repository is serialized.
+ * the snapshots of threads that are gone. Work through one index is serialized, through different
+ * indexes side by side (lanes.ts); a lock an earlier host left on the store is waited out (stale-lock.ts).
  *
- * Over 300 lines because every git command on the private repository goes through the one queue
- * here: taking, reading and pruning share its state (the last tree committed, the refs made). What
+ * Over 300 lines because every git command on the private repository is run here: taking, reading
+ * and pruning share its state (the last tree committed, the refs made). What
  * git's output says and the snapshot's message are read in git-output.ts; what a snapshot leaves
  * out, in excludes.ts.
  */
@@ -21,7 +22,9 @@ import { projectKey } from "../core/project-key.ts";
 import { type RunGit, splitNul } from "../tools/git.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
+import { GitLanes } from "./lanes.ts";
 import { isLink, underLinks } from "./links.ts";
+import { pastStaleLocks } from "./stale-lock.ts";
 import { foreignWorkTree } from "./work-tree.ts";
 
 export type Taken = {
@@ -43,9 +46,6 @@ export type KeptWorktree = { readonly root: string; readonly base: SnapshotId };
 
 /** How often the index's stat data is refreshed behind the snapshots. */
 const REFRESH_EVERY_MS = 60_000;
-
-/** The queue of git work on one private repository, shared by its views (a worktree's): one piece at a time. */
-type Lane = { chain: Promise<unknown> };
 
 export class SnapshotRepo {
   /** The last snapshot taken here and its tree: an unchanged tree is not committed again. */
@@ -72,7 +72,7 @@ export class SnapshotRepo {
     private readonly userExcludes: string,
     /** How git is run for the work tree's environment (Environment.git). */
     readonly git: RunGit,
-    private readonly lane: Lane = { chain: Promise.resolve() },
+    private readonly lanes: GitLanes = new GitLanes(),
   ) {}
 
   /**
@@ -90,7 +90,7 @@ export class SnapshotRepo {
       this.maxFileBytes,
       this.userExcludes,
       git,
-      this.lane,
+      this.lanes,
     );
   }
 
@@ -168,15 +168,15 @@ export class SnapshotRepo {
     return { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: this.indexFile, GIT_LITERAL_PATHSPECS: "1" };
   }
 
-  private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[], background = false) {
-    return this.git(args, { cwd: this.root, env: this.env(), input, okCodes, background });
+  /** Runs git on the store through this index; a lock an earlier host left there is waited out (stale-lock.ts). */
+  private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[], background = false, index = this.indexFile) {
+    const env = { ...this.env(), GIT_INDEX_FILE: index };
+    return pastStaleLocks(dirname(this.gitDir), () => this.git(args, { cwd: this.root, env, input, okCodes, background }));
   }
 
-  /** Runs `work` after every earlier one on this repository. */
+  /** Runs `work` after every earlier one through this index, and after housekeeping asked for before it (lanes.ts). */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.lane.chain.then(work, work);
-    this.lane.chain = next.catch(() => {});
-    return next;
+    return this.lanes.serial(this.indexFile, work);
   }
 
   /**
@@ -322,7 +322,7 @@ export class SnapshotRepo {
    * except what `worktrees` (those on disk) still need, however old: see `keepWorktrees`.
    */
   prune(owners: ReadonlySet<string>, cutoff: number, worktrees: readonly KeptWorktree[] = []): Promise<number> {
-    return this.serial(async () => {
+    return this.lanes.alone(async () => {
       const listing = (await this.run(["for-each-ref", "--format=%(refname) %(committerdate:unix)", SNAPSHOT_REFS])).stdout.toString(
         "utf8",
       );
@@ -355,8 +355,7 @@ export class SnapshotRepo {
       wanted.set(`${key}/base`, w.base);
       const index = this.viewIndex(w.root);
       if (!existsSync(index)) continue;
-      const env = { ...this.env(), GIT_INDEX_FILE: index };
-      const tree = await this.git(["write-tree"], { cwd: this.root, env }).catch(() => null);
+      const tree = await this.run(["write-tree"], undefined, undefined, false, index).catch(() => null);
       if (tree) wanted.set(`${key}/index`, tree.stdout.toString("utf8").trim());
     }
     // Only objects still here can be held (a fork point dropped before this housekeeping is gone).
