@@ -11,19 +11,20 @@
  * indexes side by side (lanes.ts); a lock an earlier host left on the store is waited out (stale-lock.ts).
  *
  * Over 300 lines because every git command on the private repository is run here: taking, reading
- * and pruning share its state (the last tree committed, the refs made). What
- * git's output says and the snapshot's message are read in git-output.ts; what a snapshot leaves
- * out, in excludes.ts.
+ * and pruning share its state (the last tree committed, the refs made). What git's output says is
+ * read in git-output.ts; what a snapshot leaves out, in excludes.ts; how many files are written, in packed-add.ts.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import { projectKey } from "../core/project-key.ts";
 import { type RunGit, splitNul } from "../tools/git.ts";
+import { diskSize, sizeOf } from "./disk-size.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 import { GitLanes } from "./lanes.ts";
 import { isLink, underLinks } from "./links.ts";
+import { packedAdd } from "./packed-add.ts";
 import { pastStaleLocks } from "./stale-lock.ts";
 import { foreignWorkTree } from "./work-tree.ts";
 
@@ -57,6 +58,8 @@ export class SnapshotRepo {
   private refreshed = 0;
   /** The first snapshot, begun before anyone asked for one (prime). */
   private primed: Promise<void> | null = null;
+  /** How many files added at once are written (packed-add.ts). */
+  private readonly packedAdd: (count: number) => Promise<string[]>;
 
   private constructor(
     /** The project's top folder (the work tree snapshots hold). */
@@ -73,7 +76,9 @@ export class SnapshotRepo {
     /** How git is run for the work tree's environment (Environment.git). */
     readonly git: RunGit,
     private readonly lanes: GitLanes = new GitLanes(),
-  ) {}
+  ) {
+    this.packedAdd = packedAdd(git, root);
+  }
 
   /**
    * The same private store seen from another work tree (a fork's worktree, made from the
@@ -226,7 +231,8 @@ export class SnapshotRepo {
       if (size !== null && size > this.maxFileBytes) skipped.push(path);
       else add.push(path);
     }
-    if (add.length) await run(["update-index", "-z", "--add", "--remove", "--stdin"], `${add.join("\0")}\0`);
+    const packed = await this.packedAdd(add.length);
+    if (add.length) await run([...packed, "update-index", "-z", "--add", "--remove", "--stdin"], `${add.join("\0")}\0`);
     // A file that grew past the limit leaves the index: the snapshot names it instead of holding stale bytes.
     if (skipped.length) await run(["update-index", "-z", "--force-remove", "--stdin"], `${skipped.join("\0")}\0`);
     skipped.sort();
@@ -374,23 +380,4 @@ export class SnapshotRepo {
   size(): number {
     return diskSize(this.gitDir) + (sizeOf(this.indexFile) ?? 0);
   }
-}
-
-/** Size of a file (not following links), or null when there is none. */
-function sizeOf(path: string): number | null {
-  try {
-    return lstatSync(path).size;
-  } catch {
-    return null;
-  }
-}
-
-function diskSize(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += diskSize(path);
-    else if (entry.isFile()) total += statSync(path).size;
-  }
-  return total;
 }
