@@ -12,6 +12,20 @@ import type { RunGit } from "../tools/git.ts";
 /** From this many files added at once, they are packed. */
 export const PACK_FROM_FILES = 500;
 
+/**
+ * How many files one update-index packs: a pack each. In parts, a first snapshot begun in the
+ * background (prime) runs the parts after a take that waits for it at normal priority, not all of
+ * it at the low one on a busy machine.
+ */
+export const PACK_PART_FILES = 1000;
+
+/** `files` in parts of PACK_PART_FILES. */
+export function inParts(files: readonly string[]): string[][] {
+  const parts: string[][] = [];
+  for (let i = 0; i < files.length; i += PACK_PART_FILES) parts.push(files.slice(i, i + PACK_PART_FILES));
+  return parts;
+}
+
 /** The first git that packs an update-index's big files together. */
 const PACKS_TOGETHER: readonly [number, number] = [2, 37];
 

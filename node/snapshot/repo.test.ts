@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitIn, gitProject, userGitState, writeFiles } from "../../test/helpers/git-project.ts";
+import type { RunGit } from "../tools/git.ts";
 import { localGit } from "../tools/local-git.ts";
 import { gitSnapshots } from "./code.ts";
-import { PACK_FROM_FILES, packsTogether } from "./packed-add.ts";
+import { PACK_FROM_FILES, PACK_PART_FILES, packsTogether } from "./packed-add.ts";
 import { SnapshotRepo } from "./repo.ts";
 
 const dirs: string[] = [];
@@ -216,5 +217,40 @@ describe("a snapshot that adds many files", () => {
     expect(packsTogether("git version 3.0.0")).toBe(true);
     expect(packsTogether("git version 2.36.6")).toBe(false);
     expect(packsTogether("not git")).toBe(false);
+  });
+});
+
+describe("the first snapshot, begun in the background (prime)", () => {
+  /** A project of `count` files whose store's gits are recorded: their arguments, and whether each ran in the background. */
+  async function recorded(count: number) {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < count; i++) files[`d${i % 10}/f${i}.txt`] = `file ${i}\n`;
+    const root = temp();
+    gitProject(root, files);
+    const calls: { args: readonly string[]; background: boolean }[] = [];
+    const git: RunGit = (args, run) => {
+      calls.push({ args, background: run.background === true });
+      return localGit(args, run);
+    };
+    const repo = await SnapshotRepo.open(root, temp(), 2 * MiB, git);
+    const adds = () => calls.filter((c) => c.args.includes("update-index") && c.args.includes("--add"));
+    return { repo, adds };
+  }
+
+  it("runs at a low priority while nobody waits for it, and packs its files in parts", async () => {
+    const { repo, adds } = await recorded(PACK_PART_FILES + 1);
+    await repo.prime();
+    expect(adds().map((c) => c.background)).toEqual([true, true]);
+  });
+
+  it("runs at normal priority once a snapshot someone waits for is queued behind it", async () => {
+    const { repo, adds } = await recorded(PACK_PART_FILES + 1);
+    const primed = repo.prime();
+    const taken = await repo.take("t");
+    await primed;
+    expect(adds().map((c) => c.background)).toEqual([false, false]);
+    expect((await repo.read(taken.id, [`d0/f${PACK_PART_FILES}.txt`])).get(`d0/f${PACK_PART_FILES}.txt`)!.bytes.toString()).toBe(
+      `file ${PACK_PART_FILES}\n`,
+    );
   });
 });

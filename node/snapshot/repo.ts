@@ -24,7 +24,7 @@ import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from ".
 import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 import { GitLanes } from "./lanes.ts";
 import { isLink, underLinks } from "./links.ts";
-import { packedAdd } from "./packed-add.ts";
+import { inParts, packedAdd } from "./packed-add.ts";
 import { pastStaleLocks } from "./stale-lock.ts";
 import { foreignWorkTree } from "./work-tree.ts";
 
@@ -60,6 +60,9 @@ export class SnapshotRepo {
   private primed: Promise<void> | null = null;
   /** How many files added at once are written (packed-add.ts). */
   private readonly packedAdd: (count: number) => Promise<string[]>;
+  /** Takes someone waits for, queued or running: the background work before them runs at normal priority. */
+  private waiting = 0;
+  private readonly waited = [() => void this.waiting--, () => void this.waiting--] as const;
 
   private constructor(
     /** The project's top folder (the work tree snapshots hold). */
@@ -191,7 +194,9 @@ export class SnapshotRepo {
    * `background`: nobody waits for it (git runs at a lower priority).
    */
   take(owner: string, background = false): Promise<Taken> {
+    if (!background) this.waiting++;
     const taken = this.serial(() => this.takeNow(background));
+    if (!background) void taken.then(...this.waited);
     // After it, where no one waits: its ref, and now and then the stat data of files whose content
     // did not change (touched by a build or a checkout), so later listings need not read them again.
     void this.serial(async () => {
@@ -217,7 +222,8 @@ export class SnapshotRepo {
   }
 
   private async takeNow(background: boolean): Promise<Taken> {
-    const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background);
+    // Background until someone waits for what follows it (a take queued behind the first snapshot).
+    const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background && this.waiting === 0);
     await this.syncExcludes();
     const listed = [...new Set(splitNul((await run(["ls-files", "-z", "-m", "-o", "--exclude-standard"])).stdout))];
     // A folder that became a link: the files the index holds under it leave it (git refuses a path beyond a link), the link is kept as one.
@@ -234,7 +240,8 @@ export class SnapshotRepo {
       else add.push(path);
     }
     const packed = await this.packedAdd(add.length);
-    if (add.length) await run([...packed, "update-index", "-z", "--add", "--remove", "--stdin"], `${add.join("\0")}\0`);
+    for (const part of packed.length ? inParts(add) : add.length ? [add] : [])
+      await run([...packed, "update-index", "-z", "--add", "--remove", "--stdin"], `${part.join("\0")}\0`);
     // A file that grew past the limit leaves the index: the snapshot names it instead of holding stale bytes.
     if (skipped.length) await run(["update-index", "-z", "--force-remove", "--stdin"], `${skipped.join("\0")}\0`);
     skipped.sort();

@@ -135,6 +135,8 @@ async function compareView(s: Session, id: string): Promise<Shown[]> {
     },
     120_000,
   );
+  // …and each shows its change list (drawn once the snapshot taken as its turn ended is there).
+  for (const f of ids) await s.waitForDisplay(f, "▸ 3 files changed");
   const views: Shown[] = [];
   for (let i = 0; i < VIEWS; i++) {
     const [drawn, forkLines, host, one] = await s.lua<[number, number, number, number]>(
