@@ -10,7 +10,7 @@ import { type FSWatcher, readdirSync, watch } from "node:fs";
 import { join } from "node:path";
 
 /** Past this many folders, a folder is not watched (each is an inotify watch of the user's limited number): its snapshot is taken each time. */
-const MAX_FOLDERS = 2000;
+const MAX_FOLDERS = 1000;
 
 export class QuietFolder {
   private readonly watchers: FSWatcher[] = [];
