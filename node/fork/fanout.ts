@@ -90,7 +90,7 @@ export class FanOuts {
         // Done: its snapshot is taken now and kept while its worktree is quiet, so the first compare reads none of its files.
         if (this.checks.state(id) === "done")
           Promise.resolve()
-            .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id))
+            .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id, true))
             .catch(() => {});
         host.changed(id);
       },

@@ -34,9 +34,9 @@ export interface CodeSnapshots {
    * As `take`, for a folder nothing is meant to change in (a fan-out fork done with its turn and
    * its check): the snapshot last taken this way is given again while a watch on the folder saw
    * nothing change since it began (quiet-folder.ts), so a compare of 8 done forks reads none of
-   * their files; else one is taken, and the watch begun anew before it.
+   * their files; else one is taken, and the watch begun anew before it. `background`: nobody waits for it.
    */
-  takeWhileQuiet(owner: string): Promise<Taken | null>;
+  takeWhileQuiet(owner: string, background?: boolean): Promise<Taken | null>;
   /** Ends takeWhileQuiet's watch (the folder's thread is at work again). */
   unwatch(): void;
   changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]>;
@@ -118,7 +118,7 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
       const r = await repo();
       return "off" in r ? null : r.take(owner, background);
     },
-    async takeWhileQuiet(owner) {
+    async takeWhileQuiet(owner, background) {
       const r = await repo();
       if ("off" in r) return null;
       const was = kept;
@@ -126,7 +126,7 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
       if (kept === was) unwatch();
       // Watched before it is taken: a change while it is taken makes the next ask take another.
       const watch = QuietFolder.watch(r.root);
-      const taken = r.take(owner);
+      const taken = r.take(owner, background);
       if (watch) kept = { watch, taken };
       taken.catch(() => {
         if (kept?.taken === taken) unwatch();
