@@ -108,7 +108,14 @@ export class FanOuts {
         await workspace.ready;
         return workspace.environment;
       },
-      changed: (id) => host.changed(id),
+      changed: (id) => {
+        // Done: its snapshot is taken now and kept while its worktree is quiet, so the first compare reads none of its files.
+        if (this.checks.state(id) === "done")
+          Promise.resolve()
+            .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id, true))
+            .catch(() => {});
+        host.changed(id);
+      },
       kept: (id, result) => host.keepCheck(id, result),
     });
   }

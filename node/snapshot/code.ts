@@ -9,6 +9,7 @@
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import type { RunGit } from "../tools/git.ts";
 import { localGit } from "../tools/local-git.ts";
+import { QuietFolder } from "./quiet-folder.ts";
 import { type KeptWorktree, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
 import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
@@ -29,6 +30,15 @@ export interface CodeSnapshots {
   prime(): void;
   /** A snapshot of the project's files now, kept for `owner` (a thread); null when snapshots are off here. `background`: nobody waits for it. */
   take(owner: string, background?: boolean): Promise<Taken | null>;
+  /**
+   * As `take`, for a folder nothing is meant to change in (a fan-out fork done with its turn and
+   * its check): the snapshot last taken this way is given again while a watch on the folder saw
+   * nothing change since it began (quiet-folder.ts), so a compare of 8 done forks reads none of
+   * their files; else one is taken, and the watch begun anew before it. `background`: nobody waits for it.
+   */
+  takeWhileQuiet(owner: string, background?: boolean): Promise<Taken | null>;
+  /** Ends takeWhileQuiet's watch (the folder's thread is at work again). */
+  unwatch(): void;
   changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]>;
   fileDiff(from: SnapshotId, to: SnapshotId, path: string): Promise<string[]>;
   read(id: SnapshotId, paths: readonly string[]): Promise<Map<string, StoredFile | null>>;
@@ -62,6 +72,9 @@ export type SnapshotOptions = {
 
 const DAY_MS = 86_400_000;
 
+/** How many differences between two snapshots a folder's snapshots keep (the oldest goes first). */
+const KEPT_DIFFS = 64;
+
 /** Files bigger than this are left out of snapshots (and named). */
 export const MAX_SNAPSHOT_FILE_BYTES = 2 * 1024 * 1024;
 
@@ -91,6 +104,12 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
     if ("off" in r) throw new Error(`tine: code snapshots are off: ${r.off}`);
     return r;
   };
+  const diffs = new Map<string, readonly FileChange[]>();
+  let kept: { readonly watch: QuietFolder; readonly taken: Promise<Taken> } | null = null;
+  const unwatch = () => {
+    kept?.watch.close();
+    kept = null;
+  };
   return {
     prime() {
       void repo().then((r) => ("off" in r ? undefined : r.prime().catch(() => {})));
@@ -99,7 +118,32 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
       const r = await repo();
       return "off" in r ? null : r.take(owner, background);
     },
-    changes: async (from, to) => (await on()).changes(from, to),
+    async takeWhileQuiet(owner, background) {
+      const r = await repo();
+      if ("off" in r) return null;
+      const was = kept;
+      if (was && (await was.watch.quiet()) && kept === was) return was.taken;
+      if (kept === was) unwatch();
+      // Watched before it is taken: a change while it is taken makes the next ask take another.
+      const watch = QuietFolder.watch(r.root);
+      const taken = r.take(owner, background);
+      if (watch) kept = { watch, taken };
+      taken.catch(() => {
+        if (kept?.taken === taken) unwatch();
+      });
+      return taken;
+    },
+    unwatch,
+    async changes(from, to) {
+      // Two snapshots' difference never changes: a compare of forks done since asks it again and again.
+      const key = `${from}..${to}`;
+      const known = diffs.get(key);
+      if (known) return known.slice();
+      const found = await (await on()).changes(from, to);
+      if (diffs.size >= KEPT_DIFFS) diffs.delete(diffs.keys().next().value!);
+      diffs.set(key, found);
+      return found.slice();
+    },
     fileDiff: async (from, to, path) => (await on()).fileDiff(from, to, path),
     read: async (id, paths) => (await on()).read(id, paths),
     skippedIn: async (id) => (await on()).skippedIn(id),

@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitIn, gitProject, userGitState, writeFiles } from "../../test/helpers/git-project.ts";
+import type { RunGit } from "../tools/git.ts";
 import { localGit } from "../tools/local-git.ts";
 import { gitSnapshots } from "./code.ts";
+import { PACK_FROM_FILES, PACK_PART_FILES, packsTogether } from "./packed-add.ts";
 import { SnapshotRepo } from "./repo.ts";
 
 const dirs: string[] = [];
@@ -193,5 +195,62 @@ describe("SnapshotRepo", () => {
     await repo.take("t");
     // A blob (compressed), a tree of 200 entries, a commit and a ref: far below the 400 KB tree.
     expect(repo.size() - before).toBeLessThan(20_000);
+  });
+});
+
+describe("a snapshot that adds many files", () => {
+  it("writes their objects into one pack, not a file each (the store's first snapshot of a big project), and holds every file", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < PACK_FROM_FILES; i++) files[`d${i % 10}/f${i}.txt`] = `file ${i}\n`;
+    const { repo } = await project(files);
+    const taken = await repo.take("t");
+    const loose = gitIn(repo.gitDir, "count-objects", "-v");
+    expect(Number(/^count: (\d+)$/m.exec(loose)![1])).toBeLessThan(20); // the trees and the commit
+    expect(Number(/^in-pack: (\d+)$/m.exec(loose)![1])).toBeGreaterThanOrEqual(PACK_FROM_FILES);
+    const read = await repo.read(taken.id, ["d3/f13.txt", `d9/f${PACK_FROM_FILES - 1}.txt`]);
+    expect([...read.values()].map((f) => f!.bytes.toString())).toEqual(["file 13\n", `file ${PACK_FROM_FILES - 1}\n`]);
+  });
+
+  it("packs them only where git groups them in one pack (2.37 on); an older git keeps a file each", () => {
+    expect(packsTogether("git version 2.39.5\n")).toBe(true);
+    expect(packsTogether("git version 2.37.0.windows.1")).toBe(true);
+    expect(packsTogether("git version 3.0.0")).toBe(true);
+    expect(packsTogether("git version 2.36.6")).toBe(false);
+    expect(packsTogether("not git")).toBe(false);
+  });
+});
+
+describe("the first snapshot, begun in the background (prime)", () => {
+  /** A project of `count` files whose store's gits are recorded: their arguments, and whether each ran in the background. */
+  async function recorded(count: number) {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < count; i++) files[`d${i % 10}/f${i}.txt`] = `file ${i}\n`;
+    const root = temp();
+    gitProject(root, files);
+    const calls: { args: readonly string[]; background: boolean }[] = [];
+    const git: RunGit = (args, run) => {
+      calls.push({ args, background: run.background === true });
+      return localGit(args, run);
+    };
+    const repo = await SnapshotRepo.open(root, temp(), 2 * MiB, git);
+    const adds = () => calls.filter((c) => c.args.includes("update-index") && c.args.includes("--add"));
+    return { repo, adds };
+  }
+
+  it("runs at a low priority while nobody waits for it, and packs its files in parts", async () => {
+    const { repo, adds } = await recorded(PACK_PART_FILES + 1);
+    await repo.prime();
+    expect(adds().map((c) => c.background)).toEqual([true, true]);
+  });
+
+  it("runs at normal priority once a snapshot someone waits for is queued behind it", async () => {
+    const { repo, adds } = await recorded(PACK_PART_FILES + 1);
+    const primed = repo.prime();
+    const taken = await repo.take("t");
+    await primed;
+    expect(adds().map((c) => c.background)).toEqual([false, false]);
+    expect((await repo.read(taken.id, [`d0/f${PACK_PART_FILES}.txt`])).get(`d0/f${PACK_PART_FILES}.txt`)!.bytes.toString()).toBe(
+      `file ${PACK_PART_FILES}\n`,
+    );
   });
 });

@@ -7,21 +7,25 @@
  * A snapshot is a commit of every tracked and untracked, non-ignored file, except files over
  * `maxFileBytes`, which are named in its message and left out. Its ref lives under its owner
  * (`refs/tine/<owner>/<sha>`: a thread, or the restore's safety copy), so housekeeping can drop
- * the snapshots of threads that are gone. Work on one repository is serialized.
+ * the snapshots of threads that are gone. Work through one index is serialized, through different
+ * indexes side by side (lanes.ts); a lock an earlier host left on the store is waited out (stale-lock.ts).
  *
- * Over 300 lines because every git command on the private repository goes through the one queue
- * here: taking, reading and pruning share its state (the last tree committed, the refs made). What
- * git's output says and the snapshot's message are read in git-output.ts; what a snapshot leaves
- * out, in excludes.ts.
+ * Over 300 lines because every git command on the private repository is run here: taking, reading
+ * and pruning share its state (the last tree committed, the refs made). What git's output says is
+ * read in git-output.ts; what a snapshot leaves out, in excludes.ts; how many files are written, in packed-add.ts.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import { projectKey } from "../core/project-key.ts";
 import { type RunGit, splitNul } from "../tools/git.ts";
+import { diskSize, sizeOf } from "./disk-size.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
 import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
+import { GitLanes } from "./lanes.ts";
 import { isLink, underLinks } from "./links.ts";
+import { inParts, packedAdd } from "./packed-add.ts";
+import { pastStaleLocks } from "./stale-lock.ts";
 import { foreignWorkTree } from "./work-tree.ts";
 
 export type Taken = {
@@ -44,9 +48,6 @@ export type KeptWorktree = { readonly root: string; readonly base: SnapshotId };
 /** How often the index's stat data is refreshed behind the snapshots. */
 const REFRESH_EVERY_MS = 60_000;
 
-/** The queue of git work on one private repository, shared by its views (a worktree's): one piece at a time. */
-type Lane = { chain: Promise<unknown> };
-
 export class SnapshotRepo {
   /** The last snapshot taken here and its tree: an unchanged tree is not committed again. */
   private last: { id: SnapshotId; tree: string; skipped: string } | null = null;
@@ -57,6 +58,11 @@ export class SnapshotRepo {
   private refreshed = 0;
   /** The first snapshot, begun before anyone asked for one (prime). */
   private primed: Promise<void> | null = null;
+  /** How many files added at once are written (packed-add.ts). */
+  private readonly packedAdd: (count: number) => Promise<string[]>;
+  /** Takes someone waits for, queued or running: the background work before them runs at normal priority. */
+  private waiting = 0;
+  private readonly waited = [() => void this.waiting--, () => void this.waiting--] as const;
 
   private constructor(
     /** The project's top folder (the work tree snapshots hold). */
@@ -72,8 +78,10 @@ export class SnapshotRepo {
     private readonly userExcludes: string,
     /** How git is run for the work tree's environment (Environment.git). */
     readonly git: RunGit,
-    private readonly lane: Lane = { chain: Promise.resolve() },
-  ) {}
+    private readonly lanes: GitLanes = new GitLanes(),
+  ) {
+    this.packedAdd = packedAdd(git, root);
+  }
 
   /**
    * The same private store seen from another work tree (a fork's worktree, made from the
@@ -90,7 +98,7 @@ export class SnapshotRepo {
       this.maxFileBytes,
       this.userExcludes,
       git,
-      this.lane,
+      this.lanes,
     );
   }
 
@@ -112,6 +120,8 @@ export class SnapshotRepo {
       await this.run([...plain, "-c", "checkout.workers=0", "checkout-index", "-a", "-f", "-u"]);
       const tree = (await this.run(["rev-parse", `${id}^{tree}`])).stdout.toString("utf8").trim();
       this.last = { id, tree, skipped: "" };
+      // Every file's stat data was just written: no refresh is due (eight forks' would read 80,000 files at once).
+      this.refreshed = Date.now();
       return this.indexFile;
     });
   }
@@ -168,15 +178,15 @@ export class SnapshotRepo {
     return { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.root, GIT_INDEX_FILE: this.indexFile, GIT_LITERAL_PATHSPECS: "1" };
   }
 
-  private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[], background = false) {
-    return this.git(args, { cwd: this.root, env: this.env(), input, okCodes, background });
+  /** Runs git on the store through this index; a lock an earlier host left there is waited out (stale-lock.ts). */
+  private run(args: readonly string[], input?: string | Buffer, okCodes?: readonly number[], background = false, index = this.indexFile) {
+    const env = { ...this.env(), GIT_INDEX_FILE: index };
+    return pastStaleLocks(dirname(this.gitDir), () => this.git(args, { cwd: this.root, env, input, okCodes, background }));
   }
 
-  /** Runs `work` after every earlier one on this repository. */
+  /** Runs `work` after every earlier one through this index, and after housekeeping asked for before it (lanes.ts). */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.lane.chain.then(work, work);
-    this.lane.chain = next.catch(() => {});
-    return next;
+    return this.lanes.serial(this.indexFile, work);
   }
 
   /**
@@ -184,7 +194,9 @@ export class SnapshotRepo {
    * `background`: nobody waits for it (git runs at a lower priority).
    */
   take(owner: string, background = false): Promise<Taken> {
+    if (!background) this.waiting++;
     const taken = this.serial(() => this.takeNow(background));
+    if (!background) void taken.then(...this.waited);
     // After it, where no one waits: its ref, and now and then the stat data of files whose content
     // did not change (touched by a build or a checkout), so later listings need not read them again.
     void this.serial(async () => {
@@ -210,7 +222,8 @@ export class SnapshotRepo {
   }
 
   private async takeNow(background: boolean): Promise<Taken> {
-    const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background);
+    // Background until someone waits for what follows it (a take queued behind the first snapshot).
+    const run = (args: readonly string[], input?: string) => this.run(args, input, undefined, background && this.waiting === 0);
     await this.syncExcludes();
     const listed = [...new Set(splitNul((await run(["ls-files", "-z", "-m", "-o", "--exclude-standard"])).stdout))];
     // A folder that became a link: the files the index holds under it leave it (git refuses a path beyond a link), the link is kept as one.
@@ -226,7 +239,9 @@ export class SnapshotRepo {
       if (size !== null && size > this.maxFileBytes) skipped.push(path);
       else add.push(path);
     }
-    if (add.length) await run(["update-index", "-z", "--add", "--remove", "--stdin"], `${add.join("\0")}\0`);
+    const packed = await this.packedAdd(add.length);
+    for (const part of packed.length ? inParts(add) : add.length ? [add] : [])
+      await run([...packed, "update-index", "-z", "--add", "--remove", "--stdin"], `${part.join("\0")}\0`);
     // A file that grew past the limit leaves the index: the snapshot names it instead of holding stale bytes.
     if (skipped.length) await run(["update-index", "-z", "--force-remove", "--stdin"], `${skipped.join("\0")}\0`);
     skipped.sort();
@@ -322,7 +337,7 @@ export class SnapshotRepo {
    * except what `worktrees` (those on disk) still need, however old: see `keepWorktrees`.
    */
   prune(owners: ReadonlySet<string>, cutoff: number, worktrees: readonly KeptWorktree[] = []): Promise<number> {
-    return this.serial(async () => {
+    return this.lanes.alone(async () => {
       const listing = (await this.run(["for-each-ref", "--format=%(refname) %(committerdate:unix)", SNAPSHOT_REFS])).stdout.toString(
         "utf8",
       );
@@ -355,8 +370,7 @@ export class SnapshotRepo {
       wanted.set(`${key}/base`, w.base);
       const index = this.viewIndex(w.root);
       if (!existsSync(index)) continue;
-      const env = { ...this.env(), GIT_INDEX_FILE: index };
-      const tree = await this.git(["write-tree"], { cwd: this.root, env }).catch(() => null);
+      const tree = await this.run(["write-tree"], undefined, undefined, false, index).catch(() => null);
       if (tree) wanted.set(`${key}/index`, tree.stdout.toString("utf8").trim());
     }
     // Only objects still here can be held (a fork point dropped before this housekeeping is gone).
@@ -375,23 +389,4 @@ export class SnapshotRepo {
   size(): number {
     return diskSize(this.gitDir) + (sizeOf(this.indexFile) ?? 0);
   }
-}
-
-/** Size of a file (not following links), or null when there is none. */
-function sizeOf(path: string): number | null {
-  try {
-    return lstatSync(path).size;
-  } catch {
-    return null;
-  }
-}
-
-function diskSize(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += diskSize(path);
-    else if (entry.isFile()) total += statSync(path).size;
-  }
-  return total;
 }
