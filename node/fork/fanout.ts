@@ -67,6 +67,8 @@ export type FanOutHost = {
   };
   /** The source's files now, recorded (the snapshot every fork's worktree is made from), kept for `owner`. */
   baseNow(sourceId: ThreadId, owner: ThreadId): Promise<SnapshotId | null>;
+  /** Why `name` is no model a thread may choose (providers/models.ts), or null. */
+  unknownModel(name: string): string | null;
   /** `fanout_max`. */
   readonly max: number;
   /** `check_command` (false: none). */
@@ -147,6 +149,8 @@ export class FanOuts {
     if (!text) throw new Error("tine: a fan-out needs a prompt: each fork runs it");
     const models = ask.models ?? [];
     if (models.some((m) => typeof m !== "string" || m.trim() === "")) throw new Error("tine: fanout's models are model names");
+    const unknown = models.map((m) => this.host.unknownModel(m)).find((why) => why !== null);
+    if (unknown) throw new Error(unknown);
     const n = ask.n ?? (models.length || 2);
     if (!Number.isInteger(n) || n < 1 || n > this.host.max)
       throw new Error(`tine: a fan-out makes 1 to ${this.host.max} forks (fanout_max), not ${n}`);

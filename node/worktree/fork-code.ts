@@ -35,6 +35,7 @@ import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markers
 import { mergeOver, mergesUnderWay, recordMerge } from "./merge-record.ts";
 import { type KeepUndo, leftAlone, recoverMerges, rollBackMerge } from "./merge-recovery.ts";
 import { PendingMerges, waitingQuickfix } from "./pending-merges.ts";
+import { type UnsavedBuffers, unsavedRefusal } from "./unsaved.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
 
@@ -47,6 +48,8 @@ export type ForkCodeEdges = {
   written(path: string): void;
   /** The threads live now (a worktree another one still works in is not removed). */
   live(): Iterable<ThreadId>;
+  /** The buffers with unsaved changes (a merge never writes under one: unsaved.ts). */
+  readonly unsaved: UnsavedBuffers;
   /** A merge's rollback replaced these files: `:Tine restore undo` puts them back. */
   readonly keepUndo: KeepUndo;
   /** A live thread (throws when there is none). */
@@ -226,6 +229,13 @@ export class ForkCode {
       labels,
       into.environment.git,
     );
+    const unsaved = await unsavedRefusal(
+      this.edges.unsaved,
+      into.root,
+      planned.writes.map((w) => w.path),
+      "the merge",
+    );
+    if (unsaved) throw new Error(unsaved);
     const changed = planned.writes.length ? await this.write(fork, into, records, ours.id, planned) : [];
     // A file changed while the merge ran keeps its new text: the fork's copy waits in its worktree, as a conflict's does.
     const kept = new Set(changed);

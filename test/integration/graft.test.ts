@@ -71,6 +71,14 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       assert.equal(readFileSync(join(s.cwd, "A.txt"), "utf8"), "A\n");
       await s.waitForDisplay(id, '⇡ grafted hello.txt from "edit as A"');
       await s.waitForDisplay(id, '⇡ grafted A.txt from "edit as A"');
+      // :Tine restore undo takes the last graft back: its line says so, and the model is not told of it.
+      await s.cmd("Tine restore undo");
+      await s.until("A.txt is gone again", async () => !existsSync(join(s.cwd, "A.txt")));
+      await s.waitForDisplay(id, '⇣ graft of A.txt from "edit as A" undone (:Tine restore undo) · the model is not told of it');
+      assert.ok(!(await s.display(id)).includes("⇡ grafted A.txt"));
+      assert.deepEqual(await graft(s, a.id, "A.txt"), { path: "A.txt", conflicts: 0 });
+      await s.cmd("Tine restore undo");
+      await s.until("A.txt is gone once more", async () => !existsSync(join(s.cwd, "A.txt")));
       // The fork is not ended: live, its worktree and its files as they were.
       assert.ok((await s.threads()).some((t) => t.id === a.id));
       assert.equal((await s.thread(a.id)).cwd, a.cwd);
@@ -82,13 +90,12 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
         "and now?",
         `[tine] Since your last turn, the user grafted changes from forks into the files of this thread (${s.cwd}):\n` +
           '- hello.txt, the whole file, from the fork "edit as A"\n' +
-          '- A.txt, the whole file, from the fork "edit as A"\n' +
           "Read a file again before relying on what you knew of it.",
       ]);
       // Earlier messages as they were sent (the prompt cache holds).
       assert.ok(readsCacheOf(body(s, -1), firstAsked), "the messages before the note are as sent");
       await s.waitForDisplay(id, "Noted.\n── end_turn");
-      assert.ok(!(await s.display(id)).includes("⇡ grafted"), "the note went with the message");
+      assert.ok(!/⇡ grafted|⇣ graft of/.test(await s.display(id)), "the note went with the message");
       await exchange(s, id, "again", "Ok.");
       assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), ["again"], "told once");
     });
@@ -169,7 +176,8 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       const f = await forkRunning(s, id, "two hunks", TWO_HUNKS);
       const plain = await s.lua<string>(`return require("tine").fork(..., "")`, id);
       const refusals = [
-        [await graft(s, "no-such-thread", "hello.txt"), /^tine: graft: no live thread no-such-thread$/],
+        [await graft(s, "no-such-thread", "hello.txt"), /^tine: no thread no-such-thread$/],
+        [await graft(s, f.id, "../hello.txt"), /^tine: graft: "\.\.\/hello\.txt" is no file of the project: give its path relative to the project/],
         [await graft(s, id, "hello.txt"), /^tine: graft: ".*" is not a fork in a worktree of its own: it has no parent$/],
         [await graft(s, plain, "hello.txt"), /is not a fork in a worktree of its own: its changes are in its parent's files already/],
         [
@@ -184,10 +192,22 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
         [await graft(s, f.id, "blob.bin"), /^tine: graft: blob\.bin is a binary file: only a text file's change can be grafted$/],
       ] as const;
       for (const [got, want] of refusals) assert.match(String(got), want);
+      // A file with unsaved edits in a buffer: refused before anything is written (a later :w would drop the graft).
+      await s.cmd(`edit ${join(s.cwd, "hello.txt")}`);
+      await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, { "my unsaved edit" })`);
+      assert.match(
+        String(await graft(s, f.id, "hello.txt")),
+        /^tine: graft: save or undo your edits to hello\.txt first: its buffer has unsaved changes, and the graft would be written under them \(nothing was written\)$/,
+      );
       assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), LINES);
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.deepEqual(await s.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"), ["my unsaved edit"], "the edits stay");
       assert.ok(!existsSync(join(s.cwd, "blob.bin")));
       assert.ok(!(await s.display(id)).includes("⇡ grafted"));
+      // The fork by its number (as a number or a string), the path as ./ names it: grafted.
+      const num = (await s.thread(f.id)).num;
+      assert.deepEqual(await s.lua("return require('tine').graft(...)", num, "./lines.txt", 1), { path: "lines.txt", hunk: 1, conflicts: 0 });
+      assert.deepEqual(await graft(s, String(num), "lines.txt", 2), { path: "lines.txt", hunk: 2, conflicts: 0 });
     });
   });
 
