@@ -28,7 +28,9 @@ const lastText = (b: RequestBody) =>
 
 /** The text the user typed in the last user message (its mentions' context blocks left out). */
 const typedText = (b: RequestBody) =>
-  blocks(b.messages.at(-1)).find((x) => x.type === "text" && !x.text.startsWith("<context"))?.text;
+  blocks(b.messages.at(-1))
+    .flatMap((x) => (x.type === "text" && !x.text.startsWith("<context") ? [x.text] : []))
+    .at(0);
 
 /** The threads other than `sourceId`, by number (the order they were made). */
 async function forksOf(s: Session, sourceId: string) {
