@@ -87,6 +87,12 @@ export type FanOutHost = {
 
 type UsageFigures = { readonly cost_usd: number | null; readonly cache_read: number };
 
+/** A fan-out's prompt as its notes name it: its first line, cut at 60 characters. */
+function promptLine(prompt: string): string {
+  const line = prompt.split("\n")[0]!;
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}
+
 /** A stored thread as the fork side sees it: at rest, its title and number. */
 const STORED = { atRest: true, status: "stored" } as const;
 
@@ -97,6 +103,8 @@ export class FanOuts {
   private readonly places = new Map<ThreadId, number>();
   /** The user was told that fan-out forks are made attended here (no sandbox): once is enough. */
   private attendedSaid = false;
+  /** The fan-outs whose forks were all done, said once each (`allDone`). */
+  private readonly doneSaid = new Set<string>();
   /** Each fork's check, run when it comes to rest (checks.ts); the host tells it of each batch. */
   readonly checks: ForkChecks;
 
@@ -109,7 +117,10 @@ export class FanOuts {
         await workspace.ready;
         return workspace.environment;
       },
-      changed: (id) => host.changed(id),
+      changed: (id) => {
+        host.changed(id);
+        this.allDone(id);
+      },
       kept: (id, result) => host.keepCheck(id, result),
     });
   }
@@ -284,11 +295,7 @@ export class FanOuts {
 
   /** What the display of thread `sourceId` notes of its fan-outs: a line each. */
   notes(sourceId: ThreadId): string[] {
-    return this.from(sourceId).map((g) => {
-      const prompt = g.prompt.split("\n")[0]!;
-      const shown = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
-      return `⑂×${g.forks.length} fan-out: ${shown} · :Tine compare`;
-    });
+    return this.from(sourceId).map((g) => `⑂×${g.forks.length} fan-out: ${promptLine(g.prompt)} · :Tine compare`);
   }
 
   /** Fork `id` left the chat (ended, deleted): its check stops, it leaves its group; an empty group goes. */
@@ -302,6 +309,20 @@ export class FanOuts {
     const forks = group.forks.filter((f) => f !== id);
     if (forks.length) this.groups.set(groupId, { ...group, forks });
     else this.groups.delete(groupId);
+  }
+
+  /**
+   * Fork `id`'s check started or ended, or it came to rest unchecked: once every fork of its
+   * fan-out is done (its turn and its check ended), the user is told, once, and where to look.
+   */
+  private allDone(id: ThreadId): void {
+    const group = this.of(id);
+    if (!group || this.doneSaid.has(group.id) || !group.forks.every((f) => this.checks.state(f) === "done")) return;
+    this.doneSaid.add(group.id);
+    const n = group.forks.length;
+    const passed = group.forks.filter((f) => this.checks.result(f)?.ok).length;
+    const checks = group.checked ? ` (${passed} check${passed === 1 ? "" : "s"} passed)` : "";
+    this.host.tell(`tine: fan-out "${promptLine(group.prompt)}": ${n} of ${n} done${checks} · :Tine compare`, false);
   }
 
   /** Unattended where the sandbox can start; else attended, and the user told once. */

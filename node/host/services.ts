@@ -256,6 +256,7 @@ export class Services {
         merges: (id) => this.forkCode.mergesInto(id),
         shownPath: (path) => shownPath(path, config.data_dir),
         fanOutMark: (id) => this.fanouts.listMark(id),
+        checking: (id) => this.fanouts.checks.running(id),
         fanOutNotes: (id) => this.fanouts.notes(id),
       },
       config.empty_hint,

@@ -177,7 +177,10 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       const plain = await s.lua<string>(`return require("tine").fork(..., "")`, id);
       const refusals = [
         [await graft(s, "no-such-thread", "hello.txt"), /^tine: no thread no-such-thread$/],
-        [await graft(s, f.id, "../hello.txt"), /^tine: graft: "\.\.\/hello\.txt" is no file of the project: give its path relative to the project/],
+        [
+          await graft(s, f.id, "../hello.txt"),
+          /^tine: graft: "\.\.\/hello\.txt" is no file of the project: give its path relative to the project/,
+        ],
         [await graft(s, id, "hello.txt"), /^tine: graft: ".*" is not a fork in a worktree of its own: it has no parent$/],
         [await graft(s, plain, "hello.txt"), /is not a fork in a worktree of its own: its changes are in its parent's files already/],
         [
@@ -206,7 +209,11 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       assert.ok(!(await s.display(id)).includes("⇡ grafted"));
       // The fork by its number (as a number or a string), the path as ./ names it: grafted.
       const num = (await s.thread(f.id)).num;
-      assert.deepEqual(await s.lua("return require('tine').graft(...)", num, "./lines.txt", 1), { path: "lines.txt", hunk: 1, conflicts: 0 });
+      assert.deepEqual(await s.lua("return require('tine').graft(...)", num, "./lines.txt", 1), {
+        path: "lines.txt",
+        hunk: 1,
+        conflicts: 0,
+      });
       assert.deepEqual(await graft(s, String(num), "lines.txt", 2), { path: "lines.txt", hunk: 2, conflicts: 0 });
     });
   });

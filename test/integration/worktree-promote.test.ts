@@ -44,7 +44,10 @@ describe(`promoting a worktree fork (${nv.version})`, () => {
         /^tine: edit as A is not promoted: save or undo your edits to hello\.txt first: its buffer has unsaved changes, and the merge would be written under them \(nothing was written\)\. It stays as it was$/,
       );
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "hello from a fixture\n");
-      assert.ok((await s.threads()).some((t) => t.id === a.id), "the fork stays");
+      assert.ok(
+        (await s.threads()).some((t) => t.id === a.id),
+        "the fork stays",
+      );
       await s.cmd("edit!");
       await s.lua(`require("tine").promote(...)`, a.id);
       await s.notified(/its code is merged: 2 files changed/);
