@@ -39,6 +39,8 @@ export type FanOut = {
   readonly sourceId: ThreadId;
   readonly prompt: string;
   readonly forks: readonly ThreadId[];
+  /** How many forks it was made with: each keeps its place ("2/3") when others end. */
+  readonly made: number;
   /** The shell command each fork's check runs, or null. */
   readonly check: string | null;
   /**
@@ -183,6 +185,7 @@ export class FanOuts {
       sourceId,
       prompt: text,
       forks: made.map((m) => m.id),
+      made: n,
       check,
       checked: check !== null,
       unattended,
@@ -250,7 +253,7 @@ export class FanOuts {
     const group = this.of(id);
     const index = this.places.get(id);
     if (!group || index === undefined) return undefined;
-    return fanOutPlace(group.id, index, Math.max(index, group.forks.length), group.prompt, group.checked);
+    return fanOutPlace(group.id, index, Math.max(index, group.made), group.prompt, group.checked);
   }
 
   /**
@@ -272,6 +275,7 @@ export class FanOuts {
         sourceId: s.parent.id,
         prompt: place.prompt,
         forks: [],
+        made: place.of,
         check: place.checked ? this.host.checkCommand || null : null,
         checked: place.checked,
         unattended: s.worktree.unattended === true,
@@ -290,7 +294,7 @@ export class FanOuts {
     const group = this.of(id);
     if (!group) return null;
     const verdict = !group.checked ? "" : ` check ${checkVerdict(this.checks.result(id), this.checks.running(id))}`;
-    return `⑂×${group.forks.length} ${group.forks.indexOf(id) + 1}/${group.forks.length}${verdict}`;
+    return `⑂×${group.made} ${this.places.get(id)}/${group.made}${verdict}`;
   }
 
   /** What the display of thread `sourceId` notes of its fan-outs: a line each. */

@@ -10,6 +10,7 @@ import { describe, inject, it } from "vitest";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { body, exchange, sentBlocks, textOf } from "../helpers/chat-driver.ts";
 import { editingFork, firstThread, HELLO, SETUP, withGitProject } from "../helpers/code-session.ts";
+import { whenDone } from "../helpers/fan-out.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { tempProjects, withNeovim } from "../helpers/neovim.ts";
@@ -232,6 +233,36 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       );
       assert.doesNotMatch(told, /by you/);
       assert.match(readFileSync(join(s.cwd, "lines.txt"), "utf8"), /<<<<<<< .*\nONE 2\n=======\nTWO 2\n>>>>>>> /);
+    });
+  });
+
+  it("a fan-out fork whose change was grafted (the file changed here since) is promoted with nothing to merge, said so; its siblings keep their places", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await firstThread(s);
+      // Each fork changes line 2 of lines.txt.
+      s.mock.otherwise((req) => {
+        const last = req.body.messages.at(-1)!;
+        if (Array.isArray(last.content) && last.content.some((b) => b.type === "tool_result")) return textReply("Done.");
+        return response([{ toolUse: { id: "b-2", name: "bash_command", input: { command: "sed -i 's/^line 2$/LINE 2/' lines.txt" } } }]);
+      });
+      const ids = await s.lua<string[]>(`return require("tine").fanout(..., "change line 2", { n = 3 })`, id);
+      await whenDone(s, id);
+      const a = ids[0]!;
+      assert.deepEqual(await graft(s, a, "lines.txt"), { path: "lines.txt", conflicts: 0 });
+      // The user changes line 18 since: the file holds the fork's change and more.
+      const mine = withLine(withLine(LINES, 2, "LINE 2"), 18, "mine 18");
+      writeFileSync(join(s.cwd, "lines.txt"), mine);
+      await s.lua(`require("tine").promote(...)`, a);
+      await s.notified(/: nothing to merge: the source has its changes already$/);
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), mine);
+      assert.equal((await s.notifications()).filter((n) => /its code is merged/.test(n.msg)).length, 0);
+      // The others keep the places they were made in: "2/3" stays 2/3, as their titles say.
+      await s.openList();
+      const rows = await s.listLines();
+      for (const f of ids.slice(1)) {
+        const { num } = await s.thread(f);
+        assert.match(rows.find((l) => l.includes(`#${num} `)) ?? "", new RegExp(`⑂×3 ${ids.indexOf(f) + 1}/3 `), rows.join("\n"));
+      }
     });
   });
 
