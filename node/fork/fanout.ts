@@ -147,7 +147,7 @@ export class FanOuts {
    * Makes the forks of a fan-out of `sourceId` (a live thread at rest or streaming; never one
    * whose program is mid-turn) and returns their ids once each has been asked for. Throws, with
    * nothing made, on bad input or where worktrees cannot be made. `context`: what the prompt's
-   * mentions resolved to (`@fork×N` typed in the input).
+   * mentions resolved to (host/send.ts resolves them for every form of a fan-out).
    */
   async fanout(sourceId: ThreadId, prompt: string, ask: FanOutAsk = {}, context?: SendContext): Promise<ThreadId[]> {
     const { chat } = this.host;
