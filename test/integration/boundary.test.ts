@@ -95,6 +95,14 @@ const WRONG_CALLS: [code: string, error: string][] = [
   ["tine.fanout(ID, 'p', { n = 0 })", "tine: a fan-out makes 1 to 8 forks (fanout_max), not 0"],
   ["tine.fanout(ID, 'p', { n = 'x' })", 'tine: fanout: opts.n must be a number (got "x")'],
   ["tine.fanout(ID, 'p', { models = 'm' })", 'tine: fanout: opts.models must be a list of model names (got "m")'],
+  [
+    "tine.fanout(ID, 'p', { models = { 'claude-haiku-4-5', 'no-such-model' } })",
+    'tine: no model "no-such-model" in setup: the models are claude-sonnet-5-5, claude-haiku-4-5 (setup\'s model and models, as :Tine model offers them)',
+  ],
+  [
+    "tine.model(ID, 'no-such-model', 'setup')",
+    'tine: no model "no-such-model" in setup: the models are claude-sonnet-5-5, claude-haiku-4-5 (setup\'s model and models, as :Tine model offers them)',
+  ],
   ["tine.fanout(ID, 'p', { check = true })", "tine: fanout: opts.check must be a shell command (a string) or false (got true)"],
   ["tine.fanout(ID, 'p', { n = 9 })", "tine: a fan-out makes 1 to 8 forks (fanout_max), not 9"],
   ["tine.fanout(ID, '')", "tine: a fan-out needs a prompt: each fork runs it"],
