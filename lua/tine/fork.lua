@@ -129,9 +129,10 @@ function M.fork_command(cmd)
     local count, rest = args:match("^%-%-n%f[%s=%z][%s=]*(%S*)%s*(.-)$")
     local flag = args:match("^(%-%-%S+)")
     if count then
+      -- Its range (1 to fanout_max) is the host's to say, in the one message fanout() gives.
       n = tonumber(count)
-      if not n or n < 1 or n % 1 ~= 0 then
-        return err(("tine: :ForkThread --n takes how many forks, a whole number from 1 (got %q)"):format(count))
+      if not n then
+        return err(("tine: :ForkThread --n takes how many forks, a number (got %q)"):format(count))
       end
       args = rest
     elseif flag and flags[flag] then
@@ -149,8 +150,9 @@ function M.fork_command(cmd)
     if cmd.bang or opts.wait then
       return err("tine: :ForkThread --n fans out from the thread as it is now: without ! or --wait")
     end
+    -- Without a prompt it is asked, as a plain :ForkThread asks it (and the list's count and `f`).
     if args == "" then
-      return err("tine: :ForkThread --n needs a prompt: each fork runs it")
+      return M.ask_and_fanout(id, n)
     end
     return guarded(tine.fanout, id, args, { n = n })
   end

@@ -277,6 +277,9 @@ export class Chat implements ChatTree {
       case "grafted":
         this.threads.get(m.id)?.grafted(m.note);
         return;
+      case "graft-undone":
+        this.threads.get(m.id)?.graftUndone(m.note);
+        return;
       case "fork-opened":
         this.forks.update({ type: "opened", id: m.id });
         return;

@@ -217,6 +217,8 @@ export type ChatMsg =
   | { type: "fork-code-summed"; id: ThreadId; summary: string }
   /** A fork's change was grafted into thread `id`'s files (worktree/graft.ts): noted in its display, told with its next message. */
   | { type: "grafted"; id: ThreadId; note: GraftNote }
+  /** `:Tine restore undo` took graft `note` into thread `id`'s files back (worktree/graft.ts): not told with its next message. */
+  | { type: "graft-undone"; id: ThreadId; note: GraftNote }
   /** A background fork opened in a window becomes an interactive one. */
   | { type: "fork-opened"; id: ThreadId }
   | { type: "clock-tick"; now: number }

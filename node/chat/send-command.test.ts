@@ -59,4 +59,8 @@ it("recognises a fan-out: @fork×N and @fork*N, with the prompt after", () => {
   assert.deepEqual(parseSend("@fork×0"), { type: "fan-out", n: 0, prompt: "" });
   assert.deepEqual(parseSend("@fork×3x"), { type: "message", text: "@fork×3x" });
   assert.deepEqual(parseSend("@fork×N"), { type: "message", text: "@fork×N" });
+  // A space before the sign is still the fan-out (never a fork titled "×3 spaced"); only × and * are the sign.
+  assert.deepEqual(parseSend("@fork ×3 spaced"), { type: "fan-out", n: 3, prompt: "spaced" });
+  assert.deepEqual(parseSend("@fork *2 x"), { type: "fan-out", n: 2, prompt: "x" });
+  assert.deepEqual(parseSend("@fork x3 y"), { type: "fork", prompt: "x3 y" });
 });

@@ -48,7 +48,8 @@ const COMMAND = new RegExp(
     .filter((name) => name !== "fork×N")
     .join("|")})(?=\\s|$)\\s*([\\s\\S]*)$`,
 );
-const FAN_OUT = /^\s*@fork[×*](\d+)(?=\s|$)\s*([\s\S]*)$/;
+/** `@fork×3` or `@fork ×3` (`*` for `×`): a space before the sign is still the fan-out, never a fork titled `×3 …`. */
+const FAN_OUT = /^\s*@fork[ \t]*[×*](\d+)(?=\s|$)\s*([\s\S]*)$/;
 const FLAG = /^--(worktree|unattended)(?=\s|$)\s*/;
 
 type ForkArgs = { prompt: string; worktree?: true; unattended?: true };

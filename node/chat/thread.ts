@@ -155,6 +155,14 @@ export class Thread {
     this.context.changed?.(this.id);
   }
 
+  /** `:Tine restore undo` took graft `note` back (the chat's `graft-undone`): its line says so, and the model is not told of it. */
+  graftUndone(note: GraftNote): void {
+    if (!this.grafts.includes(note)) return;
+    this.grafts = this.grafts.map((g) => (g === note ? { ...g, undone: true as const } : g));
+    this.version++;
+    this.context.changed?.(this.id);
+  }
+
   get status(): ThreadStatus {
     if (this.readOnlyBy !== null) return "busy";
     return this.runner.threadStatus(this.toolRuns.length > 0);
@@ -326,7 +334,8 @@ export class Thread {
     if (!blocks.length) return;
     blocks.unshift(...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })));
     this.reports = [];
-    if (this.grafts.length) blocks.push({ type: "text", text: graftedCodeNote(this.grafts) });
+    const grafts = this.grafts.filter((g) => !g.undone);
+    if (grafts.length) blocks.push({ type: "text", text: graftedCodeNote(grafts) });
     this.grafts = [];
     this.turnCode.turnStarts();
     const { conversation, surface } = this.runner;

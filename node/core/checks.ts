@@ -81,8 +81,8 @@ export const threadRef: Check<string> = (v, name) => {
 };
 
 /** A code snapshot as the host named it: hex, nothing git could take for an option. */
-/** How many of something there are to be: at least one (a fan-out's `n`). */
-export const count = simple("a whole number from 1", (v): v is number => Number.isInteger(v) && (v as number) >= 1);
+/** A number, its range checked by whoever reads it (a fan-out's `n`: 1 to `fanout_max`, which only the host knows). */
+export const number = simple("a number", (v): v is number => typeof v === "number" && Number.isFinite(v));
 
 /** A shell command, or false for none (a fan-out's `check`). */
 export const commandOrFalse = simple(

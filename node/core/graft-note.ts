@@ -9,6 +9,8 @@ export type GraftNote = {
   readonly conflicts: number;
   /** The folder of the thread the file was written in. */
   readonly root: string;
+  /** `:Tine restore undo` took it back before the next message: the model is not told of it. */
+  readonly undone?: true;
 };
 
 const isText = (v: unknown): v is string => typeof v === "string" && v.length <= 4096;
@@ -17,8 +19,9 @@ const isWhole = (v: unknown, least: number): v is number => Number.isSafeInteger
 /** A note as a transcript holds it (store/records.ts), field by field: one of another shape is not one. */
 export function graftNoteFrom(v: unknown): GraftNote | null {
   if (typeof v !== "object" || v === null) return null;
-  const { path, hunk, from, conflicts, root } = v as Record<string, unknown>;
+  const { path, hunk, from, conflicts, root, undone } = v as Record<string, unknown>;
   if (!isText(path) || !isText(from) || !isText(root) || !isWhole(conflicts, 0)) return null;
   if (hunk !== null && !isWhole(hunk, 1)) return null;
-  return { path, hunk, from, conflicts, root };
+  if (undone !== undefined && undone !== true) return null;
+  return { path, hunk, from, conflicts, root, ...(undone ? { undone } : {}) };
 }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { localEnvironment } from "../tools/local-environment.ts";
-import { CHECK_OUTPUT_TAIL, type CheckedThread, type CheckResult, ForkChecks, outputTail } from "./checks.ts";
+import { CHECK_OUTPUT_TAIL, type CheckedThread, type CheckResult, checkResult, ForkChecks, outputTail } from "./checks.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -155,7 +155,7 @@ describe("a fan-out fork's check", () => {
     checks.batched(["f1"]);
     await ends;
     expect(checks.result("f1")).toMatchObject({ ok: false, code: null });
-    expect(checks.result("f1")!.output).toContain("started\n\n(the check ran past bash_timeout: stopped after 1s)");
+    expect(checks.result("f1")!.output).toBe("started\n(the check ran past bash_timeout: stopped after 1s)");
     expect(checks.state("f1")).toBe("done");
   });
 
@@ -168,6 +168,15 @@ describe("a fan-out fork's check", () => {
     expect(checks.running("f1")).toBe(false);
     expect(checks.result("f1")).toBeUndefined();
     expect(checks.state("f1")).toBe("done");
+  });
+});
+
+describe("checkResult", () => {
+  it("notes how a check was stopped on a line of its own: alone, with no blank line before it, when it printed nothing", () => {
+    const timedOut = { type: "timed-out", afterSec: 120 } as const;
+    expect(checkResult({ output: "", end: timedOut }).output).toBe("(the check ran past bash_timeout: stopped after 120s)");
+    expect(checkResult({ output: "a", end: timedOut }).output).toBe("a\n(the check ran past bash_timeout: stopped after 120s)");
+    expect(checkResult({ output: "", end: { type: "aborted" } }).output).toBe("(aborted)");
   });
 });
 

@@ -41,6 +41,9 @@ export function outputTail(output: string, max = CHECK_OUTPUT_TAIL): string {
   return `…${line >= 0 && line < max / 2 ? tail.slice(line) : tail}`;
 }
 
+/** The output with a note of how it ended on a line of its own: the note alone when there was no output. */
+const withNote = (output: string, note: string) => (output === "" ? note : `${output}${output.endsWith("\n") ? "" : "\n"}${note}`);
+
 /** What a check's command result keeps: exit status, and the tail of its output with how it was stopped. */
 export function checkResult(result: CommandResult): CheckResult {
   const { end } = result;
@@ -49,16 +52,16 @@ export function checkResult(result: CommandResult): CheckResult {
       return {
         ok: end.code === 0,
         code: end.code,
-        output: outputTail(result.output + (end.signal ? `\n(killed by ${end.signal})` : "")),
+        output: outputTail(end.signal ? withNote(result.output, `(killed by ${end.signal})`) : result.output),
       };
     case "timed-out":
       return {
         ok: false,
         code: null,
-        output: outputTail(`${result.output}\n(the check ran past bash_timeout: stopped after ${end.afterSec}s)`),
+        output: outputTail(withNote(result.output, `(the check ran past bash_timeout: stopped after ${end.afterSec}s)`)),
       };
     case "aborted":
-      return { ok: false, code: null, output: outputTail(`${result.output}\n(aborted)`) };
+      return { ok: false, code: null, output: outputTail(withNote(result.output, "(aborted)")) };
   }
 }
 

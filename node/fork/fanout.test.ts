@@ -44,6 +44,8 @@ function setUp(over: Partial<FanOutHost> = {}) {
       bases.push(owner);
       return "a".repeat(40);
     },
+    // Setup's models here: a, m-a, m-b.
+    unknownModel: (name) => (["a", "m-a", "m-b"].includes(name) ? null : `tine: no model "${name}" in setup`),
     max: 8,
     checkCommand: false,
     tell: (text) => told.push(text),
@@ -88,6 +90,7 @@ describe("a fan-out", () => {
     await expect(fanouts.fanout("src", "x", { n: 2.5 })).rejects.toThrow("not 2.5");
     await expect(fanouts.fanout("src", "   ")).rejects.toThrow("a fan-out needs a prompt");
     await expect(fanouts.fanout("src", "x", { models: ["a", " "] })).rejects.toThrow("model names");
+    await expect(fanouts.fanout("src", "x", { models: ["m-a", "no-such-model"] })).rejects.toThrow('no model "no-such-model" in setup');
     await expect(fanouts.fanout("nope", "x")).rejects.toThrow('no thread "nope" to fan out from');
     const none = setUp({ folders: { available: async () => false, unattendedRefusal: async () => null, of: () => project } });
     await expect(none.fanouts.fanout("src", "x")).rejects.toThrow("worktree of its own, which cannot be made here");

@@ -40,6 +40,8 @@ export type FanOut = {
   readonly sourceId: ThreadId;
   readonly prompt: string;
   readonly forks: readonly ThreadId[];
+  /** How many forks it was made with: each keeps its place ("2/3") when others end. */
+  readonly made: number;
   /** The shell command each fork's check runs, or null. */
   readonly check: string | null;
   /**
@@ -68,6 +70,8 @@ export type FanOutHost = {
   };
   /** The source's files now, recorded (the snapshot every fork's worktree is made from), kept for `owner`. */
   baseNow(sourceId: ThreadId, owner: ThreadId): Promise<SnapshotId | null>;
+  /** Why `name` is no model a thread may choose (providers/models.ts), or null. */
+  unknownModel(name: string): string | null;
   /** `fanout_max`. */
   readonly max: number;
   /** `check_command` (false: none). */
@@ -86,6 +90,12 @@ export type FanOutHost = {
 
 type UsageFigures = { readonly cost_usd: number | null; readonly cache_read: number };
 
+/** A fan-out's prompt as its notes name it: its first line, cut at 60 characters. */
+function promptLine(prompt: string): string {
+  const line = prompt.split("\n")[0]!;
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}
+
 /** A stored thread as the fork side sees it: at rest, its title and number. */
 const STORED = { atRest: true, status: "stored" } as const;
 
@@ -96,6 +106,8 @@ export class FanOuts {
   private readonly places = new Map<ThreadId, number>();
   /** The user was told that fan-out forks are made attended here (no sandbox): once is enough. */
   private attendedSaid = false;
+  /** The fan-outs whose forks were all done, said once each (`allDone`). */
+  private readonly doneSaid = new Set<string>();
   /** Each fork's check, run when it comes to rest (checks.ts); the host tells it of each batch. */
   readonly checks: ForkChecks;
 
@@ -115,6 +127,7 @@ export class FanOuts {
             .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id, true))
             .catch(() => {});
         host.changed(id);
+        this.allDone(id);
       },
       kept: (id, result) => host.keepCheck(id, result),
     });
@@ -140,7 +153,7 @@ export class FanOuts {
    * Makes the forks of a fan-out of `sourceId` (a live thread at rest or streaming; never one
    * whose program is mid-turn) and returns their ids once each has been asked for. Throws, with
    * nothing made, on bad input or where worktrees cannot be made. `context`: what the prompt's
-   * mentions resolved to (`@fork×N` typed in the input).
+   * mentions resolved to (host/send.ts resolves them for every form of a fan-out).
    */
   async fanout(sourceId: ThreadId, prompt: string, ask: FanOutAsk = {}, context?: SendContext): Promise<ThreadId[]> {
     const { chat } = this.host;
@@ -155,6 +168,8 @@ export class FanOuts {
     if (!text) throw new Error("tine: a fan-out needs a prompt: each fork runs it");
     const models = ask.models ?? [];
     if (models.some((m) => typeof m !== "string" || m.trim() === "")) throw new Error("tine: fanout's models are model names");
+    const unknown = models.map((m) => this.host.unknownModel(m)).find((why) => why !== null);
+    if (unknown) throw new Error(unknown);
     const n = ask.n ?? (models.length || 2);
     if (!Number.isInteger(n) || n < 1 || n > this.host.max)
       throw new Error(`tine: a fan-out makes 1 to ${this.host.max} forks (fanout_max), not ${n}`);
@@ -176,6 +191,7 @@ export class FanOuts {
       sourceId,
       prompt: text,
       forks: made.map((m) => m.id),
+      made: n,
       check,
       checked: check !== null,
       unattended,
@@ -248,7 +264,7 @@ export class FanOuts {
     const group = this.of(id);
     const index = this.places.get(id);
     if (!group || index === undefined) return undefined;
-    return fanOutPlace(group.id, index, Math.max(index, group.forks.length), group.prompt, group.checked);
+    return fanOutPlace(group.id, index, Math.max(index, group.made), group.prompt, group.checked);
   }
 
   /**
@@ -270,6 +286,7 @@ export class FanOuts {
         sourceId: s.parent.id,
         prompt: place.prompt,
         forks: [],
+        made: place.of,
         check: place.checked ? this.host.checkCommand || null : null,
         checked: place.checked,
         unattended: s.worktree.unattended === true,
@@ -288,7 +305,7 @@ export class FanOuts {
     const group = this.of(id);
     if (!group) return null;
     const verdict = !group.checked ? "" : ` check ${checkVerdict(this.checks.result(id), this.checks.running(id))}`;
-    return `⑂×${group.forks.length} ${group.forks.indexOf(id) + 1}/${group.forks.length}${verdict}`;
+    return `⑂×${group.made} ${this.places.get(id)}/${group.made}${verdict}`;
   }
 
   /** What the display of thread `id` notes: a fan-out fork its place and check as the list shows them; a source a line per fan-out. */
@@ -297,9 +314,7 @@ export class FanOuts {
     const own = mark === null ? [] : [`${mark} · :Tine compare`];
     return own.concat(
       this.from(id).map((g) => {
-        const prompt = g.prompt.split("\n")[0]!;
-        const shown = prompt.length > 60 ? `${prompt.slice(0, 60)}…` : prompt;
-        return `⑂×${g.forks.length} fan-out: ${shown} · :Tine compare`;
+        return `⑂×${g.forks.length} fan-out: ${promptLine(g.prompt)} · :Tine compare`;
       }),
     );
   }
@@ -315,6 +330,20 @@ export class FanOuts {
     const forks = group.forks.filter((f) => f !== id);
     if (forks.length) this.groups.set(groupId, { ...group, forks });
     else this.groups.delete(groupId);
+  }
+
+  /**
+   * Fork `id`'s check started or ended, or it came to rest unchecked: once every fork of its
+   * fan-out is done (its turn and its check ended), the user is told, once, and where to look.
+   */
+  private allDone(id: ThreadId): void {
+    const group = this.of(id);
+    if (!group || this.doneSaid.has(group.id) || !group.forks.every((f) => this.checks.state(f) === "done")) return;
+    this.doneSaid.add(group.id);
+    const n = group.forks.length;
+    const passed = group.forks.filter((f) => this.checks.result(f)?.ok).length;
+    const checks = group.checked ? ` (${passed} check${passed === 1 ? "" : "s"} passed)` : "";
+    this.host.tell(`tine: fan-out "${promptLine(group.prompt)}": ${n} of ${n} done${checks} · :Tine compare`, false);
   }
 
   /** Unattended where the sandbox can start; else attended, and the user told once. */

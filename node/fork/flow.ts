@@ -71,7 +71,7 @@ export class ForkFlow {
    * The user's fork of a live or stored thread (a stored one is read, not loaded: no buffers of
    * its own): its id once it is made, or once it waits (or is made later); null when the request
    * cancelled the fork waiting on that source instead. `context`: what the prompt's mentions
-   * resolved to (a prompt typed in the input: `@fork`, `@bg`).
+   * resolved to (host/send.ts resolves them for every fork the user asks for with a prompt).
    */
   async fork(sourceId: ThreadId, prompt: string, ask: ForkAsk = {}, context?: SendContext): Promise<ThreadId | null> {
     const { chat } = this.host;

@@ -19,7 +19,7 @@ import type { ThreadId } from "../core/ids.ts";
 import type { ThinkingEffort } from "../core/model-choice.ts";
 import type { ForkFlow } from "../fork/flow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
-import { choiceNotice, describeSetupThinking, modelChoices } from "../providers/models.ts";
+import { choiceNotice, describeSetupThinking, modelChoices, unknownModel } from "../providers/models.ts";
 import { branchStates, compareBranches } from "../snapshot/compare.ts";
 import type { LastActive } from "../store/last-active.ts";
 import type { Persistence } from "../store/persistence.ts";
@@ -106,6 +106,8 @@ export class App {
       throw new Error(`tine: ${thread.title} is open for writing in another Neovim: its model cannot be changed here`);
     const conversation = drive(thread.runner, "choose its model");
     if (conversation.modelName === null) conversation.chooseModel({ model, effort }); // its program says why not
+    const unknown = unknownModel(model, this.config);
+    if (unknown) throw new Error(unknown);
     // Without a choice of its own it used setup's model and thinking: choosing them again changes nothing.
     const before = thread.runner.spec.model ?? { model: this.config.model, effort: "setup" };
     const notice = choiceNotice(thread.title, before, { model, effort });

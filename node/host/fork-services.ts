@@ -9,6 +9,7 @@ import type { ThreadId } from "../core/ids.ts";
 import { FanOuts } from "../fork/fanout.ts";
 import { ForkFlow } from "../fork/flow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import { unknownModel } from "../providers/models.ts";
 import type { Persistence } from "../store/persistence.ts";
 import type { UsageBook } from "../usage/book.ts";
 import type { Buffers } from "../view/buffers.ts";
@@ -57,6 +58,7 @@ export function forkServices(
     flow: forks,
     folders: workspaces,
     baseNow: async (sourceId, owner) => (await workspaces.of(sourceId).snapshots.take(owner))?.id ?? null,
+    unknownModel: (name) => unknownModel(name, config),
     max: config.fanout_max,
     checkCommand: config.check_command,
     tell,

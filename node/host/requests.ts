@@ -72,8 +72,8 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
     return true;
   },
 
-  fork: ({ app }, [id, prompt, opts]) => app.services.forks.fork(id, prompt, opts),
-  fanout: ({ app }, [id, prompt, opts]) => app.services.fanouts.fanout(id, prompt, opts),
+  fork: ({ app }, [id, prompt, opts]) => app.sending.fork(id, prompt, opts),
+  fanout: ({ app }, [id, prompt, opts]) => app.sending.fanout(id, prompt, opts),
   compare: ({ app }, [ids]) => app.services.fanouts.compare(ids),
   cancel_waiting_fork: ({ app }, [id]) => app.services.forks.cancel(id),
   fork_discard: ({ app }, [id]) => {
@@ -115,7 +115,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   merge_done: ({ app }, [force]) => app.services.forkCode.mergeDone(force),
   graft: ({ app }, [id, path, hunk]) =>
     app.services.codeServices.grafts
-      .graft(id, path, hunk ?? null)
+      .graft(app.services.queries.resolve(id), path, hunk ?? null)
       .then((g) => ({ path: g.path, conflicts: g.conflicts, ...(g.hunk === null ? {} : { hunk: g.hunk }) })),
   graft_hunks: ({ app }, [id, path]) =>
     app.services.codeServices.grafts.hunks(id, path).then((hs) => hs.map(({ header, added, removed }) => ({ header, added, removed }))),

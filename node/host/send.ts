@@ -12,8 +12,10 @@ import type { Thread } from "../chat/thread.ts";
 import type { Compaction } from "../compact/compaction.ts";
 import { AwaitingApproval, expandMentions } from "../context/expand.ts";
 import type { ContextLimits } from "../context/files.ts";
+import type { SendContext } from "../context/follow.ts";
+import { parseMentions } from "../context/mentions.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { FanOuts } from "../fork/fanout.ts";
+import type { FanOutAsk, FanOuts } from "../fork/fanout.ts";
 import type { ForkFlow } from "../fork/flow.ts";
 import type { ForkAsk } from "../fork/request.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
@@ -78,29 +80,17 @@ export class SendFlow {
       this.dispatch({ type: "chat-msg", msg: { type: "select-thread", id } });
     const command = parseSend(text);
     if (command.type === "fork") {
-      // A fork's prompt is a message like any other: its mentions go with it (the fork shares this history).
-      await this.forks.fork(
-        id,
-        command.prompt,
-        forkPlace(command),
-        (command.prompt && (await this.expand(thread, command.prompt, approved))) || undefined,
-      );
+      await this.fork(id, command.prompt, forkPlace(command), approved);
       return { replaced: "" };
     }
     if (command.type === "background-fork") {
       if (!command.prompt)
         throw new Error(`tine: @bg${command.unattended ? "!" : ""} needs a prompt: the fork runs it without a window and reports back`);
-      await this.forks.fork(
-        id,
-        command.prompt,
-        { background: true, ...forkPlace(command) },
-        (await this.expand(thread, command.prompt, approved)) ?? undefined,
-      );
+      await this.fork(id, command.prompt, { background: true, ...forkPlace(command) }, approved);
       return { replaced: "" };
     }
     if (command.type === "fan-out") {
-      const context = (command.prompt && (await this.expand(thread, command.prompt, approved))) || undefined;
-      await this.fanouts.fanout(id, command.prompt, { n: command.n }, context);
+      await this.fanout(id, command.prompt, { n: command.n }, approved);
       return { replaced: "" };
     }
     if (command.type === "handoff") {
@@ -140,6 +130,36 @@ export class SendFlow {
       msg: { type: "send", text: command.text, ...(context ? { context } : {}), ...(command.type === "now" ? { now: true } : {}) },
     });
     return { replaced: replaced === command.text ? "" : replaced };
+  }
+
+  /**
+   * Every fork the user asks for with a prompt (`@fork`, `@bg`, `fork()`, :ForkThread, the list's
+   * keys): its mentions go with it as a typed message's do (`forkContext`). Its id, as ForkFlow.fork.
+   */
+  async fork(id: ThreadId, prompt: string, ask: ForkAsk = {}, approved: ReadonlySet<string> = new Set()): Promise<ThreadId | null> {
+    return this.forks.fork(id, prompt, ask, await this.forkContext(id, prompt, approved));
+  }
+
+  /** Every fan-out (`@fork×N`, `fanout()`, :ForkThread --n, the list's count and `f`): its prompt's mentions go with each fork. */
+  async fanout(id: ThreadId, prompt: string, ask: FanOutAsk = {}, approved: ReadonlySet<string> = new Set()): Promise<ThreadId[]> {
+    return this.fanouts.fanout(id, prompt, ask, await this.forkContext(id, prompt, approved));
+  }
+
+  /**
+   * The one rule for a fork's prompt, however it came: what a message of that text typed in
+   * thread `id`'s input would carry (its mentions, the files followed). A stored thread's fork
+   * cannot read the editor for it: a prompt with mentions is refused, naming them.
+   */
+  private async forkContext(id: ThreadId, prompt: string, approved: ReadonlySet<string>): Promise<SendContext | undefined> {
+    if (!prompt.trim()) return undefined;
+    const thread = this.chat.threads.get(id);
+    if (thread) return (await this.expand(thread, prompt, approved)) ?? undefined;
+    const mentions = parseMentions(prompt);
+    if (mentions.length && this.chat.stored.has(id))
+      throw new Error(
+        `tine: ${this.chat.titleOf(id) ?? id} is not open, so the prompt's ${mentions.map((m) => m.source).join(", ")} cannot be read for its fork: open it first`,
+      );
+    return undefined;
   }
 
   /** `@compact`, `:Tine compact`, `C` on a message: a new thread under `id`, opened once made; its id. */

@@ -20,6 +20,7 @@ import { workingNow } from "../chat/working.ts";
 import { ClaudeCodeThreads } from "../claude-code/threads.ts";
 import { Compaction } from "../compact/compaction.ts";
 import { MentionCompleter } from "../context/complete.ts";
+import { readFacts, requestFor } from "../context/editor.ts";
 import type { ContextLimits } from "../context/files.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { FanOuts } from "../fork/fanout.ts";
@@ -139,6 +140,7 @@ export class Services {
         ),
       dispatch: this.dispatch,
       written,
+      unsaved: async () => [...readFacts(await nvim.gatherContext(requestFor(new Set(["modified"])))).modified.keys()],
       log: (text) => nvim.log(text),
       tell,
       quickfix: (title, items) =>
@@ -254,6 +256,7 @@ export class Services {
         merges: (id) => this.forkCode.mergesInto(id),
         shownPath: (path) => shownPath(path, config.data_dir),
         fanOutMark: (id) => this.fanouts.listMark(id),
+        checking: (id) => this.fanouts.checks.running(id),
         fanOutNotes: (id) => this.fanouts.notes(id),
       },
       config.empty_hint,

@@ -49,6 +49,19 @@ export function describeSetupThinking(thinking: Anthropic.Messages.ThinkingConfi
   return effort ? `${kind}, effort ${effort}` : kind;
 }
 
+/** The models a thread may choose (`:Tine model`, `model()`, a fan-out's `models`): setup's `model` and `models`. */
+export function knownModels(setup: { readonly model: string; readonly models: readonly string[] }): string[] {
+  return [...new Set([setup.model, ...setup.models])];
+}
+
+/** Why `name` is no model a thread may choose (null: it is one), naming those it may. */
+export function unknownModel(name: string, setup: { readonly model: string; readonly models: readonly string[] }): string | null {
+  const known = knownModels(setup);
+  return known.includes(name)
+    ? null
+    : `tine: no model ${JSON.stringify(name)} in setup: the models are ${known.join(", ")} (setup's model and models, as :Tine model offers them)`;
+}
+
 /**
  * What `:Tine model` offers a thread: setup's model and `models`, the efforts (setup's thinking in
  * words), and what it uses now: `current` in words (null: its program chooses), and the model and
@@ -59,7 +72,7 @@ export function modelChoices(
   modelName: string | null,
   setup: { readonly model: string; readonly models: readonly string[]; readonly setupThinking: string },
 ): ModelChoices {
-  const models = [...new Set([setup.model, ...setup.models])];
+  const models = knownModels(setup);
   const now: ModelChoice | null = chosen ?? (modelName === null ? null : { model: modelName, effort: "setup" });
   return {
     models,

@@ -17,10 +17,10 @@ import {
   boolean,
   bufnr,
   commandOrFalse,
-  count,
   idOrIds,
   index,
   listOf,
+  number,
   oneOf,
   optional,
   options,
@@ -144,7 +144,7 @@ const forkOptions = options({
 });
 
 /** `fanout(id, prompt, opts)`: how many forks, on which models, checked by what (node/fork/fanout.ts). */
-const fanoutOptions = options({ n: count, models: listOf(string, "a list of model names"), check: commandOrFalse });
+const fanoutOptions = options({ n: number, models: listOf(string, "a list of model names"), check: commandOrFalse });
 
 /** `restore(id, at_message, opts)`: `confirm` is the Lua side's (it asks first); `overwrite` writes files changed since too. */
 const restoreOptions = options({ confirm: boolean, overwrite: boolean });
@@ -246,7 +246,7 @@ export const METHODS = {
   /** `:Tine merge done[!]`: conflicted merges of worktree forks accepted, their worktrees removed (refused while markers are left, unless `force`); how many. */
   merge_done: { args: [arg("force", boolean)], result: returns<number>() },
   /** A live worktree fork's change to `path` (whole, or hunk `hunk` of its diff, from 1) brought into its parent's files, three-way; the fork goes on. */
-  graft: { args: [id, arg("path", string), arg("hunk", optional(index))], result: returns<GraftResult>() },
+  graft: { args: [arg("from_id", threadRef), arg("path", string), arg("hunk", optional(index))], result: returns<GraftResult>() },
   /** The hunks of fork `id`'s diff of `path` since its fork point, numbered as `graft` numbers them (the compare view lists them). */
   graft_hunks: { args: [id, arg("path", string)], result: returns<GraftHunk[]>() },
 

@@ -139,10 +139,13 @@ describe("graft record", () => {
     const whole = { ...note, hunk: null };
     expect(decode(JSON.stringify({ t: "graft", note: whole }))).toEqual({ ok: true, record: { t: "graft", note: whole } });
     expect(decode(JSON.stringify({ t: "grafts-sent" }))).toEqual({ ok: true, record: { t: "grafts-sent" } });
+    // One `:Tine restore undo` took back: still noted (undone), not told.
+    const undone = { ...note, undone: true };
+    expect(decode(JSON.stringify({ t: "graft", note: undone }))).toEqual({ ok: true, record: { t: "graft", note: undone } });
   });
 
   it("of the wrong types is refused: a hunk 0, a path that is no text, conflicts below 0, a missing note", () => {
-    for (const bad of [{ ...note, hunk: 0 }, { ...note, path: 3 }, { ...note, conflicts: -1 }, undefined])
+    for (const bad of [{ ...note, hunk: 0 }, { ...note, path: 3 }, { ...note, conflicts: -1 }, { ...note, undone: "yes" }, undefined])
       expect(decode(JSON.stringify({ t: "graft", note: bad }))).toEqual({ ok: false, error: "graft record: note is not a graft's" });
   });
 });

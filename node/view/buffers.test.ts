@@ -52,6 +52,7 @@ function setup() {
       merges: () => [],
       shownPath: (path) => path,
       fanOutMark: () => null,
+      checking: () => false,
       fanOutNotes: () => [],
     },
     "",

@@ -45,7 +45,9 @@ export function mergeLine(merge: WaitingMerge, resolveKey: string | false): stri
 export function graftLine(note: GraftNote): string {
   const hunk = note.hunk === null ? "" : ` (hunk ${note.hunk})`;
   const conflicts = note.conflicts ? ` (${note.conflicts} conflict${note.conflicts === 1 ? "" : "s"}: markers in the file)` : "";
-  const line = `⇡ grafted ${note.path}${hunk} from "${note.from}"${conflicts} · the model is told with your next message`;
+  const line = note.undone
+    ? `⇣ graft of ${note.path}${hunk} from "${note.from}" undone (:Tine restore undo) · the model is not told of it`
+    : `⇡ grafted ${note.path}${hunk} from "${note.from}"${conflicts} · the model is told with your next message`;
   return line.replace(/\s*[\r\n]+\s*/g, " ");
 }
 

@@ -67,6 +67,8 @@ export type ListExtras = {
   shownPath(path: string): string;
   /** What a fan-out fork's row adds (its place in its fan-out, its check's verdict: node/fork/fanout.ts), or null. */
   fanOutMark(id: ThreadId): string | null;
+  /** Whether fan-out fork `id`'s check runs now (node/fork/checks.ts): at rest, it is not idle yet. */
+  checking(id: ThreadId): boolean;
   /** What a thread's display notes of the fan-outs made from it, a line each. */
   fanOutNotes(id: ThreadId): readonly string[];
 };
@@ -266,8 +268,9 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
   const busyBy = live.readOnlyBy;
   const status = live.status;
   const activity = busyBy === null ? live.runner.statusDetail() : "";
-  const statusText =
-    (busyBy !== null ? `busy (pid ${busyBy})` : status) + activity + (chat.forks.get(id)?.background ? " (background)" : "");
+  // A fan-out fork at rest whose check runs is not done yet: "checking", not "idle".
+  const shown = busyBy !== null ? `busy (pid ${busyBy})` : status === "idle" && extras.checking(id) ? "checking" : status;
+  const statusText = shown + activity + (chat.forks.get(id)?.background ? " (background)" : "");
   const count = extras.ownMessages(live.runner.spec) ?? live.runner.history.length;
   const at = extras.updated(id) ?? stored?.updated;
   const notSaved = extras.notSaved(id);

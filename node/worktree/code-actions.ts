@@ -30,6 +30,8 @@ type WorktreeUndo = {
 
 export class CodeActions {
   private worktreeUndo: WorktreeUndo | null = null;
+  /** Told of each undo done, by the snapshot it put back (a graft's undo takes the graft back: graft.ts). */
+  private readonly undoListeners: ((safety: string) => void)[] = [];
 
   constructor(
     readonly snapshots: CodeSnapshots,
@@ -137,6 +139,11 @@ export class CodeActions {
     this.worktreeUndo = inProject ? null : { snapshots, root, safety, paths };
   }
 
+  /** `listener` is told of each undo done, by the snapshot it put back. */
+  onUndo(listener: (safety: string) => void): void {
+    this.undoListeners.push(listener);
+  }
+
   /** Puts back the files the last restore wrote (by this host or an earlier one), exactly as they were before it. */
   async undoRestore(): Promise<RestoreDone> {
     const kept = this.worktreeUndo;
@@ -144,6 +151,7 @@ export class CodeActions {
       const done = await writeFiles(kept.snapshots, kept.root, kept.safety, kept.paths);
       this.worktreeUndo = null;
       for (const path of done.written) this.fileWritten(join(kept.root, path));
+      for (const told of this.undoListeners) told(kept.safety);
       return { ...done, left: [] };
     }
     const undo = await this.snapshots.lastRestore();
@@ -154,6 +162,7 @@ export class CodeActions {
     const done = await writeFiles(this.snapshots, root, undo.safety, undo.paths);
     await this.snapshots.keepRestore(null);
     for (const path of done.written) this.fileWritten(join(root, path));
+    for (const told of this.undoListeners) told(undo.safety);
     return { ...done, left: [] };
   }
 }

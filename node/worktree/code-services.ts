@@ -105,6 +105,7 @@ export class CodeServices {
       busy: (id) => this.forkCode.busy(id),
       keepUndo: (into, safety, paths) => this.actions.keepUndo(into.snapshots, into.root, safety, paths),
     });
+    this.actions.onUndo((safety) => this.grafts.undone(safety));
   }
 
   /** What `:checkhealth tine` says of this project's worktrees, and of the threads (`users`) that work in them. */

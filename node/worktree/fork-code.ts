@@ -21,7 +21,7 @@
  * Over 300 lines: it is the one place a worktree fork's ending touches its files; promote,
  * report, discard and `:Tine merge done` share the ends under way and the recovery held here.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
 import { promotedCodeNote } from "../chat/prompts.ts";
@@ -32,9 +32,11 @@ import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { writeError } from "../util/disk-space.ts";
 import { hashOf } from "./file-hash.ts";
 import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMerge } from "./merge.ts";
+import { testHold } from "./merge-hold.ts";
 import { mergeOver, mergesUnderWay, recordMerge } from "./merge-record.ts";
 import { type KeepUndo, leftAlone, recoverMerges, rollBackMerge } from "./merge-recovery.ts";
 import { PendingMerges, waitingQuickfix } from "./pending-merges.ts";
+import { type UnsavedBuffers, unsavedRefusal } from "./unsaved.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 import { worktreesIn } from "./worktree.ts";
 
@@ -47,6 +49,8 @@ export type ForkCodeEdges = {
   written(path: string): void;
   /** The threads live now (a worktree another one still works in is not removed). */
   live(): Iterable<ThreadId>;
+  /** The buffers with unsaved changes (a merge never writes under one: unsaved.ts). */
+  readonly unsaved: UnsavedBuffers;
   /** A merge's rollback replaced these files: `:Tine restore undo` puts them back. */
   readonly keepUndo: KeepUndo;
   /** A live thread (throws when there is none). */
@@ -68,35 +72,6 @@ export function changeSummary(files: readonly FileChange[], root: string): strin
   const status = { added: "A", modified: "M", deleted: "D" } as const;
   const lines = files.map((f) => `  ${status[f.status]} ${f.path}  ${f.added === null ? "binary" : `+${f.added} −${f.removed}`}`);
   return [head, ...lines].join("\n");
-}
-
-/** Told how many files a merge has written, after each: a test's hold on it (`testHold`), or nothing. */
-type MergeProgress = (written: number) => Promise<void>;
-
-/**
- * A test's hold on a merge (with TINE_TEST_HOOKS=1, TINE_TEST_MERGE_HOLD=<n>:<file>): once n files
- * are done, `file` is made and the merge waits until the test writes "go" into it (or for ever),
- * so a test can kill the host (a real kill -9), or change files, at a known point of it. Once:
- * while `file` exists, merges go on. Undefined otherwise.
- */
-function testHold(env: NodeJS.ProcessEnv): MergeProgress | undefined {
-  const hold = env["TINE_TEST_HOOKS"] === "1" ? /^(\d+):(.+)$/.exec(env["TINE_TEST_MERGE_HOLD"] ?? "") : null;
-  if (!hold) return undefined;
-  const [at, file] = [Number(hold[1]), hold[2]!];
-  return (written) => {
-    if (written !== at || existsSync(file)) return Promise.resolve();
-    // Made whole under another name, then renamed: a test that sees the file and writes "go" at
-    // once must not have its "go" overwritten by this write landing after it (a hang under load).
-    writeFileSync(`${file}.made`, String(written));
-    renameSync(`${file}.made`, file);
-    return new Promise<void>((go) => {
-      const poll = setInterval(() => {
-        if (!existsSync(file) || readFileSync(file, "utf8") !== "go") return;
-        clearInterval(poll);
-        go();
-      }, 20);
-    });
-  };
 }
 
 export class ForkCode {
@@ -226,6 +201,13 @@ export class ForkCode {
       labels,
       into.environment.git,
     );
+    const unsaved = await unsavedRefusal(
+      this.edges.unsaved,
+      into.root,
+      planned.writes.map((w) => w.path),
+      "the merge",
+    );
+    if (unsaved) throw new Error(unsaved);
     const changed = planned.writes.length ? await this.write(fork, into, records, ours.id, planned) : [];
     // A file changed while the merge ran keeps its new text: the fork's copy waits in its worktree, as a conflict's does.
     const kept = new Set(changed);
@@ -306,7 +288,10 @@ export class ForkCode {
     const unrecorded = plan.unrecorded.length ? `; not merged (over 2 MiB): ${plan.unrecorded.join(", ")}` : "";
     if (!plan.conflicts.length) {
       await this.remove(from);
-      this.edges.tell(`tine: ${fork.title}: its code is merged: ${plural(plan.writes.length, "file")} changed${unrecorded}`, false);
+      const what = plan.writes.length
+        ? `its code is merged: ${plural(plan.writes.length, "file")} changed`
+        : "nothing to merge: the source has its changes already";
+      this.edges.tell(`tine: ${fork.title}: ${what}${unrecorded}`, false);
       return;
     }
     const files = [...new Set(plan.conflicts.map((c) => c.path))];

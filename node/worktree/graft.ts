@@ -23,7 +23,7 @@
  * A parent whose program keeps its own conversation (Claude Code) takes the graft into its files,
  * but no note: tine does not send its messages, so the user is told, with the graft, to tell it.
  */
-import { join } from "node:path";
+import { isAbsolute, join, posix } from "node:path";
 import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
@@ -33,6 +33,7 @@ import type { StoredFile } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
 import { diffHunks, type Hunk, withHunk } from "./hunks.ts";
 import { applyMerge, checkMergeRoom, type MergeLabels, type MergeWrite, mergeFile } from "./merge.ts";
+import { type UnsavedBuffers, unsavedRefusal } from "./unsaved.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 
 /** What a graft did: the file (as the fork's change list names it), the hunk (null: the whole file), and how many conflicts it left marked. */
@@ -56,6 +57,8 @@ export type GraftEdges = {
   readonly storedWorktree: (id: ThreadId) => unknown;
   /** Whether fork `id`'s code is being merged or removed now (ForkCode.busy). */
   readonly busy: (id: ThreadId) => boolean;
+  /** The buffers with unsaved changes (a graft never writes under one: unsaved.ts). */
+  readonly unsaved: UnsavedBuffers;
   /** `path` of `into` was just replaced, `safety` holding it as it was: `:Tine restore undo` puts it back. */
   readonly keepUndo: (into: Workspace, safety: SnapshotId, paths: readonly string[]) => Promise<void>;
 };
@@ -67,6 +70,19 @@ const named = (paths: readonly string[]) =>
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 const refuse = (why: string) => new Error(`tine: graft: ${why}`);
 
+/**
+ * `path` as the fork's change list names it (relative to the project: `./a.py` and `b/../a.py`
+ * are `a.py`); one that leaves the project (absolute, `../`) is refused.
+ */
+function projectPath(path: string): string {
+  const normal = posix.normalize(path.trim().replace(/\\/g, "/"));
+  if (isAbsolute(normal) || normal === "." || normal === ".." || normal.startsWith("../"))
+    throw refuse(
+      `${JSON.stringify(path)} is no file of the project: give its path relative to the project, as the fork's change list names it`,
+    );
+  return normal;
+}
+
 export class Grafts {
   /** Grafts one after another: each reads the parent's file as the one before left it. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -76,6 +92,8 @@ export class Grafts {
    * sibling's), not by the user.
    */
   private readonly lastWritten = new Map<string, { readonly what: string; readonly bytes: Buffer | null }>();
+  /** The last graft, by the snapshot its undo puts back: `:Tine restore undo` of that snapshot takes it back. */
+  private undoable: { readonly safety: SnapshotId; readonly parentId: ThreadId; readonly note: GraftNote } | null = null;
 
   constructor(
     private readonly workspaces: Workspaces,
@@ -84,13 +102,25 @@ export class Grafts {
 
   /** Grafts fork `id`'s change to `path` (hunk `hunk` of its diff, 1-based; null: the whole file) into its parent's files. */
   graft(id: ThreadId, path: string, hunk: number | null): Promise<Grafted> {
-    const done = this.queue.then(() => this.run(id, path, hunk));
+    const done = this.queue.then(() => this.run(id, projectPath(path), hunk));
     this.queue = done.catch(() => undefined);
     return done;
   }
 
+  /**
+   * `:Tine restore undo` put back snapshot `safety`: where that was the last graft's undo, its
+   * parent's note of it is marked undone (the model is not told of it). The one place a graft is taken back.
+   */
+  undone(safety: string): void {
+    const last = this.undoable;
+    this.undoable = null;
+    if (last?.safety !== safety) return;
+    this.edges.dispatch({ type: "chat-msg", msg: { type: "graft-undone", id: last.parentId, note: last.note } });
+  }
+
   /** The hunks of fork `id`'s diff of `path` since its fork point, as graft numbers them (hunk n is the n-th). */
-  async hunks(id: ThreadId, path: string): Promise<Hunk[]> {
+  async hunks(id: ThreadId, asked: string): Promise<Hunk[]> {
+    const path = projectPath(asked);
     const { fork, from } = this.forkOf(id);
     const theirs = await from.snapshots.take(id).catch((e) => {
       throw refuse(`the files could not be recorded: ${writeError(e, from.root)}`);
@@ -218,6 +248,8 @@ export class Grafts {
       this.edges.tell(`tine: ${path} here holds the change already: nothing grafted`, false);
       return { path, hunk, conflicts: 0 };
     }
+    const unsaved = await unsavedRefusal(this.edges.unsaved, into.root, [path], "the graft");
+    if (unsaved) throw refuse(unsaved);
     try {
       checkMergeRoom(into.root, [write.write]);
       const { changedMeanwhile } = await applyMerge(into.root, [write.write]);
@@ -234,6 +266,7 @@ export class Grafts {
     // A program that keeps its own conversation is never sent tine's notes: the user tells it.
     const program = parent.runner.traits.ownConversation;
     if (!program) this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id: parent.id, note } });
+    this.undoable = program ? null : { safety: ours, parentId: parent.id, note };
     const untold = program ? `. "${parent.title}" runs in ${program}, which is not told (tine does not send its messages): tell it` : "";
     if (!conflicts) {
       this.edges.tell(`tine: grafted ${what} (:Tine restore undo puts it back)${untold}`, false);

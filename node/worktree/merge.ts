@@ -78,6 +78,8 @@ export async function planMerge(snapshots: CodeSnapshots, sides: MergeSides, lab
         conflicts.push({ path, line: 1, text: `both changed it (binary): yours kept; the fork's is ${join(labels.theirsRoot, path)}` });
       } else {
         const merged = await mergeFile(git, ours.bytes, base?.bytes ?? Buffer.alloc(0), fork.bytes, labels);
+        // The fork's change is in ours already (a graft of it, and more since): nothing to write.
+        if (!merged.conflictLines.length && merged.bytes.equals(ours.bytes)) continue;
         writes.push({ path, file: { mode: ours.mode, bytes: merged.bytes }, ours });
         for (const line of merged.conflictLines) conflicts.push({ path, line, text: "conflict: both changed these lines" });
       }

@@ -88,13 +88,25 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
           `return require("tine").fanout(..., "make your file", { n = 1, check = "echo started; sleep 600" })`,
           id,
         );
-        // Its turn ended, its check runs (3s at most): not done yet.
+        // Its turn ended, its check runs (3s at most): not done yet, and the list says it is checking, not idle.
         await s.waitForStatus(fork!, "idle");
         assert.equal((await compare(s, id))[0]!.state, "running");
+        await s.openList();
+        const num = (await s.thread(fork!)).num;
+        await s.until("the list shows the fork checking", async () =>
+          (await s.listLines()).some((l) => l.includes(`#${num} `) && l.includes("checking (background)")),
+        );
         const [done] = await whenDone(s, id);
         assert.equal(done!.check?.ok, false);
         assert.equal(done!.check?.code, null);
-        assert.match(done!.check!.output, /^started\n\n\(the check ran past bash_timeout: stopped after 3s\)$/);
+        assert.equal(done!.check!.output, "started\n(the check ran past bash_timeout: stopped after 3s)");
+        // Every fork done: said once, with where to look.
+        const allDone = /^tine: fan-out ".*": \d+ of \d+ done/;
+        assert.equal(await s.notified(allDone), 'tine: fan-out "make your file": 1 of 1 done (0 checks passed) · :Tine compare');
+        await s.until("the list shows it idle once its check ended", async () =>
+          (await s.listLines()).some((l) => l.includes(`#${num} `) && l.includes("idle (background)")),
+        );
+        assert.equal((await s.notifications()).filter((n) => allDone.test(n.msg)).length, 1, "said once");
       },
       { bash_timeout: 3 },
     );

@@ -26,6 +26,12 @@ const lastText = (b: RequestBody) =>
     .map((x) => (x.type === "text" ? x.text : x.type))
     .join("|");
 
+/** The text the user typed in the last user message (its mentions' context blocks left out). */
+const typedText = (b: RequestBody) =>
+  blocks(b.messages.at(-1))
+    .flatMap((x) => (x.type === "text" && !x.text.startsWith("<context") ? [x.text] : []))
+    .at(0);
+
 /** The threads other than `sourceId`, by number (the order they were made). */
 async function forksOf(s: Session, sourceId: string) {
   return (await s.threads()).filter((t) => t.id !== sourceId).sort((a, b) => a.num - b.num);
@@ -127,16 +133,21 @@ describe(`fan-out (${nv.version})`, () => {
         // Bad input: a clear message, no fork, no request.
         const fanout = (prompt: string, opts: string) =>
           s.lua(`local id, prompt = ...; return require("tine").fanout(id, prompt, ${opts})`, id, prompt);
-        await assert.rejects(fanout("p", "{ n = 0 }"), /opts.n must be a whole number from 1 \(got 0\)/);
+        await assert.rejects(fanout("p", "{ n = 0 }"), /a fan-out makes 1 to 8 forks \(fanout_max\), not 0/);
+        // A model setup does not have (as :Tine model offers them): refused, naming it.
+        await assert.rejects(fanout("p", '{ models = { "m-a", "no-such-model" } }'), /no model "no-such-model" in setup: the models are /);
         await assert.rejects(fanout("p", "{ n = 9 }"), /a fan-out makes 1 to 8 forks \(fanout_max\), not 9/);
         await assert.rejects(fanout("  ", "{ n = 2 }"), /a fan-out needs a prompt/);
         await s.cmd("ForkThread! --n 2 x");
         await s.notified(/:ForkThread --n fans out from the thread as it is now: without ! or --wait/);
         await s.cmd("ForkThread --n 9 x");
         await s.notified(/not 9/);
+        // One message says the range, whichever end is passed.
+        await s.cmd("ForkThread --n 0 x");
+        await s.notified(/a fan-out makes 1 to 8 forks \(fanout_max\), not 0/);
         // A mistyped flag or a count that is no number is said, never sent as the prompt.
         await s.cmd("ForkThread --n x y");
-        await s.notified(/:ForkThread --n takes how many forks, a whole number from 1 \(got "x"\)/);
+        await s.notified(/:ForkThread --n takes how many forks, a number \(got "x"\)/);
         await s.cmd("ForkThread --unattnded try");
         await s.notified(/:ForkThread has no flag --unattnded \(it takes --wait, --bg, --worktree, --unattended, --n N; -- ends them\)/);
         await typeAndSend(s, "@fork×0 keep this draft");
@@ -161,31 +172,50 @@ describe(`fan-out (${nv.version})`, () => {
           ["m-a", "m-a", "m-b"],
         );
 
-        // @fork×2 in the input.
-        await typeAndSend(s, "@fork×2 typed prompt");
+        // Every form's prompt names @file:hello.txt: each fork is sent the file with it, as a message typed in the input is.
+        // @fork ×2 in the input (a space before the sign is still the fan-out).
+        await typeAndSend(s, "@fork ×2 typed prompt @file:hello.txt");
         await requestsArrived(s, 6);
         // :ForkThread --n 2 (the input still has the focus).
-        await s.cmd("ForkThread --n 2 command prompt");
+        await s.cmd("ForkThread --n 2 command prompt @file:hello.txt");
         await requestsArrived(s, 8);
-        // 2f in the list asks the prompt.
-        await s.openList();
-        await s.answerInput("list prompt");
-        await s.onListLine(1, "2f");
+        // Without a prompt, :ForkThread --n asks it, as :ForkThread does.
+        await s.answerInput("asked prompt @file:hello.txt");
+        await s.cmd("ForkThread --n 2");
         await requestsArrived(s, 10);
         assert.match((await s.asked()).prompt ?? "", /Fan-out prompt \(2 forks\)/);
+        // 2f in the list asks the prompt.
+        await s.openList();
+        await s.answerInput("list prompt @file:hello.txt");
+        await s.onListLine(1, "2f");
+        await requestsArrived(s, 12);
+        assert.match((await s.asked()).prompt ?? "", /Fan-out prompt \(2 forks\)/);
+        // fanout() itself.
+        await s.lua(`return require("tine").fanout(..., "api prompt @file:hello.txt", { n = 2 })`, id);
+        await requestsArrived(s, 14);
 
-        const prompts = bodies(s).slice(4).map(lastText).sort();
-        assert.deepEqual(prompts, ["command prompt", "command prompt", "list prompt", "list prompt", "typed prompt", "typed prompt"]);
+        const sent = bodies(s).slice(4);
+        const prompts = sent.map(typedText).sort();
+        const each = (p: string) => [`${p} prompt @file:hello.txt`, `${p} prompt @file:hello.txt`];
+        assert.deepEqual(prompts, [...each("api"), ...each("asked"), ...each("command"), ...each("list"), ...each("typed")]);
+        for (const b of sent) assert.match(lastText(b), /<context kind="file" path="hello\.txt"[^>]*>\nhello from a fixture/, lastText(b));
         const forks = await forksOf(s, id);
-        assert.equal(forks.length, 9);
+        assert.equal(forks.length, 13);
         for (const f of forks) {
           assert.equal(f.parent_id, id);
           assert.equal(f.unattended, true);
           assert.notEqual(f.cwd, s.cwd);
         }
-        assert.equal(new Set(forks.map((f) => f.cwd)).size, 9, "a worktree each");
+        assert.equal(new Set(forks.map((f) => f.cwd)).size, 13, "a worktree each");
+        // A plain background fork's prompt carries its mentions too.
+        await s.open(id);
+        await s.cmd("ForkThread --bg bg prompt @file:hello.txt");
+        await requestsArrived(s, 15);
+        const bg = bodies(s).at(-1)!;
+        assert.equal(typedText(bg), "bg prompt @file:hello.txt");
+        assert.match(lastText(bg), /<context kind="file" path="hello\.txt"[^>]*>\nhello from a fixture/);
       },
-      { fanout_max: 8 },
+      { fanout_max: 8, models: ["m-a", "m-b"] },
     );
   });
 });

@@ -10,6 +10,7 @@ import { describe, inject, it } from "vitest";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
 import { body, exchange, sentBlocks, textOf } from "../helpers/chat-driver.ts";
 import { editingFork, firstThread, HELLO, SETUP, withGitProject } from "../helpers/code-session.ts";
+import { whenDone } from "../helpers/fan-out.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { tempProjects, withNeovim } from "../helpers/neovim.ts";
@@ -71,6 +72,14 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       assert.equal(readFileSync(join(s.cwd, "A.txt"), "utf8"), "A\n");
       await s.waitForDisplay(id, '⇡ grafted hello.txt from "edit as A"');
       await s.waitForDisplay(id, '⇡ grafted A.txt from "edit as A"');
+      // :Tine restore undo takes the last graft back: its line says so, and the model is not told of it.
+      await s.cmd("Tine restore undo");
+      await s.until("A.txt is gone again", async () => !existsSync(join(s.cwd, "A.txt")));
+      await s.waitForDisplay(id, '⇣ graft of A.txt from "edit as A" undone (:Tine restore undo) · the model is not told of it');
+      assert.ok(!(await s.display(id)).includes("⇡ grafted A.txt"));
+      assert.deepEqual(await graft(s, a.id, "A.txt"), { path: "A.txt", conflicts: 0 });
+      await s.cmd("Tine restore undo");
+      await s.until("A.txt is gone once more", async () => !existsSync(join(s.cwd, "A.txt")));
       // The fork is not ended: live, its worktree and its files as they were.
       assert.ok((await s.threads()).some((t) => t.id === a.id));
       assert.equal((await s.thread(a.id)).cwd, a.cwd);
@@ -82,13 +91,12 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
         "and now?",
         `[tine] Since your last turn, the user grafted changes from forks into the files of this thread (${s.cwd}):\n` +
           '- hello.txt, the whole file, from the fork "edit as A"\n' +
-          '- A.txt, the whole file, from the fork "edit as A"\n' +
           "Read a file again before relying on what you knew of it.",
       ]);
       // Earlier messages as they were sent (the prompt cache holds).
       assert.ok(readsCacheOf(body(s, -1), firstAsked), "the messages before the note are as sent");
       await s.waitForDisplay(id, "Noted.\n── end_turn");
-      assert.ok(!(await s.display(id)).includes("⇡ grafted"), "the note went with the message");
+      assert.ok(!/⇡ grafted|⇣ graft of/.test(await s.display(id)), "the note went with the message");
       await exchange(s, id, "again", "Ok.");
       assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), ["again"], "told once");
     });
@@ -169,7 +177,11 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       const f = await forkRunning(s, id, "two hunks", TWO_HUNKS);
       const plain = await s.lua<string>(`return require("tine").fork(..., "")`, id);
       const refusals = [
-        [await graft(s, "no-such-thread", "hello.txt"), /^tine: graft: no live thread no-such-thread$/],
+        [await graft(s, "no-such-thread", "hello.txt"), /^tine: no thread no-such-thread$/],
+        [
+          await graft(s, f.id, "../hello.txt"),
+          /^tine: graft: "\.\.\/hello\.txt" is no file of the project: give its path relative to the project/,
+        ],
         [await graft(s, id, "hello.txt"), /^tine: graft: ".*" is not a fork in a worktree of its own: it has no parent$/],
         [await graft(s, plain, "hello.txt"), /is not a fork in a worktree of its own: its changes are in its parent's files already/],
         [
@@ -184,10 +196,26 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
         [await graft(s, f.id, "blob.bin"), /^tine: graft: blob\.bin is a binary file: only a text file's change can be grafted$/],
       ] as const;
       for (const [got, want] of refusals) assert.match(String(got), want);
+      // A file with unsaved edits in a buffer: refused before anything is written (a later :w would drop the graft).
+      await s.cmd(`edit ${join(s.cwd, "hello.txt")}`);
+      await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, { "my unsaved edit" })`);
+      assert.match(
+        String(await graft(s, f.id, "hello.txt")),
+        /^tine: graft: save or undo your edits to hello\.txt first: its buffer has unsaved changes, and the graft would be written under them \(nothing was written\)$/,
+      );
       assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), LINES);
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), HELLO);
+      assert.deepEqual(await s.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"), ["my unsaved edit"], "the edits stay");
       assert.ok(!existsSync(join(s.cwd, "blob.bin")));
       assert.ok(!(await s.display(id)).includes("⇡ grafted"));
+      // The fork by its number (as a number or a string), the path as ./ names it: grafted.
+      const num = (await s.thread(f.id)).num;
+      assert.deepEqual(await s.lua("return require('tine').graft(...)", num, "./lines.txt", 1), {
+        path: "lines.txt",
+        hunk: 1,
+        conflicts: 0,
+      });
+      assert.deepEqual(await graft(s, String(num), "lines.txt", 2), { path: "lines.txt", hunk: 2, conflicts: 0 });
     });
   });
 
@@ -205,6 +233,36 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       );
       assert.doesNotMatch(told, /by you/);
       assert.match(readFileSync(join(s.cwd, "lines.txt"), "utf8"), /<<<<<<< .*\nONE 2\n=======\nTWO 2\n>>>>>>> /);
+    });
+  });
+
+  it("a fan-out fork whose change was grafted (the file changed here since) is promoted with nothing to merge, said so; its siblings keep their places", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await firstThread(s);
+      // Each fork changes line 2 of lines.txt.
+      s.mock.otherwise((req) => {
+        const last = req.body.messages.at(-1)!;
+        if (Array.isArray(last.content) && last.content.some((b) => b.type === "tool_result")) return textReply("Done.");
+        return response([{ toolUse: { id: "b-2", name: "bash_command", input: { command: "sed -i 's/^line 2$/LINE 2/' lines.txt" } } }]);
+      });
+      const ids = await s.lua<string[]>(`return require("tine").fanout(..., "change line 2", { n = 3 })`, id);
+      await whenDone(s, id);
+      const a = ids[0]!;
+      assert.deepEqual(await graft(s, a, "lines.txt"), { path: "lines.txt", conflicts: 0 });
+      // The user changes line 18 since: the file holds the fork's change and more.
+      const mine = withLine(withLine(LINES, 2, "LINE 2"), 18, "mine 18");
+      writeFileSync(join(s.cwd, "lines.txt"), mine);
+      await s.lua(`require("tine").promote(...)`, a);
+      await s.notified(/: nothing to merge: the source has its changes already$/);
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), mine);
+      assert.equal((await s.notifications()).filter((n) => /its code is merged/.test(n.msg)).length, 0);
+      // The others keep the places they were made in: "2/3" stays 2/3, as their titles say.
+      await s.openList();
+      const rows = await s.listLines();
+      for (const f of ids.slice(1)) {
+        const { num } = await s.thread(f);
+        assert.match(rows.find((l) => l.includes(`#${num} `)) ?? "", new RegExp(`⑂×3 ${ids.indexOf(f) + 1}/3 `), rows.join("\n"));
+      }
     });
   });
 

@@ -36,6 +36,19 @@ describe(`promoting a worktree fork (${nv.version})`, () => {
       assert.equal(results[0], "Edited hello.txt");
       assert.ok(!JSON.stringify(body(s, -1)).includes(a.cwd), "no request names the worktree");
       const forkLast = body(s, -1);
+      // hello.txt with unsaved edits in a buffer: the promote is refused before anything is written (as a graft is).
+      await s.cmd(`edit ${join(s.cwd, "hello.txt")}`);
+      await s.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, { "my unsaved edit" })`);
+      assert.match(
+        await s.lua<string>(`local ok, e = pcall(require("tine").promote, ...); return ok and "promoted" or tostring(e)`, a.id),
+        /^tine: edit as A is not promoted: save or undo your edits to hello\.txt first: its buffer has unsaved changes, and the merge would be written under them \(nothing was written\)\. It stays as it was$/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "hello from a fixture\n");
+      assert.ok(
+        (await s.threads()).some((t) => t.id === a.id),
+        "the fork stays",
+      );
+      await s.cmd("edit!");
       await s.lua(`require("tine").promote(...)`, a.id);
       await s.notified(/its code is merged: 2 files changed/);
       await s.waitForDisplay(id, '📨 Report from "edit as A" goes with your next message: [tine] Its code is merged into');
