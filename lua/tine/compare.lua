@@ -137,11 +137,16 @@ function M.refresh(buf)
   if not view then
     return
   end
+  -- Answers can come out of order (a done fork's compare is quick, a working one's takes a
+  -- snapshot): one asked before another that was already drawn is older and is dropped.
+  view.asked = (view.asked or 0) + 1
+  local asked = view.asked
   host.request_async("compare", { view.fanout }, function(e, forks)
     view = views[buf]
-    if not view then
+    if not view or asked < (view.drawn_answer or 0) then
       return
     end
+    view.drawn_answer = asked
     -- Every fork gone (promoted, discarded): the view says so.
     view.forks = e and {} or forks
     local shown = view.hunks

@@ -134,6 +134,26 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         lines = await s.lines(buf);
         return lines.length === 3 && lines.every((l) => / done .* check [✓✗]/.test(l));
       });
+      // The view's asks can be answered out of order (a done fork's compare is quick, a working
+      // one's takes a snapshot): an answer older than one drawn is never drawn over it.
+      await s.lua(
+        `local host, compare = require("tine.host"), require("tine.compare")
+        local real = host.request_async
+        host.request_async = function(method, args, done) _G.tine_held = done; host.request_async = real end
+        compare.refresh(...)
+        _G.tine_drawn = compare.drawn
+        compare.refresh(...)`,
+        buf,
+      );
+      await s.until("the newer answer is drawn", () => s.lua<boolean>(`return require("tine.compare").drawn > _G.tine_drawn`));
+      await s.lua(
+        `local stale = require("tine").compare(...); for _, f in ipairs(stale) do f.state = "running" end; _G.tine_held(nil, stale)`,
+        id,
+      );
+      assert.ok(
+        (await s.lines(buf)).every((l) => / done .* check [✓✗]/.test(l)),
+        "the older answer is not drawn",
+      );
       for (const [i, f] of forks.entries()) {
         const verdict = f.files.includes("A.txt") ? "check ✓" : "check ✗ 1";
         // Each one's title is the prompt and its place among its siblings, `(1/3)`.
