@@ -1,0 +1,114 @@
+/**
+ * A thread run by an ACP agent, as the user sees it in a real Neovim: the real Claude ACP adapter
+ * (pinned) running Claude Code against the mock Messages API. `:Tine agent claude` starts it, a
+ * send prompts it, its reply and tool calls are drawn, its permission requests wait for `a`, `<C-c>`
+ * cancels, and after `:Tine restart` the thread is listed and, opened, resumes its session.
+ * Each adapter start costs a second or more: one scenario per Neovim.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
+import { saidIn } from "../helpers/claude-code.ts";
+import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+
+/** acp_agents with `claude`, its key from the host's KEY_VARIABLE and the mock's URL from Neovim's environment. */
+function agentsFor(project: string, extra: Record<string, unknown> = {}) {
+  const { agents } = adapterAgents(join(project, ".acp-home"), "${ANTHROPIC_BASE_URL}", project);
+  return { claude: { ...agents["claude"], ...extra } };
+}
+
+async function sendIn(s: Session, id: string, text: string): Promise<void> {
+  const t = await s.thread(id);
+  await s.setLines(t.input_bufnr!, [text]);
+  await s.focus(t.input_bufnr!);
+  await s.cmd("Tine send");
+}
+
+describe(`a thread run by an ACP agent (${nv.version})`, () => {
+  it("`:Tine agent claude`: banner, a prompt and its reply, a permission answered with `a`, <C-c> cancels; after :Tine restart it resumes its session", async () => {
+    await withProject(async (project) => {
+      await withNeovim(
+        nv,
+        async (s) => {
+          const out = join(project, "out.txt");
+          const script = scriptAdapter(
+            s.mock,
+            textReply("Hello from the mock.", { id: "msg_hello" }),
+            response([{ text: "Writing." }, { toolUse: { id: "toolu_w", name: "Write", input: { file_path: out, content: "hello\n" } } }], {
+              id: "msg_write",
+            }),
+            textReply("Written.", { id: "msg_written" }),
+            response([{ text: "Slow and then more", holdInside: { hold: "h", afterDeltas: 1 } }], { id: "msg_slow" }),
+          );
+          const id = await s.lua<string>("return require('tine').agent('claude')");
+          await s.waitForDisplay(id, /◆ Run by the ACP agent "claude" \(Claude Agent [^)]*\) · session \S+/);
+
+          await sendIn(s, id, "Say hello, tine here.");
+          await s.waitForDisplay(id, "Hello from the mock.");
+          assert.ok(saidIn(script.conversation()[0]!.body).some((t) => t.includes("Say hello, tine here.")));
+
+          // mode = "default": Claude Code asks before it writes; tine waits for the user.
+          await sendIn(s, id, "Write out.txt");
+          await s.waitForDisplay(id, /\? .*asks permission: a allow · A always · d reject/);
+          await s.waitForStatus(id, "waiting");
+          assert.equal(existsSync(out), false, "nothing is written before the user answers");
+          await s.onDisplayLine(id, "? ", "a");
+          await s.waitForDisplay(id, "Written.");
+          assert.equal(readFileSync(out, "utf8"), "hello\n");
+
+          // <C-c> in the input: session/cancel; the turn stops, what came is kept.
+          await sendIn(s, id, "Go slowly");
+          await s.waitForDisplay(id, "Slow");
+          const t = await s.thread(id);
+          await s.focus(t.input_bufnr!);
+          await s.keys("<Esc><C-c>");
+          await s.waitForDisplay(id, "── interrupted (aborted): the reply stops here");
+          s.mock.release("h");
+          await s.waitForStatus(id, "idle");
+
+          const before = await s.messages(id);
+          assert.deepEqual(before.slice(0, 2), [
+            { role: "user", content: [{ type: "text", text: "Say hello, tine here." }] },
+            { role: "assistant", content: [{ type: "text", text: "Hello from the mock." }] },
+          ]);
+
+          // Stored like any thread: listed after a restart, and opened it resumes its session.
+          await s.cmd("Tine restart");
+          await s.until("the thread listed again", async () => (await s.threads()).some((x) => x.id === id));
+          await s.open(id);
+          script.reply(textReply("Resumed.", { id: "msg_resumed" }));
+          await sendIn(s, id, "Still there?");
+          await s.waitForDisplay(id, "Resumed.");
+          const last = script.conversation().at(-1)!;
+          // The agent's own session went on: it still holds the first exchange.
+          assert.ok(saidIn(last.body).some((x) => x.includes("Say hello, tine here.")));
+          assert.deepEqual((await s.messages(id)).slice(0, 2), before.slice(0, 2));
+        },
+        {
+          cwd: project,
+          env: { [KEY_VARIABLE]: TEST_KEY },
+          setup: { acp_agents: agentsFor(project, { mode: "default" }) },
+        },
+      );
+    });
+  });
+
+  it("an agent not configured, or not installed: a clear message, no thread", async () => {
+    await withNeovim(
+      nv,
+      async (s) => {
+        await s.cmd("Tine agent nope");
+        await s.notified(/^tine: no ACP agent named "nope" \(acp_agents has missing\)/);
+        await s.cmd("Tine agent missing");
+        await s.notified(/^tine: ACP agent "missing": `\/nonexistent\/acp-agent` was not found/);
+        assert.equal((await s.threads()).length, 0);
+      },
+      { setup: { acp_agents: { missing: { command: ["/nonexistent/acp-agent"] } } } },
+    );
+  });
+});
