@@ -6,7 +6,7 @@
  */
 import type { RunnerKind, StoredNotice } from "../chat/runner.ts";
 import { History } from "../core/history.ts";
-import { ACP_TRAITS, AcpRunner, type AcpRunnerSetup, acpLabel } from "./runner.ts";
+import { AcpRunner, type AcpRunnerSetup, acpLabel, acpTraits } from "./runner.ts";
 
 export type AcpKindSetup = AcpRunnerSetup & {
   /** Why a stored session may not run in folder `cwd`, or null (worktree/stored-folder.ts). */
@@ -23,7 +23,7 @@ export function acpKind(setup: AcpKindSetup): RunnerKind<"acp"> {
       return new AcpRunner(setup, spec.agent, spec.sessionId, dispatch, history, null, cwd);
     },
     label: (spec) => acpLabel(spec.agent),
-    traits: () => ACP_TRAITS,
+    traits: (spec) => acpTraits(spec.agent),
     ownMessages: () => null,
     storedNotices(spec, title) {
       const notices: StoredNotice[] = [];

@@ -24,7 +24,13 @@ import type { AcpFiles } from "./files.ts";
 import type { PendingPermission } from "./permissions.ts";
 import { AcpTranscript } from "./transcript.ts";
 
-export const ACP_TRAITS: RunnerTraits = {
+/** What a thread of agent `agent` is like. */
+export const acpTraits = (agent: string): RunnerTraits => ({
+  ...ACP_TRAITS,
+  forkRefused: `tine: forking ${agent} threads comes next: this version cannot fork a thread run by an ACP agent`,
+});
+
+const ACP_TRAITS: RunnerTraits = {
   // tine's idle clocks and wrap-up prompts speak to tine's agent; an agent's forks come next.
   forkLifecycle: false,
   ownConversation: null,
@@ -66,7 +72,7 @@ const ANSWER_KINDS: { readonly [K in QuestionAnswer]: PermissionOptionKind } = {
 };
 
 export class AcpRunner implements Runner {
-  readonly traits = ACP_TRAITS;
+  readonly traits: RunnerTraits;
   readonly surface = { type: "transcript" } as const;
   readonly open = null;
   readonly conversation = this;
@@ -100,6 +106,7 @@ export class AcpRunner implements Runner {
     private readonly cwd?: string,
   ) {
     this.label = acpLabel(agent);
+    this.traits = acpTraits(agent);
     this.transcript = new AcpTranscript(history);
     this.attached = attached;
     if (attached) this.listen();
@@ -121,7 +128,8 @@ export class AcpRunner implements Runner {
   banner(): readonly string[] {
     const s = this.attached?.summary;
     const who = s?.name ? ` (${s.name}${s.version ? ` ${s.version}` : ""})` : "";
-    const lines = [`◆ Run by the ACP agent "${this.agent}"${who} · session ${this.sessionId}`];
+    const state = this.takingUp ? " · taking its session up…" : "";
+    const lines = [`◆ Run by the ACP agent "${this.agent}"${who} · session ${this.sessionId}${state}`];
     if (this.trouble) lines.push(`⚠ ${this.trouble} · sending again tries again`);
     return lines;
   }
@@ -154,7 +162,7 @@ export class AcpRunner implements Runner {
   }
 
   clone(): Runner {
-    throw new Error(`tine: forking ${this.agent} threads comes next: this version cannot fork a thread run by an ACP agent`);
+    throw new Error(this.traits.forkRefused);
   }
 
   // -- the conversation --
@@ -236,7 +244,9 @@ export class AcpRunner implements Runner {
     const taking = this.takeUp();
     this.takingUp = taking;
     const done = () => {
-      if (this.takingUp === taking) this.takingUp = null;
+      if (this.takingUp !== taking) return;
+      this.takingUp = null;
+      if (!this.closed) this.dispatch({ type: "stream-updated" });
     };
     taking.then(done, done);
     return taking;

@@ -58,6 +58,8 @@ export type RunnerTraits = {
    * unattended fork of it can be made; false: its program runs its own (Claude Code).
    */
   readonly toolsThroughTine: boolean;
+  /** Why its threads cannot be forked yet (said as it is), or absent: they can. */
+  readonly forkRefused?: string;
 };
 
 /** Where a thread shows: a transcript tine renders, or a terminal the runner's own program draws. */

@@ -6,7 +6,7 @@
  * Each adapter start costs a second or more: one scenario per Neovim.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
@@ -18,8 +18,23 @@ const nv = inject("nvim");
 
 /** acp_agents with `claude`, its key from the host's KEY_VARIABLE and the mock's URL from Neovim's environment. */
 function agentsFor(project: string, extra: Record<string, unknown> = {}) {
-  const { agents } = adapterAgents(join(project, ".acp-home"), "${ANTHROPIC_BASE_URL}", project);
+  const { agents } = adapterAgents(join(project, ".acp-home"), `\${ANTHROPIC_BASE_URL}`, project);
   return { claude: { ...agents["claude"], ...extra } };
+}
+
+/** The agent the host started (its process leads a group of its own). */
+function agentPid(hostPid: number): number {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === hostPid && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("claude-agent-acp")) return Number(name);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  throw new Error(`no ACP agent runs under the host ${hostPid}`);
 }
 
 async function sendIn(s: Session, id: string, text: string): Promise<void> {
@@ -36,6 +51,7 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
         nv,
         async (s) => {
           const out = join(project, "out.txt");
+          const never = join(project, "never.txt");
           const script = scriptAdapter(
             s.mock,
             textReply("Hello from the mock.", { id: "msg_hello" }),
@@ -43,6 +59,8 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
               id: "msg_write",
             }),
             textReply("Written.", { id: "msg_written" }),
+            response([{ toolUse: { id: "toolu_x", name: "Write", input: { file_path: never, content: "no\n" } } }], { id: "msg_never" }),
+            textReply("Not written, then.", { id: "msg_not" }),
             response([{ text: "Slow and then more", holdInside: { hold: "h", afterDeltas: 1 } }], { id: "msg_slow" }),
           );
           const id = await s.lua<string>("return require('tine').agent('claude')");
@@ -60,6 +78,13 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
           await s.onDisplayLine(id, "? ", "a");
           await s.waitForDisplay(id, "Written.");
           assert.equal(readFileSync(out, "utf8"), "hello\n");
+
+          // The input's key answers too (<C-n>: reject), as it does tine's own approvals.
+          await sendIn(s, id, "Write never.txt");
+          await s.waitForDisplay(id, /\? Write .*asks permission/);
+          await s.keys("<Esc><C-n>");
+          await s.waitForDisplay(id, "Not written, then.");
+          assert.equal(existsSync(never), false, "a rejected write is never made");
 
           // <C-c> in the input: session/cancel; the turn stops, what came is kept.
           await sendIn(s, id, "Go slowly");
@@ -81,6 +106,12 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
           await s.cmd("Tine restart");
           await s.until("the thread listed again", async () => (await s.threads()).some((x) => x.id === id));
           await s.open(id);
+          // Opened, it starts its agent and resumes its session (an adapter start: allowed more time on a loaded machine).
+          await s.until(
+            "the session taken up",
+            async () => /^◆ Run by the ACP agent "claude" \(Claude Agent [^)]*\) · session \S+\n/.test(await s.display(id)),
+            20_000,
+          );
           script.reply(textReply("Resumed.", { id: "msg_resumed" }));
           await sendIn(s, id, "Still there?");
           await s.waitForDisplay(id, "Resumed.");
@@ -88,6 +119,25 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
           // The agent's own session went on: it still holds the first exchange.
           assert.ok(saidIn(last.body).some((x) => x.includes("Say hello, tine here.")));
           assert.deepEqual((await s.messages(id)).slice(0, 2), before.slice(0, 2));
+
+          // Forking comes next: refused plainly, the thread untouched.
+          const forked = await s.lua<[boolean, string]>("return { pcall(require('tine').fork, ...) }", id, "try it");
+          assert.equal(forked[0], false);
+          assert.match(forked[1], /forking claude threads comes next/);
+
+          // The agent dies mid-turn: the thread says so and keeps what came; a send starts it again and resumes.
+          script.reply(response([{ text: "Half and then", holdInside: { hold: "k", afterDeltas: 1 } }], { id: "msg_half" }));
+          await sendIn(s, id, "Crash now");
+          await s.waitForDisplay(id, "Half");
+          process.kill(-agentPid(await s.hostPid()), "SIGKILL");
+          await s.waitForStatus(id, "error");
+          await s.waitForDisplay(id, /tine: ACP agent "claude" .*during session\/prompt/);
+          s.mock.release("k");
+          script.reply(textReply("Back again.", { id: "msg_back" }));
+          await sendIn(s, id, "Are you back?");
+          // The agent starts again and resumes the session first (an adapter start: more time on a loaded machine).
+          await s.until("the reply after the agent started again", async () => (await s.display(id)).includes("Back again."), 20_000);
+          assert.ok(saidIn(script.conversation().at(-1)!.body).some((x) => x.includes("Say hello, tine here.")));
         },
         {
           cwd: project,
@@ -110,5 +160,23 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
       },
       { setup: { acp_agents: { missing: { command: ["/nonexistent/acp-agent"] } } } },
     );
+  });
+
+  it(":checkhealth tine starts each configured agent once and shows its initialize answer, or why it could not start", async () => {
+    await withProject(async (project) => {
+      await withNeovim(
+        nv,
+        async (s) => {
+          const text = await s.health();
+          assert.match(text, /OK claude: Claude Agent \S+, ACP protocol 1: can load, can list, can resume, can fork sessions\n/);
+          assert.match(text, /ERROR tine: ACP agent "missing": `\/nonexistent\/acp-agent` was not found/);
+        },
+        {
+          cwd: project,
+          env: { [KEY_VARIABLE]: TEST_KEY },
+          setup: { acp_agents: { ...agentsFor(project), missing: { command: ["/nonexistent/acp-agent"] } } },
+        },
+      );
+    });
   });
 });
