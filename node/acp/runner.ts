@@ -253,27 +253,25 @@ export class AcpRunner implements Runner {
   }
 
   private async takeUp(): Promise<AcpConnection> {
-    const conn = await this.setup.pool.connection(this.agent);
-    if (conn === this.attached) return conn;
-    const cwd = this.cwd ?? this.setup.cwd;
-    const files = this.setup.files(cwd);
-    this.attached = conn;
-    this.listen();
     try {
+      const conn = await this.setup.pool.connection(this.agent);
+      if (conn === this.attached) return conn;
+      const cwd = this.cwd ?? this.setup.cwd;
+      const files = this.setup.files(cwd);
+      this.attached = conn;
+      this.listen();
       const s = conn.summary;
       if (s.resume) await conn.resumeSession(this.sessionId, cwd, [], files);
       else if (s.load) {
         this.replaying = true;
         await conn.loadSession(this.sessionId, cwd, [], files).finally(() => (this.replaying = false));
-      } else
-        throw new Error(
-          `tine: ACP agent "${this.agent}" can neither resume nor load sessions: this thread is read-only (fork it to go on)`,
-        );
+      } else throw new Error(`tine: ACP agent "${this.agent}" can neither resume nor load sessions: this thread cannot go on with it`);
       const mode = this.setup.pool.modeOf(this.agent);
       if (mode) await conn.setMode(this.sessionId, mode);
       this.setTrouble(null);
       return conn;
     } catch (error) {
+      // Not configured, not installed, failing initialize, refusing the session: said in the thread, tried again on the next send.
       this.attached = null;
       this.stopListening();
       const why = error instanceof Error ? error.message : String(error);

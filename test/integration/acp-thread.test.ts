@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
+import { ThreadStore } from "../../node/store/store.ts";
 import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
@@ -148,18 +149,44 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
     });
   });
 
-  it("an agent not configured, or not installed: a clear message, no thread", async () => {
-    await withNeovim(
-      nv,
-      async (s) => {
-        await s.cmd("Tine agent nope");
-        await s.notified(/^tine: no ACP agent named "nope" \(acp_agents has missing\)/);
-        await s.cmd("Tine agent missing");
-        await s.notified(/^tine: ACP agent "missing": `\/nonexistent\/acp-agent` was not found/);
-        assert.equal((await s.threads()).length, 0);
-      },
-      { setup: { acp_agents: { missing: { command: ["/nonexistent/acp-agent"] } } } },
-    );
+  it("an agent not configured, or not installed: a clear message, no thread; a stored thread of one opens saying why, and a send keeps its text", async () => {
+    await withProject(async (project) => {
+      const thread = "00000000-0000-4000-8000-0000000000a1";
+      await withNeovim(
+        nv,
+        async (s) => {
+          await s.cmd("Tine agent nope");
+          await s.notified(/^tine: no ACP agent named "nope" \(acp_agents has missing\)/);
+          await s.cmd("Tine agent missing");
+          await s.notified(/^tine: ACP agent "missing": `\/nonexistent\/acp-agent` was not found/);
+          assert.equal((await s.threads()).length, 0);
+
+          // A thread stored by an agent that cannot start now: it opens, says why, and a send fails keeping its text.
+          const cwd = await s.lua<string>("return vim.fn.getcwd()");
+          new ThreadStore(join(project, ".data", "nvim", "tine"), cwd)
+            .create({
+              id: thread,
+              num: 1,
+              title: "stored",
+              model: "m",
+              runner: { kind: "acp", agent: "missing", sessionId: "sess-1" },
+              parent: null,
+            })
+            .close();
+          await s.cmd("Tine restart");
+          await s.until("the stored thread listed", async () => (await s.threads()).some((t) => t.id === thread));
+          await s.open(thread);
+          await s.waitForDisplay(
+            thread,
+            /⚠ its session could not be taken up: tine: ACP agent "missing": `\/nonexistent\/acp-agent` was not found/,
+          );
+          await sendIn(s, thread, "are you there?");
+          await s.waitForStatus(thread, "error");
+          assert.deepEqual(await s.messages(thread), [{ role: "user", content: [{ type: "text", text: "are you there?" }] }]);
+        },
+        { cwd: project, setup: { acp_agents: { missing: { command: ["/nonexistent/acp-agent"] } } } },
+      );
+    });
   });
 
   it(":checkhealth tine starts each configured agent once and shows its initialize answer, or why it could not start", async () => {
