@@ -127,7 +127,7 @@ export class AcpRunner implements Runner {
 
   banner(): readonly string[] {
     const s = this.attached?.summary;
-    const who = s?.name ? ` (${s.name}${s.version ? ` ${s.version}` : ""})` : "";
+    const who = s?.name ? ` (${oneLine(s.name)}${s.version ? ` ${oneLine(s.version)}` : ""})` : "";
     const state = this.takingUp ? " · taking its session up…" : "";
     const lines = [`◆ Run by the ACP agent "${this.agent}"${who} · session ${this.sessionId}${state}`];
     if (this.trouble) lines.push(`⚠ ${this.trouble} · sending again tries again`);
@@ -314,8 +314,8 @@ export class AcpRunner implements Runner {
   private pendingQuestions(): RunnerQuestion[] {
     return this.waiting.map((p) => ({
       toolId: p.toolCall.toolCallId,
-      title: p.toolCall.title ?? this.transcriptTitle(p.toolCall.toolCallId),
-      options: p.options.map((o) => ({ kind: o.kind, name: o.name })),
+      title: oneLine(p.toolCall.title ?? this.transcriptTitle(p.toolCall.toolCallId)),
+      options: p.options.map((o) => ({ kind: o.kind, name: oneLine(o.name) })),
     }));
   }
 
@@ -357,6 +357,12 @@ export class AcpRunner implements Runner {
     this.dispatch({ type: "status-changed", status });
     if (status.type !== "streaming") for (const resolve of this.turnEnded.splice(0)) resolve();
   }
+}
+
+/** Words an agent gave, as one line of the display, cut short: nothing from an agent is trusted to be either. */
+function oneLine(text: string, max = 120): string {
+  const line = text.replace(/\p{Cc}+/gu, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 function textOf(blocks: readonly { type: string; text?: string }[]): string {
