@@ -25,20 +25,29 @@ function agentsFor(project: string, extra: Record<string, unknown> = {}) {
 
 /** The agent the host started (its process leads a group of its own). */
 function agentPid(hostPid: number): number {
+  const [pid, ...more] = agentPids(hostPid);
+  if (pid === undefined) throw new Error(`no ACP agent runs under the host ${hostPid}`);
+  if (more.length) throw new Error(`${more.length + 1} ACP agents run under the host ${hostPid}: one serves all its threads`);
+  return pid;
+}
+
+function agentPids(hostPid: number): number[] {
+  const pids: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === hostPid && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("claude-agent-acp")) return Number(name);
+      if (ppid === hostPid && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("claude-agent-acp")) pids.push(Number(name));
     } catch {
       // Gone meanwhile.
     }
   }
-  throw new Error(`no ACP agent runs under the host ${hostPid}`);
+  return pids;
 }
 
 async function sendIn(s: Session, id: string, text: string): Promise<void> {
+  await s.open(id);
   const t = await s.thread(id);
   await s.setLines(t.input_bufnr!, [text]);
   await s.focus(t.input_bufnr!);
@@ -130,8 +139,12 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
           script.reply(response([{ text: "Half and then", holdInside: { hold: "k", afterDeltas: 1 } }], { id: "msg_half" }));
           await sendIn(s, id, "Crash now");
           await s.waitForDisplay(id, "Half");
+          // A second thread of the same agent is a second session of the same process, and is told of its end too.
+          const other = await s.lua<string>("return require('tine').agent('claude')");
+          await s.waitForDisplay(other, /◆ Run by the ACP agent "claude" \(Claude Agent/);
           process.kill(-agentPid(await s.hostPid()), "SIGKILL");
           await s.waitForStatus(id, "error");
+          await s.waitForDisplay(other, /⚠ tine: ACP agent "claude" .* · sending again tries again/);
           await s.waitForDisplay(id, /tine: ACP agent "claude" .*during session\/prompt/);
           s.mock.release("k");
           script.reply(textReply("Back again.", { id: "msg_back" }));
