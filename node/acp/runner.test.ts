@@ -8,6 +8,7 @@ import type { AgentMsg } from "../core/agent.ts";
 import { History } from "../core/history.ts";
 import type { AcpAgents, SessionEvents } from "./agent-pool.ts";
 import type { AcpConnection } from "./connection.ts";
+import { acpKind } from "./kind.ts";
 import { PendingPermission } from "./permissions.ts";
 import { AcpRunner } from "./runner.ts";
 import type { AgentSummary } from "./summary.ts";
@@ -130,5 +131,22 @@ describe("a thread run by an ACP agent", () => {
     expect(await permission.answer).toEqual({ outcome: "selected", optionId: "no" });
     await settle();
     expect(runner.threadStatus()).toBe("idle");
+  });
+
+  it("a stored thread of an agent no longer configured, or of a folder refused, is told; its label names the agent and forking it is refused plainly", () => {
+    const { pool } = scripted(SUMMARY);
+    const kind = acpKind({
+      pool,
+      cwd: "/p",
+      files: () => ({}) as never,
+      folderRefused: (cwd) => (cwd === "/elsewhere" ? "not tine's" : null),
+    });
+    const spec = { kind: "acp" as const, agent: "gone", sessionId: "s1", cwd: "/elsewhere" };
+    expect(kind.storedNotices(spec, "T").map((n) => n.key)).toEqual(["agent", "folder"]);
+    expect(kind.storedNotices(spec, "T")[0]!.text).toBe(
+      'tine: T: its ACP agent "gone" is no longer in acp_agents: it opens, and sends once acp_agents names it again',
+    );
+    expect(kind.label(spec)).toBe("[gone] ");
+    expect(kind.traits(spec).forkRefused).toMatch(/^tine: forking gone threads comes next/);
   });
 });
