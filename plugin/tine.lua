@@ -29,6 +29,13 @@ end, {
         return c:find(lead, 1, true) == 1
       end, { "done", "done!" })
     end
+    if line:match("^%S+%s+agent%s+%S*$") then
+      local names = vim.tbl_keys(require("tine.config").options.acp_agents or {})
+      table.sort(names)
+      return vim.tbl_filter(function(c)
+        return c:find(lead, 1, true) == 1
+      end, names)
+    end
     -- :Tine diff [a [b]], :Tine compare [N]: this project's threads, `N  title`.
     local sub, ref_args = line:sub(1, pos):match("^%S+%s+(%a+)%s(.*)$")
     local most = ({ diff = 2, compare = 1 })[sub]
@@ -53,6 +60,7 @@ end, {
       "restore",
       "merge",
       "claude",
+      "agent",
       "import",
       "export",
       "add",

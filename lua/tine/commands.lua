@@ -288,7 +288,7 @@ function M.compare_here(text)
   return require("tine.compare").open(ask ~= vim.NIL and ask or nil)
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|merge done[!]|claude …|import …|export|add|ask …|restart|mcp|compare]
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|merge done[!]|claude …|agent <name>|import …|export|add|ask …|restart|mcp|compare]
 ---@param args { fargs: string[], args: string, bang: boolean, range: integer, line1: integer, line2: integer } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
@@ -348,6 +348,9 @@ function M.command(args)
   if sub == "claude" then
     return guarded(tine.claude, args.args:match("^%s*claude%s*(.-)%s*$"))
   end
+  if sub == "agent" then
+    return guarded(tine.agent, args.fargs[2])
+  end
   if sub == "add" then
     return guarded(add.add, range_of(args))
   end
@@ -372,7 +375,7 @@ function M.command(args)
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, merge, claude, import, export, add, ask, restart, mcp, compare, compact, model)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, merge, claude, agent, import, export, add, ask, restart, mcp, compare, compact, model)"
   )
 end
 

@@ -143,9 +143,9 @@ M.defaults = {
   -- How Claude Code is started (:Tine export resumes the exported session with it).
   claude_command = { "claude" },
   -- Agents that speak the Agent Client Protocol (:help tine-acp), by name:
-  -- { command = { "program", "arg" }, env = { K = "v" } }. The command runs without a shell; `env`
-  -- is set over Neovim's environment, "${VAR}" in it read from that environment when the agent
-  -- starts (never stored or logged).
+  -- { command = { "program", "arg" }, env = { K = "v" }, mode = "default" }. The command runs without
+  -- a shell; `env` is set over Neovim's environment, "${VAR}" in it read from that environment when
+  -- the agent starts (never stored or logged); `mode`: the session mode set on each session (:Tine agent).
   acp_agents = {},
   -- The Node binary that runs the host.
   node = "node",

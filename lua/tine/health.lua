@@ -112,6 +112,25 @@ function M.check()
     end
   end
 
+  h.start("tine.nvim: ACP agents")
+  if vim.tbl_isempty(config.acp_agents or {}) then
+    h.info("none configured (acp_agents in setup, :help tine-acp)")
+  else
+    -- Each agent is started once, apart from its threads', and stopped: its answer to initialize.
+    local acp_ok, agents = pcall(host.request, "agents_health")
+    if not acp_ok then
+      h.error("the host could not start the ACP agents: " .. tostring(agents))
+    else
+      for _, a in ipairs(agents) do
+        if a.error then
+          h.error(a.error)
+        else
+          h.ok(table.concat(a.lines, ": "))
+        end
+      end
+    end
+  end
+
   h.start("tine.nvim: MCP servers")
   local mcp_ok, servers = pcall(host.request, "mcp_servers")
   if not mcp_ok then

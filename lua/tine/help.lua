@@ -24,6 +24,7 @@ M.commands = {
   { ":Tine compact [instructions]", "a new thread under this one, from a summary of it" },
   { ":Tine model", "this thread's model and thinking effort" },
   { ":Tine claude [args]", "Claude Code in a terminal, as a thread" },
+  { ":Tine agent <name>", "a thread run by an ACP agent (acp_agents)" },
   { ":Tine import / export", "a Claude Code session in, this thread out" },
   { ":[range]Tine add / ask <q>", "lines or a file into the input / sent with a question" },
   { ":Tine restart", "a new host (stored threads and drafts come back)" },

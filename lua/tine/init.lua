@@ -240,6 +240,24 @@ function M.claude(args)
   return t.id
 end
 
+--- :Tine agent <name>: a thread run by the ACP agent `name` of `acp_agents` (:help tine-acp).
+---@param name string
+---@return string id
+function M.agent(name)
+  if name == nil or name == "" then
+    local names = vim.tbl_keys(config.options.acp_agents or {})
+    table.sort(names)
+    error(
+      #names > 0 and ("tine: :Tine agent <name>: one of %s"):format(table.concat(names, ", "))
+        or "tine: :Tine agent <name>: acp_agents in setup() names no agent (:help tine-acp)",
+      0
+    )
+  end
+  local t = host.request("new_agent", name)
+  ui.show(t.display, t.input)
+  return t.id
+end
+
 --- Writes thread `id` as a Claude Code session (the thread is unchanged) and continues it in
 --- Claude Code, as a thread of its own under this one. Returns the new session id.
 ---@param id? string default: the thread in the current buffer, else the active one

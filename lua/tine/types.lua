@@ -70,6 +70,7 @@
 ---@class TineAcpAgent
 ---@field command string[] the program and its arguments (no shell)
 ---@field env? table<string, string> set over Neovim's environment
+---@field mode? string the session mode set after each session is made or resumed (e.g. "default")
 
 --- The request's `thinking` (checked at setup; a value you set replaces the default whole).
 ---@class TineThinking

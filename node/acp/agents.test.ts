@@ -27,7 +27,7 @@ describe("acp_agents: the rule setup() and the host check", () => {
       "acp_agents.claude.command must be a non-empty list of strings (the program, then its arguments) (got a table)",
     );
     assert.equal(problem({ claude: { command: ["x"], env: { K: 1 } } }), "acp_agents.claude.env.K must be a string (got 1)");
-    assert.match(problem({ claude: { command: ["x"], cmd: ["y"] } })!, /^acp_agents\.claude has no "cmd" \(it takes command, env\)$/);
+    assert.match(problem({ claude: { command: ["x"], cmd: ["y"] } })!, /^acp_agents\.claude has no "cmd" \(it takes command, env, mode\)$/);
     assert.match(problem({ "my agent": { command: ["x"] } })!, /must be named with letters, digits, _ and - only/);
     assert.match(problem({ claude: {} })!, /^acp_agents\.claude\.command (is missing|must be)/);
   });

@@ -117,6 +117,8 @@ describe("AcpTranscript", () => {
     assert.match(result.content, /\(pending\)\n.*\n.*\n.*\n\+hello\n\(the turn ended before this call finished\)$/s);
     assert.equal(t.history.last()!.meta, undefined);
     assert.equal(t.history.at(1).meta?.interrupted, true);
+    // Drawn as tine's own aborted replies are (`interrupted (aborted)`), not as a failed request.
+    assert.equal(t.history.at(1).meta?.stopReason, "aborted");
   });
 
   it("thinking, a plan that changes, commands and mode are kept apart as they should be", () => {

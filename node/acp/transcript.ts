@@ -159,7 +159,8 @@ export class AcpTranscript {
   /** The turn ended (`session/prompt` answered): commits it with its stop reason and usage. */
   endTurn(response: PromptResponse): void {
     this.commitOpen({
-      stopReason: response.stopReason,
+      // A cancelled turn is drawn as tine's aborted ones are.
+      stopReason: response.stopReason === "cancelled" ? "aborted" : response.stopReason,
       usage: usageOf(response.usage ?? null),
       ...(response.stopReason === "cancelled" ? { interrupted: true } : {}),
     });

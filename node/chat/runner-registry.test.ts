@@ -28,7 +28,7 @@ function fakeKind<K extends SpecKind>(kind: K, asked: string[]): RunnerKind<K> {
 
 describe("the runner registry", () => {
   const asked: string[] = [];
-  const registry = registryOf({ api: fakeKind("api", asked), "claude-code": fakeKind("claude-code", asked) });
+  const registry = registryOf({ api: fakeKind("api", asked), "claude-code": fakeKind("claude-code", asked), acp: fakeKind("acp", asked) });
   const claude: RunnerSpec = { kind: "claude-code", args: ["--model", "opus"], sessionId: "11111111-1111-4111-8111-111111111111" };
 
   it("asks the module of the spec's kind, and no other", () => {
@@ -42,7 +42,7 @@ describe("the runner registry", () => {
   });
 
   it("refuses a kind it has no module of, naming it (a property every object has is none)", () => {
-    for (const kind of ["acp", "toString", "__proto__"]) {
+    for (const kind of ["codex", "toString", "__proto__"]) {
       const spec = { kind } as unknown as RunnerSpec;
       expect(() => registry.reopen(spec, History.empty, () => {})).toThrow(`tine: no runner of kind "${kind}" in this version of tine`);
       expect(() => registry.label(spec)).toThrow(/no runner of kind/);
@@ -50,7 +50,11 @@ describe("the runner registry", () => {
   });
 
   it("refuses a module listed under another kind than its own", () => {
-    const misfiled = registryOf({ api: fakeKind("api", []), "claude-code": fakeKind("api", []) } as unknown as KindModules);
+    const misfiled = registryOf({
+      api: fakeKind("api", []),
+      "claude-code": fakeKind("api", []),
+      acp: fakeKind("acp", []),
+    } as unknown as KindModules);
     expect(() => misfiled.label(claude)).toThrow('tine: the runner module listed as "claude-code" is of kind "api"');
   });
 });

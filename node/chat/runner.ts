@@ -34,7 +34,9 @@ export type RunnerStart =
   /** `history`: a conversation to start from (an import, benchmarks). */
   | { readonly kind: "api"; readonly history?: History }
   /** `resume`: an existing session continued (an export); otherwise a new session. */
-  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly resume?: string };
+  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly resume?: string }
+  /** `sessionId`: the session just made for it on the agent's running process (acp/threads.ts). */
+  | { readonly kind: "acp"; readonly agent: string; readonly sessionId: string };
 
 /** A thread's status as the list and the view show it. `busy`: written by another Neovim. */
 export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy" | "running" | "exited";
@@ -56,6 +58,8 @@ export type RunnerTraits = {
    * unattended fork of it can be made; false: its program runs its own (Claude Code).
    */
   readonly toolsThroughTine: boolean;
+  /** Why its threads cannot be forked yet (said as it is), or absent: they can. */
+  readonly forkRefused?: string;
 };
 
 /** Where a thread shows: a transcript tine renders, or a terminal the runner's own program draws. */
@@ -87,6 +91,16 @@ export interface RunnerCore {
   readonly surface: Surface;
   /** Put before the title in the list (`[claude] `), or empty. */
   readonly label: string;
+  /**
+   * Lines its display shows above the messages (which agent runs it, a session that could not be
+   * taken up), or absent: none.
+   */
+  banner?(): readonly string[];
+  /**
+   * What waits for the user's answer that the runner's program asked (an ACP agent's permission
+   * requests), or absent: it asks none (tine's own approvals are the thread's tool runs).
+   */
+  readonly questions?: RunnerQuestions;
   /** Its status as its `status-changed` messages tell it (a terminal's: idle, or stopped once it exited). */
   readonly status: AgentStatus;
   /**
@@ -123,6 +137,24 @@ export interface RunnerCore {
    */
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;
 }
+
+/** A runner's program's questions to the user (an agent's permission requests), answered only by the user. */
+export interface RunnerQuestions {
+  /** Those waiting now, oldest first. */
+  pending(): readonly RunnerQuestion[];
+  /** Answers the oldest waiting question about tool call `toolId` (or the oldest of all, null) with its option of `kind`; false: none such waits. */
+  answer(toolId: string | null, kind: QuestionAnswer): boolean;
+}
+
+/** How the user answers: once, always, or no. */
+export type QuestionAnswer = "allow_once" | "allow_always" | "reject_once";
+
+/** One question: the tool call it is about, what it asks and the options offered (as the program named them). */
+export type RunnerQuestion = {
+  readonly toolId: string;
+  readonly title: string;
+  readonly options: readonly { readonly kind: string; readonly name: string }[];
+};
 
 /** The conversation tine drives: its turns, its model and summaries of it. */
 export interface Conversation {

@@ -69,8 +69,13 @@ export const MCP_SERVERS = mapOf(
  */
 export const ACP_AGENTS = mapOf(
   record(
-    { command: nonEmptyListOf(str(), "a non-empty list of strings (the program, then its arguments)"), env: stringMap },
-    'a table { command = { program, args... }, env = { K = "v" } }',
+    {
+      command: nonEmptyListOf(str(), "a non-empty list of strings (the program, then its arguments)"),
+      env: stringMap,
+      // The session mode set after each session/new or resume (the Claude adapter's "default" asks before tools).
+      mode: optional(nonEmptyStr('a mode id the agent lists (e.g. "default")')),
+    },
+    'a table { command = { program, args... }, env = { K = "v" }, mode = "default" }',
   ),
   "a table of agents by name",
   "dotted",

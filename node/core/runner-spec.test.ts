@@ -5,7 +5,7 @@ import { checkRunnerSpec, isSpecKind } from "./runner-spec.ts";
 
 describe("a stored runner spec", () => {
   it("of a kind this version does not store is refused, its kind named (a property every object has is none)", () => {
-    for (const kind of ["acp", "toString", "constructor", 7])
+    for (const kind of ["codex", "toString", "constructor", 7])
       expect(checkRunnerSpec({ kind })).toEqual({ ok: false, why: `unknown runner kind ${JSON.stringify(kind)}` });
     expect(checkRunnerSpec({})).toEqual({ ok: false, why: "unknown runner kind undefined" });
     expect(checkRunnerSpec(["api"])).toEqual({ ok: false, why: "runner is not an object" });
@@ -27,5 +27,14 @@ describe("a stored runner spec", () => {
       ok: false,
       why: "runner.cwd is not an absolute path",
     });
+  });
+
+  it("of an ACP agent keeps the agent's configured name and its session id, never a command", () => {
+    const spec = { kind: "acp", agent: "claude", sessionId: "4e56d4bb-1c5e-40ee-b0d7-d9a13310d40a" };
+    expect(checkRunnerSpec({ ...spec, command: ["sh", "-c", "x"], cwd: "/p/wt" })).toEqual({ ok: true, spec: { ...spec, cwd: "/p/wt" } });
+    expect(checkRunnerSpec({ ...spec, agent: "sh -c x" })).toEqual({ ok: false, why: "runner.agent is not an agent name" });
+    expect(checkRunnerSpec({ ...spec, agent: "toString" })).toEqual({ ok: true, spec: { ...spec, agent: "toString" } });
+    expect(checkRunnerSpec({ ...spec, sessionId: "a b\n" })).toEqual({ ok: false, why: "runner.sessionId is not a session id" });
+    expect(checkRunnerSpec({ ...spec, cwd: "wt" })).toEqual({ ok: false, why: "runner.cwd is not an absolute path" });
   });
 });

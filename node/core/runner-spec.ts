@@ -32,7 +32,12 @@ type StoredKind =
    * the folder its CLI runs in (and keeps its session by) when not the project's: a fork in a
    * worktree of its own.
    */
-  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly sessionId: string; readonly cwd?: string };
+  | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly sessionId: string; readonly cwd?: string }
+  /**
+   * An ACP agent's session: `agent` is its configured NAME in acp_agents (never a command: the
+   * configured one runs it), `sessionId` the agent's id for it, `cwd` its folder when not the project's.
+   */
+  | { readonly kind: "acp"; readonly agent: string; readonly sessionId: string; readonly cwd?: string };
 
 /** What one file gave the thread, as its banner says it. `path` as shown: relative to the root, `~/…`, or absolute. */
 export type InstructionFile =
@@ -72,6 +77,19 @@ const STORED_KINDS: { readonly [K in SpecKind]: (r: Record<string, unknown>) => 
     if (cwd === undefined) return { ok: true, spec: { kind: "claude-code", args, sessionId } };
     if (typeof cwd !== "string" || !isAbsolute(cwd)) return { ok: false, why: "runner.cwd is not an absolute path" };
     return { ok: true, spec: { kind: "claude-code", args, sessionId, cwd } };
+  },
+  acp: (r) => {
+    const agent = r["agent"];
+    const sessionId = r["sessionId"];
+    // A name looked up in acp_agents (what runs is the configured command), as setup allows names.
+    if (typeof agent !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(agent)) return { ok: false, why: "runner.agent is not an agent name" };
+    // Only ever sent back to that agent, as a JSON string: any short printable text.
+    if (typeof sessionId !== "string" || !/^[\x21-\x7e]{1,200}$/.test(sessionId))
+      return { ok: false, why: "runner.sessionId is not a session id" };
+    const cwd = r["cwd"];
+    if (cwd === undefined) return { ok: true, spec: { kind: "acp", agent, sessionId } };
+    if (typeof cwd !== "string" || !isAbsolute(cwd)) return { ok: false, why: "runner.cwd is not an absolute path" };
+    return { ok: true, spec: { kind: "acp", agent, sessionId, cwd } };
   },
 };
 

@@ -79,6 +79,8 @@ export class ForkFlow {
     if (ask.restore_code && ask.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
     const background = ask.background === true;
     if (!live && !chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(chat, sourceId)} cannot be forked`);
+    const refused = chat.runners.traits(live?.runner.spec ?? this.host.storedSource(sourceId).runner).forkRefused;
+    if (refused) throw new Error(refused);
     if (this.cancel(sourceId)) return null;
     const unattended = await this.unattended(sourceId, ask, background);
     // A worktree asked for must be made; one the option gives is made where it can be (a git repository).

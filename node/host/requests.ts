@@ -154,6 +154,9 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   import_claude: ({ app }, [session]) => app.services.claudeCode.import(session),
   export_claude: ({ app }, [id]) => app.services.claudeCode.export(id),
 
+  new_agent: ({ app }, [name]) => app.services.agents.open(name),
+  agents_health: ({ app }) => app.services.agents.health(),
+
   complete_mention: ({ app }, [before]) => app.services.completer.complete(before),
   complete_prepare: ({ app }) => {
     app.services.completer.prepare();

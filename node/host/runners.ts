@@ -4,6 +4,9 @@
  * hands it to the chat.
  */
 import { join } from "node:path";
+import { AcpAgents } from "../acp/agent-pool.ts";
+import { environmentFiles } from "../acp/files.ts";
+import { acpKind } from "../acp/kind.ts";
 import type { Runners } from "../chat/runner.ts";
 import { registryOf } from "../chat/runner-registry.ts";
 import { claudeCodeKind } from "../claude-code/kind.ts";
@@ -13,6 +16,7 @@ import { readInstructions } from "../context/instructions.ts";
 import { type ApiSetup, apiKind } from "../providers/api-kind.ts";
 import { type Connection, connect } from "../providers/connection.ts";
 import { FORK_TOOL_SPECS } from "../tools/fork-specs.ts";
+import { localEnvironment } from "../tools/local-environment.ts";
 import { type OfferedTools, PinnedTools } from "../tools/source.ts";
 import { TOOL_SPECS } from "../tools/specs.ts";
 import { projectWorktrees, sessionFolderRefused } from "../worktree/stored-folder.ts";
@@ -24,6 +28,8 @@ export type RunnerKinds = {
   readonly api: ApiSetup;
   /** `worktrees`: this project's worktree folder (a stored session resumes only in the project's folder or one in here). */
   readonly claudeCode: ClaudeCodeSetup & { readonly worktrees: string };
+  /** The ACP agents' processes (acp_agents); absent: none configured. */
+  readonly acp?: AcpAgents;
 };
 
 /** The host's one connection to the Messages API, as its options configure it. */
@@ -40,7 +46,12 @@ export function connectionFor(config: HostConfig): Connection {
  * The registry as the host's options configure it; `offered`: the tools of sources that start on
  * demand (MCP).
  */
-export function runnerRegistryFor(config: HostConfig, connection: Connection = connectionFor(config), offered?: OfferedTools): Runners {
+export function runnerRegistryFor(
+  config: HostConfig,
+  connection: Connection = connectionFor(config),
+  offered?: OfferedTools,
+  acp?: AcpAgents,
+): Runners {
   const api = {
     model: config.model,
     maxTokens: config.max_tokens,
@@ -65,6 +76,7 @@ export function runnerRegistryFor(config: HostConfig, connection: Connection = c
       worktrees: projectWorktrees(worktreeFolder(config), config.cwd),
       transcriptPath: (cwd, id) => join(projectSessionsDir(cwd), `${id}.jsonl`),
     },
+    ...(acp ? { acp } : {}),
   });
 }
 
@@ -74,5 +86,11 @@ export function runnerRegistry(kinds: RunnerKinds): Runners {
   return registryOf({
     api: apiKind(kinds.api),
     "claude-code": claudeCodeKind({ ...kinds.claudeCode, folderRefused: (cwd) => sessionFolderRefused(cwd, folders) }),
+    acp: acpKind({
+      pool: kinds.acp ?? new AcpAgents({}, kinds.claudeCode.cwd),
+      cwd: kinds.claudeCode.cwd,
+      files: (cwd) => environmentFiles(localEnvironment(cwd)),
+      folderRefused: (cwd) => sessionFolderRefused(cwd, folders),
+    }),
   });
 }

@@ -11,6 +11,8 @@
  * what one service asks of the others.
  */
 import { existsSync } from "node:fs";
+import { AcpAgents } from "../acp/agent-pool.ts";
+import { AcpThreads } from "../acp/threads.ts";
 import { Chat } from "../chat/chat.ts";
 import { ForkClock } from "../chat/fork-clock.ts";
 import type { Dispatch } from "../chat/msgs.ts";
@@ -73,6 +75,8 @@ export class Services {
   /** Fork ×N: fan-outs and their forks (node/fork/fanout.ts). */
   readonly fanouts: FanOuts;
   readonly claudeCode: ClaudeCodeThreads;
+  /** ACP agents' threads (`:Tine agent`) and their processes. */
+  readonly agents: AcpThreads;
   /** Completion of mentions in the inputs, for the project's folder. */
   readonly completer: MentionCompleter;
   /** What the user does with code snapshots: change lists, restore (node/snapshot/). */
@@ -166,7 +170,8 @@ export class Services {
     const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);
     const tools = new ToolSources([builtinTools(config.tools_needing_approval), mcpTools]);
     const connection = connectionFor(config);
-    this.runners = runnerRegistryFor(config, connection, mcpTools);
+    const acp = new AcpAgents(config.acp_agents, config.cwd, (line) => this.nvim.log(line));
+    this.runners = runnerRegistryFor(config, connection, mcpTools, acp);
     const titleModel = config.auto_title === true ? config.model : config.auto_title || null;
     this.askTitle = titleModel ? (exchange) => askTitle(connection, titleModel, exchange) : null;
     this.chat = new Chat(
@@ -306,6 +311,7 @@ export class Services {
       },
       config.cwd,
     );
+    this.agents = new AcpThreads({ create: (fields) => this.threads.create(fields), mint: () => this.chat.mint() }, acp);
     this.completer = new MentionCompleter(this.workspaces.project.environment, config.complete_max_items, this.contextLimits.gitTimeoutMs);
     this.list = new ThreadListEntry(this.chat, this.buffers.listBuffer, this.persistence, () => this.rescan());
     this.storeClock = this.persistence
@@ -384,5 +390,6 @@ export class Services {
     this.persistence?.close();
     this.threadsMirror.close();
     this.mcp.killAll();
+    void this.agents.pool.closeAll();
   }
 }

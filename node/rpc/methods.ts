@@ -8,6 +8,8 @@
  * Over 300 lines: it is the one table of every method Lua may request (a few lines each) and
  * of the shapes it answers with; split, the boundary would have no single place.
  */
+
+import type { AgentHealth } from "../acp/threads.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
 import {
@@ -290,6 +292,12 @@ export const METHODS = {
   /** A session by id or transcript path. */
   import_claude: { args: [arg("session", string)], result: returns<ThreadBuffers>() },
   export_claude: { args: [id], result: returns<ExportedSession>() },
+
+  // -- ACP agents --
+  /** `:Tine agent <name>`: a thread run by the ACP agent setup names `name`. */
+  new_agent: { args: [arg("name", string)], result: returns<ThreadBuffers>(), api: "agent" },
+  /** `:checkhealth tine`: each configured ACP agent started once, with what it answered to initialize. */
+  agents_health: { args: [], result: returns<AgentHealth[]>() },
 
   // -- completion of mentions in an input (lua/tine/complete.lua) --
   /** `before`: the line up to the cursor; null when no mention is being typed there. */

@@ -84,6 +84,8 @@ export function displayParts(
         assertUnreachable(lineage.relation);
     }
   }
+  const banner = thread.runner.banner?.() ?? [];
+  if (banner.length) headerLines.push(...banner, "");
   const worksIn = extras.worksIn(thread.id);
   if (worksIn && extras.unattended(thread.id))
     headerLines.push(
@@ -115,5 +117,13 @@ export function displayParts(
     ? [`📎 Following ${followed.join(", ")}: what changes goes with your next message · @drop:<path> stops one`]
     : [];
   const merges = extras.merges(thread.id).map((merge) => ({ line: mergeLine(merge, words.keys.resolveMerge), merge }));
-  return { headerLines, forkMarks, noteLines: [...extras.fanOutNotes(thread.id), ...contextLines, ...reportLines, ...graftLines], merges };
+  // What the runner's program asks (an agent's permission requests), under the reply it asks of.
+  const questionLines = (thread.runner.questions?.pending() ?? []).map((q) =>
+    `? ${q.title} asks permission: a allow · A always · d reject  (${q.options.map((o) => o.name).join(" / ")})`.replace(
+      /\s*[\r\n]+\s*/g,
+      " ",
+    ),
+  );
+  const noteLines = [...extras.fanOutNotes(thread.id), ...questionLines, ...contextLines, ...reportLines, ...graftLines];
+  return { headerLines, forkMarks, noteLines, merges };
 }

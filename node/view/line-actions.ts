@@ -28,8 +28,19 @@ export function lineAction(
     else if (at?.block != null) dispatch({ type: "thread-msg", id, msg: { type: "toggle-detail", key: `${at.message}:${at.block}` } });
     return;
   }
-  const pending = thread.toolRuns.filter((r) => r.state === "awaiting-approval");
   const history = thread.runner.history;
+  const questions = thread.runner.questions;
+  if (questions?.pending().length) {
+    // The runner's program asked (an agent's permission request): answered there, by the call under the cursor or the only one.
+    const under = at?.block != null && at.message < history.length ? history.at(at.message).message.content[at.block] : undefined;
+    const asked = questions.pending();
+    const toolId =
+      under?.type === "tool_use" && asked.some((q) => q.toolId === under.id) ? under.id : asked.length === 1 ? null : undefined;
+    if (toolId === undefined) throw new Error(`tine: ${asked.length} tool calls wait for permission: put the cursor on the one to answer`);
+    questions.answer(toolId, action === "deny" ? "reject_once" : action === "approve_always" ? "allow_always" : "allow_once");
+    return;
+  }
+  const pending = thread.toolRuns.filter((r) => r.state === "awaiting-approval");
   const block = at?.block != null && at.message === history.length - 1 ? history.at(at.message).message.content[at.block] : undefined;
   const run = pending.find((r) => block?.type === "tool_use" && r.use.id === block.id) ?? (pending.length === 1 ? pending[0] : undefined);
   if (!run) {

@@ -23,7 +23,9 @@ export type ToldMarks = {
   failed: boolean;
 };
 
-const awaitsApproval = (thread: Thread) => thread.toolRuns.some((r) => r.state === "awaiting-approval");
+/** A tool call of tine's awaits approval, or the runner's program asks the user (an ACP agent's permission request). */
+const awaitsApproval = (thread: Thread) =>
+  thread.toolRuns.some((r) => r.state === "awaiting-approval") || (thread.runner.questions?.pending().length ?? 0) > 0;
 
 export class ThreadMarks {
   /** Threads whose waiting approval the user was told of (in a window or in the background). */
