@@ -105,3 +105,64 @@ export async function groupGone(pgid: number, timeoutMs = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** OpenCode (opencode-ai, pinned, a devDependency): its `opencode acp` is a real ACP agent whose sessions fork whole only. */
+export const OPENCODE = join(ROOT, "node_modules/.bin/opencode");
+
+/** The model the OpenCode agent asks the mock for (a model OpenCode's bundled list knows). */
+export const OPENCODE_MODEL = "claude-sonnet-4-5";
+
+/**
+ * acp_agents' entry for `opencode acp` against the mock at `mockUrl` (a URL, or `${VAR}` naming
+ * one), offline: all its state under `home` (HOME and the XDG folders), its config given whole
+ * in OPENCODE_CONFIG_CONTENT (its Anthropic provider's baseURL pointed at the mock; the project's
+ * and the user's config never read), models.dev, updates, sharing and LSP downloads off. Its key
+ * comes through `${KEY_VARIABLE}` as ANTHROPIC_API_KEY, which OpenCode's Anthropic provider reads.
+ * Tried with no network at all (a network namespace with loopback only): it answers, prompts and
+ * forks; its one outside attempt, an npm install of its plugin package into its config folder,
+ * fails quietly.
+ */
+export function openCodeAgent(home: string, mockUrl: string): AcpAgentsConfig[string] {
+  if (!existsSync(OPENCODE)) throw new Error(`OpenCode is not installed at ${OPENCODE}: \`npm ci\` installs the pinned opencode-ai`);
+  const config = {
+    autoupdate: false,
+    share: "disabled",
+    model: `anthropic/${OPENCODE_MODEL}`,
+    small_model: `anthropic/${OPENCODE_MODEL}`,
+    provider: { anthropic: { options: { baseURL: `${mockUrl}/v1` } } },
+  };
+  return {
+    command: [OPENCODE, "acp"],
+    env: {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local/share"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      XDG_STATE_HOME: join(home, ".local/state"),
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_DISABLE_PROJECT_CONFIG: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+      OPENCODE_DISABLE_CLAUDE_CODE: "1",
+      ANTHROPIC_API_KEY: `\${${KEY_VARIABLE}}`,
+    },
+  };
+}
+
+/** OpenCode's own side request (a session's title), told apart from the conversation's. */
+export function isOpenCodeSideRequest(req: RecordedRequest): boolean {
+  return JSON.stringify(req.body.system ?? "").includes("You are a title generator");
+}
+
+/** As scriptAdapter, for OpenCode: its title requests get a short text, the conversation's `replies` in order. */
+export function scriptOpenCode(
+  mock: MockAnthropic,
+  ...replies: Reply[]
+): { conversation: () => RecordedRequest[]; reply: (...more: Reply[]) => void } {
+  const queue = [...replies];
+  mock.otherwise((req) => (isOpenCodeSideRequest(req) ? textReply("A title") : (queue.shift() ?? textReply("(unscripted)"))));
+  return { conversation: () => mock.requests.filter((r) => !isOpenCodeSideRequest(r)), reply: (...more) => queue.push(...more) };
+}
