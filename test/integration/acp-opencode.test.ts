@@ -3,7 +3,8 @@
  * second real agent, one without a message-level fork. In Neovim: `:Tine agent opencode`, a
  * prompt, its reply drawn, what the mock received. Against the connection: what its
  * `session/fork` does (it forks the whole session and ignores a fork point in `_meta`, so a fork
- * of an OpenCode thread is native only at the latest message; earlier it must be seeded).
+ * of an OpenCode thread is native only at the latest message, and only while no turn runs: a fork
+ * taken mid-turn holds the prompt in flight; earlier, it must be seeded).
  */
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -17,7 +18,7 @@ import { localEnvironment } from "../../node/tools/local-environment.ts";
 import { KEY_VARIABLE, OPENCODE_MODEL, openCodeAgent, scriptOpenCode, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
 import { withNeovim, withProject } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 import { MockAnthropic } from "../mock-anthropic/server.ts";
 
 const nv = inject("nvim");
@@ -76,7 +77,7 @@ describe(`a thread run by OpenCode (${nv.version})`, () => {
 });
 
 describe.runIf(inject("newestUnderTest"))("OpenCode's session/fork, through tine's ACP connection", () => {
-  it("forks the whole session whatever fork point `_meta` names, replays it on the fork, and the fork takes a prompt at once", async () => {
+  it("forks the whole session whatever fork point `_meta` names, replays it on the fork, takes a prompt at once; mid-turn, holds the prompt in flight", async () => {
     const mock = await MockAnthropic.start();
     const base = mkdtempSync(join(tmpdir(), "tine-opencode-"));
     const cwd = join(base, "project");
@@ -127,6 +128,19 @@ describe.runIf(inject("newestUnderTest"))("OpenCode's session/fork, through tine
         saidIn(script.conversation().at(-1)!.body).filter((x) => x !== ""),
         ["First question", "First answer.", "Second question", "Second answer.", "In the fork"],
       );
+
+      // Forked while the source streams a reply, the fork holds the source's prompt in flight (not
+      // its partial reply), and its own first prompt joins that one: so not at the last completed message.
+      script.reply(response([{ text: "Slow and then more", holdInside: { hold: "slow", afterDeltas: 1 } }]), textReply("Fork's answer."));
+      const streaming = conn.prompt(sessionId, [{ kind: "text", text: "Third question" }]);
+      await mock.reached("slow");
+      const midTurn = await conn.forkSession(sessionId, cwd, [], files);
+      await conn.prompt(midTurn.sessionId, [{ kind: "text", text: "Fork mid-turn" }]);
+      const forkSaid = saidIn(script.conversation().at(-1)!.body).filter((x) => x !== "");
+      assert.deepEqual(forkSaid.slice(-2), ["Third question", "Fork mid-turn"]);
+      assert.ok(!forkSaid.some((x) => x.includes("Slow")), "the partial reply is not in the fork");
+      mock.release("slow");
+      assert.equal((await streaming).stopReason, "end_turn");
     } finally {
       await conn?.close();
       await mock.close();
