@@ -7,7 +7,7 @@
  * taken mid-turn holds the prompt in flight; earlier, it must be seeded).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
@@ -39,16 +39,18 @@ describe(`a thread run by OpenCode (${nv.version})`, () => {
           const id = (await s.threads())[0]!.id;
           await s.waitForDisplay(id, /◆ Run by the ACP agent "opencode" \(OpenCode [^)]*\) · session ses_\S+/);
 
-          for (const text of ["Say hello, tine here.", "Once more"]) {
+          for (const [text, reply] of [
+            ["Say hello, tine here.", "Hello from the mock."],
+            ["Once more", "Again, hello."],
+          ] as const) {
             await s.open(id);
             const t = await s.thread(id);
             await s.setLines(t.input_bufnr!, [text]);
             await s.focus(t.input_bufnr!);
             await s.cmd("Tine send");
+            await s.waitForDisplay(id, reply);
             await s.waitForStatus(id, "idle");
           }
-          await s.waitForDisplay(id, "Hello from the mock.");
-          await s.waitForDisplay(id, "Again, hello.");
 
           const [first, second] = script.conversation();
           assert.equal(first!.body.model, OPENCODE_MODEL);
@@ -65,6 +67,14 @@ describe(`a thread run by OpenCode (${nv.version})`, () => {
             { role: "user", content: [{ type: "text", text: "Once more" }] },
             { role: "assistant", content: [{ type: "text", text: "Again, hello." }] },
           ]);
+          // The key went to OpenCode (it reached the mock), and into nothing tine stored.
+          const stored = join(project, ".data");
+          const files = readdirSync(stored, { recursive: true, encoding: "utf8" }).filter((f) => statSync(join(stored, f)).isFile());
+          assert.ok(
+            files.some((f) => f.endsWith(".jsonl")),
+            "the thread is stored",
+          );
+          for (const f of files) assert.ok(!readFileSync(join(stored, f), "utf8").includes(TEST_KEY), `${f} holds the key`);
         },
         {
           cwd: project,
