@@ -18,6 +18,7 @@ import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { UserBlock } from "../core/native.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
+import { NOTHING_REPORTED, type ReportedUsage, reportedOf } from "../usage/reported.ts";
 import type { AcpAgents } from "./agent-pool.ts";
 import type { AcpConnection } from "./connection.ts";
 import type { AcpFiles } from "./files.ts";
@@ -124,6 +125,12 @@ export class AcpRunner implements Runner {
 
   /** The agent chooses its own model. */
   readonly modelName = null;
+
+  /** The context and cost its agent last said (`usage_update`); its turns' tokens are in the history. */
+  reportedUsage(): ReportedUsage {
+    const said = this.transcript.state.context;
+    return said ? reportedOf(said) : NOTHING_REPORTED;
+  }
 
   banner(): readonly string[] {
     const s = this.attached?.summary;
