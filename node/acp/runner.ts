@@ -23,6 +23,7 @@ import type { AcpAgents } from "./agent-pool.ts";
 import type { AcpConnection } from "./connection.ts";
 import type { AcpFiles } from "./files.ts";
 import type { PendingPermission } from "./permissions.ts";
+import { type PromptPart, promptParts } from "./prompt-blocks.ts";
 import { AcpTranscript } from "./transcript.ts";
 
 /** What a thread of agent `agent` is like. */
@@ -175,9 +176,9 @@ export class AcpRunner implements Runner {
   // -- the conversation --
 
   send(blocks: UserBlock[]): void {
-    const text = textOf(blocks);
-    this.transcript.prompt(text);
-    void this.run(text);
+    this.transcript.prompt(textOf(blocks));
+    // Its `@file` mentions go as resources (promptParts), not as their text.
+    void this.run(promptParts(blocks, this.cwd ?? this.setup.cwd));
   }
 
   abort(): void {
@@ -188,7 +189,7 @@ export class AcpRunner implements Runner {
 
   retry(): void {
     const text = this.lastPrompt();
-    if (text !== null) void this.run(text);
+    if (text !== null) void this.run([{ kind: "text", text }]);
   }
 
   answer(): void {
@@ -225,7 +226,7 @@ export class AcpRunner implements Runner {
   // -- the session --
 
   /** A prompt turn: the session taken up first when it is not live. */
-  private async run(text: string): Promise<void> {
+  private async run(parts: readonly PromptPart[]): Promise<void> {
     this.cancelled = false;
     this.setStatus({ type: "streaming", startedAt: Date.now(), attempt: 1 });
     try {
@@ -235,7 +236,7 @@ export class AcpRunner implements Runner {
         this.setStatus({ type: "stopped", stopReason: "aborted" });
         return;
       }
-      const response = await conn.prompt(this.sessionId, [{ kind: "text", text }]);
+      const response = await conn.prompt(this.sessionId, parts);
       this.transcript.endTurn(response);
       this.setStatus({ type: "stopped", stopReason: stopOf(response.stopReason) });
     } catch (error) {

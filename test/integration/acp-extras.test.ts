@@ -1,11 +1,15 @@
 /**
  * What an ACP thread shows and sends besides its transcript, against the real Claude ACP adapter
- * (pinned) running Claude Code on the mock Messages API: its usage in the winbar and the list.
+ * (pinned) running Claude Code on the mock Messages API: its usage in the winbar and the list, and
+ * its prompt's `@file` mentions sent as resources.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, inject, it } from "vitest";
 import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
+import { saidIn } from "../helpers/claude-code.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
 import { waitForWinbar } from "../helpers/winbar.ts";
 import { textReply } from "../mock-anthropic/script.ts";
@@ -50,6 +54,31 @@ describe(`an ACP thread's extras (${nv.version})`, () => {
           assert.ok(usage.context_window !== null && usage.context_window > 0, JSON.stringify(usage));
           await s.cmd("Tine threads");
           await s.until("the list line with its tokens and cost", async () => (await s.listLines()).some((l) => /\d\S* tok \$\d/.test(l)));
+        },
+        { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agentsFor(project) } },
+      );
+    });
+  });
+
+  it("`@file:` in its prompt goes to the agent as an embedded resource (its uri and text), not as tine's context text", async () => {
+    await withProject(async (project) => {
+      await withNeovim(
+        nv,
+        async (s) => {
+          const notes = join(project, "notes.md");
+          writeFileSync(notes, "the plan: ship on Friday\n");
+          const script = scriptAdapter(s.mock, textReply("Read it.", { id: "msg_read" }));
+          const id = await s.lua<string>("return require('tine').agent('claude')");
+          await s.waitForDisplay(id, /◆ Run by the ACP agent "claude"/);
+          await sendIn(s, id, "What does @file:notes.md say?");
+          await s.waitForDisplay(id, "Read it.");
+          const said = saidIn(script.conversation()[0]!.body).join("\n");
+          const uri = pathToFileURL(notes).href;
+          // The adapter's form of an embedded resource: a link where it was mentioned, its text in a context of that uri.
+          assert.ok(said.includes(`<context ref="${uri}">\nthe plan: ship on Friday\n`), said);
+          assert.ok(said.includes(`[@notes.md](${uri})`), said);
+          assert.ok(!said.includes('<context kind="file"'), said);
+          assert.ok(said.includes("What does @file:notes.md say?"), said);
         },
         { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agentsFor(project) } },
       );
