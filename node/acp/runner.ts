@@ -269,10 +269,11 @@ export class AcpRunner implements Runner {
       this.attached = conn;
       this.listen();
       const s = conn.summary;
-      if (s.resume) await conn.resumeSession(this.sessionId, cwd, [], files);
+      const servers = this.setup.pool.mcpServersFor(conn);
+      if (s.resume) await conn.resumeSession(this.sessionId, cwd, servers, files);
       else if (s.load) {
         this.replaying = true;
-        await conn.loadSession(this.sessionId, cwd, [], files).finally(() => (this.replaying = false));
+        await conn.loadSession(this.sessionId, cwd, servers, files).finally(() => (this.replaying = false));
       } else throw new Error(`tine: ACP agent "${this.agent}" can neither resume nor load sessions: this thread cannot go on with it`);
       const mode = this.setup.pool.modeOf(this.agent);
       if (mode) await conn.setMode(this.sessionId, mode);

@@ -1,7 +1,7 @@
 /**
  * What an ACP thread shows and sends besides its transcript, against the real Claude ACP adapter
  * (pinned) running Claude Code on the mock Messages API: its usage in the winbar and the list, and
- * its prompt's `@file` mentions sent as resources.
+ * its prompt's `@file` mentions sent as resources, tine's MCP servers given to its session.
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -10,15 +10,20 @@ import { pathToFileURL } from "node:url";
 import { describe, inject, it } from "vitest";
 import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
+import { testServer } from "../helpers/mcp.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
 import { waitForWinbar } from "../helpers/winbar.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
-function agentsFor(project: string) {
-  return adapterAgents(join(project, ".acp-home"), `\${ANTHROPIC_BASE_URL}`, project).agents;
+function agentsFor(project: string, extra: Record<string, unknown> = {}) {
+  const { agents } = adapterAgents(join(project, ".acp-home"), `\${ANTHROPIC_BASE_URL}`, project);
+  return { claude: { ...agents["claude"], ...extra } };
 }
+
+/** The adapter's environment (adapterAgents), to add to. */
+const agentEnv = (project: string) => (agentsFor(project)["claude"] as { env: Record<string, string> }).env;
 
 async function sendIn(s: Session, id: string, text: string): Promise<void> {
   await s.open(id);
@@ -81,6 +86,41 @@ describe(`an ACP thread's extras (${nv.version})`, () => {
           assert.ok(said.includes("What does @file:notes.md say?"), said);
         },
         { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agentsFor(project) } },
+      );
+    });
+  });
+
+  it("tine's MCP servers go to its session: the agent lists the test server's tools to the model and calls one", async () => {
+    await withProject(async (project) => {
+      await withNeovim(
+        nv,
+        async (s) => {
+          const script = scriptAdapter(
+            s.mock,
+            response([{ toolUse: { id: "toolu_echo", name: "mcp__test__echo", input: { text: "over ACP" } } }], { id: "msg_call" }),
+            textReply("Echoed.", { id: "msg_echoed" }),
+          );
+          const id = await s.lua<string>("return require('tine').agent('claude')");
+          await s.waitForDisplay(id, /◆ Run by the ACP agent "claude"/);
+          await sendIn(s, id, "Echo something.");
+          await s.waitForDisplay(id, "Echoed.");
+          const [first, second] = script.conversation();
+          // Tool search off (ENABLE_TOOL_SEARCH): Claude Code lists every MCP tool to the model.
+          const tools = (first!.body.tools ?? []).map((t) => ("name" in t ? t.name : ""));
+          assert.ok(tools.includes("mcp__test__echo"), tools.join(", "));
+          // The real server answered the agent's call: its result went back to the model.
+          assert.ok(JSON.stringify(second!.body.messages).includes("echo: over ACP"), JSON.stringify(second!.body.messages).slice(-600));
+          // Never the API key: not in what the agent was told of the server, nor in the server's environment.
+          assert.ok(!JSON.stringify(s.mock.requests.map((r) => r.body)).includes(TEST_KEY));
+        },
+        {
+          cwd: project,
+          env: { [KEY_VARIABLE]: TEST_KEY },
+          setup: {
+            acp_agents: agentsFor(project, { mode: "bypassPermissions", env: { ...agentEnv(project), ENABLE_TOOL_SEARCH: "false" } }),
+            mcp_servers: { test: testServer(project) },
+          },
+        },
       );
     });
   });
