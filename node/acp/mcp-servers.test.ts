@@ -24,7 +24,7 @@ const values = { TOKEN: "t0k", ANTHROPIC_API_KEY: "sk-secret-1", HOME: "/h" };
 const denied = new Set(["ANTHROPIC_API_KEY"]);
 
 describe("tine's MCP servers as an agent's session gets them", () => {
-  it("stdio always, its ${VAR} resolved, env as name/value pairs; HTTP and SSE only where the agent takes them", () => {
+  it("stdio always, its variables resolved, env as name/value pairs; HTTP and SSE only where the agent takes them", () => {
     const specs = [stdio("a", { HOME: `\${HOME}` }), http("h", false), http("s", true)];
     const none = sessionServers(specs, { http: false, sse: false }, "/p", values, denied);
     assert.deepEqual(none.servers, [{ name: "a", command: "node", args: ["srv.mjs"], env: [{ name: "HOME", value: "/h" }] }]);
