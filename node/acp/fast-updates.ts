@@ -65,7 +65,12 @@ export function takeTextChunks(to: FastUpdates): TransformStream<Uint8Array, Uin
     if (buf.indexOf(MARK) !== -1) {
       if (!to.waiting()) {
         const chunk = textChunkOf(buf.toString("utf8"));
-        if (chunk) return to.update(chunk.sessionId, chunk.update);
+        try {
+          if (chunk) return to.update(chunk.sessionId, chunk.update);
+        } catch {
+          // A listener that throws must not end the agent's stream: the line goes the SDK's way,
+          // which reports a failing handler as it does for every other message.
+        }
       }
       to.passed();
     }
