@@ -8,10 +8,11 @@
  * an exit mid-turn) every session on it is told (`SessionEvents.ended`), and the next request
  * starts it again: each thread then takes its session up again (resume or load, runner.ts).
  */
-import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { McpServer, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { type AcpAgentsConfig, launchOf } from "./agents.ts";
 import { AcpConnection } from "./connection.ts";
 import type { AcpError } from "./errors.ts";
+import { type McpSource, sessionServers } from "./mcp-servers.ts";
 import type { PendingPermission } from "./permissions.ts";
 
 /** What one session's thread is told of what its agent sends. */
@@ -28,6 +29,8 @@ export class AcpAgents {
   private readonly started = new Map<string, AcpConnection>();
   /** Each agent's sessions' listeners, by session id. */
   private readonly sessions = new Map<string, Map<string, SessionEvents>>();
+  /** tine's MCP servers, given to each session (none until the host says where they are). */
+  private mcp: McpSource = { specs: () => [], denied: new Set() };
 
   constructor(
     readonly config: AcpAgentsConfig,
@@ -40,6 +43,18 @@ export class AcpAgents {
   /** The mode setup names for agent `name` (set after each session is made or taken up), or null. */
   modeOf(name: string): string | null {
     return Object.hasOwn(this.config, name) ? (this.config[name]?.mode ?? null) : null;
+  }
+
+  /** Where tine's MCP servers are: each session made, resumed, loaded or forked from now on gets them. */
+  useMcp(source: McpSource): void {
+    this.mcp = source;
+  }
+
+  /** tine's MCP servers in the shape `conn`'s agent takes (mcp-servers.ts); what is left out is logged. */
+  mcpServersFor(conn: AcpConnection): McpServer[] {
+    const { servers, left } = sessionServers(this.mcp.specs(), conn.summary.mcp, this.cwd, this.host, this.mcp.denied);
+    for (const why of left) this.log(`acp agent ${conn.name}: MCP server left out of its sessions: ${why}`);
+    return servers;
   }
 
   /** The running process of agent `name`, or null when none runs now. */

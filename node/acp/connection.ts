@@ -24,6 +24,7 @@ import {
 import { AgentProcess } from "./agent-process.ts";
 import type { AcpLaunch } from "./agents.ts";
 import { AcpError, sayEnd, withTail } from "./errors.ts";
+import { takeTextChunks } from "./fast-updates.ts";
 import type { AcpFiles } from "./files.ts";
 import { PendingPermission } from "./permissions.ts";
 import { type PromptPart, promptBlocks } from "./prompt-blocks.ts";
@@ -94,6 +95,8 @@ export class AcpConnection {
       if (self) options.onEvent(event);
       else pending.push(event);
     };
+    /** `session/update` lines given to the SDK and not handled yet (one it refuses keeps chunks on its way: slower, still in order). */
+    let sdkUpdates = 0;
     const app = client({ name: "tine" })
       .onRequest("session/request_permission", ({ params, signal }) => {
         const permission = new PendingPermission(params, signal);
@@ -109,12 +112,22 @@ export class AcpConnection {
         await filesFor(self, params.sessionId).writeTextFile(params.path, params.content);
         return {};
       })
-      .onNotification("session/update", ({ params }) => emit({ kind: "update", sessionId: params.sessionId, update: params.update }))
+      .onNotification("session/update", ({ params }) => {
+        sdkUpdates--;
+        emit({ kind: "update", sessionId: params.sessionId, update: params.update });
+      })
       // Extension notifications (`_auth/status_update`, …) are not tine's business.
       .onNotification("*", () => {});
-    const stdout = (Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>).pipeThrough(
-      dropNonMessages((line) => emit({ kind: "noise", line })),
-    );
+    const stdout = (Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>)
+      .pipeThrough(dropNonMessages((line) => emit({ kind: "noise", line })))
+      // Text chunks skip the SDK's schema check (fast-updates.ts: checked by hand, in order).
+      .pipeThrough(
+        takeTextChunks({
+          waiting: () => sdkUpdates > 0,
+          update: (sessionId, update) => emit({ kind: "update", sessionId, update }),
+          passed: () => sdkUpdates++,
+        }),
+      );
     const connection = app.connect(ndJsonStream(Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>, stdout));
     const timeout = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     let answer: InitializeResponse;

@@ -24,6 +24,7 @@ const SUMMARY: AgentSummary = {
   fork: false,
   close: false,
   prompt: { image: false, audio: false, embeddedContext: false },
+  mcp: { http: false, sse: false },
 };
 
 /** A pool whose one agent answers as `summary` says, recording the calls it gets. */
@@ -55,6 +56,7 @@ function scripted(summary: AgentSummary, mode: string | null = null) {
     connection: async () => conn,
     current: () => conn,
     modeOf: () => mode,
+    mcpServersFor: () => [],
     listen: (_name: string, _id: string, e: SessionEvents) => {
       events = e;
       return () => {};

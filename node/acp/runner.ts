@@ -18,10 +18,12 @@ import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { UserBlock } from "../core/native.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
+import { NOTHING_REPORTED, type ReportedUsage, reportedOf } from "../usage/reported.ts";
 import type { AcpAgents } from "./agent-pool.ts";
 import type { AcpConnection } from "./connection.ts";
 import type { AcpFiles } from "./files.ts";
 import type { PendingPermission } from "./permissions.ts";
+import { type PromptPart, promptParts } from "./prompt-blocks.ts";
 import { AcpTranscript } from "./transcript.ts";
 
 /** What a thread of agent `agent` is like. */
@@ -125,6 +127,12 @@ export class AcpRunner implements Runner {
   /** The agent chooses its own model. */
   readonly modelName = null;
 
+  /** The context and cost its agent last said (`usage_update`); its turns' tokens are in the history. */
+  reportedUsage(): ReportedUsage {
+    const said = this.transcript.state.context;
+    return said ? reportedOf(said) : NOTHING_REPORTED;
+  }
+
   banner(): readonly string[] {
     const s = this.attached?.summary;
     const who = s?.name ? ` (${oneLine(s.name)}${s.version ? ` ${oneLine(s.version)}` : ""})` : "";
@@ -168,9 +176,9 @@ export class AcpRunner implements Runner {
   // -- the conversation --
 
   send(blocks: UserBlock[]): void {
-    const text = textOf(blocks);
-    this.transcript.prompt(text);
-    void this.run(text);
+    this.transcript.prompt(textOf(blocks));
+    // Its `@file` mentions go as resources (promptParts), not as their text.
+    void this.run(promptParts(blocks, this.cwd ?? this.setup.cwd));
   }
 
   abort(): void {
@@ -181,7 +189,7 @@ export class AcpRunner implements Runner {
 
   retry(): void {
     const text = this.lastPrompt();
-    if (text !== null) void this.run(text);
+    if (text !== null) void this.run([{ kind: "text", text }]);
   }
 
   answer(): void {
@@ -218,7 +226,7 @@ export class AcpRunner implements Runner {
   // -- the session --
 
   /** A prompt turn: the session taken up first when it is not live. */
-  private async run(text: string): Promise<void> {
+  private async run(parts: readonly PromptPart[]): Promise<void> {
     this.cancelled = false;
     this.setStatus({ type: "streaming", startedAt: Date.now(), attempt: 1 });
     try {
@@ -228,7 +236,7 @@ export class AcpRunner implements Runner {
         this.setStatus({ type: "stopped", stopReason: "aborted" });
         return;
       }
-      const response = await conn.prompt(this.sessionId, [{ kind: "text", text }]);
+      const response = await conn.prompt(this.sessionId, parts);
       this.transcript.endTurn(response);
       this.setStatus({ type: "stopped", stopReason: stopOf(response.stopReason) });
     } catch (error) {
@@ -261,10 +269,11 @@ export class AcpRunner implements Runner {
       this.attached = conn;
       this.listen();
       const s = conn.summary;
-      if (s.resume) await conn.resumeSession(this.sessionId, cwd, [], files);
+      const servers = this.setup.pool.mcpServersFor(conn);
+      if (s.resume) await conn.resumeSession(this.sessionId, cwd, servers, files);
       else if (s.load) {
         this.replaying = true;
-        await conn.loadSession(this.sessionId, cwd, [], files).finally(() => (this.replaying = false));
+        await conn.loadSession(this.sessionId, cwd, servers, files).finally(() => (this.replaying = false));
       } else throw new Error(`tine: ACP agent "${this.agent}" can neither resume nor load sessions: this thread cannot go on with it`);
       const mode = this.setup.pool.modeOf(this.agent);
       if (mode) await conn.setMode(this.sessionId, mode);

@@ -4,6 +4,7 @@
  * it (healthLines); the runner picks its ways (resume or load, native fork or replay) from it.
  */
 import type { InitializeResponse } from "@agentclientprotocol/sdk/unstable";
+import type { McpTransportsSaid } from "./mcp-servers.ts";
 
 export type AgentSummary = {
   /** The name in acp_agents. */
@@ -18,6 +19,8 @@ export type AgentSummary = {
   readonly fork: boolean;
   readonly close: boolean;
   readonly prompt: PromptCapabilitiesSaid;
+  /** The MCP transports it takes besides stdio (tine's HTTP and SSE servers go only where it does). */
+  readonly mcp: McpTransportsSaid;
 };
 
 export type PromptCapabilitiesSaid = { readonly image: boolean; readonly audio: boolean; readonly embeddedContext: boolean };
@@ -39,6 +42,7 @@ export function summaryOf(configured: string, answer: InitializeResponse): Agent
     fork: present(sessions.fork),
     close: present(sessions.close),
     prompt: { image: prompt.image === true, audio: prompt.audio === true, embeddedContext: prompt.embeddedContext === true },
+    mcp: { http: caps.mcpCapabilities?.http === true, sse: caps.mcpCapabilities?.sse === true },
   };
 }
 

@@ -40,7 +40,7 @@ export class AcpThreads {
   async open(name: string): Promise<Opened> {
     const conn = await this.pool.connection(name);
     const cwd = this.pool.cwd;
-    const { sessionId } = await conn.newSession(cwd, [], environmentFiles(localEnvironment(cwd)));
+    const { sessionId } = await conn.newSession(cwd, this.pool.mcpServersFor(conn), environmentFiles(localEnvironment(cwd)));
     const mode = this.pool.modeOf(name);
     if (mode) await conn.setMode(sessionId, mode);
     const minted = this.host.mint();

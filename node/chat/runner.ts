@@ -29,6 +29,7 @@ import type { ModelChoice } from "../core/model-choice.ts";
 import type { RequestKey, UserBlock } from "../core/native.ts";
 import type { RunnerSpec, RunnerSpecOf, SpecKind } from "../core/runner-spec.ts";
 import type { SideRequest } from "../core/side-request.ts";
+import type { ReportedUsage } from "../usage/reported.ts";
 /** How a new thread is to be run, as the `new-thread` message says it. */
 export type RunnerStart =
   /** `history`: a conversation to start from (an import, benchmarks). */
@@ -101,6 +102,11 @@ export interface RunnerCore {
    * requests), or absent: it asks none (tine's own approvals are the thread's tool runs).
    */
   readonly questions?: RunnerQuestions;
+  /**
+   * What its program says of its own usage (an ACP agent's context and cost), or absent: tine counts
+   * it from the history and its prices. The winbar and the list show it for any runner that has it.
+   */
+  reportedUsage?(): ReportedUsage;
   /** Its status as its `status-changed` messages tell it (a terminal's: idle, or stopped once it exited). */
   readonly status: AgentStatus;
   /**
@@ -202,6 +208,11 @@ export function modelNameOf(runner: RunnerCore): string | null {
 /** What `runner`'s next request would be, or null when tine makes none. */
 export function nextRequestOf(runner: RunnerCore): RequestKey | null {
   return runner.conversation?.nextRequest() ?? null;
+}
+
+/** Whether tine shows `runner`'s usage: its requests are tine's, or its program reports its own (an ACP agent). */
+export function showsUsage(runner: RunnerCore): boolean {
+  return nextRequestOf(runner) !== null || runner.reportedUsage !== undefined;
 }
 
 /**

@@ -12,7 +12,7 @@ import { isEmptyThread } from "../chat/empty-thread.ts";
 import { cleanLabel, type LabelTarget } from "../chat/labels.ts";
 import type { Dispatch, ForkEnd } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
-import { drive, modelNameOf, nextRequestOf } from "../chat/runner.ts";
+import { drive, modelNameOf, showsUsage } from "../chat/runner.ts";
 import { cleanTitle, type Thread } from "../chat/thread.ts";
 import { latestMark } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
@@ -264,7 +264,7 @@ export class App {
   usageOf(id: ThreadId) {
     if (this.chat.isStored(id)) this.load(id);
     const thread = this.live(id);
-    return nextRequestOf(thread.runner) === null ? null : this.usage.info(thread);
+    return showsUsage(thread.runner) ? this.usage.info(thread) : null;
   }
 
   /**

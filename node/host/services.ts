@@ -171,6 +171,8 @@ export class Services {
     const tools = new ToolSources([builtinTools(config.tools_needing_approval), mcpTools]);
     const connection = connectionFor(config);
     const acp = new AcpAgents(config.acp_agents, config.cwd, (line) => this.nvim.log(line));
+    // The agents' sessions get tine's MCP servers, as tine resolves them (never with the host's credentials).
+    acp.useMcp({ specs: () => this.mcp.all().map((s) => s.spec), denied: deniedVariables(config.tool_env_deny) });
     this.runners = runnerRegistryFor(config, connection, mcpTools, acp);
     const titleModel = config.auto_title === true ? config.model : config.auto_title || null;
     this.askTitle = titleModel ? (exchange) => askTitle(connection, titleModel, exchange) : null;

@@ -26,8 +26,9 @@ import {
   withSide,
 } from "./figures.ts";
 import { DEFAULT_CONTEXT_WINDOW, ratesFor } from "./prices.ts";
+import { type ReportedUsage, reportedDollars } from "./reported.ts";
 import { type StoredUsage, storedFigures } from "./stored.ts";
-import { dollars, tokens, type WinbarPart, type WinbarView, winbarParts } from "./winbar.ts";
+import { costText, dollars, tokens, type WinbarPart, type WinbarView, winbarParts } from "./winbar.ts";
 
 /** `require('tine').usage(id)`, and each entry of `threads()`: the thread's own requests. */
 export type UsageInfo = {
@@ -72,6 +73,8 @@ export type CountedThread = {
     readonly history: History;
     /** What tine drives of its conversation (chat/runner.ts's `Conversation`), or null: its requests are its program's. */
     readonly conversation: { readonly modelName: string | null; nextRequest(): RequestKey | null } | null;
+    /** What its program says of its usage (chat/runner.ts), or absent: tine counts it all. */
+    reportedUsage?(): ReportedUsage;
   };
 };
 
@@ -114,7 +117,14 @@ export class UsageBook {
     return lineage?.relation === "fork" ? lineage.atMessage + 1 : 0;
   }
 
+  /** The thread's figures; its cost the one its program reports when it reports one (an ACP agent's). */
   figures(thread: CountedThread): ThreadFigures {
+    const f = this.historyFigures(thread);
+    const reported = thread.runner.reportedUsage?.();
+    return reported ? { ...f, cost: reportedDollars(reported) } : f;
+  }
+
+  private historyFigures(thread: CountedThread): ThreadFigures {
     const history = thread.runner.history;
     const ownFrom = this.ownFrom(thread.id);
     const kept = this.kept.get(thread.id);
@@ -169,20 +179,24 @@ export class UsageBook {
     const last = f.last?.figures;
     const model = nextRequest(thread)?.model ?? f.last?.request?.model ?? null;
     const prompt = last ? last.input + last.cache_read + last.cache_write : 0;
+    // A program that counts its own context and cost (an ACP agent) is taken at its word.
+    const reported = thread.runner.reportedUsage?.();
+    const cost = reported?.cost;
     return {
       model: thread.runner.conversation?.modelName ?? null,
-      contextTokens: last ? totalTokens(last) : 0,
-      contextWindow: ratesFor(this.prices, model)?.context_window ?? null,
+      contextTokens: reported?.context?.used ?? (last ? totalTokens(last) : 0),
+      contextWindow: reported?.context?.size ?? ratesFor(this.prices, model)?.context_window ?? null,
       totalTokens: totalTokens(own),
       cacheShare: last && prompt > 0 ? last.cache_read / prompt : null,
-      cost: f.cost,
+      cost: reported ? (cost?.amount ?? null) : f.cost,
+      ...(cost && cost.unit !== "USD" ? { costUnit: cost.unit } : {}),
       requests: own.requests,
       miss: this.miss(thread),
     };
   }
 
   winbar(thread: CountedThread): WinbarPart[] {
-    return nextRequest(thread) === null ? [] : winbarParts(this.view(thread));
+    return nextRequest(thread) === null && !thread.runner.reportedUsage ? [] : winbarParts(this.view(thread));
   }
 
   /** A stored thread's figures, from the summary the store's scan keeps (none known: none). */
@@ -256,7 +270,9 @@ export class UsageBook {
     const f = this.figuresOf(id);
     const own = sumByModel(f.own);
     const out: string[] = [];
-    if (own.requests) out.push(`${tokens(totalTokens(own))} tok${f.cost === null ? "" : ` ${dollars(f.cost)}`}`);
+    const cost = this.chat.threads.get(id)?.runner.reportedUsage?.().cost;
+    const shown = cost ? costText(cost.amount, cost.unit) : f.cost === null ? null : dollars(f.cost);
+    if (own.requests) out.push(`${tokens(totalTokens(own))} tok${shown === null ? "" : ` ${shown}`}`);
     if (this.chat.childrenOf(id).length) {
       const sub = this.subtree(id);
       const total = sumByModel(sub.figures);

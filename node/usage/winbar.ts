@@ -17,6 +17,8 @@ export type WinbarView = {
   readonly cacheShare: number | null;
   /** Its own requests' cost; null when a model is not in the price table. */
   readonly cost: number | null;
+  /** The unit of `cost` when it is not dollars (an agent's "credits", "EUR"): absent for dollars. */
+  readonly costUnit?: string;
   readonly requests: number;
   /** Why the next send would not read the cache, or null. */
   readonly miss: CacheMiss | null;
@@ -32,6 +34,10 @@ export function tokens(n: number): string {
 
 /** $1.25, $0.42; below 10 cents two significant digits ($0.0020): a fork's first request costs that little. */
 export const dollars = (usd: number) => (usd === 0 ? "$0" : usd >= 0.1 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(2)}`);
+
+/** A cost in dollars, or in another unit (`12 credits`, `0.42 EUR`) when an agent counts in one. */
+export const costText = (amount: number, unit?: string) =>
+  unit === undefined || unit === "USD" ? dollars(amount) : `${Number(amount.toPrecision(3))} ${unit}`;
 
 /**
  * One part of the winbar. A window too narrow for all of them takes the part with the highest
@@ -61,7 +67,7 @@ export function winbarParts(v: WinbarView): WinbarPart[] {
     v.contextWindow === null ? { text: ctx, drop: 2 } : { text: `${ctx} / ${tokens(v.contextWindow)}`, short: ctx, drop: 2 },
     { text: `${tokens(v.totalTokens)} tokens`, short: `${tokens(v.totalTokens)} tok`, drop: 4 },
     v.cacheShare === null ? null : { text: `cache ${Math.round(v.cacheShare * 100)}%`, drop: 5 },
-    v.cost === null ? null : { text: dollars(v.cost), drop: 1 },
+    v.cost === null ? null : { text: costText(v.cost, v.costUnit), drop: 1 },
     v.miss === null ? null : { text: `⚠ ${CACHE_MISS_TEXT[v.miss]}`, drop: 0 },
   ];
   return parts.filter((part) => part !== null);

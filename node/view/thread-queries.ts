@@ -6,7 +6,7 @@
 import type { Chat } from "../chat/chat.ts";
 import { threadName } from "../chat/names.ts";
 import { resolveConflictsPrompt } from "../chat/prompts.ts";
-import { modelNameOf, nextRequestOf } from "../chat/runner.ts";
+import { modelNameOf, showsUsage } from "../chat/runner.ts";
 import { writtenMention } from "../context/mentions.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
@@ -81,7 +81,7 @@ export class ThreadQueries {
         bufnr: m?.display ?? null,
         input_bufnr: m?.input ?? null,
         changed_files: changedFiles(t),
-        usage: nextRequestOf(t.runner) === null ? null : this.usage.info(t),
+        usage: showsUsage(t.runner) ? this.usage.info(t) : null,
         model: modelNameOf(t.runner),
         cwd: this.placeOf(t.id).root,
         unattended: this.placeOf(t.id).unattended,

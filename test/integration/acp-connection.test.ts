@@ -106,6 +106,7 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
         fork: true,
         close: true,
         prompt: { image: true, audio: false, embeddedContext: true },
+        mcp: { http: true, sse: true },
       },
     );
 

@@ -1,0 +1,83 @@
+/**
+ * A turn of 1,000 agent updates in an ACP thread (issue #33: host CPU per update within 1.5× of a
+ * delta of tine's own agent). Through the real host path in real Neovim: a scripted ACP peer
+ * (test/acp-peers/burst-agent.mjs) floods 1,000 `session/update`s (message chunks alone, then with
+ * tool calls and their ends among them) and the host folds and draws them; against the same
+ * number of text deltas of tine's own agent streaming from the mock. Each figure is the median of
+ * RUNS turns: host CPU from the send until the turn's last line is in the buffer.
+ */
+import { join } from "node:path";
+import { nvims, ROOT, type Session, withNeovim } from "../helpers/neovim.ts";
+import { response } from "../mock-anthropic/script.ts";
+
+const UPDATES = 1000;
+const RUNS = 7;
+const LIMIT = 1.5;
+const nv = nvims().at(-1)!;
+const PEER = join(ROOT, "test/acp-peers/burst-agent.mjs");
+
+const cpu = (s: Session) => s.lua<number>("return require('tine.host').request('bench_cpu')");
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Host CPU (µs) from `start()` until thread `id`'s display ends with `end-mark` a `turns`-th time and it is idle. */
+async function turnCpu(s: Session, id: string, turns: number, start: () => Promise<void>): Promise<number> {
+  const t = await s.thread(id);
+  const before = await cpu(s);
+  await start();
+  await s.until(
+    "the turn's last line",
+    async () => {
+      const lines = await s.lua<string[]>("return vim.api.nvim_buf_get_lines(..., 0, -1, false)", t.bufnr);
+      return lines.filter((l) => l === "end-mark").length >= turns;
+    },
+    60_000,
+  );
+  await s.waitForStatus(id, "idle");
+  return (await cpu(s)) - before;
+}
+
+const rows: string[] = [];
+let own = 0;
+let acpText = 0;
+
+await withNeovim(
+  nv,
+  async (s) => {
+    // Each drawn in the display window during its turns. tine's own agent's turns come before and
+    // after the ACP thread's (a fresh thread each time), so that a change of the machine's load
+    // during the run weighs on both alike.
+    const text = `${Array.from({ length: UPDATES - 9 }, (_, i) => (i % 40 === 39 ? "\n" : "x")).join("")}\nend-mark`;
+    const runs = { own: [] as number[], text: [] as number[], tools: [] as number[] };
+    const ownTurns = async (n: number) => {
+      const seeded = await s.lua<{ id: string }>("return require('tine.host').request('bench_seed', ...)", 10);
+      await s.open(seeded.id);
+      for (let i = 1; i <= n; i++) {
+        s.mock.reply(response([{ text, chunk: 1 }]));
+        runs.own.push(await turnCpu(s, seeded.id, i, () => s.lua("require('tine').send(...)", seeded.id, "stream please")));
+      }
+    };
+    await ownTurns(Math.ceil(RUNS / 2));
+    const id = await s.lua<string>("return require('tine').agent('burst')");
+    await s.open(id);
+    for (let i = 1; i <= RUNS; i++)
+      for (const kind of ["text", "tools"] as const)
+        runs[kind].push(
+          await turnCpu(s, id, 2 * i - (kind === "text" ? 1 : 0), () => s.lua("require('tine').send(...)", id, `${UPDATES} ${kind}`)),
+        );
+    await ownTurns(Math.ceil(RUNS / 2));
+    own = median(runs.own) / UPDATES;
+    acpText = median(runs.text) / UPDATES;
+    const acpTools = median(runs.tools) / UPDATES;
+    rows.push(`ACP, message chunks: host CPU ${acpText.toFixed(1)} µs/update · ${(acpText / own).toFixed(2)}× a delta of tine's own`);
+    rows.push(
+      `ACP, chunks and tool calls: host CPU ${acpTools.toFixed(1)} µs/update · ${(acpTools / own).toFixed(2)}× a delta of tine's own`,
+    );
+  },
+  { env: { TINE_BENCH: "1" }, setup: { acp_agents: { burst: { command: [process.execPath, PEER] } } } },
+);
+
+console.log(`ACP updates benchmark (${nv.version}, ${UPDATES} updates per turn, median of ${RUNS} turns)`);
+console.log(`  tine's own agent: host CPU ${own.toFixed(1)} µs/delta`);
+for (const r of rows) console.log(`  ${r}`);
+const ratio = acpText / own;
+console.log(`  message chunks vs deltas: ${ratio.toFixed(2)}× (target ≤ ${LIMIT}×): ${ratio <= LIMIT ? "met" : "NOT MET"}`);
