@@ -20,6 +20,7 @@ import type { CodeSnapshots } from "../snapshot/code.ts";
 import type { ThreadSummary } from "../store/summary.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { CountedThread } from "../usage/book.ts";
+import { lastRequestModel, NO_STORED_USAGE } from "../usage/stored.ts";
 import { checkVerdict, ForkChecks } from "./checks.ts";
 import { type ComparedFork, compareForks, forksToCompare } from "./compare.ts";
 import type { ForkFlow, ForkFolders } from "./flow.ts";
@@ -247,7 +248,11 @@ export class FanOuts {
           const live = host.chat.threads.get(id);
           if (live) return { title: live.title, num: live.num, model: modelNameOf(live.runner) };
           const stored = host.chat.stored.get(id);
-          return stored && { title: stored.title, num: stored.num, model: stored.runner.model?.model ?? null };
+          if (!stored) return undefined;
+          // Its choice when it kept one, else the model its last request named (as a live one's next request would).
+          const model =
+            stored.runner.kind === "api" ? (stored.runner.model?.model ?? lastRequestModel(stored.usage ?? NO_STORED_USAGE)) : null;
+          return { title: stored.title, num: stored.num, model };
         },
         workspace: (id) => host.folders.of(id),
         usage: (id) => {
