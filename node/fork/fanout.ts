@@ -15,6 +15,7 @@ import { modelNameOf } from "../chat/runner.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
 import { type CheckResult, type FanOutPlace, fanOutPlace } from "../core/fan-out-record.ts";
+import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
 import type { ThreadSummary } from "../store/summary.ts";
@@ -97,8 +98,14 @@ function promptLine(prompt: string): string {
   return line.length > 60 ? `${line.slice(0, 60)}…` : line;
 }
 
-/** A stored thread as the fork side sees it: at rest, its title and number. */
-const STORED = { atRest: true, status: "stored" } as const;
+/** Whether the last turn of `history` was cut off (an abort, a quit while it worked: the replay marks it so). */
+function lastTurnInterrupted(history: History): boolean {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const entry = history.at(i);
+    if (entry.message.role === "assistant") return entry.meta?.interrupted === true;
+  }
+  return false;
+}
 
 export class FanOuts {
   private readonly groups = new Map<string, FanOut>();
@@ -114,7 +121,12 @@ export class FanOuts {
 
   constructor(private readonly host: FanOutHost) {
     this.checks = new ForkChecks({
-      thread: (id) => host.chat.threads.get(id) ?? (host.chat.stored.has(id) ? STORED : undefined),
+      thread: (id) => {
+        const live = host.chat.threads.get(id);
+        if (live) return { atRest: live.atRest, status: live.status, interrupted: lastTurnInterrupted(live.runner.history) };
+        const stored = host.chat.stored.get(id);
+        return stored && { atRest: true, status: "stored", interrupted: stored.interrupted };
+      },
       checkOf: (id) => this.of(id)?.check,
       environmentOf: async (id) => {
         const workspace = host.folders.of(id);
@@ -339,16 +351,24 @@ export class FanOuts {
 
   /**
    * Fork `id`'s check started or ended, or it came to rest unchecked: once every fork of its
-   * fan-out is done (its turn and its check ended), the user is told, once, and where to look.
+   * fan-out has ended its work (done, or interrupted: cut off, which is not counted done), the
+   * user is told, once, and where to look.
    */
   private allDone(id: ThreadId): void {
     const group = this.of(id);
-    if (!group || this.doneSaid.has(group.id) || !group.forks.every((f) => this.checks.state(f) === "done")) return;
+    if (!group || this.doneSaid.has(group.id)) return;
+    const states = group.forks.map((f) => this.checks.state(f));
+    if (!states.every((s) => s === "done" || s === "interrupted")) return;
     this.doneSaid.add(group.id);
-    const n = group.forks.length;
+    const done = states.filter((s) => s === "done").length;
+    const cut = states.length - done;
     const passed = group.forks.filter((f) => this.checks.result(f)?.ok).length;
     const checks = group.checked ? ` (${passed} check${passed === 1 ? "" : "s"} passed)` : "";
-    this.host.tell(`tine: fan-out "${promptLine(group.prompt)}": ${n} of ${n} done${checks} · :Tine compare`, false);
+    const interrupted = cut ? `, ${cut} interrupted` : "";
+    this.host.tell(
+      `tine: fan-out "${promptLine(group.prompt)}": ${done} of ${states.length} done${interrupted}${checks} · :Tine compare`,
+      false,
+    );
   }
 
   /** Unattended where the sandbox can start; else attended, and the user told once. */
