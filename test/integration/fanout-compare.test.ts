@@ -146,8 +146,15 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         const now = await s.lines(buf);
         return now.length === 3 && now.every((l) => / running {2}2 files \+2 −0 {2}check … /.test(l));
       });
+      // A fork opened (in a tab of its own) while its check runs: its display notes the check running, then its verdict.
+      await s.cmd("tabnew");
+      await s.open(ids[0]!);
+      await s.waitForDisplay(ids[0]!, "⑂×3 1/3 check … · :Tine compare");
+      await s.cmd("tabclose");
+      assert.equal(await s.currentBuf(), buf);
       for (const f of ids) writeFileSync(join((await s.thread(f)).cwd!, "go"), "");
       const forks = await whenDone(s, id);
+      await s.waitForDisplay(ids[0]!, /⑂×3 1\/3 check [✓✗]( 1)? · :Tine compare/);
       let lines: string[] = [];
       await s.until("the view shows every fork done with its check", async () => {
         lines = await s.lines(buf);
