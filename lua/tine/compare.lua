@@ -190,6 +190,19 @@ function M.pushed(mirrored)
   end
 end
 
+--- A file changed in fork `id`'s worktree while it was at rest (the host watches it): the views showing it ask again.
+---@param id string
+function M.files_changed(id)
+  for buf, view in pairs(views) do
+    for _, f in ipairs(view.forks) do
+      if f.id == id then
+        M.refresh(buf)
+        break
+      end
+    end
+  end
+end
+
 --- The fork (and file) on the cursor's line of view `buf`.
 local function here(buf)
   local row = views[buf] and views[buf].rows[vim.api.nvim_win_get_cursor(0)[1]]

@@ -56,6 +56,8 @@ export type CompareHost = {
   /** Where fork `id` works: its worktree and that folder's snapshots. */
   workspace(id: ThreadId): { readonly root: string; readonly snapshots: CodeSnapshots };
   usage(id: ThreadId): { readonly cost_usd: number | null; readonly cache_read: number };
+  /** A file changed in at-rest fork `id`'s worktree since its snapshot given here (a hand from outside): what shows it draws it again. */
+  filesChanged(id: ThreadId): void;
 };
 
 /** The forks `ask` stands for: a list of fan-out forks, or one id standing for its fan-out (a fork's, a fan-out's own, a source's latest). */
@@ -82,7 +84,7 @@ export async function compareForks(host: CompareHost, ids: readonly ThreadId[]):
       // A fork at rest (done, interrupted) changes its files only by a hand from outside: its last snapshot stands while its worktree is quiet.
       const atRest = state === "done" || state === "interrupted";
       if (!atRest) snapshots.unwatch();
-      const now = atRest ? await snapshots.takeWhileQuiet(id) : await snapshots.take(id);
+      const now = atRest ? await snapshots.takeWhileQuiet(id, false, () => host.filesChanged(id)) : await snapshots.take(id);
       const changes = now ? await snapshots.changes(group.base, now.id) : [];
       const thread = host.thread(id);
       return {

@@ -86,11 +86,16 @@ export type FanOutHost = {
   };
   /** A fork's check started or ended: what shows it redraws. */
   changed(id: ThreadId): void;
+  /** A file changed in a fork's worktree while it was at rest (a hand from outside): a :Tine compare view showing it redraws. */
+  filesChanged(id: ThreadId): void;
   /** A fork's check ended (null: cleared by a later turn): its transcript keeps it. */
   keepCheck(id: ThreadId, result: CheckResult | null): void;
 };
 
 type UsageFigures = { readonly cost_usd: number | null; readonly cache_read: number };
+
+/** How long a fork's worktree stays unchanged before a :Tine compare view showing it is told of its changes. */
+const FILES_CHANGED_QUIET_MS = 150;
 
 /** A fan-out's prompt as its notes name it: its first line, cut at 60 characters. */
 function promptLine(prompt: string): string {
@@ -116,6 +121,8 @@ export class FanOuts {
   private attendedSaid = false;
   /** The fan-outs whose forks were all done, said once each (`allDone`). */
   private readonly doneSaid = new Set<string>();
+  /** The forks whose worktree changed at rest, told after FILES_CHANGED_QUIET_MS without another change. */
+  private readonly filesChangedSoon = new Map<ThreadId, NodeJS.Timeout>();
   /** Each fork's check, run when it comes to rest (checks.ts); the host tells it of each batch. */
   readonly checks: ForkChecks;
 
@@ -137,7 +144,7 @@ export class FanOuts {
         // Done: its snapshot is taken now and kept while its worktree is quiet, so the first compare reads none of its files.
         if (this.checks.state(id) === "done")
           Promise.resolve()
-            .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id, true))
+            .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id, true, () => this.filesChanged(id)))
             .catch(() => {});
         host.changed(id);
         this.allDone(id);
@@ -271,6 +278,7 @@ export class FanOuts {
           const thread = host.chat.threads.get(id);
           return (thread ? host.usage.info(thread) : host.usage.storedInfo(id, true)) ?? { cost_usd: null, cache_read: 0 };
         },
+        filesChanged: (id) => this.filesChanged(id),
       },
       ids,
     );
@@ -369,6 +377,20 @@ export class FanOuts {
       `tine: fan-out "${promptLine(group.prompt)}": ${done} of ${states.length} done${interrupted}${checks} · :Tine compare`,
       false,
     );
+  }
+
+  /**
+   * A file changed in fork `id`'s worktree at rest: told once the burst is over (a save writes
+   * several times, a `git checkout` many files), so a compare view asks again once, not per write.
+   */
+  private filesChanged(id: ThreadId): void {
+    clearTimeout(this.filesChangedSoon.get(id));
+    const timer = setTimeout(() => {
+      this.filesChangedSoon.delete(id);
+      if (this.of(id)) this.host.filesChanged(id);
+    }, FILES_CHANGED_QUIET_MS);
+    timer.unref();
+    this.filesChangedSoon.set(id, timer);
   }
 
   /** Unattended where the sandbox can start; else attended, and the user told once. */

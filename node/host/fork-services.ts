@@ -68,6 +68,7 @@ export function forkServices(
       changed(id);
       parts.buffers.notesChanged(id);
     },
+    filesChanged: (id) => void nvim.call("fork_files_changed", [id]).catch((e) => nvim.log(`fork_files_changed failed: ${String(e)}`)),
     keepCheck: (id, result) => parts.persistence?.checked(chat, id, result),
   });
   return { forks, fanouts };
