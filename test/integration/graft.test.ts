@@ -168,6 +168,13 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       });
       await s.waitForDisplay(id, '⇡ grafted hello.txt from "two hunks" (1 conflict: markers in the file)');
       assert.equal(readFileSync(join(f.cwd, "hello.txt"), "utf8"), "fork\n", "the fork's copy stays");
+      // Grafted again while its markers are there: refused (a merge would nest them), the file as it was.
+      const marked = readFileSync(join(s.cwd, "hello.txt"), "utf8");
+      assert.match(
+        String(await graft(s, f.id, "hello.txt")),
+        /^tine: graft: hello\.txt here still holds conflict markers \(2 lines\) from an earlier graft or promote: resolve them first \(or :Tine restore undo/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), marked);
     });
   });
 
