@@ -338,9 +338,8 @@ export class FanOuts {
     const mark = this.listMark(id);
     const own = mark === null ? [] : [`${mark} · :Tine compare`];
     return own.concat(
-      this.from(id).map((g) => {
-        return `⑂×${g.forks.length} fan-out: ${promptLine(g.prompt)} · :Tine compare`;
-      }),
+      // Counted as it was made, as its forks count it (`⑂×3 2/3`): a fork promoted or discarded leaves the count.
+      this.from(id).map((g) => `⑂×${g.made} fan-out: ${promptLine(g.prompt)} · :Tine compare`),
     );
   }
 
