@@ -168,7 +168,8 @@ end
 local function moves(view, f, info)
   local before = view.status[f.id]
   view.status[f.id] = info.status
-  return before ~= info.status or (f.state ~= "done" and (info.status == "idle" or info.status == "error"))
+  local at_rest = f.state == "done" or f.state == "interrupted"
+  return before ~= info.status or (not at_rest and (info.status == "idle" or info.status == "error"))
 end
 
 --- Redraws the views one of whose forks the host pushed a change of (or that lost one).

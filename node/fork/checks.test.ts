@@ -68,7 +68,7 @@ describe("a fan-out fork's check", () => {
     const ends = checkEnds();
     checks.batched(["f1"]);
     expect(checks.running("f1")).toBe(true);
-    expect(checks.state("f1")).toBe("running");
+    expect(checks.state("f1")).toBe("checking");
     await ends;
     const result = checks.result("f1")!;
     expect(result).toMatchObject({ ok: false, code: 3 });
@@ -83,7 +83,7 @@ describe("a fan-out fork's check", () => {
     set("idle", true);
     const ends = checkEnds();
     checks.batched(["f1"]);
-    expect(checks.state("f1")).toBe("running");
+    expect(checks.state("f1")).toBe("checking");
     await ends;
     expect(checks.state("f1")).toBe("interrupted");
     // A stored fork found again after a restart that cut it off: interrupted too.
@@ -100,7 +100,7 @@ describe("a fan-out fork's check", () => {
     set("idle");
     const ends = checkEnds();
     checks.batched(["f1"]);
-    expect(checks.state("f1")).toBe("running");
+    expect(checks.state("f1")).toBe("checking");
     // A turn of the event loop: a check that did not wait would have started its command by now.
     await new Promise((turn) => setImmediate(turn));
     expect(started).toEqual([]);

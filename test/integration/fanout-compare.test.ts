@@ -78,7 +78,7 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
     });
   });
 
-  it("a check that hangs is stopped at bash_timeout; the fork is running while it runs, then done with the check failed; a fork cut off is interrupted, not done", async () => {
+  it("a check that hangs is stopped at bash_timeout; the fork is checking while it runs, then done with the check failed; a fork cut off is interrupted, not done", async () => {
     await withGitProject(
       nv,
       project(),
@@ -101,7 +101,7 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
         const cut = ids.find((f) => f !== fork)!;
         assert.equal((await s.thread(cut)).status, "streaming");
         await s.lua(`require("tine").abort(...)`, cut);
-        assert.equal((await compare(s, [fork]))[0]!.state, "running");
+        assert.equal((await compare(s, [fork]))[0]!.state, "checking");
         await s.openList();
         const num = (await s.thread(fork!)).num;
         await s.until("the list shows the fork checking", async () =>
@@ -142,9 +142,9 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       await s.open(id);
       await s.cmd("Tine compare");
       const buf = await s.currentBuf();
-      await s.until("the view shows every fork's check running", async () => {
+      await s.until("the view shows every fork checking", async () => {
         const now = await s.lines(buf);
-        return now.length === 3 && now.every((l) => / running {2}2 files \+2 −0 {2}check … /.test(l));
+        return now.length === 3 && now.every((l) => / checking {2}2 files \+2 −0 {2}check … /.test(l));
       });
       // A fork opened (in a tab of its own) while its check runs: its display notes the check running, then its verdict.
       await s.cmd("tabnew");
@@ -258,7 +258,7 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       await s.waitForGone(left[1]!, "the other fork is discarded");
       await s.until(
         "one fork is left in the view",
-        async () => (await s.lines(buf)).filter((l) => / (done|running) /.test(l)).length === 1,
+        async () => (await s.lines(buf)).filter((l) => / (done|running|checking) /.test(l)).length === 1,
       );
       // D asks too (Cancel: it stays).
       await s.lua(confirmAnswering(2));
