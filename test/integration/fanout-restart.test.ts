@@ -63,7 +63,9 @@ describe(`a fan-out after a restart (${nv.version})`, () => {
       const rows = await s.listLines();
       const at = (f: { num: number }) => rows.findIndex((l) => l.includes(`#${f.num} `));
       const source = rows.findIndex((l) => l.includes(" hi "));
-      assert.deepEqual([at(a), at(b), at(c)].sort(), [source + 1, source + 2, source + 3], rows.join("\n"));
+      // In the order of their numbers, as they were made.
+      const byNum = [a, b, c].sort((x, y) => x.num - y.num);
+      assert.deepEqual(byNum.map(at), [source + 1, source + 2, source + 3], rows.join("\n"));
       assert.match(rows[at(a)]!, new RegExp(`⑂×3 ${ids.indexOf(a.id) + 1}/3 check ✓ · `));
       assert.match(rows[at(b)]!, new RegExp(`⑂×3 ${ids.indexOf(b.id) + 1}/3 check ✗ 1 · `));
       // :Tine compare on a fork's line of the list shows its fan-out, each fork done with its verdict.
