@@ -168,7 +168,11 @@ function M.compact_current(instructions)
 end
 
 --- :Tine model: pick the model, then the thinking effort, of the thread in the current window.
-function M.model_picker()
+--- `:Tine model <name> [effort]` chooses them without the pickers (the host refuses a model
+--- setup does not offer, as model() does); without an effort the thread keeps its own.
+---@param name? string
+---@param effort? string
+function M.model_picker(name, effort)
   local id = vim.b.tine_thread or tine.current()
   if not id then
     return err("tine: no thread to choose a model for")
@@ -176,6 +180,9 @@ function M.model_picker()
   local ok, choices = guarded(host.request, "model_choices", id)
   if not ok then
     return
+  end
+  if name then
+    return guarded(tine.model, id, name, effort or choices.effort)
   end
   local prompt = ("Model for this thread (now %s)"):format(
     (choices.current == nil or choices.current == vim.NIL) and "?" or choices.current
@@ -370,7 +377,7 @@ function M.command(args)
     return M.compact_current(args.args:match("^%s*compact%s*(.-)%s*$"))
   end
   if sub == "model" then
-    return M.model_picker()
+    return M.model_picker(args.fargs[2], args.fargs[3])
   end
   err(
     "tine: unknown subcommand "

@@ -168,7 +168,8 @@ end
 local function moves(view, f, info)
   local before = view.status[f.id]
   view.status[f.id] = info.status
-  return before ~= info.status or (f.state ~= "done" and (info.status == "idle" or info.status == "error"))
+  local at_rest = f.state == "done" or f.state == "interrupted"
+  return before ~= info.status or (not at_rest and (info.status == "idle" or info.status == "error"))
 end
 
 --- Redraws the views one of whose forks the host pushed a change of (or that lost one).
@@ -186,6 +187,19 @@ function M.pushed(mirrored)
     end
     if hit then
       M.refresh(buf)
+    end
+  end
+end
+
+--- A file changed in fork `id`'s worktree while it was at rest (the host watches it): the views showing it ask again.
+---@param id string
+function M.files_changed(id)
+  for buf, view in pairs(views) do
+    for _, f in ipairs(view.forks) do
+      if f.id == id then
+        M.refresh(buf)
+        break
+      end
     end
   end
 end

@@ -202,6 +202,11 @@ function M.batch(calls)
 end
 
 --- The thread list, pushed when it changes (node/view/threads-mirror.ts).
+--- A file changed in fan-out fork `id`'s worktree while it was at rest: a :Tine compare view showing it redraws.
+function M.fork_files_changed(id)
+  require("tine.compare").files_changed(id)
+end
+
 function M.threads_pushed(mirrored)
   require("tine.threads_mirror").pushed(mirrored)
   -- A :Tine compare view showing one of them redraws.

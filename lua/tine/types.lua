@@ -249,7 +249,7 @@
 ---@field fanout string the fan-out it belongs to (compare(fanout) gives its forks)
 ---@field num integer its number (#3 in the list)
 ---@field title string
----@field state "running"|"waiting"|"done"
+---@field state "running"|"waiting"|"checking"|"done"|"interrupted"
 ---@field cwd string its worktree
 ---@field files string[] the files it changed, relative to the project
 ---@field changes { path: string, status: "added"|"modified"|"deleted", added: integer|vim.NIL, removed: integer|vim.NIL }[]

@@ -94,11 +94,14 @@ export function enterForkRefused(bar: AgentForkBar): string {
  * conflicted merge is accepted); the same paths now live in the thread's folder `into`. A note
  * after them, not a change to them: the messages stay as sent, and the prompt cache with them.
  */
-export function promotedCodeNote(into: string, worktree: string, conflicts: readonly string[]): string {
+export function promotedCodeNote(into: string, worktree: string, conflicts: readonly string[], written: number): string {
   const where = `what the messages above say of files there now holds of the same paths in ${into}.`;
-  return conflicts.length
-    ? `[tine] Its code is merged into ${into}, where this thread works, with conflicts in ${conflicts.join(", ")} (marked in the files); its worktree ${worktree} goes once the user accepts the merge: ${where}`
-    : `[tine] Its code is merged into ${into}, where this thread works, and its worktree ${worktree} is removed: ${where}`;
+  if (conflicts.length)
+    return `[tine] Its code is merged into ${into}, where this thread works, with conflicts in ${conflicts.join(", ")} (marked in the files); its worktree ${worktree} goes once the user accepts the merge: ${where}`;
+  // As the user is told (fork-code.ts): nothing was written, the thread's folder had the changes (a graft, a hand).
+  if (!written)
+    return `[tine] Its code had nothing to merge: ${into}, where this thread works, has its changes already, and its worktree ${worktree} is removed: ${where}`;
+  return `[tine] Its code is merged into ${into}, where this thread works, and its worktree ${worktree} is removed: ${where}`;
 }
 
 /** A fork's title or a path on one line of a note, unable to end its quotes or start a line of its own. */

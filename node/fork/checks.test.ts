@@ -18,7 +18,7 @@ afterEach(() => {
 function setUp(command: string | null, bashTimeoutSec = 30, filesThere: Promise<void> = Promise.resolve()) {
   const dir = mkdtempSync(join(tmpdir(), "tine-checks-"));
   dirs.push(dir);
-  const threads = new Map<string, CheckedThread>([["f1", { atRest: true, status: "idle" }]]);
+  const threads = new Map<string, CheckedThread>([["f1", { atRest: true, status: "idle", interrupted: false }]]);
   const changes: string[] = [];
   /** What the checks gave the fork's transcript to keep. */
   const kept: (CheckResult | null)[] = [];
@@ -45,7 +45,8 @@ function setUp(command: string | null, bashTimeoutSec = 30, filesThere: Promise<
     },
     kept: (_id, result) => kept.push(result),
   });
-  const set = (status: string) => threads.set("f1", { atRest: status !== "streaming" && status !== "waiting", status });
+  const set = (status: string, interrupted = false) =>
+    threads.set("f1", { atRest: status !== "streaming" && status !== "waiting", status, interrupted });
   /** Resolves once a check of f1 ends (or is aborted). */
   const checkEnds = () => new Promise<void>((resolve) => (ended = resolve));
   return { dir, checks, set, checkEnds, changes, started, kept };
@@ -67,12 +68,27 @@ describe("a fan-out fork's check", () => {
     const ends = checkEnds();
     checks.batched(["f1"]);
     expect(checks.running("f1")).toBe(true);
-    expect(checks.state("f1")).toBe("running");
+    expect(checks.state("f1")).toBe("checking");
     await ends;
     const result = checks.result("f1")!;
     expect(result).toMatchObject({ ok: false, code: 3 });
     expect(result.output).toMatch(/^checking\n.*tine-checks-/);
     expect(checks.state("f1")).toBe("done");
+  });
+
+  it("of a fork whose turn was cut off (an abort, a quit while it worked) ends with it interrupted, not done", async () => {
+    const { checks, set, checkEnds } = setUp("true");
+    set("streaming");
+    checks.batched(["f1"]);
+    set("idle", true);
+    const ends = checkEnds();
+    checks.batched(["f1"]);
+    expect(checks.state("f1")).toBe("checking");
+    await ends;
+    expect(checks.state("f1")).toBe("interrupted");
+    // A stored fork found again after a restart that cut it off: interrupted too.
+    checks.found("f1", null);
+    expect(checks.state("f1")).toBe("interrupted");
   });
 
   it("of a fork whose worktree is still being written runs once its files are there", async () => {
@@ -84,7 +100,7 @@ describe("a fan-out fork's check", () => {
     set("idle");
     const ends = checkEnds();
     checks.batched(["f1"]);
-    expect(checks.state("f1")).toBe("running");
+    expect(checks.state("f1")).toBe("checking");
     // A turn of the event loop: a check that did not wait would have started its command by now.
     await new Promise((turn) => setImmediate(turn));
     expect(started).toEqual([]);

@@ -12,14 +12,18 @@ import type { CommandResult, Environment } from "../tools/environment.ts";
 
 export type { CheckResult } from "../core/fan-out-record.ts";
 
-/** Where a fan-out fork is, as `compare` gives it: working, waiting for an approval, or done (its turn and its check ended). */
-export type ForkState = "running" | "waiting" | "done";
+/**
+ * Where a fan-out fork is, as `compare` gives it: working, waiting for an approval, checking (its
+ * turn ended, its check runs: the list's word too), done (its turn and its check ended), or interrupted (its turn was cut off: an abort, Neovim quit while it
+ * worked): at rest, but not done, as its work did not end.
+ */
+export type ForkState = "running" | "waiting" | "checking" | "done" | "interrupted";
 
 /** What of a fork's check its output keeps: its last bytes (what a failing test prints last). */
 export const CHECK_OUTPUT_TAIL = 4096;
 
-/** A thread as the checks see it. */
-export type CheckedThread = { readonly atRest: boolean; readonly status: string };
+/** A thread as the checks see it; `interrupted`: its last turn was cut off. */
+export type CheckedThread = { readonly atRest: boolean; readonly status: string; readonly interrupted: boolean };
 
 export type ChecksHost = {
   thread(id: ThreadId): CheckedThread | undefined;
@@ -115,7 +119,9 @@ export class ForkChecks {
   state(id: ThreadId): ForkState {
     const thread = this.host.thread(id);
     if (thread?.status === "waiting") return "waiting";
-    return thread?.atRest && this.rested.has(id) && !this.runs.has(id) ? "done" : "running";
+    if (!thread?.atRest || !this.rested.has(id)) return "running";
+    if (this.runs.has(id)) return "checking";
+    return thread.interrupted ? "interrupted" : "done";
   }
 
   /**

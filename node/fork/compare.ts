@@ -56,6 +56,8 @@ export type CompareHost = {
   /** Where fork `id` works: its worktree and that folder's snapshots. */
   workspace(id: ThreadId): { readonly root: string; readonly snapshots: CodeSnapshots };
   usage(id: ThreadId): { readonly cost_usd: number | null; readonly cache_read: number };
+  /** A file changed in at-rest fork `id`'s worktree since its snapshot given here (a hand from outside): what shows it draws it again. */
+  filesChanged(id: ThreadId): void;
 };
 
 /** The forks `ask` stands for: a list of fan-out forks, or one id standing for its fan-out (a fork's, a fan-out's own, a source's latest). */
@@ -79,9 +81,10 @@ export async function compareForks(host: CompareHost, ids: readonly ThreadId[]):
       const { root, snapshots } = host.workspace(id);
       // Read before its files: a fork done then is done with these files (its check may end while they are read).
       const [state, check, running, usage] = [host.checks.state(id), host.checks.result(id), host.checks.running(id), host.usage(id)];
-      // A done fork's files change only by a hand from outside: its last snapshot stands while its worktree is quiet.
-      if (state !== "done") snapshots.unwatch();
-      const now = state === "done" ? await snapshots.takeWhileQuiet(id) : await snapshots.take(id);
+      // A fork at rest (done, interrupted) changes its files only by a hand from outside: its last snapshot stands while its worktree is quiet.
+      const atRest = state === "done" || state === "interrupted";
+      if (!atRest) snapshots.unwatch();
+      const now = atRest ? await snapshots.takeWhileQuiet(id, false, () => host.filesChanged(id)) : await snapshots.take(id);
       const changes = now ? await snapshots.changes(group.base, now.id) : [];
       const thread = host.thread(id);
       return {

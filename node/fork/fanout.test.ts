@@ -51,6 +51,7 @@ function setUp(over: Partial<FanOutHost> = {}) {
     tell: (text) => told.push(text),
     usage: { info: () => ({ cost_usd: 0, cache_read: 0 }), storedInfo: () => null },
     changed: () => {},
+    filesChanged: () => {},
     keepCheck: () => {},
     ...over,
   });

@@ -15,11 +15,13 @@ import { modelNameOf } from "../chat/runner.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
 import { type CheckResult, type FanOutPlace, fanOutPlace } from "../core/fan-out-record.ts";
+import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
 import type { ThreadSummary } from "../store/summary.ts";
 import type { Environment } from "../tools/environment.ts";
 import type { CountedThread } from "../usage/book.ts";
+import { lastRequestModel, NO_STORED_USAGE } from "../usage/stored.ts";
 import { checkVerdict, ForkChecks } from "./checks.ts";
 import { type ComparedFork, compareForks, forksToCompare } from "./compare.ts";
 import type { ForkFlow, ForkFolders } from "./flow.ts";
@@ -84,11 +86,16 @@ export type FanOutHost = {
   };
   /** A fork's check started or ended: what shows it redraws. */
   changed(id: ThreadId): void;
+  /** A file changed in a fork's worktree while it was at rest (a hand from outside): a :Tine compare view showing it redraws. */
+  filesChanged(id: ThreadId): void;
   /** A fork's check ended (null: cleared by a later turn): its transcript keeps it. */
   keepCheck(id: ThreadId, result: CheckResult | null): void;
 };
 
 type UsageFigures = { readonly cost_usd: number | null; readonly cache_read: number };
+
+/** How long a fork's worktree stays unchanged before a :Tine compare view showing it is told of its changes. */
+const FILES_CHANGED_QUIET_MS = 150;
 
 /** A fan-out's prompt as its notes name it: its first line, cut at 60 characters. */
 function promptLine(prompt: string): string {
@@ -96,8 +103,14 @@ function promptLine(prompt: string): string {
   return line.length > 60 ? `${line.slice(0, 60)}…` : line;
 }
 
-/** A stored thread as the fork side sees it: at rest, its title and number. */
-const STORED = { atRest: true, status: "stored" } as const;
+/** Whether the last turn of `history` was cut off (an abort, a quit while it worked: the replay marks it so). */
+function lastTurnInterrupted(history: History): boolean {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const entry = history.at(i);
+    if (entry.message.role === "assistant") return entry.meta?.interrupted === true;
+  }
+  return false;
+}
 
 export class FanOuts {
   private readonly groups = new Map<string, FanOut>();
@@ -108,12 +121,19 @@ export class FanOuts {
   private attendedSaid = false;
   /** The fan-outs whose forks were all done, said once each (`allDone`). */
   private readonly doneSaid = new Set<string>();
+  /** The forks whose worktree changed at rest, told after FILES_CHANGED_QUIET_MS without another change. */
+  private readonly filesChangedSoon = new Map<ThreadId, NodeJS.Timeout>();
   /** Each fork's check, run when it comes to rest (checks.ts); the host tells it of each batch. */
   readonly checks: ForkChecks;
 
   constructor(private readonly host: FanOutHost) {
     this.checks = new ForkChecks({
-      thread: (id) => host.chat.threads.get(id) ?? (host.chat.stored.has(id) ? STORED : undefined),
+      thread: (id) => {
+        const live = host.chat.threads.get(id);
+        if (live) return { atRest: live.atRest, status: live.status, interrupted: lastTurnInterrupted(live.runner.history) };
+        const stored = host.chat.stored.get(id);
+        return stored && { atRest: true, status: "stored", interrupted: stored.interrupted };
+      },
       checkOf: (id) => this.of(id)?.check,
       environmentOf: async (id) => {
         const workspace = host.folders.of(id);
@@ -124,7 +144,7 @@ export class FanOuts {
         // Done: its snapshot is taken now and kept while its worktree is quiet, so the first compare reads none of its files.
         if (this.checks.state(id) === "done")
           Promise.resolve()
-            .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id, true))
+            .then(() => host.folders.of(id).snapshots.takeWhileQuiet(id, true, () => this.filesChanged(id)))
             .catch(() => {});
         host.changed(id);
         this.allDone(id);
@@ -247,13 +267,18 @@ export class FanOuts {
           const live = host.chat.threads.get(id);
           if (live) return { title: live.title, num: live.num, model: modelNameOf(live.runner) };
           const stored = host.chat.stored.get(id);
-          return stored && { title: stored.title, num: stored.num, model: stored.runner.model?.model ?? null };
+          if (!stored) return undefined;
+          // Its choice when it kept one, else the model its last request named (as a live one's next request would).
+          const model =
+            stored.runner.kind === "api" ? (stored.runner.model?.model ?? lastRequestModel(stored.usage ?? NO_STORED_USAGE)) : null;
+          return { title: stored.title, num: stored.num, model };
         },
         workspace: (id) => host.folders.of(id),
         usage: (id) => {
           const thread = host.chat.threads.get(id);
           return (thread ? host.usage.info(thread) : host.usage.storedInfo(id, true)) ?? { cost_usd: null, cache_read: 0 };
         },
+        filesChanged: (id) => this.filesChanged(id),
       },
       ids,
     );
@@ -313,9 +338,8 @@ export class FanOuts {
     const mark = this.listMark(id);
     const own = mark === null ? [] : [`${mark} · :Tine compare`];
     return own.concat(
-      this.from(id).map((g) => {
-        return `⑂×${g.forks.length} fan-out: ${promptLine(g.prompt)} · :Tine compare`;
-      }),
+      // Counted as it was made, as its forks count it (`⑂×3 2/3`): a fork promoted or discarded leaves the count.
+      this.from(id).map((g) => `⑂×${g.made} fan-out: ${promptLine(g.prompt)} · :Tine compare`),
     );
   }
 
@@ -334,16 +358,38 @@ export class FanOuts {
 
   /**
    * Fork `id`'s check started or ended, or it came to rest unchecked: once every fork of its
-   * fan-out is done (its turn and its check ended), the user is told, once, and where to look.
+   * fan-out has ended its work (done, or interrupted: cut off, which is not counted done), the
+   * user is told, once, and where to look.
    */
   private allDone(id: ThreadId): void {
     const group = this.of(id);
-    if (!group || this.doneSaid.has(group.id) || !group.forks.every((f) => this.checks.state(f) === "done")) return;
+    if (!group || this.doneSaid.has(group.id)) return;
+    const states = group.forks.map((f) => this.checks.state(f));
+    if (!states.every((s) => s === "done" || s === "interrupted")) return;
     this.doneSaid.add(group.id);
-    const n = group.forks.length;
+    const done = states.filter((s) => s === "done").length;
+    const cut = states.length - done;
     const passed = group.forks.filter((f) => this.checks.result(f)?.ok).length;
     const checks = group.checked ? ` (${passed} check${passed === 1 ? "" : "s"} passed)` : "";
-    this.host.tell(`tine: fan-out "${promptLine(group.prompt)}": ${n} of ${n} done${checks} · :Tine compare`, false);
+    const interrupted = cut ? `, ${cut} interrupted` : "";
+    this.host.tell(
+      `tine: fan-out "${promptLine(group.prompt)}": ${done} of ${states.length} done${interrupted}${checks} · :Tine compare`,
+      false,
+    );
+  }
+
+  /**
+   * A file changed in fork `id`'s worktree at rest: told once the burst is over (a save writes
+   * several times, a `git checkout` many files), so a compare view asks again once, not per write.
+   */
+  private filesChanged(id: ThreadId): void {
+    clearTimeout(this.filesChangedSoon.get(id));
+    const timer = setTimeout(() => {
+      this.filesChangedSoon.delete(id);
+      if (this.of(id)) this.host.filesChanged(id);
+    }, FILES_CHANGED_QUIET_MS);
+    timer.unref();
+    this.filesChangedSoon.set(id, timer);
   }
 
   /** Unattended where the sandbox can start; else attended, and the user told once. */

@@ -186,8 +186,13 @@ export class App {
     this.dispatch({ type: "chat-msg", msg: { type: "fork-report", id, ...(text?.trim() ? { text } : {}) } });
   }
 
-  /** The reason a fork exit called on `id` is refused, as the caller's error. */
+  /**
+   * The reason a fork exit called on `id` is refused, as the caller's error. A stored fork (a
+   * fan-out's after a restart, ended from :Tine compare or the list) is opened for its end first,
+   * as graft opens one: it ends as a live fork does.
+   */
   private checkForkEnd(id: ThreadId, how: ForkEnd): void {
+    if (!this.chat.threads.has(id) && this.chat.stored.get(id)?.relation === "fork") this.load(id);
     const blocker = this.chat.forkEndBlocker(id, how);
     if (blocker) throw new Error(blocker);
     if (this.forkCode.busy(id)) throw new Error(`tine: ${this.chat.titleOf(id)}: its code is being merged into its parent's folder`);

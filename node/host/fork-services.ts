@@ -63,7 +63,12 @@ export function forkServices(
     checkCommand: config.check_command,
     tell,
     usage: parts.usage,
-    changed,
+    // Its entry in threads() and the list, and its display's note of its check (`⑂×3 2/3 check ✓`).
+    changed: (id) => {
+      changed(id);
+      parts.buffers.notesChanged(id);
+    },
+    filesChanged: (id) => void nvim.call("fork_files_changed", [id]).catch((e) => nvim.log(`fork_files_changed failed: ${String(e)}`)),
     keepCheck: (id, result) => parts.persistence?.checked(chat, id, result),
   });
   return { forks, fanouts };

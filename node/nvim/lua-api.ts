@@ -47,6 +47,8 @@ export type LuaApi = {
   };
   set_working: { args: [working: string[]]; result: undefined };
   threads_pushed: { args: [mirrored: MirroredThreads]; result: undefined };
+  /** A file changed in a fan-out fork's worktree while it was at rest: a :Tine compare view showing it asks again. */
+  fork_files_changed: { args: [id: string]; result: undefined };
   list_buffer: { args: []; result: number };
 };
 
@@ -90,5 +92,6 @@ export const LUA_RESULTS: { readonly [F in LuaFn]: (value: unknown, fn: F) => Lu
   open_fork: ignored,
   set_working: ignored,
   threads_pushed: ignored,
+  fork_files_changed: ignored,
   list_buffer: checked(bufnr),
 };

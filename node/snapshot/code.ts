@@ -35,8 +35,9 @@ export interface CodeSnapshots {
    * its check): the snapshot last taken this way is given again while a watch on the folder saw
    * nothing change since it began (quiet-folder.ts), so a compare of 8 done forks reads none of
    * their files; else one is taken, and the watch begun anew before it. `background`: nobody waits for it.
+   * `changed`: called once when a change ends the watch begun now (what shows the folder draws it again).
    */
-  takeWhileQuiet(owner: string, background?: boolean): Promise<Taken | null>;
+  takeWhileQuiet(owner: string, background?: boolean, changed?: () => void): Promise<Taken | null>;
   /** Ends takeWhileQuiet's watch (the folder's thread is at work again). */
   unwatch(): void;
   changes(from: SnapshotId, to: SnapshotId): Promise<FileChange[]>;
@@ -118,14 +119,14 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
       const r = await repo();
       return "off" in r ? null : r.take(owner, background);
     },
-    async takeWhileQuiet(owner, background) {
+    async takeWhileQuiet(owner, background, changed) {
       const r = await repo();
       if ("off" in r) return null;
       const was = kept;
       if (was && (await was.watch.quiet()) && kept === was) return was.taken;
       if (kept === was) unwatch();
       // Watched before it is taken: a change while it is taken makes the next ask take another.
-      const watch = QuietFolder.watch(r.root);
+      const watch = QuietFolder.watch(r.root, changed);
       const taken = r.take(owner, background);
       if (watch) kept = { watch, taken };
       taken.catch(() => {

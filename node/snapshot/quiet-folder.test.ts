@@ -78,4 +78,26 @@ describe("a done fork's snapshot while its folder is quiet (takeWhileQuiet)", ()
     expect((await snapshots.takeWhileQuiet("t"))!.id).toBe(first.id);
     expect(listings()).toBe(listed + 1);
   });
+
+  it("tells its `changed` once, at the first change after the snapshot, and never once the watch is ended", async () => {
+    const root = temp();
+    gitProject(root, { "a.txt": "a\n" });
+    const { snapshots } = snapshotsOf(root);
+    let told = 0;
+    let tell = () => {};
+    const changed = new Promise<void>((resolve) => (tell = resolve));
+    await snapshots.takeWhileQuiet("t", false, () => {
+      told++;
+      tell();
+    });
+    writeFileSync(join(root, "a.txt"), "b\n");
+    writeFileSync(join(root, "c.txt"), "c\n");
+    await changed;
+    // A new watch (the next ask), ended before a change: not told.
+    await snapshots.takeWhileQuiet("t", false, () => told++);
+    snapshots.unwatch();
+    writeFileSync(join(root, "a.txt"), "d\n");
+    await snapshots.takeWhileQuiet("t");
+    expect(told).toBe(1);
+  });
 });

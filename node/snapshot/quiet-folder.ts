@@ -16,11 +16,15 @@ export class QuietFolder {
   private readonly watchers: FSWatcher[] = [];
   private changedSince = false;
 
-  private constructor() {}
+  private constructor(private readonly changed?: () => void) {}
 
-  /** A watch on `root` from now on; null when it cannot be watched (too many folders, one unreadable): nothing is reused then. */
-  static watch(root: string): QuietFolder | null {
-    const quiet = new QuietFolder();
+  /**
+   * A watch on `root` from now on; null when it cannot be watched (too many folders, one
+   * unreadable): nothing is reused then. `changed` is called at its first change (what shows the
+   * folder, a :Tine compare view, draws it again), never after `close`.
+   */
+  static watch(root: string, changed?: () => void): QuietFolder | null {
+    const quiet = new QuietFolder(changed);
     // Each folder is watched before it is read: a folder made meanwhile is seen by one or the other.
     const folders = [root];
     try {
@@ -57,7 +61,9 @@ export class QuietFolder {
   }
 
   private change(): void {
+    const first = !this.changedSince && this.watchers.length > 0;
     this.changedSince = true;
     this.close();
+    if (first) this.changed?.();
   }
 }

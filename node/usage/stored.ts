@@ -128,12 +128,18 @@ export class UsageScan {
 
 const NO_MESSAGE = Object.freeze({ role: "assistant" as const, content: [] });
 
+/** The model a stored thread's last request named (its transcript keeps no other: a model choice is a record the scan skips), or null. */
+export function lastRequestModel(u: StoredUsage): string | null {
+  return u.last?.[7] ?? null;
+}
+
 /** The figures the winbar, the list and `usage(id)` read, from a stored thread's summary. */
 export function storedFigures(u: StoredUsage, prices: PriceTable): ThreadFigures {
   const own = byModel(u.own);
   const long = byModel(u.long);
   const last = u.last;
-  const request = last && last[7] !== null ? { model: last[7], prefix: last[8] ?? "", at: last[9] ?? 0 } : null;
+  const model = lastRequestModel(u);
+  const request = last && model !== null ? { model, prefix: last[8] ?? "", at: last[9] ?? 0 } : null;
   return {
     own,
     long,

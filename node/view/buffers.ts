@@ -241,6 +241,13 @@ export class Buffers {
     this.scheduleRender({ threads: [...this.mounted.keys()], tree: false, moved: [] });
   }
 
+  /** What thread `id`'s display notes changed outside its history (a fan-out fork's check started or ended): it is drawn again. */
+  notesChanged(id: ThreadId): void {
+    const m = this.mounted.get(id);
+    if (m) m.rendered = -1;
+    this.scheduleRender({ threads: [id], tree: false, moved: [] });
+  }
+
   /** `fn` runs at the end of every drawing pass: what it sends reaches Neovim after the pass's writes. */
   afterEachPass(fn: () => void): void {
     this.afterDrawing.push(fn);

@@ -212,9 +212,11 @@ export class ThreadList {
     const created = (id: ThreadId) => chat.threads.get(id)?.created ?? chat.stored.get(id)?.created ?? 0;
     const roots = [...chat.threads.keys(), ...chat.stored.keys()].filter((id) => parent(id) === undefined);
     roots.sort((a, b) => created(a) - created(b));
+    // Siblings by number, the order they were made in: stored ones are linked in the store folder's order.
+    const num = (id: ThreadId) => chat.threads.get(id)?.num ?? chat.stored.get(id)?.num ?? 0;
     return {
       roots,
-      children: (id) => chat.childrenOf(id),
+      children: (id) => chat.childrenOf(id).sort((a, b) => num(a) - num(b)),
       parent,
       row: (id) => ({ ...threadRow(chat, id, extras), relation: chat.lineage.get(id)?.relation }),
       item: (id) => ({ type: "thread", id }),

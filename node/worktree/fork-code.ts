@@ -235,7 +235,7 @@ export class ForkCode {
    */
   private tellParent(fork: EndingFork, from: Workspace, into: Workspace, plan: MergePlan): void {
     const conflicts = [...new Set(plan.conflicts.map((c) => c.path))];
-    const report = { from: fork.title, text: promotedCodeNote(into.root, from.root, conflicts) };
+    const report = { from: fork.title, text: promotedCodeNote(into.root, from.root, conflicts, plan.writes.length) };
     this.edges.dispatch({ type: "thread-msg", id: fork.parentId, msg: { type: "queue-report", report } });
   }
 

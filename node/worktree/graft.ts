@@ -32,7 +32,7 @@ import type { ThreadId } from "../core/ids.ts";
 import type { StoredFile } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
 import { diffHunks, type Hunk, withHunk } from "./hunks.ts";
-import { applyMerge, checkMergeRoom, type MergeLabels, type MergeWrite, mergeFile } from "./merge.ts";
+import { applyMerge, checkMergeRoom, type MergeLabels, type MergeWrite, markersRefusal, mergeFile } from "./merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "./unsaved.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 
@@ -227,6 +227,9 @@ export class Grafts {
       throw new Error(
         `tine: graft: "${labels.theirs}" deleted ${path}, which changed here since the fork point: nothing is written (delete it yourself if it should go)`,
       );
+    // Merged into, a file still holding markers would get them nested in new ones.
+    const markers = ours && markersRefusal(path, ours.bytes);
+    if (markers) throw refuse(markers);
     const out = await mergeFile(into.environment.git, ours?.bytes ?? Buffer.alloc(0), base?.bytes ?? Buffer.alloc(0), theirs.bytes, labels);
     return { write: { path, file: { mode: ours?.mode ?? theirs.mode, bytes: out.bytes }, ours }, conflictLines: out.conflictLines };
   }

@@ -172,3 +172,13 @@ export async function mergeFile(
 export function markersLeft(text: string): number {
   return text.split("\n").filter((l) => l.startsWith("<<<<<<< ") || l.startsWith(">>>>>>> ")).length;
 }
+
+/**
+ * Why `path` (its text here, `ours`) is not merged into: it still holds conflict markers (an
+ * earlier graft's or promote's), which a merge would nest in new ones. Null: it holds none.
+ */
+export function markersRefusal(path: string, ours: Buffer): string | null {
+  const left = markersLeft(ours.toString("utf8"));
+  if (!left) return null;
+  return `${path} here still holds conflict markers (${left} line${left === 1 ? "" : "s"}) from an earlier graft or promote: resolve them first (or :Tine restore undo puts the file back as it was before that graft), then graft again`;
+}

@@ -212,6 +212,14 @@ describe(`a model per thread (${nv.version})`, () => {
         await exchange(s, 3, "elsewhere", "Elsewhere answer.");
         assert.equal(body(s, -1).model, "claude-sonnet-5-5");
         assert.deepEqual(body(s, -1).thinking, { type: "adaptive", display: "summarized" });
+        // :Tine model <name> uses the name, no picker: one setup lacks is refused, as model() refuses it.
+        await s.lua("_G.tine_picked = 0; vim.ui.select = function() _G.tine_picked = _G.tine_picked + 1 end");
+        await s.cmd("Tine model gpt-bogus");
+        await s.notified(/^tine: no model "gpt-bogus" in setup: the models are /);
+        await s.cmd("Tine model claude-haiku-4-5");
+        await s.notified(/now uses claude-haiku-4-5/);
+        assert.equal(await s.lua<number>("return _G.tine_picked"), 0);
+        assert.equal((await s.thread(3)).model, "claude-haiku-4-5");
       },
       { cwd },
     );

@@ -1,7 +1,8 @@
 /**
  * compare() of done fan-out forks gives each one's last snapshot again while its worktree is
  * quiet (the speed :Tine compare of 8 forks needs); what a user then changes in a fork's worktree
- * by hand (a file made, one edited, one removed) shows at the next compare, asked at once.
+ * by hand (a file made, one edited, one removed) shows at the next compare, asked at once, and in
+ * an open :Tine compare view unasked.
  */
 import assert from "node:assert/strict";
 import { rmSync, writeFileSync } from "node:fs";
@@ -40,7 +41,15 @@ describe(`compare of done forks, and the user's hand in their worktrees (${nv.ve
       // Quiet: the same answer.
       assert.deepEqual((await of()).files, ["fork.txt"]);
 
+      // An open :Tine compare view shows a file made there at once, unasked (the watch tells it).
+      await s.open(id);
+      await s.cmd("Tine compare");
+      const buf = await s.currentBuf();
+      const num = (await s.thread(f.id)).num;
+      const lineOfF = async () => (await s.lines(buf)).find((l) => l.includes(`#${num} `)) ?? "";
+      await s.until("the view shows the fork done", async () => / done {2}1 file /.test(await lineOfF()));
       writeFileSync(join(f.cwd, "mine.txt"), "mine\n");
+      await s.until("the view redraws with the file made", async () => / done {2}2 files \+2 /.test(await lineOfF()));
       assert.deepEqual((await of()).files.sort(), ["fork.txt", "mine.txt"]);
 
       writeFileSync(join(f.cwd, "fork.txt"), "fork\nand mine\n");

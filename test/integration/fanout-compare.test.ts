@@ -11,6 +11,7 @@ import { describe, inject, it } from "vitest";
 import { firstThread, withGitProject } from "../helpers/code-session.ts";
 import { byFile, type Compared, compare, confirmAnswering, forksWrite, whenDone } from "../helpers/fan-out.ts";
 import { tempProjects } from "../helpers/neovim.ts";
+import { response } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
@@ -77,32 +78,50 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
     });
   });
 
-  it("a check that hangs is stopped at bash_timeout; the fork is running while it runs, then done with the check failed", async () => {
+  it("a check that hangs is stopped at bash_timeout; the fork is checking while it runs, then done with the check failed; a fork cut off is interrupted, not done", async () => {
     await withGitProject(
       nv,
       project(),
       async (s) => {
         const id = await firstThread(s);
         forksWrite(s, ["A"]);
-        const [fork] = await s.lua<string[]>(
-          `return require("tine").fanout(..., "make your file", { n = 1, check = "echo started; sleep 600" })`,
+        // One fork's reply holds until it is aborted: it is cut off.
+        s.mock.reply(response([{ text: "Working on it" }, { hold: "cut" }]));
+        const ids = await s.lua<string[]>(
+          `return require("tine").fanout(..., "make your file", { n = 2, check = "echo started; sleep 600" })`,
           id,
         );
-        // Its turn ended, its check runs (3s at most): not done yet, and the list says it is checking, not idle.
-        await s.waitForStatus(fork!, "idle");
-        assert.equal((await compare(s, id))[0]!.state, "running");
+        await s.mock.reached("cut");
+        // The other's turn ends (the held one's cannot), and its check runs (3s at most): not done yet, and the list says it is checking, not idle.
+        let fork = "";
+        await s.until("a fork's turn ends", async () => {
+          for (const f of ids) if ((await s.thread(f)).status === "idle") fork = f;
+          return fork !== "";
+        });
+        const cut = ids.find((f) => f !== fork)!;
+        assert.equal((await s.thread(cut)).status, "streaming");
+        await s.lua(`require("tine").abort(...)`, cut);
+        assert.equal((await compare(s, [fork]))[0]!.state, "checking");
         await s.openList();
         const num = (await s.thread(fork!)).num;
         await s.until("the list shows the fork checking", async () =>
           (await s.listLines()).some((l) => l.includes(`#${num} `) && l.includes("checking (background)")),
         );
-        const [done] = await whenDone(s, id);
+        let done: Compared | undefined;
+        await s.until("the fork is done and the cut one interrupted", async () => {
+          const now = await compare(s, id);
+          done = now.find((f) => f.id === fork);
+          return done?.state === "done" && now.find((f) => f.id === cut)?.state === "interrupted";
+        });
         assert.equal(done!.check?.ok, false);
         assert.equal(done!.check?.code, null);
         assert.equal(done!.check!.output, "started\n(the check ran past bash_timeout: stopped after 3s)");
         // Every fork done: said once, with where to look.
         const allDone = /^tine: fan-out ".*": \d+ of \d+ done/;
-        assert.equal(await s.notified(allDone), 'tine: fan-out "make your file": 1 of 1 done (0 checks passed) · :Tine compare');
+        assert.equal(
+          await s.notified(allDone),
+          'tine: fan-out "make your file": 1 of 2 done, 1 interrupted (0 checks passed) · :Tine compare',
+        );
         await s.until("the list shows it idle once its check ended", async () =>
           (await s.listLines()).some((l) => l.includes(`#${num} `) && l.includes("idle (background)")),
         );
@@ -123,12 +142,19 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       await s.open(id);
       await s.cmd("Tine compare");
       const buf = await s.currentBuf();
-      await s.until("the view shows every fork's check running", async () => {
+      await s.until("the view shows every fork checking", async () => {
         const now = await s.lines(buf);
-        return now.length === 3 && now.every((l) => / running {2}2 files \+2 −0 {2}check … /.test(l));
+        return now.length === 3 && now.every((l) => / checking {2}2 files \+2 −0 {2}check … /.test(l));
       });
+      // A fork opened (in a tab of its own) while its check runs: its display notes the check running, then its verdict.
+      await s.cmd("tabnew");
+      await s.open(ids[0]!);
+      await s.waitForDisplay(ids[0]!, "⑂×3 1/3 check … · :Tine compare");
+      await s.cmd("tabclose");
+      assert.equal(await s.currentBuf(), buf);
       for (const f of ids) writeFileSync(join((await s.thread(f)).cwd!, "go"), "");
       const forks = await whenDone(s, id);
+      await s.waitForDisplay(ids[0]!, /⑂×3 1\/3 check [✓✗]( 1)? · :Tine compare/);
       let lines: string[] = [];
       await s.until("the view shows every fork done with its check", async () => {
         lines = await s.lines(buf);
@@ -232,7 +258,7 @@ describe(`fan-out checks and compare (${nv.version})`, () => {
       await s.waitForGone(left[1]!, "the other fork is discarded");
       await s.until(
         "one fork is left in the view",
-        async () => (await s.lines(buf)).filter((l) => / (done|running) /.test(l)).length === 1,
+        async () => (await s.lines(buf)).filter((l) => / (done|running|checking) /.test(l)).length === 1,
       );
       // D asks too (Cancel: it stays).
       await s.lua(confirmAnswering(2));

@@ -214,6 +214,12 @@ describe(`fan-out (${nv.version})`, () => {
         const bg = bodies(s).at(-1)!;
         assert.equal(typedText(bg), "bg prompt @file:hello.txt");
         assert.match(lastText(bg), /<context kind="file" path="hello\.txt"[^>]*>\nhello from a fixture/);
+        // The prompts' mentions went to the forks only: the source follows no file, and its next message carries none.
+        assert.doesNotMatch(await s.display(id), /📎 Following/);
+        await typeAndSend(s, "the source goes on");
+        await requestsArrived(s, 16);
+        const next = bodies(s).find((b) => typedText(b) === "the source goes on")!;
+        assert.doesNotMatch(lastText(next), /<context/);
       },
       { fanout_max: 8, models: ["m-a", "m-b"] },
     );

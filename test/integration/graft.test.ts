@@ -168,6 +168,13 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       });
       await s.waitForDisplay(id, '⇡ grafted hello.txt from "two hunks" (1 conflict: markers in the file)');
       assert.equal(readFileSync(join(f.cwd, "hello.txt"), "utf8"), "fork\n", "the fork's copy stays");
+      // Grafted again while its markers are there: refused (a merge would nest them), the file as it was.
+      const marked = readFileSync(join(s.cwd, "hello.txt"), "utf8");
+      assert.match(
+        String(await graft(s, f.id, "hello.txt")),
+        /^tine: graft: hello\.txt here still holds conflict markers \(2 lines\) from an earlier graft or promote: resolve them first \(or :Tine restore undo/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), marked);
     });
   });
 
@@ -247,6 +254,10 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       });
       const ids = await s.lua<string[]>(`return require("tine").fanout(..., "change line 2", { n = 3 })`, id);
       await whenDone(s, id);
+      // The source goes on meanwhile: a promote moves what it said since to a thread beside it.
+      s.mock.reply(textReply("Noted."));
+      await s.lua(`require("tine").send(..., "meanwhile")`, id);
+      await s.waitForDisplay(id, "Noted.\n── end_turn");
       const a = ids[0]!;
       assert.deepEqual(await graft(s, a, "lines.txt"), { path: "lines.txt", conflicts: 0 });
       // The user changes line 18 since: the file holds the fork's change and more.
@@ -256,6 +267,14 @@ describe(`grafting a worktree fork's change (${nv.version})`, () => {
       await s.notified(/: nothing to merge: the source has its changes already$/);
       assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), mine);
       assert.equal((await s.notifications()).filter((n) => /its code is merged/.test(n.msg)).length, 0);
+      // The note the source's next message carries says the same.
+      const shown = await s.waitForDisplay(id, "goes with your next message: [tine] Its code had nothing to merge: ");
+      assert.doesNotMatch(shown, /Its code is merged/);
+      // Its note of the fan-out keeps the count it was made with, as its forks' do.
+      assert.match(shown, /⑂×3 fan-out: change line 2 · :Tine compare/);
+      // After a restart too, while forks of it remain.
+      await s.cmd("Tine restart");
+      await s.waitForDisplay(id, "⑂×3 fan-out: change line 2 · :Tine compare");
       // The others keep the places they were made in: "2/3" stays 2/3, as their titles say.
       await s.openList();
       const rows = await s.listLines();

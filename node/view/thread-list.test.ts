@@ -1,0 +1,58 @@
+/**
+ * The thread list's tree: siblings in the order of their numbers, as they were made, also when
+ * the store lists them otherwise (after a restart its folder's order is the file system's).
+ */
+import { describe, expect, it } from "vitest";
+import { testChat } from "../../test/helpers/test-chat.ts";
+import type { StoredThread } from "../chat/msgs.ts";
+import { type ListExtras, ThreadList } from "./thread-list.ts";
+
+const extras: ListExtras = {
+  updated: () => undefined,
+  label: () => "",
+  unreadable: () => [],
+  notSaved: () => undefined,
+  ownMessages: () => null,
+  usage: () => [],
+  winbar: () => [],
+  worksIn: () => null,
+  unattended: () => false,
+  waitingFork: () => undefined,
+  onDisk: () => false,
+  merges: () => [],
+  shownPath: (path) => path,
+  fanOutMark: () => null,
+  checking: () => false,
+  fanOutNotes: () => [],
+};
+
+function stored(num: number, title: string, parentId: string | null): StoredThread {
+  return {
+    id: `t${num}`,
+    num,
+    title,
+    parentId,
+    atMessage: 1,
+    relation: "fork",
+    created: 1000 + num,
+    updated: 1000 + num,
+    messages: 2,
+    problems: 0,
+    runner: { kind: "api" },
+    busyBy: null,
+    label: null,
+    interrupted: false,
+    worktree: null,
+  };
+}
+
+describe("the thread list", () => {
+  it("shows a thread's stored forks in the order of their numbers, whatever order the store gave them in", () => {
+    const { chat, dispatch } = testChat();
+    const threads = [stored(24, "fork b", "t1"), stored(1, "source", null), stored(25, "fork c", "t1"), stored(23, "fork a", "t1")];
+    dispatch({ type: "chat-msg", msg: { type: "stored-found", threads } });
+    const lines = new ThreadList().render(chat, { type: "project" }, extras);
+    const order = lines.map((l) => /#(\d+)/.exec(l)?.[1]).filter((n) => n !== undefined);
+    expect(order).toEqual(["1", "23", "24", "25"]);
+  });
+});
