@@ -1,0 +1,71 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ThreadMark } from "../core/code-marks.ts";
+import { History } from "../core/history.ts";
+import { diffHunks, withHunk } from "../worktree/hunks.ts";
+import { ReviewRecords } from "./review-record.ts";
+import { headerStart, reversed, reviewTurn } from "./turn-hunks.ts";
+
+const lines = (n: number, change: Record<number, string> = {}) =>
+  Array.from({ length: n }, (_, i) => `${change[i + 1] ?? `line ${i + 1}`}\n`).join("");
+
+describe("undoing one hunk", () => {
+  it("takes back only that hunk's lines, the other hunk left made", () => {
+    const before = Buffer.from(lines(20));
+    const after = Buffer.from(lines(20, { 2: "TWO", 18: "EIGHTEEN" }));
+    const hunks = diffHunks(["@@ -1,5 +1,5 @@", "-line 2", "+TWO", "@@ -15,6 +15,6 @@", "-line 18", "+EIGHTEEN"]);
+    expect(withHunk(after, before, reversed(hunks[0]!.range)).toString()).toBe(lines(20, { 18: "EIGHTEEN" }));
+    expect(withHunk(after, before, reversed(hunks[1]!.range)).toString()).toBe(lines(20, { 2: "TWO" }));
+  });
+
+  it("of a file the turn made (an empty old side), the lines go and nothing comes back", () => {
+    const [range] = diffHunks(["@@ -0,0 +1,2 @@", "+a", "+b"]).map((h) => h.range);
+    expect(withHunk(Buffer.from("a\nb\n"), Buffer.alloc(0), reversed(range!)).toString()).toBe("");
+    expect([headerStart(range!.oldStart, range!.oldCount), headerStart(range!.newStart, range!.newCount)]).toEqual([0, 1]);
+  });
+});
+
+describe("the turn a review means", () => {
+  const entries = Array.from({ length: 6 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` })) as never[];
+  const history = History.of(entries);
+  const mark = (at: number, id: string, paths: string[]): ThreadMark => ({
+    at,
+    id,
+    skipped: [],
+    entry: history.at(at - 1)!,
+    turn: { from: `${id}0`, files: paths.map((path) => ({ path, status: "modified", added: 1, removed: 1 })) },
+  });
+  const thread = { title: "t", history, code: [mark(2, "a", ["x.txt"]), mark(4, "b", ["y.txt"]), mark(6, "c", [])] };
+
+  it("the last turn that changed files, the last that changed a path, or the turn a message is part of", () => {
+    expect(reviewTurn(thread, null, null).to).toBe("b");
+    expect(reviewTurn(thread, null, "x.txt").to).toBe("a");
+    expect(reviewTurn(thread, 0, null).to).toBe("a");
+    expect(reviewTurn(thread, 2, null).to).toBe("b");
+    expect(() => reviewTurn(thread, null, "z.txt")).toThrow('tine: review: "t" has no turn that changed z.txt');
+    expect(() => reviewTurn(thread, 4, null)).toThrow('tine: review: "t" has no turn ending at or after message 4 that changed files');
+  });
+});
+
+describe("a thread's review on disk", () => {
+  it("is read back by a new reader, entry by entry: one of another shape is left out", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tine-review-"));
+    const records = new ReviewRecords(dir);
+    records.update("t1", { turn: "abc1", path: "a.txt", index: 2 }, (h) => ({ ...h, state: "undone" }));
+    records.update("t1", { turn: "abc1", path: "a.txt", index: 1 }, (h) => ({ ...h, comment: "why?" }));
+    expect(new ReviewRecords(dir).get("t1").hunks).toEqual([
+      { turn: "abc1", path: "a.txt", index: 2, state: "undone" },
+      { turn: "abc1", path: "a.txt", index: 1, state: "pending", comment: "why?" },
+    ]);
+    const file = join(dir, "t1.json");
+    const good = JSON.parse(readFileSync(file, "utf8")).hunks[0];
+    const bad = [{ ...good, state: "gone" }, { ...good, index: 0 }, { ...good, turn: "../x" }, { ...good, comment: 3 }, null];
+    writeFileSync(file, JSON.stringify({ hunks: [good, ...bad] }));
+    expect(new ReviewRecords(dir).get("t1").hunks).toEqual([good]);
+    writeFileSync(file, "{not json");
+    expect(new ReviewRecords(dir).get("t1").hunks).toEqual([]);
+    expect(new ReviewRecords(dir).get("../t1").hunks).toEqual([]);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * Reviewing a turn's edits hunk by hunk (`require("tine").hunks`, `keep_hunk`, `reject_hunk`,
+ * `comment_hunk`): each hunk of a turn's diff is kept (marked reviewed), undone, or commented on,
+ * and the thread's review remembers which (review-record.ts).
+ *
+ * An undo reverts that hunk only, three-way as a graft is (worktree/merge.ts `mergeFile`): base
+ * the file as the turn left it, ours the working file now, theirs the turn's file with only that
+ * hunk taken back. So what the agent or the user changed since survives; where they changed the
+ * same lines, the file gets conflict markers and the quickfix list names them. Nothing is lost:
+ * the file as it was just before is in a snapshot, and `:Tine restore undo` puts it back (the
+ * hunk is pending again). The file is replaced whole, only if it still is what that snapshot holds.
+ *
+ * Refused before anything is written, the file untouched: a file deleted (or renamed) since, a
+ * binary one, one the turn deleted, one over the snapshots' size limit, one a buffer holds with
+ * unsaved changes, a hunk the file already is back from.
+ */
+import { join } from "node:path";
+import type { SnapshotId } from "../core/code-marks.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
+import type { RunGit } from "../tools/git.ts";
+import { writeError } from "../util/disk-space.ts";
+import type { ThreadCode } from "../worktree/code-actions.ts";
+import { withHunk } from "../worktree/hunks.ts";
+import { applyMerge, checkMergeRoom, mergeFile } from "../worktree/merge.ts";
+import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
+import type { HunkReview, ReviewRecords } from "./review-record.ts";
+import { type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks } from "./turn-hunks.ts";
+
+/** What the host does for a review. */
+export type ReviewEdges = {
+  /** A thread's marks once the snapshots asked for until now have come (CodeActions.settledCode). */
+  readonly codeOf: (id: ThreadId) => Promise<ThreadCode>;
+  readonly snapshotsOf: (id: ThreadId) => CodeSnapshots;
+  /** How git runs in the thread's environment (`git merge-file`). */
+  readonly gitOf: (id: ThreadId) => RunGit;
+  /** `paths` of `root` were just replaced, `safety` holding them as they were: `:Tine restore undo` puts them back. */
+  readonly keepUndo: (snapshots: CodeSnapshots, root: string, safety: SnapshotId, paths: readonly string[]) => Promise<void>;
+  /** A file the review wrote (absolute): buffers holding it are reloaded. */
+  readonly written: (path: string) => void;
+  readonly unsaved: UnsavedBuffers;
+  tell(text: string, error: boolean): void;
+  quickfix(title: string, items: readonly { filename: string; lnum: number; text: string }[]): void;
+};
+
+/** How an undo went: the file, the hunk, and how many conflicts it left marked. */
+export type HunkUndone = { readonly path: string; readonly index: number; readonly conflicts: number };
+
+const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
+const refuse = (why: string) => new Error(`tine: review: ${why}`);
+
+export class Reviews {
+  /** One review step after another: an undo reads the file as the one before left it. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
+  private undoable: { readonly safety: SnapshotId; readonly id: ThreadId; readonly at: Omit<HunkReview, "state"> } | null = null;
+
+  constructor(
+    private readonly records: ReviewRecords,
+    private readonly edges: ReviewEdges,
+  ) {}
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.queue.then(work);
+    this.queue = done.catch(() => undefined);
+    return done;
+  }
+
+  /** The hunks of thread `id`'s turn at message `atMessage` (null: its last turn that changed files). */
+  async hunks(id: ThreadId, atMessage: number | null): Promise<ListedHunk[]> {
+    const turn = reviewTurn(await this.edges.codeOf(id), atMessage, null);
+    return turnHunks(this.edges.snapshotsOf(id), turn, this.records.get(id));
+  }
+
+  /** Hunk `index` of `path` marked reviewed. */
+  keep(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkReview> {
+    return this.serial(async () => {
+      const { turn } = await this.located(id, path, index, atMessage);
+      const was = this.stateOf(id, turn, path, index);
+      if (was === "undone") throw refuse(`hunk ${index} of ${path} is undone: :Tine restore undo puts it back (then keep it)`);
+      return this.records.update(id, { turn: turn.to, path, index }, (h) => ({ ...h, state: "kept" }));
+    });
+  }
+
+  /** A comment on hunk `index` of `path` (replacing any it had). */
+  comment(id: ThreadId, path: string, index: number, text: string, atMessage: number | null): Promise<HunkReview> {
+    return this.serial(async () => {
+      const trimmed = text.trim();
+      if (!trimmed) throw refuse("a comment needs some text");
+      if (trimmed.length > 4096) throw refuse("a comment is at most 4096 characters");
+      const { turn } = await this.located(id, path, index, atMessage);
+      return this.records.update(id, { turn: turn.to, path, index }, (h) => ({ ...h, comment: trimmed }));
+    });
+  }
+
+  /** `:Tine restore undo` put back snapshot `safety`: where that was the last undo of a hunk, the hunk is pending again. */
+  restored(safety: SnapshotId): void {
+    const last = this.undoable;
+    this.undoable = null;
+    if (last?.safety !== safety) return;
+    this.records.update(last.id, last.at, (h) => ({ ...h, state: "pending" }));
+  }
+
+  private stateOf(id: ThreadId, turn: ReviewTurn, path: string, index: number) {
+    return this.records.get(id).hunks.find((h) => h.turn === turn.to && h.path === path && h.index === index)?.state ?? "pending";
+  }
+
+  private async located(id: ThreadId, path: string, index: number, atMessage: number | null) {
+    const turn = reviewTurn(await this.edges.codeOf(id), atMessage, path);
+    const range = await turnHunk(this.edges.snapshotsOf(id), turn, path, index);
+    return { turn, range };
+  }
+
+  /** Hunk `index` of `path` taken back in the working file, three-way against what changed since. */
+  reject(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkUndone> {
+    return this.serial(() => this.undo(id, path, index, atMessage));
+  }
+
+  private async undo(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkUndone> {
+    const { turn, range } = await this.located(id, path, index, atMessage);
+    if (this.stateOf(id, turn, path, index) === "undone") throw refuse(`hunk ${index} of ${path} is undone already`);
+    const snapshots = this.edges.snapshotsOf(id);
+    const [root, now] = await Promise.all([snapshots.root(), snapshots.take(id)]).catch((e) => {
+      throw refuse(`the files could not be recorded: ${writeError(e, "")}`);
+    });
+    if (!root || !now) throw refuse("code snapshots are off: nothing can be undone");
+    if ([...now.skipped, ...turn.mark.skipped].includes(path)) throw refuse(`${path} is over 2 MiB: its snapshots do not hold it`);
+    const [b, a, o] = await Promise.all([
+      snapshots.read(turn.from, [path]),
+      snapshots.read(turn.to, [path]),
+      snapshots.read(now.id, [path]),
+    ]);
+    const [before, after, ours] = [b.get(path) ?? null, a.get(path) ?? null, o.get(path) ?? null];
+    if (!after) throw refuse(`the turn deleted ${path}: :Tine restore brings the whole file back`);
+    if (!ours) throw refuse(`${path} is gone since the turn (deleted or renamed): nothing is written`);
+    if ([before, after, ours].some((f) => f !== null && isBinary(f)))
+      throw refuse(`${path} is a binary file now: only a text file's hunk can be undone`);
+    const theirs = withHunk(after.bytes, before?.bytes ?? Buffer.alloc(0), reversed(range));
+    const merged = ours.bytes.equals(after.bytes)
+      ? { bytes: theirs, conflictLines: [] as number[] }
+      : await mergeFile(this.edges.gitOf(id), ours.bytes, after.bytes, theirs, {
+          ours: "now",
+          theirs: `undo of hunk ${index}`,
+          theirsRoot: root,
+        });
+    if (merged.bytes.equals(ours.bytes)) throw refuse(`${path} holds no line of hunk ${index} any more (changed since): nothing to undo`);
+    const unsaved = await unsavedRefusal(this.edges.unsaved, root, [path], "the undo");
+    if (unsaved) throw refuse(unsaved);
+    const write = { path, file: { mode: ours.mode, bytes: merged.bytes }, ours };
+    try {
+      checkMergeRoom(root, [write]);
+      const { changedMeanwhile } = await applyMerge(root, [write]);
+      if (changedMeanwhile.length) throw new Error(`${path} changed while the hunk was being undone: nothing is written, undo it again`);
+    } catch (e) {
+      throw refuse(writeError(e, root));
+    }
+    const filename = join(root, path);
+    this.edges.written(filename);
+    const at = { turn: turn.to, path, index };
+    this.records.update(id, at, (h) => ({ ...h, state: "undone" }));
+    // The file is written: an undo record that cannot be kept (a full disk) does not take it back.
+    await this.edges.keepUndo(snapshots, root, now.id, [path]).catch(() => undefined);
+    this.undoable = { safety: now.id, id, at };
+    const conflicts = merged.conflictLines.length;
+    if (!conflicts) {
+      this.edges.tell(`tine: undid hunk ${index} of ${path} (:Tine restore undo puts it back)`, false);
+      return { path, index, conflicts };
+    }
+    const text = "conflict: these lines changed since the turn, and the undo takes the turn's change back";
+    this.edges.quickfix(
+      `tine: undo of hunk ${index} of ${path}`,
+      merged.conflictLines.map((lnum) => ({ filename, lnum, text })),
+    );
+    this.edges.tell(
+      `tine: undid hunk ${index} of ${path} with ${conflicts} conflict${conflicts === 1 ? "" : "s"}: its lines changed since the turn; the markers are in the quickfix list (:Tine restore undo puts the file back)`,
+      false,
+    );
+    return { path, index, conflicts };
+  }
+}
