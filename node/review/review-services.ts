@@ -16,7 +16,7 @@ export type ReviewOptions = { readonly data_dir: string; readonly cwd: string; r
 export function reviewsFor(
   code: CodeServices,
   options: ReviewOptions,
-  edges: Pick<ReviewEdges, "tell" | "quickfix" | "unsaved" | "written">,
+  edges: Pick<ReviewEdges, "tell" | "quickfix" | "unsaved" | "written" | "dispatch" | "live" | "thread" | "load">,
 ): Reviews {
   const dir = options.persist ? join(options.data_dir, "review", projectKey(options.cwd)) : null;
   const reviews = new Reviews(new ReviewRecords(dir), {

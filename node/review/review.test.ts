@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { graftedCodeNote } from "../chat/prompts.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
+import { codeNoteFrom } from "../core/graft-note.ts";
 import { History } from "../core/history.ts";
 import { diffHunks, withHunk } from "../worktree/hunks.ts";
 import { ReviewRecords } from "./review-record.ts";
@@ -67,5 +69,41 @@ describe("a thread's review on disk", () => {
     writeFileSync(file, "{not json");
     expect(new ReviewRecords(dir).get("t1").hunks).toEqual([]);
     expect(new ReviewRecords(dir).get("../t1").hunks).toEqual([]);
+  });
+});
+
+describe("a reviewed hunk's note", () => {
+  const undo = { review: "undone", path: "a.txt", start: 3, count: 2, text: "x\ny", conflicts: 1, root: "/p" } as const;
+
+  it("is read back from a transcript field by field, a graft's note as before; one of another shape is not one", () => {
+    expect(codeNoteFrom(undo)).toEqual(undo);
+    expect(codeNoteFrom({ path: "b", hunk: null, from: "f", conflicts: 0, root: "/p" })).toEqual({
+      path: "b",
+      hunk: null,
+      from: "f",
+      conflicts: 0,
+      root: "/p",
+    });
+    for (const bad of [
+      { ...undo, review: "kept" },
+      { ...undo, start: -1 },
+      { ...undo, text: 3 },
+      { ...undo, undone: false },
+    ])
+      expect(codeNoteFrom(bad)).toBeNull();
+  });
+
+  it("tells the model the lines, what came back (indented, so no line of it starts a line of the note) and a comment on one line", () => {
+    const comment = { review: "comment", path: "a.txt", start: 9, count: 0, text: 'why\n"this"?', conflicts: 0, root: "/p" } as const;
+    expect(graftedCodeNote([undo, comment])).toBe(
+      [
+        "[tine] Since your last turn, the user reviewed your edits in the files of this thread (/p):",
+        "- the user undid your change to a.txt lines 3-4 (as your turn left them), so do not make it again unless asked; it clashed with later edits, so the file holds conflict markers there (1); these lines came back:",
+        "    x",
+        "    y",
+        "- the user's comment on a.txt after line 9 (as your turn left them): \"why 'this'?\"",
+        "Read a file again before relying on what you knew of it.",
+      ].join("\n"),
+    );
   });
 });

@@ -15,17 +15,20 @@
  * unsaved changes, a hunk the file already is back from.
  */
 import { join } from "node:path";
+import type { Dispatch } from "../chat/msgs.ts";
+import type { Thread } from "../chat/thread.ts";
 import type { SnapshotId } from "../core/code-marks.ts";
+import type { ReviewNote } from "../core/graft-note.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
 import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
 import type { ThreadCode } from "../worktree/code-actions.ts";
-import { withHunk } from "../worktree/hunks.ts";
+import { type HunkRange, withHunk } from "../worktree/hunks.ts";
 import { applyMerge, checkMergeRoom, mergeFile } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
 import type { HunkReview, ReviewRecords } from "./review-record.ts";
-import { type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks } from "./turn-hunks.ts";
+import { headerStart, type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks } from "./turn-hunks.ts";
 
 /** What the host does for a review. */
 export type ReviewEdges = {
@@ -39,6 +42,13 @@ export type ReviewEdges = {
   /** A file the review wrote (absolute): buffers holding it are reloaded. */
   readonly written: (path: string) => void;
   readonly unsaved: UnsavedBuffers;
+  readonly dispatch: Dispatch;
+  /** The threads live now. */
+  live(): Iterable<ThreadId>;
+  /** A live thread (throws when there is none). */
+  readonly thread: (id: ThreadId) => Thread;
+  /** Makes a stored thread live (it takes the review's note). */
+  readonly load: (id: ThreadId) => void;
   tell(text: string, error: boolean): void;
   quickfix(title: string, items: readonly { filename: string; lnum: number; text: string }[]): void;
 };
@@ -48,12 +58,25 @@ export type HunkUndone = { readonly path: string; readonly index: number; readon
 
 const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 const refuse = (why: string) => new Error(`tine: review: ${why}`);
+/** A hunk's lines in the file as the turn left it, as its note names them (1-based, as its header says). */
+const where = (r: HunkRange) => ({ start: headerStart(r.newStart, r.newCount), count: r.newCount });
+/** The lines an undo brought back, as the model is shown them: the first 20, at most 2000 characters. */
+function cameBack(lines: readonly string[]): string {
+  const shown = lines.slice(0, 20).join("\n").slice(0, 2000);
+  const more = lines.length > 20 ? `\n… and ${lines.length - 20} more lines` : "";
+  return `${shown}${more}`;
+}
 
 export class Reviews {
   /** One review step after another: an undo reads the file as the one before left it. */
   private queue: Promise<unknown> = Promise.resolve();
   /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
-  private undoable: { readonly safety: SnapshotId; readonly id: ThreadId; readonly at: Omit<HunkReview, "state"> } | null = null;
+  private undoable: {
+    readonly safety: SnapshotId;
+    readonly id: ThreadId;
+    readonly at: Omit<HunkReview, "state">;
+    readonly note: ReviewNote | null;
+  } | null = null;
 
   constructor(
     private readonly records: ReviewRecords,
@@ -88,8 +111,11 @@ export class Reviews {
       const trimmed = text.trim();
       if (!trimmed) throw refuse("a comment needs some text");
       if (trimmed.length > 4096) throw refuse("a comment is at most 4096 characters");
-      const { turn } = await this.located(id, path, index, atMessage);
-      return this.records.update(id, { turn: turn.to, path, index }, (h) => ({ ...h, comment: trimmed }));
+      const { turn, hunk } = await this.located(id, path, index, atMessage);
+      const root = (await this.edges.snapshotsOf(id).root()) ?? "";
+      const reviewed = this.records.update(id, { turn: turn.to, path, index }, (h) => ({ ...h, comment: trimmed }));
+      this.tellModel(id, { review: "comment", path, ...where(hunk.range), text: trimmed, conflicts: 0, root });
+      return reviewed;
     });
   }
 
@@ -99,6 +125,24 @@ export class Reviews {
     this.undoable = null;
     if (last?.safety !== safety) return;
     this.records.update(last.id, last.at, (h) => ({ ...h, state: "pending" }));
+    if (last.note) this.edges.dispatch({ type: "chat-msg", msg: { type: "graft-undone", id: last.id, note: last.note } });
+  }
+
+  /**
+   * The model of thread `id` is told of `note` with its next message, after the user's text, as
+   * of a graft (chat/prompts.ts graftedCodeNote); null: it cannot be (a program that keeps its
+   * own conversation, Claude Code: the user is told to tell it).
+   */
+  private tellModel(id: ThreadId, note: ReviewNote): ReviewNote | null {
+    if (![...this.edges.live()].includes(id)) this.edges.load(id);
+    const thread = this.edges.thread(id);
+    const program = thread.runner.traits.ownConversation;
+    if (program) {
+      this.edges.tell(`tine: "${thread.title}" runs in ${program}, which tine does not send messages to: tell it yourself`, false);
+      return null;
+    }
+    this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id, note } });
+    return note;
   }
 
   private stateOf(id: ThreadId, turn: ReviewTurn, path: string, index: number) {
@@ -107,8 +151,8 @@ export class Reviews {
 
   private async located(id: ThreadId, path: string, index: number, atMessage: number | null) {
     const turn = reviewTurn(await this.edges.codeOf(id), atMessage, path);
-    const range = await turnHunk(this.edges.snapshotsOf(id), turn, path, index);
-    return { turn, range };
+    const hunk = await turnHunk(this.edges.snapshotsOf(id), turn, path, index);
+    return { turn, hunk, range: hunk.range };
   }
 
   /** Hunk `index` of `path` taken back in the working file, three-way against what changed since. */
@@ -117,7 +161,7 @@ export class Reviews {
   }
 
   private async undo(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkUndone> {
-    const { turn, range } = await this.located(id, path, index, atMessage);
+    const { turn, hunk, range } = await this.located(id, path, index, atMessage);
     if (this.stateOf(id, turn, path, index) === "undone") throw refuse(`hunk ${index} of ${path} is undone already`);
     const snapshots = this.edges.snapshotsOf(id);
     const [root, now] = await Promise.all([snapshots.root(), snapshots.take(id)]).catch((e) => {
@@ -160,8 +204,9 @@ export class Reviews {
     this.records.update(id, at, (h) => ({ ...h, state: "undone" }));
     // The file is written: an undo record that cannot be kept (a full disk) does not take it back.
     await this.edges.keepUndo(snapshots, root, now.id, [path]).catch(() => undefined);
-    this.undoable = { safety: now.id, id, at };
     const conflicts = merged.conflictLines.length;
+    const note = this.tellModel(id, { review: "undone", path, ...where(range), text: cameBack(hunk.removed), conflicts, root });
+    this.undoable = { safety: now.id, id, at, note };
     if (!conflicts) {
       this.edges.tell(`tine: undid hunk ${index} of ${path} (:Tine restore undo puts it back)`, false);
       return { path, index, conflicts };

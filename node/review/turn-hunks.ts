@@ -72,16 +72,23 @@ export async function turnHunks(snapshots: CodeSnapshots, turn: ReviewTurn, reco
   return out;
 }
 
+/** A hunk of a turn's diff of a file: where it sits, and the lines it removed (without their `-`), what an undo brings back. */
+export type TurnHunk = { readonly range: HunkRange; readonly removed: readonly string[] };
+
 /** Hunk `index` (from 1) of the turn's diff of `path`, refused clearly when the file has no such hunk. */
-export async function turnHunk(snapshots: CodeSnapshots, turn: ReviewTurn, path: string, index: number): Promise<HunkRange> {
+export async function turnHunk(snapshots: CodeSnapshots, turn: ReviewTurn, path: string, index: number): Promise<TurnHunk> {
   if (!turn.mark.turn!.files.some((f) => f.path === path)) throw new Error(`tine: review: that turn did not change ${path}`);
-  const hunks = diffHunks(await snapshots.fileDiff(turn.from, turn.to, path));
+  const diff = await snapshots.fileDiff(turn.from, turn.to, path);
+  const hunks = diffHunks(diff);
   const range = hunks[index - 1]?.range;
   if (index < 1 || !range) {
     const has = hunks.length === 0 ? "no hunk (a binary file)" : `${hunks.length} hunk${hunks.length === 1 ? "" : "s"}`;
     throw new Error(`tine: review: the turn's diff of ${path} has ${has}: there is no hunk ${index}`);
   }
-  return range;
+  // Its lines run from its header (the index-th) to the next header.
+  const starts = diff.flatMap((l, i) => (l.startsWith("@@") ? [i] : []));
+  const lines = diff.slice(starts[index - 1]! + 1, starts[index] ?? diff.length);
+  return { range, removed: lines.filter((l) => l.startsWith("-")).map((l) => l.slice(1)) };
 }
 
 /** The range as it reads the other way: undoing a hunk makes its new lines the old ones again. */

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { typeAndSend } from "../helpers/chat-driver.ts";
+import { readsCacheOf } from "../helpers/cache-prefix.ts";
+import { body, exchange, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
 import { withGitProject } from "../helpers/code-session.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
@@ -79,6 +80,30 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
       await s.cmd("Tine restart");
       assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 undone", "lines.txt#2 kept"]);
       assert.match(String(await api(s, "reject_hunk", id, "lines.txt", 1)), /^tine: review: hunk 1 of lines\.txt is undone already$/);
+    });
+  });
+
+  it("the next request carries, after the user's text, the hunks undone (what came back) and the comments; earlier messages as sent; told once", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await editingTurn(s);
+      const lastAsked = body(s, -1);
+      assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 0 });
+      assert.equal(await api(s, "comment_hunk", id, "lines.txt", 2, "why upper\ncase?"), true);
+      await s.waitForDisplay(id, "↶ undid lines.txt lines 1-5 · the model is told with your next message");
+      await s.waitForDisplay(id, "✎ comment on lines.txt lines 15-20 · the model is told with your next message");
+      await exchange(s, id, "go on", "Ok.");
+      assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), [
+        "go on",
+        `[tine] Since your last turn, the user reviewed your edits in the files of this thread (${s.cwd}):\n` +
+          "- the user undid your change to lines.txt lines 1-5 (as your turn left them), so do not make it again unless asked; these lines came back:\n" +
+          "    line 2\n" +
+          '- the user\'s comment on lines.txt lines 15-20 (as your turn left them): "why upper case?"\n' +
+          "Read a file again before relying on what you knew of it.",
+      ]);
+      assert.ok(readsCacheOf(body(s, -1), lastAsked), "the messages before the note are as sent");
+      assert.ok(!/↶ undid|✎ comment/.test(await s.display(id)), "the note went with the message");
+      await exchange(s, id, "again", "Fine.");
+      assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), ["again"], "told once");
     });
   });
 
