@@ -6,7 +6,10 @@ import { graftedCodeNote } from "../chat/prompts.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import { codeNoteFrom } from "../core/graft-note.ts";
 import { History } from "../core/history.ts";
-import { diffHunks, withHunk } from "../worktree/hunks.ts";
+import { localGit } from "../tools/local-git.ts";
+import { diffHunks, linesOf, withHunk } from "../worktree/hunks.ts";
+import { mergeFile } from "../worktree/merge.ts";
+import { undoApart } from "./hunk-undo.ts";
 import { ReviewRecords } from "./review-record.ts";
 import { headerStart, reversed, reviewTurn } from "./turn-hunks.ts";
 
@@ -105,5 +108,33 @@ describe("a reviewed hunk's note", () => {
         "Read a file again before relying on what you knew of it.",
       ].join("\n"),
     );
+  });
+});
+
+describe("an undo apart from what changed since", () => {
+  const before = Buffer.from(lines(30));
+  const after = Buffer.from(lines(30, { 15: "FIFTEEN" }));
+  const [range] = diffHunks(["@@ -12,7 +12,7 @@", "-line 15", "+FIFTEEN"]).map((h) => h.range);
+  const back = linesOf(before).slice(range!.oldStart, range!.oldStart + range!.oldCount);
+  /** What git merge-file makes of the same undo: ours the file now, base the turn's, theirs the turn's with the hunk taken back. */
+  const byGit = async (ours: Buffer) =>
+    (
+      await mergeFile(localGit, ours, after, withHunk(after, before, reversed(range!)), { ours: "o", theirs: "t", theirsRoot: "/" })
+    ).bytes.toString();
+
+  it("changes wholly before the hunk (lines added) or wholly after (lines removed): what git makes of it, without git", async () => {
+    for (const ours of [
+      Buffer.from(`new 0\nnew 1\n${lines(30, { 15: "FIFTEEN", 2: "mine" })}`),
+      Buffer.from(lines(30, { 15: "FIFTEEN" }).replace("line 29\nline 30\n", "")),
+      Buffer.from(lines(30, { 15: "FIFTEEN", 21: "just past the context" })),
+    ]) {
+      const apart = undoApart(after, ours, range!, back);
+      expect(apart?.toString()).toBe(await byGit(ours));
+    }
+  });
+
+  it("changes on both sides, or in the hunk's lines (its context too): left to git", () => {
+    expect(undoApart(after, Buffer.from(lines(30, { 1: "a", 15: "FIFTEEN", 30: "b" })), range!, back)).toBeNull();
+    expect(undoApart(after, Buffer.from(lines(30, { 13: "mine", 15: "FIFTEEN" })), range!, back)).toBeNull();
   });
 });

@@ -14,6 +14,7 @@
  * binary one, one the turn deleted, one over the snapshots' size limit, one a buffer holds with
  * unsaved changes, a hunk the file already is back from.
  */
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
@@ -24,9 +25,11 @@ import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
 import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
 import type { ThreadCode } from "../worktree/code-actions.ts";
-import { type HunkRange, withHunk } from "../worktree/hunks.ts";
+import { hashOf } from "../worktree/file-hash.ts";
+import { type HunkRange, linesOf, withHunk } from "../worktree/hunks.ts";
 import { applyMerge, checkMergeRoom, mergeFile } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
+import { undoApart } from "./hunk-undo.ts";
 import type { HunkReview, ReviewRecords } from "./review-record.ts";
 import { headerStart, type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks } from "./turn-hunks.ts";
 
@@ -56,6 +59,23 @@ export type ReviewEdges = {
 /** How an undo went: the file, the hunk, and how many conflicts it left marked. */
 export type HunkUndone = { readonly path: string; readonly index: number; readonly conflicts: number };
 
+/** How many files of turns an undo keeps read (turnFile). */
+const KEPT_FILES = 32;
+
+/** A file as a turn found it and left it (null: none), and the turn's diff of it. */
+type TurnFile = { readonly diff: readonly string[]; readonly before: StoredFile | null; readonly after: StoredFile | null };
+
+/** What is at `abs` as a snapshot would hold it: null when there is no file (a folder is none either). */
+function onDisk(abs: string): StoredFile | null {
+  try {
+    const info = lstatSync(abs);
+    if (info.isSymbolicLink()) return { mode: "120000", bytes: Buffer.from(readlinkSync(abs), "utf8") };
+    return info.isFile() ? { mode: (info.mode & 0o100) !== 0 ? "100755" : "100644", bytes: readFileSync(abs) } : null;
+  } catch {
+    return null;
+  }
+}
+
 const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 const refuse = (why: string) => new Error(`tine: review: ${why}`);
 /** A hunk's lines in the file as the turn left it, as its note names them (1-based, as its header says). */
@@ -71,6 +91,7 @@ export class Reviews {
   /** One review step after another: an undo reads the file as the one before left it. */
   private queue: Promise<unknown> = Promise.resolve();
   /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
+  private readonly turnFiles = new Map<string, Promise<TurnFile>>();
   private undoable: {
     readonly safety: SnapshotId;
     readonly id: ThreadId;
@@ -151,8 +172,29 @@ export class Reviews {
 
   private async located(id: ThreadId, path: string, index: number, atMessage: number | null) {
     const turn = reviewTurn(await this.edges.codeOf(id), atMessage, path);
-    const hunk = await turnHunk(this.edges.snapshotsOf(id), turn, path, index);
-    return { turn, hunk, range: hunk.range };
+    if (!turn.mark.turn!.files.some((f) => f.path === path)) throw refuse(`that turn did not change ${path}`);
+    const file = await this.turnFile(this.edges.snapshotsOf(id), turn, path);
+    const hunk = turnHunk(file.diff, path, index);
+    return { turn, hunk, range: hunk.range, file };
+  }
+
+  /**
+   * A file as the turn found and left it, and its diff: two snapshots never change, so they are
+   * kept (the last few files) and an undo after the first of a file runs no git but its snapshot.
+   */
+  private turnFile(snapshots: CodeSnapshots, turn: ReviewTurn, path: string): Promise<TurnFile> {
+    const key = `${turn.from}..${turn.to}\0${path}`;
+    const kept = this.turnFiles.get(key);
+    if (kept) return kept;
+    const read = Promise.all([
+      snapshots.fileDiff(turn.from, turn.to, path),
+      snapshots.read(turn.from, [path]),
+      snapshots.read(turn.to, [path]),
+    ]).then(([diff, b, a]) => ({ diff, before: b.get(path) ?? null, after: a.get(path) ?? null }));
+    if (this.turnFiles.size >= KEPT_FILES) this.turnFiles.delete(this.turnFiles.keys().next().value!);
+    this.turnFiles.set(key, read);
+    read.catch(() => this.turnFiles.delete(key));
+    return read;
   }
 
   /** Hunk `index` of `path` taken back in the working file, three-way against what changed since. */
@@ -161,27 +203,32 @@ export class Reviews {
   }
 
   private async undo(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkUndone> {
-    const { turn, hunk, range } = await this.located(id, path, index, atMessage);
+    const { turn, hunk, range, file } = await this.located(id, path, index, atMessage);
     if (this.stateOf(id, turn, path, index) === "undone") throw refuse(`hunk ${index} of ${path} is undone already`);
     const snapshots = this.edges.snapshotsOf(id);
-    const [root, now] = await Promise.all([snapshots.root(), snapshots.take(id)]).catch((e) => {
-      throw refuse(`the files could not be recorded: ${writeError(e, "")}`);
+    const root = await snapshots.root();
+    if (!root) throw refuse("code snapshots are off: nothing can be undone");
+    if (turn.mark.skipped.includes(path)) throw refuse(`${path} is over 2 MiB: its snapshots do not hold it`);
+    // The file as it is now, read before and after the snapshot `:Tine restore undo` puts back: the same both times, that snapshot holds it.
+    const seen = onDisk(join(root, path));
+    const now = await snapshots.take(id).catch((e) => {
+      throw refuse(`the files could not be recorded: ${writeError(e, root)}`);
     });
-    if (!root || !now) throw refuse("code snapshots are off: nothing can be undone");
-    if ([...now.skipped, ...turn.mark.skipped].includes(path)) throw refuse(`${path} is over 2 MiB: its snapshots do not hold it`);
-    const [b, a, o] = await Promise.all([
-      snapshots.read(turn.from, [path]),
-      snapshots.read(turn.to, [path]),
-      snapshots.read(now.id, [path]),
-    ]);
-    const [before, after, ours] = [b.get(path) ?? null, a.get(path) ?? null, o.get(path) ?? null];
+    if (!now) throw refuse("code snapshots are off: nothing can be undone");
+    if (now.skipped.includes(path))
+      throw refuse(`${path} is over 2 MiB now: its snapshot would not hold it, so the undo could not be taken back`);
+    const ours = onDisk(join(root, path));
+    if (hashOf(seen) !== hashOf(ours)) throw refuse(`${path} changed while the hunk was being undone: nothing is written, undo it again`);
+    const { before, after } = file;
     if (!after) throw refuse(`the turn deleted ${path}: :Tine restore brings the whole file back`);
     if (!ours) throw refuse(`${path} is gone since the turn (deleted or renamed): nothing is written`);
     if ([before, after, ours].some((f) => f !== null && isBinary(f)))
       throw refuse(`${path} is a binary file now: only a text file's hunk can be undone`);
     const theirs = withHunk(after.bytes, before?.bytes ?? Buffer.alloc(0), reversed(range));
-    const merged = ours.bytes.equals(after.bytes)
-      ? { bytes: theirs, conflictLines: [] as number[] }
+    const back = linesOf(before?.bytes ?? Buffer.alloc(0)).slice(range.oldStart, range.oldStart + range.oldCount);
+    const apart = ours.bytes.equals(after.bytes) ? theirs : undoApart(after.bytes, ours.bytes, range, back);
+    const merged = apart
+      ? { bytes: apart, conflictLines: [] as number[] }
       : await mergeFile(this.edges.gitOf(id), ours.bytes, after.bytes, theirs, {
           ours: "now",
           theirs: `undo of hunk ${index}`,

@@ -75,10 +75,8 @@ export async function turnHunks(snapshots: CodeSnapshots, turn: ReviewTurn, reco
 /** A hunk of a turn's diff of a file: where it sits, and the lines it removed (without their `-`), what an undo brings back. */
 export type TurnHunk = { readonly range: HunkRange; readonly removed: readonly string[] };
 
-/** Hunk `index` (from 1) of the turn's diff of `path`, refused clearly when the file has no such hunk. */
-export async function turnHunk(snapshots: CodeSnapshots, turn: ReviewTurn, path: string, index: number): Promise<TurnHunk> {
-  if (!turn.mark.turn!.files.some((f) => f.path === path)) throw new Error(`tine: review: that turn did not change ${path}`);
-  const diff = await snapshots.fileDiff(turn.from, turn.to, path);
+/** Hunk `index` (from 1) of `diff`, the turn's diff of `path`, refused clearly when it has no such hunk. */
+export function turnHunk(diff: readonly string[], path: string, index: number): TurnHunk {
   const hunks = diffHunks(diff);
   const range = hunks[index - 1]?.range;
   if (index < 1 || !range) {
