@@ -126,7 +126,7 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
     });
   });
 
-  it("refuses with a clear message, the file untouched: no such hunk or file, a binary file, a file deleted since, an empty comment", async () => {
+  it("refuses with a clear message, the file untouched: no such hunk or file, a binary file, a file deleted since, an empty comment, a hunk taken back by hand, a file made binary since", async () => {
     await withGitProject(nv, setUp(project()), async (s) => {
       const id = await editingTurn(s);
       rmSync(join(s.cwd, "hello.txt"));
@@ -147,6 +147,20 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
       for (const [got, want] of refusals) assert.match(String(got), want);
       assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), EDITED);
       assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 pending", "lines.txt#2 pending"]);
+      // A hunk you already took back by hand: nothing to undo. A file made binary since: refused. Both left as they are.
+      const byHand = withLine(EDITED, 2, "line 2");
+      writeFileSync(join(s.cwd, "lines.txt"), byHand);
+      assert.match(
+        String(await api(s, "reject_hunk", id, "lines.txt", 1)),
+        /^tine: review: lines\.txt holds no line of hunk 1 any more \(changed since\): nothing to undo$/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), byHand);
+      writeFileSync(join(s.cwd, "lines.txt"), "a\0b");
+      assert.match(
+        String(await api(s, "reject_hunk", id, "lines.txt", 2)),
+        /^tine: review: lines\.txt is a binary file now: only a text file's hunk can be undone$/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), "a\0b");
     });
   });
 });
