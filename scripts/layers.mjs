@@ -31,7 +31,10 @@ export const LAYERS = [
   [["nvim", "Neovim's side of the channel"]],
   [["view", "buffers, rendering, the list"]],
   [["worktree", "the code side: worktrees, code actions, the recorder"]],
-  [["fork", "the one way forks are made"]],
+  [
+    ["fork", "the one way forks are made"],
+    ["review", "a turn's edits reviewed hunk by hunk"],
+  ],
   [["rpc", "the requests Lua may make"]],
   [["host", "the composition root"]],
 ];

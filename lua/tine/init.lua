@@ -180,6 +180,52 @@ function M.graft(from_id, path, hunk)
   return host.request("graft", from_id, path, hunk)
 end
 
+-- ---- review (:help tine-review) ----
+
+--- The hunks of thread `id`'s turn that ended at or after message `at_message` (nil: its last turn
+--- that changed files): `{ path, index, old_start, old_lines, new_start, new_lines, state }`, file
+--- by file, `index` from 1 within a file, `state` "pending", "kept" or "undone".
+---@param id string
+---@param at_message? integer
+---@return TineHunk[]
+function M.hunks(id, at_message)
+  return host.request("review_hunks", id, at_message)
+end
+
+--- Marks hunk `index` of `path` reviewed (the turn: the one at `at_message`, nil: the last turn
+--- that changed `path`).
+---@param id string
+---@param path string
+---@param index integer
+---@param at_message? integer
+---@return true
+function M.keep_hunk(id, path, index, at_message)
+  return host.request("keep_hunk", id, path, index, at_message)
+end
+
+--- Takes hunk `index` of `path` back in the working file, that hunk only, three-way against what
+--- changed since (later edits survive; where they touch the same lines, conflict markers and the
+--- quickfix list). `:Tine restore undo` puts the file back.
+---@param id string
+---@param path string
+---@param index integer
+---@param at_message? integer
+---@return { path: string, index: integer, conflicts: integer }
+function M.reject_hunk(id, path, index, at_message)
+  return host.request("reject_hunk", id, path, index, at_message)
+end
+
+--- A comment on hunk `index` of `path`, told to the model with the thread's next message.
+---@param id string
+---@param path string
+---@param index integer
+---@param text string
+---@param at_message? integer
+---@return true
+function M.comment_hunk(id, path, index, text, at_message)
+  return host.request("comment_hunk", id, path, index, text, at_message)
+end
+
 --- A summary of fork `id` goes to its parent's next message, then the fork ends. Without `text`
 --- the fork is asked for the summary first.
 ---@param id string

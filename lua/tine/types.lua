@@ -212,6 +212,16 @@
 ---@field hunk? integer
 ---@field conflicts integer
 
+--- A hunk of a turn's edits (`hunks()`): where it sits (as its `@@` header says), its review state.
+---@class TineHunk
+---@field path string
+---@field index integer from 1 within the file
+---@field old_start integer
+---@field old_lines integer
+---@field new_start integer
+---@field new_lines integer
+---@field state "pending"|"kept"|"undone"
+
 --- How `fork()` takes the fork; only these keys (another is an error naming it).
 ---@class TineForkOpts
 ---@field at_message? integer fork from this message (0-based)

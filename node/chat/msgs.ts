@@ -2,7 +2,7 @@
 import type { SendContext } from "../context/follow.ts";
 import type { AgentMsg } from "../core/agent.ts";
 import type { CodeMark, CodePurpose, ThreadMark } from "../core/code-marks.ts";
-import type { GraftNote } from "../core/graft-note.ts";
+import type { CodeNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
@@ -191,7 +191,7 @@ export type ChatMsg =
       readOnlyBy: number | null;
       reports: readonly { from: string; text: string }[];
       /** Forks' changes grafted into its files, waiting for its next message (none when left out). */
-      grafts?: readonly GraftNote[];
+      grafts?: readonly CodeNote[];
       /** Messages the user had queued when the thread was last written (they come back held). */
       queue: readonly StoredQueued[];
       /** The snapshots its messages were made on (none in transcripts written before them). */
@@ -215,10 +215,10 @@ export type ChatMsg =
   | { type: "fork-report"; id: ThreadId; text?: string }
   /** What a reporting fork's code changed in its worktree (the host's `sumUpCode`; "": nothing to say): its report goes with it. */
   | { type: "fork-code-summed"; id: ThreadId; summary: string }
-  /** A fork's change was grafted into thread `id`'s files (worktree/graft.ts): noted in its display, told with its next message. */
-  | { type: "grafted"; id: ThreadId; note: GraftNote }
-  /** `:Tine restore undo` took graft `note` into thread `id`'s files back (worktree/graft.ts): not told with its next message. */
-  | { type: "graft-undone"; id: ThreadId; note: GraftNote }
+  /** A fork's change was grafted into thread `id`'s files (worktree/graft.ts), or a hunk of its turn undone or commented on (review/): noted in its display, told with its next message. */
+  | { type: "grafted"; id: ThreadId; note: CodeNote }
+  /** `:Tine restore undo` took the graft or undo `note` back: not told with its next message. */
+  | { type: "graft-undone"; id: ThreadId; note: CodeNote }
   /** A background fork opened in a window becomes an interactive one. */
   | { type: "fork-opened"; id: ThreadId }
   | { type: "clock-tick"; now: number }

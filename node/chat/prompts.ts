@@ -4,7 +4,7 @@
  * and tune what the model is told on the user's behalf. The frame around project instructions is
  * context/instructions.ts's, where they are read.
  */
-import type { GraftNote } from "../core/graft-note.ts";
+import { type CodeNote, type GraftNote, hunkLines, isReviewNote, type ReviewNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { headAndTail } from "../util/head-and-tail.ts";
@@ -112,16 +112,42 @@ const oneLine = (text: string) => text.replace(/\s+/g, " ").replace(/"/g, "'");
  * model knows which files changed under it, and from which fork. A note after the user's words,
  * never a change to earlier messages: the messages stay as sent, and the prompt cache with them.
  */
-export function graftedCodeNote(notes: readonly GraftNote[]): string {
+export function graftedCodeNote(notes: readonly CodeNote[]): string {
+  const grafts = notes.filter((n): n is GraftNote => !isReviewNote(n));
+  const reviews = notes.filter(isReviewNote);
   const what = (n: GraftNote) => (n.hunk === null ? "the whole file" : `hunk ${n.hunk} of the fork's diff of it`);
-  const conflicts = (n: GraftNote) => (n.conflicts ? `, with conflict markers where both changed the same lines (${n.conflicts})` : "");
-  const lines = notes.map((n) => `- ${oneLine(n.path)}, ${what(n)}, from the fork "${oneLine(n.from)}"${conflicts(n)}`);
-  const roots = [...new Set(notes.map((n) => n.root))].join(", ");
+  const conflicts = (n: { conflicts: number }) =>
+    n.conflicts ? `, with conflict markers where both changed the same lines (${n.conflicts})` : "";
+  const roots = (ns: readonly CodeNote[]) => [...new Set(ns.map((n) => n.root))].join(", ");
   return [
-    `[tine] Since your last turn, the user grafted changes from forks into the files of this thread (${roots}):`,
-    ...lines,
+    ...(grafts.length
+      ? [
+          `[tine] Since your last turn, the user grafted changes from forks into the files of this thread (${roots(grafts)}):`,
+          ...grafts.map((n) => `- ${oneLine(n.path)}, ${what(n)}, from the fork "${oneLine(n.from)}"${conflicts(n)}`),
+        ]
+      : []),
+    ...(reviews.length
+      ? [
+          `[tine] Since your last turn, the user reviewed your edits in the files of this thread (${roots(reviews)}):`,
+          ...reviews.map(reviewLine),
+        ]
+      : []),
     "Read a file again before relying on what you knew of it.",
   ].join("\n");
+}
+
+/** One reviewed hunk in the model's note: an undo with what came back (indented: no line of it starts a line of the note), or a comment. */
+function reviewLine(n: ReviewNote): string {
+  const where = `${oneLine(n.path)} ${hunkLines(n)} (as your turn left them)`;
+  if (n.review === "comment") return `- the user's comment on ${where}: "${oneLine(n.text)}"`;
+  const conflicts = n.conflicts ? `; it clashed with later edits, so the file holds conflict markers there (${n.conflicts})` : "";
+  const back = n.text
+    ? `; these lines came back:\n${n.text
+        .split("\n")
+        .map((l) => `    ${l}`)
+        .join("\n")}`
+    : "; nothing came back (your lines there are gone)";
+  return `- the user undid your change to ${where}, so do not make it again unless asked${conflicts}${back}`;
 }
 
 /**

@@ -12,7 +12,7 @@ import { readContextBlock } from "../context/blocks.ts";
 import { contextBlocks } from "../context/follow.ts";
 import type { AgentStatus } from "../core/agent.ts";
 import type { CodeRecorder, ThreadMark } from "../core/code-marks.ts";
-import type { GraftNote } from "../core/graft-note.ts";
+import type { CodeNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock, UserBlock } from "../core/native.ts";
@@ -54,7 +54,7 @@ export class Thread {
   /** Reports of forks, shown at once and sent with the next user turn. Replaced, never mutated. */
   reports: readonly QueuedReport[] = [];
   /** Forks' changes grafted into its files since its last user turn, told with the next one (after the user's text). Replaced, never mutated. */
-  grafts: readonly GraftNote[] = [];
+  grafts: readonly CodeNote[] = [];
   /** What the user sent while the agent worked; a fork starts with none (the queue is this thread's). */
   readonly queue = new SendQueue();
   /** The code snapshots of its turns (turn-code.ts). */
@@ -149,14 +149,14 @@ export class Thread {
   }
 
   /** A fork's change was grafted into its files (the chat's `grafted`): noted in its display, told with its next message. */
-  grafted(note: GraftNote): void {
+  grafted(note: CodeNote): void {
     this.grafts = [...this.grafts, note];
     this.version++;
     this.context.changed?.(this.id);
   }
 
   /** `:Tine restore undo` took graft `note` back (the chat's `graft-undone`): its line says so, and the model is not told of it. */
-  graftUndone(note: GraftNote): void {
+  graftUndone(note: CodeNote): void {
     if (!this.grafts.includes(note)) return;
     this.grafts = this.grafts.map((g) => (g === note ? { ...g, undone: true as const } : g));
     this.version++;

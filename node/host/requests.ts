@@ -119,6 +119,13 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
       .then((g) => ({ path: g.path, conflicts: g.conflicts, ...(g.hunk === null ? {} : { hunk: g.hunk }) })),
   graft_hunks: ({ app }, [id, path]) =>
     app.services.codeServices.grafts.hunks(id, path).then((hs) => hs.map(({ header, added, removed }) => ({ header, added, removed }))),
+  review_hunks: ({ app }, [id, at]) => app.services.reviews.hunks(app.services.queries.resolve(id), at ?? null),
+  keep_hunk: ({ app }, [id, path, n, at]) =>
+    app.services.reviews.keep(app.services.queries.resolve(id), path, n, at ?? null).then(() => true as const),
+  reject_hunk: ({ app }, [id, path, n, at]) =>
+    app.services.reviews.reject(app.services.queries.resolve(id), path, n, at ?? null).then((u) => ({ ...u })),
+  comment_hunk: ({ app }, [id, path, n, text, at]) =>
+    app.services.reviews.comment(app.services.queries.resolve(id), path, n, text, at ?? null).then(() => true as const),
 
   thread_left: ({ app }, [id]) => {
     app.threadLeft(id);

@@ -31,6 +31,7 @@ import { McpServers } from "../mcp/registry.ts";
 import { McpTools } from "../mcp/tools.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
 import { askTitle, askTitles, type Exchange, type TitleAnswer } from "../providers/title.ts";
+import { type Reviews, reviewsFor } from "../review/review-services.ts";
 import { LastActive } from "../store/last-active.ts";
 import { Persistence } from "../store/persistence.ts";
 import { ThreadStore, type Unreadable } from "../store/store.ts";
@@ -47,7 +48,7 @@ import { OpenFromEnd } from "../view/open-from-end.ts";
 import { ThreadQueries } from "../view/thread-queries.ts";
 import { ThreadsMirror } from "../view/threads-mirror.ts";
 import type { CodeActions } from "../worktree/code-actions.ts";
-import { CodeServices } from "../worktree/code-services.ts";
+import { type CodeHooks, CodeServices } from "../worktree/code-services.ts";
 import type { ForkCode } from "../worktree/fork-code.ts";
 import { worktreeRefused } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
@@ -83,6 +84,8 @@ export class Services {
   readonly code: CodeActions;
   /** Snapshots, workspaces, worktree forks' ends (node/worktree/code-services.ts). */
   readonly codeServices: CodeServices;
+  /** A turn's edits reviewed hunk by hunk (node/review/). */
+  readonly reviews: Reviews;
   /** Where each thread works: the project's folder or a fork's worktree (node/worktree/). */
   readonly workspaces: Workspaces;
   /** What a worktree fork's end does to its files: merge, summary, removal. */
@@ -130,7 +133,7 @@ export class Services {
     const written = (by: string) => (path: string) =>
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
     const tell = (text: string, error: boolean) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text));
-    this.codeServices = new CodeServices(config, {
+    const codeHooks: CodeHooks = {
       thread: (id) => this.threads.live(id),
       codeOf: (id) => this.threads.codeOf(id),
       parentOf: (id) => this.chat.lineage.get(id)?.parentId,
@@ -151,7 +154,9 @@ export class Services {
         void nvim.call("set_quickfix", [title, items]).catch((e) => nvim.log(`set_quickfix failed: ${String(e)}`)),
       live: () => this.chat.threads.keys(),
       mergesChanged: () => this.buffers.redraw(),
-    });
+    };
+    this.codeServices = new CodeServices(config, codeHooks);
+    this.reviews = reviewsFor(this.codeServices, config, { ...codeHooks, written: written("a review") });
     const { workspaces, actions, forkCode, recorder } = this.codeServices;
     this.workspaces = workspaces;
     this.code = actions;

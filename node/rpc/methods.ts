@@ -37,6 +37,8 @@ import type { ComparedFork } from "../fork/compare.ts";
 import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
 import type { Lineage, ListShown, MirroredThreads, SendResult, ThreadInfo } from "../nvim/lua-shapes.ts";
 import type { ModelChoices } from "../providers/models.ts";
+import type { HunkUndone } from "../review/reviews.ts";
+import type { ListedHunk } from "../review/turn-hunks.ts";
 import type { SandboxAvailability } from "../sandbox/bwrap.ts";
 import type { UsageInfo } from "../usage/book.ts";
 import type { TypedHelp } from "../view/input-help.ts";
@@ -251,6 +253,23 @@ export const METHODS = {
   graft: { args: [arg("from_id", threadRef), arg("path", string), arg("hunk", optional(index))], result: returns<GraftResult>() },
   /** The hunks of fork `id`'s diff of `path` since its fork point, numbered as `graft` numbers them (the compare view lists them). */
   graft_hunks: { args: [id, arg("path", string)], result: returns<GraftHunk[]>() },
+  /** The hunks of thread `id`'s turn at `at_message` (nil: its last turn that changed files), each with its review state (node/review/). */
+  review_hunks: { args: [arg("id", threadRef), arg("at_message", optional(index))], result: returns<ListedHunk[]>(), api: "hunks" },
+  /** Hunk `index` (from 1) of `path` in the turn (nil `at_message`: the last turn that changed `path`) marked reviewed. */
+  keep_hunk: {
+    args: [arg("id", threadRef), arg("path", string), arg("index", index), arg("at_message", optional(index))],
+    result: returns<true>(),
+  },
+  /** That hunk only taken back in the working file, three-way against what changed since (conflicts marked, in the quickfix list). */
+  reject_hunk: {
+    args: [arg("id", threadRef), arg("path", string), arg("index", index), arg("at_message", optional(index))],
+    result: returns<HunkUndone>(),
+  },
+  /** A comment on that hunk, told to the model with the thread's next message. */
+  comment_hunk: {
+    args: [arg("id", threadRef), arg("path", string), arg("index", index), arg("text", string), arg("at_message", optional(index))],
+    result: returns<true>(),
+  },
 
   // -- buffers and lines --
   /** Another thread took the windows of thread `id`, whose input is blank: an empty thread goes. */

@@ -47,6 +47,12 @@ export function hunksOf(text: string): string[] {
   return hunk < 0 ? [] : lines.slice(hunk);
 }
 
+/** `git diff-tree -p` output of many files: each file's lines from its first hunk on, in git's order (`changes`' order). */
+export function hunksPerFile(text: string): string[][] {
+  const files = text.split(/^diff --git /m).slice(1);
+  return files.map((f) => hunksOf(f));
+}
+
 /** `git ls-tree -r -z` output, split at NULs: the mode and blob of each path in `wanted`. */
 export function treeEntries(out: readonly string[], wanted: ReadonlySet<string>): Map<string, { mode: string; sha: string }> {
   const entries = new Map<string, { mode: string; sha: string }>();

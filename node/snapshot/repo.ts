@@ -21,7 +21,7 @@ import { projectKey } from "../core/project-key.ts";
 import { type RunGit, splitNul } from "../tools/git.ts";
 import { diskSize, sizeOf } from "./disk-size.ts";
 import { ATTRIBUTES, defaultExcludesFile, excludesText, writeIfChanged } from "./excludes.ts";
-import { hunksOf, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
+import { hunksOf, hunksPerFile, parseBatch, parseChanges, skippedInMessage, snapshotMessage, treeEntries } from "./git-output.ts";
 import { GitLanes } from "./lanes.ts";
 import { isLink, underLinks } from "./links.ts";
 import { inParts, packedAdd } from "./packed-add.ts";
@@ -281,6 +281,13 @@ export class SnapshotRepo {
       const text = (await this.run(["diff-tree", "-p", "--no-renames", "--no-color", from, to, "--", path])).stdout.toString("utf8");
       return hunksOf(text);
     });
+  }
+
+  /** Every file's unified diff from `from` to `to` in one run of git, in `changes`' order. */
+  fileDiffs(from: SnapshotId, to: SnapshotId): Promise<string[][]> {
+    return this.serial(async () =>
+      hunksPerFile((await this.run(["diff-tree", "-r", "-p", "--no-renames", "--no-color", from, to])).stdout.toString("utf8")),
+    );
   }
 
   /** The given files as snapshot `id` holds them (null: it holds none at that path). */

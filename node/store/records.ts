@@ -11,7 +11,7 @@
 import type { StoredQueued } from "../chat/msgs.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import { type CheckResult, checkResultFrom, type FanOutPlace, fanOutPlaceFrom } from "../core/fan-out-record.ts";
-import { type GraftNote, graftNoteFrom } from "../core/graft-note.ts";
+import { type CodeNote, codeNoteFrom } from "../core/graft-note.ts";
 import { isThreadId } from "../core/ids.ts";
 import { isThinkingEffort, type ThinkingEffort } from "../core/model-choice.ts";
 import type { AssistantBlock, NativeMessage, ResponseMeta, ToolResultBlock } from "../core/native.ts";
@@ -123,8 +123,8 @@ export type ChangeRecord =
   | { readonly t: "report"; readonly from: string; readonly text: string }
   /** The queued reports went out with a user turn. */
   | { readonly t: "reports-sent" }
-  /** A fork's change grafted into this thread's files, told with its next user turn (worktree/graft.ts). */
-  | { readonly t: "graft"; readonly note: GraftNote }
+  /** A fork's change grafted into this thread's files (worktree/graft.ts), or a hunk reviewed (review/), told with its next user turn. */
+  | { readonly t: "graft"; readonly note: CodeNote }
   /** The graft notes went out with a user turn. */
   | { readonly t: "grafts-sent" }
   /** A fan-out fork's check ended (`result`), or was cleared by a later turn (null): the list and compare show it after a restart. */
@@ -242,7 +242,7 @@ export function decode(line: string): Decoded {
       if (typeof r["from"] !== "string" || typeof r["text"] !== "string") return bad("from or text missing");
       return good({ t: "report", from: r["from"], text: r["text"] });
     case "graft": {
-      const note = graftNoteFrom(r["note"]);
+      const note = codeNoteFrom(r["note"]);
       return note ? good({ t: "graft", note }) : bad("note is not a graft's");
     }
     case "check": {

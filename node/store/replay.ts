@@ -4,7 +4,7 @@
  */
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
-import type { GraftNote } from "../core/graft-note.ts";
+import type { CodeNote } from "../core/graft-note.ts";
 import { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import { type AssistantBlock, entry, freezeMessage, type ResponseMeta, type ToolResultBlock } from "../core/native.ts";
@@ -39,7 +39,7 @@ export type LogState = {
   /** Fork reports waiting for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
   /** Forks' changes grafted into its files, waiting for the next user turn. */
-  readonly grafts: readonly GraftNote[];
+  readonly grafts: readonly CodeNote[];
   /** Messages the user sent while the agent worked, still waiting. */
   readonly queue: readonly StoredQueued[];
   /** The user's labels on the thread and its messages. */

@@ -9,7 +9,7 @@
  */
 import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
-import type { GraftNote } from "../core/graft-note.ts";
+import type { CodeNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
 import { type ModelChoice, sameChoice } from "../core/model-choice.ts";
 import type { AssistantBlock, ToolResultBlock } from "../core/native.ts";
@@ -41,7 +41,7 @@ export type Snapshot = {
   /** Fork reports queued for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
   /** Forks' changes grafted into its files, told with the next user turn (none when left out). */
-  readonly grafts?: readonly GraftNote[];
+  readonly grafts?: readonly CodeNote[];
   /** Messages the user sent while the agent worked, waiting (none when left out). */
   readonly queue?: readonly StoredQueued[];
   /** The code snapshots its messages were made on (they only grow); none when absent. */
@@ -78,7 +78,7 @@ const sameQueue = (a: readonly StoredQueued[] = [], b: readonly StoredQueued[] =
   });
 
 const NO_MARKS: readonly ThreadMark[] = [];
-const NO_GRAFTS: readonly GraftNote[] = [];
+const NO_GRAFTS: readonly CodeNote[] = [];
 const NO_SIDE: readonly SideRequest[] = [];
 const NONE_STARTED: ReadonlySet<string> = new Set();
 

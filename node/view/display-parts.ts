@@ -9,7 +9,7 @@ import { messageName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
-import type { GraftNote } from "../core/graft-note.ts";
+import { type CodeNote, hunkLines, isReviewNote, type ReviewNote } from "../core/graft-note.ts";
 import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
@@ -42,12 +42,26 @@ export function mergeLine(merge: WaitingMerge, resolveKey: string | false): stri
 }
 
 /** A graft into this thread's files, until its note goes with the next message (one line whatever the path or title hold). */
-export function graftLine(note: GraftNote): string {
+export function graftLine(note: CodeNote): string {
+  if (isReviewNote(note)) return reviewLine(note);
   const hunk = note.hunk === null ? "" : ` (hunk ${note.hunk})`;
   const conflicts = note.conflicts ? ` (${note.conflicts} conflict${note.conflicts === 1 ? "" : "s"}: markers in the file)` : "";
   const line = note.undone
     ? `⇣ graft of ${note.path}${hunk} from "${note.from}" undone (:Tine restore undo) · the model is not told of it`
     : `⇡ grafted ${note.path}${hunk} from "${note.from}"${conflicts} · the model is told with your next message`;
+  return line.replace(/\s*[\r\n]+\s*/g, " ");
+}
+
+/** A reviewed hunk (review/), until its note goes with the next message. */
+function reviewLine(note: ReviewNote): string {
+  const where = `${note.path} ${hunkLines(note)}`;
+  const conflicts = note.conflicts ? ` (${note.conflicts} conflict${note.conflicts === 1 ? "" : "s"}: markers in the file)` : "";
+  const line =
+    note.review === "comment"
+      ? `✎ comment on ${where} · the model is told with your next message`
+      : note.undone
+        ? `⇣ undo of ${where} taken back (:Tine restore undo) · the model is not told of it`
+        : `↶ undid ${where}${conflicts} · the model is told with your next message`;
   return line.replace(/\s*[\r\n]+\s*/g, " ");
 }
 

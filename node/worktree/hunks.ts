@@ -35,7 +35,7 @@ export function diffHunks(diff: readonly string[]): Hunk[] {
 }
 
 /** `bytes` as its lines, each with its newline (the last one may have none). */
-function linesOf(bytes: Buffer): Buffer[] {
+export function linesOf(bytes: Buffer): Buffer[] {
   const lines: Buffer[] = [];
   let from = 0;
   for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, from)) {

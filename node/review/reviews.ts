@@ -1,0 +1,272 @@
+/**
+ * Reviewing a turn's edits hunk by hunk (`require("tine").hunks`, `keep_hunk`, `reject_hunk`,
+ * `comment_hunk`): each hunk of a turn's diff is kept (marked reviewed), undone, or commented on,
+ * and the thread's review remembers which (review-record.ts).
+ *
+ * An undo reverts that hunk only, three-way as a graft is (worktree/merge.ts `mergeFile`): base
+ * the file as the turn left it, ours the working file now, theirs the turn's file with only that
+ * hunk taken back. So what the agent or the user changed since survives; where they changed the
+ * same lines, the file gets conflict markers and the quickfix list names them. Nothing is lost:
+ * the file as it was just before is in a snapshot, and `:Tine restore undo` puts it back (the
+ * hunk is pending again). The file is replaced whole, only if it still is what that snapshot holds.
+ *
+ * Refused before anything is written, the file untouched: a file deleted (or renamed) since, a
+ * binary one, one the turn deleted, one over the snapshots' size limit, one a buffer holds with
+ * unsaved changes, a hunk the file already is back from.
+ */
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
+import type { Dispatch } from "../chat/msgs.ts";
+import type { Thread } from "../chat/thread.ts";
+import type { SnapshotId } from "../core/code-marks.ts";
+import type { ReviewNote } from "../core/graft-note.ts";
+import type { ThreadId } from "../core/ids.ts";
+import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
+import type { RunGit } from "../tools/git.ts";
+import { writeError } from "../util/disk-space.ts";
+import type { ThreadCode } from "../worktree/code-actions.ts";
+import { hashOf } from "../worktree/file-hash.ts";
+import { type HunkRange, linesOf, withHunk } from "../worktree/hunks.ts";
+import { applyMerge, checkMergeRoom, mergeFile } from "../worktree/merge.ts";
+import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
+import { undoApart } from "./hunk-undo.ts";
+import type { HunkReview, ReviewRecords } from "./review-record.ts";
+import { headerStart, type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks } from "./turn-hunks.ts";
+
+/** What the host does for a review. */
+export type ReviewEdges = {
+  /** A thread's marks once the snapshots asked for until now have come (CodeActions.settledCode). */
+  readonly codeOf: (id: ThreadId) => Promise<ThreadCode>;
+  readonly snapshotsOf: (id: ThreadId) => CodeSnapshots;
+  /** How git runs in the thread's environment (`git merge-file`). */
+  readonly gitOf: (id: ThreadId) => RunGit;
+  /** `paths` of `root` were just replaced, `safety` holding them as they were: `:Tine restore undo` puts them back. */
+  readonly keepUndo: (snapshots: CodeSnapshots, root: string, safety: SnapshotId, paths: readonly string[]) => Promise<void>;
+  /** A file the review wrote (absolute): buffers holding it are reloaded. */
+  readonly written: (path: string) => void;
+  readonly unsaved: UnsavedBuffers;
+  readonly dispatch: Dispatch;
+  /** The threads live now. */
+  live(): Iterable<ThreadId>;
+  /** A live thread (throws when there is none). */
+  readonly thread: (id: ThreadId) => Thread;
+  /** Makes a stored thread live (it takes the review's note). */
+  readonly load: (id: ThreadId) => void;
+  tell(text: string, error: boolean): void;
+  quickfix(title: string, items: readonly { filename: string; lnum: number; text: string }[]): void;
+};
+
+/** How an undo went: the file, the hunk, and how many conflicts it left marked. */
+export type HunkUndone = { readonly path: string; readonly index: number; readonly conflicts: number };
+
+/** How many files of turns an undo keeps read (turnFile). */
+const KEPT_FILES = 32;
+
+/** A file as a turn found it and left it (null: none), and the turn's diff of it. */
+type TurnFile = { readonly diff: readonly string[]; readonly before: StoredFile | null; readonly after: StoredFile | null };
+
+/** What is at `abs` as a snapshot would hold it: null when there is no file (a folder is none either). */
+function onDisk(abs: string): StoredFile | null {
+  try {
+    const info = lstatSync(abs);
+    if (info.isSymbolicLink()) return { mode: "120000", bytes: Buffer.from(readlinkSync(abs), "utf8") };
+    return info.isFile() ? { mode: (info.mode & 0o100) !== 0 ? "100755" : "100644", bytes: readFileSync(abs) } : null;
+  } catch {
+    return null;
+  }
+}
+
+const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
+const refuse = (why: string) => new Error(`tine: review: ${why}`);
+/** A hunk's lines in the file as the turn left it, as its note names them (1-based, as its header says). */
+const where = (r: HunkRange) => ({ start: headerStart(r.newStart, r.newCount), count: r.newCount });
+/** The lines an undo brought back, as the model is shown them: the first 20, at most 2000 characters. */
+function cameBack(lines: readonly string[]): string {
+  const shown = lines.slice(0, 20).join("\n").slice(0, 2000);
+  const more = lines.length > 20 ? `\n… and ${lines.length - 20} more lines` : "";
+  return `${shown}${more}`;
+}
+
+export class Reviews {
+  /** One review step after another: an undo reads the file as the one before left it. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
+  private readonly turnFiles = new Map<string, Promise<TurnFile>>();
+  private undoable: {
+    readonly safety: SnapshotId;
+    readonly id: ThreadId;
+    readonly at: Omit<HunkReview, "state">;
+    readonly note: ReviewNote | null;
+  } | null = null;
+
+  constructor(
+    private readonly records: ReviewRecords,
+    private readonly edges: ReviewEdges,
+  ) {}
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.queue.then(work);
+    this.queue = done.catch(() => undefined);
+    return done;
+  }
+
+  /** The hunks of thread `id`'s turn at message `atMessage` (null: its last turn that changed files). */
+  async hunks(id: ThreadId, atMessage: number | null): Promise<ListedHunk[]> {
+    const turn = reviewTurn(await this.edges.codeOf(id), atMessage, null);
+    return turnHunks(this.edges.snapshotsOf(id), turn, this.records.get(id));
+  }
+
+  /** Hunk `index` of `path` marked reviewed. */
+  keep(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkReview> {
+    return this.serial(async () => {
+      const { turn } = await this.located(id, path, index, atMessage);
+      const was = this.stateOf(id, turn, path, index);
+      if (was === "undone") throw refuse(`hunk ${index} of ${path} is undone: :Tine restore undo puts it back (then keep it)`);
+      return this.records.update(id, { turn: turn.to, path, index }, (h) => ({ ...h, state: "kept" }));
+    });
+  }
+
+  /** A comment on hunk `index` of `path` (replacing any it had). */
+  comment(id: ThreadId, path: string, index: number, text: string, atMessage: number | null): Promise<HunkReview> {
+    return this.serial(async () => {
+      const trimmed = text.trim();
+      if (!trimmed) throw refuse("a comment needs some text");
+      if (trimmed.length > 4096) throw refuse("a comment is at most 4096 characters");
+      const { turn, hunk } = await this.located(id, path, index, atMessage);
+      const root = (await this.edges.snapshotsOf(id).root()) ?? "";
+      const reviewed = this.records.update(id, { turn: turn.to, path, index }, (h) => ({ ...h, comment: trimmed }));
+      this.tellModel(id, { review: "comment", path, ...where(hunk.range), text: trimmed, conflicts: 0, root });
+      return reviewed;
+    });
+  }
+
+  /** `:Tine restore undo` put back snapshot `safety`: where that was the last undo of a hunk, the hunk is pending again. */
+  restored(safety: SnapshotId): void {
+    const last = this.undoable;
+    this.undoable = null;
+    if (last?.safety !== safety) return;
+    this.records.update(last.id, last.at, (h) => ({ ...h, state: "pending" }));
+    if (last.note) this.edges.dispatch({ type: "chat-msg", msg: { type: "graft-undone", id: last.id, note: last.note } });
+  }
+
+  /**
+   * The model of thread `id` is told of `note` with its next message, after the user's text, as
+   * of a graft (chat/prompts.ts graftedCodeNote); null: it cannot be (a program that keeps its
+   * own conversation, Claude Code: the user is told to tell it).
+   */
+  private tellModel(id: ThreadId, note: ReviewNote): ReviewNote | null {
+    if (![...this.edges.live()].includes(id)) this.edges.load(id);
+    const thread = this.edges.thread(id);
+    const program = thread.runner.traits.ownConversation;
+    if (program) {
+      this.edges.tell(`tine: "${thread.title}" runs in ${program}, which tine does not send messages to: tell it yourself`, false);
+      return null;
+    }
+    this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id, note } });
+    return note;
+  }
+
+  private stateOf(id: ThreadId, turn: ReviewTurn, path: string, index: number) {
+    return this.records.get(id).hunks.find((h) => h.turn === turn.to && h.path === path && h.index === index)?.state ?? "pending";
+  }
+
+  private async located(id: ThreadId, path: string, index: number, atMessage: number | null) {
+    const turn = reviewTurn(await this.edges.codeOf(id), atMessage, path);
+    if (!turn.mark.turn!.files.some((f) => f.path === path)) throw refuse(`that turn did not change ${path}`);
+    const file = await this.turnFile(this.edges.snapshotsOf(id), turn, path);
+    const hunk = turnHunk(file.diff, path, index);
+    return { turn, hunk, range: hunk.range, file };
+  }
+
+  /**
+   * A file as the turn found and left it, and its diff: two snapshots never change, so they are
+   * kept (the last few files) and an undo after the first of a file runs no git but its snapshot.
+   */
+  private turnFile(snapshots: CodeSnapshots, turn: ReviewTurn, path: string): Promise<TurnFile> {
+    const key = `${turn.from}..${turn.to}\0${path}`;
+    const kept = this.turnFiles.get(key);
+    if (kept) return kept;
+    const read = Promise.all([
+      snapshots.fileDiff(turn.from, turn.to, path),
+      snapshots.read(turn.from, [path]),
+      snapshots.read(turn.to, [path]),
+    ]).then(([diff, b, a]) => ({ diff, before: b.get(path) ?? null, after: a.get(path) ?? null }));
+    if (this.turnFiles.size >= KEPT_FILES) this.turnFiles.delete(this.turnFiles.keys().next().value!);
+    this.turnFiles.set(key, read);
+    read.catch(() => this.turnFiles.delete(key));
+    return read;
+  }
+
+  /** Hunk `index` of `path` taken back in the working file, three-way against what changed since. */
+  reject(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkUndone> {
+    return this.serial(() => this.undo(id, path, index, atMessage));
+  }
+
+  private async undo(id: ThreadId, path: string, index: number, atMessage: number | null): Promise<HunkUndone> {
+    const { turn, hunk, range, file } = await this.located(id, path, index, atMessage);
+    if (this.stateOf(id, turn, path, index) === "undone") throw refuse(`hunk ${index} of ${path} is undone already`);
+    const snapshots = this.edges.snapshotsOf(id);
+    const root = await snapshots.root();
+    if (!root) throw refuse("code snapshots are off: nothing can be undone");
+    if (turn.mark.skipped.includes(path)) throw refuse(`${path} is over 2 MiB: its snapshots do not hold it`);
+    // The file as it is now, read before and after the snapshot `:Tine restore undo` puts back: the same both times, that snapshot holds it.
+    const seen = onDisk(join(root, path));
+    const now = await snapshots.take(id).catch((e) => {
+      throw refuse(`the files could not be recorded: ${writeError(e, root)}`);
+    });
+    if (!now) throw refuse("code snapshots are off: nothing can be undone");
+    if (now.skipped.includes(path))
+      throw refuse(`${path} is over 2 MiB now: its snapshot would not hold it, so the undo could not be taken back`);
+    const ours = onDisk(join(root, path));
+    if (hashOf(seen) !== hashOf(ours)) throw refuse(`${path} changed while the hunk was being undone: nothing is written, undo it again`);
+    const { before, after } = file;
+    if (!after) throw refuse(`the turn deleted ${path}: :Tine restore brings the whole file back`);
+    if (!ours) throw refuse(`${path} is gone since the turn (deleted or renamed): nothing is written`);
+    if ([before, after, ours].some((f) => f !== null && isBinary(f)))
+      throw refuse(`${path} is a binary file now: only a text file's hunk can be undone`);
+    const theirs = withHunk(after.bytes, before?.bytes ?? Buffer.alloc(0), reversed(range));
+    const back = linesOf(before?.bytes ?? Buffer.alloc(0)).slice(range.oldStart, range.oldStart + range.oldCount);
+    const apart = ours.bytes.equals(after.bytes) ? theirs : undoApart(after.bytes, ours.bytes, range, back);
+    const merged = apart
+      ? { bytes: apart, conflictLines: [] as number[] }
+      : await mergeFile(this.edges.gitOf(id), ours.bytes, after.bytes, theirs, {
+          ours: "now",
+          theirs: `undo of hunk ${index}`,
+          theirsRoot: root,
+        });
+    if (merged.bytes.equals(ours.bytes)) throw refuse(`${path} holds no line of hunk ${index} any more (changed since): nothing to undo`);
+    const unsaved = await unsavedRefusal(this.edges.unsaved, root, [path], "the undo");
+    if (unsaved) throw refuse(unsaved);
+    const write = { path, file: { mode: ours.mode, bytes: merged.bytes }, ours };
+    try {
+      checkMergeRoom(root, [write]);
+      const { changedMeanwhile } = await applyMerge(root, [write]);
+      if (changedMeanwhile.length) throw new Error(`${path} changed while the hunk was being undone: nothing is written, undo it again`);
+    } catch (e) {
+      throw refuse(writeError(e, root));
+    }
+    const filename = join(root, path);
+    this.edges.written(filename);
+    const at = { turn: turn.to, path, index };
+    this.records.update(id, at, (h) => ({ ...h, state: "undone" }));
+    // The file is written: an undo record that cannot be kept (a full disk) does not take it back.
+    await this.edges.keepUndo(snapshots, root, now.id, [path]).catch(() => undefined);
+    const conflicts = merged.conflictLines.length;
+    const note = this.tellModel(id, { review: "undone", path, ...where(range), text: cameBack(hunk.removed), conflicts, root });
+    this.undoable = { safety: now.id, id, at, note };
+    if (!conflicts) {
+      this.edges.tell(`tine: undid hunk ${index} of ${path} (:Tine restore undo puts it back)`, false);
+      return { path, index, conflicts };
+    }
+    const text = "conflict: these lines changed since the turn, and the undo takes the turn's change back";
+    this.edges.quickfix(
+      `tine: undo of hunk ${index} of ${path}`,
+      merged.conflictLines.map((lnum) => ({ filename, lnum, text })),
+    );
+    this.edges.tell(
+      `tine: undid hunk ${index} of ${path} with ${conflicts} conflict${conflicts === 1 ? "" : "s"}: its lines changed since the turn; the markers are in the quickfix list (:Tine restore undo puts the file back)`,
+      false,
+    );
+    return { path, index, conflicts };
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Reviewing a turn's edits hunk by hunk (issue #34), through require("tine"): the hunks a turn
+ * made, one kept, one undone in the working file three-way (later edits survive, a clash leaves
+ * markers and the quickfix list), `:Tine restore undo` taking the undo back, the review kept
+ * across a restart, and bad input refused with the file untouched.
+ */
+import assert from "node:assert/strict";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, inject, it } from "vitest";
+import { readsCacheOf } from "../helpers/cache-prefix.ts";
+import { body, exchange, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
+import { withGitProject } from "../helpers/code-session.ts";
+import { gitProject } from "../helpers/git-project.ts";
+import type { Session } from "../helpers/neovim.ts";
+import { tempProjects } from "../helpers/neovim.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
+
+const nv = inject("nvim");
+const project = tempProjects();
+
+/** 20 lines: a change at line 2 and one at line 18 are two hunks of a diff (3 lines of context each). */
+const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join("");
+const withLine = (text: string, n: number, line: string) =>
+  text
+    .split("\n")
+    .map((l, i) => (i === n - 1 ? line : l))
+    .join("\n");
+const EDITED = withLine(withLine(LINES, 2, "LINE 2"), 18, "LINE 18");
+
+type Hunk = { path: string; index: number; old_start: number; old_lines: number; new_start: number; new_lines: number; state: string };
+
+/** `require("tine").<fn>(...)`: what it returns, or its error as text. */
+async function api<T>(s: Session, fn: string, ...args: unknown[]): Promise<T | string> {
+  return s.lua<T | string>(`local ok, r = pcall(require('tine').${fn}, ...); if ok then return r end; return tostring(r)`, ...args);
+}
+
+const states = async (s: Session, id: string) =>
+  ((await api<Hunk[]>(s, "hunks", id)) as Hunk[]).map((h) => `${h.path}#${h.index} ${h.state}`);
+
+/** A thread whose first turn edits lines.txt in two places and hello.txt, and makes blob.bin (a binary file). */
+async function editingTurn(s: Session): Promise<string> {
+  const command = "sed -i 's/^line 2$/LINE 2/; s/^line 18$/LINE 18/' lines.txt && printf 'bye\\n' > hello.txt && printf 'a\\0b' > blob.bin";
+  s.mock.reply(response([{ toolUse: { id: "b1", name: "bash_command", input: { command } } }]), textReply("Edited."));
+  await s.cmd("Tine");
+  const id = (await s.threads())[0]!.id;
+  await typeAndSend(s, "edit the files");
+  await s.waitForDisplay(id, "▸ 3 files changed");
+  await s.waitForStatus(id, "idle");
+  return id;
+}
+
+function setUp(cwd: string): string {
+  gitProject(cwd, { "hello.txt": "hello\n", "lines.txt": LINES, "blob.bin": "a\0a" });
+  return cwd;
+}
+
+describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
+  it("lists the turn's hunks; undoes one in the working file keeping a later edit; :Tine restore undo takes the undo back; the review survives a restart", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await editingTurn(s);
+      assert.deepEqual(await api(s, "hunks", id), [
+        { path: "hello.txt", index: 1, old_start: 1, old_lines: 1, new_start: 1, new_lines: 1, state: "pending" },
+        { path: "lines.txt", index: 1, old_start: 1, old_lines: 5, new_start: 1, new_lines: 5, state: "pending" },
+        { path: "lines.txt", index: 2, old_start: 15, old_lines: 6, new_start: 15, new_lines: 6, state: "pending" },
+      ]);
+      // The user changes line 10 since the turn: the undo of hunk 1 leaves it.
+      const mine = withLine(EDITED, 10, "mine 10");
+      writeFileSync(join(s.cwd, "lines.txt"), mine);
+      assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 0 });
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), withLine(mine, 2, "line 2"));
+      await s.notified(/undid hunk 1 of lines\.txt \(:Tine restore undo puts it back\)/);
+      assert.equal(await api(s, "keep_hunk", id, "lines.txt", 2), true);
+      assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 undone", "lines.txt#2 kept"]);
+      // The undo of the undo: the file as it was before it, the hunk pending again.
+      await s.cmd("Tine restore undo");
+      await s.until("lines.txt is back", async () => readFileSync(join(s.cwd, "lines.txt"), "utf8") === mine);
+      assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 pending", "lines.txt#2 kept"]);
+      assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 0 });
+      await s.cmd("Tine restart");
+      assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 undone", "lines.txt#2 kept"]);
+      assert.match(String(await api(s, "reject_hunk", id, "lines.txt", 1)), /^tine: review: hunk 1 of lines\.txt is undone already$/);
+    });
+  });
+
+  it("the next request carries, after the user's text, the hunks undone (what came back) and the comments; earlier messages as sent; told once", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await editingTurn(s);
+      const lastAsked = body(s, -1);
+      assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 0 });
+      assert.equal(await api(s, "comment_hunk", id, "lines.txt", 2, "why upper\ncase?"), true);
+      await s.waitForDisplay(id, "↶ undid lines.txt lines 1-5 · the model is told with your next message");
+      await s.waitForDisplay(id, "✎ comment on lines.txt lines 15-20 · the model is told with your next message");
+      await exchange(s, id, "go on", "Ok.");
+      assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), [
+        "go on",
+        `[tine] Since your last turn, the user reviewed your edits in the files of this thread (${s.cwd}):\n` +
+          "- the user undid your change to lines.txt lines 1-5 (as your turn left them), so do not make it again unless asked; these lines came back:\n" +
+          "    line 2\n" +
+          '- the user\'s comment on lines.txt lines 15-20 (as your turn left them): "why upper case?"\n' +
+          "Read a file again before relying on what you knew of it.",
+      ]);
+      assert.ok(readsCacheOf(body(s, -1), lastAsked), "the messages before the note are as sent");
+      assert.ok(!/↶ undid|✎ comment/.test(await s.display(id)), "the note went with the message");
+      await exchange(s, id, "again", "Fine.");
+      assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), ["again"], "told once");
+    });
+  });
+
+  it("an undo whose lines changed since gets conflict markers and the quickfix list; nothing is lost", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await editingTurn(s);
+      writeFileSync(join(s.cwd, "lines.txt"), withLine(EDITED, 2, "mine 2"));
+      assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 1 });
+      assert.match(
+        readFileSync(join(s.cwd, "lines.txt"), "utf8"),
+        /^line 1\n<<<<<<< now\nmine 2\n=======\nline 2\n>>>>>>> undo of hunk 1\n/,
+      );
+      assert.ok(readFileSync(join(s.cwd, "lines.txt"), "utf8").includes("LINE 18\n"), "the other hunk stays");
+      await s.until("the quickfix list names the conflict", async () => {
+        const qf = await s.lua<{ name: string; lnum: number }[]>(
+          "return vim.tbl_map(function(i) return { name = vim.api.nvim_buf_get_name(i.bufnr), lnum = i.lnum } end, vim.fn.getqflist())",
+        );
+        return qf.length === 1 && qf[0]!.name === join(s.cwd, "lines.txt") && qf[0]!.lnum === 2;
+      });
+    });
+  });
+
+  it("refuses with a clear message, the file untouched: no such hunk or file, a binary file, a file deleted since, an empty comment, a hunk taken back by hand, a file made binary since", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await editingTurn(s);
+      rmSync(join(s.cwd, "hello.txt"));
+      const refusals = [
+        [await api(s, "reject_hunk", id, "lines.txt", 3), /^tine: review: the turn's diff of lines\.txt has 2 hunks: there is no hunk 3$/],
+        [await api(s, "keep_hunk", id, "nope.txt", 1), /^tine: review: ".*" has no turn that changed nope\.txt$/],
+        [
+          await api(s, "reject_hunk", id, "blob.bin", 1),
+          /^tine: review: the turn's diff of blob\.bin has no hunk \(a binary file\): there is no hunk 1$/,
+        ],
+        [
+          await api(s, "reject_hunk", id, "hello.txt", 1),
+          /^tine: review: hello\.txt is gone since the turn \(deleted or renamed\): nothing is written$/,
+        ],
+        [await api(s, "comment_hunk", id, "lines.txt", 1, "  "), /^tine: review: a comment needs some text$/],
+        [await api(s, "hunks", "no-such-thread"), /^tine: no thread no-such-thread$/],
+      ] as const;
+      for (const [got, want] of refusals) assert.match(String(got), want);
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), EDITED);
+      assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 pending", "lines.txt#2 pending"]);
+      // A hunk you already took back by hand: nothing to undo. A file made binary since: refused. Both left as they are.
+      const byHand = withLine(EDITED, 2, "line 2");
+      writeFileSync(join(s.cwd, "lines.txt"), byHand);
+      assert.match(
+        String(await api(s, "reject_hunk", id, "lines.txt", 1)),
+        /^tine: review: lines\.txt holds no line of hunk 1 any more \(changed since\): nothing to undo$/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), byHand);
+      writeFileSync(join(s.cwd, "lines.txt"), "a\0b");
+      assert.match(
+        String(await api(s, "reject_hunk", id, "lines.txt", 2)),
+        /^tine: review: lines\.txt is a binary file now: only a text file's hunk can be undone$/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), "a\0b");
+    });
+  });
+});
