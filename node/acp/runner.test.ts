@@ -16,6 +16,7 @@ import type { AgentSummary } from "./summary.ts";
 const SUMMARY: AgentSummary = {
   configured: "x",
   name: "Scripted\nAgent",
+  id: null,
   version: "1",
   protocolVersion: 1,
   load: true,
