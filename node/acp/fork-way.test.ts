@@ -19,7 +19,10 @@ describe("forkWay: the best fork the agent allows", () => {
 
   it("rung 3: seeded, saying why, for an earlier point of a tip-only agent, an agent that cannot fork, or a session gone", () => {
     expect(forkWay(TIP_ONLY, at({}))).toEqual({ way: "seeded", why: "the agent forks only at its latest message" });
-    expect(forkWay(CLAUDE, at({ messageId: null }))).toEqual({ way: "seeded", why: "the agent forks only at its latest message" });
+    expect(forkWay(CLAUDE, at({ messageId: null }))).toEqual({
+      way: "seeded",
+      why: "the agent gave no id for the reply at the fork point",
+    });
     expect(forkWay(NO_FORK, at({ latest: true }))).toEqual({ way: "seeded", why: "the agent cannot fork sessions" });
     expect(forkWay({ ...CLAUDE, sourceLive: false }, at({ latest: true }))).toEqual({
       way: "seeded",

@@ -43,6 +43,7 @@ export function forkWay(can: ForkAbilities, point: ForkPoint): ForkWay {
   if (can.fork && can.atMessage && point.messageId !== null) return { way: "at-message", messageId: point.messageId };
   if (can.fork && point.latest) return { way: "whole-session" };
   if (!can.fork) return { way: "seeded", why: "the agent cannot fork sessions" };
+  if (can.atMessage) return { way: "seeded", why: "the agent gave no id for the reply at the fork point" };
   return { way: "seeded", why: "the agent forks only at its latest message" };
 }
 

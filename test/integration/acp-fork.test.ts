@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
+import { ThreadStore } from "../../node/store/store.ts";
 import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
@@ -107,6 +108,77 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
           await s.waitForStatus(id, "idle");
           assert.equal((await s.messages(id)).length, 8);
           assert.equal((await s.messages(mid)).length, 8);
+        },
+        { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agents } },
+      );
+    });
+  });
+
+  it("a stored thread whose session is gone forks the seeded way (≈ in its banner and the list, the conversation in its first prompt); a background fork; discard", async () => {
+    await withProject(async (project) => {
+      const { agents } = adapterAgents(join(project, ".acp-home"), `\${ANTHROPIC_BASE_URL}`, project);
+      const stored = "00000000-0000-4000-8000-0000000000b2";
+      await withNeovim(
+        nv,
+        async (s) => {
+          const script = scriptAdapter(
+            s.mock,
+            textReply("Seeded answer.", { id: "msg_seeded" }),
+            textReply("Background answer.", { id: "msg_bg" }),
+          );
+          const cwd = await s.lua<string>("return vim.fn.getcwd()");
+          const log = new ThreadStore(join(project, ".data", "nvim", "tine"), cwd).create({
+            id: stored,
+            num: 1,
+            title: "stored",
+            model: "m",
+            runner: { kind: "acp", agent: "claude", sessionId: "a-session-no-agent-knows" },
+            parent: null,
+          });
+          const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+          log.append([
+            { t: "append", m: { role: "user", content: [{ type: "text", text: "Earlier question" }] } },
+            {
+              t: "append",
+              m: { role: "assistant", content: [{ type: "text", text: "Earlier answer" }] },
+              meta: { stopReason: "end_turn", usage },
+            },
+          ]);
+          log.close();
+          await s.cmd("Tine restart");
+          await s.until("the stored thread listed", async () => (await s.threads()).some((t) => t.id === stored));
+
+          // Forked without being opened: its session cannot be taken up, so a new session is told the conversation.
+          const fork = await s.lua<string>("return require('tine').fork(...)", stored, "Seeded question");
+          await s.waitForDisplay(fork, "Seeded answer.");
+          await s.waitForStatus(fork, "idle");
+          const display = await s.display(fork);
+          assert.match(
+            display,
+            /≈ approximate fork: .*tool calls as text, no thinking, no prompt cache.*its session can no longer be taken up/,
+          );
+          const said = saidIn(script.conversation()[0]!.body).join("\n");
+          assert.match(
+            said,
+            /<conversation>[^]*User: Earlier question[^]*Assistant: Earlier answer[^]*<\/conversation>[^]*Seeded question/,
+          );
+          // Drawn as the user wrote it: the told conversation is never shown.
+          assert.deepEqual((await s.messages(fork)).slice(2, 3), [{ role: "user", content: [{ type: "text", text: "Seeded question" }] }]);
+          assert.doesNotMatch(display, /<conversation>/);
+          await s.openList();
+          await s.listLine("[claude ≈]");
+
+          // A background fork of the fork (it has a session now): made without taking the cursor, it answers on its own.
+          const bg = await s.lua<string>(
+            "local id, p = ...; return require('tine').fork(id, p, { background = true })",
+            fork,
+            "In the background",
+          );
+          await s.until("the background fork's answer", async () => JSON.stringify(await s.messages(bg)).includes("Background answer."));
+          assert.equal((await s.messages(bg)).length, 6, JSON.stringify(await s.messages(bg)));
+          // Discard: the fork leaves the tree.
+          await s.lua("require('tine').discard(...)", bg);
+          await s.waitForGone(bg);
         },
         { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agents } },
       );
