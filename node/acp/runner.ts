@@ -30,8 +30,8 @@ import { oneLine, stopOf, textOf } from "./turn-words.ts";
 export const acpTraits = (): RunnerTraits => ACP_TRAITS;
 
 const ACP_TRAITS: RunnerTraits = {
-  // tine's idle clocks and wrap-up prompts speak to tine's agent.
-  forkLifecycle: false,
+  // Its forks end as tine's do: a report asks the fork for a summary (a prompt in its session), idle clocks prompt it.
+  forkLifecycle: true,
   ownConversation: null,
   storedAtOnce: false,
   // The agent runs its own tools (its file reads and writes come through the thread's folder).

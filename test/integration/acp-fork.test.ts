@@ -184,4 +184,69 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
       );
     });
   });
+
+  it("report: the fork is asked for a summary, which its parent gets; promote: the parent goes on from the fork's session, its own tail kept as a fork", async () => {
+    await withProject(async (project) => {
+      const { agents } = adapterAgents(join(project, ".acp-home"), `\${ANTHROPIC_BASE_URL}`, project);
+      await withNeovim(
+        nv,
+        async (s) => {
+          const script = scriptAdapter(
+            s.mock,
+            textReply("Reply one.", { id: "msg_one" }),
+            textReply("Reply two.", { id: "msg_two" }),
+            textReply("Looked into it.", { id: "msg_looked" }),
+            textReply("Summary: it is fine.", { id: "msg_summary" }),
+            textReply("Other path.", { id: "msg_other" }),
+            textReply("Parent goes on.", { id: "msg_on" }),
+          );
+          const id = await s.lua<string>("return require('tine').agent('claude')");
+          await s.waitForDisplay(id, /◆ Run by the ACP agent "claude"/);
+          await sendIn(s, id, "Prompt One");
+          await s.waitForDisplay(id, "Reply one.");
+          await s.waitForStatus(id, "idle");
+          await sendIn(s, id, "Prompt Two");
+          await s.waitForDisplay(id, "Reply two.");
+          await s.waitForStatus(id, "idle");
+
+          const reporting = await s.lua<string>("return require('tine').fork(...)", id, "Look into it");
+          await s.waitForDisplay(reporting, "Looked into it.");
+          await s.waitForStatus(reporting, "idle");
+          await s.lua("require('tine').report(...)", reporting);
+          await s.waitForDisplay(id, /📨 Report from .* goes with your next message: Summary: it is fine\./);
+          // The fork ended as it reported (the host no longer has it).
+          assert.equal(await s.lua<boolean>("return (pcall(require('tine').messages, ...))", reporting), false);
+
+          // Promote a fork at message 1: the parent takes its session and history; "Prompt Two…" stays, as a fork.
+          const promoted = await s.lua<string>(
+            "local id, p = ...; return require('tine').fork(id, p, { at_message = 1 })",
+            id,
+            "Other way",
+          );
+          await s.waitForDisplay(promoted, "Other path.");
+          await s.waitForStatus(promoted, "idle");
+          const forkSession = await sessionOf(s, promoted);
+          const oldSession = await sessionOf(s, id);
+          await s.lua("require('tine').promote(...)", promoted);
+          await s.waitForGone(promoted);
+          await s.waitForDisplay(id, `· session ${forkSession}`);
+          const texts = (await s.messages(id)).map((m) => m.content.map((b) => ("text" in b ? b.text : b.type)).join(""));
+          assert.deepEqual(texts, ["Prompt One", "Reply one.", "Other way", "Other path."]);
+          const sibling = (await s.threads()).find((t) => t.id !== id && t.id !== reporting);
+          assert.ok(sibling, "the parent's own tail is kept as a fork");
+          await s.open(sibling.id);
+          await s.waitForDisplay(sibling.id, `· session ${oldSession}`);
+          assert.ok(JSON.stringify(await s.messages(sibling.id)).includes("Reply two."));
+          // The parent's next prompt goes on in the fork's session: the API gets the fork's conversation.
+          const before = script.conversation().length;
+          await sendIn(s, id, "Go on");
+          await s.waitForDisplay(id, "Parent goes on.");
+          const said = saidIn(script.conversation()[before]!.body).join("\n");
+          assert.match(said, /Other way[^]*Other path\.[^]*Go on/);
+          assert.doesNotMatch(said, /Prompt Two/);
+        },
+        { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agents } },
+      );
+    });
+  });
 });
