@@ -21,6 +21,8 @@ export class AcpForkSession {
     readonly agent: string,
     readonly conn: AcpConnection,
     readonly sessionId: string,
+    /** The folder its session works in (a worktree of its own, or its source's). */
+    readonly cwd: string,
     /** The fork's conversation as tine draws it. */
     readonly history: History,
     /** Set for a seeded fork: what its banner says it loses, and the conversation its first prompt carries. */
@@ -32,6 +34,7 @@ export class AcpForkSession {
 export type ForkSource = {
   readonly agent: string;
   readonly sessionId: string;
+  /** The fork's folder (its source's, or a worktree of its own): its new session works there. */
   readonly cwd: string;
   readonly files: AcpFiles;
   readonly history: History;
@@ -79,7 +82,7 @@ export async function prepareAcpFork(source: ForkSource, at: number | undefined)
   const way = forkWay(can, { messageId, afterReply: reply >= 0, latest });
   const made = async (c: AcpConnection, sessionId: string, seeded: AcpForkSession["seeded"]) => {
     if (source.mode) await c.setMode(sessionId, source.mode);
-    return { atMessage: end, fork: new AcpForkSession(source.agent, c, sessionId, forked, seeded) };
+    return { atMessage: end, fork: new AcpForkSession(source.agent, c, sessionId, source.cwd, forked, seeded) };
   };
   const fresh = async (why: string | null) => {
     const c = conn ?? (await source.connection());

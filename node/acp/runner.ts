@@ -161,11 +161,12 @@ export class AcpRunner implements Runner {
     if (!(made instanceof AcpForkSession) || made.agent !== this.agent)
       throw new Error(`tine: a fork of a thread run by ${this.agent} is made ready by the fork flow first`);
     const seeded = made.seeded ? { note: made.seeded.note, seed: made.seeded.seed } : null;
-    return new AcpRunner(this.setup, this.agent, made.sessionId, dispatch, made.history, made.conn, this.cwd, seeded);
+    const cwd = made.cwd === this.setup.cwd ? undefined : made.cwd;
+    return new AcpRunner(this.setup, this.agent, made.sessionId, dispatch, made.history, made.conn, cwd, seeded);
   }
 
-  prepareFork(at: number | undefined): Promise<PreparedFork> {
-    const cwd = this.cwd ?? this.setup.cwd;
+  prepareFork(at: number | undefined, forkCwd: string | null): Promise<PreparedFork> {
+    const cwd = forkCwd ?? this.cwd ?? this.setup.cwd;
     return prepareAcpFork(
       {
         agent: this.agent,

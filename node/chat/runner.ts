@@ -138,10 +138,10 @@ export interface RunnerCore {
    * Made ready before a fork of it is taken (awaited by the fork flow, outside the chat's loop),
    * handed back to `clone` as `CloneOptions.prepared`: a runner whose program forks its own
    * conversation (an ACP agent's session/fork) forks it here, so the fork's stored header names
-   * its session from the start. `at`: the message asked for (undefined: the latest). Absent: its
-   * clone needs nothing made first.
+   * its session from the start. `at`: the message asked for (undefined: the latest); `cwd`: the
+   * fork's folder when not its source's (its worktree, made first). Absent: its clone needs nothing made first.
    */
-  prepareFork?(at: number | undefined): Promise<PreparedFork>;
+  prepareFork?(at: number | undefined, cwd: string | null): Promise<PreparedFork>;
 }
 
 /** What `prepareFork` made: where the fork is taken (the message it ends at), and what its clone is made from. */

@@ -90,7 +90,8 @@ export class ForkFlow {
     // -1: before the first message (`e` on it); Lua's requests give 0 or more.
     if (at !== undefined && (at < -1 || at >= length)) throw new Error(`${chat.titleOf(sourceId)} has no message ${at}`);
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
-    const prepared = await this.prepare(live?.runner, storedSource, at);
+    // One in a worktree of its own is made ready once its worktree is (its program works there).
+    const prepared = worktree ? null : await this.prepare(live?.runner, storedSource, at, null);
     const { id: newId, num } = chat.mint();
     // The files last, once nothing can refuse the fork, and before it is made (its first turn finds
     // them): as they were at the fork point (files changed since left alone and named, unless overwritten).
@@ -186,7 +187,9 @@ export class ForkFlow {
         }
         // It waits no more: the fork taken below redraws the list.
         if (wasListed) this.waits.delete(sourceId);
-        return this.start(request.next === "now" ? { when: "now", fork } : { when: "at-rest", fork, worktree: false });
+        const ready = await this.prepare(this.host.chat.threads.get(sourceId)?.runner, fork.storedSource, fork.atMessage, made.root);
+        const due: ForkClone = ready ? { ...fork, atMessage: ready.atMessage, prepared: ready.made } : fork;
+        return this.start(request.next === "now" ? { when: "now", fork: due } : { when: "at-rest", fork: due, worktree: false });
       }
       case "worktree-meanwhile": {
         const { sourceId, newId, num } = fork;
@@ -223,11 +226,16 @@ export class ForkFlow {
    * A runner whose program forks its own conversation (an ACP agent) forks it first (where, and the
    * new session, are its: chat/runner.ts `prepareFork`); a stored source is run by its header for that.
    */
-  private async prepare(live: Runner | undefined, stored: StoredSource | undefined, at: number | undefined): Promise<PreparedFork | null> {
+  private async prepare(
+    live: Runner | undefined,
+    stored: StoredSource | undefined,
+    at: number | undefined,
+    cwd: string | null,
+  ): Promise<PreparedFork | null> {
     const source = live ?? (stored ? this.host.chat.runners.reopen(stored.runner, stored.history, () => {}) : undefined);
     if (!source?.prepareFork) return null;
     try {
-      return await source.prepareFork(at);
+      return await source.prepareFork(at, cwd);
     } finally {
       // A stored source's runner was only for this.
       if (!live) source.close();

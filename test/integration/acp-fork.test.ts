@@ -11,6 +11,7 @@ import { describe, inject, it } from "vitest";
 import { ThreadStore } from "../../node/store/store.ts";
 import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
+import { gitProject } from "../helpers/git-project.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -32,8 +33,10 @@ async function sessionOf(s: Session, id: string): Promise<string> {
 }
 
 describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
-  it("a fork at a message is the agent's fork at that reply; a fork while it streams is taken at its last finished reply, the source untouched", async () => {
+  it("a fork at a message is the agent's fork at that reply; a fork while it streams is taken at its last finished reply, the source untouched; a worktree fork's session works there", async () => {
     await withProject(async (project) => {
+      // A repository: a fork in a worktree of its own needs one.
+      gitProject(project, { "README.md": "a project\n" });
       const { agents } = adapterAgents(join(project, ".acp-home"), `\${ANTHROPIC_BASE_URL}`, project);
       await withNeovim(
         nv,
@@ -108,6 +111,17 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
           await s.waitForStatus(id, "idle");
           assert.equal((await s.messages(id)).length, 8);
           assert.equal((await s.messages(mid)).length, 8);
+
+          // `--worktree`: the fork's session works in its worktree.
+          script.reply(textReply("Worktree answer.", { id: "msg_wt" }));
+          const inTree = script.conversation().length;
+          const wt = await s.lua<string>("local id, p = ...; return require('tine').fork(id, p, { worktree = true })", id, "In a tree");
+          await s.waitForDisplay(wt, "Worktree answer.");
+          const root = (await s.thread(wt)).cwd;
+          assert.notEqual(root, project);
+          // Claude Code tells its model the folder it now works in.
+          const told = JSON.stringify(script.conversation()[inTree]!.body.messages);
+          assert.ok(told.includes(`Primary working directory: ${root}`), `the fork's session works in ${root}`);
         },
         { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agents } },
       );
