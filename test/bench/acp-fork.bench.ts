@@ -34,7 +34,7 @@ await withProject(async (project) => {
       for (let i = 0; i < RUNS; i++) {
         const t0 = performance.now();
         const fork = await s.lua<string>("local id = ...; return require('tine').fork(id, '', { at_message = 1 })", id);
-        const shown = await s.waitForDisplay(fork, /· session (\S+)[^]*Reply one\./);
+        const shown = await s.waitForDisplay(fork, /· session (\S+)[\s\S]*Reply one\./);
         times.push(performance.now() - t0);
         if (shown.includes(source) || shown.includes("Reply two."))
           throw new Error(`not a fork at message 1 on a session of its own:\n${shown}`);

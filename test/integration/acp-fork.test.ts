@@ -174,7 +174,7 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
           const said = saidIn(script.conversation()[0]!.body).join("\n");
           assert.match(
             said,
-            /<conversation>[^]*User: Earlier question[^]*Assistant: Earlier answer[^]*<\/conversation>[^]*Seeded question/,
+            /<conversation>[\s\S]*User: Earlier question[\s\S]*Assistant: Earlier answer[\s\S]*<\/conversation>[\s\S]*Seeded question/,
           );
           // Drawn as the user wrote it: the told conversation is never shown.
           assert.deepEqual((await s.messages(fork)).slice(2, 3), [{ role: "user", content: [{ type: "text", text: "Seeded question" }] }]);
@@ -256,7 +256,7 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
           await sendIn(s, id, "Go on");
           await s.waitForDisplay(id, "Parent goes on.");
           const said = saidIn(script.conversation()[before]!.body).join("\n");
-          assert.match(said, /Other way[^]*Other path\.[^]*Go on/);
+          assert.match(said, /Other way[\s\S]*Other path\.[\s\S]*Go on/);
           assert.doesNotMatch(said, /Prompt Two/);
         },
         { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agents } },
