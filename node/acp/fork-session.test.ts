@@ -13,7 +13,14 @@ const user = (text: string) => entry(userMessage([{ type: "text", text }]));
 const reply = (text: string, id: string) =>
   entry(assistantMessage([{ type: "text", text }]), { stopReason: "end_turn", usage, agentMessageIds: [id] });
 // Two finished turns, then a prompt in flight (its reply streaming: not yet in the settled entries).
-const HISTORY = History.of([user("one"), reply("reply one", "msg_1"), user("two"), reply("reply two", "msg_2"), user("three")]);
+const HISTORY = History.of([
+  user("one"),
+  reply("reply one", "msg_1"),
+  user("two"),
+  reply("reply two", "msg_2"),
+  user("three"),
+  entry(assistantMessage([{ type: "text", text: "streaming…" }])),
+]);
 
 function agent(summary: { fork: boolean; id: string | null }) {
   const calls: string[] = [];
@@ -83,6 +90,7 @@ describe("prepareAcpFork", () => {
   it("an agent that forks only at the tip: the whole session at the latest reply, seeded before it", async () => {
     const tip = { fork: true, id: "opencode" };
     const latest = agent(tip);
+    // Its latest reply: the source at rest after two turns.
     await prepareAcpFork(source(latest.conn, { busy: false, history: HISTORY.prefix(4), settledLength: 4 }), undefined);
     expect(latest.calls[0]).toBe("fork src in /p");
     const earlier = agent(tip);
