@@ -27,6 +27,7 @@ for (const name of [
   "fanout",
   "acp-updates",
   "review",
+  "acp-fork",
 ].filter((n) => !only.length || only.includes(n))) {
   // dist/bench/ is two levels below the root, like test/bench/, so paths made from
   // import.meta.dirname in the helpers still point at the checkout.

@@ -6,6 +6,7 @@
  */
 import type { RunnerKind, StoredNotice } from "../chat/runner.ts";
 import { History } from "../core/history.ts";
+import { APPROXIMATE } from "./fork-way.ts";
 import { AcpRunner, type AcpRunnerSetup, acpLabel, acpTraits } from "./runner.ts";
 
 export type AcpKindSetup = AcpRunnerSetup & {
@@ -20,10 +21,12 @@ export function acpKind(setup: AcpKindSetup): RunnerKind<"acp"> {
       new AcpRunner(setup, start.agent, start.sessionId, dispatch, History.empty, setup.pool.current(start.agent)),
     reopen: (spec, history, dispatch) => {
       const cwd = spec.cwd !== undefined && setup.folderRefused(spec.cwd) === null ? spec.cwd : undefined;
-      return new AcpRunner(setup, spec.agent, spec.sessionId, dispatch, history, null, cwd);
+      // A seeded fork reopened keeps saying so; the conversation it was told went with its first prompt.
+      const seeded = spec.approximate ? { note: APPROXIMATE, seed: null } : null;
+      return new AcpRunner(setup, spec.agent, spec.sessionId, dispatch, history, null, cwd, seeded);
     },
-    label: (spec) => acpLabel(spec.agent),
-    traits: (spec) => acpTraits(spec.agent),
+    label: (spec) => acpLabel(spec.agent, spec.approximate === true),
+    traits: () => acpTraits(),
     ownMessages: () => null,
     storedNotices(spec, title) {
       const notices: StoredNotice[] = [];

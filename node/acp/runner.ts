@@ -12,8 +12,8 @@
  * banner, or the turn's error) and the thread stays usable: sending again tries again.
  */
 import type { PermissionOptionKind } from "@agentclientprotocol/sdk/unstable";
-import type { QuestionAnswer, Runner, RunnerQuestion, RunnerQuestions, RunnerTraits, ThreadStatus } from "../chat/runner.ts";
-import type { AgentMsg, AgentStatus, StopReason } from "../core/agent.ts";
+import type { PreparedFork, QuestionAnswer, Runner, RunnerQuestion, RunnerQuestions, RunnerTraits, ThreadStatus } from "../chat/runner.ts";
+import type { AgentMsg, AgentStatus, CloneOptions } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { UserBlock } from "../core/native.ts";
@@ -22,19 +22,18 @@ import { NOTHING_REPORTED, type ReportedUsage, reportedOf } from "../usage/repor
 import type { AcpAgents } from "./agent-pool.ts";
 import type { AcpConnection } from "./connection.ts";
 import type { AcpFiles } from "./files.ts";
+import { AcpForkSession, prepareAcpFork } from "./fork-session.ts";
 import type { PendingPermission } from "./permissions.ts";
 import { type PromptPart, promptParts } from "./prompt-blocks.ts";
 import { AcpTranscript } from "./transcript.ts";
+import { oneLine, stopOf, textOf } from "./turn-words.ts";
 
-/** What a thread of agent `agent` is like. */
-export const acpTraits = (agent: string): RunnerTraits => ({
-  ...ACP_TRAITS,
-  forkRefused: `tine: forking ${agent} threads comes next: this version cannot fork a thread run by an ACP agent`,
-});
+/** What a thread of an ACP agent is like. */
+export const acpTraits = (): RunnerTraits => ACP_TRAITS;
 
 const ACP_TRAITS: RunnerTraits = {
-  // tine's idle clocks and wrap-up prompts speak to tine's agent; an agent's forks come next.
-  forkLifecycle: false,
+  // Its forks end as tine's do: a report asks the fork for a summary (a prompt in its session), idle clocks prompt it.
+  forkLifecycle: true,
   ownConversation: null,
   storedAtOnce: false,
   // The agent runs its own tools (its file reads and writes come through the thread's folder).
@@ -50,22 +49,8 @@ export type AcpRunnerSetup = {
   readonly files: (cwd: string) => AcpFiles;
 };
 
-/** The label before its title in the list. */
-export const acpLabel = (agent: string) => `[${agent}] `;
-
-/** How an ACP turn's end is shown as tine's stop reasons. */
-function stopOf(reason: string): StopReason {
-  switch (reason) {
-    case "cancelled":
-      return "aborted";
-    case "max_tokens":
-      return "max_tokens";
-    case "refusal":
-      return "refusal";
-    default:
-      return "end_turn";
-  }
-}
+/** The label before its title in the list; `≈`: an approximate fork (fork-way.ts). */
+export const acpLabel = (agent: string, approximate = false) => `[${agent}${approximate ? " ≈" : ""}] `;
 
 const ANSWER_KINDS: { readonly [K in QuestionAnswer]: PermissionOptionKind } = {
   allow_once: "allow_once",
@@ -106,9 +91,11 @@ export class AcpRunner implements Runner {
     attached: AcpConnection | null,
     /** Its folder when not the project's. */
     private readonly cwd?: string,
+    /** A seeded fork (fork-session.ts): what it loses, and the conversation its first prompt carries (null once sent). */
+    private readonly seeded: { readonly note: string; seed: string | null } | null = null,
   ) {
-    this.label = acpLabel(agent);
-    this.traits = acpTraits(agent);
+    this.label = acpLabel(agent, seeded !== null);
+    this.traits = acpTraits();
     this.transcript = new AcpTranscript(history);
     this.attached = attached;
     if (attached) this.listen();
@@ -117,7 +104,13 @@ export class AcpRunner implements Runner {
   }
 
   get spec(): RunnerSpec {
-    return { kind: "acp", agent: this.agent, sessionId: this.sessionId, ...(this.cwd ? { cwd: this.cwd } : {}) };
+    return {
+      kind: "acp",
+      agent: this.agent,
+      sessionId: this.sessionId,
+      ...(this.cwd ? { cwd: this.cwd } : {}),
+      ...(this.seeded ? { approximate: true } : {}),
+    };
   }
 
   get history(): History {
@@ -138,6 +131,7 @@ export class AcpRunner implements Runner {
     const who = s?.name ? ` (${oneLine(s.name)}${s.version ? ` ${oneLine(s.version)}` : ""})` : "";
     const state = this.takingUp ? " · taking its session up…" : "";
     const lines = [`◆ Run by the ACP agent "${this.agent}"${who} · session ${this.sessionId}${state}`];
+    if (this.seeded) lines.push(this.seeded.note);
     if (this.trouble) lines.push(`⚠ ${this.trouble} · sending again tries again`);
     return lines;
   }
@@ -169,8 +163,34 @@ export class AcpRunner implements Runner {
     this.stopListening();
   }
 
-  clone(): Runner {
-    throw new Error(this.traits.forkRefused);
+  /** A fork's runner, on the session `prepareFork` made (the fork flow hands it back). */
+  clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner {
+    const made = options?.prepared;
+    if (!(made instanceof AcpForkSession) || made.agent !== this.agent)
+      throw new Error(`tine: a fork of a thread run by ${this.agent} is made ready by the fork flow first`);
+    const seeded = made.seeded ? { note: made.seeded.note, seed: made.seeded.seed } : null;
+    const cwd = made.cwd === this.setup.cwd ? undefined : made.cwd;
+    return new AcpRunner(this.setup, this.agent, made.sessionId, dispatch, made.history, made.conn, cwd, seeded);
+  }
+
+  prepareFork(at: number | undefined, forkCwd: string | null): Promise<PreparedFork> {
+    const cwd = forkCwd ?? this.cwd ?? this.setup.cwd;
+    return prepareAcpFork(
+      {
+        agent: this.agent,
+        sessionId: this.sessionId,
+        cwd,
+        files: this.setup.files(cwd),
+        history: this.history,
+        settledLength: this.transcript.settledLength,
+        busy: this.status.type === "streaming" || this.waiting.length > 0,
+        session: () => this.session(),
+        connection: () => this.setup.pool.connection(this.agent),
+        mode: this.setup.pool.modeOf(this.agent),
+        mcpServers: (conn) => this.setup.pool.mcpServersFor(conn),
+      },
+      at,
+    ).then(({ atMessage, fork }) => ({ atMessage, made: fork }));
   }
 
   // -- the conversation --
@@ -236,7 +256,11 @@ export class AcpRunner implements Runner {
         this.setStatus({ type: "stopped", stopReason: "aborted" });
         return;
       }
-      const response = await conn.prompt(this.sessionId, parts);
+      // A seeded fork's first prompt carries the conversation it was told (never drawn).
+      const seed = this.seeded?.seed ?? null;
+      const told: PromptPart[] = seed === null ? [] : [{ kind: "text", text: seed }];
+      const response = await conn.prompt(this.sessionId, [...told, ...parts]);
+      if (this.seeded) this.seeded.seed = null;
       this.transcript.endTurn(response);
       this.setStatus({ type: "stopped", stopReason: stopOf(response.stopReason) });
     } catch (error) {
@@ -366,14 +390,4 @@ export class AcpRunner implements Runner {
     this.dispatch({ type: "status-changed", status });
     if (status.type !== "streaming") for (const resolve of this.turnEnded.splice(0)) resolve();
   }
-}
-
-/** Words an agent gave, as one line of the display, cut short: nothing from an agent is trusted to be either. */
-function oneLine(text: string, max = 120): string {
-  const line = text.replace(/\p{Cc}+/gu, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-function textOf(blocks: readonly { type: string; text?: string }[]): string {
-  return blocks.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n\n");
 }

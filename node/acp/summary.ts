@@ -9,8 +9,10 @@ import type { McpTransportsSaid } from "./mcp-servers.ts";
 export type AgentSummary = {
   /** The name in acp_agents. */
   readonly configured: string;
-  /** The agent's own name and version (agentInfo), when it said them. */
+  /** The agent's own name and version (agentInfo: its title, else its name), when it said them. */
   readonly name: string | null;
+  /** `agentInfo.name` as given (a package's name): which agent it is, for what ACP has no capability for (fork-way.ts). */
+  readonly id: string | null;
   readonly version: string | null;
   readonly protocolVersion: number;
   readonly load: boolean;
@@ -34,6 +36,7 @@ export function summaryOf(configured: string, answer: InitializeResponse): Agent
   return {
     configured,
     name: answer.agentInfo?.title || answer.agentInfo?.name || null,
+    id: answer.agentInfo?.name || null,
     version: answer.agentInfo?.version || null,
     protocolVersion: answer.protocolVersion,
     load: caps.loadSession === true,

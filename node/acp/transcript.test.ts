@@ -1,8 +1,11 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import fc from "fast-check";
 import { assert, describe, it } from "vitest";
+import { History } from "../core/history.ts";
 import type { NativeMessage } from "../core/native.ts";
-import { AcpTranscript } from "./transcript.ts";
+import { entry } from "../core/native.ts";
+import { decode, encode } from "../store/records.ts";
+import { AcpTranscript, agentMessageId } from "./transcript.ts";
 
 // Recorded from @agentclientprotocol/claude-agent-acp 0.101.0 driven against the mock Messages API
 // (the scratch run of node/acp/connection.ts; paths shortened): a reply, its billing notice, and a
@@ -75,7 +78,37 @@ describe("AcpTranscript", () => {
     assert.deepEqual(t.history.last()!.meta, {
       stopReason: "end_turn",
       usage: { input_tokens: 20, output_tokens: 40, cache_read_input_tokens: 3, cache_creation_input_tokens: 4 },
+      agentMessageIds: ["msg_2"],
     });
+  });
+
+  it("keeps the agent's id of every assistant message (a fork's point), stored with its turn and read back from the store's lines", () => {
+    const t = fold("please write it", WRITE_TURN);
+    t.endTurn(END);
+    fold("again", REPLY_TURN, t).endTurn(END);
+    const roundTrip = (h: History) =>
+      History.empty.push(
+        ...[...h.entries()].map((e) => {
+          const d = decode(encode({ t: "append", m: e.message, ...(e.meta ? { meta: e.meta } : {}) }));
+          if (!d.ok || d.record.t !== "append") throw new Error(`not read back: ${JSON.stringify(d)}`);
+          return entry(d.record.m, d.record.meta);
+        }),
+      );
+    const stored = roundTrip(t.history);
+    assert.deepEqual(shapes(stored.messages()), [
+      "user:text",
+      "assistant:text,tool_use",
+      "user:tool_result",
+      "assistant:text",
+      "user:text",
+      "assistant:text",
+    ]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => agentMessageId(stored, i)),
+      [null, "msg_w", null, "msg_done5", null, "msg_2"],
+    );
+    // Never drawn: the message's own content has no trace of it.
+    assert.notInclude(JSON.stringify(stored.messages()), "msg_w");
   });
 
   it("an agent that never labels its chunks has every chunk taken as the model's; an empty messageId is never the model's", () => {

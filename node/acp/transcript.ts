@@ -90,6 +90,11 @@ export class AcpTranscript {
     return this.cached;
   }
 
+  /** How many entries are finished turns' (the open turn's are after them): a fork while it streams is taken within these. */
+  get settledLength(): number {
+    return this.committed.length;
+  }
+
   /** The user's prompt, as sent: starts a turn. */
   prompt(text: string): void {
     this.commitOpen(null);
@@ -279,7 +284,10 @@ export class AcpTranscript {
 
   private commitOpen(meta: ResponseMeta | null): void {
     const lastAt = this.segments.length - 1;
-    const turnMeta = meta ?? { stopReason: "end_turn", usage: usageOf(null) };
+    // The agent's ids of the turn's messages (those with blocks: the others make no entry), kept with its last: a fork's point.
+    const ids = this.segments.filter((s) => s.blocks.length > 0).map((s) => s.messageId);
+    const base = meta ?? { stopReason: "end_turn", usage: usageOf(null) };
+    const turnMeta: ResponseMeta = ids.some((id) => id !== null) ? { ...base, agentMessageIds: ids } : base;
     const entries = this.segments.flatMap((segment, i) => this.entriesOf(segment, true, i === lastAt ? turnMeta : undefined));
     this.committed = this.committed.push(...entries);
     this.segments = [];
@@ -288,6 +296,25 @@ export class AcpTranscript {
     this.settled = null;
     this.cached = null;
   }
+}
+
+/**
+ * The agent's id of assistant message `at` of `history` (ACP's `messageId` its chunks carried), or
+ * null: none given, or not an assistant message of a finished turn. The ids are kept with the
+ * turn's last message (`agentMessageIds`), one per assistant message of the turn.
+ */
+export function agentMessageId(history: History, at: number): string | null {
+  if (at < 0 || at >= history.length || history.at(at).message.role !== "assistant") return null;
+  let after = 0;
+  for (let j = at; j < history.length; j++) {
+    const e = history.at(j);
+    if (e.message.role !== "assistant") continue;
+    after++;
+    if (!e.meta) continue;
+    const ids = e.meta.agentMessageIds ?? [];
+    return ids[ids.length - after] ?? null;
+  }
+  return null;
 }
 
 function toolUse(s: ToolCallState): AssistantBlock {

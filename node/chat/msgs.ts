@@ -141,6 +141,8 @@ export type ForkClone = {
   /** The source when it is stored and not loaded: the fork is cloned from its history, run as it ran. */
   readonly storedSource?: StoredSource;
   readonly opener: ForkOpener;
+  /** What its source's runner made ready for it (`prepareFork`), given back to its `clone`. */
+  readonly prepared?: unknown;
   /**
    * It waited for its source (`--wait`): made later than it was asked for, when the user may be at
    * work elsewhere. It opens beside its source without taking the cursor, or the active thread.

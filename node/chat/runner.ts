@@ -59,8 +59,6 @@ export type RunnerTraits = {
    * unattended fork of it can be made; false: its program runs its own (Claude Code).
    */
   readonly toolsThroughTine: boolean;
-  /** Why its threads cannot be forked yet (said as it is), or absent: they can. */
-  readonly forkRefused?: string;
 };
 
 /** Where a thread shows: a transcript tine renders, or a terminal the runner's own program draws. */
@@ -142,7 +140,22 @@ export interface RunnerCore {
    * `end_turn`) and this runner is not touched: it keeps streaming and sends no extra request.
    */
   clone(dispatch: (msg: AgentMsg) => void, options?: CloneOptions): Runner;
+  /**
+   * Made ready before a fork of it is taken (awaited by the fork flow, outside the chat's loop),
+   * handed back to `clone` as `CloneOptions.prepared`: a runner whose program forks its own
+   * conversation (an ACP agent's session/fork) forks it here, so the fork's stored header names
+   * its session from the start. `at`: the message asked for (undefined: the latest); `cwd`: the
+   * fork's folder when not its source's (its worktree, made first). Absent: its clone needs nothing made first.
+   */
+  prepareFork?(at: number | undefined, cwd: string | null): Promise<PreparedFork>;
 }
+
+/** What `prepareFork` made: where the fork is taken (the message it ends at), and what its clone is made from. */
+export type PreparedFork = {
+  readonly atMessage: number;
+  /** The runner's own (its clone checks it): opaque to the chat and the fork flow. */
+  readonly made: unknown;
+};
 
 /** A runner's program's questions to the user (an agent's permission requests), answered only by the user. */
 export interface RunnerQuestions {

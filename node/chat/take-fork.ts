@@ -77,6 +77,7 @@ export function takeFork(chat: ForkingChat, request: ForkClone): void {
     knownResults: live?.forkResults(),
     atMessage: request.atMessage,
     root: chat.environmentFor(request.newId).root,
+    ...(request.prepared !== undefined ? { prepared: request.prepared } : {}),
   });
   const { background, idleTimeoutMs, openedBy, prefill, model, place } = openedAs(request.opener, chat.clock.forkIdleTimeoutMs);
   const { title, by } = forkTitle(sourceTitle, request.prompt, request.num);

@@ -61,4 +61,6 @@ export type CloneOptions = {
    * Code) takes it there; tine's agent needs nothing (its tools get their folder from the thread).
    */
   readonly root?: string;
+  /** What the source's `prepareFork` made for this fork (chat/runner.ts `PreparedFork.made`). */
+  readonly prepared?: unknown;
 };

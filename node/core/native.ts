@@ -54,6 +54,11 @@ export type ResponseMeta = {
   readonly continued?: { readonly requests: number; readonly last: Usage };
   readonly interrupted?: boolean;
   readonly notes?: readonly string[];
+  /**
+   * A turn run by an ACP agent: the agent's id of each assistant message of the turn, in order (this
+   * one's last; null where the agent gave none). A fork names one as its fork point; never shown.
+   */
+  readonly agentMessageIds?: readonly (string | null)[];
 };
 
 /** One history entry: the native message and, for assistant responses, its bookkeeping. */

@@ -36,8 +36,9 @@ type StoredKind =
   /**
    * An ACP agent's session: `agent` is its configured NAME in acp_agents (never a command: the
    * configured one runs it), `sessionId` the agent's id for it, `cwd` its folder when not the project's.
+   * `approximate`: a fork made as a new session told the conversation (acp/fork-way.ts), not the agent's own fork.
    */
-  | { readonly kind: "acp"; readonly agent: string; readonly sessionId: string; readonly cwd?: string };
+  | { readonly kind: "acp"; readonly agent: string; readonly sessionId: string; readonly cwd?: string; readonly approximate?: true };
 
 /** What one file gave the thread, as its banner says it. `path` as shown: relative to the root, `~/…`, or absolute. */
 export type InstructionFile =
@@ -87,9 +88,13 @@ const STORED_KINDS: { readonly [K in SpecKind]: (r: Record<string, unknown>) => 
     if (typeof sessionId !== "string" || !/^[\x21-\x7e]{1,200}$/.test(sessionId))
       return { ok: false, why: "runner.sessionId is not a session id" };
     const cwd = r["cwd"];
-    if (cwd === undefined) return { ok: true, spec: { kind: "acp", agent, sessionId } };
-    if (typeof cwd !== "string" || !isAbsolute(cwd)) return { ok: false, why: "runner.cwd is not an absolute path" };
-    return { ok: true, spec: { kind: "acp", agent, sessionId, cwd } };
+    if (cwd !== undefined && (typeof cwd !== "string" || !isAbsolute(cwd))) return { ok: false, why: "runner.cwd is not an absolute path" };
+    const approximate = r["approximate"];
+    if (approximate !== undefined && approximate !== true) return { ok: false, why: "runner.approximate is not true" };
+    return {
+      ok: true,
+      spec: { kind: "acp", agent, sessionId, ...(cwd !== undefined ? { cwd } : {}), ...(approximate ? { approximate } : {}) },
+    };
   },
 };
 

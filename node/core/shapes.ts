@@ -89,5 +89,7 @@ export function metaProblem(meta: unknown): string | null {
   if (!optional(meta["continued"], continuedOk)) return "meta with a bad continued";
   if (!optional(meta["interrupted"], (v) => typeof v === "boolean")) return "meta with a non-boolean interrupted";
   if (!optional(meta["notes"], (n) => Array.isArray(n) && n.every(isString))) return "meta notes that are not strings";
+  if (!optional(meta["agentMessageIds"], (n) => Array.isArray(n) && n.every((v) => v === null || isString(v))))
+    return "meta agentMessageIds that are not strings";
   return null;
 }

@@ -13,6 +13,7 @@ import type { Chat } from "../chat/chat.ts";
 import type { NewThread } from "../chat/mint.ts";
 import type { Dispatch, ForkClone, StoredSource } from "../chat/msgs.ts";
 import { threadName, typedText } from "../chat/names.ts";
+import type { PreparedFork, Runner } from "../chat/runner.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { SendContext } from "../context/follow.ts";
 import type { ThreadId } from "../core/ids.ts";
@@ -79,8 +80,6 @@ export class ForkFlow {
     if (ask.restore_code && ask.at_message === undefined) throw new Error("tine: restore_code forks at a message: give at_message too");
     const background = ask.background === true;
     if (!live && !chat.stored.has(sourceId)) throw new Error(`tine: ${threadName(chat, sourceId)} cannot be forked`);
-    const refused = chat.runners.traits(live?.runner.spec ?? this.host.storedSource(sourceId).runner).forkRefused;
-    if (refused) throw new Error(refused);
     if (this.cancel(sourceId)) return null;
     const unattended = await this.unattended(sourceId, ask, background);
     // A worktree asked for must be made; one the option gives is made where it can be (a git repository).
@@ -90,8 +89,10 @@ export class ForkFlow {
     const at = ask.at_message;
     // -1: before the first message (`e` on it); Lua's requests give 0 or more.
     if (at !== undefined && (at < -1 || at >= length)) throw new Error(`${chat.titleOf(sourceId)} has no message ${at}`);
-    const { id: newId, num } = chat.mint();
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
+    // One in a worktree of its own is made ready once its worktree is (its program works there).
+    const prepared = worktree ? null : await this.prepare(live?.runner, storedSource, at, null);
+    const { id: newId, num } = chat.mint();
     // The files last, once nothing can refuse the fork, and before it is made (its first turn finds
     // them): as they were at the fork point (files changed since left alone and named, unless overwritten).
     if (ask.restore_code && !worktree) await this.restoreFiles(sourceId, at!, ask.restore_overwrite === true);
@@ -103,9 +104,10 @@ export class ForkFlow {
       num,
       prompt,
       ...(context ? { context } : {}),
-      atMessage: at,
+      atMessage: prepared ? prepared.atMessage : at,
       storedSource,
       opener: { by: "user", background, prefill: ask.prefill },
+      ...(prepared ? { prepared: prepared.made } : {}),
     };
     if (!worktree) this.host.folders.share(newId, sourceId);
     const sourceMidTurn = live?.runner.midTurn() === true;
@@ -185,7 +187,9 @@ export class ForkFlow {
         }
         // It waits no more: the fork taken below redraws the list.
         if (wasListed) this.waits.delete(sourceId);
-        return this.start(request.next === "now" ? { when: "now", fork } : { when: "at-rest", fork, worktree: false });
+        const ready = await this.prepare(this.host.chat.threads.get(sourceId)?.runner, fork.storedSource, fork.atMessage, made.root);
+        const due: ForkClone = ready ? { ...fork, atMessage: ready.atMessage, prepared: ready.made } : fork;
+        return this.start(request.next === "now" ? { when: "now", fork: due } : { when: "at-rest", fork: due, worktree: false });
       }
       case "worktree-meanwhile": {
         const { sourceId, newId, num } = fork;
@@ -216,6 +220,26 @@ export class ForkFlow {
     if (!waiting.worktree) return this.ready(fork);
     this.worktreeWhenDue(fork, waiting.unattended);
     return null;
+  }
+
+  /**
+   * A runner whose program forks its own conversation (an ACP agent) forks it first (where, and the
+   * new session, are its: chat/runner.ts `prepareFork`); a stored source is run by its header for that.
+   */
+  private async prepare(
+    live: Runner | undefined,
+    stored: StoredSource | undefined,
+    at: number | undefined,
+    cwd: string | null,
+  ): Promise<PreparedFork | null> {
+    const source = live ?? (stored ? this.host.chat.runners.reopen(stored.runner, stored.history, () => {}) : undefined);
+    if (!source?.prepareFork) return null;
+    try {
+      return await source.prepareFork(at, cwd);
+    } finally {
+      // A stored source's runner was only for this.
+      if (!live) source.close();
+    }
   }
 
   /** Cancels the fork waiting for `sourceId`, if any, and says so. */

@@ -130,11 +130,6 @@ describe(`a thread run by an ACP agent (${nv.version})`, () => {
           assert.ok(saidIn(last.body).some((x) => x.includes("Say hello, tine here.")));
           assert.deepEqual((await s.messages(id)).slice(0, 2), before.slice(0, 2));
 
-          // Forking comes next: refused plainly, the thread untouched.
-          const forked = await s.lua<[boolean, string]>("return { pcall(require('tine').fork, ...) }", id, "try it");
-          assert.equal(forked[0], false);
-          assert.match(forked[1], /forking claude threads comes next/);
-
           // The agent dies mid-turn: the thread says so and keeps what came; a send starts it again and resumes.
           script.reply(response([{ text: "Half and then", holdInside: { hold: "k", afterDeltas: 1 } }], { id: "msg_half" }));
           await sendIn(s, id, "Crash now");

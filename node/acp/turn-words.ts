@@ -1,0 +1,26 @@
+/** How an ACP runner says what an agent gave: its turn's end as tine's stop reasons, its words as one line, a prompt's text. */
+import type { StopReason } from "../core/agent.ts";
+
+/** How an ACP turn's end is shown as tine's stop reasons. */
+export function stopOf(reason: string): StopReason {
+  switch (reason) {
+    case "cancelled":
+      return "aborted";
+    case "max_tokens":
+      return "max_tokens";
+    case "refusal":
+      return "refusal";
+    default:
+      return "end_turn";
+  }
+}
+
+/** Words an agent gave, as one line of the display, cut short: nothing from an agent is trusted to be either. */
+export function oneLine(text: string, max = 120): string {
+  const line = text.replace(/\p{Cc}+/gu, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export function textOf(blocks: readonly { type: string; text?: string }[]): string {
+  return blocks.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n\n");
+}
