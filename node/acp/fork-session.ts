@@ -9,8 +9,9 @@
  * source's). A native fork names the agent's id of the last reply at or before the point; a user
  * message after it (`F` on a prompt) is in the fork's history and the fork answers it.
  */
-import type { History } from "../core/history.ts";
+
 import type { McpServer } from "@agentclientprotocol/sdk/unstable";
+import type { History } from "../core/history.ts";
 import type { AcpConnection } from "./connection.ts";
 import type { AcpFiles } from "./files.ts";
 import { APPROXIMATE, forksAtMessage, forkWay } from "./fork-way.ts";
