@@ -106,8 +106,13 @@ export async function groupGone(pgid: number, timeoutMs = 5000): Promise<void> {
   }
 }
 
-/** OpenCode (opencode-ai, pinned, a devDependency): its `opencode acp` is a real ACP agent whose sessions fork whole only. */
-export const OPENCODE = join(ROOT, "node_modules/.bin/opencode");
+/**
+ * OpenCode's Linux x64 binary (opencode-linux-x64, pinned, a devDependency: the registry these
+ * tests install from keeps no other platform's, so the opencode-ai wrapper's lock cannot be whole;
+ * the tests run on Linux x64 only, as their Neovim does): its `opencode acp` is a real ACP agent
+ * whose sessions fork whole only.
+ */
+export const OPENCODE = join(ROOT, "node_modules/opencode-linux-x64/bin/opencode");
 
 /** The model the OpenCode agent asks the mock for (a model OpenCode's bundled list knows). */
 export const OPENCODE_MODEL = "claude-sonnet-4-5";
