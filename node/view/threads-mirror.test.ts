@@ -138,6 +138,16 @@ describe("ThreadsMirror", () => {
     expect(noted()).toEqual(["a", "d"]);
   });
 
+  it("sends the order after a batch of deltas only that changed the tree (a fork that ended as its turn did)", () => {
+    const t = threads([info("a", "idle"), info("b", "streaming", "a")]);
+    const mirror = new ThreadsMirror(t.source, () => {}, 5000);
+    mirror.now();
+    t.now.delete("b");
+    const delta: RootMsg = { type: "thread-msg", id: "b" as ThreadId, msg: { type: "agent", msg: { type: "stream-updated" } } };
+    mirror.batched([delta], { threads: ["a" as ThreadId], tree: true, moved: ["b" as ThreadId] }, () => []);
+    expect(mirror.due()?.order).toEqual(["a"]);
+  });
+
   it("sends a noted thread's ancestors, each once, even when the parents it is given loop (itself, or through others)", () => {
     fc.assert(
       fc.property(

@@ -104,7 +104,9 @@ export class ThreadsMirror {
     }
     if (all) this.note(every(), true);
     else if (tree) this.note([...touched, ...changes.threads, ...changes.moved], true);
-    else if (touched.size) this.note(touched, changes.tree);
+    // A change to the tree is noted whatever the messages were: one applied with a streamed delta
+    // (a fork that ends as its turn does) would otherwise leave Lua a thread the host no longer has.
+    else if (touched.size || changes.tree) this.note([...touched, ...changes.moved], changes.tree);
   }
 
   /** A drawing pass ended: what changed goes with it. Nothing to do after streamed deltas only. */

@@ -230,6 +230,11 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
           await s.waitForDisplay(id, /📨 Report from .* goes with your next message: Summary: it is fine\./);
           // The fork ended as it reported (the host no longer has it).
           assert.equal(await s.lua<boolean>("return (pcall(require('tine').messages, ...))", reporting), false);
+          // threads() (Lua's copy of the list) no longer lists it either.
+          assert.deepEqual(
+            (await s.lua<{ id: string }[]>("return require('tine').threads()")).filter((t) => t.id === reporting),
+            [],
+          );
 
           // Promote a fork at message 1: the parent takes its session and history; "Prompt Two…" stays, as a fork.
           const promoted = await s.lua<string>(
