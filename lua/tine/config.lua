@@ -223,6 +223,13 @@ M.defaults = {
     compact = "C",
     -- display: deny the tool call, asking why; the reason goes to the model
     deny_reason = "D",
+    -- display, on a hunk of a turn's expanded file diff (:help tine-review); off a hunk these keys
+    -- do what Vim's do
+    review_keep = "gk", -- mark the hunk reviewed (✓ kept)
+    review_undo = "gu", -- take the hunk back in the working file, three-way (↶ undone)
+    review_comment = "gc", -- a comment on the hunk, told to the model with your next message
+    next_hunk = "]h", -- the next hunk of an expanded file diff
+    prev_hunk = "[h", -- the previous one
   },
 }
 

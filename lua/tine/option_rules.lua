@@ -279,7 +279,7 @@ return {
         "go_to_parent", "go_to_fork", "fork_report", "fork_promote", "fork_discard", "list_background", "list_open", "list_fork",
         "list_worktree", "list_rename", "list_delete", "add", "list_filter", "list_diff", "compare_open", "compare_expand",
         "compare_mark", "compare_diff", "compare_promote", "compare_discard", "compare_discard_others", "compare_graft", "label",
-        "edit_message", "compact", "deny_reason",
+        "edit_message", "compact", "deny_reason", "review_keep", "review_undo", "review_comment", "next_hunk", "prev_hunk",
       },
     },
   },

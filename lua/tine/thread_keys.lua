@@ -7,6 +7,7 @@ local fork = require("tine.fork")
 local help = require("tine.help")
 local input_keys = require("tine.input_keys")
 local keys = require("tine.keys")
+local review_keys = require("tine.review_keys")
 local tine = require("tine")
 
 local M = {}
@@ -125,6 +126,28 @@ local function display_keys(display, input, id, km)
       "ask the agent to resolve the merge's conflicts",
     },
   }, M.READING)
+  -- On a hunk of an opened file diff: review it (off a hunk, Vim's own keys).
+  for _, k in ipairs({
+    { km.review_keep, "keep", "keep the hunk under the cursor (✓ reviewed)" },
+    { km.review_undo, "undo", "undo the hunk under the cursor in the working file (↶)" },
+    { km.review_comment, "comment", "comment on the hunk under the cursor (the model is told)" },
+  }) do
+    line_keys(display, {
+      {
+        k[1],
+        function()
+          return review_keys.act(id, k[2])
+        end,
+        k[3],
+      },
+    }, M.READING)
+  end
+  map("n", km.next_hunk, function()
+    review_keys.jump(id, 1)
+  end, "the next hunk of an opened file diff", M.READING)
+  map("n", km.prev_hunk, function()
+    review_keys.jump(id, -1)
+  end, "the previous hunk", M.READING)
   map("n", km.go_to_parent, function()
     keys.go_to_parent(id)
   end, "go to parent thread", M.READING)

@@ -134,6 +134,11 @@
 ---@field edit_message? string|false
 ---@field compact? string|false display: compact the thread up to the message under the cursor
 ---@field deny_reason? string|false
+---@field review_keep? string|false display, on a hunk: mark it reviewed
+---@field review_undo? string|false display, on a hunk: take it back in the working file
+---@field review_comment? string|false display, on a hunk: comment on it (the model is told)
+---@field next_hunk? string|false display: the next hunk of an expanded file diff
+---@field prev_hunk? string|false display: the previous hunk
 
 --- What the host receives at `init` (node/host/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.

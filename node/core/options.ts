@@ -211,5 +211,10 @@ export const OPTIONS = {
     edit_message: key,
     compact: key,
     deny_reason: key,
+    review_keep: key,
+    review_undo: key,
+    review_comment: key,
+    next_hunk: key,
+    prev_hunk: key,
   }),
 } as const;

@@ -46,6 +46,11 @@ const keymaps: Keymaps = {
   edit_message: "e",
   compact: "C",
   deny_reason: "D",
+  review_keep: "gk",
+  review_undo: "gu",
+  review_comment: "gc",
+  next_hunk: "]h",
+  prev_hunk: "[h",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */

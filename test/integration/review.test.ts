@@ -126,6 +126,49 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
     });
   });
 
+  it("in the display: the change list opened to a file's hunks, ]h [h between them, gk gc gu keep, comment on and undo the hunk under the cursor, its state at the end of its @@ line", async () => {
+    await withGitProject(nv, setUp(project()), async (s) => {
+      const id = await editingTurn(s);
+      await s.answerInput("why upper case?");
+      await s.onDisplayLine(id, "▸ 3 files changed", "<Tab>");
+      await s.waitForDisplay(id, "  ▸ M lines.txt");
+      await s.onDisplayLine(id, "  ▸ M lines.txt", "<Tab>");
+      await s.waitForDisplay(id, "▾ M lines.txt");
+      const line = () => s.lua<string>("return vim.api.nvim_get_current_line()");
+      /** Each `@@` line of the display with the state shown at its end. */
+      const shown = () =>
+        s.lua<string[]>(`
+          local buf = vim.api.nvim_get_current_buf()
+          local out = {}
+          for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, vim.api.nvim_get_namespaces()["tine_review"], 0, -1, { details = true })) do
+            table.insert(out, vim.api.nvim_buf_get_lines(buf, m[2], m[2] + 1, false)[1] .. m[4].virt_text[1][1])
+          end
+          return out`);
+      await s.onDisplayLine(id, "  ▾ M lines.txt", "]h");
+      await s.until("]h: on hunk 1", async () => (await line()) === "      @@ -1,5 +1,5 @@");
+      await s.keys("]h");
+      await s.until("]h: on hunk 2", async () => (await line()) === "      @@ -15,6 +15,6 @@ line 14");
+      // Inside hunk 2 (a line of it, not its header): keep it, comment on it.
+      await s.keys("jjgk");
+      await s.until("hunk 2 kept", async () => (await states(s, id)).includes("lines.txt#2 kept"));
+      await s.keys("gc");
+      await s.waitForDisplay(id, "✎ comment on lines.txt lines 15-20 · the model is told with your next message");
+      await s.keys("[h[h");
+      await s.until("[h: on hunk 1", async () => (await line()) === "      @@ -1,5 +1,5 @@");
+      await s.keys("gu");
+      await s.until("hunk 1 undone on disk", async () => readFileSync(join(s.cwd, "lines.txt"), "utf8") === withLine(EDITED, 2, "line 2"));
+      assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 undone", "lines.txt#2 kept"]);
+      await s.until(
+        "the states at the end of the @@ lines",
+        async () =>
+          JSON.stringify(await shown()) === JSON.stringify(["      @@ -1,5 +1,5 @@  ↶ undone", "      @@ -15,6 +15,6 @@ line 14  ✓ kept"]),
+      );
+      // Off a hunk, the keys are Vim's own: gk on the summary line reviews nothing.
+      await s.onDisplayLine(id, "▾ 3 files changed", "gk");
+      assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 undone", "lines.txt#2 kept"]);
+    });
+  });
+
   it("refuses with a clear message, the file untouched: no such hunk or file, a binary file, a file deleted since, an empty comment, a hunk taken back by hand, a file made binary since", async () => {
     await withGitProject(nv, setUp(project()), async (s) => {
       const id = await editingTurn(s);
