@@ -44,6 +44,19 @@ export default new Proxy(function Anthropic() {}, {
  * `require`, not an `import()`: the host runs as a vm Script (node/host/boot.ts), which has no
  * dynamic import; esbuild makes the `import()` of a bundled module a lazy require of it.
  */
+/** The ACP SDK likewise, when the first agent starts (node/acp/acp-sdk.ts): dist/acp-sdk.cjs. */
+const acpSdkOnFirstUse = {
+  name: "acp-sdk-on-first-use",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/acp-sdk-entry\.ts$/ }, () => ({ path: "acp-sdk", namespace: "acp-sdk-on-first-use" }));
+    b.onResolve({ filter: /^\.\/acp-sdk\.cjs$/ }, () => ({ path: "./acp-sdk.cjs", external: true }));
+    b.onLoad({ filter: /.*/, namespace: "acp-sdk-on-first-use" }, () => ({
+      loader: "js",
+      contents: 'module.exports = require("./acp-sdk.cjs");',
+    }));
+  },
+};
+
 const mcpSdkOnFirstUse = {
   name: "mcp-sdk-on-first-use",
   setup(b) {
@@ -63,7 +76,7 @@ const mcpSdkOnFirstUse = {
  * util/uuid.ts). Each import of one is a stand-in whose exports, named here from the Node that
  * builds, require the module on first access.
  */
-const ON_FIRST_USE = ["child_process", "crypto", "fs/promises", "os", "v8"];
+const ON_FIRST_USE = ["child_process", "crypto", "fs/promises", "os", "stream", "v8"];
 const builtinsOnFirstUse = {
   name: "builtins-on-first-use",
   setup(b) {
@@ -88,7 +101,12 @@ const builtinsOnFirstUse = {
 
 // A package's ES module build where it has one ("module"): scope-hoisted and cut to what is used,
 // rather than CommonJS wrapped in a function per file and copied export by export at start-up.
-const host = { ...common, ...minified, mainFields: ["module", "main"], plugins: [sdkOnFirstUse, mcpSdkOnFirstUse, builtinsOnFirstUse] };
+const host = {
+  ...common,
+  ...minified,
+  mainFields: ["module", "main"],
+  plugins: [sdkOnFirstUse, mcpSdkOnFirstUse, acpSdkOnFirstUse, builtinsOnFirstUse],
+};
 await Promise.all([
   build({ ...host, entryPoints: ["node/host/index.ts"], outfile: "dist/host-main.cjs" }),
   build({ ...host, entryPoints: ["node/host/rplugin.ts"], outfile: "dist/rplugin.cjs" }),
@@ -99,6 +117,7 @@ await Promise.all([
     outfile: "dist/sdk.cjs",
   }),
   build({ ...common, ...minified, entryPoints: ["node/mcp/sdk-entry.ts"], outfile: "dist/mcp-sdk.cjs" }),
+  build({ ...common, ...minified, entryPoints: ["node/acp/acp-sdk-entry.ts"], outfile: "dist/acp-sdk.cjs" }),
   build({ ...common, entryPoints: ["test/mock-anthropic/demo.ts"], outfile: "dist/mock-demo.cjs" }),
 ]);
 

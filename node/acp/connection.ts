@@ -9,18 +9,15 @@
  * an AcpError, never a crash, and the agent's process group is stopped.
  */
 import { Readable, Writable } from "node:stream";
-import {
-  type ClientConnection,
-  client,
-  type InitializeResponse,
-  type McpServer,
-  type NewSessionResponse,
-  ndJsonStream,
-  PROTOCOL_VERSION,
-  type PromptResponse,
-  RequestError,
-  type SessionUpdate,
+import type {
+  ClientConnection,
+  InitializeResponse,
+  McpServer,
+  NewSessionResponse,
+  PromptResponse,
+  SessionUpdate,
 } from "@agentclientprotocol/sdk/unstable";
+import { type AcpSdk, loadAcpSdk } from "./acp-sdk.ts";
 import { AgentProcess } from "./agent-process.ts";
 import type { AcpLaunch } from "./agents.ts";
 import { AcpError, sayEnd, withTail } from "./errors.ts";
@@ -69,10 +66,13 @@ export class AcpConnection {
     private readonly connection: ClientConnection,
     private readonly options: AcpOptions,
     readonly summary: AgentSummary,
+    private readonly sdk: AcpSdk,
   ) {}
 
   /** Starts agent `launch` and initializes it; rejects with an AcpError (its process stopped) when it cannot. */
   static async start(launch: AcpLaunch, options: AcpOptions): Promise<AcpConnection> {
+    const sdk = await loadAcpSdk();
+    const { client, ndJsonStream, PROTOCOL_VERSION, RequestError } = sdk;
     const agent = new AgentProcess(launch);
     const started = await new Promise<boolean>((resolve) => {
       agent.child.once("spawn", () => resolve(true));
@@ -151,7 +151,7 @@ export class AcpConnection {
         `tine: ACP agent "${launch.name}" failed to initialize: ${detail}${withTail(agent.stderrTail())}`,
       );
     }
-    self = new AcpConnection(launch.name, agent, connection, options, summaryOf(launch.name, answer));
+    self = new AcpConnection(launch.name, agent, connection, options, summaryOf(launch.name, answer), sdk);
     const me = self;
     void agent.ended.then((end) => {
       connection.close();
@@ -246,7 +246,7 @@ export class AcpConnection {
           );
     } catch (error) {
       if (error instanceof AcpError) throw error;
-      if (error instanceof RequestError && !this.connection.signal.aborted) {
+      if (error instanceof this.sdk.RequestError && !this.connection.signal.aborted) {
         throw new AcpError("refused", `tine: ACP agent "${name}" refused ${method}: ${error.message}`);
       }
       if (this.closing) throw new AcpError("closed", `tine: ACP agent "${name}" was closed during ${method}`);
@@ -260,7 +260,7 @@ export class AcpConnection {
   /** The files of a session of this connection; any other session is refused. */
   private filesFor(sessionId: string): AcpFiles {
     const files = this.files.get(sessionId);
-    if (!files) throw RequestError.invalidParams({ sessionId }, `tine serves files only to its own sessions, not to ${sessionId}`);
+    if (!files) throw this.sdk.RequestError.invalidParams({ sessionId }, `tine serves files only to its own sessions, not to ${sessionId}`);
     return files;
   }
 

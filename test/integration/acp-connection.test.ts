@@ -97,6 +97,7 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
       { ...a.conn.summary, version: a.conn.summary.version !== null },
       {
         configured: "claude",
+        id: "@agentclientprotocol/claude-agent-acp",
         name: "Claude Agent",
         version: true,
         protocolVersion: 1,
