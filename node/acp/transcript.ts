@@ -124,15 +124,7 @@ export class AcpTranscript {
         this.cached = null;
         return;
       case "tool_call":
-        this.toolCall(update.toolCallId, {
-          title: update.title,
-          name: update.name ?? null,
-          kind: update.kind ?? null,
-          status: update.status ?? "pending",
-          content: update.content ?? [],
-          rawInput: update.rawInput,
-          rawOutput: update.rawOutput,
-        });
+        this.toolCall(update.toolCallId, toolFields(update));
         return;
       case "tool_call_update":
         this.toolUpdate(update);
@@ -229,15 +221,7 @@ export class AcpTranscript {
     const state = this.tools.get(update.toolCallId);
     if (!state) {
       // An update for a call never announced: drawn as a call from here on.
-      this.toolCall(update.toolCallId, {
-        title: update.title ?? "",
-        name: update.name ?? null,
-        kind: update.kind ?? null,
-        status: update.status ?? "pending",
-        content: update.content ?? [],
-        rawInput: update.rawInput,
-        rawOutput: update.rawOutput,
-      });
+      this.toolCall(update.toolCallId, toolFields(update));
       return;
     }
     if (update.title != null) state.title = update.title;
@@ -354,5 +338,18 @@ export function usageOf(u: AcpUsage | null): Usage {
     output_tokens: u?.outputTokens ?? 0,
     cache_read_input_tokens: u?.cachedReadTokens ?? 0,
     cache_creation_input_tokens: u?.cachedWriteTokens ?? 0,
+  };
+}
+
+/** A call's fields as a `tool_call` (or an update of a call never announced, drawn as a call from there) gives them. */
+function toolFields(update: Extract<SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }>): Omit<ToolCallState, "id"> {
+  return {
+    title: update.title ?? "",
+    name: update.name ?? null,
+    kind: update.kind ?? null,
+    status: update.status ?? "pending",
+    content: update.content ?? [],
+    rawInput: update.rawInput,
+    rawOutput: update.rawOutput,
   };
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { AcpAgentsConfig } from "../../node/acp/agents.ts";
 import { type Reply, textReply } from "../mock-anthropic/script.ts";
 import type { MockAnthropic, RecordedRequest } from "../mock-anthropic/server.ts";
-import { ROOT } from "./neovim.ts";
+import { ROOT, type Session } from "./neovim.ts";
 
 export const ACP_ADAPTER = join(ROOT, "node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js");
 
@@ -170,4 +170,13 @@ export function scriptOpenCode(
   const queue = [...replies];
   mock.otherwise((req) => (isOpenCodeSideRequest(req) ? textReply("A title") : (queue.shift() ?? textReply("(unscripted)"))));
   return { conversation: () => mock.requests.filter((r) => !isOpenCodeSideRequest(r)), reply: (...more) => queue.push(...more) };
+}
+
+/** Types `text` in thread `id`'s input and sends it, as a user does (`:Tine send` in the input). */
+export async function sendIn(s: Session, id: string, text: string): Promise<void> {
+  await s.open(id);
+  const t = await s.thread(id);
+  await s.setLines(t.input_bufnr!, [text]);
+  await s.focus(t.input_bufnr!);
+  await s.cmd("Tine send");
 }

@@ -8,10 +8,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, inject, it } from "vitest";
-import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
+import { adapterAgents, KEY_VARIABLE, scriptAdapter, sendIn, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
 import { testServer } from "../helpers/mcp.ts";
-import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
+import { withNeovim, withProject } from "../helpers/neovim.ts";
 import { waitForWinbar } from "../helpers/winbar.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
@@ -24,14 +24,6 @@ function agentsFor(project: string, extra: Record<string, unknown> = {}) {
 
 /** The adapter's environment (adapterAgents), to add to. */
 const agentEnv = (project: string) => (agentsFor(project)["claude"] as { env: Record<string, string> }).env;
-
-async function sendIn(s: Session, id: string, text: string): Promise<void> {
-  await s.open(id);
-  const t = await s.thread(id);
-  await s.setLines(t.input_bufnr!, [text]);
-  await s.focus(t.input_bufnr!);
-  await s.cmd("Tine send");
-}
 
 describe(`an ACP thread's extras (${nv.version})`, () => {
   it("its usage: the winbar shows the agent's context, the turn's tokens and the cost the agent said; the list its tokens and cost", async () => {

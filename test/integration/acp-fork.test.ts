@@ -9,21 +9,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { ThreadStore } from "../../node/store/store.ts";
-import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
+import { adapterAgents, KEY_VARIABLE, scriptAdapter, sendIn, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
-
-async function sendIn(s: Session, id: string, text: string): Promise<void> {
-  await s.open(id);
-  const t = await s.thread(id);
-  await s.setLines(t.input_bufnr!, [text]);
-  await s.focus(t.input_bufnr!);
-  await s.cmd("Tine send");
-}
 
 /** The session id its banner names. */
 async function sessionOf(s: Session, id: string): Promise<string> {

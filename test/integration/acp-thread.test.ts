@@ -10,9 +10,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { ThreadStore } from "../../node/store/store.ts";
-import { adapterAgents, KEY_VARIABLE, scriptAdapter, TEST_KEY } from "../helpers/acp.ts";
+import { adapterAgents, KEY_VARIABLE, scriptAdapter, sendIn, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
-import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
+import { withNeovim, withProject } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -44,14 +44,6 @@ function agentPids(hostPid: number): number[] {
     }
   }
   return pids;
-}
-
-async function sendIn(s: Session, id: string, text: string): Promise<void> {
-  await s.open(id);
-  const t = await s.thread(id);
-  await s.setLines(t.input_bufnr!, [text]);
-  await s.focus(t.input_bufnr!);
-  await s.cmd("Tine send");
 }
 
 describe(`a thread run by an ACP agent (${nv.version})`, () => {
