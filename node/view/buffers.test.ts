@@ -5,6 +5,7 @@
  * marks name it.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { NO_LIST_EXTRAS } from "../../test/helpers/list-extras.ts";
 import { testChat } from "../../test/helpers/test-chat.ts";
 import { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
@@ -37,24 +38,7 @@ function setup() {
     fakeBridge(),
     chat,
     "split",
-    {
-      updated: () => undefined,
-      label: () => "",
-      unreadable: () => [],
-      notSaved: () => undefined,
-      ownMessages: () => null,
-      usage: () => [],
-      winbar: () => [],
-      worksIn: () => null,
-      unattended: () => false,
-      waitingFork: () => undefined,
-      onDisk: () => false,
-      merges: () => [],
-      shownPath: (path) => path,
-      fanOutMark: () => null,
-      checking: () => false,
-      fanOutNotes: () => [],
-    },
+    NO_LIST_EXTRAS,
     "",
     "",
     { report: "r", promote: "p", discard: "d", editQueued: false, resolveMerge: false },

@@ -3,28 +3,12 @@
  * the store lists them otherwise (after a restart its folder's order is the file system's).
  */
 import { describe, expect, it } from "vitest";
+import { NO_LIST_EXTRAS } from "../../test/helpers/list-extras.ts";
 import { testChat } from "../../test/helpers/test-chat.ts";
 import type { StoredThread } from "../chat/msgs.ts";
-import { type ListExtras, ThreadList } from "./thread-list.ts";
+import { ThreadList } from "./thread-list.ts";
 
-const extras: ListExtras = {
-  updated: () => undefined,
-  label: () => "",
-  unreadable: () => [],
-  notSaved: () => undefined,
-  ownMessages: () => null,
-  usage: () => [],
-  winbar: () => [],
-  worksIn: () => null,
-  unattended: () => false,
-  waitingFork: () => undefined,
-  onDisk: () => false,
-  merges: () => [],
-  shownPath: (path) => path,
-  fanOutMark: () => null,
-  checking: () => false,
-  fanOutNotes: () => [],
-};
+const extras = NO_LIST_EXTRAS;
 
 function stored(num: number, title: string, parentId: string | null): StoredThread {
   return {
