@@ -343,11 +343,12 @@ export class Services {
     this.reactAfterEachBatch();
     this.rescan();
     // Off the start's path: snapshots of threads that are gone (and old ones) are dropped, once a day.
-    startTimer(
-      () =>
-        this.codeServices.prune(() => [...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys()]),
-      SNAPSHOT_HOUSEKEEPING_DELAY_MS,
-    ).unref();
+    startTimer(() => void this.housekeep(), SNAPSHOT_HOUSEKEEPING_DELAY_MS).unref();
+  }
+
+  /** Drops the snapshots of threads that are gone, and old ones (at most once a day: the store keeps a stamp). */
+  housekeep(): Promise<void> {
+    return this.codeServices.prune(() => [...(this.persistence?.store.list().threads.map((t) => t.id) ?? []), ...this.chat.threads.keys()]);
   }
 
   /** Reads what the store holds for this project into the chat (threads stay unloaded). */

@@ -24,6 +24,10 @@ export const TEST_RUNNERS: MethodRunners<typeof TEST_METHODS, App> = {
     (process as unknown as { moduleLoadList: string[] }).moduleLoadList.flatMap((m) =>
       m.startsWith("NativeModule ") ? [m.slice(13)] : [],
     ),
+  test_housekeep: async ({ app }): Promise<true> => {
+    await app.services.housekeep();
+    return true;
+  },
   bench_seed: async ({ app }, [messages]) => {
     const entries: Entry[] = [];
     for (let i = 0; i < messages; i++) {

@@ -12,6 +12,8 @@ export const TEST_METHODS = {
   test_throw: { args: [], result: returns<true>(), enabledBy: "TINE_TEST_HOOKS" },
   /** The names of Node's own modules the host has loaded so far (what start-up costs). */
   test_node_modules: { args: [], result: returns<string[]>(), enabledBy: "TINE_TEST_HOOKS" },
+  /** Runs the snapshot housekeeping now, as the timer a while after start-up does; answers once it is done. */
+  test_housekeep: { args: [], result: returns<true>(), enabledBy: "TINE_TEST_HOOKS" },
   /** A new thread holding `messages` messages of conversation. */
   bench_seed: {
     args: [arg("messages", index)],

@@ -129,15 +129,18 @@ export class CodeServices {
    * live thread; worktrees being made and the last restore's undo are kept too, and every
    * worktree on disk keeps its fork point and its files (a worktree's own git borrows nothing from the store).
    */
-  prune(owners: () => Iterable<string>): void {
+  prune(owners: () => Iterable<string>): Promise<void> {
     let kept: Set<string>;
     try {
       kept = new Set([...owners(), ...this.workspaces.making, "undo"]);
     } catch (error) {
       this.hooks.log(`snapshot housekeeping skipped: ${String(error)}`);
-      return;
+      return Promise.resolve();
     }
     const worktrees = worktreesIn(this.workspaces.folder()).map((w) => ({ root: w.path, base: w.base }));
-    this.actions.snapshots.prune(kept, Date.now(), worktrees).catch((e) => this.hooks.log(`snapshot housekeeping failed: ${String(e)}`));
+    return this.actions.snapshots.prune(kept, Date.now(), worktrees).then(
+      () => undefined,
+      (e) => this.hooks.log(`snapshot housekeeping failed: ${String(e)}`),
+    );
   }
 }

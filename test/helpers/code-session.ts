@@ -48,10 +48,11 @@ export async function withGitProject(
   cwd: string,
   fn: (s: Session, before: UserGitState) => Promise<void>,
   setup: Record<string, unknown> = {},
+  env: Record<string, string> = {},
 ): Promise<void> {
   if (!existsSync(join(cwd, ".git"))) gitProject(cwd, { "hello.txt": HELLO });
   const before = userGitState(cwd);
-  await withNeovim(nv, (s) => fn(s, before), { cwd, setup: { ...SETUP, ...setup } });
+  await withNeovim(nv, (s) => fn(s, before), { cwd, setup: { ...SETUP, ...setup }, env });
   assert.deepEqual(untouched(userGitState(cwd)), untouched(before));
 }
 

@@ -15,6 +15,8 @@ import { tempProjects } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
+/** The host answers `test_housekeep`. */
+const HOOKS = { TINE_TEST_HOOKS: "1" };
 const project = tempProjects();
 
 /** The owners (thread ids) the store keeps snapshots for. */
@@ -26,7 +28,10 @@ const owners = (cwd: string) =>
       .map((r) => r.split("/")[2]),
   );
 
-/** Makes the next start's housekeeping due (it runs once a day, a while after the start). */
+/**
+ * Makes the next start's housekeeping due (it runs once a day, a while after the start: the
+ * tests run it at once through the host's test hook rather than wait for its timer).
+ */
 function housekeepingDue(cwd: string): void {
   const stamp = join(snapshotStore(cwd)!.gitDir, "tine-pruned");
   const then = new Date(Date.now() - 2 * 86_400_000);
@@ -53,14 +58,21 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
     });
     assert.ok(owners(cwd).has(kept) && owners(cwd).has(deleted));
     housekeepingDue(cwd);
-    await withGitProject(nv, cwd, async (s) => {
-      await s.cmd("Tine");
-      await s.until("the deleted thread's snapshots dropped", async () => !owners(cwd).has(deleted), 30_000);
-      assert.ok(owners(cwd).has(kept));
-      await s.lua(`require("tine").restore(..., 0, { confirm = false })`, kept);
-      assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), HELLO);
-      assert.match(await s.health(), /code snapshots[\s\S]*OK of .+, in .+\.git: \d+\.\d MiB \(kept 30 days\)/);
-    });
+    await withGitProject(
+      nv,
+      cwd,
+      async (s) => {
+        await s.cmd("Tine");
+        await s.lua("return require('tine.host').request('test_housekeep')");
+        assert.ok(!owners(cwd).has(deleted), "the deleted thread's snapshots dropped");
+        assert.ok(owners(cwd).has(kept));
+        await s.lua(`require("tine").restore(..., 0, { confirm = false })`, kept);
+        assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), HELLO);
+        assert.match(await s.health(), /code snapshots[\s\S]*OK of .+, in .+\.git: \d+\.\d MiB \(kept 30 days\)/);
+      },
+      {},
+      HOOKS,
+    );
   });
 
   it("a worktree fork's files, its own git's commits and its fork point survive housekeeping that drops all its snapshots", async () => {
@@ -91,11 +103,9 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
       cwd,
       async (s) => {
         await s.cmd("Tine");
-        await s.until(
-          "every snapshot dropped, the store collected",
-          async () => owners(cwd).size === 0 && /^count: 0$/m.test(storeGit(cwd, "count-objects", "-v")),
-          30_000,
-        );
+        await s.lua("return require('tine.host').request('test_housekeep')");
+        assert.equal(owners(cwd).size, 0, "every snapshot dropped");
+        assert.match(storeGit(cwd, "count-objects", "-v"), /^count: 0$/m, "the store collected");
         gitIn(fork.cwd, "fsck", "--no-dangling");
         assert.equal(gitIn(fork.cwd, "status", "--porcelain"), "");
         // Its next turn is recorded, and its promote finds its fork point.
@@ -112,6 +122,7 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
         assert.equal(readFileSync(join(cwd, "later.txt"), "utf8"), "later\n");
       },
       { snapshot_keep_days: 0.000001 },
+      HOOKS,
     );
   });
 });
