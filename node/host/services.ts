@@ -291,7 +291,7 @@ export class Services {
     );
     // Pushed after the pass's buffer writes: once threads() says a reply came, its display shows it.
     this.buffers.afterEachPass(() => this.threadsMirror.passed());
-    this.buffers.afterEachMount((id) => this.threadsMirror.note([id], false));
+    this.buffers.afterMountOrGone((id) => this.threadsMirror.note([id], false));
     this.opening = new OpenFromEnd({
       stored: (id) => (this.persistence ? this.chat.stored.get(id) : undefined),
       tail: (id, minBytes) => this.persistence?.tail(id, minBytes) ?? null,

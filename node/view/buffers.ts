@@ -100,6 +100,9 @@ export class Buffers {
     this.previews.delete(id);
     if (!this.mounted.delete(id)) return;
     if (draft.some((l) => l !== "")) this.drafts.set(id, draft);
+    // Its entry in threads() loses its buffer numbers now, not at the list's next tick.
+    for (const fn of this.afterMounting) fn(id);
+    this.scheduleRender({ threads: [], tree: false, moved: [] });
   }
 
   /** What is at line `line` of thread `id`'s display, the line as Neovim numbered it when it asked. */
@@ -253,8 +256,8 @@ export class Buffers {
     this.afterDrawing.push(fn);
   }
 
-  /** `fn` runs when a thread's buffers are made and first drawn; a drawing pass follows. */
-  afterEachMount(fn: (id: ThreadId) => void): void {
+  /** `fn` runs when a thread's buffers are made and first drawn, or gone (:bd, :bw); a drawing pass follows. */
+  afterMountOrGone(fn: (id: ThreadId) => void): void {
     this.afterMounting.push(fn);
   }
 
