@@ -1,11 +1,9 @@
 -- :Tine compare: a fan-out's forks side by side in a scratch buffer below, one line per fork (its
 -- title, state, files changed, lines added and removed, its check's verdict, cost and cache reads),
 -- a fork's line opened to its files with <Tab>, a file's line to its hunks (the host numbers them as
--- graft does: graft_hunks). Keys open, diff, promote, discard (asking as gD does) and graft (a
--- file, or a hunk); the view redraws when the host pushes a change of one of its forks (a state, a
--- check: threads_pushed). A tab has one compare window, sized to what it shows.
-local config = require("tine.config")
-local help = require("tine.help")
+-- graft does: graft_hunks). Its keys (open, diff, promote, discard, graft) are compare_keys.lua's;
+-- the view redraws when the host pushes a change of one of its forks (a state, a check:
+-- threads_pushed). A tab has one compare window, sized to what it shows.
 local host = require("tine.host")
 local util = require("tine.util")
 
@@ -204,142 +202,6 @@ function M.files_changed(id)
   end
 end
 
---- The fork (and file) on the cursor's line of view `buf`.
-local function here(buf)
-  local row = views[buf] and views[buf].rows[vim.api.nvim_win_get_cursor(0)[1]]
-  if not row then
-    err("tine: no fork on this line")
-  end
-  return row
-end
-
---- The fork `d` diffs the line's fork with: the marked one, else the next in the view.
-local function other(view, id)
-  if view.marked and view.marked ~= id then
-    return view.marked
-  end
-  for i, f in ipairs(view.forks) do
-    if f.id == id then
-      local next = view.forks[i % #view.forks + 1]
-      return next.id ~= id and next.id or nil
-    end
-  end
-end
-
-local function map_keys(buf)
-  local km = config.options.keymaps
-  local tine = require("tine")
-  local task = "Compare the forks"
-  local function map(lhs, fn, desc, opts)
-    help.map(buf, "n", lhs, function()
-      local row = here(buf)
-      if row then
-        fn(row, views[buf])
-      end
-    end, desc, task, opts)
-  end
-  map(km.compare_open, function(row)
-    guarded(tine.open, row.id)
-  end, "open the fork")
-  local function toggle(row, view)
-    if not row.path then
-      view.open[row.id] = not view.open[row.id]
-      return draw(buf)
-    end
-    local key = hunk_key(row.id, row.path)
-    if view.hunks[key] ~= nil then
-      view.hunks[key] = nil
-      return draw(buf)
-    end
-    local fork = vim.iter(view.forks):find(function(f)
-      return f.id == row.id
-    end)
-    local change = fork and vim.iter(fork.changes):find(function(c)
-      return c.path == row.path
-    end)
-    if change and change.status ~= "modified" then
-      return err(
-        ("tine: the fork %s %s: it has no hunks, %s grafts the whole file"):format(
-          change.status == "added" and "made" or "deleted",
-          row.path,
-          km.compare_graft or "tine.graft()"
-        )
-      )
-    end
-    if change and num(change.added) == nil then
-      return err(("tine: %s is a binary file: it has no hunks"):format(row.path))
-    end
-    load_hunks(buf, row.id, row.path)
-  end
-  map(km.compare_expand, toggle, "show or hide the fork's files (on a file: its hunks)")
-  map("l", toggle, "show or hide the fork's files (on a file: its hunks)")
-  map(km.compare_mark, function(row, view)
-    view.marked = view.marked ~= row.id and row.id or nil
-    draw(buf)
-  end, "mark the fork (d diffs against it)")
-  map(km.compare_diff, function(row, view)
-    local b = other(view, row.id)
-    if not b then
-      return err("tine: one fork only: nothing to diff it with")
-    end
-    tine.diff(row.id, b)
-  end, "diff the fork with the marked one (else the next)")
-  map(km.compare_promote, function(row)
-    if guarded(tine.promote, row.id) then
-      M.refresh(buf)
-    end
-  end, "promote the fork into its source (the others stay)")
-  --- Discards forks `ids` once the user says so (forks with messages of their own ask, as gD does).
-  local function discard(ids)
-    local ok, yes = guarded(tine.discard_confirmed, ids)
-    if not ok or not yes then
-      return
-    end
-    for _, id in ipairs(ids) do
-      if not guarded(tine.discard, id) then
-        break
-      end
-    end
-    M.refresh(buf)
-  end
-  map(km.compare_discard, function(row)
-    discard({ row.id })
-  end, "discard the fork")
-  map(km.compare_discard_others, function(row, view)
-    local others = vim.tbl_map(
-      function(f)
-        return f.id
-      end,
-      vim.tbl_filter(function(f)
-        return f.id ~= row.id
-      end, view.forks)
-    )
-    if #others == 0 then
-      return err("tine: no other fork to discard")
-    end
-    discard(others)
-  end, "discard every other fork")
-  map(km.compare_graft, function(row)
-    if not row.path then
-      return err("tine: graft takes a file or a hunk: put the cursor on one of the fork's files (<Tab> shows them)")
-    end
-    if type(tine.graft) ~= "function" then
-      return err("tine: graft is not available in this version of tine")
-    end
-    -- The host says what was grafted (and any conflict); the view redraws.
-    if guarded(tine.graft, row.id, row.path, row.hunk) then
-      M.refresh(buf)
-    end
-  end, "graft the file's (or the hunk's) change into the source")
-  help.map(buf, "n", "r", function()
-    M.refresh(buf)
-  end, "redraw", task)
-  help.map(buf, "n", "q", "<Cmd>close<CR>", "close the view", task)
-  help.map(buf, "n", km.help, function()
-    help.show(buf)
-  end, "show these keys", task)
-end
-
 --- The window of this tab showing a compare view, if one does.
 local function view_window()
   for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
@@ -396,7 +258,27 @@ function M.open(ask)
       views[buf] = nil
     end,
   })
-  map_keys(buf)
+  require("tine.compare_keys").map(buf, {
+    state = function()
+      return views[buf]
+    end,
+    draw = function()
+      draw(buf)
+    end,
+    refresh = function()
+      M.refresh(buf)
+    end,
+    hunks_shown = function(id, path)
+      return views[buf].hunks[hunk_key(id, path)] ~= nil
+    end,
+    hide_hunks = function(id, path)
+      views[buf].hunks[hunk_key(id, path)] = nil
+      draw(buf)
+    end,
+    load_hunks = function(id, path)
+      load_hunks(buf, id, path)
+    end,
+  })
   draw(buf)
   -- A push that came while compare() was asked may be newer than what it answered.
   if pushes ~= seen then

@@ -4,15 +4,17 @@
 -- argument, and nothing changes. The types are in lua/tine/types.lua. :Tine is in commands.lua,
 -- :ForkThread in fork.lua; what the keys of a thread's buffers do is in keys.lua, the list's in
 -- list.lua.
--- Over 300 lines: it is the one public API, each function a few lines that ask the host; split,
--- `require("tine")` would no longer be the one place a user's call is read.
+-- Over 300 lines: it is the one public API, each function a few lines that ask the host; a call
+-- that does more in Neovim has a module of its own, loaded on use (ending a fork: fork_end.lua;
+-- :Tine diff's tab: branch_diff.lua; Claude Code's command and terminal: claude.lua; code
+-- snapshots: code.lua).
 local config = require("tine.config")
 local host = require("tine.host")
 local keys = require("tine.keys")
 local ui = require("tine.ui")
 local util = require("tine.util")
 
-local err, guarded, shown = util.err, util.guarded, util.shown
+local guarded = util.guarded
 
 local M = {}
 
@@ -265,25 +267,12 @@ function M.import_claude(session)
   return t.id
 end
 
---- The configured Claude Code command, or an error that says how to set it.
----@return string[]
-local function claude_command()
-  local cmd = vim.deepcopy(config.options.claude_command)
-  if vim.fn.executable(cmd[1]) == 0 then
-    error(('tine: `%s` was not found: install Claude Code, or set claude_command in setup() (e.g. { "npx", "claude" })'):format(cmd[1]), 0)
-  end
-  return cmd
-end
-
---- :Tine claude [args]: a thread run by Claude Code in a terminal (with --session-id injected).
+--- :Tine claude [args]: a thread run by Claude Code in a terminal (with --session-id injected;
+--- claude.lua checks the command first).
 ---@param args? string the command line's arguments, split as a shell would
 ---@return string id
 function M.claude(args)
-  claude_command()
-  local t = host.request("new_claude", args or "")
-  ui.show(t.display, t.input)
-  vim.cmd("startinsert")
-  return t.id
+  return require("tine.claude").start(args)
 end
 
 --- :Tine agent <name>: a thread run by the ACP agent `name` of `acp_agents` (:help tine-acp).
@@ -309,115 +298,32 @@ end
 ---@param id? string default: the thread in the current buffer, else the active one
 ---@return string session_id
 function M.export_claude(id)
-  id = id or vim.b.tine_thread or M.current()
-  claude_command()
-  local out = host.request("export_claude", id)
-  ui.show(out.display, out.input)
-  vim.notify(("tine: exported as Claude Code session %s (%s)"):format(out.session_id, out.path), vim.log.levels.INFO)
-  return out.session_id
+  return require("tine.claude").export(id or vim.b.tine_thread or M.current())
 end
 
 --- :Tine diff [a [b]]: two branches side by side from their common ancestor, in a new tab, in
---- diff mode, and below them the files their latest snapshots differ in. Without threads: the
---- current fork against its parent. A failure is reported.
+--- diff mode (branch_diff.lua). Without threads: the current fork against its parent. A failure
+--- is reported.
 ---@param a? string|integer a thread id or display number (default: the thread here)
 ---@param b? string|integer default: `a`'s parent
 function M.diff(a, b)
-  a = a or vim.b.tine_thread or M.current()
-  if not a then
-    return err("tine: :Tine diff needs a fork here, or two thread numbers")
-  end
-  local ok, d = guarded(host.request, "diff", a, b or vim.NIL)
-  if not ok then
-    return
-  end
-  vim.cmd("tabnew")
-  local first = true
-  for _, side in ipairs(d.sides) do
-    if not first then
-      vim.cmd("rightbelow vnew")
-    end
-    first = false
-    local buf = vim.api.nvim_get_current_buf()
-    vim.bo[buf].buftype = "nofile"
-    vim.bo[buf].bufhidden = "wipe"
-    vim.bo[buf].swapfile = false
-    local header = ("%s · after %d shared message%s"):format(side.title, d.common, d.common == 1 and "" or "s")
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.list_extend({ header, "" }, side.lines))
-    vim.bo[buf].modifiable = false
-    pcall(vim.api.nvim_buf_set_name, buf, "tine-diff://" .. require("tine.names").safe(side.title))
-    vim.wo.wrap = true
-    vim.cmd("diffthis")
-  end
-  require("tine.code").branch_files(d)
+  return require("tine.branch_diff").open(a, b)
 end
 
---- How a fork ends, by name (:Tine fork discard|promote|report, the fork keys).
-local fork_ends = { discard = M.discard, promote = M.promote, report = M.report }
-
---- Whether forks `ids` may be discarded: forks with messages of their own (after their fork point)
---- ask first, as a keypress in the wrong column must not lose a conversation (default: Cancel);
---- forks without go at once. gD and :Tine compare's D and X ask through here.
+--- Whether forks `ids` may be discarded: forks with messages of their own ask first (fork_end.lua).
 ---@param ids string|string[]
 ---@return boolean
 function M.discard_confirmed(ids)
-  ids = type(ids) == "table" and ids or { ids }
-  local threads = M.threads()
-  local asked, own = {}, 0
-  for _, id in ipairs(ids) do
-    local lineage = host.request("lineage", id)
-    local info = vim.iter(threads):find(function(t)
-      return t.id == id
-    end)
-    -- Not a fork (the host says so), or gone: nothing of its own to lose.
-    local mine = (lineage and info) and info.messages - (lineage.at_message + 1) or 0
-    if mine > 0 then
-      own = own + mine
-      table.insert(asked, ('#%d "%s"'):format(info.num, info.title))
-    end
-  end
-  if own == 0 then
-    return true
-  end
-  local question = #asked == 1
-      and ("tine: discard fork %s? It has %d message%s of its own (`:Tine threads!` brings it back)."):format(
-        asked[1],
-        own,
-        own == 1 and "" or "s"
-      )
-    or ("tine: discard forks %s? They have %d messages of their own (`:Tine threads!` brings them back)."):format(
-      table.concat(asked, ", "),
-      own
-    )
-  return vim.fn.confirm(question, "&Discard\n&Cancel", 2) == 1
+  return require("tine.fork_end").discard_confirmed(ids)
 end
 
---- :Tine fork discard|promote|report [text], and the fork keys: ends the fork here (or `id`).
---- A discard of a fork with messages of its own asks first. A failure is reported.
+--- :Tine fork discard|promote|report [text], and the fork keys: ends the fork here (or `id`);
+--- a discard of a fork with messages of its own asks first (fork_end.lua). A failure is reported.
 ---@param action "discard"|"promote"|"report"
 ---@param id? string default: the thread in the current buffer, else the active one
 ---@param text? string the report (without it, the fork is asked for one)
 function M.fork_end(action, id, text)
-  local finish = type(action) == "string" and fork_ends[action]
-  if not finish then
-    return err(('tine: fork_end: action must be "discard", "promote" or "report" (got %s)'):format(shown(action)))
-  end
-  id = id or vim.b.tine_thread or M.current()
-  if not id then
-    return err("tine: no fork here")
-  end
-  -- A wrong id is the host's to refuse, named as the discard's (nothing to ask about).
-  if action == "discard" and type(id) == "string" then
-    local ok, yes = guarded(M.discard_confirmed, id)
-    if not ok or not yes then
-      return
-    end
-  end
-  -- Asked by the user: the fork's windows may close (ui.fork_ended), whenever it ends.
-  ui.user_ends(id, true)
-  if not guarded(finish, id, text) then
-    ui.user_ends(id, false)
-  end
+  return require("tine.fork_end").fork_end(action, id, text)
 end
 
 --- :Tine retry and `R` after an error: the failed turn is sent again; in a thread tine's stop cut

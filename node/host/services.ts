@@ -5,10 +5,10 @@
  * dispatch loop they share (dispatch-loop.ts), on which each service registers what it does after
  * a batch (`reactAfterEachBatch`): the store writes what changed (`Persistence`), the buffers are
  * derived from state (`Buffers`), and so on. Requests call the service that answers them
- * (requests.ts).
+ * (requests.ts). What the chat's events do to the others is in chat-events.ts.
  *
- * Over 300 lines because it is the one place where the services meet: each callback below says
- * what one service asks of the others.
+ * Over 300 lines because it is the one place where the services are built and meet: each callback
+ * below says what one service asks of the others.
  */
 import { existsSync } from "node:fs";
 import { AcpAgents } from "../acp/agent-pool.ts";
@@ -52,6 +52,7 @@ import { type CodeHooks, CodeServices } from "../worktree/code-services.ts";
 import type { ForkCode } from "../worktree/fork-code.ts";
 import { worktreeRefused } from "../worktree/stored-folder.ts";
 import type { Workspaces } from "../worktree/workspaces.ts";
+import { chatEvents } from "./chat-events.ts";
 import type { HostConfig } from "./config.ts";
 import { type Batch, DispatchLoop } from "./dispatch-loop.ts";
 import { forkServices } from "./fork-services.ts";
@@ -192,53 +193,7 @@ export class Services {
         fileWritten: written("edit_file"),
         code: recorder,
       },
-      {
-        threadCreated: (thread, how) => {
-          this.persistence?.created(thread, this.chat, how);
-          // A background fork (or a promote's branch) gets its buffers when it is opened.
-          if (!how.background) this.buffers.mount(thread, how);
-        },
-        threadDeleted: (id) => {
-          this.forks.forget(id);
-          this.fanouts.forget(id);
-          this.buffers.unmount(id);
-          this.usage.forget(id);
-          this.compaction.forget(id);
-        },
-        forkEnded: (fork, how, into) => {
-          this.forks.forget(fork.id);
-          this.fanouts.forget(fork.id);
-          this.persistence?.ended(this.chat, fork, how, into);
-          // The parent takes the fork's windows: one stored is loaded to show the report.
-          const parentId = into ?? this.chat.lineage.get(fork.id)?.parentId;
-          if (parentId && this.buffers.get(fork.id) && this.chat.isStored(parentId)) this.threads.load(parentId);
-          this.buffers.handOver(fork.id, parentId);
-          const verb = {
-            discarded: "was discarded (`:Tine threads!` brings it back)",
-            reported: "reported back",
-            promoted: "was promoted",
-          }[how];
-          // A conversation tine does not hold stays where it is: only the code of such a fork comes back.
-          const kept = how === "promoted" && fork.runner.traits.ownConversation;
-          const codeOnly = kept && parentId ? ` into ${this.chat.titleOf(parentId)} by its code: its conversation stays in ${kept}` : "";
-          this.nvim.notifyInfo(`tine: ${fork.title} ${verb}${into ? ` into ${this.chat.titleOf(into)}` : codeOnly}`);
-          if (parentId)
-            this.forkCode.ended({ id: fork.id, title: fork.title, parentId, parentTitle: this.chat.titleOf(parentId) ?? "" }, how);
-        },
-        reportToStored: (parentId, report) => this.persistence?.reportToStored(parentId, report),
-        sumUpCode: (id) => this.forkCode.sumUp(id),
-        mergeCode: (id, promote) => {
-          const parentId = this.chat.lineage.get(id)!.parentId;
-          const [title, parentTitle] = [this.chat.titleOf(id) ?? "", this.chat.titleOf(parentId) ?? ""];
-          this.forkCode.mergeFirst({ id, title, parentId, parentTitle }, promote);
-        },
-        agentFork: (sourceId, ask) => this.forks.agentFork(sourceId, ask),
-        forkDueAtRest: (sourceId) => this.forks.dueAtRest(sourceId),
-        branch: (sourceId) => this.forks.branch(sourceId),
-        branched: (parentId, siblingId, atMessage) => this.persistence?.branched(parentId, siblingId, atMessage),
-        claimNum: (atLeast) => this.persistence?.store.claimNum(atLeast) ?? atLeast,
-        tell,
-      },
+      chatEvents(this, tell),
       { now: () => Date.now(), forkIdleTimeoutMs: config.fork_idle_timeout * 60_000 },
       { agentForkLimit: config.agent_fork_limit },
     );
