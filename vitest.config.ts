@@ -34,6 +34,9 @@ export default defineConfig({
           name: "unit",
           include: ["node/**/*.test.ts"],
           testTimeout: 30_000,
+          // The unit files run one after another in their worker's process: none keeps module-level
+          // state another reads, and a process and its imports per file were half the unit run's CPU.
+          isolate: false,
         },
       },
       ...(unitOnly ? [] : nvimsUnderTest()).map((nvim, i, all) => ({
