@@ -45,6 +45,9 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // As the unit files: each file starts its own Neovim, host and mock; the helpers keep no
+          // state across files, and a process per file cost about a sixth of the run's CPU.
+          isolate: false,
           provide: { nvim, newestUnderTest: i === all.length - 1 },
         },
       })),
