@@ -75,6 +75,29 @@ describe(`a thread run by OpenCode (${nv.version})`, () => {
             "the thread is stored",
           );
           for (const f of files) assert.ok(!readFileSync(join(stored, f), "utf8").includes(TEST_KEY), `${f} holds the key`);
+
+          // Forks through tine. At the latest message: OpenCode's own fork of the whole session.
+          script.reply(textReply("Tip fork answer.", { id: "msg_tip" }), textReply("Early fork answer.", { id: "msg_early" }));
+          const atTip = script.conversation().length;
+          const tip = await s.lua<string>("return require('tine').fork(...)", id, "Fork at the tip");
+          await s.waitForDisplay(tip, "Tip fork answer.");
+          assert.doesNotMatch(await s.display(tip), /≈ approximate fork/, "a native fork");
+          assert.deepEqual(
+            saidIn(script.conversation()[atTip]!.body).filter((x) => x !== ""),
+            ["Say hello, tine here.", "Hello from the mock.", "Once more", "Again, hello.", "Fork at the tip"],
+          );
+          // At an earlier message: OpenCode forks only at its tip, so the fork is a new session told
+          // the conversation up to that point, and says so.
+          const atEarly = script.conversation().length;
+          const early = await s.lua<string>("local id, p = ...; return require('tine').fork(id, p, { at_message = 1 })", id, "Fork early");
+          await s.waitForDisplay(early, "Early fork answer.");
+          await s.waitForDisplay(early, /≈ approximate fork: .*tool calls as text, no thinking, no prompt cache/);
+          const told = saidIn(script.conversation()[atEarly]!.body).join("\n");
+          assert.match(told, /Say hello, tine here\.[\s\S]*Hello from the mock\.[\s\S]*Fork early/);
+          assert.doesNotMatch(told, /Once more|Again, hello/, "nothing after the fork point");
+          await s.openList();
+          await s.listLine("[opencode ≈]");
+          assert.deepEqual((await s.messages(id)).length, 4, "the source is untouched");
         },
         {
           cwd: project,
