@@ -21,7 +21,12 @@ function hub() {
 function call(e: Elicitations, server: string, thread: ThreadId) {
   let end!: () => void;
   const done = e.during(server, thread, () => new Promise<void>((r) => (end = r)));
-  return { end: () => (end(), done) };
+  return {
+    end: () => {
+      end();
+      return done;
+    },
+  };
 }
 
 describe("Elicitations", () => {

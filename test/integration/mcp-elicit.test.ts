@@ -188,7 +188,15 @@ describe(`MCP elicitation (${nv.version})`, () => {
         await s.until("the fork to wait in the list", async () => (await s.listLines()).some((l) => l.includes("waiting (background)")));
         assert.deepEqual(await asks(s), [], "nothing is asked of a fork out of sight");
         assert.deepEqual(answers(cwd), [], "nor answered for the user");
-        await userWill(s, [{ pick: "Fill in the form" }, { type: "Bea" }, { type: "7" }, "enter", "enter", "enter", { pick: "Done" }]);
+        await userWill(s, [
+          { pick: "Fill in the form" },
+          { type: "Bea" },
+          { type: "7" },
+          "enter",
+          { pick: "yes (default)" },
+          { pick: "Active (default)" },
+          { pick: "Done" },
+        ]);
         await s.onListLine("waiting (background)", "<CR>");
         const bg = (await s.threads())[1]!;
         await shows(s, bg.id, "Background done.");
