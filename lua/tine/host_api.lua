@@ -133,6 +133,11 @@ function M.set_pending(display, input, pending, title, tell)
   return true
 end
 
+function M.elicitation_waiting(id, title)
+  require("tine.elicit").waiting(id, title)
+  return true
+end
+
 function M.set_failed(input, failed)
   input_keys.set_failed(input, failed)
   return true

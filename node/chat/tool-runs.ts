@@ -200,7 +200,7 @@ export class ToolRuns {
     this.controllers.set(run.use.id, controller);
     const { id, context } = this.of;
     const { dispatch, tools } = context;
-    void tools.run(run.use.name, run.use.input, this.whereRuns(run), controller.signal).then((outcome) => {
+    void tools.run(run.use.name, run.use.input, this.whereRuns(run), controller.signal, { thread: id }).then((outcome) => {
       if (!controller.signal.aborted) dispatch({ type: "thread-msg", id, msg: { type: "tool-done", toolUseId: run.use.id, outcome } });
     });
   }

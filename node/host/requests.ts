@@ -151,6 +151,8 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   mcp_servers: ({ app }) => app.services.mcp.report(),
   mcp_server: ({ app }, [name, action]) => app.services.mcp.act(name, action),
   mcp_tools: ({ app }, [name]) => app.services.mcp.tools(name),
+  elicitation_next: ({ app }, [id]) => app.services.mcp.elicitations.next(id),
+  elicitation_answer: ({ app }, [id, key, action, values]) => app.services.mcp.elicitations.answer(id, key, action, values ?? {}),
 
   new_claude: ({ app }, [args]) => app.services.claudeCode.open(args),
   terminal_exited: ({ app }, [id]) => {

@@ -172,6 +172,8 @@ export class Services {
       timeoutMs: config.mcp_timeout * 1000,
       projectFiles: config.mcp_project_files,
       notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
+      elicitationWaiting: (id) =>
+        void nvim.call("elicitation_waiting", [id, this.chat.titleOf(id) ?? ""]).catch((e) => nvim.log(String(e))),
     });
     const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);
     const tools = new ToolSources([builtinTools(config.tools_needing_approval), mcpTools]);

@@ -46,6 +46,7 @@ function start(
     timeoutMs: options.timeoutMs ?? 30_000,
     notify: (n) => void notices.push(n),
     projectFiles: options.projectFiles ?? false,
+    elicitationWaiting: () => {},
   });
   return { servers, tools: new McpTools(servers, options.autoApprove ?? []) };
 }
@@ -196,6 +197,7 @@ describe("MCP servers", () => {
         timeoutMs: 30_000,
         notify: (n) => void notices.push(n),
         projectFiles: false,
+        elicitationWaiting: () => {},
       });
       const tools = new McpTools(servers, []);
       expect((await tools.offered(signal())).map((t) => t.name)).toContain("mcp__old__echo");

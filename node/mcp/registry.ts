@@ -7,7 +7,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { ThreadId } from "../core/ids.ts";
 import { MCP_FILES, type McpOrigin, type McpServerSpec, mergeServers, readProjectFile, refusedVariables } from "./config.ts";
+import { Elicitations } from "./elicitations.ts";
 import { McpServer, type ServerEvent, type ServerState } from "./server.ts";
 
 export type McpNotice = { readonly level: "info" | "error"; readonly text: string };
@@ -21,6 +23,8 @@ export type RegistryDeps = {
   readonly notify: (notice: McpNotice) => void;
   /** Whether the project's files are read (`mcp_project_files`): they name programs to start. */
   readonly projectFiles: boolean;
+  /** A server's question waits for this thread's user (elicitations.ts). */
+  readonly elicitationWaiting: (thread: ThreadId) => void;
 };
 
 /** One server as `:Tine mcp` and `:checkhealth tine` show it. */
@@ -41,12 +45,19 @@ export type McpToolReport = { name: string; description: string };
 
 export class McpServers {
   private servers: Map<string, McpServer> | null = null;
+  /** What the servers ask the users of the threads calling them, waiting for their answers. */
+  readonly elicitations: Elicitations;
 
   constructor(
     /** Setup's `mcp_servers`. */
     private readonly setup: readonly McpServerSpec[],
     private readonly deps: RegistryDeps,
-  ) {}
+  ) {
+    this.elicitations = new Elicitations({
+      waiting: deps.elicitationWaiting,
+      tell: (text) => deps.notify({ level: "error", text }),
+    });
+  }
 
   /** Every server, by name; the project's files are read the first time. */
   all(): McpServer[] {
@@ -79,7 +90,16 @@ export class McpServers {
     // By name: setup's table comes from Lua, whose tables have no order.
     const specs = mergeServers(this.setup, ...files).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.tellRefused(specs);
-    return new Map(specs.map((spec) => [spec.name, new McpServer(spec, { ...this.deps, event: (e) => this.heard(spec.name, e) })]));
+    return new Map(
+      specs.map((spec) => [
+        spec.name,
+        new McpServer(spec, {
+          ...this.deps,
+          event: (e) => this.heard(spec.name, e),
+          elicit: (params, signal) => this.elicitations.ask(spec.name, params, signal),
+        }),
+      ]),
+    );
   }
 
   /** Said once, when the files are read (not at each start): which variables each file names that its servers do not get. */

@@ -13,6 +13,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolOutcome } from "../tools/source.ts";
 import { timerDelay } from "../util/timer.ts";
 import { describeSpec, launchOf, type McpLaunch, type McpServerSpec } from "./config.ts";
+import type { ElicitAnswer } from "./elicitations.ts";
 import { MAX_MESSAGE_BYTES, RESULT_TOO_LARGE } from "./message-lines.ts";
 import { toOutcome, tooLarge } from "./results.ts";
 import { loadMcpSdk, type McpSdk } from "./sdk.ts";
@@ -44,6 +45,8 @@ export type ServerDeps = {
   /** The longest a start or a call may take (mcp_timeout). */
   readonly timeoutMs: number;
   readonly event: (event: ServerEvent) => void;
+  /** The server asks the user (`elicitation/create`; `params` unchecked); `signal`: it withdrew the question. */
+  readonly elicit: (params: unknown, signal: AbortSignal) => Promise<ElicitAnswer>;
 };
 
 const CLIENT_INFO = { name: "tine.nvim", version: "0.1.0" };
@@ -168,12 +171,20 @@ export class McpServer {
   }
 
   private client(sdk: McpSdk, generation: number): Client {
-    return new sdk.Client(CLIENT_INFO, {
-      capabilities: {},
+    const client = new sdk.Client(CLIENT_INFO, {
+      // Form mode only: URL mode (the SDK has it) would open a server's page in the browser.
+      capabilities: { elicitation: { form: {} } },
       listChanged: {
         tools: { onChanged: (error, tools) => !error && tools && this.toolsChanged(tools, generation) },
       },
     });
+    // Not setRequestHandler: the SDK would refuse a malformed form itself, unseen; elicit-form.ts
+    // reads it and the user is told. Any other method is still unknown.
+    client.fallbackRequestHandler = async (request, extra) => {
+      if (request.method !== "elicitation/create") throw new sdk.McpError(sdk.ErrorCode.MethodNotFound, "Method not found");
+      return this.deps.elicit(request.params, extra.signal);
+    };
+    return client;
   }
 
   /** The connection closed: a server that exited (or dropped) is started again on next use. */

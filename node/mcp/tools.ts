@@ -8,7 +8,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { mcpNeedsApproval } from "../tools/approval.ts";
 import type { Environment } from "../tools/environment.ts";
 import { inputProblem } from "../tools/input-check.ts";
-import type { OfferedTools, ToolOutcome, ToolSource, ToolSpec } from "../tools/source.ts";
+import type { OfferedTools, ToolCaller, ToolOutcome, ToolSource, ToolSpec } from "../tools/source.ts";
 import type { McpServers } from "./registry.ts";
 import { isMcpName, McpToolNames, type McpToolRef, spelledFor } from "./tool-names.ts";
 
@@ -85,7 +85,7 @@ export class McpTools implements ToolSource, OfferedTools {
     return spelled !== null && !this.autoApprove.includes(spelled.server);
   }
 
-  async run(name: string, input: unknown, _env: Environment, signal: AbortSignal): Promise<ToolOutcome> {
+  async run(name: string, input: unknown, _env: Environment, signal: AbortSignal, caller?: ToolCaller): Promise<ToolOutcome> {
     let target = this.target(name);
     const spelled = target ? null : this.spelled(name);
     if (spelled) {
@@ -102,8 +102,9 @@ export class McpTools implements ToolSource, OfferedTools {
         isError: true,
       };
     const args = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+    const { tool } = target;
     try {
-      return await server.call(target.tool, args, signal);
+      return await this.servers.elicitations.during(server.name, caller?.thread, () => server.call(tool, args, signal));
     } catch (error) {
       return { text: `The MCP call failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
     }

@@ -30,6 +30,8 @@ export type LuaApi = {
   };
   set_pending: { args: [display: number, input: number, pending: boolean, title: string, tell: boolean]; result: undefined };
   set_failed: { args: [input: number, failed: boolean]; result: undefined };
+  /** An MCP server's question waits for thread `id`'s user (lua/tine/elicit.lua). */
+  elicitation_waiting: { args: [id: string, title: string]; result: undefined };
   file_written: { args: [path: string, by: string]; result: undefined };
   set_quickfix: { args: [title: string, items: readonly QuickfixItem[]]; result: undefined };
   set_title: { args: [display: number, num: number, title: string]; result: undefined };
@@ -83,6 +85,7 @@ export const LUA_RESULTS: { readonly [F in LuaFn]: (value: unknown, fn: F) => Lu
   create_terminal_thread: threadBufnrs,
   set_pending: ignored,
   set_failed: ignored,
+  elicitation_waiting: ignored,
   file_written: ignored,
   set_quickfix: ignored,
   set_title: ignored,

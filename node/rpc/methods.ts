@@ -34,6 +34,7 @@ import {
 import type { ThreadId } from "../core/ids.ts";
 import type { NativeMessage } from "../core/native.ts";
 import type { ComparedFork } from "../fork/compare.ts";
+import type { ElicitReply, ShownElicitation } from "../mcp/elicitations.ts";
 import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
 import type { Lineage, ListShown, MirroredThreads, SendResult, ThreadInfo } from "../nvim/lua-shapes.ts";
 import type { ModelChoices } from "../providers/models.ts";
@@ -302,6 +303,13 @@ export const METHODS = {
   mcp_server: { args: [arg("name", string), arg("action", oneOf("restart", "stop"))], result: returns<McpServerReport>() },
   /** `:Tine mcp`: a server's tools, started first when it is not running (asked without waiting: a start may take mcp_timeout). */
   mcp_tools: { args: [arg("name", string)], result: returns<McpToolReport[]>() },
+  /** The oldest question an MCP server asks thread `id`'s user (lua/tine/elicit.lua shows it), or null. */
+  elicitation_next: { args: [id], result: returns<ShownElicitation | null>() },
+  /** The user's answer to question `key`: accepted (its `values` as entered, checked against the form), declined or cancelled. */
+  elicitation_answer: {
+    args: [id, arg("key", string), arg("action", oneOf("accept", "decline", "cancel")), arg("values", optional(table))],
+    result: returns<ElicitReply>(),
+  },
 
   // -- Claude Code --
   /** `args`: the text after `:Tine claude`, split as a shell would. */

@@ -5,6 +5,7 @@
  * fork tools are not a source: they act on the thread tree, and the chat carries them out.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import type { ThreadId } from "../core/ids.ts";
 import type { Environment } from "./environment.ts";
 
 /** A tool as the Messages API declares it. */
@@ -16,6 +17,9 @@ export type ToolImage = { readonly mediaType: "image/png" | "image/jpeg" | "imag
 /** What a call gave back; `images` (from MCP tools) go after the text. */
 export type ToolOutcome = { readonly text: string; readonly isError: boolean; readonly images?: readonly ToolImage[] };
 
+/** Who makes a call: the thread whose reply asked for it (an MCP server's questions during it go to that thread's user). */
+export type ToolCaller = { readonly thread: ThreadId };
+
 export interface ToolSource {
   /** Whether a call of `name` is this source's to run. */
   owns(name: string): boolean;
@@ -24,7 +28,7 @@ export interface ToolSource {
   /** Whether the call waits for the user's approval before it runs (`env`: where the thread's tools act). */
   needsApproval(name: string, input: unknown, env: Environment): boolean;
   /** Carries the call out; aborting `signal` stops it. Never throws: a failure is an error outcome. */
-  run(name: string, input: unknown, env: Environment, signal: AbortSignal): Promise<ToolOutcome>;
+  run(name: string, input: unknown, env: Environment, signal: AbortSignal, caller?: ToolCaller): Promise<ToolOutcome>;
 }
 
 /**
@@ -54,9 +58,9 @@ export class ToolSources {
     return this.sourceOf(name)?.needsApproval(name, input, env) ?? false;
   }
 
-  run(name: string, input: unknown, env: Environment, signal: AbortSignal): Promise<ToolOutcome> {
+  run(name: string, input: unknown, env: Environment, signal: AbortSignal, caller?: ToolCaller): Promise<ToolOutcome> {
     const source = this.sourceOf(name);
-    return source ? source.run(name, input, env, signal) : Promise.resolve({ text: `Unknown tool: ${name}`, isError: true });
+    return source ? source.run(name, input, env, signal, caller) : Promise.resolve({ text: `Unknown tool: ${name}`, isError: true });
   }
 }
 

@@ -6,11 +6,15 @@
  * $MCP_TEST_MORE_TOOLS (a JSON list of names) adds tools named so, whatever the names (empty,
  * alike once made names the API takes, long): each answers `ran <its name as JSON>`, but `big`
  * answers text of `bytes` bytes, its first line `BIG-HEAD` and its last `BIG-TAIL`.
+ * $MCP_TEST_ELICIT (JSON: an `elicitation/create` request's params, sent as they are, however
+ * malformed) adds the tool `ask`, which asks the user so in the middle of its call and answers (and
+ * logs) what it got back; with $MCP_TEST_ELICIT_WITHDRAW_MS it withdraws the question after that
+ * long (notifications/cancelled) and answers `withdrawn`.
  */
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /** Appends a line to $MCP_TEST_LOG, when set. */
 export function log(line) {
@@ -39,6 +43,8 @@ const MORE = JSON.parse(process.env.MCP_TEST_MORE_TOOLS ?? "[]").map((name) => (
   description: `The tool named ${JSON.stringify(name)}.`,
   inputSchema: name === "big" ? object({ bytes: { type: "number" } }, ["bytes"]) : object(),
 }));
+const ELICIT = process.env.MCP_TEST_ELICIT ? JSON.parse(process.env.MCP_TEST_ELICIT) : null;
+const ASK = { name: "ask", description: "Asks the user a question.", inputSchema: object() };
 const ADDED = { name: "added_later", description: "Added by change_list.", inputSchema: object() };
 
 const text = (t, isError = false) => ({ content: [{ type: "text", text: t }], ...(isError ? { isError: true } : {}) });
@@ -66,7 +72,9 @@ function bigText(bytes) {
 /** A server with the test tools; `state` (shared by the HTTP server's per-request servers) holds whether the list changed. */
 export function toolServer(state = { changed: false }) {
   const server = new Server({ name: "tine-test", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOLS, ...MORE, ...(state.changed ? [ADDED] : [])] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...TOOLS, ...MORE, ...(ELICIT ? [ASK] : []), ...(state.changed ? [ADDED] : [])],
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
     if (request.params.name === "big" && MORE.some((t) => t.name === "big")) return text(bigText(args.bytes));
@@ -102,6 +110,21 @@ export function toolServer(state = { changed: false }) {
       case "env_hash": {
         const value = process.env[args.name];
         return text(value === undefined ? "unset" : createHash("sha256").update(value).digest("hex"));
+      }
+      case "ask": {
+        const withdrawMs = Number(process.env.MCP_TEST_ELICIT_WITHDRAW_MS ?? 0);
+        try {
+          const answer = await extra.sendRequest(
+            { method: "elicitation/create", params: ELICIT },
+            ElicitResultSchema,
+            withdrawMs ? { timeout: withdrawMs } : { timeout: 600_000 },
+          );
+          log(`elicit-answer ${JSON.stringify(answer)}`);
+          return text(`answer: ${JSON.stringify(answer)}`);
+        } catch (error) {
+          log(`elicit-error ${error.message}`);
+          return text(withdrawMs ? "withdrawn" : `elicitation failed: ${error.message}`, !withdrawMs);
+        }
       }
       case "added_later":
         return text("the added tool ran");
