@@ -211,7 +211,7 @@ function M.threads_pushed(mirrored)
   require("tine.threads_mirror").pushed(mirrored)
   -- A :Tine compare view showing one of them redraws.
   require("tine.compare").pushed(mirrored)
-  require("tine.review_signs").stale()
+  require("tine.review_signs").pushed(mirrored)
   return true
 end
 

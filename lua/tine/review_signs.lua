@@ -101,13 +101,28 @@ function M.changed(path)
   end
 end
 
---- The thread list changed (a turn may have ended): every buffer asks again, those shown at once.
+--- The status each thread was last pushed with: a turn ended when one comes to rest.
+---@type table<string, string>
+local statuses = {}
 local drawing = false
-function M.stale()
-  asked = {}
-  if drawing or config.options.review_signs == false then
+
+--- The thread list changed (host_api.threads_pushed): when a thread came to rest (its turn may have
+--- changed files), every buffer asks again, those shown at once. Pushes while threads work (a
+--- tool call, a clock tick) ask nothing.
+---@param mirrored { set: { id: string, status: string }[] }
+function M.pushed(mirrored)
+  local rested = false
+  for _, t in ipairs(type(mirrored) == "table" and type(mirrored.set) == "table" and mirrored.set or {}) do
+    if type(t) == "table" and t.id then
+      local was = statuses[t.id]
+      statuses[t.id] = t.status
+      rested = rested or (was ~= nil and was ~= t.status and (t.status == "idle" or t.status == "exited"))
+    end
+  end
+  if not rested or drawing or config.options.review_signs == false then
     return
   end
+  asked = {}
   drawing = true
   vim.defer_fn(function()
     drawing = false

@@ -148,12 +148,13 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
     });
   });
 
-  it("signs mark the pending hunks' changed lines in a file's buffer, where they are now; gone once kept or undone", async () => {
+  it("signs mark the pending hunks' changed lines in a file's buffer, when the turn ends and where they are now; gone once kept or undone", async () => {
     await withGitProject(nv, reviewProject(project()), async (s) => {
-      const id = await editingTurn(s);
-      await s.cmd("wincmd p");
+      // lines.txt is shown while the turn edits it: its signs come when the turn ends, nothing entered.
       await s.cmd("edit lines.txt");
+      const id = await editingTurn(s);
       await s.until("signs on lines 2 and 18", async () => JSON.stringify(await signRows(s, "lines.txt")) === "[2,18]");
+      await s.lua(`vim.fn.win_gotoid(vim.fn.bufwinid("lines.txt"))`);
       // Two lines added at the top since the turn: the signs are where the hunks' lines are now.
       writeFileSync(join(s.cwd, "lines.txt"), `new a\nnew b\n${EDITED}`);
       await s.cmd("edit!");
