@@ -103,6 +103,9 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
         ["pending", "undone", "kept"],
       );
       assert.match((await seen(s)).winbar, /2\/2 hunks reviewed/);
+      // Off a hunk (line 14: hunk 2 is lines 15-20), gk is Vim's own: a line up, nothing reviewed.
+      await s.keys("14Ggk");
+      assert.equal((await seen(s)).row, 13);
 
       // Before the first hunk of lines.txt: the previous file's last hunk.
       await s.keys("gg[h");
