@@ -1,19 +1,19 @@
--- :Tine review (:help tine-review-diff): a turn's changed files one at a time in Neovim's diff
+-- :Tine review (:help :Tine-review): a turn's changed files one at a time in Neovim's diff
 -- mode, in a tab of its own: on the left the file as the turn found it (a scratch buffer, read
 -- only), on the right the working file itself (edit it, write it). The review keys act on the
 -- hunk under the cursor in either window; ]h [h go from hunk to hunk and on to the next or
 -- previous file; ]f [f go from file to file; q (or closing a window or the tab) ends the review,
 -- taking the tab away, so the user's own windows are as they were, and putting back any
 -- buffer-local mapping of those keys the working file had (gitsigns' ]h, say).
--- Each hunk's state (pending, kept, undone) is the host's; the lines come from review_map.lua.
+-- Each hunk's state (pending, kept, undone) is the host's; review_draw.lua draws it.
 local config = require("tine.config")
+local draw = require("tine.review_draw")
 local host = require("tine.host")
 local rmap = require("tine.review_map")
 
 local M = {}
 
-local ns = vim.api.nvim_create_namespace("tine_review_view")
-local STATE = { kept = { "✓ kept", "DiagnosticOk" }, undone = { "↶ undone", "DiagnosticWarn" }, pending = { "· pending", "Comment" } }
+local ns = draw.ns
 
 --- The review open now (one at a time): its thread and turn, its tab and windows, the file shown.
 ---@type table?
@@ -21,23 +21,6 @@ local view = nil
 
 local function notify(text, level)
   vim.notify(text, level or vim.log.levels.INFO)
-end
-
---- A read-only scratch buffer holding `lines`, named `name` (made unique), highlighted as `path` is.
-local function scratch(lines, name, path)
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.bo[buf].bufhidden = "wipe"
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].readonly = true
-  if not pcall(vim.api.nvim_buf_set_name, buf, name) then
-    pcall(vim.api.nvim_buf_set_name, buf, ("%s (%d)"):format(name, buf))
-  end
-  local ft = vim.filetype.match({ filename = path, contents = lines })
-  if ft then
-    vim.bo[buf].filetype = ft
-  end
-  return buf
 end
 
 --- The keys of the review, each with what it does: the configured lhs, the function, a description.
@@ -55,78 +38,6 @@ local function keys()
   }
 end
 
---- Which side `win` shows: "old" (the text before the turn) or "new" (the working file).
-local function side_of(win)
-  return win == view.left and "old" or "new"
-end
-
---- The line of hunk `i` the cursor goes to on `side`: its first changed line, else its first line.
-local function target(i, side)
-  local h, c = view.file.hunks[i], view.regions[i][1]
-  if not c then
-    return (rmap.rows(h, side, side == "new" and view.map or nil))
-  end
-  local line = side == "old" and c[1] or c[3]
-  return side == "old" and math.max(line, 1) or view.map(math.max(line, 1))
-end
-
---- Maps the lines again (the working file may have changed) and draws each hunk's state at its
---- first changed line on both sides, and the winbars.
-local function draw()
-  local v = view
-  local now = vim.api.nvim_buf_get_lines(v.right_buf, 0, -1, false)
-  v.map = rmap.mapper(v.after, v.gone and {} or now)
-  v.regions = rmap.regions(v.before, v.after, v.file.hunks)
-  for _, buf in ipairs({ v.left_buf, v.right_buf }) do
-    vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  end
-  local reviewed = 0
-  for i, h in ipairs(v.file.hunks) do
-    local s = STATE[h.state] or STATE.pending
-    reviewed = reviewed + (h.state == "pending" and 0 or 1)
-    local mark = { virt_text = { { ("  hunk %d %s"):format(h.index, s[1]), s[2] } }, virt_text_pos = "eol" }
-    pcall(vim.api.nvim_buf_set_extmark, v.right_buf, ns, target(i, "new") - 1, 0, mark)
-    pcall(vim.api.nvim_buf_set_extmark, v.left_buf, ns, target(i, "old") - 1, 0, mark)
-  end
-  local km = config.options.keymaps
-  local hint = vim
-    .iter({
-      { km.next_hunk, "hunk" },
-      { km.review_keep, "keep" },
-      { km.review_undo, "undo" },
-      { km.review_comment, "comment" },
-      { km.review_next_file, "file" },
-      { km.review_quit, "quit" },
-    })
-    :filter(function(k)
-      return k[1] and k[1] ~= ""
-    end)
-    :map(function(k)
-      return k[1] .. " " .. k[2]
-    end)
-    :join("  ")
-  local bar = ("tine review %d/%d  %s  %d/%d hunks reviewed    %s"):format(v.at, #v.files, v.file.path, reviewed, #v.file.hunks, hint)
-  vim.wo[v.right].winbar = bar:gsub("%%", "%%%%")
-  vim.wo[v.left].winbar = ("before the turn: %s"):format(v.file.path):gsub("%%", "%%%%")
-end
-
---- The index (in the file's hunks) of the hunk under the cursor, or nil.
-local function under_cursor()
-  local win = vim.api.nvim_get_current_win()
-  if not view or (win ~= view.left and win ~= view.right) then
-    return nil
-  end
-  draw()
-  local side, row = side_of(win), vim.api.nvim_win_get_cursor(win)[1]
-  for i, h in ipairs(view.file.hunks) do
-    local first, last = rmap.rows(h, side, side == "new" and view.map or nil)
-    if row >= first and row <= last then
-      return i
-    end
-  end
-  return nil
-end
-
 --- The file's review asked of the host again (the states), then drawn.
 local function refresh()
   if not view then
@@ -135,7 +46,7 @@ local function refresh()
   local ok, got = pcall(host.request, "review_file", view.file.path, view.id, view.message)
   if ok and view and got[1] then
     view.file = got[1]
-    draw()
+    draw.draw(view)
     for _, win in ipairs({ view.left, view.right }) do
       vim.api.nvim_win_call(win, function()
         vim.cmd("diffupdate")
@@ -153,7 +64,7 @@ local function go_to(i)
     win = view.right
     vim.api.nvim_set_current_win(win)
   end
-  local row = target(i, side_of(win))
+  local row = draw.target(view, i, draw.side_of(view, win))
   local count = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
   vim.api.nvim_win_set_cursor(win, { math.min(math.max(row, 1), count), 0 })
   vim.cmd("normal! zv")
@@ -161,13 +72,13 @@ end
 
 --- The next (`step` 1) or previous (-1) hunk: past the file's last, the next file's first.
 local function jump(step)
-  draw()
+  draw.draw(view)
   local win = vim.api.nvim_get_current_win()
-  local side, row = side_of(win), vim.api.nvim_win_get_cursor(win)[1]
+  local side, row = draw.side_of(view, win), vim.api.nvim_win_get_cursor(win)[1]
   local hunks = view.file.hunks
   local from, to = step > 0 and 1 or #hunks, step > 0 and #hunks or 1
   for i = from, to, step do
-    local r = target(i, side)
+    local r = draw.target(view, i, side)
     if (step > 0 and r > row) or (step < 0 and r < row) then
       return go_to(i)
     end
@@ -203,7 +114,8 @@ act = function(what)
     M.close()
     return true
   end
-  local i = under_cursor()
+  local win = vim.api.nvim_get_current_win()
+  local i = (win == view.left or win == view.right) and draw.hunk_at(view, win) or nil
   if not i then
     return false
   end
@@ -287,7 +199,7 @@ show_file = function(i)
   let_go(v)
   local gone = vim.uv.fs_stat(abs) == nil
   if gone then
-    vim.api.nvim_win_set_buf(v.right, scratch({}, ("tine://review/%s (gone)"):format(path), path))
+    vim.api.nvim_win_set_buf(v.right, draw.scratch({}, ("tine://review/%s (gone)"):format(path), path))
   else
     local was = vim.fn.bufnr(abs)
     local loaded = was ~= -1 and vim.api.nvim_buf_is_loaded(was)
@@ -306,7 +218,7 @@ show_file = function(i)
   v.before = type(f.before) == "string" and rmap.lines(f.before) or {}
   v.after = type(f.after) == "string" and rmap.lines(f.after) or {}
   v.right_buf = vim.api.nvim_win_get_buf(v.right)
-  v.left_buf = scratch(v.before, ("tine://review/%s (before the turn)"):format(path), path)
+  v.left_buf = draw.scratch(v.before, ("tine://review/%s (before the turn)"):format(path), path)
   vim.api.nvim_win_set_buf(v.left, v.left_buf)
   v.saved = {}
   map_keys(v.left_buf, nil)
@@ -316,7 +228,7 @@ show_file = function(i)
       vim.cmd("diffthis")
     end)
   end
-  draw()
+  draw.draw(v)
   return true
 end
 
