@@ -61,7 +61,7 @@ const signRows = (s: Session, path: string) =>
 const BEFORE = "tine://review/lines.txt (before the turn)";
 
 describe(`:Tine review and the review's signs (${nv.version})`, () => {
-  it(":Tine review: the turn's files in diff mode in a tab of its own; ]h [h across files, gk gu on the hunk under the cursor, ]f [f; q puts the user's windows and mappings back", async () => {
+  it(":Tine review: the turn's files in diff mode in a tab of its own; ]h [h across files, gk gu gc on the hunk under the cursor, ]f [f; q puts the user's windows and mappings back", async () => {
     await withGitProject(nv, reviewProject(project()), async (s) => {
       const id = await editingTurn(s);
       // The user is in lines.txt, which has a buffer-local ]h of its own (as gitsigns maps it).
@@ -86,10 +86,18 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
       assert.match(v.winbar, /^tine review 2\/2 {2}lines\.txt {2}0\/2 hunks reviewed/);
       assert.deepEqual(v.windows[1]!.marks, ["2:  hunk 1 · pending", "18:  hunk 2 · pending"]);
 
+      // In the window of the text before the turn, the keys go by its lines.
+      await s.cmd("wincmd h");
+      await s.keys("gg]h");
+      assert.deepEqual([(await seen(s)).current, (await seen(s)).row], [1, 2]);
+      await s.cmd("wincmd l");
       await s.keys("]h");
       assert.equal((await seen(s)).row, 18);
       await s.keys("gk");
       await s.until("hunk 2 kept, drawn", async () => (await seen(s)).windows[1]!.marks.includes("18:  hunk 2 ✓ kept"));
+      await s.answerInput("why upper case?");
+      await s.keys("gc");
+      await s.waitForDisplay(id, "✎ comment on lines.txt lines 15-20 · the model is told with your next message");
       await s.keys("[h");
       assert.equal((await seen(s)).row, 2);
       await s.keys("gu");
