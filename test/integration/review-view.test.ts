@@ -201,11 +201,16 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
     );
   });
 
-  it("refuses clearly: no thread, a turn of binary files only", async () => {
+  it("refuses clearly: no thread, no such turn, a file outside the thread's files", async () => {
     await withGitProject(nv, reviewProject(project()), async (s) => {
       assert.match(String(await api(s, "review")), /^tine: review: no thread is active/);
       const id = await editingTurn(s);
       assert.match(String(await api(s, "review", id, 99)), /has no turn ending at or after message 99/);
+      const asked = (...args: unknown[]) =>
+        s.lua<string>(`local ok, e = pcall(require("tine.host").request, "review_file", ...); return tostring(e)`, ...args);
+      assert.match(await asked("/etc/passwd", id), /^tine: review: \/etc\/passwd is not in the thread's files/);
+      assert.match(await asked("../lines.txt", id), /^tine: review: \.\.\/lines\.txt is not in the thread's files/);
+      assert.match(await asked("sub/../lines.txt", id), /^tine: review: "edit the files" has no turn that changed sub\/\.\.\/lines\.txt$/);
       assert.equal((await seen(s)).tabs, 1, "nothing opened");
     });
   });
