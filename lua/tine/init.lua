@@ -227,7 +227,9 @@ function M.comment_hunk(id, path, index, text, at_message)
 end
 
 --- :Tine review: thread `id`'s turn at `at_message` in diff mode, file by file (lua/tine/review.lua).
-M.review = function(id, at_message)
+---@param id? string nil: the thread here
+---@param at_message? integer
+function M.review(id, at_message)
   return require("tine.review").open(id, at_message)
 end
 
