@@ -70,6 +70,7 @@ end, {
       "compare",
       "compact",
       "model",
+      "review",
     })
   end,
   desc = "tine: toggle the chat sidebar (new, send, abort, threads[!], resume, rename, add, ask, restart)",

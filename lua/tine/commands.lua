@@ -295,7 +295,7 @@ function M.compare_here(text)
   return require("tine.compare").open(ask ~= vim.NIL and ask or nil)
 end
 
---- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|merge done[!]|claude …|agent <name>|import …|export|add|ask …|restart|mcp|compare]
+--- :Tine [new|send|abort|retry|threads[!]|resume|rename <title>|fork …|diff …|restore [undo]|merge done[!]|claude …|agent <name>|import …|export|add|ask …|restart|mcp|compare|review]
 ---@param args { fargs: string[], args: string, bang: boolean, range: integer, line1: integer, line2: integer } as nvim_create_user_command gives it
 function M.command(args)
   local sub = args.fargs[1]
@@ -379,10 +379,13 @@ function M.command(args)
   if sub == "model" then
     return M.model_picker(args.fargs[2], args.fargs[3])
   end
+  if sub == "review" then
+    return guarded(require("tine.review").open)
+  end
   err(
     "tine: unknown subcommand "
       .. sub
-      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, merge, claude, agent, import, export, add, ask, restart, mcp, compare, compact, model)"
+      .. " (new, send, abort, retry, threads, resume, rename, fork, diff, restore, merge, claude, agent, import, export, add, ask, restart, mcp, compare, compact, model, review)"
   )
 end
 

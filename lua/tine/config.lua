@@ -158,6 +158,8 @@ M.defaults = {
   -- Minutes the prompt cache lives after a request (5 for the API's default cache): past it, the
   -- winbar says the next send will not read the cache.
   cache_lifetime = 5,
+  -- Signs in file buffers on the lines of the agents' hunks not reviewed yet (:help tine-review-signs).
+  review_signs = true,
   -- Keys in tine's buffers; false leaves one unmapped. The empty thread's hint names send, send_any
   -- and help; a fork's banner names fork_report, fork_promote and fork_discard; a tool call waiting
   -- for approval names approve, approve_always, deny and deny_reason.
@@ -230,6 +232,10 @@ M.defaults = {
     review_comment = "gc", -- a comment on the hunk, told to the model with your next message
     next_hunk = "]h", -- the next hunk of an expanded file diff
     prev_hunk = "[h", -- the previous one
+    -- :Tine review (:help tine-review-diff), besides the keys above
+    review_next_file = "]f", -- the turn's next changed file
+    review_prev_file = "[f", -- the previous one
+    review_quit = "q", -- end the review: its tab closes, your windows are as they were
   },
 }
 

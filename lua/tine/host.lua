@@ -167,6 +167,7 @@ local function start()
   vim.rpcnotify(chan, "tine", "init", host_config())
   -- What the host calls first (the new thread's buffers) is loaded while Node starts, not after.
   require("tine.host_api")
+  require("tine.review_signs").attach()
 end
 
 --- Starts the host unless it runs; raises when it died or cannot start.

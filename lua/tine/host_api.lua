@@ -216,11 +216,21 @@ function M.threads_pushed(mirrored)
   require("tine.threads_mirror").pushed(mirrored)
   -- A :Tine compare view showing one of them redraws.
   require("tine.compare").pushed(mirrored)
+  require("tine.review_signs").pushed(mirrored)
   return true
 end
 
 function M.list_buffer()
   return buffers.create_list_buffer()
+end
+
+--- A hunk of `path` was reviewed: its signs, and a :Tine review showing it, are drawn again.
+function M.review_changed(path)
+  vim.schedule(function()
+    require("tine.review_signs").changed(path)
+    require("tine.review").changed(path)
+  end)
+  return true
 end
 
 return M

@@ -228,6 +228,13 @@ function M.comment_hunk(id, path, index, text, at_message)
   return host.request("comment_hunk", id, path, index, text, at_message)
 end
 
+--- :Tine review: thread `id`'s turn at `at_message` in diff mode, file by file (lua/tine/review.lua).
+---@param id? string nil: the thread here
+---@param at_message? integer
+function M.review(id, at_message)
+  return require("tine.review").open(id, at_message)
+end
+
 --- A summary of fork `id` goes to its parent's next message, then the fork ends. Without `text`
 --- the fork is asked for the summary first.
 ---@param id string

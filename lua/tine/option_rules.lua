@@ -264,6 +264,7 @@ return {
       names = "quoted",
     },
     cache_lifetime = { is = "number", above = 0, wanted = "a number above 0" },
+    review_signs = { is = "boolean", wanted = "a boolean" },
     keymaps = {
       is = "record",
       wanted = "a table",
@@ -280,6 +281,7 @@ return {
         "list_worktree", "list_rename", "list_delete", "add", "list_filter", "list_diff", "compare_open", "compare_expand",
         "compare_mark", "compare_diff", "compare_promote", "compare_discard", "compare_discard_others", "compare_graft", "label",
         "edit_message", "compact", "deny_reason", "review_keep", "review_undo", "review_comment", "next_hunk", "prev_hunk",
+        "review_next_file", "review_prev_file", "review_quit",
       },
     },
   },
@@ -292,6 +294,6 @@ return {
     "sandbox_deny_read", "fanout_max", "check_command", "fork_idle_timeout", "agent_fork_limit", "context_max_bytes", "context_max_files",
     "context_git_timeout", "fork_open", "auto_title", "models", "thinking_budgets", "auto_compact", "sidebar", "list_max_height",
     "retry_delay_ms", "display_fill_step", "claude_command", "acp_agents", "node", "complete_max_items", "prices", "cache_lifetime",
-    "keymaps",
+    "review_signs", "keymaps",
   },
 }

@@ -51,6 +51,7 @@
 ---@field display_fill_step? integer bytes of a long display written per step as it fills in from its end
 ---@field prices? table<string, TineRates> rates by model over the built-in price table
 ---@field cache_lifetime? number minutes the prompt cache lives after a request
+---@field review_signs? boolean signs in file buffers on the agents' hunks not reviewed yet
 ---@field claude_command? string[] how Claude Code is started
 ---@field acp_agents? table<string, TineAcpAgent> agents that speak ACP, by name (:help tine-acp)
 ---@field node? string the Node binary that runs the host
@@ -139,6 +140,9 @@
 ---@field review_comment? string|false display, on a hunk: comment on it (the model is told)
 ---@field next_hunk? string|false display: the next hunk of an expanded file diff
 ---@field prev_hunk? string|false display: the previous hunk
+---@field review_next_file? string|false :Tine review: the turn's next changed file
+---@field review_prev_file? string|false :Tine review: the previous one
+---@field review_quit? string|false :Tine review: end the review (its tab closes)
 
 --- What the host receives at `init` (node/host/config.ts SentConfig): the options whole, unset ones as
 --- vim.NIL, and the working directory.

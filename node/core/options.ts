@@ -167,6 +167,7 @@ export const OPTIONS = {
   complete_max_items: num({ whole: true, min: 1 }),
   prices: mapOf(RATES, "a table of rates by model name", "quoted"),
   cache_lifetime: positive,
+  review_signs: bool(),
   keymaps: record({
     send: key,
     send_any: key,
@@ -216,5 +217,8 @@ export const OPTIONS = {
     review_comment: key,
     next_hunk: key,
     prev_hunk: key,
+    review_next_file: key,
+    review_prev_file: key,
+    review_quit: key,
   }),
 } as const;

@@ -51,6 +51,9 @@ const keymaps: Keymaps = {
   review_comment: "gc",
   next_hunk: "]h",
   prev_hunk: "[h",
+  review_next_file: "]f",
+  review_prev_file: "[f",
+  review_quit: "q",
 };
 
 /** Every option, as lua/tine/host.lua sends it (the unset ones as nil). */
@@ -102,6 +105,7 @@ const base: SentConfig = {
   complete_max_items: 50,
   prices: {},
   cache_lifetime: 5,
+  review_signs: true,
   keymaps,
   cwd: "/",
 };

@@ -127,6 +127,11 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   comment_hunk: ({ app }, [id, path, n, text, at]) =>
     app.services.reviews.comment(app.services.queries.resolve(id), path, n, text, at ?? null).then(() => true as const),
 
+  review_file: ({ app }, [path, id, at]) =>
+    app.services.reviews
+      .files(path, id == null ? null : app.services.queries.resolve(id), at ?? null)
+      .then((fs) => fs.map((f) => ({ ...f }))),
+
   thread_left: ({ app }, [id]) => {
     app.threadLeft(id);
     return true;

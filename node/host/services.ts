@@ -133,6 +133,8 @@ export class Services {
     };
     const written = (by: string) => (path: string) =>
       void this.nvim.call("file_written", [path, by]).catch((e) => this.nvim.log(`file_written failed: ${String(e)}`));
+    const reviewed = (path: string) =>
+      void nvim.call("review_changed", [path]).catch((e) => nvim.log(`review_changed failed: ${String(e)}`));
     const tell = (text: string, error: boolean) => (error ? nvim.notifyError(text) : nvim.notifyInfo(text));
     const codeHooks: CodeHooks = {
       thread: (id) => this.threads.live(id),
@@ -157,7 +159,7 @@ export class Services {
       mergesChanged: () => this.buffers.redraw(),
     };
     this.codeServices = new CodeServices(config, codeHooks);
-    this.reviews = reviewsFor(this.codeServices, config, { ...codeHooks, written: written("a review") });
+    this.reviews = reviewsFor(this.codeServices, config, { ...codeHooks, written: written("a review"), reviewed });
     const { workspaces, actions, forkCode, recorder } = this.codeServices;
     this.workspaces = workspaces;
     this.code = actions;

@@ -52,6 +52,8 @@ export type LuaApi = {
   /** A file changed in a fan-out fork's worktree while it was at rest: a :Tine compare view showing it asks again. */
   fork_files_changed: { args: [id: string]; result: undefined };
   list_buffer: { args: []; result: number };
+  /** A hunk of file `path` (absolute) was reviewed or made pending again: its signs are drawn again. */
+  review_changed: { args: [path: string]; result: undefined };
 };
 
 export type LuaFn = keyof LuaApi;
@@ -97,4 +99,5 @@ export const LUA_RESULTS: { readonly [F in LuaFn]: (value: unknown, fn: F) => Lu
   threads_pushed: ignored,
   fork_files_changed: ignored,
   list_buffer: checked(bufnr),
+  review_changed: ignored,
 };

@@ -38,6 +38,7 @@ import type { ElicitReply, ShownElicitation } from "../mcp/elicitations.ts";
 import type { McpServerReport, McpToolReport } from "../mcp/registry.ts";
 import type { Lineage, ListShown, MirroredThreads, SendResult, ThreadInfo } from "../nvim/lua-shapes.ts";
 import type { ModelChoices } from "../providers/models.ts";
+import type { ReviewedFile } from "../review/review-files.ts";
 import type { HunkUndone } from "../review/reviews.ts";
 import type { ListedHunk } from "../review/turn-hunks.ts";
 import type { SandboxAvailability } from "../sandbox/bwrap.ts";
@@ -270,6 +271,12 @@ export const METHODS = {
   comment_hunk: {
     args: [arg("id", threadRef), arg("path", string), arg("index", index), arg("text", string), arg("at_message", optional(index))],
     result: returns<true>(),
+  },
+
+  /** File `path` of thread `id`'s turn (`:Tine review`); no `id`: the live threads' turns with hunks of it pending (the signs). */
+  review_file: {
+    args: [arg("path", string), arg("id", optional(threadRef)), arg("at_message", optional(index))],
+    result: returns<ReviewedFile[]>(),
   },
 
   // -- buffers and lines --

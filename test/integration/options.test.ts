@@ -160,6 +160,7 @@ const CASES: Case[] = [
     got: "0",
   },
   { option: "cache_lifetime", value: "0", at: "cache_lifetime", wanted: ABOVE_0, got: "0" },
+  { option: "review_signs", value: '"yes"', at: "review_signs", wanted: "a boolean", got: '"yes"' },
   { option: "keymaps", value: "{ send = 1 }", at: "keymaps.send", wanted: KEY, got: "1" },
   { option: "keymaps", value: '{ fork_report = { "gR" } }', at: "keymaps.fork_report", wanted: KEY, got: '{ "gR" }', hostGot: "a table" },
 ];
