@@ -14,9 +14,10 @@ local last = nil
 
 --- What completes the mention at the end of `before`; nil when none is being typed there.
 ---@param before string the line up to the cursor
+---@param message_start boolean the line is the message's first (an `@`-command may start it)
 ---@return { start: integer, items: table[] }?
-local function ask_host(before)
-  local ok, result = pcall(host.request, "complete_mention", before)
+local function ask_host(before, message_start)
+  local ok, result = pcall(host.request, "complete_mention", before, message_start)
   if not ok then
     util.err(result)
     return nil
@@ -45,7 +46,7 @@ end
 ---@param before string
 ---@return integer
 local function find_start(before)
-  local result = ask_host(before)
+  local result = ask_host(before, vim.api.nvim_win_get_cursor(0)[1] == 1)
   if not result then
     last = nil
     return -3 -- no mention here: leave completion quietly
@@ -100,7 +101,7 @@ end
 ---@param lead string the argument being completed
 ---@return string[]
 function M.cmdline(lead)
-  local result = ask_host(lead)
+  local result = ask_host(lead, true)
   if not result then
     return {}
   end

@@ -51,6 +51,31 @@ describe("MentionCompleter", () => {
     expect(di?.items[0]?.menu).toBe(MENTIONS.find((m) => m.name === "diag")!.info);
   });
 
+  it("at a message's start, the @-commands first, then the mentions; anywhere else the mentions only", async () => {
+    const c = new MentionCompleter(localEnvironment(tmpdir()), 50, 10_000);
+    const words = async (before: string, start: boolean) => (await c.complete(before, start))?.items.map((i) => i.word);
+    expect(await words("@", true)).toEqual([
+      "fork",
+      "fork×",
+      "bg",
+      "bg!",
+      "handoff",
+      "compact",
+      "now",
+      ...MENTIONS.map((m) => (m.argument === "required" ? `${m.name}:` : m.name)),
+    ]);
+    expect(await words("  @f", true)).toEqual(["fork", "fork×", "file:"]);
+    const fork = (await c.complete("@fo", true))?.items[0];
+    expect(fork).toMatchObject({
+      word: "fork",
+      kind: "command",
+      info: expect.stringMatching(/^@fork \[--worktree\|--unattended\] <prompt>/),
+    });
+    // Not at the start of the message, or not on its first line: commands are not recognised there.
+    expect(await words("look at @f", true)).toEqual(["file:"]);
+    expect(await words("@f", false)).toEqual(["file:"]);
+  });
+
   it("after @file:, the project's files best first, ignored ones left out", async () => {
     const root = gitProject({ ".gitignore": "dist/\n", "src/app.ts": "", "src/apple/pie.ts": "", "dist/app.js": "" });
     const c = new MentionCompleter(localEnvironment(root), 50, 10_000);

@@ -7,13 +7,14 @@
  * again.
  */
 
+import { SEND_COMMANDS } from "../core/send-commands.ts";
 import type { Environment } from "../tools/environment.ts";
 import { contextGit, type GitPlace } from "../tools/project-git.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { MENTIONS, type MentionName, type MentionSpec } from "./mention-names.ts";
 import { PathMatcher, preparePaths } from "./path-match.ts";
 
-export type CompletionKind = "mention" | "file" | "rev";
+export type CompletionKind = "command" | "mention" | "file" | "rev";
 
 /** One item, as an omnifunc returns it (`:help complete-items`). */
 export type CompletionItem = { word: string; menu: string; info: string; kind: CompletionKind };
@@ -75,6 +76,18 @@ function mentionItems(typed: string): CompletionItem[] {
     info: `@${m.name}${m.argument === "none" ? "" : m.argument === "required" ? ":<…>" : "[:<…>]"}  ${m.info}`,
     kind: "mention",
   }));
+}
+
+/**
+ * The `@`-commands whose name starts with `typed`, for an `@` that starts the message (where only
+ * they are recognised). `fork×N` completes to `fork×`, the count typed next.
+ */
+function commandItems(typed: string): CompletionItem[] {
+  const t = typed.toLowerCase();
+  return Object.entries(SEND_COMMANDS).flatMap(([name, { usage, info }]) => {
+    const word = name.replace(/N$/, "");
+    return word.startsWith(t) ? [{ word, menu: info, info: `${usage}  ${info}`, kind: "command" as const }] : [];
+  });
 }
 
 /** A listing is made again in the background when a completion finds it older than this. */
@@ -155,11 +168,19 @@ export class MentionCompleter {
     this.revs.refreshIfOlder(FRESH_FOR_INSERT_MS, false);
   }
 
-  /** What completes the mention at the end of `before` (the line up to the cursor); null: no mention there. */
-  async complete(before: string): Promise<MentionCompletion | null> {
+  /**
+   * What completes the mention at the end of `before` (the line up to the cursor); null: no mention
+   * there. `messageStart`: the line is the message's first, so an `@` alone at its start may be an
+   * `@`-command too (offered before the mentions).
+   */
+  async complete(before: string, messageStart = false): Promise<MentionCompletion | null> {
     const typed = typedMention(before);
     if (!typed) return null;
-    if (typed.type === "name") return { start: typed.start, items: mentionItems(typed.typed).slice(0, this.maxItems) };
+    if (typed.type === "name") {
+      const commands =
+        messageStart && before.slice(0, before.length - typed.typed.length - 1).trim() === "" ? commandItems(typed.typed) : [];
+      return { start: typed.start, items: [...commands, ...mentionItems(typed.typed)].slice(0, this.maxItems) };
+    }
     const from = ARGUMENT_FROM[typed.mention.name];
     switch (from) {
       case "files": {

@@ -171,7 +171,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   new_agent: ({ app }, [name]) => app.services.agents.open(name),
   agents_health: ({ app }) => app.services.agents.health(),
 
-  complete_mention: ({ app }, [before]) => app.services.completer.complete(before),
+  complete_mention: ({ app }, [before, messageStart]) => app.services.completer.complete(before, messageStart ?? false),
   complete_prepare: ({ app }) => {
     app.services.completer.prepare();
     return true;

@@ -334,8 +334,14 @@ export const METHODS = {
   agents_health: { args: [], result: returns<AgentHealth[]>() },
 
   // -- completion of mentions in an input (lua/tine/complete.lua) --
-  /** `before`: the line up to the cursor; null when no mention is being typed there. */
-  complete_mention: { args: [arg("before", string)], result: returns<MentionCompletion | null>() },
+  /**
+   * `before`: the line up to the cursor; `message_start`: it is the message's first line (its
+   * `@`-commands are offered too); null when no mention is being typed there.
+   */
+  complete_mention: {
+    args: [arg("before", string), arg("message_start", optional(boolean))],
+    result: returns<MentionCompletion | null>(),
+  },
   /** Insert mode began in an input: the lists completion reads are made again if old. */
   complete_prepare: { args: [], result: returns<true>() },
   /** `g?` in an input: the @-commands and mentions, with what each does. */

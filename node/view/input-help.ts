@@ -1,9 +1,10 @@
 /**
  * What can be typed in a thread's input, as `g?` there lists it beside the keys: the `@`-commands
- * (chat/send-command.ts) and the mentions (context/mention-names.ts), each read from its one list.
+ * (core/send-commands.ts) and the mentions (context/mention-names.ts), each read from its one list.
  */
-import { SEND_COMMANDS } from "../chat/send-command.ts";
+
 import { MENTIONS } from "../context/mention-names.ts";
+import { SEND_COMMANDS } from "../core/send-commands.ts";
 
 export type TypedHelp = { usage: string; info: string };
 

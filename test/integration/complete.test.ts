@@ -53,9 +53,17 @@ describe(`completion of mentions (${nv.version})`, () => {
       await s.cmd("set completeopt=menuone,noselect");
       await s.cmd("Tine");
       await typeInsert(s, "i@<C-x><C-o>");
-      const names = await menuOnce(s, "the mentions", (items) => items.length > 0);
-      assert.deepEqual(words(names), ["file:", "buf", "bufs", "diag", "diag!", "qf", "diff", "staged", "drop:"]);
-      assert.match(names[0]!.menu, /a file's content/);
+      // At the message's start: the @-commands first (only there are they one), then the mentions.
+      const names = await menuOnce(s, "the commands and mentions", (items) => items.length > 0);
+      const MENTION_WORDS = ["file:", "buf", "bufs", "diag", "diag!", "qf", "diff", "staged", "drop:"];
+      assert.deepEqual(words(names), ["fork", "fork×", "bg", "bg!", "handoff", "compact", "now", ...MENTION_WORDS]);
+      assert.match(names[0]!.menu, /fork this thread beside it/);
+      assert.match(names[7]!.menu, /a file's content/);
+      // After other words: the mentions only.
+      await typeInsert(s, "<C-e><C-u>look at @<C-x><C-o>");
+      assert.deepEqual(words(await menuOnce(s, "the mentions", (items) => items.length > 0)), MENTION_WORDS);
+      await typeInsert(s, "<C-e><C-u>@<C-x><C-o>");
+      await menuOnce(s, "the menu again", (items) => items.length > 0);
 
       // The list follows each key typed (the host is asked again), fuzzy: `fi` is file: only.
       await typeInsert(s, "fi");
