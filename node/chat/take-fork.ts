@@ -103,6 +103,8 @@ export function takeFork(chat: ForkingChat, request: ForkClone): void {
   if (request.atMessage !== undefined && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
   // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
   if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
-  const later = request.waited === true;
+  // Not asked for at this moment by the user (made later than asked, or opened by the agent): it
+  // opens beside its source without taking the cursor from wherever the user is.
+  const later = request.waited === true || openedBy === "agent";
   chat.add(thread, { under: request.sourceId, prefill, background, ...(later ? { later } : {}) }, !background && !later);
 }

@@ -191,6 +191,13 @@ describe(`forks that come back (${nv.version})`, () => {
       await typeAndSend(s, "solve it");
       await s.waitForDisplay(2, "Recursive version: done.");
       assert.match(await s.display(1), /I opened a fork for that\./);
+      // Opened by the agent, not by the user at this moment: beside its source, the cursor left where the user is.
+      await s.notified(/the fork .* opened beside .* \(the cursor stays where it is\)/);
+      assert.equal(await s.currentBuf(), (await s.thread(1)).input_bufnr);
+      assert.ok(
+        (await s.windows()).some((w) => w.endsWith("[input]") && w.includes("#2")),
+        "the fork is in sight",
+      );
       assert.match(resultOf(sentBlocks(s, 1, -1)[0]) as string, /A fork of this thread opens when this response ends, with the topic/);
       assert.deepEqual(texts(body(s, 2).messages).at(-1), "try the recursive version");
       assert.equal((await s.thread(2)).parent_id, (await s.thread(1)).id);
