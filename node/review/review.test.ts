@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { graftedCodeNote } from "../chat/prompts.ts";
+import { codeNotesText } from "../chat/prompts.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import { codeNoteFrom } from "../core/graft-note.ts";
 import { History } from "../core/history.ts";
@@ -98,7 +98,7 @@ describe("a reviewed hunk's note", () => {
 
   it("tells the model the lines, what came back (indented, so no line of it starts a line of the note) and a comment on one line", () => {
     const comment = { review: "comment", path: "a.txt", start: 9, count: 0, text: 'why\n"this"?', conflicts: 0, root: "/p" } as const;
-    expect(graftedCodeNote([undo, comment])).toBe(
+    expect(codeNotesText([undo, comment])).toBe(
       [
         "[tine] Since your last turn, the user reviewed your edits in the files of this thread (/p):",
         "- the user undid your change to a.txt lines 3-4 (as your turn left them), so do not make it again unless asked; it clashed with later edits, so the file holds conflict markers there (1); these lines came back:",

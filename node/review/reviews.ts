@@ -146,12 +146,12 @@ export class Reviews {
     this.undoable = null;
     if (last?.safety !== safety) return;
     this.records.update(last.id, last.at, (h) => ({ ...h, state: "pending" }));
-    if (last.note) this.edges.dispatch({ type: "chat-msg", msg: { type: "graft-undone", id: last.id, note: last.note } });
+    if (last.note) this.edges.dispatch({ type: "chat-msg", msg: { type: "code-note-undone", id: last.id, note: last.note } });
   }
 
   /**
    * The model of thread `id` is told of `note` with its next message, after the user's text, as
-   * of a graft (chat/prompts.ts graftedCodeNote); null: it cannot be (a program that keeps its
+   * of a graft (chat/prompts.ts codeNotesText); null: it cannot be (a program that keeps its
    * own conversation, Claude Code: the user is told to tell it).
    */
   private tellModel(id: ThreadId, note: ReviewNote): ReviewNote | null {
@@ -162,7 +162,7 @@ export class Reviews {
       this.edges.tell(`tine: "${thread.title}" runs in ${program}, which tine does not send messages to: tell it yourself`, false);
       return null;
     }
-    this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id, note } });
+    this.edges.dispatch({ type: "chat-msg", msg: { type: "code-noted", id, note } });
     return note;
   }
 
