@@ -245,7 +245,7 @@ export class Thread {
         drive(this.runner, "retry it").retry();
         return;
       case "answer":
-        this.turnCode.turnStarts();
+        this.turnStarts();
         drive(this.runner, "answer it").answer();
         return;
       case "rewind": {
@@ -337,7 +337,7 @@ export class Thread {
     const grafts = this.grafts.filter((g) => !g.undone);
     if (grafts.length) blocks.push({ type: "text", text: codeNotesText(grafts) });
     this.grafts = [];
-    this.turnCode.turnStarts();
+    this.turnStarts();
     const { conversation, surface } = this.runner;
     if (conversation === null && surface.type === "terminal") surface.input(textOf(blocks));
     else if (this.runner.status.type === "error") drive(this.runner, "send to it").replaceFailed(blocks);
@@ -366,6 +366,12 @@ export class Thread {
     const now = this.runner.status;
     if (this.queue.length && now.type === "stopped" && now.stopReason !== "aborted" && this.toolRuns.length === 0)
       this.sendUserTurn(this.queue.takeAtTurnEnd());
+  }
+
+  /** A turn starts; one of a program that runs its own tools (an ACP agent) waits for the files recorded first. */
+  private turnStarts(): void {
+    this.turnCode.turnStarts();
+    this.runner.recordBeforeTurn?.(this.turnCode.recordedBeforeTurn());
   }
 
   private startTools(): void {
