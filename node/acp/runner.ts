@@ -80,6 +80,8 @@ export class AcpRunner implements Runner {
   private closed = false;
   private turnEnded: (() => void)[] = [];
   private takingUp: Promise<AcpConnection> | null = null;
+  /** What its next prompt waits for: the files recorded before the agent can change them (RunnerCore.recordBeforeTurn). */
+  private recorded: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly setup: AcpRunnerSetup,
@@ -245,12 +247,16 @@ export class AcpRunner implements Runner {
 
   // -- the session --
 
+  recordBeforeTurn(recorded: Promise<void>): void {
+    this.recorded = recorded;
+  }
+
   /** A prompt turn: the session taken up first when it is not live. */
   private async run(parts: readonly PromptPart[]): Promise<void> {
     this.cancelled = false;
     this.setStatus({ type: "streaming", startedAt: Date.now(), attempt: 1 });
     try {
-      const conn = await this.session();
+      const [conn] = await Promise.all([this.session(), this.recorded]);
       if (this.cancelled) {
         this.transcript.endTurn({ stopReason: "cancelled" });
         this.setStatus({ type: "stopped", stopReason: "aborted" });

@@ -274,11 +274,11 @@ export class Chat implements ChatTree {
       case "fork-code-summed":
         this.exits.codeSummed(m.id, m.summary);
         return;
-      case "grafted":
-        this.threads.get(m.id)?.grafted(m.note);
+      case "code-noted":
+        this.threads.get(m.id)?.codeNoted(m.note);
         return;
-      case "graft-undone":
-        this.threads.get(m.id)?.graftUndone(m.note);
+      case "code-note-undone":
+        this.threads.get(m.id)?.codeNoteUndone(m.note);
         return;
       case "fork-opened":
         this.forks.update({ type: "opened", id: m.id });

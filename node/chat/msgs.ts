@@ -218,9 +218,9 @@ export type ChatMsg =
   /** What a reporting fork's code changed in its worktree (the host's `sumUpCode`; "": nothing to say): its report goes with it. */
   | { type: "fork-code-summed"; id: ThreadId; summary: string }
   /** A fork's change was grafted into thread `id`'s files (worktree/graft.ts), or a hunk of its turn undone or commented on (review/): noted in its display, told with its next message. */
-  | { type: "grafted"; id: ThreadId; note: CodeNote }
+  | { type: "code-noted"; id: ThreadId; note: CodeNote }
   /** `:Tine restore undo` took the graft or undo `note` back: not told with its next message. */
-  | { type: "graft-undone"; id: ThreadId; note: CodeNote }
+  | { type: "code-note-undone"; id: ThreadId; note: CodeNote }
   /** A background fork opened in a window becomes an interactive one. */
   | { type: "fork-opened"; id: ThreadId }
   | { type: "clock-tick"; now: number }

@@ -108,11 +108,12 @@ export function promotedCodeNote(into: string, worktree: string, conflicts: read
 const oneLine = (text: string) => text.replace(/\s+/g, " ").replace(/"/g, "'");
 
 /**
- * Goes after the user's text in the next message of a thread whose files a graft changed: the
- * model knows which files changed under it, and from which fork. A note after the user's words,
+ * Goes after the user's text in the next message of a thread whose files a graft or a review
+ * changed: the model knows which files changed under it, from which fork, and which of its hunks
+ * the user undid or commented on. A note after the user's words,
  * never a change to earlier messages: the messages stay as sent, and the prompt cache with them.
  */
-export function graftedCodeNote(notes: readonly CodeNote[]): string {
+export function codeNotesText(notes: readonly CodeNote[]): string {
   const grafts = notes.filter((n): n is GraftNote => !isReviewNote(n));
   const reviews = notes.filter(isReviewNote);
   const what = (n: GraftNote) => (n.hunk === null ? "the whole file" : `hunk ${n.hunk} of the fork's diff of it`);

@@ -105,6 +105,12 @@ export interface RunnerCore {
    * it from the history and its prices. The winbar and the list show it for any runner that has it.
    */
   reportedUsage?(): ReportedUsage;
+  /**
+   * Its program changes files with tools of its own (an ACP agent): its next prompt waits for
+   * `recorded`, the snapshot the turn's changes are measured from (review, restore). Absent: tine
+   * runs the tools and records before each batch, or records nothing (a terminal's).
+   */
+  recordBeforeTurn?(recorded: Promise<void>): void;
   /** Its status as its `status-changed` messages tell it (a terminal's: idle, or stopped once it exited). */
   readonly status: AgentStatus;
   /**

@@ -23,7 +23,7 @@ import { rewoundRequests } from "../usage/side.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "./labels.ts";
 import type { ThreadMsg, ThreadOrigin } from "./msgs.ts";
-import { graftedCodeNote, type QueuedReport, reportBlock } from "./prompts.ts";
+import { codeNotesText, type QueuedReport, reportBlock } from "./prompts.ts";
 import { drive, type Runner, type ThreadStatus } from "./runner.ts";
 import { mergedContext, type SendMsg, SendQueue, sendBlocks } from "./send-queue.ts";
 import { cleanTitle, type TitledBy, titleFrom } from "./titles.ts";
@@ -53,7 +53,7 @@ export class Thread {
   version = 0;
   /** Reports of forks, shown at once and sent with the next user turn. Replaced, never mutated. */
   reports: readonly QueuedReport[] = [];
-  /** Forks' changes grafted into its files since its last user turn, told with the next one (after the user's text). Replaced, never mutated. */
+  /** Forks' changes grafted into its files and hunks of its turns reviewed since its last user turn (the transcript's `grafts`), told with the next one (after the user's text). Replaced, never mutated. */
   grafts: readonly CodeNote[] = [];
   /** What the user sent while the agent worked; a fork starts with none (the queue is this thread's). */
   readonly queue = new SendQueue();
@@ -148,15 +148,15 @@ export class Thread {
     this.version++;
   }
 
-  /** A fork's change was grafted into its files (the chat's `grafted`): noted in its display, told with its next message. */
-  grafted(note: CodeNote): void {
+  /** A fork's change grafted into its files, or a hunk of its turn reviewed (the chat's `code-noted`): noted in its display, told with its next message. */
+  codeNoted(note: CodeNote): void {
     this.grafts = [...this.grafts, note];
     this.version++;
     this.context.changed?.(this.id);
   }
 
-  /** `:Tine restore undo` took graft `note` back (the chat's `graft-undone`): its line says so, and the model is not told of it. */
-  graftUndone(note: CodeNote): void {
+  /** `:Tine restore undo` took the graft or hunk undo `note` back (the chat's `code-note-undone`): its line says so, and the model is not told of it. */
+  codeNoteUndone(note: CodeNote): void {
     if (!this.grafts.includes(note)) return;
     this.grafts = this.grafts.map((g) => (g === note ? { ...g, undone: true as const } : g));
     this.version++;
@@ -245,7 +245,7 @@ export class Thread {
         drive(this.runner, "retry it").retry();
         return;
       case "answer":
-        this.turnCode.turnStarts();
+        this.turnStarts();
         drive(this.runner, "answer it").answer();
         return;
       case "rewind": {
@@ -326,7 +326,7 @@ export class Thread {
 
   /**
    * Queued fork reports go first, each a block of its own, then the sends, each its own blocks,
-   * then the note of what was grafted into its files, as one user message. After an error the
+   * then the note of what was grafted into its files or reviewed, as one user message. After an error the
    * failed turn is replaced, not joined (the host gave its text back to the input).
    */
   private sendUserTurn(sends: readonly SendMsg[]): void {
@@ -335,9 +335,9 @@ export class Thread {
     blocks.unshift(...this.reports.map((r) => ({ type: "text" as const, text: reportBlock(r) })));
     this.reports = [];
     const grafts = this.grafts.filter((g) => !g.undone);
-    if (grafts.length) blocks.push({ type: "text", text: graftedCodeNote(grafts) });
+    if (grafts.length) blocks.push({ type: "text", text: codeNotesText(grafts) });
     this.grafts = [];
-    this.turnCode.turnStarts();
+    this.turnStarts();
     const { conversation, surface } = this.runner;
     if (conversation === null && surface.type === "terminal") surface.input(textOf(blocks));
     else if (this.runner.status.type === "error") drive(this.runner, "send to it").replaceFailed(blocks);
@@ -366,6 +366,12 @@ export class Thread {
     const now = this.runner.status;
     if (this.queue.length && now.type === "stopped" && now.stopReason !== "aborted" && this.toolRuns.length === 0)
       this.sendUserTurn(this.queue.takeAtTurnEnd());
+  }
+
+  /** A turn starts; one of a program that runs its own tools (an ACP agent) waits for the files recorded first. */
+  private turnStarts(): void {
+    this.turnCode.turnStarts();
+    this.runner.recordBeforeTurn?.(this.turnCode.recordedBeforeTurn());
   }
 
   private startTools(): void {

@@ -56,7 +56,7 @@ export function reviewsFor(
     codeOf: (id) => code.actions.settledCode(id),
     snapshotsOf: code.snapshotsOf,
     gitOf: (id) => code.workspaces.of(id).environment.git,
-    keepUndo: (snapshots, root, safety, paths) => code.actions.keepUndo(snapshots, root, safety, paths),
+    keepUndo: (snapshots, root, files) => code.actions.keepFilesUndo(snapshots, root, files),
   });
   code.actions.onUndo((safety) => reviews.restored(safety));
   const deps = {

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { graftedCodeNote } from "../chat/prompts.ts";
+import { codeNotesText } from "../chat/prompts.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import { codeNoteFrom } from "../core/graft-note.ts";
 import { History } from "../core/history.ts";
 import { localGit } from "../tools/local-git.ts";
-import { diffHunks, linesOf, withHunk } from "../worktree/hunks.ts";
+import { diffHunks, lineOffsets, withHunk } from "../worktree/hunks.ts";
 import { mergeFile } from "../worktree/merge.ts";
 import { undoApart } from "./hunk-undo.ts";
 import { ReviewRecords } from "./review-record.ts";
@@ -98,7 +98,7 @@ describe("a reviewed hunk's note", () => {
 
   it("tells the model the lines, what came back (indented, so no line of it starts a line of the note) and a comment on one line", () => {
     const comment = { review: "comment", path: "a.txt", start: 9, count: 0, text: 'why\n"this"?', conflicts: 0, root: "/p" } as const;
-    expect(graftedCodeNote([undo, comment])).toBe(
+    expect(codeNotesText([undo, comment])).toBe(
       [
         "[tine] Since your last turn, the user reviewed your edits in the files of this thread (/p):",
         "- the user undid your change to a.txt lines 3-4 (as your turn left them), so do not make it again unless asked; it clashed with later edits, so the file holds conflict markers there (1); these lines came back:",
@@ -115,7 +115,7 @@ describe("an undo apart from what changed since", () => {
   const before = Buffer.from(lines(30));
   const after = Buffer.from(lines(30, { 15: "FIFTEEN" }));
   const [range] = diffHunks(["@@ -12,7 +12,7 @@", "-line 15", "+FIFTEEN"]).map((h) => h.range);
-  const back = linesOf(before).slice(range!.oldStart, range!.oldStart + range!.oldCount);
+  const back = before.subarray(...lineOffsets(before, range!.oldStart, range!.oldStart + range!.oldCount));
   /** What git merge-file makes of the same undo: ours the file now, base the turn's, theirs the turn's with the hunk taken back. */
   const byGit = async (ours: Buffer) =>
     (
@@ -131,6 +131,33 @@ describe("an undo apart from what changed since", () => {
       const apart = undoApart(after, ours, range!, back);
       expect(apart?.toString()).toBe(await byGit(ours));
     }
+  });
+
+  it("edits anywhere, files without a last newline, the file as the turn left it: what git makes of it whenever it answers", async () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let answered = 0;
+    for (let round = 0; round < 24; round++) {
+      const ours = lines(30, { 15: "FIFTEEN" }).split("\n").slice(0, -1);
+      // One to three edits (a line changed, added or removed), at any line.
+      for (let e = 0, edits = 1 + next(3); e < edits; e++) {
+        const at = next(ours.length);
+        const kind = next(3);
+        if (kind === 0) ours[at] = `mine ${round}`;
+        else if (kind === 1) ours.splice(at, 0, `new ${round}`);
+        else ours.splice(at, 1);
+      }
+      const text = Buffer.from(round % 4 === 3 ? ours.join("\n") : `${ours.join("\n")}\n`);
+      const apart = undoApart(after, text, range!, back);
+      if (apart === null) continue;
+      answered++;
+      expect(apart.toString(), `round ${round}: ${text}`).toBe(await byGit(text));
+    }
+    expect(answered).toBeGreaterThan(8);
+    expect(undoApart(after, after, range!, back)?.toString()).toBe(before.toString());
   });
 
   it("changes on both sides, or in the hunk's lines (its context too): left to git", () => {

@@ -7,26 +7,26 @@
  * the file as the turn left it, ours the working file now, theirs the turn's file with only that
  * hunk taken back. So what the agent or the user changed since survives; where they changed the
  * same lines, the file gets conflict markers and the quickfix list names them. Nothing is lost:
- * the file as it was just before is in a snapshot, and `:Tine restore undo` puts it back (the
- * hunk is pending again). The file is replaced whole, only if it still is what that snapshot holds.
+ * the file as it was just before is kept as the last restore's undo (that file only: a snapshot
+ * of the project would hash all it changed since, and an undo is to take milliseconds), and
+ * `:Tine restore undo` puts it back (the hunk is pending again). The file is replaced whole, only
+ * if it still is what was kept.
  *
  * Refused before anything is written, the file untouched: a file deleted (or renamed) since, a
  * binary one, one the turn deleted, one over the snapshots' size limit, one a buffer holds with
- * unsaved changes, a hunk the file already is back from.
+ * unsaved changes, a hunk the file already is back from, an undo that cannot be kept (a full disk).
  */
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
-import type { SnapshotId } from "../core/code-marks.ts";
 import type { ReviewNote } from "../core/graft-note.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
+import { type CodeSnapshots, type KeptFile, MAX_SNAPSHOT_FILE_BYTES, type StoredFile } from "../snapshot/code.ts";
 import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
-import type { ThreadCode } from "../worktree/code-actions.ts";
-import { hashOf } from "../worktree/file-hash.ts";
-import { type HunkRange, linesOf, withHunk } from "../worktree/hunks.ts";
+import type { KeptFilesUndo, ThreadCode } from "../worktree/code-actions.ts";
+import { type HunkRange, lineOffsets, withHunk } from "../worktree/hunks.ts";
 import { applyMerge, checkMergeRoom, mergeFile } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
 import { undoApart } from "./hunk-undo.ts";
@@ -40,8 +40,8 @@ export type ReviewEdges = {
   readonly snapshotsOf: (id: ThreadId) => CodeSnapshots;
   /** How git runs in the thread's environment (`git merge-file`). */
   readonly gitOf: (id: ThreadId) => RunGit;
-  /** `paths` of `root` were just replaced, `safety` holding them as they were: `:Tine restore undo` puts them back. */
-  readonly keepUndo: (snapshots: CodeSnapshots, root: string, safety: SnapshotId, paths: readonly string[]) => Promise<void>;
+  /** `files` of `root` are about to be replaced: `:Tine restore undo` puts them back as given (CodeActions.keepFilesUndo). */
+  readonly keepUndo: (snapshots: CodeSnapshots, root: string, files: readonly KeptFile[]) => Promise<KeptFilesUndo>;
   /** A file the review wrote (absolute): buffers holding it are reloaded. */
   readonly written: (path: string) => void;
   readonly unsaved: UnsavedBuffers;
@@ -93,7 +93,7 @@ export class Reviews {
   /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
   private readonly turnFiles = new Map<string, Promise<TurnFile>>();
   private undoable: {
-    readonly safety: SnapshotId;
+    readonly safety: string;
     readonly id: ThreadId;
     readonly at: Omit<HunkReview, "state">;
     readonly note: ReviewNote | null;
@@ -141,17 +141,17 @@ export class Reviews {
   }
 
   /** `:Tine restore undo` put back snapshot `safety`: where that was the last undo of a hunk, the hunk is pending again. */
-  restored(safety: SnapshotId): void {
+  restored(safety: string): void {
     const last = this.undoable;
     this.undoable = null;
     if (last?.safety !== safety) return;
     this.records.update(last.id, last.at, (h) => ({ ...h, state: "pending" }));
-    if (last.note) this.edges.dispatch({ type: "chat-msg", msg: { type: "graft-undone", id: last.id, note: last.note } });
+    if (last.note) this.edges.dispatch({ type: "chat-msg", msg: { type: "code-note-undone", id: last.id, note: last.note } });
   }
 
   /**
    * The model of thread `id` is told of `note` with its next message, after the user's text, as
-   * of a graft (chat/prompts.ts graftedCodeNote); null: it cannot be (a program that keeps its
+   * of a graft (chat/prompts.ts codeNotesText); null: it cannot be (a program that keeps its
    * own conversation, Claude Code: the user is told to tell it).
    */
   private tellModel(id: ThreadId, note: ReviewNote): ReviewNote | null {
@@ -162,7 +162,7 @@ export class Reviews {
       this.edges.tell(`tine: "${thread.title}" runs in ${program}, which tine does not send messages to: tell it yourself`, false);
       return null;
     }
-    this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id, note } });
+    this.edges.dispatch({ type: "chat-msg", msg: { type: "code-noted", id, note } });
     return note;
   }
 
@@ -209,27 +209,20 @@ export class Reviews {
     const root = await snapshots.root();
     if (!root) throw refuse("code snapshots are off: nothing can be undone");
     if (turn.mark.skipped.includes(path)) throw refuse(`${path} is over 2 MiB: its snapshots do not hold it`);
-    // The file as it is now, read before and after the snapshot `:Tine restore undo` puts back: the same both times, that snapshot holds it.
-    const seen = onDisk(join(root, path));
-    const now = await snapshots.take(id).catch((e) => {
-      throw refuse(`the files could not be recorded: ${writeError(e, root)}`);
-    });
-    if (!now) throw refuse("code snapshots are off: nothing can be undone");
-    if (now.skipped.includes(path))
-      throw refuse(`${path} is over 2 MiB now: its snapshot would not hold it, so the undo could not be taken back`);
     const ours = onDisk(join(root, path));
-    if (hashOf(seen) !== hashOf(ours)) throw refuse(`${path} changed while the hunk was being undone: nothing is written, undo it again`);
     const { before, after } = file;
     if (!after) throw refuse(`the turn deleted ${path}: :Tine restore brings the whole file back`);
     if (!ours) throw refuse(`${path} is gone since the turn (deleted or renamed): nothing is written`);
+    if (ours.bytes.length > MAX_SNAPSHOT_FILE_BYTES)
+      throw refuse(`${path} is over 2 MiB now: it would not be kept, so the undo could not be taken back`);
     if ([before, after, ours].some((f) => f !== null && isBinary(f)))
       throw refuse(`${path} is a binary file now: only a text file's hunk can be undone`);
-    const theirs = withHunk(after.bytes, before?.bytes ?? Buffer.alloc(0), reversed(range));
-    const back = linesOf(before?.bytes ?? Buffer.alloc(0)).slice(range.oldStart, range.oldStart + range.oldCount);
-    const apart = ours.bytes.equals(after.bytes) ? theirs : undoApart(after.bytes, ours.bytes, range, back);
+    const was = before?.bytes ?? Buffer.alloc(0);
+    const back = was.subarray(...lineOffsets(was, range.oldStart, range.oldStart + range.oldCount));
+    const apart = undoApart(after.bytes, ours.bytes, range, back);
     const merged = apart
       ? { bytes: apart, conflictLines: [] as number[] }
-      : await mergeFile(this.edges.gitOf(id), ours.bytes, after.bytes, theirs, {
+      : await mergeFile(this.edges.gitOf(id), ours.bytes, after.bytes, withHunk(after.bytes, was, reversed(range)), {
           ours: "now",
           theirs: `undo of hunk ${index}`,
           theirsRoot: root,
@@ -240,20 +233,27 @@ export class Reviews {
     const write = { path, file: { mode: ours.mode, bytes: merged.bytes }, ours };
     try {
       checkMergeRoom(root, [write]);
+    } catch (e) {
+      throw refuse(writeError(e, root));
+    }
+    // Kept before the file is written: a file written always has its undo.
+    const kept = await this.edges.keepUndo(snapshots, root, [{ path, file: ours }]).catch((e: Error) => {
+      throw refuse(`${path} as it is now could not be kept for :Tine restore undo (${e.message}): nothing is written`);
+    });
+    try {
       const { changedMeanwhile } = await applyMerge(root, [write]);
       if (changedMeanwhile.length) throw new Error(`${path} changed while the hunk was being undone: nothing is written, undo it again`);
     } catch (e) {
+      await kept.forget().catch(() => undefined);
       throw refuse(writeError(e, root));
     }
     const filename = join(root, path);
     this.edges.written(filename);
     const at = { turn: turn.to, path, index };
     this.records.update(id, at, (h) => ({ ...h, state: "undone" }));
-    // The file is written: an undo record that cannot be kept (a full disk) does not take it back.
-    await this.edges.keepUndo(snapshots, root, now.id, [path]).catch(() => undefined);
     const conflicts = merged.conflictLines.length;
     const note = this.tellModel(id, { review: "undone", path, ...where(range), text: cameBack(hunk.removed), conflicts, root });
-    this.undoable = { safety: now.id, id, at, note };
+    this.undoable = { safety: kept.safety, id, at, note };
     if (!conflicts) {
       this.edges.tell(`tine: undid hunk ${index} of ${path} (:Tine restore undo puts it back)`, false);
       return { path, index, conflicts };

@@ -14,7 +14,7 @@ import { type KeptWorktree, SnapshotRepo, type StoredFile, type Taken } from "./
 import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
 
 export type { KeptWorktree, StoredFile, Taken } from "./repo.ts";
-export type { RestoreUndo } from "./undo-record.ts";
+export type { KeptFile, RestoreUndo } from "./undo-record.ts";
 
 /** What `:checkhealth tine` says of snapshots. */
 export type SnapshotHealth =

@@ -13,6 +13,7 @@ import { replaceFile, replaceWithLink } from "../util/atomic-write.ts";
 import { outside } from "../util/outside.ts";
 import type { CodeSnapshots, StoredFile } from "./code.ts";
 import { throughOutsideLinks } from "./links.ts";
+import type { KeptFile, RestoreUndo } from "./undo-record.ts";
 
 /** What a restore to `target` would do, seen from the files now (`safety`). */
 export type RestorePlan = {
@@ -69,6 +70,27 @@ export async function writeFiles(snapshots: CodeSnapshots, root: string, id: Sna
   const stored = await snapshots.read(id, written);
   for (const path of written) writeStored(root, path, stored.get(path) ?? null);
   return { written, skipped };
+}
+
+/** Puts back what `undo` kept: the files its snapshot holds, or the files it kept itself. */
+export async function writeUndone(snapshots: CodeSnapshots, root: string, undo: RestoreUndo): Promise<Written> {
+  switch (undo.kind) {
+    case "snapshot":
+      return writeFiles(snapshots, root, undo.safety, undo.paths);
+    case "files":
+      return writeKept(root, undo.files);
+  }
+}
+
+/** As `writeFiles`, from files kept as they are rather than a snapshot. */
+function writeKept(root: string, files: readonly KeptFile[]): Written {
+  const skipped = throughOutsideLinks(
+    root,
+    files.map((f) => f.path),
+  );
+  const kept = files.filter((f) => !skipped.includes(f.path));
+  for (const f of kept) writeStored(root, f.path, f.file);
+  return { written: kept.map((f) => f.path), skipped };
 }
 
 /**

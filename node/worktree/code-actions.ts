@@ -4,14 +4,16 @@
  * a message's snapshot (planned, then written) and undo the last restore. The host calls these
  * and dispatches what they give back; nothing here touches the chat's state directly.
  */
+
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Dispatch } from "../chat/msgs.ts";
 import type { Thread } from "../chat/thread.ts";
 import { latestMark, markAt, type SnapshotId, type ThreadMark } from "../core/code-marks.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { CodeSnapshots } from "../snapshot/code.ts";
-import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeFiles } from "../snapshot/restore.ts";
+import type { CodeSnapshots, KeptFile, RestoreUndo } from "../snapshot/code.ts";
+import { applyRestore, planRestore, type RestoreDone, type RestorePlan, writeUndone } from "../snapshot/restore.ts";
 import { changeListKey, fileDiffKey, turnChanges } from "../view/code-view.ts";
 
 /** A thread's marks as a restore reads them: of a live thread, or of a stored one as its transcript holds them. */
@@ -21,12 +23,10 @@ export type ThreadCode = { readonly title: string; readonly code: readonly Threa
  * A restore in a worktree fork's folder, until it is undone: kept in memory only (the folder is
  * known while the thread is live; the undo on disk is for the project's own folder).
  */
-type WorktreeUndo = {
-  readonly snapshots: CodeSnapshots;
-  readonly root: string;
-  readonly safety: string;
-  readonly paths: readonly string[];
-};
+type WorktreeUndo = { readonly snapshots: CodeSnapshots; readonly root: string; readonly undo: RestoreUndo };
+
+/** An undo of kept files: its id, and `forget`, which puts back the undo kept before it (while it is still the last). */
+export type KeptFilesUndo = { readonly safety: string; forget(): Promise<void> };
 
 export class CodeActions {
   private worktreeUndo: WorktreeUndo | null = null;
@@ -132,11 +132,32 @@ export class CodeActions {
    * Files `paths` of `root` were just replaced (by a restore, or a merge's rollback), `safety`
    * holding them as they were: `undoRestore` puts them back. Only the last of these is undone.
    */
-  async keepUndo(snapshots: CodeSnapshots, root: string, safety: SnapshotId, paths: readonly string[]): Promise<void> {
+  keepUndo(snapshots: CodeSnapshots, root: string, safety: SnapshotId, paths: readonly string[]): Promise<void> {
+    return this.keep(snapshots, root, { kind: "snapshot", safety, paths });
+  }
+
+  /**
+   * `files` of `root` are about to be replaced (a hunk's undo): `undoRestore` puts them back as
+   * they are given here. Returns the id the undo listeners are told this one by, and how to put
+   * back the undo kept before, for a write that then does not happen (the file changed meanwhile).
+   */
+  async keepFilesUndo(snapshots: CodeSnapshots, root: string, files: readonly KeptFile[]): Promise<KeptFilesUndo> {
+    const safety = randomBytes(20).toString("hex");
+    const was = { onDisk: await this.snapshots.lastRestore(), worktree: this.worktreeUndo };
+    await this.keep(snapshots, root, { kind: "files", safety, files });
+    const forget = async () => {
+      if (this.worktreeUndo?.undo.safety !== safety && (await this.snapshots.lastRestore())?.safety !== safety) return;
+      this.worktreeUndo = was.worktree;
+      await this.snapshots.keepRestore(was.onDisk);
+    };
+    return { safety, forget };
+  }
+
+  private async keep(snapshots: CodeSnapshots, root: string, undo: RestoreUndo): Promise<void> {
     const inProject = snapshots === this.snapshots;
     // The project's undo on disk outlives a restart of the host or of Neovim.
-    await this.snapshots.keepRestore(inProject ? { safety, paths } : null);
-    this.worktreeUndo = inProject ? null : { snapshots, root, safety, paths };
+    await this.snapshots.keepRestore(inProject ? undo : null);
+    this.worktreeUndo = inProject ? null : { snapshots, root, undo };
   }
 
   /** `listener` is told of each undo done, by the snapshot it put back. */
@@ -148,18 +169,18 @@ export class CodeActions {
   async undoRestore(): Promise<RestoreDone> {
     const kept = this.worktreeUndo;
     if (kept) {
-      const done = await writeFiles(kept.snapshots, kept.root, kept.safety, kept.paths);
+      const done = await writeUndone(kept.snapshots, kept.root, kept.undo);
       this.worktreeUndo = null;
       for (const path of done.written) this.fileWritten(join(kept.root, path));
-      for (const told of this.undoListeners) told(kept.safety);
+      for (const told of this.undoListeners) told(kept.undo.safety);
       return { ...done, left: [] };
     }
     const undo = await this.snapshots.lastRestore();
     const root = await this.snapshots.root();
     if (!undo || !root) throw new Error("tine: no restore to undo");
-    if (!(await this.snapshots.has(undo.safety)))
+    if (undo.kind === "snapshot" && !(await this.snapshots.has(undo.safety)))
       throw new Error("tine: the files as they were before the last restore are gone (older than snapshot_keep_days)");
-    const done = await writeFiles(this.snapshots, root, undo.safety, undo.paths);
+    const done = await writeUndone(this.snapshots, root, undo);
     await this.snapshots.keepRestore(null);
     for (const path of done.written) this.fileWritten(join(root, path));
     for (const told of this.undoListeners) told(undo.safety);

@@ -115,7 +115,7 @@ export class Grafts {
     const last = this.undoable;
     this.undoable = null;
     if (last?.safety !== safety) return;
-    this.edges.dispatch({ type: "chat-msg", msg: { type: "graft-undone", id: last.parentId, note: last.note } });
+    this.edges.dispatch({ type: "chat-msg", msg: { type: "code-note-undone", id: last.parentId, note: last.note } });
   }
 
   /** The hunks of fork `id`'s diff of `path` since its fork point, as graft numbers them (hunk n is the n-th). */
@@ -268,7 +268,7 @@ export class Grafts {
     const note: GraftNote = { path, hunk, from: fork.title, conflicts, root: into.root };
     // A program that keeps its own conversation is never sent tine's notes: the user tells it.
     const program = parent.runner.traits.ownConversation;
-    if (!program) this.edges.dispatch({ type: "chat-msg", msg: { type: "grafted", id: parent.id, note } });
+    if (!program) this.edges.dispatch({ type: "chat-msg", msg: { type: "code-noted", id: parent.id, note } });
     this.undoable = program ? null : { safety: ours, parentId: parent.id, note };
     const untold = program ? `. "${parent.title}" runs in ${program}, which is not told (tine does not send its messages): tell it` : "";
     if (!conflicts) {

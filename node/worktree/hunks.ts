@@ -46,12 +46,28 @@ export function linesOf(bytes: Buffer): Buffer[] {
   return lines;
 }
 
+/**
+ * The byte offsets at which lines `from` and `to` (0-based, `from` ≤ `to`) of `bytes` begin, as
+ * `linesOf` counts them (`bytes.length` for a line past the last): a hunk's bytes found without
+ * cutting a 10,000-line file into lines.
+ */
+export function lineOffsets(bytes: Buffer, from: number, to: number): [number, number] {
+  let at = 0;
+  let line = 0;
+  const upTo = (until: number) => {
+    for (; line < until && at < bytes.length; line++) {
+      const nl = bytes.indexOf(10, at);
+      at = nl < 0 ? bytes.length : nl + 1;
+    }
+    return at;
+  };
+  const start = upTo(from);
+  return [start, upTo(to)];
+}
+
 /** `base` with hunk `h` of its diff to `theirs` made, and no other change of that diff. */
 export function withHunk(base: Buffer, theirs: Buffer, h: HunkRange): Buffer {
-  const [old, now] = [linesOf(base), linesOf(theirs)];
-  return Buffer.concat([
-    ...old.slice(0, h.oldStart),
-    ...now.slice(h.newStart, h.newStart + h.newCount),
-    ...old.slice(h.oldStart + h.oldCount),
-  ]);
+  const [o0, o1] = lineOffsets(base, h.oldStart, h.oldStart + h.oldCount);
+  const [n0, n1] = lineOffsets(theirs, h.newStart, h.newStart + h.newCount);
+  return Buffer.concat([base.subarray(0, o0), theirs.subarray(n0, n1), base.subarray(o1)]);
 }

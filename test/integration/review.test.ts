@@ -80,6 +80,9 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
       await s.cmd("Tine restart");
       assert.deepEqual(await states(s, id), ["hello.txt#1 pending", "lines.txt#1 undone", "lines.txt#2 kept"]);
       assert.match(String(await api(s, "reject_hunk", id, "lines.txt", 1)), /^tine: review: hunk 1 of lines\.txt is undone already$/);
+      // The undo's undo outlives the restart: the file kept on disk comes back.
+      await s.cmd("Tine restore undo");
+      await s.until("lines.txt is back after a restart", async () => readFileSync(join(s.cwd, "lines.txt"), "utf8") === mine);
     });
   });
 
