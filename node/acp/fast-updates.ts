@@ -14,7 +14,6 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { checkedUpdateOf } from "./update-check.ts";
 
-const NEWLINE = 0x0a;
 /** Bytes every line this takes has; others are not parsed here. */
 const MARK = Buffer.from('"session/update"');
 
@@ -27,45 +26,26 @@ export type FastUpdates = {
   readonly passed: () => void;
 };
 
-/** Takes the updates checked by hand out of the agent's stdout (whole lines, after stdout-lines.ts), the rest passed on. */
-export function takeCheckedUpdates(to: FastUpdates): TransformStream<Uint8Array, Uint8Array> {
-  let pieces: Uint8Array[] = [];
-  const line = (bytes: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) => {
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (buf.indexOf(MARK) !== -1) {
-      if (!to.waiting()) {
-        const taken = checkedUpdateOf(buf.toString("utf8"));
-        try {
-          if (taken) return to.update(taken.sessionId, taken.update);
-        } catch {
-          // A listener that throws must not end the agent's stream: the line goes the SDK's way,
-          // which reports a failing handler as it does for every other message.
+/**
+ * What the agent's stdout lines (stdout-lines.ts) are offered to: takes the update a line holds
+ * when it is checked by hand and nothing given to the SDK waits, and says whether it did.
+ */
+export function takeCheckedUpdates(to: FastUpdates): (line: Buffer) => boolean {
+  return (line) => {
+    if (line.indexOf(MARK) === -1) return false;
+    if (!to.waiting()) {
+      const taken = checkedUpdateOf(line.toString("utf8"));
+      try {
+        if (taken) {
+          to.update(taken.sessionId, taken.update);
+          return true;
         }
+      } catch {
+        // A listener that throws must not end the agent's stream: the line goes the SDK's way,
+        // which reports a failing handler as it does for every other message.
       }
-      to.passed();
     }
-    controller.enqueue(bytes);
+    to.passed();
+    return false;
   };
-  return new TransformStream({
-    transform(chunk, controller) {
-      let i = 0;
-      while (i < chunk.length) {
-        const end = chunk.indexOf(NEWLINE, i);
-        if (end === -1) {
-          pieces.push(chunk.slice(i));
-          return;
-        }
-        const piece = chunk.subarray(i, end + 1);
-        if (pieces.length) {
-          pieces.push(piece);
-          line(Buffer.concat(pieces), controller);
-          pieces = [];
-        } else line(piece.slice(), controller);
-        i = end + 1;
-      }
-    },
-    flush(controller) {
-      if (pieces.length) controller.enqueue(Buffer.concat(pieces));
-    },
-  });
 }
