@@ -36,9 +36,9 @@ async function turnCpu(s: Session, id: string, turns: number, start: () => Promi
   return (await cpu(s)) - before;
 }
 
-const rows: string[] = [];
 let own = 0;
 let acpText = 0;
+let acpTools = 0;
 
 await withNeovim(
   nv,
@@ -67,17 +67,20 @@ await withNeovim(
     await ownTurns(Math.ceil(RUNS / 2));
     own = median(runs.own) / UPDATES;
     acpText = median(runs.text) / UPDATES;
-    const acpTools = median(runs.tools) / UPDATES;
-    rows.push(`ACP, message chunks: host CPU ${acpText.toFixed(1)} µs/update · ${(acpText / own).toFixed(2)}× a delta of tine's own`);
-    rows.push(
-      `ACP, chunks and tool calls: host CPU ${acpTools.toFixed(1)} µs/update · ${(acpTools / own).toFixed(2)}× a delta of tine's own`,
-    );
+    acpTools = median(runs.tools) / UPDATES;
   },
   { env: { TINE_BENCH: "1" }, setup: { acp_agents: { burst: { command: [process.execPath, PEER] } } } },
 );
 
 console.log(`ACP updates benchmark (${nv.version}, ${UPDATES} updates per turn, median of ${RUNS} turns)`);
 console.log(`  tine's own agent: host CPU ${own.toFixed(1)} µs/delta`);
-for (const r of rows) console.log(`  ${r}`);
-const ratio = acpText / own;
-console.log(`  message chunks vs deltas: ${ratio.toFixed(2)}× (target ≤ ${LIMIT}×): ${ratio <= LIMIT ? "met" : "NOT MET"}`);
+// Each against the own agent's deltas of the same run: the machine's load weighs on both.
+for (const [what, cpu] of [
+  ["message chunks", acpText],
+  ["chunks and tool calls", acpTools],
+] as const) {
+  const ratio = cpu / own;
+  console.log(
+    `  ACP, ${what}: host CPU ${cpu.toFixed(1)} µs/update · ${ratio.toFixed(2)}× a delta of tine's own (target ≤ ${LIMIT}×): ${ratio <= LIMIT ? "PASS" : "FAIL"}`,
+  );
+}
