@@ -21,11 +21,11 @@ import { type AcpSdk, loadAcpSdk } from "./acp-sdk.ts";
 import { AgentProcess } from "./agent-process.ts";
 import type { AcpLaunch } from "./agents.ts";
 import { AcpError, sayEnd, withTail } from "./errors.ts";
-import { takeTextChunks } from "./fast-updates.ts";
+import { takeCheckedUpdates } from "./fast-updates.ts";
 import type { AcpFiles } from "./files.ts";
 import { PendingPermission } from "./permissions.ts";
 import { type PromptPart, promptBlocks } from "./prompt-blocks.ts";
-import { dropNonMessages } from "./stdout-lines.ts";
+import { messageLines } from "./stdout-lines.ts";
 import { type AgentSummary, summaryOf } from "./summary.ts";
 
 /** What the agent sends its client, for the caller. */
@@ -95,7 +95,7 @@ export class AcpConnection {
       if (self) options.onEvent(event);
       else pending.push(event);
     };
-    /** `session/update` lines given to the SDK and not handled yet (one it refuses keeps chunks on its way: slower, still in order). */
+    /** `session/update` lines given to the SDK and not handled yet (one it refuses keeps the rest on its way: slower, still in order). */
     let sdkUpdates = 0;
     const app = client({ name: "tine" })
       .onRequest("session/request_permission", ({ params, signal }) => {
@@ -119,14 +119,16 @@ export class AcpConnection {
       // Extension notifications (`_auth/status_update`, …) are not tine's business.
       .onNotification("*", () => {});
     const stdout = (Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>)
-      .pipeThrough(dropNonMessages((line) => emit({ kind: "noise", line })))
-      // Text chunks skip the SDK's schema check (fast-updates.ts: checked by hand, in order).
+      // Less noise, and less the text chunks and tool calls, which skip the SDK's schema check (fast-updates.ts: checked by hand, in order).
       .pipeThrough(
-        takeTextChunks({
-          waiting: () => sdkUpdates > 0,
-          update: (sessionId, update) => emit({ kind: "update", sessionId, update }),
-          passed: () => sdkUpdates++,
-        }),
+        messageLines(
+          (line) => emit({ kind: "noise", line }),
+          takeCheckedUpdates({
+            waiting: () => sdkUpdates > 0,
+            update: (sessionId, update) => emit({ kind: "update", sessionId, update }),
+            passed: () => sdkUpdates++,
+          }),
+        ),
       );
     const connection = app.connect(ndJsonStream(Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>, stdout));
     const timeout = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;

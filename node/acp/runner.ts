@@ -118,6 +118,9 @@ export class AcpRunner implements Runner {
   get history(): History {
     return this.transcript.history;
   }
+  get settledLength(): number {
+    return this.transcript.settledLength;
+  }
 
   /** The agent chooses its own model. */
   readonly modelName = null;

@@ -118,6 +118,12 @@ export interface RunnerCore {
    * for a runner whose program draws and keeps its own (Claude Code's terminal).
    */
   readonly history: History;
+  /**
+   * How many of `history`'s entries are final, when its last ones are a turn still streaming that
+   * is drawn as entries and made again with each update (an ACP agent's); absent: all are. The
+   * store writes such a tail now and then, as it does a block's streamed text (store/sync.ts).
+   */
+  readonly settledLength?: number;
   /** The message being streamed, or null when none is. */
   readonly open: OpenMessage | null;
   /** The conversation tine drives, or null: its program is driven where it shows (a terminal). */

@@ -126,7 +126,9 @@ export class Compaction {
   /** The thread's context after its last reply against its model's window; null for a thread that has none (or no model of tine's). */
   private used(thread: Thread): { tokens: number; window: number } | null {
     const model = modelNameOf(thread.runner);
+    // No model of tine's (an ACP agent's thread, whose history changes with every update): no walk of it.
+    if (model === null) return null;
     const tokens = contextTokens(thread.runner.history);
-    return model === null || tokens === null ? null : { tokens, window: this.host.contextWindow(model) };
+    return tokens === null ? null : { tokens, window: this.host.contextWindow(model) };
   }
 }

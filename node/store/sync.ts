@@ -6,6 +6,9 @@
  * nothing; a finished block is one record. The text of a block still streaming is written when
  * it is due (`streamedDueAt`: it has waited `streamedEveryMs`; the host wakes the store then),
  * so a kill loses at most that much of it; the clock is read once per wait, never per delta.
+ * A turn drawn as entries made again with each update (an ACP agent's: the history past
+ * `settledLength`) waits the same way: written whole with each update, a turn of a thousand
+ * updates would write its growing tail a thousand times.
  */
 import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
@@ -25,6 +28,8 @@ export const STREAMED_TEXT_EVERY_MS = 1000;
 /** What of a thread goes to disk. */
 export type Snapshot = {
   readonly history: History;
+  /** How many of `history`'s entries are final (absent: all): the rest is a turn still streaming (RunnerCore.settledLength). */
+  readonly settledLength?: number;
   /** Finished blocks of the turn being streamed. */
   readonly open: readonly AssistantBlock[];
   /** The text of the text block being streamed after them ("" for none). */
@@ -84,6 +89,19 @@ const NONE_STARTED: ReadonlySet<string> = new Set();
 
 const sameIds = (a: ReadonlySet<string> = NONE_STARTED, b: ReadonlySet<string> = NONE_STARTED) =>
   a.size === b.size && [...a].every((id) => b.has(id));
+
+/**
+ * Whether `now`'s history differs from `written`'s at most in a tail still streaming: the same
+ * final entries (their last one the same object: histories share their entries, and a change of
+ * an earlier one makes every later one anew) and only the streaming entries after them changed.
+ */
+function onlyStreamingMoved(written: Snapshot, now: Snapshot): boolean {
+  const settled = now.settledLength;
+  if (now.history === written.history) return true;
+  if (settled === undefined || settled !== written.settledLength) return false;
+  if (settled > written.history.length || settled > now.history.length) return false;
+  return settled === 0 || written.history.at(settled - 1) === now.history.at(settled - 1);
+}
 
 /** The records that turn `written` into `now`. */
 export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
@@ -201,7 +219,7 @@ export class ThreadRecorder {
   sync(now: Snapshot, streamedDue = false): void {
     const w = this.written;
     const same =
-      now.history === w.history &&
+      onlyStreamingMoved(w, now) &&
       now.open.length === w.open.length &&
       now.open.at(-1) === w.open.at(-1) &&
       now.results.size === w.results.size &&
@@ -217,11 +235,11 @@ export class ThreadRecorder {
       (now.side ?? NO_SIDE) === (w.side ?? NO_SIDE) &&
       this.queued.length === 0;
     if (same) {
-      if (now.streamed === w.streamed) {
+      if (now.streamed === w.streamed && now.history === w.history) {
         this.streamedSince = null;
         return;
       }
-      // Only the streamed text moved: its wait starts (one clock read), and it is written when due.
+      // Only what streams moved: its wait starts (one clock read), and it is written when due.
       this.streamedSince ??= this.clock.now();
       if (!streamedDue) return;
     }

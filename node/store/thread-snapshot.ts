@@ -22,6 +22,7 @@ export function snapshotOf(thread: Thread): Snapshot {
   const inProgress = open?.inProgress;
   return {
     history: thread.runner.history,
+    settledLength: thread.runner.settledLength,
     open: open?.finalized ?? NOTHING_OPEN,
     streamed: inProgress?.type === "text" ? inProgress.text : "",
     results: thread.finishedResults(),
