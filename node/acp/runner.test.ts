@@ -36,11 +36,13 @@ function scripted(summary: AgentSummary, mode: string | null = null) {
     summary,
     async resumeSession(id: string) {
       calls.push(`resume ${id}`);
+      return { sessionId: id, response: {} };
     },
     async loadSession(id: string) {
       calls.push(`load ${id}`);
       // A load replays the conversation before it answers: tine holds it already.
       events?.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "replayed" } });
+      return { sessionId: id, response: {} };
     },
     async setMode(id: string, m: string) {
       calls.push(`mode ${id} ${m}`);
