@@ -232,7 +232,7 @@ export class AcpRunner implements Runner {
   }
 
   chooseModel(_choice: ModelChoice): void {
-    throw new Error(`tine: ${this.agent} chooses its own model: :Tine model does not reach ACP agents yet`);
+    throw new Error(`tine: ${this.agent} chooses its own model: :Tine model in its thread lists and sets the settings it offers`);
   }
 
   summarize(): Promise<never> {
@@ -361,11 +361,10 @@ export class AcpRunner implements Runner {
     if (!this.closed) this.dispatch({ type: "stream-updated" });
   }
 
-  /** The user's choices set again on a session just taken up; what fails or is no longer offered is said in its banner. */
+  /** The user's choices set again on a session just taken up; what fails is said in its banner. */
   private async restoreSettings(conn: AcpConnection): Promise<void> {
     try {
-      const dropped = await this.settings.restore(conn, this.sessionId);
-      if (dropped.length) this.setTrouble(`${this.agent} no longer offers ${dropped.join(", ")}: its own is used`);
+      await this.settings.restore(conn, this.sessionId);
     } catch (error) {
       this.setTrouble(`its settings could not be set again: ${error instanceof Error ? error.message : String(error)}`);
     }

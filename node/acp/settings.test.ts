@@ -68,8 +68,9 @@ describe("an ACP session's settings", () => {
     const fresh = new AcpSettings({ model: "sonnet", gone: "x" });
     fresh.took({ configOptions: [MODEL] });
     const { conn, sent } = fakeConn();
-    expect(await fresh.restore(conn, "s2")).toEqual(['gone "x"']);
+    await fresh.restore(conn, "s2");
     expect(sent).toEqual(["config model=sonnet"]);
+    expect(fresh.shown()).toBe('Model: Sonnet 5 · no longer offered: gone "x" (the agent\'s own is used)');
 
     const modes = new AcpSettings(undefined);
     modes.took({

@@ -40,6 +40,8 @@ export class AcpSettings {
   /** Whether the agent offers `configOptions` (else its modes stand in). */
   private configs = false;
   private chosen: AgentChoices;
+  /** Choices the agent no longer offered when they were to be set again (its words), shown until the user chooses again. */
+  private gone: string[] = [];
 
   constructor(chosen: AgentChoices | undefined) {
     this.chosen = chosen ?? {};
@@ -57,11 +59,16 @@ export class AcpSettings {
 
   /** The banner's words for what the user chose, as the agent names them (`Model: Sonnet · Mode: Plan`), or null. */
   shown(): string | null {
-    const parts = Object.entries(this.chosen).map(([id, value]) => {
-      const s = this.offered.find((o) => o.id === id);
-      const name = s?.options.find((o) => o.value === value)?.name ?? value;
-      return `${s?.name ?? id}: ${oneLine(name, 60)}`;
-    });
+    // Before the agent said what it offers, every choice; after, those it offers (the rest are `gone`).
+    const known = (id: string) => this.offered.length === 0 || this.offered.some((o) => o.id === id);
+    const parts = Object.entries(this.chosen)
+      .filter(([id]) => known(id))
+      .map(([id, value]) => {
+        const s = this.offered.find((o) => o.id === id);
+        const name = s?.options.find((o) => o.value === value)?.name ?? value;
+        return `${s?.name ?? id}: ${oneLine(name, 60)}`;
+      });
+    if (this.gone.length) parts.push(`no longer offered: ${this.gone.join(", ")} (the agent's own is used)`);
     return parts.length ? parts.join(" · ") : null;
   }
 
@@ -108,13 +115,14 @@ export class AcpSettings {
       throw new Error(`tine: ${conn.name} offers no "${value}" for ${setting.name} (${setting.options.map((o) => o.value).join(", ")})`);
     await this.send(conn, sessionId, setting.via, id, value);
     this.chosen = { ...this.chosen, [id]: value };
+    this.gone = [];
   }
 
   /**
    * The user's choices set on a session just taken up (resumed, loaded, forked), those the agent
-   * still offers; what it no longer offers is left out and said (its words), never sent.
+   * still offers; what it no longer offers is left out, never sent, and `shown` says so.
    */
-  async restore(conn: AcpConnection, sessionId: string): Promise<string[]> {
+  async restore(conn: AcpConnection, sessionId: string): Promise<void> {
     const dropped: string[] = [];
     for (const [id, value] of Object.entries(this.chosen)) {
       const setting = this.offered.find((s) => s.id === id);
@@ -124,7 +132,7 @@ export class AcpSettings {
       }
       if (setting.current !== value) await this.send(conn, sessionId, setting.via, id, value);
     }
-    return dropped;
+    this.gone = dropped;
   }
 
   private async send(conn: AcpConnection, sessionId: string, via: Offered["via"], id: string, value: string): Promise<void> {
