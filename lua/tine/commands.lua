@@ -177,6 +177,13 @@ function M.model_picker(name, effort)
   if not id then
     return err("tine: no thread to choose a model for")
   end
+  local offered_ok, offered = guarded(host.request, "agent_settings", id)
+  if not offered_ok then
+    return
+  end
+  if offered ~= nil and offered ~= vim.NIL then
+    return require("tine.agent_settings").pick(id, offered, name)
+  end
   local ok, choices = guarded(host.request, "model_choices", id)
   if not ok then
     return

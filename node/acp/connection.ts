@@ -15,6 +15,7 @@ import type {
   McpServer,
   NewSessionResponse,
   PromptResponse,
+  SessionConfigOption,
   SessionUpdate,
 } from "@agentclientprotocol/sdk/unstable";
 import { type AcpSdk, loadAcpSdk } from "./acp-sdk.ts";
@@ -190,6 +191,12 @@ export class AcpConnection {
   /** `session/set_mode`: one of the modes the session's answer listed (`response.modes`). */
   async setMode(sessionId: string, modeId: string): Promise<void> {
     await this.call("session/set_mode", this.connection.agent.request("session/set_mode", { sessionId, modeId }));
+  }
+
+  /** `session/set_config_option`: one of the values a select option offered; the agent's options as they are then. */
+  async setConfigOption(sessionId: string, configId: string, value: string): Promise<SessionConfigOption[]> {
+    const req = this.connection.agent.request("session/set_config_option", { sessionId, configId, value });
+    return (await this.call("session/set_config_option", req)).configOptions;
   }
 
   /** `session/cancel`: the turn ends with "cancelled"; its pending permissions are answered "cancelled" first, as the spec says. */

@@ -12,9 +12,10 @@
 
 import type { McpServer } from "@agentclientprotocol/sdk/unstable";
 import type { History } from "../core/history.ts";
-import type { AcpConnection } from "./connection.ts";
+import type { AcpConnection, AcpSession } from "./connection.ts";
 import type { AcpFiles } from "./files.ts";
 import { APPROXIMATE, forksAtMessage, forkWay } from "./fork-way.ts";
+import type { SessionOffer } from "./settings.ts";
 import { agentMessageId } from "./transcript.ts";
 
 /** A fork's session, made: handed to the source's `clone` through the fork flow. */
@@ -29,6 +30,8 @@ export class AcpForkSession {
     readonly history: History,
     /** Set for a seeded fork: what its banner says it loses, and the conversation its first prompt carries. */
     readonly seeded: { readonly note: string; readonly seed: string } | null,
+    /** What its session's answer said of its settings. */
+    readonly offer: SessionOffer,
   ) {}
 }
 
@@ -84,22 +87,22 @@ export async function prepareAcpFork(source: ForkSource, at: number | undefined)
     ? { fork: conn.summary.fork, atMessage: forksAtMessage(conn.summary), sourceLive: true }
     : { fork: false, atMessage: false, sourceLive: false };
   const way = forkWay(can, { messageId, afterReply: reply >= 0, latest });
-  const made = async (c: AcpConnection, sessionId: string, seeded: AcpForkSession["seeded"]) => {
+  const made = async (c: AcpConnection, { sessionId, response }: AcpSession, seeded: AcpForkSession["seeded"]) => {
     if (source.mode) await c.setMode(sessionId, source.mode);
-    return { atMessage: end, fork: new AcpForkSession(source.agent, c, sessionId, source.cwd, forked, seeded) };
+    return { atMessage: end, fork: new AcpForkSession(source.agent, c, sessionId, source.cwd, forked, seeded, response) };
   };
   const fresh = async (why: string | null) => {
     const c = conn ?? (await source.connection());
-    const { sessionId } = await c.newSession(source.cwd, source.mcpServers(c), source.files);
+    const session = await c.newSession(source.cwd, source.mcpServers(c), source.files);
     const conversation = history.prefix(reply + 1);
-    return made(c, sessionId, why === null ? null : { note: `${APPROXIMATE}; ${why}`, seed: seedText(conversation) });
+    return made(c, session, why === null ? null : { note: `${APPROXIMATE}; ${why}`, seed: seedText(conversation) });
   };
   switch (way.way) {
     case "at-message":
     case "whole-session": {
       const id = way.way === "at-message" ? way.messageId : undefined;
-      const { sessionId } = await conn!.forkSession(source.sessionId, source.cwd, source.mcpServers(conn!), source.files, id);
-      return made(conn!, sessionId, null);
+      const session = await conn!.forkSession(source.sessionId, source.cwd, source.mcpServers(conn!), source.files, id);
+      return made(conn!, session, null);
     }
     case "new-session":
       return fresh(null);

@@ -7,7 +7,9 @@
 import type { RunnerKind, StoredNotice } from "../chat/runner.ts";
 import { History } from "../core/history.ts";
 import { APPROXIMATE } from "./fork-way.ts";
-import { AcpRunner, type AcpRunnerSetup, acpLabel, acpTraits } from "./runner.ts";
+import { AcpRunner } from "./runner.ts";
+import { type AcpRunnerSetup, acpLabel, acpTraits } from "./runner-setup.ts";
+import { offerOf } from "./settings.ts";
 
 export type AcpKindSetup = AcpRunnerSetup & {
   /** Why a stored session may not run in folder `cwd`, or null (worktree/stored-folder.ts). */
@@ -18,12 +20,17 @@ export function acpKind(setup: AcpKindSetup): RunnerKind<"acp"> {
   return {
     kind: "acp",
     start: (start, dispatch) =>
-      new AcpRunner(setup, start.agent, start.sessionId, dispatch, History.empty, setup.pool.current(start.agent)),
+      new AcpRunner(setup, start.agent, start.sessionId, dispatch, History.empty, setup.pool.current(start.agent), undefined, null, {
+        offer: offerOf(start.offer),
+      }),
     reopen: (spec, history, dispatch) => {
       const cwd = spec.cwd !== undefined && setup.folderRefused(spec.cwd) === null ? spec.cwd : undefined;
       // A seeded fork reopened keeps saying so; the conversation it was told went with its first prompt.
       const seeded = spec.approximate ? { note: APPROXIMATE, seed: null } : null;
-      return new AcpRunner(setup, spec.agent, spec.sessionId, dispatch, history, null, cwd, seeded);
+      // The user's choices of its settings are set again once its session is taken up.
+      return new AcpRunner(setup, spec.agent, spec.sessionId, dispatch, history, null, cwd, seeded, {
+        ...(spec.settings ? { choices: spec.settings } : {}),
+      });
     },
     label: (spec) => acpLabel(spec.agent, spec.approximate === true),
     traits: () => acpTraits(),

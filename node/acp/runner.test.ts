@@ -36,11 +36,13 @@ function scripted(summary: AgentSummary, mode: string | null = null) {
     summary,
     async resumeSession(id: string) {
       calls.push(`resume ${id}`);
+      return { sessionId: id, response: {} };
     },
     async loadSession(id: string) {
       calls.push(`load ${id}`);
       // A load replays the conversation before it answers: tine holds it already.
       events?.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "replayed" } });
+      return { sessionId: id, response: {} };
     },
     async setMode(id: string, m: string) {
       calls.push(`mode ${id} ${m}`);
@@ -134,6 +136,43 @@ describe("a thread run by an ACP agent", () => {
     expect(await permission.answer).toEqual({ outcome: "selected", optionId: "no" });
     await settle();
     expect(runner.threadStatus()).toBe("idle");
+  });
+
+  it("a call denied with a reason (`D`): rejected, and the reason is the next prompt once the turn ends, drawn as sent", async () => {
+    const { pool, events } = scripted({ ...SUMMARY, resume: true });
+    const conn = (await pool.connection("x")) as unknown as { prompt: (id: string, parts: { text?: string }[]) => Promise<unknown> };
+    const prompts: string[] = [];
+    let endTurn: () => void = () => {};
+    conn.prompt = (_id, parts) => {
+      prompts.push(parts.map((p) => p.text ?? "").join("|"));
+      return prompts.length === 1
+        ? new Promise((r) => (endTurn = () => r({ stopReason: "end_turn" })))
+        : Promise.resolve({ stopReason: "end_turn" });
+    };
+    const runner = reopened(pool);
+    await settle();
+    runner.send([{ type: "text", text: "Write it" }]);
+    await settle();
+    const permission = new PendingPermission(
+      {
+        sessionId: "s1",
+        toolCall: { toolCallId: "t1", title: "Write out.txt" },
+        options: [{ optionId: "no", kind: "reject_once", name: "Reject" }],
+      },
+      new AbortController().signal,
+    );
+    events().permission(permission);
+    expect(runner.questions.answer("t1", "reject_once", "  use notes.md  ")).toBe(true);
+    expect(await permission.answer).toEqual({ outcome: "selected", optionId: "no" });
+    expect(prompts).toEqual(["Write it"]);
+    endTurn();
+    await settle();
+    await settle();
+    expect(prompts).toEqual(["Write it", "I denied Write out.txt. Why: use notes.md"]);
+    expect(runner.history.messages().at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "I denied Write out.txt. Why: use notes.md" }],
+    });
   });
 
   it("a stored thread of an agent no longer configured, or of a folder refused, is told; its label names the agent and forking it is refused plainly", () => {

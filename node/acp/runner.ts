@@ -11,52 +11,22 @@
  * the transcript) when the thread is opened or next sends. What fails is said in the thread (its
  * banner, or the turn's error) and the thread stays usable: sending again tries again.
  */
-import type { PermissionOptionKind } from "@agentclientprotocol/sdk/unstable";
-import type { PreparedFork, QuestionAnswer, Runner, RunnerQuestion, RunnerQuestions, RunnerTraits, ThreadStatus } from "../chat/runner.ts";
+import type { AgentSettings, PreparedFork, QuestionAnswer, Runner, RunnerQuestions, RunnerTraits, ThreadStatus } from "../chat/runner.ts";
 import type { AgentMsg, AgentStatus, CloneOptions } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { UserBlock } from "../core/native.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
 import { NOTHING_REPORTED, type ReportedUsage, reportedOf } from "../usage/reported.ts";
-import type { AcpAgents } from "./agent-pool.ts";
 import type { AcpConnection } from "./connection.ts";
-import type { AcpFiles } from "./files.ts";
 import { AcpForkSession, prepareAcpFork } from "./fork-session.ts";
 import type { PendingPermission } from "./permissions.ts";
 import { type PromptPart, promptParts } from "./prompt-blocks.ts";
+import { answerQuestion, denialPrompt, pendingQuestions, titleOf } from "./questions.ts";
+import { type AcpRunnerSetup, type AcpRunnerStart, acpLabel, acpTraits } from "./runner-setup.ts";
+import { AcpSettings } from "./settings.ts";
 import { AcpTranscript } from "./transcript.ts";
-import { oneLine, stopOf, textOf } from "./turn-words.ts";
-
-/** What a thread of an ACP agent is like. */
-export const acpTraits = (): RunnerTraits => ACP_TRAITS;
-
-const ACP_TRAITS: RunnerTraits = {
-  // Its forks end as tine's do: a report asks the fork for a summary (a prompt in its session), idle clocks prompt it.
-  forkLifecycle: true,
-  ownConversation: null,
-  storedAtOnce: false,
-  // The agent runs its own tools (its file reads and writes come through the thread's folder).
-  toolsThroughTine: false,
-};
-
-/** What every ACP thread on this host shares. */
-export type AcpRunnerSetup = {
-  readonly pool: AcpAgents;
-  /** The project's folder: a session's folder unless its spec names another. */
-  readonly cwd: string;
-  /** The files served to a session working in `cwd`. */
-  readonly files: (cwd: string) => AcpFiles;
-};
-
-/** The label before its title in the list; `≈`: an approximate fork (fork-way.ts). */
-export const acpLabel = (agent: string, approximate = false) => `[${agent}${approximate ? " ≈" : ""}] `;
-
-const ANSWER_KINDS: { readonly [K in QuestionAnswer]: PermissionOptionKind } = {
-  allow_once: "allow_once",
-  allow_always: "allow_always",
-  reject_once: "reject_once",
-};
+import { lastPromptText, oneLine, stopOf, textOf } from "./turn-words.ts";
 
 export class AcpRunner implements Runner {
   readonly traits: RunnerTraits;
@@ -66,6 +36,12 @@ export class AcpRunner implements Runner {
   readonly label: string;
   status: AgentStatus = { type: "idle" };
   readonly questions: RunnerQuestions;
+  readonly agentSettings: AgentSettings;
+  private readonly settings: AcpSettings;
+  /** The user's choices are to be set on its session before its next prompt (a fork's new session). */
+  private settingsDue: boolean;
+  /** Why the user denied a call (`D`), to go to the agent as soon as its turn ends, or with the user's next prompt. */
+  private denial: string | null = null;
   private transcript: AcpTranscript;
   /** The process its session is live on, or null: to be taken up (again) before the next prompt. */
   private attached: AcpConnection | null;
@@ -95,14 +71,25 @@ export class AcpRunner implements Runner {
     private readonly cwd?: string,
     /** A seeded fork (fork-session.ts): what it loses, and the conversation its first prompt carries (null once sent). */
     private readonly seeded: { readonly note: string; seed: string | null } | null = null,
+    start: AcpRunnerStart = {},
   ) {
+    this.settings = new AcpSettings(start.choices);
+    if (start.offer) this.settings.took(start.offer);
+    this.settingsDue = start.settingsDue === true;
     this.label = acpLabel(agent, seeded !== null);
     this.traits = acpTraits();
     this.transcript = new AcpTranscript(history);
     this.attached = attached;
     if (attached) this.listen();
     else void this.session().catch(() => {});
-    this.questions = { pending: () => this.pendingQuestions(), answer: (toolId, kind) => this.answerQuestion(toolId, kind) };
+    this.questions = {
+      pending: () => pendingQuestions(this.waiting, this.history),
+      answer: (toolId, kind, reason) => this.answerQuestion(toolId, kind, reason),
+    };
+    this.agentSettings = {
+      offered: () => this.session().then(() => this.settings.list()),
+      choose: (id, value) => this.chooseSetting(id, value),
+    };
   }
 
   get spec(): RunnerSpec {
@@ -112,6 +99,7 @@ export class AcpRunner implements Runner {
       sessionId: this.sessionId,
       ...(this.cwd ? { cwd: this.cwd } : {}),
       ...(this.seeded ? { approximate: true } : {}),
+      ...(this.settings.choices ? { settings: this.settings.choices } : {}),
     };
   }
 
@@ -136,6 +124,8 @@ export class AcpRunner implements Runner {
     const who = s?.name ? ` (${oneLine(s.name)}${s.version ? ` ${oneLine(s.version)}` : ""})` : "";
     const state = this.takingUp ? " · taking its session up…" : "";
     const lines = [`◆ Run by the ACP agent "${this.agent}"${who} · session ${this.sessionId}${state}`];
+    const chosen = this.settings.shown();
+    if (chosen) lines.push(`◆ ${chosen}`);
     if (this.seeded) lines.push(this.seeded.note);
     if (this.trouble) lines.push(`⚠ ${this.trouble} · sending again tries again`);
     return lines;
@@ -175,7 +165,9 @@ export class AcpRunner implements Runner {
       throw new Error(`tine: a fork of a thread run by ${this.agent} is made ready by the fork flow first`);
     const seeded = made.seeded ? { note: made.seeded.note, seed: made.seeded.seed } : null;
     const cwd = made.cwd === this.setup.cwd ? undefined : made.cwd;
-    return new AcpRunner(this.setup, this.agent, made.sessionId, dispatch, made.history, made.conn, cwd, seeded);
+    // Its session is new: the source's choices are set on it before its first prompt.
+    const start = { choices: this.settings.choices, offer: made.offer, settingsDue: true };
+    return new AcpRunner(this.setup, this.agent, made.sessionId, dispatch, made.history, made.conn, cwd, seeded, start);
   }
 
   prepareFork(at: number | undefined, forkCwd: string | null): Promise<PreparedFork> {
@@ -201,6 +193,10 @@ export class AcpRunner implements Runner {
   // -- the conversation --
 
   send(blocks: UserBlock[]): void {
+    // A denial's reason not yet told goes first, in the prompt drawn and sent.
+    const denial = this.denial;
+    this.denial = null;
+    if (denial !== null) blocks = [{ type: "text", text: denial }, ...blocks];
     this.transcript.prompt(textOf(blocks));
     // Its `@file` mentions go as resources (promptParts), not as their text.
     void this.run(promptParts(blocks, this.cwd ?? this.setup.cwd));
@@ -213,7 +209,7 @@ export class AcpRunner implements Runner {
   }
 
   retry(): void {
-    const text = this.lastPrompt();
+    const text = lastPromptText(this.history);
     if (text !== null) void this.run([{ kind: "text", text }]);
   }
 
@@ -241,7 +237,7 @@ export class AcpRunner implements Runner {
   }
 
   chooseModel(_choice: ModelChoice): void {
-    throw new Error(`tine: ${this.agent} chooses its own model: :Tine model does not reach ACP agents yet`);
+    throw new Error(`tine: ${this.agent} chooses its own model: :Tine model in its thread lists and sets the settings it offers`);
   }
 
   summarize(): Promise<never> {
@@ -257,9 +253,13 @@ export class AcpRunner implements Runner {
   /** A prompt turn: the session taken up first when it is not live. */
   private async run(parts: readonly PromptPart[]): Promise<void> {
     this.cancelled = false;
-    this.setStatus({ type: "streaming", startedAt: Date.now(), attempt: 1 });
+    this.setStatus({ type: "streaming", startedAt: Date.now(), attempt: 0 });
     try {
       const [conn] = await Promise.all([this.session(), this.recorded]);
+      if (this.settingsDue) {
+        this.settingsDue = false;
+        await this.restoreSettings(conn);
+      }
       if (this.cancelled) {
         this.transcript.endTurn({ stopReason: "cancelled" });
         this.setStatus({ type: "stopped", stopReason: "aborted" });
@@ -272,6 +272,8 @@ export class AcpRunner implements Runner {
       if (this.seeded) this.seeded.seed = null;
       this.transcript.endTurn(response);
       this.setStatus({ type: "stopped", stopReason: stopOf(response.stopReason) });
+      // A call denied with a reason: the agent is told why at once (a user's prompt queued meanwhile waits for its answer).
+      if (this.denial !== null && !this.closed && response.stopReason !== "cancelled") this.send([]);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.transcript.interruptTurn(message);
@@ -303,14 +305,17 @@ export class AcpRunner implements Runner {
       this.listen();
       const s = conn.summary;
       const servers = this.setup.pool.mcpServersFor(conn);
-      if (s.resume) await conn.resumeSession(this.sessionId, cwd, servers, files);
+      if (s.resume) this.settings.took((await conn.resumeSession(this.sessionId, cwd, servers, files)).response);
       else if (s.load) {
         this.replaying = true;
-        await conn.loadSession(this.sessionId, cwd, servers, files).finally(() => (this.replaying = false));
+        const loaded = await conn.loadSession(this.sessionId, cwd, servers, files).finally(() => (this.replaying = false));
+        this.settings.took(loaded.response);
       } else throw new Error(`tine: ACP agent "${this.agent}" can neither resume nor load sessions: this thread cannot go on with it`);
       const mode = this.setup.pool.modeOf(this.agent);
       if (mode) await conn.setMode(this.sessionId, mode);
       this.setTrouble(null);
+      this.settingsDue = false;
+      await this.restoreSettings(conn);
       return conn;
     } catch (error) {
       // Not configured, not installed, failing initialize, refusing the session: said in the thread, tried again on the next send.
@@ -328,7 +333,7 @@ export class AcpRunner implements Runner {
     this.stopListening = this.setup.pool.listen(this.agent, this.sessionId, {
       update: (update) => {
         if (this.replaying || this.closed) return;
-        this.transcript.apply(update);
+        if (!this.settings.apply(update)) this.transcript.apply(update);
         this.dispatch({ type: "stream-updated" });
       },
       permission: (permission) => {
@@ -353,37 +358,25 @@ export class AcpRunner implements Runner {
     if (!this.closed) this.dispatch({ type: "status-changed", status: this.status });
   }
 
-  private pendingQuestions(): RunnerQuestion[] {
-    return this.waiting.map((p) => ({
-      toolId: p.toolCall.toolCallId,
-      title: oneLine(p.toolCall.title ?? this.transcriptTitle(p.toolCall.toolCallId)),
-      options: p.options.map((o) => ({ kind: o.kind, name: oneLine(o.name) })),
-    }));
+  private answerQuestion(toolId: string | null, kind: QuestionAnswer, reason?: string): boolean {
+    const p = answerQuestion(this.agent, this.waiting, toolId, kind);
+    if (p && kind === "reject_once" && reason?.trim()) this.denial = denialPrompt(titleOf(p, this.history), reason.trim());
+    return p !== null;
   }
 
-  private transcriptTitle(toolId: string): string {
-    for (const e of [...this.history.messages()].reverse())
-      for (const b of e.content) if (b.type === "tool_use" && b.id === toolId) return b.name;
-    return "a tool call";
+  /** `:Tine model`: one of its settings set on its session, and kept with the thread (its banner shows it). */
+  private async chooseSetting(id: string, value: string): Promise<void> {
+    await this.settings.choose(await this.session(), this.sessionId, id, value);
+    if (!this.closed) this.dispatch({ type: "stream-updated" });
   }
 
-  private answerQuestion(toolId: string | null, kind: QuestionAnswer): boolean {
-    const p = toolId === null ? this.waiting[0] : this.waiting.find((w) => w.toolCall.toolCallId === toolId);
-    if (!p) return false;
-    const option = p.options.find((o) => o.kind === ANSWER_KINDS[kind]);
-    if (!option) throw new Error(`tine: ${this.agent} offered no "${kind.replace("_", " ")}" answer here`);
-    p.select(option.optionId);
-    return true;
-  }
-
-  /** The text of the last prompt, sent again by `retry`. */
-  private lastPrompt(): string | null {
-    const messages = this.history.messages();
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const m = messages[i]!;
-      if (m.role === "user" && m.content.some((b) => b.type === "text")) return textOf(m.content);
+  /** The user's choices set again on a session just taken up; what fails is said in its banner. */
+  private async restoreSettings(conn: AcpConnection): Promise<void> {
+    try {
+      await this.settings.restore(conn, this.sessionId);
+    } catch (error) {
+      this.setTrouble(`its settings could not be set again: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return null;
   }
 
   private setTrouble(why: string | null): void {

@@ -40,11 +40,15 @@ export class AcpThreads {
   async open(name: string): Promise<Opened> {
     const conn = await this.pool.connection(name);
     const cwd = this.pool.cwd;
-    const { sessionId } = await conn.newSession(cwd, this.pool.mcpServersFor(conn), environmentFiles(localEnvironment(cwd)));
+    const { sessionId, response } = await conn.newSession(cwd, this.pool.mcpServersFor(conn), environmentFiles(localEnvironment(cwd)));
     const mode = this.pool.modeOf(name);
     if (mode) await conn.setMode(sessionId, mode);
     const minted = this.host.mint();
-    return this.host.create({ runner: { kind: "acp", agent: name, sessionId }, placeholder: `${name} ${minted.num}`, minted });
+    return this.host.create({
+      runner: { kind: "acp", agent: name, sessionId, offer: response },
+      placeholder: `${name} ${minted.num}`,
+      minted,
+    });
   }
 
   /** Each configured agent started once (apart from the threads' processes) and asked `initialize`. */

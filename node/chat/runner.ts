@@ -23,6 +23,7 @@
  * core/runner-spec.ts (the store reads headers, and lies below every kind's folder); how the user
  * starts one is its case of `RunnerStart` below.
  */
+
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
@@ -36,8 +37,11 @@ export type RunnerStart =
   | { readonly kind: "api"; readonly history?: History }
   /** `resume`: an existing session continued (an export); otherwise a new session. */
   | { readonly kind: "claude-code"; readonly args: readonly string[]; readonly resume?: string }
-  /** `sessionId`: the session just made for it on the agent's running process (acp/threads.ts). */
-  | { readonly kind: "acp"; readonly agent: string; readonly sessionId: string };
+  /**
+   * `sessionId`: the session just made for it on the agent's running process (acp/threads.ts);
+   * `offer`: that session's answer (the settings it offers), opaque here: its kind reads it.
+   */
+  | { readonly kind: "acp"; readonly agent: string; readonly sessionId: string; readonly offer?: unknown };
 
 /** A thread's status as the list and the view show it. `busy`: written by another Neovim. */
 export type ThreadStatus = "idle" | "streaming" | "waiting" | "error" | "busy" | "running" | "exited";
@@ -100,6 +104,12 @@ export interface RunnerCore {
    * requests), or absent: it asks none (tine's own approvals are the thread's tool runs).
    */
   readonly questions?: RunnerQuestions;
+  /**
+   * The settings its program offers for its conversation (an ACP agent's mode, model, effort),
+   * which `:Tine model` lists and sets in its thread; absent: none (tine's own threads choose their
+   * model through `conversation.chooseModel`).
+   */
+  readonly agentSettings?: AgentSettings;
   /**
    * What its program says of its own usage (an ACP agent's context and cost), or absent: tine counts
    * it from the history and its prices. The winbar and the list show it for any runner that has it.
@@ -173,9 +183,34 @@ export type PreparedFork = {
 export interface RunnerQuestions {
   /** Those waiting now, oldest first. */
   pending(): readonly RunnerQuestion[];
-  /** Answers the oldest waiting question about tool call `toolId` (or the oldest of all, null) with its option of `kind`; false: none such waits. */
-  answer(toolId: string | null, kind: QuestionAnswer): boolean;
+  /**
+   * Answers the oldest waiting question about tool call `toolId` (or the oldest of all, null) with
+   * its option of `kind`; false: none such waits. `reason`: why the user said no (`D`), for its
+   * program to be told as it can take it.
+   */
+  answer(toolId: string | null, kind: QuestionAnswer, reason?: string): boolean;
 }
+
+/** The settings a runner's program offers; what the user chose of them is its spec's `settings`. */
+export interface AgentSettings {
+  /** What its program offers now, each with its current value (its session taken up first when it is not live). */
+  offered(): Promise<readonly AgentSetting[]>;
+  /**
+   * Sets setting `id` to `value`, one its program offered: resolves once the program took it
+   * (kept with the thread from then on), rejects saying why not (nothing is kept).
+   */
+  choose(id: string, value: string): Promise<void>;
+}
+
+/** One setting as its program offered it (its words, one line each). `current`: its value now, or null when not said. */
+export type AgentSetting = {
+  readonly id: string;
+  readonly name: string;
+  /** What it is about (`mode`, `model`, `thought_level`, …), or null. */
+  readonly category: string | null;
+  readonly current: string | null;
+  readonly options: readonly { readonly value: string; readonly name: string; readonly description: string | null }[];
+};
 
 /** How the user answers: once, always, or no. */
 export type QuestionAnswer = "allow_once" | "allow_always" | "reject_once";

@@ -6,6 +6,7 @@
  */
 import { isAbsolute } from "node:path";
 import { isUuid } from "../util/uuid.ts";
+import type { AgentChoices } from "./agent-choices.ts";
 import type { ModelChoice } from "./model-choice.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
@@ -19,6 +20,11 @@ export type RunnerSpec = StoredKind & {
   readonly instructions?: ThreadInstructions;
   /** Its own model and thinking (`:Tine model`); absent: setup's. Stored as a record, not in the header (it changes). */
   readonly model?: ModelChoice;
+  /**
+   * What the user chose of the settings its program offers (an ACP agent's mode, model, effort:
+   * `:Tine model`); absent: none. Stored as a record, not in the header (it changes).
+   */
+  readonly settings?: AgentChoices;
 };
 
 /**

@@ -15,6 +15,7 @@ import { sandboxAvailable } from "../sandbox/bwrap.ts";
 import { fileInBoth } from "../snapshot/compare.ts";
 import type { RestoreDone } from "../snapshot/restore.ts";
 import { inputHelp } from "../view/input-help.ts";
+import { agentSettingsOf, chooseAgentSetting } from "./agent-settings.ts";
 import { App } from "./app.ts";
 import { type HostConfig, parseConfig } from "./config.ts";
 import { TEST_RUNNERS } from "./test-requests.ts";
@@ -47,6 +48,8 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   restore: ({ app }, [id]) => app.services.list.restore(id).then(() => true as const),
   compact: ({ app }, [id, instructions, at]) => app.sending.compact(id, instructions, at ?? undefined),
   model_choices: ({ app }, [id]) => app.modelChoices(id),
+  agent_settings: ({ app }, [id]) => agentSettingsOf(app.services.threads.live(id)),
+  choose_agent_setting: ({ app }, [id, setting, value]) => chooseAgentSetting(app.services.threads.live(id), setting, value),
   choose_model: ({ app }, [id, model, effort]) => {
     app.chooseModel(id, model, effort);
     return true;

@@ -10,6 +10,7 @@
  */
 
 import type { AgentHealth } from "../acp/threads.ts";
+import type { AgentSetting } from "../chat/runner.ts";
 import type { MentionCompletion } from "../context/complete.ts";
 import type { FoundFile } from "../context/instructions.ts";
 import {
@@ -184,6 +185,9 @@ export const METHODS = {
   /** `@compact`, `:Tine compact`, `C`: a new thread under `id` (its id) with a summary of it up to `at_message` (all of it without). */
   compact: { args: [id, arg("instructions", string), arg("at_message", optional(index))], result: returns<ThreadId>() },
   model_choices: { args: [id], result: returns<ModelChoices>() },
+  /** `:Tine model` in a thread whose program offers settings (an ACP agent's): them, or null when it offers none. */
+  agent_settings: { args: [id], result: returns<readonly AgentSetting[] | null>() },
+  choose_agent_setting: { args: [id, arg("setting", string), arg("value", string)], result: returns<true>() },
   /** `:Tine model`: the thread's own model and thinking effort from its next request on. */
   choose_model: {
     args: [id, arg("model", string), arg("effort", oneOf("setup", "none", "low", "medium", "high"))],

@@ -114,6 +114,18 @@ describe("queue record", () => {
     });
   });
 
+  it("an agent's settings are read back entry by entry: short printable ids and values, or the record is refused", () => {
+    expect(decode(JSON.stringify({ t: "settings", settings: { model: "sonnet", mode: "plan" }, extra: 1 }))).toEqual({
+      ok: true,
+      record: { t: "settings", settings: { model: "sonnet", mode: "plan" } },
+    });
+    for (const settings of [{ model: 5 }, ["sonnet"], { "a\nb": "x" }, { model: "" }, null])
+      expect(decode(JSON.stringify({ t: "settings", settings }))).toEqual({
+        ok: false,
+        error: "settings record: settings is not a set of short ids and values",
+      });
+  });
+
   it("a queue of the wrong shape is refused", () => {
     for (const items of [null, "x", [{}], [{ text: 1 }], [{ text: "a", now: "yes" }]])
       expect(decode(JSON.stringify({ t: "queue", items }))).toEqual({ ok: false, error: "queue record: items is not a list of messages" });

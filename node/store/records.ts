@@ -10,6 +10,7 @@
 
 import type { StoredQueued } from "../chat/msgs.ts";
 import { readContextBlock } from "../context/blocks.ts";
+import { type AgentChoices, checkAgentChoices } from "../core/agent-choices.ts";
 import { type CheckResult, checkResultFrom, type FanOutPlace, fanOutPlaceFrom } from "../core/fan-out-record.ts";
 import { type CodeNote, codeNoteFrom } from "../core/graft-note.ts";
 import { isThreadId } from "../core/ids.ts";
@@ -115,6 +116,8 @@ export type ChangeRecord =
   | { readonly t: "side"; readonly request: SideRequest }
   /** The thread's own model and thinking effort from now on (`:Tine model`); a thread without one uses setup's. */
   | { readonly t: "model"; readonly model: string; readonly effort: ThinkingEffort }
+  /** What the user chose of the settings its program offers (an ACP agent's mode, model, effort), all of them from now on. */
+  | { readonly t: "settings"; readonly settings: AgentChoices }
   /** The user's label on the thread (no `message`) or on message `message`; "" removes it. */
   | { readonly t: "label"; readonly message?: number; readonly text: string }
   /** Deleted by the user; the log stays while forks point into it. */
@@ -161,6 +164,7 @@ const CHANGE_TYPES = new Set([
   "title",
   "side",
   "model",
+  "settings",
   "label",
   "deleted",
   "report",
@@ -235,6 +239,10 @@ export function decode(line: string): Decoded {
     case "model":
       if (typeof r["model"] !== "string" || !r["model"] || !isThinkingEffort(r["effort"])) return bad("model or effort missing");
       return good({ t: "model", model: r["model"], effort: r["effort"] });
+    case "settings": {
+      const settings = checkAgentChoices(r["settings"]);
+      return settings ? good({ t: "settings", settings }) : bad("settings is not a set of short ids and values");
+    }
     case "label":
       if (typeof r["text"] !== "string" || (r["message"] !== undefined && !isCount(r["message"]))) return bad("text or message missing");
       return good(r["message"] === undefined ? { t: "label", text: r["text"] } : { t: "label", message: r["message"], text: r["text"] });

@@ -3,6 +3,7 @@
  * reported), and its change records replayed onto a History. Pure but for `readLog`.
  */
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
+import type { AgentChoices } from "../core/agent-choices.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import type { CodeNote } from "../core/graft-note.ts";
 import { History } from "../core/history.ts";
@@ -35,6 +36,8 @@ export type LogState = {
   readonly title: string;
   /** Its own model and thinking effort (`:Tine model`), or null: setup's. */
   readonly model: ModelChoice | null;
+  /** What the user chose of its program's settings (core/agent-choices.ts), or null: none. */
+  readonly settings: AgentChoices | null;
   readonly deleted: boolean;
   /** Fork reports waiting for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
@@ -63,6 +66,7 @@ export const emptyState = (title: string): LogState => ({
   failed: null,
   title,
   model: null,
+  settings: null,
   deleted: false,
   reports: [],
   grafts: [],
@@ -118,6 +122,8 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
       return { ...state, side: [...state.side, record.request] };
     case "model":
       return { ...state, model: { model: record.model, effort: record.effort } };
+    case "settings":
+      return { ...state, settings: record.settings };
     case "label":
       return { ...state, labels: withLabel(state.labels, record.message ?? null, record.text) };
     case "deleted":

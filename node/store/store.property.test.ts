@@ -286,6 +286,7 @@ it(
                     ended: null,
                     code: [],
                     model: null,
+                    settings: null,
                   }).messages(),
                 );
               }

@@ -111,7 +111,7 @@ export class ThreadStore {
     // The instructions go beside the runner, and only where no fork pointer leads to them.
     const { runner: spec, ...fields } = thread;
     // The model choice is a record of its own (it changes): written by the first sync.
-    const { instructions, model: _chosen, ...runner } = spec;
+    const { instructions, model: _chosen, settings: _set, ...runner } = spec;
     const own = instructions && thread.parent?.relation !== "fork" ? { instructions } : {};
     const header: Header = { t: "header", v: FORMAT_VERSION, ...fields, runner, ...own, created: Date.now(), cwd: this.cwd };
     const lock = acquireLock(this.lockPath(thread.id), this.pid);
@@ -263,6 +263,7 @@ export class ThreadStore {
       ...header.runner,
       ...(source.instructions ? { instructions: source.instructions } : {}),
       ...(raw.model ? { model: raw.model } : {}),
+      ...(raw.settings ? { settings: raw.settings } : {}),
     };
     return { header, runner, raw, history: recoverHistory(raw), records: cached.log.records.length, problems: cached.problems };
   }

@@ -11,6 +11,7 @@
  * updates would write its growing tail a thousand times.
  */
 import { type Labels, NO_LABELS, sameLabels } from "../chat/labels.ts";
+import { type AgentChoices, sameChoices } from "../core/agent-choices.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import type { CodeNote } from "../core/graft-note.ts";
 import type { History } from "../core/history.ts";
@@ -43,6 +44,8 @@ export type Snapshot = {
   readonly title: string;
   /** Its own model choice (none when left out: setup's). */
   readonly model?: ModelChoice | null;
+  /** What the user chose of its program's settings (none when left out). */
+  readonly settings?: AgentChoices | null;
   /** Fork reports queued for the next user turn. */
   readonly reports: readonly { readonly from: string; readonly text: string }[];
   /** Forks' changes grafted into its files, told with the next user turn (none when left out). */
@@ -146,6 +149,8 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
   if (now.title !== written.title) out.push({ t: "title", title: now.title });
   const model = now.model ?? null;
   if (model && !sameChoice(model, written.model ?? null)) out.push({ t: "model", model: model.model, effort: model.effort });
+  const settings = now.settings ?? null;
+  if (settings && !sameChoices(settings, written.settings ?? null)) out.push({ t: "settings", settings });
   if (now.reports !== written.reports) {
     // Queued reports only grow, until a user turn takes them all.
     const kept = now.reports.length >= written.reports.length && written.reports.every((r, i) => now.reports[i] === r);
@@ -227,6 +232,7 @@ export class ThreadRecorder {
       (now.failed ?? null) === (w.failed ?? null) &&
       now.title === w.title &&
       sameChoice(now.model ?? null, w.model ?? null) &&
+      sameChoices(now.settings ?? null, w.settings ?? null) &&
       now.reports === w.reports &&
       (now.grafts ?? NO_GRAFTS) === (w.grafts ?? NO_GRAFTS) &&
       sameQueue(now.queue, w.queue) &&

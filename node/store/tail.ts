@@ -80,6 +80,7 @@ export function readTail(path: string, minBytes: number): Tail | null {
           case "restored":
           case "branched":
           case "model":
+          case "settings":
           case "interrupted":
           case "failed":
             break;

@@ -37,7 +37,7 @@ export function lineAction(
     const toolId =
       under?.type === "tool_use" && asked.some((q) => q.toolId === under.id) ? under.id : asked.length === 1 ? null : undefined;
     if (toolId === undefined) throw new Error(`tine: ${asked.length} tool calls wait for permission: put the cursor on the one to answer`);
-    questions.answer(toolId, action === "deny" ? "reject_once" : action === "approve_always" ? "allow_always" : "allow_once");
+    questions.answer(toolId, action === "deny" ? "reject_once" : action === "approve_always" ? "allow_always" : "allow_once", reason);
     return;
   }
   const pending = thread.toolRuns.filter((r) => r.state === "awaiting-approval");

@@ -88,6 +88,7 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
           );
           await sendIn(s, id, "Prompt Four");
           await s.waitForDisplay(id, "Slow");
+          assert.doesNotMatch(await s.display(id), /retrying/, "a first try is not shown as a retry");
           const before = script.conversation().length;
           const mid = await s.lua<string>("return require('tine').fork(...)", id, "Mid question");
           await s.waitForDisplay(mid, "Mid-stream fork answer.");
