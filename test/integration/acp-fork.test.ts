@@ -181,11 +181,23 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
             fork,
             "In the background",
           );
-          await s.until("the background fork's answer", async () => JSON.stringify(await s.messages(bg)).includes("Background answer."));
-          assert.equal((await s.messages(bg)).length, 6, JSON.stringify(await s.messages(bg)));
-          // Discard: the fork leaves the tree.
-          await s.lua("require('tine').discard(...)", bg);
+          // Its turn ends: it reports its final reply to its parent, and ends.
+          await s.waitForDisplay(fork, /📨 Report from .* goes with your next message: Background answer\./);
           await s.waitForGone(bg);
+          // Discard: a background fork still at work leaves the tree, and reports nothing.
+          script.reply(response([{ text: "Never", holdInside: { hold: "bg2", afterDeltas: 1 } }], { id: "msg_bg2" }));
+          const held = await s.lua<string>(
+            "local id, p = ...; return require('tine').fork(id, p, { background = true })",
+            fork,
+            "Held in the background",
+          );
+          await s.until("the held fork's request", async () =>
+            script.conversation().some((r) => saidIn(r.body).some((t) => t.includes("Held in the background"))),
+          );
+          await s.lua("require('tine').discard(...)", held);
+          await s.waitForGone(held);
+          s.mock.release("bg2");
+          assert.doesNotMatch(await s.display(fork), /Never/);
         },
         { cwd: project, env: { [KEY_VARIABLE]: TEST_KEY }, setup: { acp_agents: agents } },
       );
