@@ -67,10 +67,21 @@ async function openLikeABrowser(s: Session): Promise<void> {
   );
 }
 
+/**
+ * The user, asked by a server's form (elicitation): fills it in, keeping every default (the first
+ * item of each choice, where tine lists the default; Enter on each filled-in input).
+ */
+async function keepTheDefaults(s: Session): Promise<void> {
+  await s.lua(`
+    vim.ui.select = function(items, _, cb) cb(items[1], 1) end
+    vim.ui.input = function(opts, cb) cb((opts or {}).default or "") end`);
+}
+
 async function drive(s: Session, call: Call): Promise<void> {
   if (call) s.mock.reply(response([{ toolUse: { id: "c1", name: `mcp__${SERVER}__${call.tool}`, input: call.input } }]));
   s.mock.reply(textReply(DONE));
   await openLikeABrowser(s);
+  await keepTheDefaults(s);
   const thread = await openSidebar(s);
   await typeAndSend(s, call ? `Call ${call.tool}.` : "Hello.");
   await s.until(`the turn to end with "${DONE}"`, async () => (await s.display(thread.id)).includes(DONE), TURN_MS);
