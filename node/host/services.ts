@@ -170,6 +170,8 @@ export class Services {
       denied: deniedVariables(config.tool_env_deny),
       timeoutMs: config.mcp_timeout * 1000,
       projectFiles: config.mcp_project_files,
+      dataDir: config.data_dir,
+      openUrl: (server, url) => this.nvim.openUrl(server, url),
       notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
     });
     const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);

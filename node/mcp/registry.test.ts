@@ -46,6 +46,8 @@ function start(
     timeoutMs: options.timeoutMs ?? 30_000,
     notify: (n) => void notices.push(n),
     projectFiles: options.projectFiles ?? false,
+    dataDir: dir,
+    openUrl: () => {},
   });
   return { servers, tools: new McpTools(servers, options.autoApprove ?? []) };
 }
@@ -196,6 +198,8 @@ describe("MCP servers", () => {
         timeoutMs: 30_000,
         notify: (n) => void notices.push(n),
         projectFiles: false,
+        dataDir: dir,
+        openUrl: () => {},
       });
       const tools = new McpTools(servers, []);
       expect((await tools.offered(signal())).map((t) => t.name)).toContain("mcp__old__echo");
