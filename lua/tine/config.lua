@@ -295,7 +295,10 @@ function M.problems(options, given)
     end
   end
   for name in pairs(M.lua_only) do
-    table.insert(out, lua_only_problem(options, name))
+    local p = lua_only_problem(options, name)
+    if p then
+      table.insert(out, p)
+    end
   end
   table.sort(out)
   return out

@@ -96,6 +96,15 @@ describe("signing in to a remote MCP server", () => {
     const result = await server.call("echo", { text: "hi" }, signal());
     expect(result).toEqual({ text: "echo: hi", isError: false });
 
+    // Signing out forgets the tokens; the server needs a sign-in from :Tine mcp, and no page opens by itself.
+    servers.act("remote", "sign-out");
+    await expect.poll(() => servers.report()[0], { timeout: 15_000 }).toMatchObject({ state: "failed", signin_state: "needs-sign-in" });
+    expect(readFileSync(file, "utf8")).not.toContain(stored.tokens.access_token);
+    expect(opened).toHaveLength(1);
+    servers.act("remote", "sign-in");
+    await expect.poll(() => servers.report()[0], { timeout: 15_000 }).toMatchObject({ state: "ready", signin_state: "signed-in" });
+    expect(opened).toHaveLength(2);
+
     // Another session: the kept tokens, no page.
     const again = registry(url, () => expect.fail("no page opens when the tokens are good"));
     await again.get("remote")!.ready();
