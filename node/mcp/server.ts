@@ -161,7 +161,11 @@ export class McpServer {
         // A server that asks for a sign-in is connected to again once the user signed in.
         return await signIn.connect(async () => {
           const authProvider = signIn.provider;
-          const transport = new sdk.StreamableHTTPClientTransport(launch.url, { requestInit, fetch: sdk.boundedFetch(), authProvider });
+          const transport = new sdk.StreamableHTTPClientTransport(launch.url, {
+            requestInit,
+            fetch: signIn.watchScopes(sdk.boundedFetch()),
+            authProvider,
+          });
           const client = this.client(sdk, generation);
           try {
             await client.connect(transport, options);

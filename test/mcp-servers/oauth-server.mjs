@@ -4,7 +4,7 @@
  * protected MCP server at /mcp (the SDK's requireBearerAuth, which answers 401 with the protected
  * resource's metadata URL in WWW-Authenticate). Its tools are tools.mjs's. It prints its /mcp URL
  * on stdout once it listens. The user's consent is given at once (a redirect to the callback),
- * or refused with $OAUTH_TEST_DENY=1. For the tests: POST /test/expire makes every access token
+ * or refused with $OAUTH_TEST_DENY=1. With $OAUTH_TEST_STEP_UP=1 a call needs the scope mcp:write. For the tests: POST /test/expire makes every access token
  * expired (a refresh gets a new one), POST /test/revoke every token, refresh tokens too. What
  * the server sees of the flow (registered, authorize, token by grant, a refused token) is logged
  * to $MCP_TEST_LOG, never a token.
@@ -93,7 +93,11 @@ http.listen(0, "127.0.0.1", () => {
   const base = new URL(`http://127.0.0.1:${http.address().port}`);
   const mcpUrl = new URL("/mcp", base);
   const app = express();
-  app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }));
+  // The resource offers mcp:tools; mcp:write (which the authorization server grants too) only when a call asks for it.
+  app.get(new URL(getOAuthProtectedResourceMetadataUrl(mcpUrl)).pathname, (_req, res) =>
+    res.json({ resource: mcpUrl.href, authorization_servers: [base.href], scopes_supported: ["mcp:tools"] }),
+  );
+  app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools", "mcp:write"] }));
   app.post("/test/expire", (_req, res) => {
     for (const data of access.values()) data.expiresAt = 0;
     res.end("ok");
@@ -109,6 +113,13 @@ http.listen(0, "127.0.0.1", () => {
     requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
     express.json(),
     async (req, res) => {
+      // $OAUTH_TEST_STEP_UP: a call needs the scope mcp:write besides (403 insufficient_scope, as the spec's step-up).
+      if (process.env.OAUTH_TEST_STEP_UP === "1" && req.body?.method === "tools/call" && !req.auth.scopes.includes("mcp:write")) {
+        log("step-up asked");
+        const metadata = getOAuthProtectedResourceMetadataUrl(mcpUrl);
+        res.set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp:tools mcp:write", resource_metadata="${metadata}"`);
+        return void res.status(403).json({ error: "insufficient_scope" });
+      }
       const server = toolServer(state);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on("close", () => {

@@ -34,6 +34,8 @@ export class TineOAuthProvider implements OAuthClientProvider {
   private verifier: string | null = null;
   private discovery: OAuthDiscoveryState | undefined;
   private lastState: string | null = null;
+  /** The scope a call needs beyond the kept tokens' (step-up), until tokens with it are saved. */
+  private stepUp: string | null = null;
 
   constructor(
     private readonly url: string,
@@ -106,12 +108,31 @@ export class TineOAuthProvider implements OAuthClientProvider {
     this.keep({ client, ...(port ? { port } : {}) });
   }
 
+  /**
+   * The kept tokens. While a step-up is wanted, without the refresh token: auth() would refresh
+   * instead of asking the user, and a refresh does not widen the scope.
+   */
   tokens(): OAuthTokens | undefined {
-    return this.kept.tokens;
+    const tokens = this.kept.tokens;
+    if (!tokens || this.stepUp === null) return tokens;
+    const { refresh_token: _, ...rest } = tokens;
+    return rest;
   }
 
   saveTokens(tokens: OAuthTokens): void {
+    this.stepUp = null;
     this.keep({ tokens });
+  }
+
+  /** The server wants `scope` for a call (403 insufficient_scope): a step-up, unless the kept tokens have it all. */
+  wants(scope: string): void {
+    const granted = new Set((this.kept.tokens?.scope ?? "").split(" "));
+    if (scope.split(" ").some((s) => s && !granted.has(s))) this.stepUp = scope;
+  }
+
+  /** Whether the next sign-in is a step-up a call waits for. */
+  get steppingUp(): boolean {
+    return this.stepUp !== null;
   }
 
   redirectToAuthorization(url: URL): void {
@@ -167,6 +188,7 @@ export class TineOAuthProvider implements OAuthClientProvider {
   /** Signed out: nothing is kept, in memory or in the file. */
   forget(): void {
     this.stored = { url: this.url };
+    this.stepUp = null;
     this.verifier = null;
     this.discovery = undefined;
     this.file.remove();

@@ -138,6 +138,22 @@ describe("signing in to a remote MCP server", () => {
     expect(await server.call("echo", { text: "signed in again" }, signal())).toEqual({ text: "echo: signed in again", isError: false });
   });
 
+  it("steps up when a call needs more scope: the page opens again for it, and the call is made again", async () => {
+    const url = await oauthServer({ OAUTH_TEST_STEP_UP: "1" });
+    const opened: string[] = [];
+    const servers = registry(url, (_s, page) => {
+      opened.push(page);
+      void browser(page);
+    });
+    const server = servers.get("remote")!;
+    await server.ready();
+    expect(new URL(opened[0]!).searchParams.get("scope")).toBe("mcp:tools");
+    expect(await server.call("echo", { text: "more scope" }, signal())).toEqual({ text: "echo: more scope", isError: false });
+    expect(opened).toHaveLength(2);
+    expect(new URL(opened[1]!).searchParams.get("scope")).toBe("mcp:tools mcp:write");
+    expect(serverLog().filter((l) => l === "step-up asked")).toHaveLength(1);
+  });
+
   it("refuses a callback with another state and keeps waiting for the right one", async () => {
     const url = await oauthServer();
     const statuses: number[] = [];

@@ -5,7 +5,8 @@
  * for the callback; after that, or after a sign-out, it is opened again only when the user signs
  * in from `:Tine mcp`, so a browser never opens over and over on its own.
  */
-import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { boundedFetch } from "../bounded-fetch.ts";
 import { CallbackServer } from "./callback.ts";
 import { type OAuthOptions, TineOAuthProvider } from "./provider.ts";
@@ -105,6 +106,18 @@ export class ServerSignIn {
     }
   }
 
+  /** `base`, hearing which scope the server wants when it refuses a call for want of one (step-up). */
+  watchScopes(base: FetchLike): FetchLike {
+    return async (url, init) => {
+      const response = await base(url, init);
+      if (response.status === 403) {
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === "insufficient_scope" && scope) this.provider.wants(scope);
+      }
+      return response;
+    };
+  }
+
   /** After the server refused what was kept (UnauthorizedError): the sign-in going on, waited for; else why there is none. */
   async signedIn(): Promise<void> {
     if (!this.going) throw new Error(this.describe() || "needs sign-in");
@@ -127,7 +140,8 @@ export class ServerSignIn {
 
   /** auth() wants the user at `page`: opened when it may be, and the callback is waited for. */
   private redirected(page: URL, state: string): void {
-    if (!this.mayOpen) {
+    // A step-up is asked for by a call the user made: its page opens whenever.
+    if (!this.mayOpen && !this.provider.steppingUp) {
       this.current = { type: "needs-sign-in", why: "sign in from :Tine mcp" };
       this.callback.close();
       return;
