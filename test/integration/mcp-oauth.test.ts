@@ -31,13 +31,18 @@ function oauthServer(cwd: string, env: Record<string, string> = {}): Promise<str
   return new Promise((resolve) => child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())));
 }
 
-/** A browser, as the opener: fetches the page, follows the redirect to the callback; the pages are noted in _G.opened. */
+/**
+ * A browser, as the opener setup() is given (over the options the test started with): fetches the
+ * page, follows the redirect to the callback; the pages are noted in _G.opened.
+ */
 const BROWSER_OPENER = `
   _G.opened = {}
-  require("tine.config").options.mcp_open_url = function(url, server)
-    table.insert(_G.opened, { url = url, server = server })
-    vim.system({ "node", "-e", "fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1))", url })
-  end`;
+  require("tine").setup(vim.tbl_extend("force", require("tine.config").options, {
+    mcp_open_url = function(url, server)
+      table.insert(_G.opened, { url = url, server = server })
+      vim.system({ "node", "-e", "fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1))", url })
+    end,
+  }))`;
 
 /** Every file under `dir`. */
 function filesUnder(dir: string): string[] {
@@ -151,6 +156,9 @@ describe(`MCP sign-in (${nv.version})`, () => {
           signInFiles(cwd).map((f) => JSON.parse(readFileSync(f, "utf8")).tokens),
           [undefined],
         );
+        // An opener that is not a function is refused at setup.
+        await s.lua(`require("tine").setup({ mcp_open_url = "firefox" })`);
+        await told(s, /setup: mcp_open_url must be a function \(got "firefox"\)/);
       },
       { cwd, setup: { mcp_servers: { remote: { url } } } },
     );
