@@ -40,8 +40,10 @@ const OAUTH = record(
     client_secret: optional(str()),
     scope: optional(str()),
     callback_port: optional(num({ whole: true, min: 1, max: 65535 })),
+    // An https URL of tine's client metadata (SEP-991), used as the client id where the server takes one.
+    client_metadata_url: optional(nonEmptyStr()),
   },
-  "a table { client_id, client_secret, scope, callback_port }",
+  "a table { client_id, client_secret, scope, callback_port, client_metadata_url }",
 );
 
 /**

@@ -41,13 +41,13 @@ describe("mcp_servers from setup", () => {
     const launch = launchOf(spec!, "/p", { ID: "client-1", SECRET: "s3" }, new Set());
     expect(launch).toMatchObject({ oauth: { clientId: "client-1", clientSecret: "s3", scope: "read", callbackPort: 8765 } });
     expect(launchOf((parse({ web: { url: "http://x/mcp" } }) as McpServerSpec[])[0]!, "/p", {}, new Set())).toMatchObject({
-      oauth: { clientId: null, clientSecret: null, scope: null, callbackPort: null },
+      oauth: { clientId: null, clientSecret: null, scope: null, callbackPort: null, clientMetadataUrl: null },
     });
     expect(parse({ web: { url: "u", oauth: { callback_port: 0 } } })).toMatch(
       /^config.mcp_servers.web.oauth.callback_port must be a whole number >= 1/,
     );
     expect(parse({ web: { url: "u", oauth: { token: "t" } } })).toBe(
-      'config.mcp_servers.web.oauth has no "token" (it takes client_id, client_secret, scope, callback_port)',
+      'config.mcp_servers.web.oauth has no "token" (it takes client_id, client_secret, scope, callback_port, client_metadata_url)',
     );
   });
 

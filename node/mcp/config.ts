@@ -44,6 +44,7 @@ export type OAuthSpec = {
   readonly client_secret?: string;
   readonly scope?: string;
   readonly callback_port?: number;
+  readonly client_metadata_url?: string;
 };
 
 const isMap = (v: unknown): v is Record<string, unknown> =>
@@ -208,6 +209,7 @@ const oauthOf = (o: OAuthSpec, expand: (value: string) => string): OAuthOptions 
   clientSecret: o.client_secret === undefined ? null : expand(o.client_secret) || null,
   scope: o.scope || null,
   callbackPort: o.callback_port ?? null,
+  clientMetadataUrl: o.client_metadata_url ?? null,
 });
 
 /** How `:Tine mcp` and `:checkhealth tine` name where a server is, as written (no value resolved). */

@@ -8,7 +8,7 @@ import { type OAuthOptions, TineOAuthProvider } from "./provider.ts";
 import { SignInFile, signInFile } from "./token-store.ts";
 
 const URL_A = "https://mcp.example.com/mcp";
-const NONE: OAuthOptions = { clientId: null, clientSecret: null, scope: null, callbackPort: null };
+const NONE: OAuthOptions = { clientId: null, clientSecret: null, scope: null, callbackPort: null, clientMetadataUrl: null };
 let dir: string;
 let callback: CallbackServer;
 let problems: string[];
@@ -68,6 +68,13 @@ describe("tine's OAuth client provider", () => {
     expect(p.clientMetadata).toMatchObject({ token_endpoint_auth_method: "client_secret_basic", scope: "read" });
     p.saveClientInformation({ client_id: "pre", client_secret: "s3", issuer: "https://as" } as never);
     expect(file().read()).toEqual({ stored: { url: URL_A } });
+  });
+
+  it("gives auth() the client metadata URL of the options (SEP-991), none without it", () => {
+    expect(provider({ ...NONE, clientMetadataUrl: "https://tine.example/client.json" }).clientMetadataUrl).toBe(
+      "https://tine.example/client.json",
+    );
+    expect(provider().clientMetadataUrl).toBeUndefined();
   });
 
   it("hides the refresh token while a step-up is wanted (a refresh would not widen the scope), until new tokens come", () => {

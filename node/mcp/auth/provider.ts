@@ -16,6 +16,8 @@ export type OAuthOptions = {
   readonly clientSecret: string | null;
   readonly scope: string | null;
   readonly callbackPort: number | null;
+  /** An https URL of tine's client metadata document (SEP-991): the client id where the authorization server takes one. */
+  readonly clientMetadataUrl: string | null;
 };
 
 export type ProviderHooks = {
@@ -36,6 +38,7 @@ export class TineOAuthProvider implements OAuthClientProvider {
   private lastState: string | null = null;
   /** The scope a call needs beyond the kept tokens' (step-up), until tokens with it are saved. */
   private stepUp: string | null = null;
+  readonly clientMetadataUrl: string | undefined;
 
   constructor(
     private readonly url: string,
@@ -43,7 +46,9 @@ export class TineOAuthProvider implements OAuthClientProvider {
     private readonly callback: CallbackServer,
     private readonly options: OAuthOptions,
     private readonly hooks: ProviderHooks,
-  ) {}
+  ) {
+    this.clientMetadataUrl = options.clientMetadataUrl ?? undefined;
+  }
 
   /** The file's content, read once (a problem is said once, and then it reads as empty). */
   private get kept(): StoredSignIn {
