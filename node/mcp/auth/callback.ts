@@ -77,7 +77,8 @@ export class CallbackServer {
   private answer(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const send = (status: number, title: string, text: string) => {
-      res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      // One answer per connection: a kept-alive one would reach this server after it closed.
+      res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", connection: "close" });
       res.end(page(title, text));
     };
     if (url.pathname !== CALLBACK_PATH || req.method !== "GET") {

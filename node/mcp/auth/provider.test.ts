@@ -28,6 +28,7 @@ const provider = (options: OAuthOptions = NONE) =>
     redirect: () => {},
     problem: (text) => void problems.push(text),
     asked: () => {},
+    saved: () => {},
   });
 
 describe("tine's OAuth client provider", () => {

@@ -27,6 +27,8 @@ export type ProviderHooks = {
   readonly problem: (text: string) => void;
   /** auth() runs: the server asked for a sign-in (or refused a token). */
   readonly asked: () => void;
+  /** New tokens were kept (a refresh, a code exchanged). */
+  readonly saved: () => void;
 };
 
 const CLIENT_NAME = "tine.nvim";
@@ -127,6 +129,7 @@ export class TineOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: OAuthTokens): void {
     this.stepUp = null;
     this.keep({ tokens });
+    this.hooks.saved();
   }
 
   /** The server wants `scope` for a call (403 insufficient_scope): a step-up, unless the kept tokens have it all. */

@@ -114,8 +114,10 @@ describe("signing in to a remote MCP server", () => {
   it("refreshes an expired token without the user; a revoked one needs a sign-in from :Tine mcp, and the call says so", async () => {
     const url = await oauthServer();
     let opens = 0;
+    let callback = "";
     const servers = registry(url, (_s, page) => {
       opens++;
+      callback = new URL(page).searchParams.get("redirect_uri")!;
       void browser(page);
     });
     const server = servers.get("remote")!;
@@ -124,6 +126,8 @@ describe("signing in to a remote MCP server", () => {
     expect(await server.call("echo", { text: "after expiry" }, signal())).toEqual({ text: "echo: after expiry", isError: false });
     expect(serverLog()).toContain("token refresh_token");
     expect(opens).toBe(1);
+    // The callback listens only while a sign-in waits (auth() opened it again before it refreshed).
+    await expect(fetch(callback)).rejects.toThrow();
 
     await fetch(new URL("/test/revoke", url), { method: "POST" });
     const refused = await server.call("echo", { text: "after revoke" }, signal());

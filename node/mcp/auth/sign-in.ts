@@ -54,6 +54,7 @@ export class ServerSignIn {
     this.provider = new TineOAuthProvider(url.href, file, this.callback, options, {
       redirect: (page, state) => this.redirected(page, state),
       problem: (text) => deps.notify("error", `tine: MCP server ${name}: ${text}; sign in again`),
+      saved: () => this.idle(),
       asked: () => {
         this.asked = true;
       },
@@ -103,7 +104,14 @@ export class ServerSignIn {
       }
       await this.signedIn();
       return attempt();
+    } finally {
+      this.idle();
     }
+  }
+
+  /** The callback listens only while a sign-in waits for it (auth() opens it before it knows whether one will). */
+  idle(): void {
+    if (!this.going) this.callback.close();
   }
 
   /** `base`, hearing which scope the server wants when it refuses a call for want of one (step-up). */
