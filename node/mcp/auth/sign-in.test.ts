@@ -219,6 +219,35 @@ describe("signing in to a remote MCP server", () => {
     }
   });
 
+  it("opens only a web page: an authorization endpoint of another scheme is refused", async () => {
+    const asking: Server = createServer((req, res) => {
+      const base = `http://127.0.0.1:${port}`;
+      const json = (v: unknown) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(v));
+      if (req.url?.startsWith("/.well-known/oauth-protected-resource"))
+        return json({ resource: `${base}/mcp`, authorization_servers: [base] });
+      if (req.url?.startsWith("/.well-known/oauth-authorization-server"))
+        return json({
+          issuer: base,
+          authorization_endpoint: "file:///etc/hostname",
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          response_types_supported: ["code"],
+          code_challenge_methods_supported: ["S256"],
+        });
+      if (req.url === "/register") return json({ client_id: "c1", redirect_uris: [] });
+      res.writeHead(401, { "www-authenticate": 'Bearer error="invalid_token"' }).end();
+    });
+    await new Promise<void>((r) => asking.listen(0, "127.0.0.1", () => r()));
+    const port = (asking.address() as { port: number }).port;
+    try {
+      const servers = registry(`http://127.0.0.1:${port}/mcp`, () => expect.fail("no page but a web page opens"));
+      await servers.get("remote")!.ready();
+      expect(servers.report()[0]).toMatchObject({ signin: "sign-in failed: its authorization page is not a web page (file:)" });
+    } finally {
+      asking.close();
+    }
+  });
+
   it("does not use a token file others may read, or one that is corrupt: it says so and signs in afresh", async () => {
     const url = await oauthServer();
     const file = signInFile(dir, url);

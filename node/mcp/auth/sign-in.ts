@@ -148,6 +148,12 @@ export class ServerSignIn {
 
   /** auth() wants the user at `page`: opened when it may be, and the callback is waited for. */
   private redirected(page: URL, state: string): void {
+    // The page comes from the server's metadata: only a web page is opened (never a file or a program's URL).
+    if (page.protocol !== "https:" && page.protocol !== "http:") {
+      this.current = { type: "error", error: `its authorization page is not a web page (${page.protocol})` };
+      this.callback.close();
+      return;
+    }
     // A step-up is asked for by a call the user made: its page opens whenever.
     if (!this.mayOpen && !this.provider.steppingUp) {
       this.current = { type: "needs-sign-in", why: "sign in from :Tine mcp" };
