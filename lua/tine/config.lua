@@ -62,6 +62,10 @@ M.defaults = {
   mcp_auto_approve = {},
   -- Seconds an MCP server may take to start, or a call to answer; a call past it is cancelled.
   mcp_timeout = 120,
+  -- How a remote MCP server's sign-in page is shown (:help tine-mcp-sign-in): a function(url,
+  -- server). Unset: the URL is shown in a notification and opened with vim.ui.open (without a
+  -- browser, open the URL elsewhere; its callback must reach 127.0.0.1 on this machine).
+  -- mcp_open_url = function(url, server) end,
   -- Threads are written here as they happen (one JSONL transcript per thread, per project).
   data_dir = vim.fn.stdpath("data") .. "/tine",
   -- false: threads live only in memory and nothing is written to disk.
@@ -256,16 +260,27 @@ end
 ---@type TineConfig
 M.options = vim.deepcopy(M.defaults)
 
---- An option setup() takes: one the rules name.
+--- Options only Neovim reads (a function cannot be sent to the host): what each must be.
+M.lua_only = { mcp_open_url = "function" }
+
+--- An option setup() takes: one the rules name, or one only Neovim reads.
 ---@param name any
 ---@return boolean
 local function known(name)
-  return type(name) == "string" and rules.fields[name] ~= nil
+  return type(name) == "string" and (rules.fields[name] ~= nil or M.lua_only[name] ~= nil)
 end
 
 --- The problem with option `name` of `options` (nil when there is none).
 local function problem(options, name)
   return checks.check(rules.fields[name], options[name], name, options)
+end
+
+--- The problem with Neovim's own option `name` (unset is none), as a line.
+local function lua_only_problem(options, name)
+  local v = options[name]
+  if v ~= nil and type(v) ~= M.lua_only[name] then
+    return ("tine: setup: %s must be a %s (got %s)"):format(name, M.lua_only[name], vim.inspect(v))
+  end
 end
 
 --- The problems with `options` (merged from the user's `given`), one line each, naming the option.
@@ -283,6 +298,12 @@ function M.problems(options, given)
     local p = problem(options, name)
     if p then
       table.insert(out, "tine: setup: " .. checks.say(p))
+    end
+  end
+  for name in pairs(M.lua_only) do
+    local p = lua_only_problem(options, name)
+    if p then
+      table.insert(out, p)
     end
   end
   table.sort(out)
@@ -315,6 +336,11 @@ function M.setup(opts)
     for _, name in ipairs(rules.order) do
       if problem(options, name) then
         options[name] = vim.deepcopy(M.defaults[name])
+      end
+    end
+    for name in pairs(M.lua_only) do
+      if lua_only_problem(options, name) then
+        options[name] = nil
       end
     end
   end

@@ -75,6 +75,9 @@ end
 ---@return TineHostConfig
 local function host_config()
   local sent = vim.deepcopy(config.options)
+  for name in pairs(config.lua_only) do
+    sent[name] = nil
+  end
   for name in pairs(config.unset) do
     if sent[name] == nil then
       sent[name] = vim.NIL

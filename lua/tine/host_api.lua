@@ -108,6 +108,14 @@ function M.notify(message, level)
   return true
 end
 
+--- A remote MCP server's sign-in page: shown through the user's opener (lua/tine/mcp.lua).
+function M.open_url(server, url)
+  vim.schedule(function()
+    require("tine.mcp").open_url(server, url)
+  end)
+  return true
+end
+
 --- The thread crossed `auto_compact`: the user is asked (later, not inside the host's call) whether to compact it.
 function M.offer_compact(id, text)
   vim.schedule(function()

@@ -12,7 +12,44 @@ local M = {}
 ---@param s table a report of the host's `mcp_servers`
 ---@return string
 function M.describe(s)
-  return ("%s  %s  (%s: %s)"):format(s.name, s.detail, s.from, s.where)
+  local signin = (s.signin or "") ~= "" and ("  [%s]"):format(s.signin) or ""
+  return ("%s  %s%s  (%s: %s)"):format(s.name, s.detail, signin, s.from, s.where)
+end
+
+--- Shows a remote server's sign-in page: through `mcp_open_url` when set, else the URL in a
+--- notification (to open elsewhere, as on a machine without a browser) and vim.ui.open.
+---@param server string
+---@param url string
+function M.open_url(server, url)
+  local opener = require("tine.config").options.mcp_open_url
+  if opener then
+    local ok, err = pcall(opener, url, server)
+    if not ok then
+      vim.notify(("tine: mcp_open_url failed (%s); sign in to %s at:\n%s"):format(err, server, url), vim.log.levels.ERROR)
+    end
+    return
+  end
+  vim.notify(("tine: sign in to MCP server %s at:\n%s"):format(server, url), vim.log.levels.INFO)
+  if vim.ui.open then
+    pcall(vim.ui.open, url)
+  end
+end
+
+--- What can be done to server `s` in the picker, by its state.
+---@param s table a report of the host's `mcp_servers`
+---@return string[]
+function M.actions(s)
+  local actions = { "tools", "restart", "stop" }
+  if s.signin_state == "signed-in" then
+    table.insert(actions, "sign out")
+  elseif s.signin_state ~= "not-asked" then
+    table.insert(actions, 1, "sign in")
+    table.insert(actions, "sign out")
+  end
+  if #s.stderr > 0 then
+    table.insert(actions, "stderr")
+  end
+  return actions
 end
 
 --- The lines of a server's tools list: a head saying how mcp_auto_approve names them, then each tool
@@ -83,17 +120,14 @@ function M.pick()
     if not s then
       return
     end
-    local actions = { "tools", "restart", "stop" }
-    if #s.stderr > 0 then
-      table.insert(actions, "stderr")
-    end
-    vim.ui.select(actions, { prompt = s.name .. ": " .. s.detail }, function(action)
+    vim.ui.select(M.actions(s), { prompt = s.name .. ": " .. s.detail }, function(action)
       if action == "tools" then
         list_tools(s)
       elseif action == "stderr" then
         vim.notify(("tine: MCP server %s, its last stderr lines:\n%s"):format(s.name, table.concat(s.stderr, "\n")))
       elseif action then
-        guarded(host.request, "mcp_server", s.name, action)
+        -- "sign in" / "sign out" are the host's "sign-in" / "sign-out"
+        guarded(host.request, "mcp_server", s.name, (action:gsub(" ", "-")))
       end
     end)
   end)

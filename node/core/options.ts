@@ -30,6 +30,23 @@ const strings = listOf(str(), "a list of strings");
 const stringMap = optional(mapOf(str(), "a table of strings", "dotted"));
 
 /**
+ * A remote MCP server's sign-in (node/mcp/auth/): a client registered with its authorization
+ * server beforehand (else tine registers itself), the scope to ask for when the server does not
+ * say, and a fixed port for the callback (a pre-registered client's redirect URL names one).
+ */
+const OAUTH = record(
+  {
+    client_id: optional(nonEmptyStr()),
+    client_secret: optional(str()),
+    scope: optional(str()),
+    callback_port: optional(num({ whole: true, min: 1, max: 65535 })),
+    // An https URL of tine's client metadata (SEP-991), used as the client id where the server takes one.
+    client_metadata_url: optional(nonEmptyStr()),
+  },
+  "a table { client_id, client_secret, scope, callback_port, client_metadata_url }",
+);
+
+/**
  * An MCP server by name, as setup gives it (`{ command = { prog, args... }, env, cwd }` or
  * `{ url, headers }`) and as a project's file does (Claude Code's `{ command: "prog", args,
  * env, cwd }` or `{ type: "http"|"sse", url, headers }`): node/mcp/config.ts reads both with it.
@@ -52,7 +69,7 @@ export const MCP_SERVERS = mapOf(
           cwd: optional(str()),
         },
       },
-      { when: { url: str(), type: oneOf("http", "sse") }, fields: { url: str(), headers: stringMap } },
+      { when: { url: str(), type: oneOf("http", "sse") }, fields: { url: str(), headers: stringMap, oauth: optional(OAUTH) } },
     ],
     extra: "refused",
   }),

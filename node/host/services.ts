@@ -173,6 +173,8 @@ export class Services {
       denied: deniedVariables(config.tool_env_deny),
       timeoutMs: config.mcp_timeout * 1000,
       projectFiles: config.mcp_project_files,
+      dataDir: config.data_dir,
+      openUrl: (server, url) => this.nvim.openUrl(server, url),
       notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
       elicitationWaiting: (id) =>
         void nvim.call("elicitation_waiting", [id, this.chat.titleOf(id) ?? ""]).catch((e) => nvim.log(String(e))),

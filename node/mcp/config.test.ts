@@ -8,6 +8,7 @@ import { say } from "../core/checks.ts";
 import {
   expandVars,
   launchOf,
+  type McpServerSpec,
   mcpServersOption,
   mergeServers,
   readProjectFile,
@@ -30,6 +31,24 @@ describe("mcp_servers from setup", () => {
       { kind: "stdio", name: "gh", from: "setup", command: "npx", args: ["-y", "server"], env: { TOKEN: "${GH}" }, cwd: "tools" },
       { kind: "http", name: "web", from: "setup", url: "http://x/mcp", headers: {}, sse: false },
     ]);
+  });
+
+  it("takes an HTTP server's oauth (a pre-registered client, scope, callback port), its ${VAR} resolved only at start", () => {
+    const [spec] = parse({
+      web: { url: "http://x/mcp", oauth: { client_id: "${ID}", client_secret: "${SECRET}", scope: "read", callback_port: 8765 } },
+    }) as McpServerSpec[];
+    expect(spec).toMatchObject({ oauth: { client_id: "${ID}", client_secret: "${SECRET}" } });
+    const launch = launchOf(spec!, "/p", { ID: "client-1", SECRET: "s3" }, new Set());
+    expect(launch).toMatchObject({ oauth: { clientId: "client-1", clientSecret: "s3", scope: "read", callbackPort: 8765 } });
+    expect(launchOf((parse({ web: { url: "http://x/mcp" } }) as McpServerSpec[])[0]!, "/p", {}, new Set())).toMatchObject({
+      oauth: { clientId: null, clientSecret: null, scope: null, callbackPort: null, clientMetadataUrl: null },
+    });
+    expect(parse({ web: { url: "u", oauth: { callback_port: 0 } } })).toMatch(
+      /^config.mcp_servers.web.oauth.callback_port must be a whole number >= 1/,
+    );
+    expect(parse({ web: { url: "u", oauth: { token: "t" } } })).toBe(
+      'config.mcp_servers.web.oauth has no "token" (it takes client_id, client_secret, scope, callback_port, client_metadata_url)',
+    );
   });
 
   it("names what is wrong: a name unfit for tool names, a field, an empty command", () => {

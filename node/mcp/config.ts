@@ -12,6 +12,7 @@ import type { Check, Checked } from "../core/checks.ts";
 import { ok, say } from "../core/checks.ts";
 import { MCP_SERVERS } from "../core/options.ts";
 import { check, type Value } from "../core/rules.ts";
+import type { OAuthOptions } from "./auth/provider.ts";
 
 /** Where a server was configured; an earlier place wins over a later one for the same name. */
 export type McpOrigin = "setup" | ".tine/mcp.json" | ".mcp.json";
@@ -28,7 +29,23 @@ export type McpServerSpec =
       readonly cwd: string | null;
     })
   /** `sse`: the old HTTP+SSE transport only (Claude Code's `"type": "sse"`); else Streamable HTTP, falling back to SSE. */
-  | (Common & { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly sse: boolean });
+  | (Common & {
+      readonly kind: "http";
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly sse: boolean;
+      /** Its `oauth` option (`${VAR}` unresolved); a server that asks for a sign-in gets one without it too. */
+      readonly oauth?: OAuthSpec;
+    });
+
+/** A server's `oauth` option as written. */
+export type OAuthSpec = {
+  readonly client_id?: string;
+  readonly client_secret?: string;
+  readonly scope?: string;
+  readonly callback_port?: number;
+  readonly client_metadata_url?: string;
+};
 
 const isMap = (v: unknown): v is Record<string, unknown> =>
   (typeof v === "object" && v !== null && !Array.isArray(v)) || (Array.isArray(v) && v.length === 0);
@@ -36,7 +53,16 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 /** The servers as the rule lets them through (both shapes): the spec of each, as the rest of tine reads it. */
 export function serversOf(servers: Value<typeof MCP_SERVERS>, from: McpOrigin): McpServerSpec[] {
   return Object.entries(servers).map(([name, s]): McpServerSpec => {
-    if ("url" in s) return { kind: "http", name, from, url: s.url, headers: s.headers ?? {}, sse: s.type === "sse" };
+    if ("url" in s)
+      return {
+        kind: "http",
+        name,
+        from,
+        url: s.url,
+        headers: s.headers ?? {},
+        sse: s.type === "sse",
+        ...(s.oauth ? { oauth: s.oauth } : {}),
+      };
     const [command, ...rest] = typeof s.command === "string" ? [s.command] : s.command;
     return { kind: "stdio", name, from, command: command!, args: [...rest, ...(s.args ?? [])], env: s.env ?? {}, cwd: s.cwd ?? null };
   });
@@ -89,7 +115,13 @@ export type McpLaunch =
       readonly env: Record<string, string>;
       readonly cwd: string;
     }
-  | { readonly kind: "http"; readonly url: URL; readonly headers: Record<string, string>; readonly sse: boolean };
+  | {
+      readonly kind: "http";
+      readonly url: URL;
+      readonly headers: Record<string, string>;
+      readonly sse: boolean;
+      readonly oauth: OAuthOptions;
+    };
 
 /** Thrown when a value names a variable that is not set: the message names the variable, never a value. */
 export class UnsetVariable extends Error {}
@@ -123,7 +155,11 @@ function valuesOf(spec: McpServerSpec): string[] {
     case "stdio":
       return [spec.command, ...spec.args, ...Object.values(spec.env), ...(spec.cwd === null ? [] : [spec.cwd])];
     case "http":
-      return [spec.url, ...Object.values(spec.headers)];
+      return [
+        spec.url,
+        ...Object.values(spec.headers),
+        ...[spec.oauth?.client_id, spec.oauth?.client_secret].filter((v) => v !== undefined),
+      ];
   }
 }
 
@@ -157,9 +193,24 @@ export function launchOf(spec: McpServerSpec, root: string, values: Values, deni
         cwd: spec.cwd === null ? root : resolve(root, expand(spec.cwd)),
       };
     case "http":
-      return { kind: "http", url: new URL(expand(spec.url)), headers: expandAll(spec.headers, values, refused), sse: spec.sse };
+      return {
+        kind: "http",
+        url: new URL(expand(spec.url)),
+        headers: expandAll(spec.headers, values, refused),
+        sse: spec.sse,
+        oauth: oauthOf(spec.oauth ?? {}, expand),
+      };
   }
 }
+
+/** A server's `oauth` option, resolved: an unset or empty value is none. */
+const oauthOf = (o: OAuthSpec, expand: (value: string) => string): OAuthOptions => ({
+  clientId: o.client_id === undefined ? null : expand(o.client_id) || null,
+  clientSecret: o.client_secret === undefined ? null : expand(o.client_secret) || null,
+  scope: o.scope || null,
+  callbackPort: o.callback_port ?? null,
+  clientMetadataUrl: o.client_metadata_url ?? null,
+});
 
 /** How `:Tine mcp` and `:checkhealth tine` name where a server is, as written (no value resolved). */
 export function describeSpec(spec: McpServerSpec): string {

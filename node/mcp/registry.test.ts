@@ -47,6 +47,8 @@ function start(
     notify: (n) => void notices.push(n),
     projectFiles: options.projectFiles ?? false,
     elicitationWaiting: () => {},
+    dataDir: dir,
+    openUrl: () => {},
   });
   return { servers, tools: new McpTools(servers, options.autoApprove ?? []) };
 }
@@ -198,6 +200,8 @@ describe("MCP servers", () => {
         notify: (n) => void notices.push(n),
         projectFiles: false,
         elicitationWaiting: () => {},
+        dataDir: dir,
+        openUrl: () => {},
       });
       const tools = new McpTools(servers, []);
       expect((await tools.offered(signal())).map((t) => t.name)).toContain("mcp__old__echo");

@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ThreadId } from "../core/ids.ts";
+import type { SignInState } from "./auth/sign-in.ts";
 import { MCP_FILES, type McpOrigin, type McpServerSpec, mergeServers, readProjectFile, refusedVariables } from "./config.ts";
 import { Elicitations } from "./elicitations.ts";
 import { McpServer, type ServerEvent, type ServerState } from "./server.ts";
@@ -25,7 +26,14 @@ export type RegistryDeps = {
   readonly projectFiles: boolean;
   /** A server's question waits for this thread's user (elicitations.ts). */
   readonly elicitationWaiting: (thread: ThreadId) => void;
+  /** tine's data folder: remote servers' sign-ins are kept under it (auth/token-store.ts). */
+  readonly dataDir: string;
+  /** Shows the user a server's sign-in page (`mcp_open_url`, lua/tine/mcp.lua). */
+  readonly openUrl: (server: string, url: string) => void;
 };
+
+/** How long a sign-in's callback is waited for, once its page is opened. */
+export const SIGN_IN_WAIT_MS = 5 * 60 * 1000;
 
 /** One server as `:Tine mcp` and `:checkhealth tine` show it. */
 export type McpServerReport = {
@@ -38,6 +46,10 @@ export type McpServerReport = {
   detail: string;
   /** Its last lines of stderr. */
   stderr: string[];
+  /** A remote server's sign-in (auth/sign-in.ts), in words; "" when it never asked for one. */
+  signin: string;
+  /** Which sign-in state that is (`:Tine mcp` offers to sign in or out by it). */
+  signin_state: SignInState["type"];
 };
 
 /** One of a server's tools as `:Tine mcp` lists it: its name as the server gives it (as `mcp_auto_approve` takes it), its description. */
@@ -97,9 +109,14 @@ export class McpServers {
           ...this.deps,
           event: (e) => this.heard(spec.name, e),
           elicit: (params, signal) => this.elicitations.ask(spec.name, params, signal),
+          signIn: this.signInDeps,
         }),
       ]),
     );
+  }
+
+  private get signInDeps() {
+    return { dataDir: this.deps.dataDir, openUrl: this.deps.openUrl, waitMs: SIGN_IN_WAIT_MS };
   }
 
   /** Said once, when the files are read (not at each start): which variables each file names that its servers do not get. */
@@ -121,6 +138,9 @@ export class McpServers {
         return;
       case "failed":
         this.deps.notify({ level: "error", text: `tine: MCP server ${name} could not start: ${event.error}` });
+        return;
+      case "notice":
+        this.deps.notify({ level: event.level, text: event.text });
         return;
       case "tools-changed": {
         const what = [
@@ -146,6 +166,8 @@ export class McpServers {
       state: s.state.type,
       detail: s.describe(),
       stderr: [...s.stderr],
+      signin: s.signIn?.describe() ?? "",
+      signin_state: s.signIn?.state.type ?? "not-asked",
     }));
   }
 
@@ -153,13 +175,18 @@ export class McpServers {
    * `:Tine mcp`: done in the background (a start may take up to mcp_timeout, and Neovim must not
    * wait for it); how a restart went is told when it is known. Returns the server as it is now.
    */
-  act(name: string, action: "restart" | "stop"): McpServerReport {
+  act(name: string, action: "restart" | "stop" | "sign-in" | "sign-out"): McpServerReport {
     const server = this.named(name);
     if (action === "stop") void server.stop();
-    else
+    else if (action === "sign-out") {
+      server.signIn?.signOut();
+      void server.restart();
+    } else {
+      if (action === "sign-in") server.signIn?.allowOpening();
       void server.restart().then(() => {
         if (server.state.type === "ready") this.deps.notify({ level: "info", text: `tine: MCP server ${name}: ${server.describe()}` });
       });
+    }
     return this.report().find((s) => s.name === name)!;
   }
 

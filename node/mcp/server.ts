@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolOutcome } from "../tools/source.ts";
 import { timerDelay } from "../util/timer.ts";
+import type { ServerSignIn, SignInDeps } from "./auth/sign-in.ts";
 import { describeSpec, launchOf, type McpLaunch, type McpServerSpec } from "./config.ts";
 import type { ElicitAnswer } from "./elicitations.ts";
 import { MAX_MESSAGE_BYTES, RESULT_TOO_LARGE } from "./message-lines.ts";
@@ -33,7 +34,9 @@ export type ServerState =
 export type ServerEvent =
   | { readonly type: "restarting"; readonly after: string }
   | { readonly type: "failed"; readonly error: string }
-  | { readonly type: "tools-changed"; readonly added: readonly string[]; readonly removed: readonly string[] };
+  | { readonly type: "tools-changed"; readonly added: readonly string[]; readonly removed: readonly string[] }
+  /** About its sign-in (auth/sign-in.ts). */
+  | { readonly type: "notice"; readonly level: "info" | "error"; readonly text: string };
 
 export type ServerDeps = {
   /** The project folder: a stdio server's default cwd. */
@@ -47,6 +50,8 @@ export type ServerDeps = {
   readonly event: (event: ServerEvent) => void;
   /** The server asks the user (`elicitation/create`; `params` unchecked); `signal`: it withdrew the question. */
   readonly elicit: (params: unknown, signal: AbortSignal) => Promise<ElicitAnswer>;
+  /** A remote server's sign-in: where it is kept, how its page is opened, how long it is waited for. */
+  readonly signIn: Omit<SignInDeps, "notify">;
 };
 
 const CLIENT_INFO = { name: "tine.nvim", version: "0.1.0" };
@@ -62,6 +67,8 @@ export class McpServer {
   private readonly stderrLines: string[] = [];
   /** The pid of a stdio server's process, while it runs (stopped with the host). */
   private pid: number | null = null;
+  /** A Streamable HTTP server's sign-in, made at its first start. */
+  private signInOf: ServerSignIn | null = null;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -79,6 +86,11 @@ export class McpServer {
   /** Its last lines of stderr (stdio servers), oldest first. */
   get stderr(): readonly string[] {
     return this.stderrLines;
+  }
+
+  /** Its sign-in, once it has been started over Streamable HTTP. */
+  get signIn(): ServerSignIn | null {
+    return this.signInOf;
   }
 
   /** How it is started, as configured (no variable resolved). */
@@ -143,14 +155,32 @@ export class McpServer {
     }
     const requestInit = { headers: launch.headers };
     if (!launch.sse) {
-      const transport = new sdk.StreamableHTTPClientTransport(launch.url, { requestInit, fetch: sdk.boundedFetch() });
-      const client = this.client(sdk, generation);
+      this.signInOf ??= new sdk.ServerSignIn(this.name, launch.url, launch.oauth, {
+        ...this.deps.signIn,
+        notify: (level, text) => this.deps.event({ type: "notice", level, text }),
+      });
+      const signIn = this.signInOf;
       try {
-        await client.connect(transport, options);
-        this.watch(transport, generation);
-        return { client, transport, generation };
+        // A server that asks for a sign-in is connected to again once the user signed in.
+        return await signIn.connect(async () => {
+          const authProvider = signIn.provider;
+          const transport = new sdk.StreamableHTTPClientTransport(launch.url, {
+            requestInit,
+            fetch: signIn.watchScopes(sdk.boundedFetch()),
+            authProvider,
+          });
+          const client = this.client(sdk, generation);
+          try {
+            await client.connect(transport, options);
+          } catch (error) {
+            void client.close();
+            throw error;
+          }
+          this.watch(transport, generation);
+          return { client, transport, generation };
+        });
       } catch (error) {
-        void client.close();
+        if (signIn.involved) throw error;
         // The older HTTP+SSE transport, as the SDK's clients fall back to it.
         try {
           return await this.connectSse(sdk, launch, generation);
@@ -239,7 +269,7 @@ export class McpServer {
    * `signal` aborts, the call is cancelled through the protocol (the SDK sends
    * notifications/cancelled) and answered so.
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, afterSignIn = false): Promise<ToolOutcome> {
     await this.ready();
     const live = this.live;
     if (this.current.type !== "ready" || !live)
@@ -254,6 +284,12 @@ export class McpServer {
       return "toolResult" in result ? { text: JSON.stringify(result.toolResult), isError: false } : toOutcome(result);
     } catch (error) {
       if (signal.aborted) return { text: "[aborted: the call was cancelled]", isError: true };
+      // Its token was refused and not refreshed, or it wants more scope: once signed in (again), the call is made again.
+      if (error instanceof sdk.UnauthorizedError && this.signInOf && !afterSignIn)
+        return this.signInOf.signedIn().then(
+          () => this.call(tool, args, signal, true),
+          (why: Error) => ({ text: `The MCP server ${this.name} ${why.message}`, isError: true }),
+        );
       const data =
         error instanceof sdk.McpError && error.code === RESULT_TOO_LARGE ? (error.data as { bytes?: unknown; cut?: unknown }) : undefined;
       // `cut`: an HTTP server's answer, read up to the bound and no further (bounded-fetch.ts).
@@ -279,7 +315,7 @@ export class McpServer {
       case "stopped":
         return s.why;
       case "starting":
-        return "starting";
+        return this.signInOf?.state.type === "signing-in" ? "waiting for you to sign in (in your browser)" : "starting";
       case "ready":
         return `ready with ${s.tools.length} tool${s.tools.length === 1 ? "" : "s"}`;
       case "failed":
@@ -295,6 +331,7 @@ export class McpServer {
     this.pid = null;
     this.starting = null;
     this.current = { type: "stopped", why: "stopped by you" };
+    this.signInOf?.close();
     await live?.client.close().catch(() => {});
   }
 

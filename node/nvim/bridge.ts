@@ -90,6 +90,11 @@ export class NvimBridge {
     this.call("notify", [message, "error"]).catch(() => this.log(message));
   }
 
+  /** Shows `url` through the user's opener; it is not logged when that fails (the user sees it in `:Tine mcp`'s notice). */
+  openUrl(server: string, url: string): void {
+    this.call("open_url", [server, url]).catch(() => this.log(`the sign-in page of MCP server ${server} could not be shown`));
+  }
+
   log(message: string): void {
     logLine(message);
   }

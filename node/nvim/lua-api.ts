@@ -22,6 +22,8 @@ export type QuickfixItem = { filename: string; lnum: number; text: string };
 export type LuaApi = {
   apply: { args: [buf: number, payload: ApplyPayload]; result: undefined };
   notify: { args: [message: string, level: "info" | "error"]; result: undefined };
+  /** A remote MCP server's sign-in page, shown through the user's opener (lua/tine/mcp.lua). */
+  open_url: { args: [server: string, url: string]; result: undefined };
   offer_compact: { args: [id: ThreadId, text: string]; result: undefined };
   create_thread_buffers: { args: [id: ThreadId, num: number, title: string, draft: string[]]; result: ThreadBufnrs };
   create_terminal_thread: {
@@ -82,6 +84,7 @@ const threadBufnrs = checked(record({ display: bufnr, input: bufnr }));
 export const LUA_RESULTS: { readonly [F in LuaFn]: (value: unknown, fn: F) => LuaApi[F]["result"] } = {
   apply: ignored,
   notify: ignored,
+  open_url: ignored,
   offer_compact: ignored,
   create_thread_buffers: threadBufnrs,
   create_terminal_thread: threadBufnrs,

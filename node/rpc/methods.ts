@@ -311,7 +311,10 @@ export const METHODS = {
   /** Every MCP server with its state (`:Tine mcp`, `:checkhealth tine`); none is started by asking. */
   mcp_servers: { args: [], result: returns<McpServerReport[]>() },
   /** `:Tine mcp`: a server restarted or stopped, in the background (the host tells how a restart went); the server as it is now. */
-  mcp_server: { args: [arg("name", string), arg("action", oneOf("restart", "stop"))], result: returns<McpServerReport>() },
+  mcp_server: {
+    args: [arg("name", string), arg("action", oneOf("restart", "stop", "sign-in", "sign-out"))],
+    result: returns<McpServerReport>(),
+  },
   /** `:Tine mcp`: a server's tools, started first when it is not running (asked without waiting: a start may take mcp_timeout). */
   mcp_tools: { args: [arg("name", string)], result: returns<McpToolReport[]>() },
   /** The oldest question an MCP server asks thread `id`'s user (lua/tine/elicit.lua shows it), or null. */

@@ -216,7 +216,7 @@ describe(`options (${nv.version})`, () => {
         { option: "keymaps", value: '{ sned = "x" }' },
       ];
       const seen = await s.lua<{ setup: string; init: string; kept: boolean }[]>(RUN_CASES, cases);
-      const servers = 'mcp_servers.s has no "cmd" (it takes type, command, args, env, cwd, url, headers)';
+      const servers = 'mcp_servers.s has no "cmd" (it takes type, command, args, env, cwd, url, headers, oauth)';
       const sidebar = 'sidebar has no "sides" (it takes side, width, input_height, min_editor_width)';
       assert.deepEqual(seen.slice(0, 2), [
         { setup: `tine: setup: ${servers}`, init: `tine: config.${servers}`, kept: true },
