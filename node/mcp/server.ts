@@ -57,7 +57,16 @@ export type ServerDeps = {
 const CLIENT_INFO = { name: "tine.nvim", version: "0.1.0" };
 
 /** A live connection: the generation tells a stale close from the current one's. */
-type Live = { readonly client: Client; readonly transport: Transport; readonly generation: number };
+type Live = {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly generation: number;
+  /**
+   * Its tools, when listed as it connected: a remote server may ask for a sign-in only once its
+   * tools are asked for (not at `initialize`), and that sign-in is waited for as a start's is.
+   */
+  readonly tools?: Tool[];
+};
 
 export class McpServer {
   private current: ServerState = { type: "stopped", why: "not started yet" };
@@ -126,7 +135,7 @@ export class McpServer {
         return;
       }
       this.live = live;
-      this.current = { type: "ready", tools: await this.listTools(live.client) };
+      this.current = { type: "ready", tools: live.tools ?? (await this.listTools(live.client)) };
     } catch (error) {
       if (generation !== this.generation) return;
       const message = error instanceof Error ? error.message : String(error);
@@ -170,14 +179,16 @@ export class McpServer {
             authProvider,
           });
           const client = this.client(sdk, generation);
+          let tools: Tool[];
           try {
             await client.connect(transport, options);
+            tools = await this.listTools(client);
           } catch (error) {
             void client.close();
             throw error;
           }
           this.watch(transport, generation);
-          return { client, transport, generation };
+          return { client, transport, generation, tools };
         });
       } catch (error) {
         if (signIn.involved) throw error;

@@ -105,9 +105,12 @@ if (!url) {
   process.exit(2);
 }
 const call = callFor(scenario);
+/** A client the scenario's authorization server knows (`auth/pre-registration`): in the server's entry, as a user writes it. */
+const context = JSON.parse(process.env["MCP_CONFORMANCE_CONTEXT"] ?? "{}") as { client_id?: string; client_secret?: string };
+const oauth = context.client_id ? { oauth: { client_id: context.client_id, client_secret: context.client_secret } } : {};
 try {
   await withNeovim(await newestNvim(), (s) => drive(s, call), {
-    setup: { mcp_servers: { [SERVER]: { url } }, mcp_auto_approve: [SERVER] },
+    setup: { mcp_servers: { [SERVER]: { url, ...oauth } }, mcp_auto_approve: [SERVER] },
   });
 } catch (error) {
   console.error((error as Error).message);
