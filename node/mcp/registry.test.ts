@@ -34,9 +34,22 @@ afterEach(async () => {
 
 /** A registry of one stdio test server named `test`, with `vars` as the environment `${VAR}` reads. */
 function start(
-  options: { timeoutMs?: number; autoApprove?: string[]; vars?: Record<string, string>; projectFiles?: boolean; more?: string[] } = {},
+  options: {
+    timeoutMs?: number;
+    autoApprove?: string[];
+    vars?: Record<string, string>;
+    projectFiles?: boolean;
+    more?: string[];
+    /** The question the server's `ask` tool puts to the user (an elicitation/create's params). */
+    elicit?: object;
+  } = {},
 ) {
-  const env = { MCP_TEST_LOG: logFile, SECRET: "${TINE_SECRET}", MCP_TEST_MORE_TOOLS: JSON.stringify(options.more ?? []) };
+  const env: Record<string, string> = {
+    MCP_TEST_LOG: logFile,
+    SECRET: "${TINE_SECRET}",
+    MCP_TEST_MORE_TOOLS: JSON.stringify(options.more ?? []),
+    ...(options.elicit ? { MCP_TEST_ELICIT: JSON.stringify(options.elicit) } : {}),
+  };
   const spec = mcpServersOption({ test: { command: [process.execPath, SERVER], env } }, "mcp_servers");
   if (!spec.ok) throw new Error("bad spec");
   servers = new McpServers(spec.value, {
@@ -147,6 +160,19 @@ describe("MCP servers", () => {
     const outcome = await tools.run("mcp__test__sleep", { ms: 60_000 }, env(), signal());
     expect(outcome).toEqual({ text: "[timed out: no result after 5 s (mcp_timeout), so the call was cancelled]", isError: true });
     await until("the server to hear the cancellation", () => logLines().includes("cancelled sleep 60000"));
+  });
+
+  it("a call's time limit stands still while the server's question waits for the user", async () => {
+    const question = { mode: "form", message: "Go on?", requestedSchema: { type: "object", properties: {} } };
+    const { servers, tools } = start({ timeoutMs: 1000, elicit: question });
+    await tools.offered(signal());
+    const running = tools.run("mcp__test__ask", {}, env(), signal(), { thread: "t1" });
+    await until("the question", () => servers.elicitations.waits("t1"));
+    // The user takes longer than mcp_timeout to answer: what is measured here is that time passing.
+    await new Promise((r) => setTimeout(r, 2500));
+    const key = servers.elicitations.next("t1")!.key;
+    servers.elicitations.answer("t1", key, "decline", {});
+    expect(await running).toEqual({ text: 'answer: {"action":"decline"}', isError: false });
   });
 
   it("cancel a call through the protocol when it is aborted", async () => {

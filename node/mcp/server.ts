@@ -11,8 +11,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolOutcome } from "../tools/source.ts";
-import { timerDelay } from "../util/timer.ts";
+import { MAX_TIMER_MS, timerDelay } from "../util/timer.ts";
 import type { ServerSignIn, SignInDeps } from "./auth/sign-in.ts";
+import { CallClocks } from "./call-clocks.ts";
 import { describeSpec, launchOf, type McpLaunch, type McpServerSpec } from "./config.ts";
 import type { ElicitAnswer } from "./elicitations.ts";
 import { MAX_MESSAGE_BYTES, RESULT_TOO_LARGE } from "./message-lines.ts";
@@ -78,6 +79,8 @@ export class McpServer {
   private pid: number | null = null;
   /** A Streamable HTTP server's sign-in, made at its first start. */
   private signInOf: ServerSignIn | null = null;
+  /** Its calls' mcp_timeout, standing still while its question waits for the user. */
+  private readonly clocks = new CallClocks();
 
   constructor(
     readonly spec: McpServerSpec,
@@ -223,7 +226,12 @@ export class McpServer {
     // reads it and the user is told. Any other method is still unknown.
     client.fallbackRequestHandler = async (request, extra) => {
       if (request.method !== "elicitation/create") throw new sdk.McpError(sdk.ErrorCode.MethodNotFound, "Method not found");
-      return this.deps.elicit(request.params, extra.signal);
+      this.clocks.questionOpened();
+      try {
+        return await this.deps.elicit(request.params, extra.signal);
+      } finally {
+        this.clocks.questionClosed();
+      }
     };
     return client;
   }
@@ -286,15 +294,23 @@ export class McpServer {
     if (this.current.type !== "ready" || !live)
       return { text: `The MCP server ${this.name} is not running: ${this.describe()}`, isError: true };
     const sdk = await loadMcpSdk();
+    // tine's own clock, not the SDK's: it stands still while the server's question waits for the user.
+    const timedOut = new AbortController();
+    const clock = this.clocks.start(this.deps.timeoutMs, () => timedOut.abort());
     try {
       const result = await live.client.callTool({ name: tool, arguments: args }, sdk.CallToolResultSchema, {
-        signal,
-        timeout: timerDelay(this.deps.timeoutMs),
+        signal: AbortSignal.any([signal, timedOut.signal]),
+        timeout: MAX_TIMER_MS,
       });
       // A server of the protocol's first version may answer in its old shape.
       return "toolResult" in result ? { text: JSON.stringify(result.toolResult), isError: false } : toOutcome(result);
     } catch (error) {
       if (signal.aborted) return { text: "[aborted: the call was cancelled]", isError: true };
+      if (timedOut.signal.aborted)
+        return {
+          text: `[timed out: no result after ${Math.round(this.deps.timeoutMs / 1000)} s (mcp_timeout), so the call was cancelled]`,
+          isError: true,
+        };
       // Its token was refused and not refreshed, or it wants more scope: once signed in (again), the call is made again.
       if (error instanceof sdk.UnauthorizedError && this.signInOf && !afterSignIn)
         return this.signInOf.signedIn().then(
@@ -305,17 +321,14 @@ export class McpServer {
         error instanceof sdk.McpError && error.code === RESULT_TOO_LARGE ? (error.data as { bytes?: unknown; cut?: unknown }) : undefined;
       // `cut`: an HTTP server's answer, read up to the bound and no further (bounded-fetch.ts).
       if (typeof data?.bytes === "number") return tooLarge(data.bytes, MAX_MESSAGE_BYTES, data.cut === true);
-      if (error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout)
-        return {
-          text: `[timed out: no result after ${Math.round(this.deps.timeoutMs / 1000)} s (mcp_timeout), so the call was cancelled]`,
-          isError: true,
-        };
       // Read again: the connection may have closed while the call ran.
       const now = this.state;
       if (now.type === "failed")
         return { text: `The MCP server ${this.name} ${now.error} during the call; it starts again on its next use`, isError: true };
       if (live.generation !== this.generation) return { text: `The MCP server ${this.name} was stopped during the call`, isError: true };
       return { text: error instanceof Error ? error.message : String(error), isError: true };
+    } finally {
+      clock.stop();
     }
   }
 
