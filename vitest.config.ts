@@ -37,6 +37,7 @@ export default defineConfig({
           // The unit files run one after another in their worker's process: none keeps module-level
           // state another reads, and a process and its imports per file were half the unit run's CPU.
           isolate: false,
+          setupFiles: ["./test/vitest/shared-process-setup.ts"],
         },
       },
       ...(unitOnly ? [] : nvimsUnderTest()).map((nvim, i, all) => ({

@@ -15,9 +15,10 @@ local last = nil
 --- What completes the mention at the end of `before`; nil when none is being typed there.
 ---@param before string the line up to the cursor
 ---@param message_start boolean the line is the message's first (an `@`-command may start it)
+---@param buf integer? the input buffer (its thread's agent may take `/` commands)
 ---@return { start: integer, items: table[] }?
-local function ask_host(before, message_start)
-  local ok, result = pcall(host.request, "complete_mention", before, message_start)
+local function ask_host(before, message_start, buf)
+  local ok, result = pcall(host.request, "complete_mention", before, message_start, buf)
   if not ok then
     util.err(result)
     return nil
@@ -46,7 +47,7 @@ end
 ---@param before string
 ---@return integer
 local function find_start(before)
-  local result = ask_host(before, vim.api.nvim_win_get_cursor(0)[1] == 1)
+  local result = ask_host(before, vim.api.nvim_win_get_cursor(0)[1] == 1, vim.api.nvim_get_current_buf())
   if not result then
     last = nil
     return -3 -- no mention here: leave completion quietly

@@ -14,7 +14,10 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("tine_review_signs")
 vim.api.nvim_set_hl(0, "TineReviewSign", { default = true, link = "DiagnosticHint" })
 
---- What each buffer was last asked at (its changedtick), so entering it again asks no more.
+--- What each buffer was last asked at (its changedtick), so entering it again asks no more. Not
+--- cleared by a BufWipeout autocmd: a global one changes how Neovim's :q in the last window goes
+--- to a modified hidden buffer, which tine's quit guard (quit.lua) needs; buffer numbers are never
+--- reused, and the table starts over whenever a thread comes to rest.
 ---@type table<integer, integer>
 local asked = {}
 
@@ -143,12 +146,6 @@ function M.attach()
     group = group,
     callback = function(a)
       M.refresh(a.buf, a.event == "BufReadPost")
-    end,
-  })
-  vim.api.nvim_create_autocmd("BufWipeout", {
-    group = group,
-    callback = function(a)
-      asked[a.buf] = nil
     end,
   })
   vim.schedule(function()

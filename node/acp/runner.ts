@@ -13,6 +13,7 @@
  */
 import type { AgentSettings, PreparedFork, QuestionAnswer, Runner, RunnerQuestions, RunnerTraits, ThreadStatus } from "../chat/runner.ts";
 import type { AgentMsg, AgentStatus, CloneOptions } from "../core/agent.ts";
+import { type AgentCommand, agentCommandsOf } from "../core/agent-commands.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { UserBlock } from "../core/native.ts";
@@ -37,6 +38,7 @@ export class AcpRunner implements Runner {
   status: AgentStatus = { type: "idle" };
   readonly questions: RunnerQuestions;
   readonly agentSettings: AgentSettings;
+  readonly agentCommands = (): readonly AgentCommand[] => agentCommandsOf(this.transcript.state.commands);
   private readonly settings: AcpSettings;
   /** The user's choices are to be set on its session before its next prompt (a fork's new session). */
   private settingsDue: boolean;

@@ -25,6 +25,7 @@
  */
 
 import type { AgentMsg, AgentStatus, CloneOptions, OpenMessage } from "../core/agent.ts";
+import type { AgentCommand } from "../core/agent-commands.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { RequestKey, UserBlock } from "../core/native.ts";
@@ -110,6 +111,11 @@ export interface RunnerCore {
    * model through `conversation.chooseModel`).
    */
   readonly agentSettings?: AgentSettings;
+  /**
+   * The `/` commands its program takes as a message (an ACP agent's announced commands), which
+   * completion offers at a message's start; absent: none.
+   */
+  agentCommands?(): readonly AgentCommand[];
   /**
    * What its program says of its own usage (an ACP agent's context and cost), or absent: tine counts
    * it from the history and its prices. The winbar and the list show it for any runner that has it.

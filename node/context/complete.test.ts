@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { tempFolders } from "../../test/helpers/temp-folders.ts";
+import { agentCommandsOf } from "../core/agent-commands.ts";
 import type { Environment } from "../tools/environment.ts";
 import { localEnvironment } from "../tools/local-environment.ts";
 import { Kept, MentionCompleter, typedMention } from "./complete.ts";
@@ -74,6 +75,29 @@ describe("MentionCompleter", () => {
     // Not at the start of the message, or not on its first line: commands are not recognised there.
     expect(await words("look at @f", true)).toEqual(["file:"]);
     expect(await words("@f", false)).toEqual(["file:"]);
+  });
+
+  it("after / at a message's start, the commands of the thread's agent, as it described them; nothing when it has none", async () => {
+    const c = new MentionCompleter(localEnvironment(tmpdir()), 50, 10_000);
+    const commands = agentCommandsOf([
+      { name: "compact", description: "Compact the conversation", input: { hint: "instructions" } },
+      { name: "init", description: "Write a CLAUDE.md" },
+      { name: "bad name\u001b[31m", description: "refused" },
+      { name: "/review", description: "Review\nthe diff" },
+    ]);
+    expect(await c.complete("/", true, commands)).toEqual({
+      start: 1,
+      items: [
+        { word: "compact", menu: "Compact the conversation", info: "/compact <instructions>  Compact the conversation", kind: "command" },
+        { word: "init", menu: "Write a CLAUDE.md", info: "/init  Write a CLAUDE.md", kind: "command" },
+        { word: "review", menu: "Review the diff", info: "/review  Review the diff", kind: "command" },
+      ],
+    });
+    expect((await c.complete("  /re", true, commands))?.items.map((i) => i.word)).toEqual(["review"]);
+    // Not at a message's start, or a thread whose program takes none: nothing.
+    expect(await c.complete("see /re", true, commands)).toBeNull();
+    expect(await c.complete("/re", false, commands)).toBeNull();
+    expect(await c.complete("/", true, [])).toBeNull();
   });
 
   it("after @file:, the project's files best first, ignored ones left out", async () => {

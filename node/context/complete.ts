@@ -7,6 +7,7 @@
  * again.
  */
 
+import type { AgentCommand } from "../core/agent-commands.ts";
 import { SEND_COMMANDS } from "../core/send-commands.ts";
 import type { Environment } from "../tools/environment.ts";
 import { contextGit, type GitPlace } from "../tools/project-git.ts";
@@ -88,6 +89,21 @@ function commandItems(typed: string): CompletionItem[] {
     const word = name.replace(/N$/, "");
     return word.startsWith(t) ? [{ word, menu: info, info: `${usage}  ${info}`, kind: "command" as const }] : [];
   });
+}
+
+/** A `/` command being typed at the very start of a message (an agent's command, see agentCommands). */
+const SLASH_AT_START = /^\s*\/(\S*)$/u;
+
+/** The agent's commands whose name starts with `typed` (or, when none does, holds it), as the agent listed them. */
+function slashItems(typed: string, commands: readonly AgentCommand[]): CompletionItem[] {
+  const t = typed.toLowerCase();
+  const starting = commands.filter((c) => c.name.toLowerCase().startsWith(t));
+  return (starting.length ? starting : commands.filter((c) => c.name.toLowerCase().includes(t))).map((c) => ({
+    word: c.name,
+    menu: c.description,
+    info: `/${c.name}${c.hint ? ` <${c.hint}>` : ""}  ${c.description}`,
+    kind: "command",
+  }));
 }
 
 /** A listing is made again in the background when a completion finds it older than this. */
@@ -173,7 +189,13 @@ export class MentionCompleter {
    * there. `messageStart`: the line is the message's first, so an `@` alone at its start may be an
    * `@`-command too (offered before the mentions).
    */
-  async complete(before: string, messageStart = false): Promise<MentionCompletion | null> {
+  async complete(before: string, messageStart = false, agentCommands: readonly AgentCommand[] = []): Promise<MentionCompletion | null> {
+    const slash = messageStart ? SLASH_AT_START.exec(before) : null;
+    if (slash && agentCommands.length)
+      return {
+        start: byteLength(before, before.length - slash[1]!.length),
+        items: slashItems(slash[1]!, agentCommands).slice(0, this.maxItems),
+      };
     const typed = typedMention(before);
     if (!typed) return null;
     if (typed.type === "name") {

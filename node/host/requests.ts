@@ -174,7 +174,11 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   new_agent: ({ app }, [name]) => app.services.agents.open(name),
   agents_health: ({ app }) => app.services.agents.health(),
 
-  complete_mention: ({ app }, [before, messageStart]) => app.services.completer.complete(before, messageStart ?? false),
+  complete_mention: ({ app }, [before, messageStart, buf]) => {
+    const thread = buf === undefined ? null : app.services.buffers.threadForBuffer(buf);
+    const commands = (thread === null ? undefined : app.services.chat.threads.get(thread)?.runner.agentCommands?.()) ?? [];
+    return app.services.completer.complete(before, messageStart ?? false, commands);
+  },
   complete_prepare: ({ app }) => {
     app.services.completer.prepare();
     return true;

@@ -343,10 +343,11 @@ export const METHODS = {
   // -- completion of mentions in an input (lua/tine/complete.lua) --
   /**
    * `before`: the line up to the cursor; `message_start`: it is the message's first line (its
-   * `@`-commands are offered too); null when no mention is being typed there.
+   * `@`-commands are offered too, and after `/` the commands of the agent running the thread of
+   * input buffer `buf`); null when nothing is being typed there that completes.
    */
   complete_mention: {
-    args: [arg("before", string), arg("message_start", optional(boolean))],
+    args: [arg("before", string), arg("message_start", optional(boolean)), arg("buf", optional(bufnr))],
     result: returns<MentionCompletion | null>(),
   },
   /** Insert mode began in an input: the lists completion reads are made again if old. */

@@ -67,6 +67,21 @@ describe(`an ACP thread's extras (${nv.version})`, () => {
           const script = scriptAdapter(s.mock, textReply("Read it.", { id: "msg_read" }));
           const id = await s.lua<string>("return require('tine').agent('claude')");
           await s.waitForDisplay(id, /◆ Run by the ACP agent "claude"/);
+          // `/` then <C-x><C-o> at the start of a message: the commands the agent announced, with what each does.
+          await s.open(id);
+          await s.focus((await s.thread(id)).input_bufnr!);
+          await s.cmd("set completeopt=menuone,noselect");
+          let commands: { word: string; menu: string; kind: string }[] = [];
+          await s.until("the agent's commands in the menu", async () => {
+            await s.lua(`vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>ggcc/<C-x><C-o>", true, false, true), "mt", false)`);
+            commands = await s.lua("return vim.fn.complete_info({ 'items' }).items");
+            return commands.some((c) => c.word === "compact");
+          });
+          assert.ok(
+            commands.every((c) => c.kind === "command") && commands.find((c) => c.word === "compact")!.menu.length > 0,
+            JSON.stringify(commands),
+          );
+          await s.lua(`vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<C-e><Esc>", true, false, true), "mx", false)`);
           await sendIn(s, id, "What does @file:notes.md say?");
           await s.waitForDisplay(id, "Read it.");
           const said = saidIn(script.conversation()[0]!.body).join("\n");
