@@ -9,55 +9,23 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { body, exchange, sentBlocks, textOf, typeAndSend } from "../helpers/chat-driver.ts";
+import { body, exchange, sentBlocks, textOf } from "../helpers/chat-driver.ts";
 import { withGitProject } from "../helpers/code-session.ts";
-import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { tempProjects } from "../helpers/neovim.ts";
-import { response, textReply } from "../mock-anthropic/script.ts";
+import { api, EDITED, editingTurn, reviewProject, withLine } from "../helpers/review-turn.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
 
-/** 20 lines: a change at line 2 and one at line 18 are two hunks of a diff (3 lines of context each). */
-const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join("");
-const withLine = (text: string, n: number, line: string) =>
-  text
-    .split("\n")
-    .map((l, i) => (i === n - 1 ? line : l))
-    .join("\n");
-const EDITED = withLine(withLine(LINES, 2, "LINE 2"), 18, "LINE 18");
-
 type Hunk = { path: string; index: number; old_start: number; old_lines: number; new_start: number; new_lines: number; state: string };
-
-/** `require("tine").<fn>(...)`: what it returns, or its error as text. */
-async function api<T>(s: Session, fn: string, ...args: unknown[]): Promise<T | string> {
-  return s.lua<T | string>(`local ok, r = pcall(require('tine').${fn}, ...); if ok then return r end; return tostring(r)`, ...args);
-}
 
 const states = async (s: Session, id: string) =>
   ((await api<Hunk[]>(s, "hunks", id)) as Hunk[]).map((h) => `${h.path}#${h.index} ${h.state}`);
 
-/** A thread whose first turn edits lines.txt in two places and hello.txt, and makes blob.bin (a binary file). */
-async function editingTurn(s: Session): Promise<string> {
-  const command = "sed -i 's/^line 2$/LINE 2/; s/^line 18$/LINE 18/' lines.txt && printf 'bye\\n' > hello.txt && printf 'a\\0b' > blob.bin";
-  s.mock.reply(response([{ toolUse: { id: "b1", name: "bash_command", input: { command } } }]), textReply("Edited."));
-  await s.cmd("Tine");
-  const id = (await s.threads())[0]!.id;
-  await typeAndSend(s, "edit the files");
-  await s.waitForDisplay(id, "▸ 3 files changed");
-  await s.waitForStatus(id, "idle");
-  return id;
-}
-
-function setUp(cwd: string): string {
-  gitProject(cwd, { "hello.txt": "hello\n", "lines.txt": LINES, "blob.bin": "a\0a" });
-  return cwd;
-}
-
 describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
   it("lists the turn's hunks; undoes one in the working file keeping a later edit; :Tine restore undo takes the undo back; the review survives a restart", async () => {
-    await withGitProject(nv, setUp(project()), async (s) => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
       const id = await editingTurn(s);
       assert.deepEqual(await api(s, "hunks", id), [
         { path: "hello.txt", index: 1, old_start: 1, old_lines: 1, new_start: 1, new_lines: 1, state: "pending" },
@@ -87,7 +55,7 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
   });
 
   it("the next request carries, after the user's text, the hunks undone (what came back) and the comments; earlier messages as sent; told once", async () => {
-    await withGitProject(nv, setUp(project()), async (s) => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
       const id = await editingTurn(s);
       const lastAsked = body(s, -1);
       assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 0 });
@@ -111,7 +79,7 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
   });
 
   it("an undo whose lines changed since gets conflict markers and the quickfix list; nothing is lost", async () => {
-    await withGitProject(nv, setUp(project()), async (s) => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
       const id = await editingTurn(s);
       writeFileSync(join(s.cwd, "lines.txt"), withLine(EDITED, 2, "mine 2"));
       assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 1 });
@@ -130,7 +98,7 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
   });
 
   it("in the display: the change list opened to a file's hunks, ]h [h between them, gk gc gu keep, comment on and undo the hunk under the cursor, its state at the end of its @@ line", async () => {
-    await withGitProject(nv, setUp(project()), async (s) => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
       const id = await editingTurn(s);
       await s.answerInput("why upper case?");
       await s.onDisplayLine(id, "▸ 3 files changed", "<Tab>");
@@ -173,7 +141,7 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
   });
 
   it("refuses with a clear message, the file untouched: no such hunk or file, a binary file, a file deleted since, an empty comment, a hunk taken back by hand, a file made binary since", async () => {
-    await withGitProject(nv, setUp(project()), async (s) => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
       const id = await editingTurn(s);
       rmSync(join(s.cwd, "hello.txt"));
       const refusals = [
