@@ -21,8 +21,18 @@ export type RetryWait = { readonly at: number; readonly why: string };
 
 export type AgentStatus =
   | { readonly type: "idle" }
-  /** `retry`: waiting until `at` to try again, after `why` (a transient error, see api-errors.ts). */
-  | { readonly type: "streaming"; readonly startedAt: number; readonly attempt: number; readonly retry?: RetryWait }
+  /**
+   * `retry`: waiting until `at` to try again, after `why` (a transient error, see api-errors.ts).
+   * `waitingForTools`: its request waits for the tools it offers to be listed (its MCP servers
+   * starting, or one waiting for the user to sign in) before it goes.
+   */
+  | {
+      readonly type: "streaming";
+      readonly startedAt: number;
+      readonly attempt: number;
+      readonly retry?: RetryWait;
+      readonly waitingForTools?: true;
+    }
   | { readonly type: "stopped"; readonly stopReason: StopReason }
   | { readonly type: "error"; readonly message: string };
 

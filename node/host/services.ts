@@ -43,6 +43,7 @@ import { UsageBook } from "../usage/book.ts";
 import { shownPath } from "../util/shown-path.ts";
 import { startTimer } from "../util/timer.ts";
 import { Buffers } from "../view/buffers.ts";
+import { signInWaitLines } from "../view/display-parts.ts";
 import { ThreadListEntry } from "../view/list-entry.ts";
 import { OpenFromEnd } from "../view/open-from-end.ts";
 import { ThreadQueries } from "../view/thread-queries.ts";
@@ -178,6 +179,10 @@ export class Services {
       notify: (n) => (n.level === "error" ? this.nvim.notifyError(n.text) : this.nvim.notifyInfo(n.text)),
       elicitationWaiting: (id) =>
         void nvim.call("elicitation_waiting", [id, this.chat.titleOf(id) ?? ""]).catch((e) => nvim.log(String(e))),
+      // What waits for a sign-in says so in its display (view/display-parts.ts).
+      signInChanged: () => {
+        for (const id of this.chat.threads.keys()) this.buffers.notesChanged(id);
+      },
     });
     const mcpTools = new McpTools(this.mcp, config.mcp_auto_approve);
     const tools = new ToolSources([builtinTools(config.tools_needing_approval), mcpTools]);
@@ -231,6 +236,7 @@ export class Services {
         fanOutMark: (id) => this.fanouts.listMark(id),
         checking: (id) => this.fanouts.checks.running(id),
         fanOutNotes: (id) => this.fanouts.notes(id),
+        waitNotes: (id) => signInWaitLines(this.chat.threads.get(id)?.runner.status, this.mcp.waitingForSignIn()),
       },
       config.empty_hint,
       config.approval_hint,

@@ -30,6 +30,8 @@ export type RegistryDeps = {
   readonly dataDir: string;
   /** Shows the user a server's sign-in page (`mcp_open_url`, lua/tine/mcp.lua). */
   readonly openUrl: (server: string, url: string) => void;
+  /** A server's sign-in began or ended (what waits for it says so). */
+  readonly signInChanged?: () => void;
 };
 
 /** How long a sign-in's callback is waited for, once its page is opened. */
@@ -75,6 +77,11 @@ export class McpServers {
   all(): McpServer[] {
     this.servers ??= this.load();
     return [...this.servers.values()];
+  }
+
+  /** The servers whose start waits for the user to sign in (their page was opened). */
+  waitingForSignIn(): string[] {
+    return (this.servers ? [...this.servers.values()] : []).filter((s) => s.signIn?.state.type === "signing-in").map((s) => s.name);
   }
 
   get(name: string): McpServer | undefined {
@@ -141,6 +148,7 @@ export class McpServers {
         return;
       case "notice":
         this.deps.notify({ level: event.level, text: event.text });
+        this.deps.signInChanged?.();
         return;
       case "tools-changed": {
         const what = [

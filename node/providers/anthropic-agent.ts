@@ -289,8 +289,12 @@ export class AnthropicAgent implements Runner, Conversation {
       let idle: StallWatch | null = null;
       try {
         if (!params) {
+          // A thread's first request waits for its MCP servers: its display says so (and why, a sign-in).
+          const waits = this.moreTools !== null && !this.moreTools.fixed;
+          if (waits) this.setStatus({ type: "streaming", startedAt, attempt, waitingForTools: true });
           params = await this.params(this.history, controller.signal, paused?.blocks);
           if (this.stream !== stream) return;
+          if (waits) this.setStatus({ type: "streaming", startedAt, attempt });
           // Said before sending, as the thread's error (its text kept for the next send): the API would refuse it.
           oversize = oversizeRequest(params);
         }

@@ -74,6 +74,11 @@ export class PinnedTools {
 
   constructor(private readonly source: OfferedTools) {}
 
+  /** Whether the list is fixed already: a request asking for it then does not wait. */
+  get fixed(): boolean {
+    return this.pinned !== null;
+  }
+
   async list(signal: AbortSignal): Promise<readonly ToolSpec[]> {
     if (this.pinned) return this.pinned;
     const offered = await this.source.offered(signal);

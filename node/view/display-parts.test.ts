@@ -5,7 +5,14 @@ import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import { displayParts } from "./display-parts.ts";
 
 const words = { keys: { report: "gR", promote: "gP", discard: "gD", resolveMerge: "<CR>" }, emptyHint: "type below" };
-const extras = { worksIn: () => null, unattended: () => false, notSaved: () => undefined, merges: () => [], fanOutNotes: () => [] };
+const extras = {
+  worksIn: () => null,
+  unattended: () => false,
+  notSaved: () => undefined,
+  merges: () => [],
+  fanOutNotes: () => [],
+  waitNotes: () => [],
+};
 
 function twoMessages() {
   const { chat, dispatch } = testChat();

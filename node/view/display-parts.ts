@@ -9,6 +9,7 @@ import { messageName } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
 import { followedAfter } from "../context/follow.ts";
 import { instructionsLine } from "../context/instructions.ts";
+import type { AgentStatus } from "../core/agent.ts";
 import { type CodeNote, hunkLines, isReviewNote, type ReviewNote } from "../core/graft-note.ts";
 import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { describeChoice } from "../providers/models.ts";
@@ -65,11 +66,19 @@ function reviewLine(note: ReviewNote): string {
   return line.replace(/\s*[\r\n]+\s*/g, " ");
 }
 
+/** A thread whose request waits for its tools (core/agent.ts): a line per MCP server waiting for the user to sign in. */
+export function signInWaitLines(status: AgentStatus | undefined, signingIn: readonly string[]): string[] {
+  if (status?.type !== "streaming" || !status.waitingForTools) return [];
+  return signingIn.map(
+    (name) => `⏳ Waits for you to sign in to the MCP server ${name}: its page is open in your browser (:Tine mcp signs in again)`,
+  );
+}
+
 /** The lines above a thread's messages, the marks beside them and the notes under the reply. */
 export function displayParts(
   thread: Thread,
   chat: Chat,
-  extras: Pick<ListExtras, "worksIn" | "unattended" | "notSaved" | "merges" | "fanOutNotes">,
+  extras: Pick<ListExtras, "worksIn" | "unattended" | "notSaved" | "merges" | "fanOutNotes" | "waitNotes">,
   words: DisplayWords,
 ): Pick<ThreadViewInput, "headerLines" | "forkMarks" | "noteLines" | "merges"> {
   const lineage = chat.lineage.get(thread.id);
@@ -138,6 +147,13 @@ export function displayParts(
       " ",
     ),
   );
-  const noteLines = [...extras.fanOutNotes(thread.id), ...questionLines, ...contextLines, ...reportLines, ...graftLines];
+  const noteLines = [
+    ...extras.waitNotes(thread.id),
+    ...extras.fanOutNotes(thread.id),
+    ...questionLines,
+    ...contextLines,
+    ...reportLines,
+    ...graftLines,
+  ];
   return { headerLines, forkMarks, noteLines, merges };
 }

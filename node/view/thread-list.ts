@@ -71,6 +71,8 @@ export type ListExtras = {
   checking(id: ThreadId): boolean;
   /** What a thread's display notes of the fan-outs made from it, a line each. */
   fanOutNotes(id: ThreadId): readonly string[];
+  /** What a live thread's request waits for before it goes that the user must do (sign in to an MCP server), a line each. */
+  waitNotes(id: ThreadId): readonly string[];
 };
 
 /** A time as the list shows it: the clock today, the date before. */

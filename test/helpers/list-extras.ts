@@ -18,4 +18,5 @@ export const NO_LIST_EXTRAS: ListExtras = {
   fanOutMark: () => null,
   checking: () => false,
   fanOutNotes: () => [],
+  waitNotes: () => [],
 };

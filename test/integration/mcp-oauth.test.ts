@@ -44,6 +44,21 @@ const BROWSER_OPENER = `
     end,
   }))`;
 
+/** The same browser, slow: it opens the pages it was given once the test calls _G.browse(). */
+const HELD_BROWSER_OPENER = `${BROWSER_OPENER}
+  local held = {}
+  require("tine").setup(vim.tbl_extend("force", require("tine.config").options, {
+    mcp_open_url = function(url, server)
+      table.insert(_G.opened, { url = url, server = server })
+      table.insert(held, url)
+    end,
+  }))
+  _G.browse = function()
+    for _, url in ipairs(held) do
+      vim.system({ "node", "-e", "fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1))", url })
+    end
+  end`;
+
 /** Every file under `dir`. */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -78,12 +93,17 @@ describe(`MCP sign-in (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        await s.lua(BROWSER_OPENER);
+        await s.lua(HELD_BROWSER_OPENER);
         s.mock.reply(response([{ toolUse: { id: "r1", name: "mcp__remote__echo", input: { text: "signed" } } }]), textReply("Done."));
         const t = await openSidebar(s);
         await typeAndSend(s, "use the remote server");
         await told(s, /^tine: MCP server remote needs you to sign in: its sign-in page is opened/);
+        // The thread says what its request waits for, until the user has signed in.
+        await shows(s, t.id, "⏳ Waits for you to sign in to the MCP server remote: its page is open in your browser");
+        assert.equal(s.mock.requests.length, 0, "nothing is sent before the sign-in");
+        await s.lua("_G.browse()");
         await shows(s, t.id, "Done.");
+        assert.doesNotMatch(await s.display(t.id), /⏳ Waits for you to sign in/);
         // The first request waited for the sign-in: it offers the server's tools.
         assert.ok(mcpNames(body(s, 0)).includes("mcp__remote__echo"));
         assert.equal(resultFor(s, 1, "r1"), "echo: signed");
