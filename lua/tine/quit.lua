@@ -209,8 +209,11 @@ vim.api.nvim_create_autocmd("QuitPre", {
     if #working == 0 or not vim.b[buf].tine_thread or not only_window() then
       return
     end
+    -- Hidden, not wiped, when Neovim leaves it for the holder: wiped there, it ran the BufWipeout
+    -- autocmds (a plugin's, any) inside Neovim's switch, which then never showed the holder, and
+    -- the quit went unasked. It is wiped here, once the quit is over.
     local placeholder = vim.api.nvim_create_buf(false, true)
-    vim.bo[placeholder].bufhidden = "wipe"
+    vim.bo[placeholder].bufhidden = "hide"
     vim.api.nvim_win_set_buf(win, placeholder)
     vim.schedule(function()
       if vim.api.nvim_win_is_valid(win) and vim.api.nvim_buf_is_valid(buf) then
@@ -218,6 +221,9 @@ vim.api.nvim_create_autocmd("QuitPre", {
         if now == placeholder or now == holder then
           vim.api.nvim_win_set_buf(win, buf)
         end
+      end
+      if vim.api.nvim_buf_is_valid(placeholder) and #vim.fn.win_findbuf(placeholder) == 0 then
+        pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
       end
     end)
   end,

@@ -14,10 +14,9 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("tine_review_signs")
 vim.api.nvim_set_hl(0, "TineReviewSign", { default = true, link = "DiagnosticHint" })
 
---- What each buffer was last asked at (its changedtick), so entering it again asks no more. Not
---- cleared by a BufWipeout autocmd: a global one changes how Neovim's :q in the last window goes
---- to a modified hidden buffer, which tine's quit guard (quit.lua) needs; buffer numbers are never
---- reused, and the table starts over whenever a thread comes to rest.
+--- What each buffer was last asked at (its changedtick), so entering it again asks no more. A
+--- wiped buffer's entry stays: buffer numbers are never reused, and the table starts over
+--- whenever a thread comes to rest.
 ---@type table<integer, integer>
 local asked = {}
 
