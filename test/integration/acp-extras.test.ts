@@ -69,11 +69,20 @@ describe(`an ACP thread's extras (${nv.version})`, () => {
           await s.waitForDisplay(id, /◆ Run by the ACP agent "claude"/);
           // `/` then <C-x><C-o> at the start of a message: the commands the agent announced, with what each does.
           await s.open(id);
-          await s.focus((await s.thread(id)).input_bufnr!);
+          const input = (await s.thread(id)).input_bufnr!;
+          await s.focus(input);
           await s.cmd("set completeopt=menuone,noselect");
+          // The agent announces them once its session is made, after the banner.
+          await s.until("the agent's commands", async () => {
+            const got = await s.lua<{ items: { word: string }[] } | null>(
+              "return require('tine.host').request('complete_mention', '/', true, ...)",
+              input,
+            );
+            return got?.items.some((c) => c.word === "compact") ?? false;
+          });
+          await s.lua(`vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("i/<C-x><C-o>", true, false, true), "mt", false)`);
           let commands: { word: string; menu: string; kind: string }[] = [];
           await s.until("the agent's commands in the menu", async () => {
-            await s.lua(`vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>ggcc/<C-x><C-o>", true, false, true), "mt", false)`);
             commands = await s.lua("return vim.fn.complete_info({ 'items' }).items");
             return commands.some((c) => c.word === "compact");
           });
