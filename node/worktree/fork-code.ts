@@ -31,7 +31,7 @@ import type { ThreadId } from "../core/ids.ts";
 import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { writeError } from "../util/disk-space.ts";
 import { hashOf } from "./file-hash.ts";
-import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMerge } from "./merge.ts";
+import { applyMerge, checkMergeRoom, type MergeConflict, type MergePlan, markersLeft, planMarkersRefusal, planMerge } from "./merge.ts";
 import { testHold } from "./merge-hold.ts";
 import { mergeOver, mergesUnderWay, recordMerge } from "./merge-record.ts";
 import { type KeepUndo, leftAlone, recoverMerges, rollBackMerge } from "./merge-recovery.ts";
@@ -208,6 +208,9 @@ export class ForkCode {
       "the merge",
     );
     if (unsaved) throw new Error(unsaved);
+    // Merged into, a file still holding an earlier merge's markers would get them nested in new ones.
+    const markers = planMarkersRefusal(planned);
+    if (markers) throw new Error(markers);
     const changed = planned.writes.length ? await this.write(fork, into, records, ours.id, planned) : [];
     // A file changed while the merge ran keeps its new text: the fork's copy waits in its worktree, as a conflict's does.
     const kept = new Set(changed);

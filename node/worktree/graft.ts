@@ -228,7 +228,7 @@ export class Grafts {
         `tine: graft: "${labels.theirs}" deleted ${path}, which changed here since the fork point: nothing is written (delete it yourself if it should go)`,
       );
     // Merged into, a file still holding markers would get them nested in new ones.
-    const markers = ours && markersRefusal(path, ours.bytes);
+    const markers = ours && markersRefusal(path, ours.bytes, "graft");
     if (markers) throw refuse(markers);
     const out = await mergeFile(into.environment.git, ours?.bytes ?? Buffer.alloc(0), base?.bytes ?? Buffer.alloc(0), theirs.bytes, labels);
     return { write: { path, file: { mode: ours?.mode ?? theirs.mode, bytes: out.bytes }, ours }, conflictLines: out.conflictLines };

@@ -177,8 +177,17 @@ export function markersLeft(text: string): number {
  * Why `path` (its text here, `ours`) is not merged into: it still holds conflict markers (an
  * earlier graft's or promote's), which a merge would nest in new ones. Null: it holds none.
  */
-export function markersRefusal(path: string, ours: Buffer): string | null {
+export function markersRefusal(path: string, ours: Buffer, then: "graft" | "promote"): string | null {
   const left = markersLeft(ours.toString("utf8"));
   if (!left) return null;
-  return `${path} here still holds conflict markers (${left} line${left === 1 ? "" : "s"}) from an earlier graft or promote: resolve them first (or :Tine restore undo puts the file back as it was before that graft), then graft again`;
+  return `${path} here still holds conflict markers (${left} line${left === 1 ? "" : "s"}) from an earlier graft or promote: resolve them first (or :Tine restore undo puts the file back as it was before that ${then === "graft" ? "graft" : "merge"}), then ${then} again`;
+}
+
+/** Why a planned merge may not be written: a file it merges into still holds markers (they would nest in new ones); null when none does. */
+export function planMarkersRefusal(plan: MergePlan): string | null {
+  for (const w of plan.writes) {
+    const refused = w.ours && w.file && !w.file.bytes.equals(w.ours.bytes) ? markersRefusal(w.path, w.ours.bytes, "promote") : null;
+    if (refused) return refused;
+  }
+  return null;
 }

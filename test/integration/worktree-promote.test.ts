@@ -116,4 +116,32 @@ describe(`promoting a worktree fork (${nv.version})`, () => {
       assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), "A and mine\n");
     });
   });
+
+  it("a promote into a file still holding an earlier merge's conflict markers is refused, naming it; nothing written, the fork stays", async () => {
+    await withGitProject(nv, project(), async (s) => {
+      const id = await firstThread(s);
+      const a = await editingFork(s, id, "A");
+      const b = await editingFork(s, id, "B");
+      writeFileSync(join(s.cwd, "hello.txt"), "mine from a fixture\n");
+      await s.lua(`require("tine").promote(...)`, a.id);
+      await s.waitForDisplay(id, MERGE_LINE);
+      const marked = readFileSync(join(s.cwd, "hello.txt"), "utf8");
+      assert.match(marked, /^<<<<<<< /m);
+      const refused = await s.lua<string>(`return select(2, pcall(require("tine").promote, ...))`, b.id);
+      assert.match(
+        refused,
+        /edit as B is not promoted: hello\.txt here still holds conflict markers \(2 lines\) from an earlier graft or promote: resolve them first .*then promote again\. It stays as it was/,
+      );
+      assert.equal(readFileSync(join(s.cwd, "hello.txt"), "utf8"), marked, "no markers nested in new ones");
+      assert.ok(
+        (await s.threads()).some((t) => t.id === b.id),
+        "the fork stays",
+      );
+      // Resolved, the promote goes.
+      writeFileSync(join(s.cwd, "hello.txt"), "A and mine\n");
+      await s.cmd("Tine merge done");
+      await s.lua(`require("tine").promote(...)`, b.id);
+      await s.waitForGone(b.id);
+    });
+  });
 });
