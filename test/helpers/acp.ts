@@ -8,6 +8,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AcpAgentsConfig } from "../../node/acp/agents.ts";
+import type { ChangeRecord } from "../../node/store/records.ts";
+import { ThreadStore } from "../../node/store/store.ts";
 import { type Reply, textReply } from "../mock-anthropic/script.ts";
 import type { MockAnthropic, RecordedRequest } from "../mock-anthropic/server.ts";
 import { ROOT, type Session } from "./neovim.ts";
@@ -179,4 +181,27 @@ export async function sendIn(s: Session, id: string, text: string): Promise<void
   await s.setLines(t.input_bufnr!, [text]);
   await s.focus(t.input_bufnr!);
   await s.cmd("Tine send");
+}
+
+/**
+ * A stored thread of agent "claude" in `project`'s store (for Neovim working in `cwd`) whose
+ * session no agent knows: "Earlier question", "Earlier answer", then `more` records. Its next use
+ * must fork or go on the seeded way.
+ */
+export function storedAcpThread(project: string, cwd: string, id: string, more: readonly ChangeRecord[] = []): void {
+  const log = new ThreadStore(join(project, ".data", "nvim", "tine"), cwd).create({
+    id,
+    num: 1,
+    title: "stored",
+    model: "m",
+    runner: { kind: "acp", agent: "claude", sessionId: "a-session-no-agent-knows" },
+    parent: null,
+  });
+  const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+  log.append([
+    { t: "append", m: { role: "user", content: [{ type: "text", text: "Earlier question" }] } },
+    { t: "append", m: { role: "assistant", content: [{ type: "text", text: "Earlier answer" }] }, meta: { stopReason: "end_turn", usage } },
+    ...more,
+  ]);
+  log.close();
 }

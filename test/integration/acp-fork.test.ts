@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { ThreadStore } from "../../node/store/store.ts";
-import { adapterAgents, KEY_VARIABLE, scriptAdapter, sendIn, TEST_KEY } from "../helpers/acp.ts";
+import { adapterAgents, KEY_VARIABLE, scriptAdapter, sendIn, storedAcpThread, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
@@ -134,24 +133,7 @@ describe(`forks of a thread run by an ACP agent (${nv.version})`, () => {
             textReply("Background answer.", { id: "msg_bg" }),
           );
           const cwd = await s.lua<string>("return vim.fn.getcwd()");
-          const log = new ThreadStore(join(project, ".data", "nvim", "tine"), cwd).create({
-            id: stored,
-            num: 1,
-            title: "stored",
-            model: "m",
-            runner: { kind: "acp", agent: "claude", sessionId: "a-session-no-agent-knows" },
-            parent: null,
-          });
-          const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-          log.append([
-            { t: "append", m: { role: "user", content: [{ type: "text", text: "Earlier question" }] } },
-            {
-              t: "append",
-              m: { role: "assistant", content: [{ type: "text", text: "Earlier answer" }] },
-              meta: { stopReason: "end_turn", usage },
-            },
-          ]);
-          log.close();
+          storedAcpThread(project, cwd, stored);
           await s.cmd("Tine restart");
           await s.until("the stored thread listed", async () => (await s.threads()).some((t) => t.id === stored));
 

@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { ThreadStore } from "../../node/store/store.ts";
-import { adapterAgents, KEY_VARIABLE, scriptAdapter, sendIn, TEST_KEY } from "../helpers/acp.ts";
+import { adapterAgents, KEY_VARIABLE, scriptAdapter, sendIn, storedAcpThread, TEST_KEY } from "../helpers/acp.ts";
 import { saidIn } from "../helpers/claude-code.ts";
 import { withNeovim, withProject } from "../helpers/neovim.ts";
 import { textReply } from "../mock-anthropic/script.ts";
@@ -113,25 +112,7 @@ describe(`an ACP agent's settings through :Tine model (${nv.version})`, () => {
         async (s) => {
           const script = scriptAdapter(s.mock, textReply("Seeded answer.", { id: "msg_seeded" }));
           const cwd = await s.lua<string>("return vim.fn.getcwd()");
-          const log = new ThreadStore(join(project, ".data", "nvim", "tine"), cwd).create({
-            id: stored,
-            num: 1,
-            title: "stored",
-            model: "m",
-            runner: { kind: "acp", agent: "claude", sessionId: "a-session-no-agent-knows" },
-            parent: null,
-          });
-          const usage = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-          log.append([
-            { t: "append", m: { role: "user", content: [{ type: "text", text: "Earlier question" }] } },
-            {
-              t: "append",
-              m: { role: "assistant", content: [{ type: "text", text: "Earlier answer" }] },
-              meta: { stopReason: "end_turn", usage },
-            },
-            { t: "settings", settings: { model: "sonnet" } },
-          ]);
-          log.close();
+          storedAcpThread(project, cwd, stored, [{ t: "settings", settings: { model: "sonnet" } }]);
           await s.cmd("Tine restart");
           await s.until("the stored thread listed", async () => (await s.threads()).some((t) => t.id === stored));
           const fork = await s.lua<string>("return require('tine').fork(...)", stored, "Seeded question");

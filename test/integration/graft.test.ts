@@ -14,18 +14,11 @@ import { whenDone } from "../helpers/fan-out.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { tempProjects, withNeovim } from "../helpers/neovim.ts";
+import { LINES, withLine } from "../helpers/review-turn.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
-
-/** 20 lines: a change at line 2 and one at line 18 are two hunks of a diff (3 lines of context each). */
-const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join("");
-const withLine = (text: string, n: number, line: string) =>
-  text
-    .split("\n")
-    .map((l, i) => (i === n - 1 ? line : l))
-    .join("\n");
 
 type Graft = { path: string; hunk?: number; conflicts: number };
 

@@ -15,22 +15,10 @@ import { saidIn } from "../helpers/claude-code.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { withNeovim, withProject } from "../helpers/neovim.ts";
+import { api, EDITED, LINES, withLine } from "../helpers/review-turn.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
-
-/** 20 lines: a change at line 2 and one at line 18 are two hunks of a diff (3 lines of context each). */
-const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join("");
-const withLine = (text: string, n: number, line: string) =>
-  text
-    .split("\n")
-    .map((l, i) => (i === n - 1 ? line : l))
-    .join("\n");
-const EDITED = withLine(withLine(LINES, 2, "LINE 2"), 18, "LINE 18");
-
-async function api<T>(s: Session, fn: string, ...args: unknown[]): Promise<T | string> {
-  return s.lua<T | string>(`local ok, r = pcall(require('tine').${fn}, ...); if ok then return r end; return tostring(r)`, ...args);
-}
 
 type Hunk = { path: string; index: number; state: string };
 const states = async (s: Session, id: string) =>

@@ -12,22 +12,11 @@ import { firstThread, withGitProject } from "../helpers/code-session.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { tempProjects } from "../helpers/neovim.ts";
+import { api, LINES, withLine } from "../helpers/review-turn.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 const project = tempProjects();
-
-/** 20 lines: a change at line 2 and one at line 18 are two hunks of a diff (3 lines of context each). */
-const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join("");
-const withLine = (text: string, n: number, line: string) =>
-  text
-    .split("\n")
-    .map((l, i) => (i === n - 1 ? line : l))
-    .join("\n");
-
-async function api<T>(s: Session, fn: string, ...args: unknown[]): Promise<T | string> {
-  return s.lua<T | string>(`local ok, r = pcall(require('tine').${fn}, ...); if ok then return r end; return tostring(r)`, ...args);
-}
 
 const states = async (s: Session, id: string) =>
   ((await api<{ path: string; index: number; state: string }[]>(s, "hunks", id)) as { path: string; index: number; state: string }[]).map(
