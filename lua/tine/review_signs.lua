@@ -14,11 +14,15 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("tine_review_signs")
 vim.api.nvim_set_hl(0, "TineReviewSign", { default = true, link = "DiagnosticHint" })
 
---- What each buffer was last asked at (its changedtick), so entering it again asks no more. A
---- wiped buffer's entry stays: buffer numbers are never reused, and the table starts over
---- whenever a thread comes to rest.
+--- What each buffer was last drawn at (its changedtick), and the host's answer for its file: the
+--- answer does not depend on the buffer's text (the hunks are mapped onto it here), so an edit
+--- redraws from it, and only a thread coming to rest or a review asks the host again. A wiped
+--- buffer's entries stay: buffer numbers are never reused, and the tables start over whenever a
+--- thread comes to rest.
 ---@type table<integer, integer>
 local asked = {}
+---@type table<integer, table[]>
+local answers = {}
 
 --- The file a buffer holds (resolved), or nil for one that is not a file.
 local function file_of(buf)
@@ -81,14 +85,21 @@ function M.refresh(buf, again)
     return
   end
   asked[buf] = tick
+  local function drawn(files)
+    local ok, e = pcall(draw, buf, files)
+    if not ok then
+      vim.notify("tine: the review's signs: " .. tostring(e), vim.log.levels.WARN)
+    end
+  end
+  if not again and answers[buf] then
+    return drawn(answers[buf])
+  end
   host.request_async("review_file", { path }, function(err, files)
     if err or not vim.api.nvim_buf_is_valid(buf) then
       return
     end
-    local ok, e = pcall(draw, buf, files or {})
-    if not ok then
-      vim.notify("tine: the review's signs: " .. tostring(e), vim.log.levels.WARN)
-    end
+    answers[buf] = files or {}
+    drawn(answers[buf])
   end)
 end
 
@@ -125,6 +136,7 @@ function M.pushed(mirrored)
     return
   end
   asked = {}
+  answers = {}
   drawing = true
   vim.defer_fn(function()
     drawing = false

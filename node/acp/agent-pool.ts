@@ -23,6 +23,9 @@ export type SessionEvents = {
   ended(error: AcpError): void;
 };
 
+/** An agent none of whose sessions listens yet (its updates go nowhere). */
+const NO_LISTENERS: ReadonlyMap<string, SessionEvents> = new Map();
+
 export class AcpAgents {
   /** The running (or starting) process of each agent, by configured name. */
   private readonly live = new Map<string, Promise<AcpConnection>>();
@@ -101,7 +104,7 @@ export class AcpAgents {
 
   private async start(name: string): Promise<AcpConnection> {
     const launch = launchOf(this.config, name, this.cwd, this.host);
-    const listeners = () => this.sessions.get(name) ?? new Map<string, SessionEvents>();
+    const listeners = () => this.sessions.get(name) ?? NO_LISTENERS;
     let conn: AcpConnection | null = null;
     conn = await AcpConnection.start(launch, {
       onEvent: (event) => {

@@ -35,14 +35,17 @@ export function takeCheckedUpdates(to: FastUpdates): (line: Buffer) => boolean {
     if (line.indexOf(MARK) === -1) return false;
     if (!to.waiting()) {
       const taken = checkedUpdateOf(line.toString("utf8"));
-      try {
-        if (taken) {
+      if (taken) {
+        try {
           to.update(taken.sessionId, taken.update);
-          return true;
+        } catch (error) {
+          // A listener that threw may have applied it in part: never handed to the SDK as well
+          // (applied twice), and the agent's stream goes on; reported as any uncaught error is.
+          queueMicrotask(() => {
+            throw error;
+          });
         }
-      } catch {
-        // A listener that throws must not end the agent's stream: the line goes the SDK's way,
-        // which reports a failing handler as it does for every other message.
+        return true;
       }
     }
     to.passed();

@@ -28,8 +28,9 @@ export function pendingQuestions(waiting: readonly PendingPermission[], history:
 /** The tool call a request is about, in one line: its title, else the call's name in the transcript. */
 export function titleOf(p: PendingPermission, history: History): string {
   if (p.toolCall.title) return oneLine(p.toolCall.title);
-  for (const e of [...history.messages()].reverse())
-    for (const b of e.content) if (b.type === "tool_use" && b.id === p.toolCall.toolCallId) return oneLine(b.name);
+  // From the end, without copying the history: drawn on every update while the request waits.
+  for (let i = history.length - 1; i >= 0; i--)
+    for (const b of history.at(i).message.content) if (b.type === "tool_use" && b.id === p.toolCall.toolCallId) return oneLine(b.name);
   return "a tool call";
 }
 

@@ -4,7 +4,7 @@
  * background fork's question waits as an approval does. Each call's clock runs only while none of
  * its server's questions is open.
  */
-import { timerDelay } from "../util/timer.ts";
+import { startTimer } from "../util/timer.ts";
 
 export type CallClock = {
   /** The call ended: its clock is dropped. */
@@ -59,6 +59,6 @@ export class CallClocks {
 
   private arm(clock: Running): void {
     clock.since = this.now();
-    clock.timer = setTimeout(clock.fire, timerDelay(clock.left));
+    clock.timer = startTimer(clock.fire, clock.left);
   }
 }

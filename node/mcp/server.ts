@@ -63,10 +63,10 @@ type Live = {
   readonly transport: Transport;
   readonly generation: number;
   /**
-   * Its tools, when listed as it connected: a remote server may ask for a sign-in only once its
-   * tools are asked for (not at `initialize`), and that sign-in is waited for as a start's is.
+   * Its tools, listed as it connected: a remote server may ask for a sign-in only once its tools
+   * are asked for (not at `initialize`), and that sign-in is waited for as a start's is.
    */
-  readonly tools?: Tool[];
+  readonly tools: Tool[];
 };
 
 export class McpServer {
@@ -138,7 +138,7 @@ export class McpServer {
         return;
       }
       this.live = live;
-      this.current = { type: "ready", tools: live.tools ?? (await this.listTools(live.client)) };
+      this.current = { type: "ready", tools: live.tools };
     } catch (error) {
       if (generation !== this.generation) return;
       const message = error instanceof Error ? error.message : String(error);
@@ -156,14 +156,9 @@ export class McpServer {
       const transport = new sdk.StdioTransport(launch, (text) => this.keepStderr(text));
       const client = this.client(sdk, generation);
       this.watch(transport, generation);
-      try {
-        await client.connect(transport, options);
-      } catch (error) {
-        void transport.close();
-        throw error;
-      }
+      const live = await this.opened(client, transport, generation, options);
       this.pid = transport.pid;
-      return { client, transport, generation };
+      return live;
     }
     const requestInit = { headers: launch.headers };
     if (!launch.sse) {
@@ -181,17 +176,9 @@ export class McpServer {
             fetch: signIn.watchScopes(sdk.boundedFetch()),
             authProvider,
           });
-          const client = this.client(sdk, generation);
-          let tools: Tool[];
-          try {
-            await client.connect(transport, options);
-            tools = await this.listTools(client);
-          } catch (error) {
-            void client.close();
-            throw error;
-          }
+          const live = await this.opened(this.client(sdk, generation), transport, generation, options);
           this.watch(transport, generation);
-          return { client, transport, generation, tools };
+          return live;
         });
       } catch (error) {
         if (signIn.involved) throw error;
@@ -208,10 +195,20 @@ export class McpServer {
 
   private async connectSse(sdk: McpSdk, launch: Extract<McpLaunch, { kind: "http" }>, generation: number): Promise<Live> {
     const transport = new sdk.SSEClientTransport(launch.url, { requestInit: { headers: launch.headers }, fetch: sdk.boundedFetch() });
-    const client = this.client(sdk, generation);
-    await client.connect(transport, { timeout: timerDelay(this.deps.timeoutMs) });
+    const live = await this.opened(this.client(sdk, generation), transport, generation, { timeout: timerDelay(this.deps.timeoutMs) });
     this.watch(transport, generation);
-    return { client, transport, generation };
+    return live;
+  }
+
+  /** `client` connected over `transport`, its tools listed; closed again when either fails. */
+  private async opened(client: Client, transport: Transport, generation: number, options: { timeout: number }): Promise<Live> {
+    try {
+      await client.connect(transport, options);
+      return { client, transport, generation, tools: await this.listTools(client) };
+    } catch (error) {
+      void client.close();
+      throw error;
+    }
   }
 
   private client(sdk: McpSdk, generation: number): Client {

@@ -8,11 +8,13 @@
  * For the signs, no thread is named: every live thread whose files hold the path gives its last
  * turn that changed it, when that turn has hunks of it not reviewed yet.
  */
+
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
 import type { ThreadCode } from "../worktree/code-actions.ts";
+import { isBinary } from "../worktree/merge.ts";
 import { type ListedHunk, reviewTurn } from "./turn-hunks.ts";
 
 /** A file of a turn: `before`/`after` its text (null: no file then, or a binary one: `binary`). */
@@ -36,7 +38,6 @@ export type ReviewFileDeps = {
 };
 
 const refuse = (why: string) => new Error(`tine: review: ${why}`);
-const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 
 /** `path` (absolute, or relative to `root`) as the snapshots name it; null when it lies outside `root`. */
 function underRoot(root: string, path: string): string | null {

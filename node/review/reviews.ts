@@ -27,7 +27,7 @@ import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
 import type { KeptFilesUndo, ThreadCode } from "../worktree/code-actions.ts";
 import { type HunkRange, lineOffsets, withHunk } from "../worktree/hunks.ts";
-import { applyMerge, checkMergeRoom, mergeFile } from "../worktree/merge.ts";
+import { applyMerge, checkMergeRoom, isBinary, mergeFile } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
 import { undoApart } from "./hunk-undo.ts";
 import type { HunkReview, ReviewRecords } from "./review-record.ts";
@@ -76,7 +76,6 @@ function onDisk(abs: string): StoredFile | null {
   }
 }
 
-const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 const refuse = (why: string) => new Error(`tine: review: ${why}`);
 /** A hunk's lines in the file as the turn left it, as its note names them (1-based, as its header says). */
 const where = (r: HunkRange) => ({ start: headerStart(r.newStart, r.newCount), count: r.newCount });

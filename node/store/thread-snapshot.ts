@@ -20,6 +20,8 @@ const NO_QUEUE: readonly never[] = [];
 export function snapshotOf(thread: Thread): Snapshot {
   const open = thread.runner.open;
   const inProgress = open?.inProgress;
+  // Made anew on each read (an ACP runner's): read once per snapshot, which each streamed update takes.
+  const spec = thread.runner.spec;
   return {
     history: thread.runner.history,
     settledLength: thread.runner.settledLength,
@@ -29,8 +31,8 @@ export function snapshotOf(thread: Thread): Snapshot {
     started: thread.startedTools(),
     failed: thread.runner.status.type === "error" ? thread.runner.status.message : null,
     title: thread.title,
-    model: thread.runner.spec.model ?? null,
-    settings: thread.runner.spec.settings ?? null,
+    model: spec.model ?? null,
+    settings: spec.settings ?? null,
     reports: thread.reports,
     grafts: thread.grafts,
     queue: thread.queue.items.length ? thread.queue.items.map((i) => storedQueued(i.msg)) : NO_QUEUE,

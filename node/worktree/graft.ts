@@ -32,7 +32,7 @@ import type { ThreadId } from "../core/ids.ts";
 import type { StoredFile } from "../snapshot/code.ts";
 import { writeError } from "../util/disk-space.ts";
 import { diffHunks, type Hunk, withHunk } from "./hunks.ts";
-import { applyMerge, checkMergeRoom, type MergeLabels, type MergeWrite, markersRefusal, mergeFile } from "./merge.ts";
+import { applyMerge, checkMergeRoom, isBinary, type MergeLabels, type MergeWrite, markersRefusal, mergeFile } from "./merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "./unsaved.ts";
 import type { Workspace, Workspaces } from "./workspaces.ts";
 
@@ -63,7 +63,6 @@ export type GraftEdges = {
   readonly keepUndo: (into: Workspace, safety: SnapshotId, paths: readonly string[]) => Promise<void>;
 };
 
-const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 /** Paths in a message: the first ten, then how many more. */
 const named = (paths: readonly string[]) =>
   paths.length ? `${paths.slice(0, 10).join(", ")}${paths.length > 10 ? ` and ${paths.length - 10} more` : ""}` : "nothing";

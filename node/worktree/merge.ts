@@ -33,7 +33,8 @@ export type MergeLabels = { readonly ours: string; readonly theirs: string; read
 /** The snapshots a merge works from. */
 export type MergeSides = { readonly base: SnapshotId; readonly ours: SnapshotId; readonly theirs: SnapshotId };
 
-const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
+/** Whether a file is merged as bytes, never by lines: a link, or a NUL in its first 8,000 bytes (as git decides). */
+export const isBinary = (f: StoredFile) => f.mode === "120000" || f.bytes.subarray(0, 8000).includes(0);
 
 /** What the merge makes of one file of the parent's tree (its bytes and mode, or null: removed), and what it held in `ours`. */
 export type MergeWrite = { readonly path: string; readonly file: StoredFile | null; readonly ours: StoredFile | null };

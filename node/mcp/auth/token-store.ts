@@ -6,9 +6,10 @@
  * Nothing here is ever logged: a problem names the file, never what is in it.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { replaceFile } from "../../util/atomic-write.ts";
 
 /** What the file holds. `port`: the callback's port the client was registered with (tried first next time). */
 export type StoredSignIn = {
@@ -73,15 +74,7 @@ export class SignInFile {
     const dir = join(this.path, "..");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    rmSync(temporary, { force: true });
-    const fd = openSync(temporary, "wx", 0o600);
-    try {
-      writeSync(fd, JSON.stringify(stored));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, this.path);
+    replaceFile(this.path, Buffer.from(JSON.stringify(stored)), 0o600);
   }
 
   remove(): void {
