@@ -3,7 +3,9 @@
  * test/integration/acp-thread.test.ts): how a stored session is taken up (resume, else load with
  * its replay dropped, else said), the mode set after it, and what an agent's words become on screen.
  */
+
 import { describe, expect, it } from "vitest";
+import { writeContextBlock } from "../context/blocks.ts";
 import type { AgentMsg } from "../core/agent.ts";
 import { History } from "../core/history.ts";
 import type { AcpAgents, SessionEvents } from "./agent-pool.ts";
@@ -136,6 +138,30 @@ describe("a thread run by an ACP agent", () => {
     expect(await permission.answer).toEqual({ outcome: "selected", optionId: "no" });
     await settle();
     expect(runner.threadStatus()).toBe("idle");
+  });
+
+  it("R sends the last prompt again as it was sent: its `@file` as a resource, not as text", async () => {
+    const { pool } = scripted({ ...SUMMARY, resume: true });
+    const conn = (await pool.connection("x")) as unknown as { prompt: (id: string, parts: { kind: string }[]) => Promise<unknown> };
+    const sent: string[][] = [];
+    conn.prompt = (_id, parts) => {
+      sent.push(parts.map((p) => p.kind));
+      return Promise.resolve({ stopReason: "end_turn" });
+    };
+    const runner = reopened(pool);
+    await settle();
+    const file = writeContextBlock({ kind: "file", path: "notes.md", text: "the plan\n", unsaved: false, changed: false });
+    runner.send([
+      { type: "text", text: file },
+      { type: "text", text: "What does @file:notes.md say?" },
+    ]);
+    await settle();
+    runner.retry();
+    await settle();
+    expect(sent).toEqual([
+      ["file", "text"],
+      ["file", "text"],
+    ]);
   });
 
   it("a call denied with a reason (`D`): rejected, and the reason is the next prompt once the turn ends, drawn as sent", async () => {

@@ -27,7 +27,7 @@ import { answerQuestion, denialPrompt, pendingQuestions, titleOf } from "./quest
 import { type AcpRunnerSetup, type AcpRunnerStart, acpLabel, acpTraits } from "./runner-setup.ts";
 import { AcpSettings } from "./settings.ts";
 import { AcpTranscript } from "./transcript.ts";
-import { lastPromptText, oneLine, stopOf, textOf } from "./turn-words.ts";
+import { lastPrompt, oneLine, stopOf, textOf } from "./turn-words.ts";
 
 export class AcpRunner implements Runner {
   readonly traits: RunnerTraits;
@@ -199,7 +199,7 @@ export class AcpRunner implements Runner {
     const denial = this.denial;
     this.denial = null;
     if (denial !== null) blocks = [{ type: "text", text: denial }, ...blocks];
-    this.transcript.prompt(textOf(blocks));
+    this.transcript.prompt(blocks);
     // Its `@file` mentions go as resources (promptParts), not as their text.
     void this.run(promptParts(blocks, this.cwd ?? this.setup.cwd));
   }
@@ -211,8 +211,8 @@ export class AcpRunner implements Runner {
   }
 
   retry(): void {
-    const text = lastPromptText(this.history);
-    if (text !== null) void this.run([{ kind: "text", text }]);
+    const prompt = lastPrompt(this.history);
+    if (prompt) void this.run(promptParts(prompt, this.cwd ?? this.setup.cwd));
   }
 
   answer(): void {

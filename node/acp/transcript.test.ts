@@ -58,7 +58,7 @@ const END = {
 } as const;
 
 function fold(prompt: string, updates: SessionUpdate[], t = new AcpTranscript()): AcpTranscript {
-  t.prompt(prompt);
+  t.prompt([{ type: "text", text: prompt }]);
   for (const u of updates) t.apply(u);
   return t;
 }

@@ -28,6 +28,7 @@ import {
   type ResponseMeta,
   type ToolResultBlock,
   type Usage,
+  type UserBlock,
   userMessage,
 } from "../core/native.ts";
 import { blockText, type ToolCallState, toolEnded, toolResultText } from "./tool-text.ts";
@@ -96,9 +97,10 @@ export class AcpTranscript {
   }
 
   /** The user's prompt, as sent: starts a turn. */
-  prompt(text: string): void {
+  prompt(blocks: readonly UserBlock[]): void {
     this.commitOpen(null);
-    this.committed = this.committed.push(entry(userMessage([{ type: "text", text }])));
+    // Kept as sent, block by block: a retry sends them again the same way (an `@file` as a resource).
+    this.committed = this.committed.push(entry(userMessage(blocks.filter((b) => b.type === "text"))));
     this.cached = null;
   }
 

@@ -1,6 +1,7 @@
 /** How an ACP runner says what an agent gave: its turn's end as tine's stop reasons, its words as one line, a prompt's text. */
 import type { StopReason } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
+import type { UserBlock } from "../core/native.ts";
 
 /** How an ACP turn's end is shown as tine's stop reasons. */
 export function stopOf(reason: string): StopReason {
@@ -26,12 +27,11 @@ export function textOf(blocks: readonly { type: string; text?: string }[]): stri
   return blocks.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n\n");
 }
 
-/** The text of the last prompt in `history` that had any (what `retry` sends again); null when none did. */
-export function lastPromptText(history: History): string | null {
-  const messages = history.messages();
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === "user" && m.content.some((b) => b.type === "text")) return textOf(m.content);
+/** The last prompt in `history` that had any text, as it was sent (what `retry` sends again); null when none had. */
+export function lastPrompt(history: History): readonly UserBlock[] | null {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history.at(i).message;
+    if (m.role === "user" && m.content.some((b) => b.type === "text")) return m.content;
   }
   return null;
 }

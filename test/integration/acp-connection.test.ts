@@ -112,7 +112,7 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
     );
 
     const session = await a.conn.newSession(a.cwd, [], a.files);
-    a.transcript.prompt("Say hello, tine here.");
+    a.transcript.prompt([{ type: "text", text: "Say hello, tine here." }]);
     const first = await a.conn.prompt(session.sessionId, [{ kind: "text", text: "Say hello, tine here." }]);
     a.transcript.endTurn(first);
     assert.equal(first.stopReason, "end_turn");
@@ -124,7 +124,7 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
 
     // Manual mode: Claude Code asks before it writes.
     await a.conn.setMode(session.sessionId, "default");
-    a.transcript.prompt("Write out.txt");
+    a.transcript.prompt([{ type: "text", text: "Write out.txt" }]);
     const asked = a.nextPermission();
     const writing = a.conn.prompt(session.sessionId, [{ kind: "text", text: "Write out.txt" }]);
     const permission = await asked;
@@ -196,7 +196,7 @@ describe.runIf(inject("newestUnderTest"))("ACP connection with the Claude ACP ad
     const first = await startAgent(mock, base);
     started.push(first.conn);
     const { sessionId } = await first.conn.newSession(first.cwd, [], first.files);
-    first.transcript.prompt("Remember a number");
+    first.transcript.prompt([{ type: "text", text: "Remember a number" }]);
     first.transcript.endTurn(await first.conn.prompt(sessionId, [{ kind: "text", text: "Remember a number" }]));
     await first.conn.close();
 
