@@ -23,8 +23,21 @@ export type SessionEvents = {
   ended(error: AcpError): void;
 };
 
-/** An agent none of whose sessions listens yet (its updates go nowhere). */
+/** An agent none of whose sessions listens yet. */
 const NO_LISTENERS: ReadonlyMap<string, SessionEvents> = new Map();
+
+/**
+ * How many sessions' early updates are held, and how many updates each: an agent speaks as soon as
+ * it has answered `session/new` or `session/fork` (Claude's adapter announces its commands then),
+ * before tine has made the thread that listens. A session nobody comes for (its thread failed to
+ * open) costs at most this much.
+ */
+const HELD_SESSIONS = 16;
+const HELD_UPDATES = 256;
+/** How many closed sessions are remembered as closed (older ones' stray updates may be held again, within the bounds above). */
+const STOPPED_SESSIONS = 1024;
+
+const sessionKey = (name: string, sessionId: string) => `${name}\0${sessionId}`;
 
 export class AcpAgents {
   /** The running (or starting) process of each agent, by configured name. */
@@ -32,6 +45,13 @@ export class AcpAgents {
   private readonly started = new Map<string, AcpConnection>();
   /** Each agent's sessions' listeners, by session id. */
   private readonly sessions = new Map<string, Map<string, SessionEvents>>();
+  /** Each agent's updates for sessions no thread listens to yet, by session id, oldest session first. */
+  private readonly held = new Map<string, Map<string, SessionUpdate[]>>();
+  /**
+   * Sessions whose thread stopped listening (closed): what they still send (a cancelled turn's
+   * tail) is dropped, not held for a later take-up that would draw it into the transcript.
+   */
+  private readonly stopped = new Set<string>();
   /** tine's MCP servers, given to each session (none until the host says where they are). */
   private mcp: McpSource = { specs: () => [], denied: new Set() };
 
@@ -77,14 +97,38 @@ export class AcpAgents {
     return starting;
   }
 
-  /** Tells `events` what agent `name` sends for session `sessionId`; returns the stop. */
+  /**
+   * Tells `events` what agent `name` sends for session `sessionId`, first what it sent before
+   * anyone listened (held); returns the stop.
+   */
   listen(name: string, sessionId: string, events: SessionEvents): () => void {
     const of = this.sessions.get(name) ?? new Map<string, SessionEvents>();
     this.sessions.set(name, of);
     of.set(sessionId, events);
+    this.stopped.delete(sessionKey(name, sessionId));
+    const early = this.held.get(name)?.get(sessionId) ?? [];
+    this.held.get(name)?.delete(sessionId);
+    for (const update of early) events.update(update);
     return () => {
-      if (of.get(sessionId) === events) of.delete(sessionId);
+      if (of.get(sessionId) !== events) return;
+      of.delete(sessionId);
+      this.stopped.add(sessionKey(name, sessionId));
+      if (this.stopped.size > STOPPED_SESSIONS) this.stopped.delete(this.stopped.values().next().value!);
     };
+  }
+
+  /** Keeps an update of a session nobody listens to yet, for its thread (listen). */
+  private hold(name: string, sessionId: string, update: SessionUpdate): void {
+    if (this.stopped.has(sessionKey(name, sessionId))) return;
+    const of = this.held.get(name) ?? new Map<string, SessionUpdate[]>();
+    this.held.set(name, of);
+    const updates = of.get(sessionId) ?? [];
+    if (updates.length === 0) {
+      this.log(`acp agent ${name}: session ${sessionId} spoke before its thread listened; kept for it`);
+      of.set(sessionId, updates);
+      if (of.size > HELD_SESSIONS) of.delete(of.keys().next().value!);
+    }
+    if (updates.length < HELD_UPDATES) updates.push(update);
   }
 
   /** Starts agent `name` once, to show what it answers (`:checkhealth tine`), and stops it. */
@@ -109,9 +153,12 @@ export class AcpAgents {
     conn = await AcpConnection.start(launch, {
       onEvent: (event) => {
         switch (event.kind) {
-          case "update":
-            listeners().get(event.sessionId)?.update(event.update);
+          case "update": {
+            const to = listeners().get(event.sessionId);
+            if (to) to.update(event.update);
+            else this.hold(name, event.sessionId, event.update);
             return;
+          }
           case "permission": {
             const to = listeners().get(event.permission.sessionId);
             // A request for no session of tine's is not answered for the user: it is declined as cancelled.
@@ -126,6 +173,7 @@ export class AcpAgents {
             if (conn === null || this.started.get(name) === conn) {
               this.started.delete(name);
               this.live.delete(name);
+              this.held.delete(name);
             }
             if (event.error) {
               const error = event.error;

@@ -7,6 +7,8 @@
 //   malformed    answers session/new with a line that is not JSON
 //   permission   on session/prompt asks permission, waits for the answer, and says what it got;
 //                it never withdraws the request itself (session/cancel only ends the turn after)
+//   announce     right after answering session/new announces its commands, as Claude's adapter
+//                does: before the client can have made anything that listens to the session
 import { createInterface } from "node:readline";
 
 const script = process.argv[2];
@@ -43,6 +45,14 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
         return;
       }
       send({ id: message.id, result: { sessionId: "s1" } });
+      if (script === "announce")
+        send({
+          method: "session/update",
+          params: {
+            sessionId: "s1",
+            update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "compact", description: "Compact it" }] },
+          },
+        });
       return;
     case "session/prompt": {
       const sessionId = message.params.sessionId;
