@@ -24,7 +24,7 @@ function pool(script: string, log: (line: string) => void) {
 const ignore = { permission: () => {}, ended: () => {} };
 
 describe("AcpAgents", () => {
-  it("an update sent right after session/new, before the thread listens, is given to the thread when it does", async () => {
+  it("a state update sent right after session/new, before the thread listens, is given to the thread when it does; a message chunk is not", async () => {
     const logged: string[] = [];
     const agents = pool("announce", (line) => logged.push(line));
     const conn = await agents.connection("scripted");

@@ -27,13 +27,21 @@ export type SessionEvents = {
 const NO_LISTENERS: ReadonlyMap<string, SessionEvents> = new Map();
 
 /**
- * How many sessions' early updates are held, and how many updates each: an agent speaks as soon as
- * it has answered `session/new` or `session/fork` (Claude's adapter announces its commands then),
- * before tine has made the thread that listens. A session nobody comes for (its thread failed to
- * open) costs at most this much.
+ * What an agent says of a session's state as soon as it has answered `session/new` or
+ * `session/fork` (Claude's adapter announces its commands then), before tine has made the thread
+ * that listens: held for the thread. Not its conversation: a fork's replay of the source's messages
+ * (OpenCode sends one) is already the fork's copied history.
  */
+const HELD_KINDS: ReadonlySet<SessionUpdate["sessionUpdate"]> = new Set([
+  "available_commands_update",
+  "current_mode_update",
+  "config_option_update",
+  "usage_update",
+  "session_info_update",
+]);
+/** How many sessions' early updates are held, and how many each: a session nobody comes for (its thread failed to open) costs at most this much. */
 const HELD_SESSIONS = 16;
-const HELD_UPDATES = 256;
+const HELD_UPDATES = 64;
 /** How many closed sessions are remembered as closed (older ones' stray updates may be held again, within the bounds above). */
 const STOPPED_SESSIONS = 1024;
 
@@ -117,9 +125,9 @@ export class AcpAgents {
     };
   }
 
-  /** Keeps an update of a session nobody listens to yet, for its thread (listen). */
+  /** Keeps a state update (HELD_KINDS) of a session nobody listens to yet, for its thread (listen); drops the rest. */
   private hold(name: string, sessionId: string, update: SessionUpdate): void {
-    if (this.stopped.has(sessionKey(name, sessionId))) return;
+    if (!HELD_KINDS.has(update.sessionUpdate) || this.stopped.has(sessionKey(name, sessionId))) return;
     const of = this.held.get(name) ?? new Map<string, SessionUpdate[]>();
     this.held.set(name, of);
     const updates = of.get(sessionId) ?? [];

@@ -7,8 +7,9 @@
 //   malformed    answers session/new with a line that is not JSON
 //   permission   on session/prompt asks permission, waits for the answer, and says what it got;
 //                it never withdraws the request itself (session/cancel only ends the turn after)
-//   announce     right after answering session/new announces its commands, as Claude's adapter
-//                does: before the client can have made anything that listens to the session
+//   announce     right after answering session/new sends a message chunk (as a fork's replay
+//                would) and announces its commands (as Claude's adapter does): before the client
+//                can have made anything that listens to the session
 import { createInterface } from "node:readline";
 
 const script = process.argv[2];
@@ -45,7 +46,12 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
         return;
       }
       send({ id: message.id, result: { sessionId: "s1" } });
-      if (script === "announce")
+      if (script === "announce") {
+        // A fork's replay of its source's conversation looks like this (OpenCode): not to be held.
+        send({
+          method: "session/update",
+          params: { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "replayed" } } },
+        });
         send({
           method: "session/update",
           params: {
@@ -53,6 +59,7 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
             update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "compact", description: "Compact it" }] },
           },
         });
+      }
       return;
     case "session/prompt": {
       const sessionId = message.params.sessionId;

@@ -75,10 +75,43 @@ export async function waitForCliPrompt(s: Session, buf: number): Promise<void> {
   );
 }
 
-/** Types `text` into the CLI in terminal buffer `buf`, and <CR> a moment later (so the CLI takes it as typed, not pasted). */
+/**
+ * Types `text` into the CLI in terminal buffer `buf`, and <CR> once the CLI shows it: sent together
+ * (or while the CLI is busy) the CLI takes both as a paste and submits nothing. Text not shown
+ * after 2 s was lost (keys sent while it was drawing): typed again, as tine's own typer does.
+ */
 export async function typeInTerminal(s: Session, buf: number, text: string): Promise<void> {
-  await s.lua("local buf, text = ...; vim.fn.chansend(vim.b[buf].tine_job, text)", buf, text);
-  await s.lua(`vim.defer_fn(function() vim.fn.chansend(vim.b[${buf}].tine_job, '\\r') end, 100)`);
+  const send = (keys: string) => s.lua("local buf, keys = ...; vim.fn.chansend(vim.b[buf].tine_job, keys)", buf, keys);
+  const head = text.slice(0, 20);
+  // How often the text shows (a resumed conversation may hold it already): once more means typed.
+  const count = () =>
+    s.lua<number>(
+      `local buf, head = ...
+      local text, n, at = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\\n"), 0, 1
+      while true do
+        local found = text:find(head, at, true)
+        if not found then return n end
+        n, at = n + 1, found + 1
+      end`,
+      buf,
+      head,
+    );
+  const before = await count();
+  await send(text);
+  let sentAt = Date.now();
+  await s.until(
+    `the CLI to show "${head}"`,
+    async () => {
+      const shown = (await count()) > before;
+      if (!shown && Date.now() - sentAt > 2000) {
+        await send(text);
+        sentAt = Date.now();
+      }
+      return shown;
+    },
+    30_000,
+  );
+  await send("\r");
 }
 
 /** Stops every CLI tine runs in a terminal. */

@@ -82,6 +82,12 @@ describe(`a thread run by OpenCode (${nv.version})`, () => {
           const tip = await s.lua<string>("return require('tine').fork(...)", id, "Fork at the tip");
           await s.waitForDisplay(tip, "Tip fork answer.");
           assert.doesNotMatch(await s.display(tip), /≈ approximate fork/, "a native fork");
+          // The fork holds the conversation once: OpenCode's replay of it into the new session is not drawn again.
+          await s.waitForStatus(tip, "idle");
+          assert.deepEqual(
+            (await s.messages(tip)).map((m) => m.content.map((c) => ("text" in c ? c.text : c.type)).join("")),
+            ["Say hello, tine here.", "Hello from the mock.", "Once more", "Again, hello.", "Fork at the tip", "Tip fork answer."],
+          );
           assert.deepEqual(
             saidIn(script.conversation()[atTip]!.body).filter((x) => x !== ""),
             ["Say hello, tine here.", "Hello from the mock.", "Once more", "Again, hello.", "Fork at the tip"],
