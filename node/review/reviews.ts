@@ -31,7 +31,7 @@ import { applyMerge, checkMergeRoom, isBinary, mergeFile } from "../worktree/mer
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
 import { undoApart } from "./hunk-undo.ts";
 import type { HunkReview, ReviewRecords } from "./review-record.ts";
-import { headerStart, type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks } from "./turn-hunks.ts";
+import { headerStart, type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks, turnsOf } from "./turn-hunks.ts";
 
 /** What the host does for a review. */
 export type ReviewEdges = {
@@ -113,6 +113,19 @@ export class Reviews {
   async hunks(id: ThreadId, atMessage: number | null): Promise<ListedHunk[]> {
     const turn = reviewTurn(await this.edges.codeOf(id), atMessage, null);
     return turnHunks(this.edges.snapshotsOf(id), turn, this.records.get(id));
+  }
+
+  /**
+   * Thread `id` was made from `source` (a fork): it starts with the source's review of the turns
+   * it shares, `code` its marks and history (a mark past the fork point is none of its turns).
+   */
+  forked(source: ThreadId, id: ThreadId, code: ThreadCode): void {
+    try {
+      this.records.startFrom(id, source, new Set(turnsOf(code).map((m) => m.id)));
+    } catch (e) {
+      // The fork is made all the same (this runs as it is): only its review starts empty.
+      this.edges.tell(`tine: review: the fork's review could not be written (${(e as Error).message}): its hunks show as pending`, true);
+    }
   }
 
   /** Hunk `index` of `path` marked reviewed. */
