@@ -70,6 +70,7 @@ export function reviewsFor(
     codeOf: (id: ThreadId) => code.actions.settledCode(id),
     snapshotsOf: code.snapshotsOf,
     hunks: (id: ThreadId, at: number | null) => reviews.hunks(id, at),
+    turnFile: reviews.turnFile.bind(reviews),
     live: () => edges.live(),
   };
   return Object.assign(reviews, { files: (path: string, id: ThreadId | null, at: number | null) => reviewFiles(deps, path, id, at) });
