@@ -3,7 +3,7 @@
  * `comment_hunk`): each hunk of a turn's diff is kept (marked reviewed), undone, or commented on,
  * and the thread's review remembers which (review-record.ts).
  *
- * An undo reverts that hunk only, three-way as a graft is (worktree/merge.ts `mergeFile`): base
+ * An undo reverts that hunk only, three-way as a graft is (hunk-undo.ts, through merge.ts): base
  * the file as the turn left it, ours the working file now, theirs the turn's file with only that
  * hunk taken back. So what the agent or the user changed since survives; where they changed the
  * same lines, the file gets conflict markers and the quickfix list names them. Nothing is lost:
@@ -26,12 +26,12 @@ import { type CodeSnapshots, type KeptFile, MAX_SNAPSHOT_FILE_BYTES, type Stored
 import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
 import type { KeptFilesUndo, ThreadCode } from "../worktree/code-actions.ts";
-import { type HunkRange, lineOffsets, withHunk } from "../worktree/hunks.ts";
-import { applyMerge, checkMergeRoom, isBinary, mergeFile } from "../worktree/merge.ts";
+import type { HunkRange } from "../worktree/hunks.ts";
+import { applyMerge, checkMergeRoom, isBinary } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
-import { undoApart } from "./hunk-undo.ts";
+import { undoHunk } from "./hunk-undo.ts";
 import type { HunkReview, ReviewRecords } from "./review-record.ts";
-import { headerStart, type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks, turnsOf } from "./turn-hunks.ts";
+import { headerStart, type ListedHunk, type ReviewTurn, reviewTurn, turnHunk, turnHunks, turnsOf } from "./turn-hunks.ts";
 
 /** What the host does for a review. */
 export type ReviewEdges = {
@@ -241,16 +241,9 @@ export class Reviews {
       throw refuse(`${path} is over 2 MiB now: it would not be kept, so the undo could not be taken back`);
     if ([before, after, ours].some((f) => f !== null && isBinary(f)))
       throw refuse(`${path} is a binary file now: only a text file's hunk can be undone`);
-    const was = before?.bytes ?? Buffer.alloc(0);
-    const back = was.subarray(...lineOffsets(was, range.oldStart, range.oldStart + range.oldCount));
-    const apart = undoApart(after.bytes, ours.bytes, range, back);
-    const merged = apart
-      ? { bytes: apart, conflictLines: [] as number[] }
-      : await mergeFile(this.edges.gitOf(id), ours.bytes, after.bytes, withHunk(after.bytes, was, reversed(range)), {
-          ours: "now",
-          theirs: `undo of hunk ${index}`,
-          theirsRoot: root,
-        });
+    const sides = { before: before?.bytes ?? Buffer.alloc(0), after: after.bytes, ours: ours.bytes };
+    const labels = { ours: "now", theirs: `undo of hunk ${index}`, theirsRoot: root };
+    const merged = await undoHunk(this.edges.gitOf(id), sides, range, labels);
     if (merged.bytes.equals(ours.bytes)) throw refuse(`${path} holds no line of hunk ${index} any more (changed since): nothing to undo`);
     const unsaved = await unsavedRefusal(this.edges.unsaved, root, [path], "the undo");
     if (unsaved) throw refuse(unsaved);
