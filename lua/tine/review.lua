@@ -72,7 +72,7 @@ end
 
 --- The next (`step` 1) or previous (-1) hunk: past the file's last, the next file's first.
 local function jump(step)
-  draw.draw(view)
+  draw.fresh(view)
   local win = vim.api.nvim_get_current_win()
   local side, row = draw.side_of(view, win), vim.api.nvim_win_get_cursor(win)[1]
   local hunks = view.file.hunks
@@ -185,16 +185,20 @@ local function let_go(v)
   end)
 end
 
---- Shows file `i` of the turn; false (and says why) when it cannot.
-show_file = function(i)
+--- Shows file `i` of the turn (`known`: its review, when the host was just asked for it); false
+--- (and says why) when it cannot.
+show_file = function(i, known)
   local v = view
   local path = v.files[i]
-  local ok, got = pcall(host.request, "review_file", path, v.id, v.message)
-  if not ok then
-    notify(tostring(got), vim.log.levels.ERROR)
-    return false
+  local f = known
+  if not f then
+    local ok, got = pcall(host.request, "review_file", path, v.id, v.message)
+    if not ok then
+      notify(tostring(got), vim.log.levels.ERROR)
+      return false
+    end
+    f = got[1]
   end
-  local f = got[1]
   local abs = f.root .. "/" .. path
   let_go(v)
   local gone = vim.uv.fs_stat(abs) == nil
@@ -293,6 +297,7 @@ end
 ---@param at_message? integer
 function M.open(id, at_message)
   local tine = require("tine")
+  local hunks
   if id == nil then
     local located
     id, located = here()
@@ -300,11 +305,14 @@ function M.open(id, at_message)
       error("tine: review: no thread is active (:Tine opens one)", 0)
     end
     -- The turn of the message under the cursor, else (no turn ends after it) the thread's last.
-    if at_message == nil and located ~= nil and pcall(tine.hunks, id, located) then
-      at_message = located
+    if at_message == nil and located ~= nil then
+      local ok, got = pcall(tine.hunks, id, located)
+      if ok then
+        at_message, hunks = located, got
+      end
     end
   end
-  local hunks = tine.hunks(id, at_message)
+  hunks = hunks or tine.hunks(id, at_message)
   local files, seen = {}, {}
   for _, h in ipairs(hunks) do
     if not seen[h.path] then
@@ -343,7 +351,7 @@ function M.open(id, at_message)
       vim.schedule(M.close)
     end,
   })
-  if not show_file(start) then
+  if not show_file(start, start == 1 and first or nil) then
     M.close()
     return
   end

@@ -43,11 +43,15 @@ function M.target(view, i, side)
 end
 
 --- Maps the lines again (the working file may have changed) and draws each hunk's state at its
---- first changed line on both sides, and the winbars.
+--- first changed line on both sides, and the winbars. The hunks' regions are worked out once per
+--- file's review (the host's answer), not per draw.
 function M.draw(v)
   local now = vim.api.nvim_buf_get_lines(v.right_buf, 0, -1, false)
   v.map = rmap.mapper(v.after, v.gone and {} or now)
-  v.regions = rmap.regions(v.before, v.after, v.file.hunks)
+  if v.regions_of ~= v.file then
+    v.regions, v.regions_of = rmap.regions(v.before, v.after, v.file.hunks), v.file
+  end
+  v.drawn_file, v.drawn_tick = v.file, vim.api.nvim_buf_get_changedtick(v.right_buf)
   for _, buf in ipairs({ v.left_buf, v.right_buf }) do
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   end
@@ -81,9 +85,17 @@ function M.draw(v)
   vim.wo[v.left].winbar = ("before the turn: %s"):format(v.file.path):gsub("%%", "%%%%")
 end
 
+--- Draws again only when the file's review or the working file's text changed since the last
+--- draw: ]h and the keys on a hunk go by what is drawn.
+function M.fresh(v)
+  if v.drawn_file ~= v.file or v.drawn_tick ~= vim.api.nvim_buf_get_changedtick(v.right_buf) then
+    M.draw(v)
+  end
+end
+
 --- The index (in the file's hunks) of the hunk under the cursor in `win` (one of the review's), or nil.
 function M.hunk_at(view, win)
-  M.draw(view)
+  M.fresh(view)
   local side, row = M.side_of(view, win), vim.api.nvim_win_get_cursor(win)[1]
   for i, h in ipairs(view.file.hunks) do
     local first, last = rmap.rows(h, side, side == "new" and view.map or nil)

@@ -9,6 +9,7 @@ import type { Compaction } from "../compact/compaction.ts";
 import type { FanOuts } from "../fork/fanout.ts";
 import type { ForkFlow } from "../fork/flow.ts";
 import type { NvimBridge } from "../nvim/bridge.ts";
+import type { Reviews } from "../review/reviews.ts";
 import type { Persistence } from "../store/persistence.ts";
 import type { UsageBook } from "../usage/book.ts";
 import type { Buffers } from "../view/buffers.ts";
@@ -26,6 +27,7 @@ export type ChatEventParts = {
   readonly compaction: Compaction;
   readonly threads: LiveThreads;
   readonly forkCode: ForkCode;
+  readonly reviews: Pick<Reviews, "forked">;
   readonly nvim: NvimBridge;
 };
 
@@ -34,6 +36,8 @@ export function chatEvents(parts: ChatEventParts, tell: (text: string, error: bo
   return {
     threadCreated: (thread, how) => {
       parts.persistence?.created(thread, parts.chat, how);
+      // A fork's review of the turns it shares starts as its source's (kept, undone stay so).
+      if (how.under) parts.reviews.forked(how.under, thread.id, { title: thread.title, code: thread.code, history: thread.runner.history });
       // A background fork (or a promote's branch) gets its buffers when it is opened.
       if (!how.background) parts.buffers.mount(thread, how);
     },

@@ -1,14 +1,35 @@
 /**
- * Undoing one hunk of a turn's change in a file that changed since, without running git where
- * the answer is certain: when everything that changed since the turn lies wholly before the
- * hunk's lines (its context with them) or wholly after, the three-way merge can only be the file
- * now with the hunk's lines taken back, shifted by what came before. Otherwise (changes on both
- * sides, or in the hunk) null: `git merge-file` decides, conflicts and all (reviews.ts).
+ * Undoing one hunk of a turn's change in a file that changed since: the three-way merge every
+ * merge of tine's is (worktree/merge.ts `mergeFile`), base the file as the turn left it, ours the
+ * file now, theirs the turn's file with only that hunk taken back, conflicts marked. Without
+ * running git where the answer is certain (`undoApart`): when everything that changed since the
+ * turn lies wholly before the hunk's lines (its context with them) or wholly after, the merge can
+ * only be the file now with the hunk's lines taken back, shifted by what came before (checked
+ * against git merge-file in review.test.ts; a git process is most of an undo's time).
  *
  * Worked on bytes, not on lines cut out one by one: the lines both files begin and end with are
  * found by a binary search of native compares, so a 10,000-line file costs a few milliseconds.
  */
-import { type HunkRange, lineOffsets } from "../worktree/hunks.ts";
+import type { RunGit } from "../tools/git.ts";
+import { type HunkRange, lineOffsets, withHunk } from "../worktree/hunks.ts";
+import { type MergeLabels, mergeFile } from "../worktree/merge.ts";
+import { reversed } from "./turn-hunks.ts";
+
+/** The sides of an undo: the file as the turn found it and left it, and as it is now. */
+export type UndoSides = { readonly before: Buffer; readonly after: Buffer; readonly ours: Buffer };
+
+/** Hunk `range` of the turn's diff taken back in the file now: the merge's bytes and its conflicts' lines (1-based). */
+export async function undoHunk(
+  git: RunGit,
+  { before, after, ours }: UndoSides,
+  range: HunkRange,
+  labels: MergeLabels,
+): Promise<{ bytes: Buffer; conflictLines: number[] }> {
+  const back = before.subarray(...lineOffsets(before, range.oldStart, range.oldStart + range.oldCount));
+  const apart = undoApart(after, ours, range, back);
+  if (apart) return { bytes: apart, conflictLines: [] };
+  return mergeFile(git, ours, after, withHunk(after, before, reversed(range)), labels);
+}
 
 /** How many bytes `a` and `b` share at their start (`fromEnd`: at their end), at most `most`. */
 function sharedBytes(a: Buffer, b: Buffer, most: number, fromEnd: boolean): number {

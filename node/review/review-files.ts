@@ -15,7 +15,8 @@ import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots, StoredFile } from "../snapshot/code.ts";
 import type { ThreadCode } from "../worktree/code-actions.ts";
 import { isBinary } from "../worktree/merge.ts";
-import { type ListedHunk, reviewTurn } from "./turn-hunks.ts";
+import type { TurnFile } from "./reviews.ts";
+import { type ListedHunk, type ReviewTurn, reviewTurn } from "./turn-hunks.ts";
 
 /** A file of a turn: `before`/`after` its text (null: no file then, or a binary one: `binary`). */
 export type ReviewedFile = {
@@ -34,6 +35,8 @@ export type ReviewFileDeps = {
   readonly codeOf: (id: ThreadId) => Promise<ThreadCode>;
   readonly snapshotsOf: (id: ThreadId) => CodeSnapshots;
   readonly hunks: (id: ThreadId, atMessage: number | null) => Promise<ListedHunk[]>;
+  /** The file as the turn found and left it, read once for the review's every use (Reviews.turnFile). */
+  readonly turnFile: (snapshots: CodeSnapshots, turn: ReviewTurn, path: string) => Promise<TurnFile>;
   readonly live: () => Iterable<ThreadId>;
 };
 
@@ -61,12 +64,7 @@ async function fileOf(deps: ReviewFileDeps, id: ThreadId, path: string, atMessag
   if (rel === null) throw refuse(`${path} is not in the thread's files (${root})`);
   const turn = reviewTurn(await deps.codeOf(id), atMessage, atMessage === null ? rel : null);
   if (!turn.mark.turn!.files.some((f) => f.path === rel)) return null;
-  const [hunks, before, after] = await Promise.all([
-    deps.hunks(id, turn.message),
-    snapshots.read(turn.from, [rel]),
-    snapshots.read(turn.to, [rel]),
-  ]);
-  const [b, a] = [before.get(rel) ?? null, after.get(rel) ?? null];
+  const [hunks, { before: b, after: a }] = await Promise.all([deps.hunks(id, turn.message), deps.turnFile(snapshots, turn, rel)]);
   const binary = [b, a].some((f) => f !== null && isBinary(f));
   const text = (f: StoredFile | null) => (f === null || binary ? null : f.bytes.toString("utf8"));
   const mine = hunks.filter((h) => h.path === rel);

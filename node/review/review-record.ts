@@ -81,13 +81,28 @@ export class ReviewRecords {
     const was = record.hunks.find(same) ?? { turn: at.turn, path: at.path, index: at.index, state: "pending" as const };
     const now = change(was);
     const hunks = record.hunks.some(same) ? record.hunks.map((h) => (same(h) ? now : h)) : [...record.hunks, now];
-    const next = { hunks };
+    this.write(id, { hunks });
+    return now;
+  }
+
+  /**
+   * Fork `id` starts with `source`'s review of the turns it shares (`shared`, their last
+   * snapshots), written now: what either reviews after is its own. A thread that has a review of
+   * its own already keeps it. The paths copied.
+   */
+  startFrom(id: ThreadId, source: ThreadId, shared: ReadonlySet<SnapshotId>): readonly string[] {
+    if (this.get(id).hunks.length) return [];
+    const hunks = this.get(source).hunks.filter((h) => shared.has(h.turn));
+    if (hunks.length) this.write(id, { hunks });
+    return [...new Set(hunks.map((h) => h.path))];
+  }
+
+  private write(id: ThreadId, record: ReviewRecord): void {
     const file = this.fileOf(id);
     if (file) {
       mkdirSync(dirname(file), { recursive: true });
-      replaceFile(file, Buffer.from(`${JSON.stringify(next)}\n`), 0o600);
+      replaceFile(file, Buffer.from(`${JSON.stringify(record)}\n`), 0o600);
     }
-    this.known.set(id, next);
-    return now;
+    this.known.set(id, record);
   }
 }

@@ -6,6 +6,7 @@
  * review's files (review-files.ts) are read through it too.
  */
 import { join } from "node:path";
+import type { SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import { projectKey } from "../core/project-key.ts";
 import type { CodeServices } from "../worktree/code-services.ts";
@@ -33,6 +34,12 @@ class TellingRecords extends ReviewRecords {
     const now = super.update(id, at, change);
     this.changed(id, at.path);
     return now;
+  }
+
+  override startFrom(id: ThreadId, source: ThreadId, shared: ReadonlySet<SnapshotId>): readonly string[] {
+    const paths = super.startFrom(id, source, shared);
+    for (const path of paths) this.changed(id, path);
+    return paths;
   }
 }
 
@@ -63,6 +70,7 @@ export function reviewsFor(
     codeOf: (id: ThreadId) => code.actions.settledCode(id),
     snapshotsOf: code.snapshotsOf,
     hunks: (id: ThreadId, at: number | null) => reviews.hunks(id, at),
+    turnFile: reviews.turnFile.bind(reviews),
     live: () => edges.live(),
   };
   return Object.assign(reviews, { files: (path: string, id: ThreadId | null, at: number | null) => reviewFiles(deps, path, id, at) });

@@ -3,7 +3,7 @@
  * `comment_hunk`): each hunk of a turn's diff is kept (marked reviewed), undone, or commented on,
  * and the thread's review remembers which (review-record.ts).
  *
- * An undo reverts that hunk only, three-way as a graft is (worktree/merge.ts `mergeFile`): base
+ * An undo reverts that hunk only, three-way as a graft is (hunk-undo.ts, through merge.ts): base
  * the file as the turn left it, ours the working file now, theirs the turn's file with only that
  * hunk taken back. So what the agent or the user changed since survives; where they changed the
  * same lines, the file gets conflict markers and the quickfix list names them. Nothing is lost:
@@ -26,12 +26,12 @@ import { type CodeSnapshots, type KeptFile, MAX_SNAPSHOT_FILE_BYTES, type Stored
 import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
 import type { KeptFilesUndo, ThreadCode } from "../worktree/code-actions.ts";
-import { type HunkRange, lineOffsets, withHunk } from "../worktree/hunks.ts";
-import { applyMerge, checkMergeRoom, isBinary, mergeFile } from "../worktree/merge.ts";
+import type { HunkRange } from "../worktree/hunks.ts";
+import { applyMerge, checkMergeRoom, isBinary } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
-import { undoApart } from "./hunk-undo.ts";
+import { undoHunk } from "./hunk-undo.ts";
 import type { HunkReview, ReviewRecords } from "./review-record.ts";
-import { headerStart, type ListedHunk, type ReviewTurn, reversed, reviewTurn, turnHunk, turnHunks } from "./turn-hunks.ts";
+import { headerStart, type ListedHunk, type ReviewTurn, reviewTurn, turnHunk, turnHunks, turnsOf } from "./turn-hunks.ts";
 
 /** What the host does for a review. */
 export type ReviewEdges = {
@@ -59,11 +59,11 @@ export type ReviewEdges = {
 /** How an undo went: the file, the hunk, and how many conflicts it left marked. */
 export type HunkUndone = { readonly path: string; readonly index: number; readonly conflicts: number };
 
-/** How many files of turns an undo keeps read (turnFile). */
+/** How many files of turns (and their diffs) are kept read (turnFile, turnDiff). */
 const KEPT_FILES = 32;
 
-/** A file as a turn found it and left it (null: none), and the turn's diff of it. */
-type TurnFile = { readonly diff: readonly string[]; readonly before: StoredFile | null; readonly after: StoredFile | null };
+/** A file as a turn found it and left it (null: none). */
+export type TurnFile = { readonly before: StoredFile | null; readonly after: StoredFile | null };
 
 /** What is at `abs` as a snapshot would hold it: null when there is no file (a folder is none either). */
 function onDisk(abs: string): StoredFile | null {
@@ -74,6 +74,17 @@ function onDisk(abs: string): StoredFile | null {
   } catch {
     return null;
   }
+}
+
+/** What `read` gives, kept in `known` under `key` (the last KEPT_FILES; a failed read is not kept). */
+function kept<T>(known: Map<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> {
+  const had = known.get(key);
+  if (had) return had;
+  const reading = read();
+  if (known.size >= KEPT_FILES) known.delete(known.keys().next().value!);
+  known.set(key, reading);
+  reading.catch(() => known.delete(key));
+  return reading;
 }
 
 const refuse = (why: string) => new Error(`tine: review: ${why}`);
@@ -89,8 +100,10 @@ function cameBack(lines: readonly string[]): string {
 export class Reviews {
   /** One review step after another: an undo reads the file as the one before left it. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
+  /** Files of turns and their diffs read (turnFile, turnDiff), by turn and path: the last KEPT_FILES of each. */
   private readonly turnFiles = new Map<string, Promise<TurnFile>>();
+  private readonly turnDiffs = new Map<string, Promise<readonly string[]>>();
+  /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
   private undoable: {
     readonly safety: string;
     readonly id: ThreadId;
@@ -113,6 +126,19 @@ export class Reviews {
   async hunks(id: ThreadId, atMessage: number | null): Promise<ListedHunk[]> {
     const turn = reviewTurn(await this.edges.codeOf(id), atMessage, null);
     return turnHunks(this.edges.snapshotsOf(id), turn, this.records.get(id));
+  }
+
+  /**
+   * Thread `id` was made from `source` (a fork): it starts with the source's review of the turns
+   * it shares, `code` its marks and history (a mark past the fork point is none of its turns).
+   */
+  forked(source: ThreadId, id: ThreadId, code: ThreadCode): void {
+    try {
+      this.records.startFrom(id, source, new Set(turnsOf(code).map((m) => m.id)));
+    } catch (e) {
+      // The fork is made all the same (this runs as it is): only its review starts empty.
+      this.edges.tell(`tine: review: the fork's review could not be written (${(e as Error).message}): its hunks show as pending`, true);
+    }
   }
 
   /** Hunk `index` of `path` marked reviewed. */
@@ -172,28 +198,27 @@ export class Reviews {
   private async located(id: ThreadId, path: string, index: number, atMessage: number | null) {
     const turn = reviewTurn(await this.edges.codeOf(id), atMessage, path);
     if (!turn.mark.turn!.files.some((f) => f.path === path)) throw refuse(`that turn did not change ${path}`);
-    const file = await this.turnFile(this.edges.snapshotsOf(id), turn, path);
-    const hunk = turnHunk(file.diff, path, index);
+    const snapshots = this.edges.snapshotsOf(id);
+    const [diff, file] = await Promise.all([this.turnDiff(snapshots, turn, path), this.turnFile(snapshots, turn, path)]);
+    const hunk = turnHunk(diff, path, index);
     return { turn, hunk, range: hunk.range, file };
   }
 
   /**
-   * A file as the turn found and left it, and its diff: two snapshots never change, so they are
-   * kept (the last few files) and an undo after the first of a file runs no git but its snapshot.
+   * File `path` as the turn found and left it, for an undo and for `:Tine review` and the signs
+   * (review-files.ts): two snapshots never change, so the last few files read are kept and a
+   * file of a turn is read once.
    */
-  private turnFile(snapshots: CodeSnapshots, turn: ReviewTurn, path: string): Promise<TurnFile> {
-    const key = `${turn.from}..${turn.to}\0${path}`;
-    const kept = this.turnFiles.get(key);
-    if (kept) return kept;
-    const read = Promise.all([
-      snapshots.fileDiff(turn.from, turn.to, path),
-      snapshots.read(turn.from, [path]),
-      snapshots.read(turn.to, [path]),
-    ]).then(([diff, b, a]) => ({ diff, before: b.get(path) ?? null, after: a.get(path) ?? null }));
-    if (this.turnFiles.size >= KEPT_FILES) this.turnFiles.delete(this.turnFiles.keys().next().value!);
-    this.turnFiles.set(key, read);
-    read.catch(() => this.turnFiles.delete(key));
-    return read;
+  turnFile(snapshots: CodeSnapshots, turn: ReviewTurn, path: string): Promise<TurnFile> {
+    return kept(this.turnFiles, `${turn.from}..${turn.to}\0${path}`, async () => {
+      const [b, a] = await Promise.all([snapshots.read(turn.from, [path]), snapshots.read(turn.to, [path])]);
+      return { before: b.get(path) ?? null, after: a.get(path) ?? null };
+    });
+  }
+
+  /** The turn's diff of `path` (kept as turnFile keeps the file): an undo after the first of a file runs no git but its snapshot. */
+  private turnDiff(snapshots: CodeSnapshots, turn: ReviewTurn, path: string): Promise<readonly string[]> {
+    return kept(this.turnDiffs, `${turn.from}..${turn.to}\0${path}`, () => snapshots.fileDiff(turn.from, turn.to, path));
   }
 
   /** Hunk `index` of `path` taken back in the working file, three-way against what changed since. */
@@ -216,16 +241,9 @@ export class Reviews {
       throw refuse(`${path} is over 2 MiB now: it would not be kept, so the undo could not be taken back`);
     if ([before, after, ours].some((f) => f !== null && isBinary(f)))
       throw refuse(`${path} is a binary file now: only a text file's hunk can be undone`);
-    const was = before?.bytes ?? Buffer.alloc(0);
-    const back = was.subarray(...lineOffsets(was, range.oldStart, range.oldStart + range.oldCount));
-    const apart = undoApart(after.bytes, ours.bytes, range, back);
-    const merged = apart
-      ? { bytes: apart, conflictLines: [] as number[] }
-      : await mergeFile(this.edges.gitOf(id), ours.bytes, after.bytes, withHunk(after.bytes, was, reversed(range)), {
-          ours: "now",
-          theirs: `undo of hunk ${index}`,
-          theirsRoot: root,
-        });
+    const sides = { before: before?.bytes ?? Buffer.alloc(0), after: after.bytes, ours: ours.bytes };
+    const labels = { ours: "now", theirs: `undo of hunk ${index}`, theirsRoot: root };
+    const merged = await undoHunk(this.edges.gitOf(id), sides, range, labels);
     if (merged.bytes.equals(ours.bytes)) throw refuse(`${path} holds no line of hunk ${index} any more (changed since): nothing to undo`);
     const unsaved = await unsavedRefusal(this.edges.unsaved, root, [path], "the undo");
     if (unsaved) throw refuse(unsaved);

@@ -26,7 +26,7 @@ export type ListedHunk = {
 };
 
 /** The turns of a thread that changed files, first to last. */
-function turnsOf(thread: ThreadCode): ThreadMark[] {
+export function turnsOf(thread: ThreadCode): ThreadMark[] {
   return validMarks(thread.code, thread.history)
     .filter((m) => m.at > 0 && m.turn && m.turn.files.length > 0)
     .sort((a, b) => a.at - b.at);

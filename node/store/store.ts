@@ -237,7 +237,8 @@ export class ThreadStore {
         throw new Error(`tine: ${header.title}: its parent transcript ${this.path(header.parent.id)} is missing`);
       const parent = this.stateAt(header.parent.id, header.parent.records, new Set([...seen, id]));
       // A fork starts from its parent's history only: a turn streaming in the parent is not its own.
-      state = { ...emptyState(header.title), history: parent.history };
+      // The code marks of that history are its too (its file starts with them: persistence.ts createFile).
+      state = { ...emptyState(header.title), history: parent.history, code: parent.code };
     } else {
       state = emptyState(header.title);
     }

@@ -2,7 +2,8 @@
  * Reviewing the turns of a worktree fork before its promote (issue #34): the fork's hunks are
  * listed from its own snapshots, an undo is made in its worktree's file (the project's file
  * untouched), `:Tine restore undo` takes it back there, and the promote merges what the worktree
- * holds then: an undone hunk is not merged, a kept one is.
+ * holds then: an undone hunk is not merged, a kept one is. A fork starts with its source's review
+ * of the turns it shares, and reviews on apart from it.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -12,7 +13,7 @@ import { firstThread, withGitProject } from "../helpers/code-session.ts";
 import { gitProject } from "../helpers/git-project.ts";
 import type { Session } from "../helpers/neovim.ts";
 import { tempProjects } from "../helpers/neovim.ts";
-import { api, LINES, withLine } from "../helpers/review-turn.ts";
+import { api, editingTurn, LINES, reviewProject, withLine } from "../helpers/review-turn.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -57,6 +58,22 @@ describe(`reviewing a worktree fork's turns before its promote (${nv.version})`,
       await s.lua(`require("tine").promote(...)`, fork);
       await s.notified(/its code is merged: 1 file changed/);
       assert.equal(readFileSync(join(s.cwd, "lines.txt"), "utf8"), withLine(LINES, 18, "LINE 18"), "hunk 1 is not merged, hunk 2 is");
+    });
+  });
+
+  it("a fork starts with its source's review of the turns it shares (kept, undone); what either reviews after is its own", async () => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
+      const id = await editingTurn(s);
+      assert.equal(await api(s, "keep_hunk", id, "hello.txt", 1), true);
+      assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 0 });
+      s.mock.reply(textReply("Ok."));
+      const fork = await s.lua<string>(`return require("tine").fork(..., "go on")`, id);
+      await s.waitForStatus(fork, "idle");
+      assert.deepEqual(await states(s, fork), ["hello.txt#1 kept", "lines.txt#1 undone", "lines.txt#2 pending"]);
+      assert.equal(await api(s, "keep_hunk", fork, "lines.txt", 2), true);
+      assert.deepEqual(await states(s, id), ["hello.txt#1 kept", "lines.txt#1 undone", "lines.txt#2 pending"], "the source's is its own");
+      await s.cmd("Tine restart");
+      assert.deepEqual(await states(s, fork), ["hello.txt#1 kept", "lines.txt#1 undone", "lines.txt#2 kept"], "kept across a restart");
     });
   });
 });
