@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
-import { testChat } from "../../test/helpers/test-chat.ts";
+import { settled, testChat } from "../../test/helpers/test-chat.ts";
 import type { ClaudeCodeSession } from "../claude-code/session.ts";
 import { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
@@ -83,20 +83,12 @@ function setup({
       id,
       msg: { type: "agent", msg: { type: "status-changed", status: { type: "stopped", stopReason: "tool_use" } } },
     });
-    await until(() => chat.threads.get(id)?.toolRuns.length === 0);
+    await settled(() => chat.threads.get(id)?.toolRuns.length === 0);
     const answer = chat.threads.get(id)?.runner.history.last()?.message.content[0];
     if (answer?.type !== "tool_result") throw new Error(`${name} was not answered`);
     return { text: answer.content as string, isError: answer.is_error === true };
   };
   return { chat, dispatch, fork, ended, clock, agentCalls };
-}
-
-/** Resolves once `pred` holds, checked after each turn of the event loop (tool runs finish there). */
-async function until(pred: () => boolean): Promise<void> {
-  for (let i = 0; !pred(); i++) {
-    if (i > 1000) throw new Error("timed out");
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 describe("promote", () => {
@@ -342,7 +334,7 @@ describe("idle forks and the user (fake clock)", () => {
     dispatch({ type: "thread-msg", id: f, msg: { type: "tool-decision", toolUseId: "r1", approved: true } });
     clock.t = 20 * MIN;
     dispatch({ type: "chat-msg", msg: { type: "clock-tick", now: clock.t } });
-    await until(() => !chat.threads.get(f)?.toolRuns.length);
+    await settled(() => !chat.threads.get(f)?.toolRuns.length);
     expect(ended).toEqual([]);
     expect(chat.threads.has(f)).toBe(true);
     // Not prompted any more: a fresh first period from the last activity (the tool's end).

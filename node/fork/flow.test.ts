@@ -4,21 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { testConfig } from "../../test/helpers/agent-harness.ts";
-import { testChat } from "../../test/helpers/test-chat.ts";
+import { settled, testChat } from "../../test/helpers/test-chat.ts";
 import { SUMMARY_PROMPT } from "../chat/prompts.ts";
 import { History } from "../core/history.ts";
 import { assistantMessage, entry, userMessage } from "../core/native.ts";
 import { AnthropicAgent } from "../providers/anthropic-agent.ts";
 
 const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-
-/** Resolves once `pred` holds, checked after each turn of the event loop (tool runs finish there). */
-async function until(pred: () => boolean): Promise<void> {
-  for (let i = 0; !pred(); i++) {
-    if (i > 1000) throw new Error("timed out");
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 describe("a --wait fork", () => {
   it("of a fork asked for its summary while it works holds the fork's turn as it came to rest, not the summary prompt sent after", async () => {
@@ -54,7 +46,7 @@ describe("a --wait fork", () => {
     expect(chat.threads.has(id)).toBe(false);
 
     dispatch({ type: "thread-msg", id: "f", msg: { type: "tool-decision", toolUseId: "c1", approved: true } });
-    await until(() => chat.threads.has(id));
+    await settled(() => chat.threads.has(id));
     const said = (threadId: string) => JSON.stringify(chat.threads.get(threadId)!.runner.history.messages());
     expect(forks.waiting("f")).toBe(undefined);
     expect(said(id)).toContain("c1");

@@ -110,3 +110,15 @@ export function testChat(opts: TestChatOptions = {}): { chat: Chat; dispatch: (m
   });
   return { chat, dispatch, forks };
 }
+
+/**
+ * Resolves once `pred` holds, checked after each turn of the event loop (tool runs finish there,
+ * after real file reads). Bounded by time, not turns: a loaded machine's reads take many turns.
+ */
+export async function settled(pred: () => boolean, what = "the chat to settle"): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
