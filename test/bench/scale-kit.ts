@@ -1,13 +1,14 @@
 /**
  * What scale.bench.ts measures with: the figures it owes (each printed with its target and a
  * PASS/FAIL mark, or as not finished), sessions with a time budget that cannot hang the run, and
- * a CPU profile's summary. The Lua probes are in scale-probes.ts.
+ * a CPU profile's summary; the run's Neovim, environment and clock, and the fork opener items 1–3
+ * and 5 share. The Lua probes are in scale-probes.ts.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type NvimBinary, type Session, type SessionOptions, withNeovim } from "../helpers/neovim.ts";
+import { type NvimBinary, nvims, type Session, type SessionOptions, withNeovim } from "../helpers/neovim.ts";
 
 // ---- figures ----
 
@@ -218,4 +219,28 @@ export function topFunctions(path: string, n = 12): string[] {
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
     .map(([key, t]) => `${((100 * t) / total).toFixed(1).padStart(5)} %  ${key}`);
+}
+
+/** The run's Neovim (the newest under test), the host's environment and the run's clock. */
+export const nv = nvims().at(-1)!;
+export const env = { TINE_BENCH: "1" };
+export const started = performance.now();
+export const progress = (what: string) => process.stderr.write(`scale: ${what} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+
+/** The last `n` lines of `buf` (where a streamed reply ends). */
+export const lastLines = (s: Session, buf: number, n: number) =>
+  s.lua<string[]>(
+    "local b, n = ...; return vim.api.nvim_buf_get_lines(b, math.max(0, vim.api.nvim_buf_line_count(b) - n), -1, false)",
+    buf,
+    n,
+  );
+
+/** Forks `src` `n` times with no prompt, as `require('tine').fork(id, '')` from a user; ms in all. */
+export async function openForks(s: Session, src: string, n: number, limitMs: number): Promise<number> {
+  const t0 = performance.now();
+  for (let done = 0; done < n; done += 25) {
+    if (performance.now() - t0 > limitMs) throw new TimeUp(`opening ${n} forks (${done} opened)`, limitMs);
+    await s.lua("local src, n = ...; for _ = 1, n do require('tine').fork(src, '') end", src, Math.min(25, n - done));
+  }
+  return performance.now() - t0;
 }

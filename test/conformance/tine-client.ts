@@ -12,8 +12,7 @@
  * does this file (TypeScript run as is); the host itself runs on the machine's Node, as for a user.
  */
 import { testNvims } from "../../scripts/nvim.mjs";
-import { typeAndSend } from "../helpers/chat-driver.ts";
-import { openSidebar } from "../helpers/mcp.ts";
+import { openSidebar, typeAndSend } from "../helpers/chat-driver.ts";
 import { type NvimBinary, ROOT, type Session, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 

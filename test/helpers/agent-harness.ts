@@ -75,3 +75,10 @@ export async function withAgent(
     await mock.close();
   }
 }
+
+export const say = (text: string) => [{ type: "text" as const, text }];
+export const messages = (a: AnthropicAgent) => a.history.messages();
+export const streamingReached = (a: AnthropicAgent) => a.status.type === "streaming";
+/** The mock reaching a hold is not the client having read what came before it: await the agent. */
+export const streamedUpTo = (probe: AgentProbe, a: AnthropicAgent, finalized: number, inProgress: string | null) =>
+  probe.until(() => a.open?.finalized.length === finalized && (a.open.inProgress?.type ?? null) === inProgress);

@@ -4,6 +4,7 @@
  * name as a path under the working directory, so it is read from its last part.
  */
 import { basename } from "node:path";
+import type { Session } from "./neovim.ts";
 
 export type TineBufferKind = "display" | "input" | "claude";
 
@@ -17,3 +18,6 @@ export function isTine(name: string, num?: number, kind?: TineBufferKind): boole
 
 /** The names as tab lines and buffer lists show them (their last part). */
 export const shortNames = (names: string[]): string[] => names.map((n) => basename(n));
+
+/** The name of the buffer that has the focus, whole. */
+export const curBufName = (s: Session) => s.lua<string>("return vim.api.nvim_buf_get_name(0)");

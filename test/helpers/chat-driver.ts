@@ -89,3 +89,9 @@ export async function waitingForkOfStreamingReply(s: Session): Promise<void> {
   await s.waitForDisplay(1, "## Claude\nThe");
   await s.cmd("ForkThread --wait look again");
 }
+
+/** Opens the sidebar (:Tine) and returns its thread. */
+export async function openSidebar(s: Session) {
+  await s.cmd("Tine");
+  return (await s.threads())[0]!;
+}

@@ -65,11 +65,6 @@ export async function told(s: Session, pattern: RegExp): Promise<void> {
   await s.until(`a notification matching ${pattern}`, async () => (await s.notifications()).some((n) => pattern.test(n.msg)), 30_000);
 }
 
-export async function openSidebar(s: Session) {
-  await s.cmd("Tine");
-  return (await s.threads())[0]!;
-}
-
 /** The content of the tool result answering `id` in request `req`'s last message. */
 export function resultFor(s: Session, req: number, id: string): ReturnType<typeof resultOf> {
   const block = sentBlocks(s, req, -1).find((b) => b.type === "tool_result" && b.tool_use_id === id);

@@ -17,6 +17,9 @@ import { testChat } from "./test-chat.ts";
 
 const connection = { client: null, streamRetries: 0, retryDelayMs: 0 };
 
+/** A fixed number of runs, each real file IO: a bound for a machine whose two cores are shared, not a wait. */
+export const PROPERTY_TIMEOUT_MS = 120_000;
+
 /** An agent caught mid-reply: its open message holds the text streamed so far. */
 class StreamingAgent extends AnthropicAgent {
   constructor(

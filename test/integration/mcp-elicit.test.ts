@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
-import { typeAndSend } from "../helpers/chat-driver.ts";
+import { openSidebar, typeAndSend } from "../helpers/chat-driver.ts";
 import { oneExchange } from "../helpers/fixtures.ts";
-import { logLines, openSidebar, resultFor, shows, testServer, told } from "../helpers/mcp.ts";
+import { logLines, resultFor, shows, testServer, told } from "../helpers/mcp.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 

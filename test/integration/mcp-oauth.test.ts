@@ -9,8 +9,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
-import { body, typeAndSend } from "../helpers/chat-driver.ts";
-import { mcpNames, openSidebar, resultFor, shows, told } from "../helpers/mcp.ts";
+import { body, openSidebar, typeAndSend } from "../helpers/chat-driver.ts";
+import { mcpNames, resultFor, shows, told } from "../helpers/mcp.ts";
 import { alive, ROOT, type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 

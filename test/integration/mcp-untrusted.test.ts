@@ -11,12 +11,11 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
-import { body, exchange, typeAndSend } from "../helpers/chat-driver.ts";
+import { body, exchange, openSidebar, typeAndSend } from "../helpers/chat-driver.ts";
 import {
   isError,
   logLines,
   mcpNames,
-  openSidebar,
   resultFor,
   STDIO_SERVER,
   shows,

@@ -11,12 +11,11 @@ import { join } from "node:path";
 import { afterEach, describe, inject, it } from "vitest";
 import { STILL_RUNNING_WHEN_FORKED } from "../../node/chat/prompts.ts";
 import { readsCacheOf } from "../helpers/cache-prefix.ts";
-import { body, exchange, typeAndSend } from "../helpers/chat-driver.ts";
+import { body, exchange, openSidebar, typeAndSend } from "../helpers/chat-driver.ts";
 import {
   isError,
   logLines,
   mcpNames,
-  openSidebar,
   resultFor,
   shows,
   startHttpServer,

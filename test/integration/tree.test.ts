@@ -1,20 +1,18 @@
 /**
- * The tree as the user moves in it: the thread list (its keys, numbers, filter, folds, restores,
- * other projects), labels, thread numbers that are never given twice, a message edited in a fork,
- * and forks whose parent is gone. Each test stands alone in its own Neovim.
- *
- * Over 300 lines: one file for the tree's user-facing side, each test a few verbs of the Session.
+ * The thread list as the user moves in it: its height and keys, numbers, filter and folds, diffs
+ * and deletes, restores, [claude] threads and other projects' trees. Each test stands alone in its
+ * own Neovim.
  */
 import assert from "node:assert/strict";
-import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
-import { body, exchange, texts, typeAndSend } from "../helpers/chat-driver.ts";
-import { oneExchange, parentAndFork, twoExchanges } from "../helpers/fixtures.ts";
+import { exchange } from "../helpers/chat-driver.ts";
+import { oneExchange, parentAndFork } from "../helpers/fixtures.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
-import { response, textReply } from "../mock-anthropic/script.ts";
+import { response } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
+
 const project = tempProjects();
 
 /** The thread list's window: its height and cursor line (1-based), or null when no window shows it. */
@@ -23,17 +21,6 @@ const listWindow = (s: Session) =>
     local w = vim.fn.win_findbuf(vim.fn.bufnr("tine://threads"))[1]
     if not w then return vim.NIL end
     return { height = vim.api.nvim_win_get_height(w), line = vim.api.nvim_win_get_cursor(w)[1] }`);
-
-/** The virtual texts tine puts at the ends of a buffer's lines (fork marks, labels), by 0-based line. */
-const marks = (s: Session, buf: number) =>
-  s.lua<[number, string][]>(
-    `local out = {}
-    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(..., vim.api.nvim_create_namespace("tine"), 0, -1, { details = true })) do
-      table.insert(out, { m[2], m[4].virt_text[1][1] })
-    end
-    return out`,
-    buf,
-  );
 
 /** Three threads: "alpha" (1), "beta" (2) and a fork of beta (3) renamed "gamma fork"; alpha is active. */
 async function threeThreads(s: Session): Promise<{ alpha: string; beta: string; fork: string }> {
@@ -240,179 +227,5 @@ describe(`the thread list (${nv.version})`, () => {
       // The same user: the same data folder, and Claude Code's (the [claude] thread's session is there).
       { env: { XDG_DATA_HOME: data, CLAUDE_CONFIG_DIR: join(first, ".claude-config") } },
     );
-  });
-});
-
-describe(`thread numbers (${nv.version})`, () => {
-  it("are never given again after a delete, in memory too (persist = false)", async () => {
-    await withNeovim(
-      nv,
-      async (s) => {
-        await oneExchange(s, "alpha", "Alpha answer.");
-        await s.cmd("Tine new");
-        const second = await s.thread(2);
-        await s.lua("require('tine').delete(...)", second.id);
-        await s.waitForGone(second.id);
-        await s.cmd("Tine new");
-        assert.deepEqual(
-          (await s.threads()).map((t) => t.num),
-          [1, 3],
-        );
-      },
-      { setup: { persist: false } },
-    );
-  });
-
-  it("are never given again after a restart, an ended fork's included, even from before numbers were claimed", async () => {
-    const cwd = project();
-    await withNeovim(
-      nv,
-      async (s) => {
-        const { fork } = await parentAndFork(s);
-        await s.lua("require('tine').discard(...)", fork);
-        await s.waitForGone(fork);
-      },
-      { cwd },
-    );
-    // Transcripts written before nums/ was kept: only the files say which numbers were given.
-    const projects = join(cwd, ".data/nvim/tine/projects");
-    for (const name of readdirSync(projects)) rmSync(join(projects, name, "nums"), { recursive: true, force: true });
-    await withNeovim(
-      nv,
-      async (s) => {
-        await s.cmd("Tine new");
-        const nums = (await s.threads()).map((t) => t.num).sort();
-        assert.deepEqual(nums, [1, 3], "the discarded fork's 2 is not given again");
-      },
-      { cwd },
-    );
-  });
-
-  it("are never given again after a restart when the thread that had the highest was deleted", async () => {
-    const cwd = project();
-    await withNeovim(
-      nv,
-      async (s) => {
-        await oneExchange(s, "alpha", "Alpha answer.");
-        await s.cmd("Tine new");
-        await exchange(s, 2, "beta", "Beta answer.");
-        const beta = await s.thread(2);
-        await s.lua("require('tine').delete(...)", beta.id);
-        await s.waitForGone(beta.id);
-      },
-      { cwd },
-    );
-    await withNeovim(
-      nv,
-      async (s) => {
-        await s.cmd("Tine new");
-        assert.deepEqual((await s.threads()).map((t) => t.num).sort(), [1, 3], "the deleted thread's 2 is not given again");
-      },
-      { cwd },
-    );
-  });
-});
-
-describe(`labels (${nv.version})`, () => {
-  it("L labels a thread in the list and a message in its display; both are kept on disk and shown after a restart", async () => {
-    const cwd = project();
-    await withNeovim(
-      nv,
-      async (s) => {
-        const id = await twoExchanges(s);
-        await s.answerInput("the good one");
-        await s.onDisplayLine(id, "First answer.", "L");
-        const display = (await s.thread(id)).bufnr!;
-        await s.until("the message's label", async () => (await marks(s, display)).some(([, t]) => t === "🏷 the good one"));
-        const at = (await s.lines(display)).indexOf("First answer.");
-        assert.deepEqual(
-          (await marks(s, display)).filter(([, t]) => t.startsWith("🏷")).map(([line]) => line),
-          [(await s.lines(display)).slice(0, at).lastIndexOf("## Claude")],
-          "at the message's first line",
-        );
-        await s.openList();
-        await s.answerInput("keeper");
-        await s.onListLine("first question", "L");
-        await s.listLine("first question  🏷 keeper  ·");
-      },
-      { cwd },
-    );
-    await withNeovim(
-      nv,
-      async (s) => {
-        await s.openList();
-        await s.listLine("first question  🏷 keeper  ○ stored");
-        const id = (await s.threads())[0]!.id;
-        await s.open(id);
-        const display = (await s.thread(id)).bufnr!;
-        await s.until("the message's label after the restart", async () =>
-          (await marks(s, display)).some(([, t]) => t === "🏷 the good one"),
-        );
-        // An empty answer removes a label.
-        await s.openList();
-        await s.answerInput("");
-        await s.onListLine("first question", "L");
-        await s.until("the label gone", async () => !(await s.listText()).includes("keeper"));
-      },
-      { cwd },
-    );
-  });
-});
-
-describe(`edit and resubmit (${nv.version})`, () => {
-  it("e on a message you wrote opens a fork before it with its text in the input; the original is untouched; sending sends the edit", async () => {
-    await withNeovim(nv, async (s) => {
-      const id = await twoExchanges(s);
-      await s.focus((await s.thread(id)).bufnr!);
-      await s.keys("g?");
-      const help = (await s.lines(await s.currentBuf())).join("\n");
-      assert.match(help, /n {2}e +edit your message in a fork/);
-      assert.match(help, /n {2}L +label the message/);
-      await s.keys("q");
-      await s.onDisplayLine(id, "second question", "e");
-      await s.waitForThreadCount(2, "the fork");
-      const fork = (await s.threads())[1]!;
-      await s.until("the fork's input", async () => (await s.lines(fork.input_bufnr!)).join("\n") === "second question");
-      assert.equal(await s.currentBuf(), fork.input_bufnr, "the cursor is in the fork's input");
-      assert.deepEqual(texts(await s.messages(fork.id)), ["first question", "First answer."]);
-      await s.setLines(fork.input_bufnr!, ["second question, said better"]);
-      s.mock.reply(textReply("Better answer."));
-      await s.keys("<CR>");
-      await s.waitForDisplay(fork.id, "Better answer.");
-      assert.deepEqual(texts(body(s, -1).messages), ["first question", "First answer.", "second question, said better"]);
-      assert.deepEqual(texts(await s.messages(id)), ["first question", "First answer.", "second question", "Second answer."]);
-    });
-  });
-
-  it("e on the first message forks from the start; e on Claude's reply says what it edits", async () => {
-    await withNeovim(nv, async (s) => {
-      const id = await twoExchanges(s);
-      await s.onDisplayLine(id, "First answer.", "e");
-      assert.match(await s.lastNotification(), /e edits a message you wrote/);
-      await s.onDisplayLine(id, "first question", "e");
-      await s.waitForThreadCount(2, "the fork");
-      const fork = (await s.threads())[1]!;
-      await s.until("the fork's input", async () => (await s.lines(fork.input_bufnr!)).join("\n") === "first question");
-      assert.deepEqual(await s.messages(fork.id), []);
-      s.mock.reply(textReply("Fresh."));
-      await typeAndSend(s, "first question, again");
-      await s.waitForDisplay(fork.id, "Fresh.");
-      assert.deepEqual(texts(body(s, -1).messages), ["first question, again"]);
-    });
-  });
-});
-
-describe(`no thread id reaches the user (${nv.version})`, () => {
-  it("gp in a fork whose parent was deleted says so", async () => {
-    await withNeovim(nv, async (s) => {
-      const { parent, fork } = await parentAndFork(s);
-      await s.lua("require('tine').delete(...)", parent);
-      await s.waitForGone(parent);
-      await s.focus((await s.thread(fork)).bufnr!);
-      await s.keys("gp");
-      assert.match(await s.lastNotification(), /the thread this fork came from was deleted/);
-      const said = (await s.notifications()).map((n) => n.msg).join("\n");
-      assert.doesNotMatch(said, /[0-9a-f]{8}-[0-9a-f]{4}-/, said);
-    });
   });
 });
