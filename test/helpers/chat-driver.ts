@@ -1,7 +1,7 @@
 /** What the integration tests do again and again: type into a thread's input, read requests. */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { NativeMessage } from "../../node/core/native.ts";
-import { response, textReply } from "../mock-anthropic/script.ts";
+import { type Reply, response, textReply } from "../mock-anthropic/script.ts";
 import type { Session, ThreadRef } from "./neovim.ts";
 
 /** A request body tine sends, as the SDK types it. */
@@ -32,9 +32,16 @@ export async function exchange(
   ref: ThreadRef,
   prompt: string,
   answer: string,
-  { waitFor = `${answer}\n── end_turn` }: { waitFor?: string } = {},
+  {
+    waitFor = `${answer}\n── end_turn`,
+    then = [],
+  }: {
+    waitFor?: string;
+    /** Replies to the requests after this one, queued with it: before the turn ends (and, say, an idle clock starts). */
+    then?: Reply[];
+  } = {},
 ): Promise<void> {
-  s.mock.reply(textReply(answer));
+  s.mock.reply(textReply(answer), ...then);
   await typeAndSend(s, prompt);
   await s.waitForDisplay(ref, waitFor);
 }

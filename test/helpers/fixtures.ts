@@ -1,6 +1,6 @@
 /** Threads that many integration tests start from, made as a user would make them. */
 
-import { textReply } from "../mock-anthropic/script.ts";
+import { type Reply, textReply } from "../mock-anthropic/script.ts";
 import { exchange, typeAndSend } from "./chat-driver.ts";
 import type { Session } from "./neovim.ts";
 
@@ -37,8 +37,10 @@ export async function parentAndFork(
     forkPrompt: "explore a tangent",
     forkAnswer: "Fork answer.",
   },
+  /** Replies to the fork's next requests, queued with its answer (before its idle clock can start). */
+  then: Reply[] = [],
 ): Promise<{ parent: string; fork: string }> {
   const parent = await oneExchange(s, texts.prompt, texts.answer);
-  await exchange(s, 2, `@fork ${texts.forkPrompt}`, texts.forkAnswer);
+  await exchange(s, 2, `@fork ${texts.forkPrompt}`, texts.forkAnswer, { then });
   return { parent, fork: (await s.thread(2)).id };
 }

@@ -128,8 +128,7 @@ describe(`forks that come back (${nv.version})`, () => {
     await withNeovim(
       nv,
       async (s) => {
-        await parentAndFork(s);
-        s.mock.reply(textReply("Wrapping up: the tangent showed X."));
+        await parentAndFork(s, undefined, [textReply("Wrapping up: the tangent showed X.")]);
         await s.until("the wrap-up request", async () => s.mock.requests.length === 3, 10_000);
         const asked = texts(body(s, 2).messages).at(-1)!;
         assert.match(asked, /^\[tine\] This fork has been idle for 0\.01 minutes\. Wrap up/);

@@ -12,7 +12,7 @@ import { typeAndSend } from "../helpers/chat-driver.ts";
 import { claudeEnv, cliEnv, requireClaude } from "../helpers/claude-code.ts";
 import { parentAndFork, twoExchanges } from "../helpers/fixtures.ts";
 import { type Session, withNeovim, withProject } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
@@ -153,12 +153,16 @@ describe(`layout (${nv.version})`, () => {
       nv,
       async (s) => {
         await screen(s, 220, 55);
-        await parentAndFork(s);
+        // The wrap-up reply is queued before the fork's idle clock starts, and held until the layout is read.
+        await parentAndFork(s, undefined, [
+          response([{ text: "Wrapping up: the tangent showed X.", holdInside: { hold: "wrap", afterDeltas: 1 } }]),
+        ]);
+        await s.mock.reached("wrap");
         const fork = await s.thread(2);
         await s.focus(fork.bufnr!);
         const before = await layout(s);
         const forkDisplay = pairOf(before, 2).display.id;
-        s.mock.reply(textReply("Wrapping up: the tangent showed X."));
+        s.mock.release("wrap");
         await s.waitForGone(fork.id, "the fork to report by itself");
         const parent = await s.thread(1);
         await s.until("the parent in the window the cursor was in", async () =>
