@@ -9,6 +9,8 @@
 //                it never withdraws the request itself (session/cancel only ends the turn after)
 //   announce     right after answering session/new announces its commands, as Claude's adapter
 //                does: before the client can have made anything that listens to the session
+//   refused      its first prompt sends an update the SDK's schema refuses (a chunk whose text is
+//                a number), each later one a text chunk with `_meta`; each turn then ends
 import { createInterface } from "node:readline";
 
 const script = process.argv[2];
@@ -22,6 +24,8 @@ const request = (method, params) =>
     send({ id, method, params });
   });
 let cancelled = null;
+let prompts = 0;
+const update = (sessionId, update) => send({ method: "session/update", params: { sessionId, update } });
 
 createInterface({ input: process.stdin }).on("line", async (line) => {
   const message = JSON.parse(line);
@@ -56,6 +60,12 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       return;
     case "session/prompt": {
       const sessionId = message.params.sessionId;
+      if (script === "refused") {
+        const text = prompts++ === 0 ? 3 : `turn ${prompts}`;
+        update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text }, _meta: { from: "scripted" } });
+        send({ id: message.id, result: { stopReason: "end_turn" } });
+        return;
+      }
       const ended = new Promise((resolve) => (cancelled = resolve));
       const answer = await request("session/request_permission", {
         sessionId,
