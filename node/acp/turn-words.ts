@@ -1,4 +1,4 @@
-/** How an ACP runner says what an agent gave: its turn's end as tine's stop reasons, its words as one line, a prompt's text. */
+/** How an ACP runner says what an agent gave: its turn's end as tine's stop reasons, a prompt's text. */
 import type { StopReason } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { UserBlock } from "../core/native.ts";
@@ -15,12 +15,6 @@ export function stopOf(reason: string): StopReason {
     default:
       return "end_turn";
   }
-}
-
-/** Words an agent gave, as one line of the display, cut short: nothing from an agent is trusted to be either. */
-export function oneLine(text: string, max = 120): string {
-  const line = text.replace(/\p{Cc}+/gu, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 export function textOf(blocks: readonly { type: string; text?: string }[]): string {
