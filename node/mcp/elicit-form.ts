@@ -8,6 +8,7 @@
  */
 
 import { oneLine } from "../core/one-line.ts";
+import { isObject } from "../core/shapes.ts";
 
 /** The most fields a form may have, the longest its request may be (as JSON), the most choices a field may offer. */
 export const MAX_FIELDS = 20;
@@ -50,7 +51,6 @@ export type FormField = {
 export type ElicitForm = { readonly message: string; readonly fields: readonly FormField[] };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const numberOr = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const stringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
