@@ -3,15 +3,17 @@ import type { StopReason } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { UserBlock } from "../core/native.ts";
 
-/** How an ACP turn's end is shown as tine's stop reasons. */
+/** An ACP turn's end as its transcript keeps it: a cancelled turn is one of tine's aborted ones; any other as the agent said it. */
+export const keptStop = (reason: string): string => (reason === "cancelled" ? "aborted" : reason);
+
+/** An ACP turn's end as tine's stop reasons (the thread's status). */
 export function stopOf(reason: string): StopReason {
-  switch (reason) {
-    case "cancelled":
-      return "aborted";
+  const kept = keptStop(reason);
+  switch (kept) {
+    case "aborted":
     case "max_tokens":
-      return "max_tokens";
     case "refusal":
-      return "refusal";
+      return kept;
     default:
       return "end_turn";
   }
