@@ -113,9 +113,12 @@ describe("AcpConnection with a misbehaving agent", () => {
     assert.deepEqual(texts, ['permission: {"outcome":"cancelled"}']);
   });
 
-  it("after the SDK refuses an update, text chunks are read by hand again (as the hand check makes them: no `_meta`)", async () => {
+  it.each([
+    ["an update the SDK refuses", "refused"],
+    ['a request that holds the words "session/update"', "mention"],
+  ])("after %s, text chunks are read by hand again (as the hand check makes them: no `_meta`)", async (_, script) => {
     const updates: unknown[] = [];
-    const conn = await start(peer("refused"), (e) => {
+    const conn = await start(peer(script), (e) => {
       if (e.kind === "update") updates.push(e.update);
     });
     const { sessionId } = await conn.newSession("/", [], noFiles);

@@ -11,6 +11,7 @@
 //                does: before the client can have made anything that listens to the session
 //   refused      its first prompt sends an update the SDK's schema refuses (a chunk whose text is
 //                a number), each later one a text chunk with `_meta`; each turn then ends
+//   mention      as refused, but its first prompt reads a file named "session/update" instead
 import { createInterface } from "node:readline";
 
 const script = process.argv[2];
@@ -60,9 +61,13 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       return;
     case "session/prompt": {
       const sessionId = message.params.sessionId;
-      if (script === "refused") {
-        const text = prompts++ === 0 ? 3 : `turn ${prompts}`;
-        update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text }, _meta: { from: "scripted" } });
+      if (script === "refused" || script === "mention") {
+        const first = prompts++ === 0;
+        if (first && script === "mention") await request("fs/read_text_file", { sessionId, path: "session/update" });
+        else {
+          const text = first ? 3 : `turn ${prompts}`;
+          update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text }, _meta: { from: "scripted" } });
+        }
         send({ id: message.id, result: { stopReason: "end_turn" } });
         return;
       }
