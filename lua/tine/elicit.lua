@@ -15,15 +15,6 @@ local waiting = {}
 --- Threads whose form is on screen now.
 local asking = {}
 
-local function shown_in_tab(id)
-  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.b[vim.api.nvim_win_get_buf(w)].tine_thread == id then
-      return true
-    end
-  end
-  return false
-end
-
 local function null(v)
   return v == nil or v == vim.NIL
 end
@@ -192,7 +183,7 @@ M.open = open
 function M.waiting(id, title)
   waiting[id] = title
   vim.schedule(function()
-    if shown_in_tab(id) then
+    if util.thread_in_tab(id) then
       open(id)
     else
       vim.notify(

@@ -137,7 +137,7 @@ function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
 end
 
 function M.set_pending(display, input, pending, title, tell)
-  input_keys.set_pending(display, input, pending, title, tell)
+  input_keys.set_pending(input, pending, title, tell)
   return true
 end
 

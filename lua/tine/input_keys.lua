@@ -9,6 +9,7 @@
 local config = require("tine.config")
 local help = require("tine.help")
 local keys = require("tine.keys")
+local util = require("tine.util")
 local wrap = require("tine.wrap")
 
 local M = {}
@@ -147,21 +148,14 @@ vim.api.nvim_create_autocmd("WinResized", {
 
 --- The host says whether a tool of the thread waits for approval. The input's answer keys then
 --- answer it, and its notice names them; a thread not in sight says so once.
-function M.set_pending(display, input, pending, title, tell)
+function M.set_pending(input, pending, title, tell)
   if not vim.api.nvim_buf_is_valid(input) then
     return
   end
   vim.b[input].tine_pending = pending
   show_notice(input)
   if pending and tell then
-    local visible = false
-    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-      local b = vim.api.nvim_win_get_buf(w)
-      if b == display or b == input then
-        visible = true
-      end
-    end
-    if not visible then
+    if not util.thread_in_tab(vim.b[input].tine_thread) then
       vim.notify(("tine: %s waits for your approval of a tool call"):format(title), vim.log.levels.WARN)
     end
   end

@@ -19,6 +19,18 @@ function M.guarded(fn, ...)
   return ok, result
 end
 
+--- Whether thread `id` is in sight in the current tab: a window shows its display or its input.
+---@param id string
+---@return boolean
+function M.thread_in_tab(id)
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.b[vim.api.nvim_win_get_buf(w)].tine_thread == id then
+      return true
+    end
+  end
+  return false
+end
+
 --- A value as an error shows it: nil, 5, "text", a table.
 ---@param v any
 ---@return string

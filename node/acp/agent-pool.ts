@@ -47,10 +47,12 @@ const STOPPED_SESSIONS = 1024;
 
 const sessionKey = (name: string, sessionId: string) => `${name}\0${sessionId}`;
 
+/** An agent's process: starting (`conn` null until it has), or running. */
+type Agent = { readonly starting: Promise<AcpConnection>; conn: AcpConnection | null };
+
 export class AcpAgents {
   /** The running (or starting) process of each agent, by configured name. */
-  private readonly live = new Map<string, Promise<AcpConnection>>();
-  private readonly started = new Map<string, AcpConnection>();
+  private readonly agents = new Map<string, Agent>();
   /** Each agent's sessions' listeners, by session id. */
   private readonly sessions = new Map<string, Map<string, SessionEvents>>();
   /** Each agent's updates for sessions no thread listens to yet, by session id, oldest session first. */
@@ -90,19 +92,24 @@ export class AcpAgents {
 
   /** The running process of agent `name`, or null when none runs now. */
   current(name: string): AcpConnection | null {
-    return this.started.get(name) ?? null;
+    return this.agents.get(name)?.conn ?? null;
   }
 
   /** Agent `name`'s process, started (and initialized) when none runs; rejects with a message for the user. */
   connection(name: string): Promise<AcpConnection> {
-    const running = this.live.get(name);
-    if (running) return running;
-    const starting = this.start(name);
-    this.live.set(name, starting);
-    starting.catch(() => {
-      if (this.live.get(name) === starting) this.live.delete(name);
-    });
-    return starting;
+    const running = this.agents.get(name);
+    if (running) return running.starting;
+    const agent: Agent = { starting: this.start(name, () => agent), conn: null };
+    this.agents.set(name, agent);
+    agent.starting.then(
+      (conn) => {
+        agent.conn = conn;
+      },
+      () => {
+        if (this.agents.get(name) === agent) this.agents.delete(name);
+      },
+    );
+    return agent.starting;
   }
 
   /**
@@ -148,17 +155,16 @@ export class AcpAgents {
 
   /** Stops every agent (the host is going away). */
   closeAll(): Promise<void> {
-    const all = [...this.started.values()];
-    this.started.clear();
-    this.live.clear();
+    const all = [...this.agents.values()].flatMap((a) => (a.conn ? [a.conn] : []));
+    this.agents.clear();
     return Promise.all(all.map((c) => c.close())).then(() => {});
   }
 
-  private async start(name: string): Promise<AcpConnection> {
+  /** Starts agent `name`'s process, `self()` its entry in `agents` (what its end removes, if still there). */
+  private start(name: string, self: () => Agent): Promise<AcpConnection> {
     const launch = launchOf(this.config, name, this.cwd, this.host);
     const listeners = () => this.sessions.get(name) ?? NO_LISTENERS;
-    let conn: AcpConnection | null = null;
-    conn = await AcpConnection.start(launch, {
+    return AcpConnection.start(launch, {
       onEvent: (event) => {
         switch (event.kind) {
           case "update": {
@@ -178,9 +184,8 @@ export class AcpAgents {
             this.log(`acp agent ${name} wrote a line that is not JSON-RPC: ${event.line.slice(0, 200)}`);
             return;
           case "ended":
-            if (conn === null || this.started.get(name) === conn) {
-              this.started.delete(name);
-              this.live.delete(name);
+            if (this.agents.get(name) === self()) {
+              this.agents.delete(name);
               this.held.delete(name);
             }
             if (event.error) {
@@ -193,7 +198,5 @@ export class AcpAgents {
         }
       },
     });
-    this.started.set(name, conn);
-    return conn;
   }
 }

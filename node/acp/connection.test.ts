@@ -113,6 +113,24 @@ describe("AcpConnection with a misbehaving agent", () => {
     assert.deepEqual(texts, ['permission: {"outcome":"cancelled"}']);
   });
 
+  it.each([
+    ["an update the SDK refuses", "refused"],
+    ['a request that holds the words "session/update"', "mention"],
+  ])("after %s, text chunks are read by hand again (as the hand check makes them: no `_meta`)", async (_, script) => {
+    const updates: unknown[] = [];
+    const conn = await start(peer(script), (e) => {
+      if (e.kind === "update") updates.push(e.update);
+    });
+    const { sessionId } = await conn.newSession("/", [], noFiles);
+    for (let turn = 0; turn < 3; turn++)
+      assert.equal((await conn.prompt(sessionId, [{ kind: "text", text: "go" }])).stopReason, "end_turn");
+    // The refused update never reaches tine; the later ones come by hand, so without the agent's `_meta`.
+    assert.deepEqual(updates, [
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "turn 2" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "turn 3" } },
+    ]);
+  });
+
   it("closing stops the agent; a request waiting is a closed error", async () => {
     const launch = peer("permission");
     const conn = await start(launch);

@@ -26,6 +26,7 @@ import { takeCheckedUpdates } from "./fast-updates.ts";
 import type { AcpFiles } from "./files.ts";
 import { PendingPermission } from "./permissions.ts";
 import { type PromptPart, promptBlocks } from "./prompt-blocks.ts";
+import { SdkUpdates } from "./sdk-updates.ts";
 import { messageLines } from "./stdout-lines.ts";
 import { type AgentSummary, summaryOf } from "./summary.ts";
 
@@ -96,8 +97,7 @@ export class AcpConnection {
       if (self) options.onEvent(event);
       else pending.push(event);
     };
-    /** `session/update` lines given to the SDK and not handled yet (one it refuses keeps the rest on its way: slower, still in order). */
-    let sdkUpdates = 0;
+    const sdkUpdates = new SdkUpdates();
     const app = client({ name: "tine" })
       .onRequest("session/request_permission", ({ params, signal }) => {
         const permission = new PendingPermission(params, signal);
@@ -114,7 +114,7 @@ export class AcpConnection {
         return {};
       })
       .onNotification("session/update", ({ params }) => {
-        sdkUpdates--;
+        sdkUpdates.handled();
         emit({ kind: "update", sessionId: params.sessionId, update: params.update });
       })
       // Extension notifications (`_auth/status_update`, …) are not tine's business.
@@ -125,13 +125,14 @@ export class AcpConnection {
         messageLines(
           (line) => emit({ kind: "noise", line }),
           takeCheckedUpdates({
-            waiting: () => sdkUpdates > 0,
+            waiting: () => sdkUpdates.waiting(),
             update: (sessionId, update) => emit({ kind: "update", sessionId, update }),
-            passed: () => sdkUpdates++,
+            passed: (line) => sdkUpdates.passed(line),
           }),
         ),
       );
-    const connection = app.connect(ndJsonStream(Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>, stdout));
+    const messages = ndJsonStream(Writable.toWeb(agent.child.stdin) as WritableStream<Uint8Array>, stdout);
+    const connection = app.connect({ writable: messages.writable, readable: sdkUpdates.reading(messages.readable) });
     const timeout = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     let answer: InitializeResponse;
     try {

@@ -22,8 +22,8 @@ export type FastUpdates = {
   readonly waiting: () => boolean;
   /** An update taken here, for session `sessionId`. */
   readonly update: (sessionId: string, update: SessionUpdate) => void;
-  /** A `session/update` line went to the SDK (the counterpart of `waiting`). */
-  readonly passed: () => void;
+  /** A line holding `"session/update"` went to the SDK (the counterpart of `waiting`; sdk-updates.ts). */
+  readonly passed: (line: Buffer) => void;
 };
 
 /**
@@ -48,7 +48,7 @@ export function takeCheckedUpdates(to: FastUpdates): (line: Buffer) => boolean {
         return true;
       }
     }
-    to.passed();
+    to.passed(line);
     return false;
   };
 }

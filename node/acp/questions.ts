@@ -7,8 +7,8 @@
 import type { PermissionOptionKind } from "@agentclientprotocol/sdk/unstable";
 import type { QuestionAnswer, RunnerQuestion } from "../chat/runner.ts";
 import type { History } from "../core/history.ts";
+import { oneLine } from "../core/one-line.ts";
 import type { PendingPermission } from "./permissions.ts";
-import { oneLine } from "./turn-words.ts";
 
 const ANSWER_KINDS: { readonly [K in QuestionAnswer]: PermissionOptionKind } = {
   allow_once: "allow_once",

@@ -17,6 +17,7 @@ import { type AgentCommand, agentCommandsOf } from "../core/agent-commands.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { UserBlock } from "../core/native.ts";
+import { oneLine } from "../core/one-line.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
 import { NOTHING_REPORTED, type ReportedUsage, reportedOf } from "../usage/reported.ts";
 import type { AcpConnection } from "./connection.ts";
@@ -27,7 +28,7 @@ import { answerQuestion, denialPrompt, pendingQuestions, titleOf } from "./quest
 import { type AcpRunnerSetup, type AcpRunnerStart, acpLabel, acpTraits } from "./runner-setup.ts";
 import { AcpSettings } from "./settings.ts";
 import { AcpTranscript } from "./transcript.ts";
-import { lastPrompt, oneLine, stopOf, textOf } from "./turn-words.ts";
+import { lastPrompt, stopOf, textOf } from "./turn-words.ts";
 
 export class AcpRunner implements Runner {
   readonly traits: RunnerTraits;

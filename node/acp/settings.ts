@@ -13,8 +13,8 @@
 import type { SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import type { AgentSetting } from "../chat/runner.ts";
 import { type AgentChoices, isChoiceText, MAX_CHOICES } from "../core/agent-choices.ts";
+import { oneLine } from "../core/one-line.ts";
 import type { AcpConnection } from "./connection.ts";
-import { oneLine } from "./turn-words.ts";
 
 /** What a session's answer (new, resume, load, fork) says of its settings. */
 export type SessionOffer = {

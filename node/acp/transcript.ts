@@ -32,6 +32,7 @@ import {
   userMessage,
 } from "../core/native.ts";
 import { blockText, type ToolCallState, toolEnded, toolResultText } from "./tool-text.ts";
+import { keptStop } from "./turn-words.ts";
 
 /** What the session says besides its conversation. */
 export type AcpSessionState = {
@@ -157,12 +158,8 @@ export class AcpTranscript {
 
   /** The turn ended (`session/prompt` answered): commits it with its stop reason and usage. */
   endTurn(response: PromptResponse): void {
-    this.commitOpen({
-      // A cancelled turn is drawn as tine's aborted ones are.
-      stopReason: response.stopReason === "cancelled" ? "aborted" : response.stopReason,
-      usage: usageOf(response.usage ?? null),
-      ...(response.stopReason === "cancelled" ? { interrupted: true } : {}),
-    });
+    const stopReason = keptStop(response.stopReason);
+    this.commitOpen({ stopReason, usage: usageOf(response.usage ?? null), ...(stopReason === "aborted" ? { interrupted: true } : {}) });
   }
 
   /** The turn was cut off (the agent exited, the connection failed): what came is kept, marked interrupted. */

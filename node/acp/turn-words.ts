@@ -1,26 +1,22 @@
-/** How an ACP runner says what an agent gave: its turn's end as tine's stop reasons, its words as one line, a prompt's text. */
+/** How an ACP runner says what an agent gave: its turn's end as tine's stop reasons, a prompt's text. */
 import type { StopReason } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { UserBlock } from "../core/native.ts";
 
-/** How an ACP turn's end is shown as tine's stop reasons. */
+/** An ACP turn's end as its transcript keeps it: a cancelled turn is one of tine's aborted ones; any other as the agent said it. */
+export const keptStop = (reason: string): string => (reason === "cancelled" ? "aborted" : reason);
+
+/** An ACP turn's end as tine's stop reasons (the thread's status). */
 export function stopOf(reason: string): StopReason {
-  switch (reason) {
-    case "cancelled":
-      return "aborted";
+  const kept = keptStop(reason);
+  switch (kept) {
+    case "aborted":
     case "max_tokens":
-      return "max_tokens";
     case "refusal":
-      return "refusal";
+      return kept;
     default:
       return "end_turn";
   }
-}
-
-/** Words an agent gave, as one line of the display, cut short: nothing from an agent is trusted to be either. */
-export function oneLine(text: string, max = 120): string {
-  const line = text.replace(/\p{Cc}+/gu, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 export function textOf(blocks: readonly { type: string; text?: string }[]): string {

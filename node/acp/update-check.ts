@@ -12,6 +12,7 @@
  * `_meta` and `annotations`, which tine does not read: nothing else the agent wrote reaches tine.
  */
 import type { SessionUpdate, ToolCallContent, ToolCallLocation } from "@agentclientprotocol/sdk/unstable";
+import { isObject } from "../core/shapes.ts";
 
 const CHUNK_KINDS = new Set(["agent_message_chunk", "agent_thought_chunk"]);
 const TOOL_KINDS = new Set(["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]);
@@ -23,7 +24,6 @@ const UNFIT = Symbol("unfit");
 type Fit<T> = T | typeof UNFIT;
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The update `line` holds, checked, or null: not one taken here. */
 export function checkedUpdateOf(line: string): { sessionId: string; update: SessionUpdate } | null {

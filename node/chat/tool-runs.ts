@@ -8,7 +8,6 @@
 
 import type { ThreadId } from "../core/ids.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../core/native.ts";
-import { outsideConfinement } from "../tools/approval.ts";
 import type { Environment } from "../tools/environment.ts";
 import { isForkTool } from "../tools/fork-specs.ts";
 import type { ToolOutcome, ToolSources } from "../tools/source.ts";
@@ -100,26 +99,21 @@ export class ToolRuns {
    */
   begin(uses: readonly ToolUseBlock[], at: number): void {
     const { tools, environment } = this.of.context;
-    const { confinement } = environment;
-    this.all = uses.map((use) => {
-      const leaves = confinement ? outsideConfinement(use.name, use.input, confinement) : null;
-      return { use, state: "awaiting-approval" as const, ...(leaves ? { leaves } : {}) };
+    const approvals = uses.map((use) => tools.needsApproval(use.name, use.input, environment));
+    this.all = uses.map((use, i) => {
+      const approval = approvals[i]!;
+      return { use, state: "awaiting-approval" as const, ...(typeof approval === "object" ? { leaves: approval.leaves } : {}) };
     });
     this.codeWait = { at, ids: [] };
     // Tools that need no approval start at once, all concurrently; a call without its tool's
     // fields is answered as invalid at once (nobody is asked to approve what cannot run).
-    for (const run of this.all) {
+    this.all.forEach((run, i) => {
       const problem = isForkTool(run.use.name) ? null : tools.inputProblem(run.use.name, run.use.input);
       if (problem) this.answerAtOnce(run, { text: problem, isError: true });
-      else if (
-        isForkTool(run.use.name) ||
-        this.approvedTools.has(run.use.name) ||
-        !tools.needsApproval(run.use.name, run.use.input, environment)
-      )
-        this.start(run);
+      else if (isForkTool(run.use.name) || this.approvedTools.has(run.use.name) || !approvals[i]) this.start(run);
       // Waiting in a confined thread with no way out of its own: a tool that runs outside the sandbox (an MCP server's).
-      else if (confinement && run.leaves === undefined) this.replaceRun(run.use.id, { ...run, leaves: RUNS_OUTSIDE });
-    }
+      else if (environment.confinement && run.leaves === undefined) this.replaceRun(run.use.id, { ...run, leaves: RUNS_OUTSIDE });
+    });
   }
 
   /** The user approved or denied a call waiting for it. */

@@ -21,6 +21,7 @@
 import { randomUUID } from "node:crypto";
 import { asForeignText } from "../chat/foreign-text.ts";
 import type { AssistantBlock, NativeMessage, ToolResultBlock, UserBlock } from "../core/native.ts";
+import { isObject } from "../core/shapes.ts";
 import { cleanAssistantBlocks } from "../providers/turn-cleanup.ts";
 import { LINE_BOUNDS, parseBounded } from "../util/bounded-json.ts";
 import { fileLines, type JsonlLine, textLines } from "./jsonl-lines.ts";
@@ -46,8 +47,6 @@ export type LineProblem = { readonly line: number; readonly error: string };
 export class TranscriptError extends Error {}
 
 const CHAIN = new Set(["user", "assistant", "attachment", "system"]);
-
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A record and its line. `skipped`: why its content is left out (its place in the chain is kept when known). */
 type Line = { readonly n: number; readonly r: Json; readonly skipped: string | null };

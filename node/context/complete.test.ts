@@ -98,6 +98,9 @@ describe("MentionCompleter", () => {
     expect(await c.complete("see /re", true, commands)).toBeNull();
     expect(await c.complete("/re", false, commands)).toBeNull();
     expect(await c.complete("/", true, [])).toBeNull();
+    // A description too long for a line is cut, and the cut marked.
+    const [long] = agentCommandsOf([{ name: "long", description: `${"d".repeat(300)} end` }]);
+    expect(long?.description).toBe(`${"d".repeat(199)}…`);
   });
 
   it("after @file:, the project's files best first, ignored ones left out", async () => {

@@ -5,20 +5,15 @@
  * is a short word, a description one short line, and never more than a few hundred of them.
  */
 
+import { oneLine } from "./one-line.ts";
+
 export type AgentCommand = { readonly name: string; readonly description: string; readonly hint: string };
 
 /** At most this many commands are offered. */
 const MAX_COMMANDS = 200;
 const NAME = /^[\p{L}\p{N}_.:-]{1,64}$/u;
 
-/** One line, without control characters, cut short. */
-const line = (v: unknown, max: number) =>
-  typeof v === "string"
-    ? v
-        .replace(/\p{Cc}+/gu, " ")
-        .trim()
-        .slice(0, max)
-    : "";
+const line = (v: unknown, max: number) => (typeof v === "string" ? oneLine(v, max) : "");
 
 /** The commands an agent announced, as tine offers them: malformed ones left out. */
 export function agentCommandsOf(announced: readonly unknown[]): AgentCommand[] {

@@ -8,6 +8,7 @@ import { isAbsolute } from "node:path";
 import { isUuid } from "../util/uuid.ts";
 import type { AgentChoices } from "./agent-choices.ts";
 import type { ModelChoice } from "./model-choice.ts";
+import { isObject } from "./shapes.ts";
 
 /** How a thread is run, as its stored header keeps it: enough to run it again after a restart. */
 export type RunnerSpec = StoredKind & {
@@ -131,7 +132,6 @@ export function legacyRunner(claude: unknown): unknown {
 
 /** Instructions read back from a stored thread, field by field (only these fields are kept), or null when they are of another shape. */
 export function checkInstructions(v: unknown): ThreadInstructions | null {
-  const isObject = (o: unknown): o is Record<string, unknown> => typeof o === "object" && o !== null && !Array.isArray(o);
   if (!isObject(v) || typeof v["text"] !== "string" || !Array.isArray(v["files"])) return null;
   const files: InstructionFile[] = [];
   for (const f of v["files"] as unknown[]) {

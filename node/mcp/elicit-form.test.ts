@@ -66,6 +66,11 @@ describe("formOf", () => {
     expect(f.fields[7]!.options).toEqual([{ value: "cat", title: "Cat" }]);
   });
 
+  it("a title too long for its line is cut within 200 characters, the cut marked", () => {
+    const [field] = form(request({ a: { type: "string", title: "t".repeat(300) } })).fields;
+    expect(field?.title).toBe(`${"t".repeat(199)}…`);
+  });
+
   it("fills in the defaults of string, integer, number, boolean, enum and multi-select fields (SEP-1034); one that does not fit is left out", () => {
     const f = form(
       request({

@@ -7,6 +7,9 @@
  * Pure: elicitations.ts holds the requests, lua/tine/elicit.lua asks the user.
  */
 
+import { oneLine } from "../core/one-line.ts";
+import { isObject } from "../core/shapes.ts";
+
 /** The most fields a form may have, the longest its request may be (as JSON), the most choices a field may offer. */
 export const MAX_FIELDS = 20;
 export const MAX_REQUEST_CHARS = 32_000;
@@ -48,10 +51,7 @@ export type FormField = {
 export type ElicitForm = { readonly message: string; readonly fields: readonly FormField[] };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
-/** A line of text for a prompt: control characters (a newline in a title) read as spaces. */
-const oneLine = (text: string, max: number) => cut(text.replace(/\p{Cc}+/gu, " ").trim(), max);
 const numberOr = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const stringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
 const FORMATS: readonly StringFormat[] = ["email", "uri", "date", "date-time"];

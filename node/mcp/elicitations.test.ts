@@ -36,8 +36,7 @@ describe("Elicitations", () => {
     const running = call(e, "srv", A);
     const answer = e.ask("srv", params, new AbortController().signal);
     expect(waiting).toEqual([A]);
-    expect(e.waits(A)).toBe(true);
-    expect(e.waits(B)).toBe(false);
+    expect(e.next(B)).toBeNull();
     const shown = e.next(A)!;
     expect(shown).toMatchObject({ server: "srv", message: "Your name?", fields: [{ name: "name", default: "Ann", required: true }] });
     expect(e.answer(A, shown.key, "accept", { name: "" })).toEqual({ status: "invalid", problem: "name is required" });
@@ -85,6 +84,6 @@ describe("Elicitations", () => {
     const moot = e.ask("srv", params, new AbortController().signal);
     await running.end();
     expect(await moot).toEqual({ action: "cancel" });
-    expect(e.waits(A)).toBe(false);
+    expect(e.next(A)).toBeNull();
   });
 });

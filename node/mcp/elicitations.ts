@@ -101,11 +101,6 @@ export class Elicitations {
     return p ? { key: p.key, server: p.server, message: p.message, fields: p.fields } : null;
   }
 
-  /** Whether a question waits for `thread`. */
-  waits(thread: ThreadId): boolean {
-    return this.pending.some((q) => q.thread === thread);
-  }
-
   /** The user's answer to question `key` of `thread`; an accepted form is checked against its schema first. */
   answer(thread: ThreadId, key: string, action: ElicitAction, entered: Entered): ElicitReply {
     const p = this.pending.find((q) => q.thread === thread && q.key === key);

@@ -167,7 +167,7 @@ describe("MCP servers", () => {
     const { servers, tools } = start({ timeoutMs: 1000, elicit: question });
     await tools.offered(signal());
     const running = tools.run("mcp__test__ask", {}, env(), signal(), { thread: "t1" });
-    await until("the question", () => servers.elicitations.waits("t1"));
+    await until("the question", () => servers.elicitations.next("t1") !== null);
     // The user takes longer than mcp_timeout to answer: what is measured here is that time passing.
     await new Promise((r) => setTimeout(r, 2500));
     const key = servers.elicitations.next("t1")!.key;

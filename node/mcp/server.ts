@@ -285,7 +285,21 @@ export class McpServer {
    * `signal` aborts, the call is cancelled through the protocol (the SDK sends
    * notifications/cancelled) and answered so.
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, afterSignIn = false): Promise<ToolOutcome> {
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
+    await this.ready();
+    const signIn = this.signInOf;
+    if (!signIn) return this.callOnce(tool, args, signal, true);
+    return signIn
+      .again((retry) => this.callOnce(tool, args, signal, retry))
+      .catch((why: Error) => ({ text: `The MCP server ${this.name} ${why.message}`, isError: true }));
+  }
+
+  /**
+   * One try of `call`, on the server as it is now. A refusal for want of a sign-in is thrown
+   * (the sign-in's to answer) unless `last`.
+   */
+  private async callOnce(tool: string, args: Record<string, unknown>, signal: AbortSignal, last: boolean): Promise<ToolOutcome> {
+    // Again: after a sign-in, the server may have exited meanwhile.
     await this.ready();
     const live = this.live;
     if (this.current.type !== "ready" || !live)
@@ -308,12 +322,7 @@ export class McpServer {
           text: `[timed out: no result after ${Math.round(this.deps.timeoutMs / 1000)} s (mcp_timeout), so the call was cancelled]`,
           isError: true,
         };
-      // Its token was refused and not refreshed, or it wants more scope: once signed in (again), the call is made again.
-      if (error instanceof sdk.UnauthorizedError && this.signInOf && !afterSignIn)
-        return this.signInOf.signedIn().then(
-          () => this.call(tool, args, signal, true),
-          (why: Error) => ({ text: `The MCP server ${this.name} ${why.message}`, isError: true }),
-        );
+      if (error instanceof sdk.UnauthorizedError && !last) throw error;
       const data =
         error instanceof sdk.McpError && error.code === RESULT_TOO_LARGE ? (error.data as { bytes?: unknown; cut?: unknown }) : undefined;
       // `cut`: an HTTP server's answer, read up to the bound and no further (bounded-fetch.ts).

@@ -274,7 +274,7 @@ describe("a worktree whose repository borrows objects (alternates, as tine's wor
 
 describe("approvals in the sandbox (tools/approval.ts)", () => {
   const configured = ["bash_command", "edit_file", "get_file", "list_directory"];
-  const waits = (name: string, input: object) => needsApproval(name, input, env, configured);
+  const waits = (name: string, input: object) => needsApproval(name, input, env, configured) !== false;
 
   it("nothing inside waits, not even the tools tools_needing_approval names", () => {
     expect(waits("bash_command", { command: `echo x > ${outside}/refused-anyway` })).toBe(false);

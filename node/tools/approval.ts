@@ -11,6 +11,7 @@
  * leaves it waits, and says why (`outsideConfinement`).
  */
 import type { Confinement, Environment } from "./environment.ts";
+import type { Approval } from "./source.ts";
 
 const READS = new Set(["get_file", "list_directory"]);
 
@@ -41,8 +42,11 @@ export function outsideConfinement(name: string, input: unknown, confinement: Co
   }
 }
 
-export function needsApproval(name: string, input: unknown, env: Environment, configured: readonly string[]): boolean {
-  if (env.confinement) return outsideConfinement(name, input, env.confinement) !== null;
+export function needsApproval(name: string, input: unknown, env: Environment, configured: readonly string[]): Approval {
+  if (env.confinement) {
+    const leaves = outsideConfinement(name, input, env.confinement);
+    return leaves === null ? false : { leaves };
+  }
   if (configured.includes(name)) return true;
   if (!READS.has(name)) return false;
   const path = (input as { path?: unknown } | null)?.path;

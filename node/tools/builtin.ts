@@ -6,7 +6,7 @@ import { needsApproval } from "./approval.ts";
 import type { Environment } from "./environment.ts";
 import { inputProblem } from "./input-check.ts";
 import { runTool } from "./run.ts";
-import type { ToolOutcome, ToolSource } from "./source.ts";
+import type { Approval, ToolOutcome, ToolSource } from "./source.ts";
 import { isToolName, TOOL_SPECS } from "./specs.ts";
 
 /** `needingApproval`: the tools that always wait for the user (tools_needing_approval). */
@@ -17,7 +17,7 @@ export function builtinTools(needingApproval: readonly string[]): ToolSource {
       const spec = TOOL_SPECS.find((t) => t.name === name);
       return spec ? inputProblem(name, spec.input_schema, input) : null;
     },
-    needsApproval: (name: string, input: unknown, env: Environment) => needsApproval(name, input, env, needingApproval),
+    needsApproval: (name: string, input: unknown, env: Environment): Approval => needsApproval(name, input, env, needingApproval),
     run: (name: string, input: unknown, env: Environment, signal: AbortSignal): Promise<ToolOutcome> => runTool(name, input, env, signal),
   };
 }

@@ -20,13 +20,20 @@ export type ToolOutcome = { readonly text: string; readonly isError: boolean; re
 /** Who makes a call: the thread whose reply asked for it (an MCP server's questions during it go to that thread's user). */
 export type ToolCaller = { readonly thread: ThreadId };
 
+/**
+ * Whether a call waits for the user's approval: no, yes, or, in a confined thread
+ * (Environment.confinement), yes because it leaves the confinement, and why (said with its
+ * approval; approved, it runs where the confinement's approved calls run).
+ */
+export type Approval = boolean | { readonly leaves: string };
+
 export interface ToolSource {
   /** Whether a call of `name` is this source's to run. */
   owns(name: string): boolean;
   /** Why the call's input does not have the tool's fields (the model is told at once; nobody is asked to approve it), or null. */
   inputProblem(name: string, input: unknown): string | null;
   /** Whether the call waits for the user's approval before it runs (`env`: where the thread's tools act). */
-  needsApproval(name: string, input: unknown, env: Environment): boolean;
+  needsApproval(name: string, input: unknown, env: Environment): Approval;
   /** Carries the call out; aborting `signal` stops it. Never throws: a failure is an error outcome. */
   run(name: string, input: unknown, env: Environment, signal: AbortSignal, caller?: ToolCaller): Promise<ToolOutcome>;
 }
@@ -53,7 +60,7 @@ export class ToolSources {
     return this.sourceOf(name)?.inputProblem(name, input) ?? null;
   }
 
-  needsApproval(name: string, input: unknown, env: Environment): boolean {
+  needsApproval(name: string, input: unknown, env: Environment): Approval {
     // A call no source owns runs at once, to be answered "unknown tool".
     return this.sourceOf(name)?.needsApproval(name, input, env) ?? false;
   }

@@ -1,8 +1,8 @@
 /**
- * What `:checkhealth tine` says of the worktrees tine made for this project: each folder on disk,
- * the threads that work in it (an ended fork's too: a reported fork's worktree stays), how many
- * files their last turns changed since its fork point, its size, and whether a conflicted merge
- * waits on it. A folder no thread refers to is left over (a deleted fork's): the report says so,
+ * What `:checkhealth tine` says of the worktrees tine made for this project: each folder on disk
+ * (in its fork's order), the threads that work in it (an ended fork's too: a reported fork's
+ * worktree stays), how many files their last turns changed since its fork point, its size, and
+ * whether a conflicted merge waits on it. A folder no thread refers to is left over (a deleted fork's): the report says so,
  * and Lua says how to remove it. Read only: no snapshot is taken, nothing is written.
  */
 import { lstatSync, readdirSync } from "node:fs";
@@ -87,8 +87,11 @@ export async function worktreeHealth(dir: string, users: readonly WorktreeUser[]
       return { path: w.path, threads: here.map((u) => u.name), changed, bytes: diskSize(w.path), merge_into: w.merge?.into ?? null };
     }),
   );
-  return { dir, worktrees };
+  return { dir, worktrees: worktrees.sort((a, b) => byNumbers.compare(a.path, b.path)) };
 }
+
+/** Paths with their numbers in order (a worktree's folder starts with its fork's number): `2-…` before `10-…`. */
+const byNumbers = new Intl.Collator("en", { numeric: true });
 
 /** Bytes of the files under `dir` (links not followed). */
 function diskSize(dir: string): number {

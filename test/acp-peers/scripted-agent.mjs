@@ -10,6 +10,9 @@
 //   announce     right after answering session/new sends a message chunk (as a fork's replay
 //                would) and announces its commands (as Claude's adapter does): before the client
 //                can have made anything that listens to the session
+//   refused      its first prompt sends an update the SDK's schema refuses (a chunk whose text is
+//                a number), each later one a text chunk with `_meta`; each turn then ends
+//   mention      as refused, but its first prompt reads a file named "session/update" instead
 import { createInterface } from "node:readline";
 
 const script = process.argv[2];
@@ -23,6 +26,8 @@ const request = (method, params) =>
     send({ id, method, params });
   });
 let cancelled = null;
+let prompts = 0;
+const update = (sessionId, update) => send({ method: "session/update", params: { sessionId, update } });
 
 createInterface({ input: process.stdin }).on("line", async (line) => {
   const message = JSON.parse(line);
@@ -63,6 +68,16 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       return;
     case "session/prompt": {
       const sessionId = message.params.sessionId;
+      if (script === "refused" || script === "mention") {
+        const first = prompts++ === 0;
+        if (first && script === "mention") await request("fs/read_text_file", { sessionId, path: "session/update" });
+        else {
+          const text = first ? 3 : `turn ${prompts}`;
+          update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text }, _meta: { from: "scripted" } });
+        }
+        send({ id: message.id, result: { stopReason: "end_turn" } });
+        return;
+      }
       const ended = new Promise((resolve) => (cancelled = resolve));
       const answer = await request("session/request_permission", {
         sessionId,

@@ -98,6 +98,8 @@ describe("tine's OAuth client provider", () => {
     p.invalidateCredentials("tokens");
     expect(file().read()).toEqual({ stored: { url: URL_A, client: { client_id: "c1", redirect_uris: [] } } });
     p.saveTokens({ access_token: "a", token_type: "bearer" });
+    p.invalidateCredentials("client");
+    expect(file().read()).toEqual({ stored: { url: URL_A, tokens: { access_token: "a", token_type: "bearer" } } });
     p.invalidateCredentials("all");
     expect(file().read()).toEqual({ stored: { url: URL_A } });
     expect(p.hasTokens).toBe(false);

@@ -172,14 +172,9 @@ export class TineOAuthProvider implements OAuthClientProvider {
       case "all":
         this.forget();
         return;
-      case "client": {
-        const { client: _, ...rest } = this.kept;
-        this.stored = rest;
-        this.file.write(rest);
-        return;
-      }
+      case "client":
       case "tokens": {
-        const { tokens: _, ...rest } = this.kept;
+        const { [scope]: _, ...rest } = this.kept;
         this.stored = rest;
         this.file.write(rest);
         return;

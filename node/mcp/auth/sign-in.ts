@@ -94,19 +94,35 @@ export class ServerSignIn {
   async connect<T>(attempt: () => Promise<T>): Promise<T> {
     this.asked = false;
     try {
-      const connected = await attempt();
+      const connected = await this.again(async (retry) => {
+        try {
+          return await attempt();
+        } catch (error) {
+          if (retry || error instanceof UnauthorizedError) throw error;
+          if (this.asked && this.current.type !== "needs-sign-in") this.current = { type: "error", error: errorText(error) };
+          throw this.asked ? new Error(`sign-in failed: ${errorText(error)}`) : error;
+        }
+      });
       if (this.provider.hasTokens) this.current = { type: "signed-in" };
       return connected;
-    } catch (error) {
-      if (!(error instanceof UnauthorizedError)) {
-        if (this.asked && this.current.type !== "needs-sign-in") this.current = { type: "error", error: errorText(error) };
-        throw this.asked ? new Error(`sign-in failed: ${errorText(error)}`) : error;
-      }
-      await this.signedIn();
-      return attempt();
     } finally {
       this.idle();
     }
+  }
+
+  /**
+   * `attempt(false)`; when the server refused it for want of a sign-in (its token refused and not
+   * refreshed, or more scope wanted: UnauthorizedError), `attempt(true)` once the sign-in going on
+   * is done. The sign-in's failure is thrown (`signedIn`); a second refusal is the attempt's to say.
+   */
+  async again<T>(attempt: (retry: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await attempt(false);
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+    }
+    await this.signedIn();
+    return attempt(true);
   }
 
   /** The callback listens only while a sign-in waits for it (auth() opens it before it knows whether one will). */

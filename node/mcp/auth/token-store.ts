@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { isObject } from "../../core/shapes.ts";
 import { replaceFile } from "../../util/atomic-write.ts";
 
 /** What the file holds. `port`: the callback's port the client was registered with (tried first next time). */
@@ -28,8 +29,6 @@ export const signInDir = (dataDir: string) => join(dataDir, "mcp-auth");
 export function signInFile(dataDir: string, url: string): string {
   return join(signInDir(dataDir), `${createHash("sha256").update(url).digest("hex").slice(0, 32)}.json`);
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Whether `v` has the fields the SDK reads of it, each of its type (the rest it checks when it uses them). */
 function wellFormed(v: unknown, url: string): v is StoredSignIn {
