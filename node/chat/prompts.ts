@@ -139,7 +139,7 @@ export function codeNotesText(notes: readonly CodeNote[]): string {
 
 /** One reviewed hunk in the model's note: an undo with what came back (indented: no line of it starts a line of the note), or a comment. */
 function reviewLine(n: ReviewNote): string {
-  const where = `${oneLine(n.path)} ${hunkLines(n)} (as your turn left them)`;
+  const where = `${oneLine(n.path)} ${hunkLines(n)} (as your turn left the file)`;
   if (n.review === "comment") return `- the user's comment on ${where}: "${oneLine(n.text)}"`;
   const conflicts = n.conflicts ? `; it clashed with later edits, so the file holds conflict markers there (${n.conflicts})` : "";
   const back = n.text

@@ -11,7 +11,7 @@ import { diffHunks, lineOffsets, withHunk } from "../worktree/hunks.ts";
 import { mergeFile } from "../worktree/merge.ts";
 import { undoApart } from "./hunk-undo.ts";
 import { ReviewRecords } from "./review-record.ts";
-import { headerStart, reversed, reviewTurn } from "./turn-hunks.ts";
+import { headerStart, reversed, reviewTurn, turnHunk } from "./turn-hunks.ts";
 
 const lines = (n: number, change: Record<number, string> = {}) =>
   Array.from({ length: n }, (_, i) => `${change[i + 1] ?? `line ${i + 1}`}\n`).join("");
@@ -29,6 +29,25 @@ describe("undoing one hunk", () => {
     const [range] = diffHunks(["@@ -0,0 +1,2 @@", "+a", "+b"]).map((h) => h.range);
     expect(withHunk(Buffer.from("a\nb\n"), Buffer.alloc(0), reversed(range!)).toString()).toBe("");
     expect([headerStart(range!.oldStart, range!.oldCount), headerStart(range!.newStart, range!.newCount)]).toEqual([0, 1]);
+  });
+});
+
+describe("the lines a hunk's notes name", () => {
+  const changed = (...diff: string[]) => turnHunk(diff, "a.txt", 1).changed;
+
+  it("are the lines the turn changed, without the context git shows around them", () => {
+    expect(changed("@@ -2,7 +2,7 @@", " c2", " c3", " c4", "-five", "+FIVE", " c6", " c7", " c8")).toEqual({ start: 5, count: 1 });
+    expect(changed("@@ -1,5 +1,6 @@", " c1", "-two", "+TWO", "+more", " c3", " c4", " c5")).toEqual({ start: 2, count: 2 });
+    // Two changes in one hunk: from the first changed line to the last, the context between them with them.
+    expect(changed("@@ -1,6 +1,6 @@", "-one", "+ONE", " c2", " c3", "-four", "+FOUR", " c5")).toEqual({ start: 1, count: 4 });
+    // At the file's end, with no newline there.
+    expect(changed("@@ -3,2 +3,2 @@", " c3", "-four", "\\ No newline at end of file", "+FOUR")).toEqual({ start: 4, count: 1 });
+  });
+
+  it("of lines only removed: after the line before them; of a new file: all its lines", () => {
+    expect(changed("@@ -2,7 +2,6 @@", " c2", " c3", " c4", "-five", " c6", " c7", " c8")).toEqual({ start: 4, count: 0 });
+    expect(changed("@@ -1,2 +0,0 @@", "-a", "-b")).toEqual({ start: 0, count: 0 });
+    expect(changed("@@ -0,0 +1,2 @@", "+a", "+b")).toEqual({ start: 1, count: 2 });
   });
 });
 
@@ -101,10 +120,10 @@ describe("a reviewed hunk's note", () => {
     expect(codeNotesText([undo, comment])).toBe(
       [
         "[tine] Since your last turn, the user reviewed your edits in the files of this thread (/p):",
-        "- the user undid your change to a.txt lines 3-4 (as your turn left them), so do not make it again unless asked; it clashed with later edits, so the file holds conflict markers there (1); these lines came back:",
+        "- the user undid your change to a.txt lines 3-4 (as your turn left the file), so do not make it again unless asked; it clashed with later edits, so the file holds conflict markers there (1); these lines came back:",
         "    x",
         "    y",
-        "- the user's comment on a.txt after line 9 (as your turn left them): \"why 'this'?\"",
+        "- the user's comment on a.txt after line 9 (as your turn left the file): \"why 'this'?\"",
         "Read a file again before relying on what you knew of it.",
       ].join("\n"),
     );

@@ -26,12 +26,11 @@ import { type CodeSnapshots, type KeptFile, MAX_SNAPSHOT_FILE_BYTES, type Stored
 import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
 import type { KeptFilesUndo, ThreadCode } from "../worktree/code-actions.ts";
-import type { HunkRange } from "../worktree/hunks.ts";
 import { applyMerge, checkMergeRoom, isBinary } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
 import { undoHunk } from "./hunk-undo.ts";
 import type { HunkReview, ReviewRecords } from "./review-record.ts";
-import { headerStart, type ListedHunk, type ReviewTurn, reviewTurn, turnHunk, turnHunks, turnsOf } from "./turn-hunks.ts";
+import { type ListedHunk, type ReviewTurn, reviewTurn, turnHunk, turnHunks, turnsOf } from "./turn-hunks.ts";
 
 /** What the host does for a review. */
 export type ReviewEdges = {
@@ -88,8 +87,6 @@ function kept<T>(known: Map<string, Promise<T>>, key: string, read: () => Promis
 }
 
 const refuse = (why: string) => new Error(`tine: review: ${why}`);
-/** A hunk's lines in the file as the turn left it, as its note names them (1-based, as its header says). */
-const where = (r: HunkRange) => ({ start: headerStart(r.newStart, r.newCount), count: r.newCount });
 /** The lines an undo brought back, as the model is shown them: the first 20, at most 2000 characters. */
 function cameBack(lines: readonly string[]): string {
   const shown = lines.slice(0, 20).join("\n").slice(0, 2000);
@@ -160,7 +157,7 @@ export class Reviews {
       const { turn, hunk } = await this.located(id, path, index, atMessage);
       const root = (await this.edges.snapshotsOf(id).root()) ?? "";
       const reviewed = this.records.update(id, { turn: turn.to, path, index }, (h) => ({ ...h, comment: trimmed }));
-      this.tellModel(id, { review: "comment", path, ...where(hunk.range), text: trimmed, conflicts: 0, root });
+      this.tellModel(id, { review: "comment", path, ...hunk.changed, text: trimmed, conflicts: 0, root });
       return reviewed;
     });
   }
@@ -269,7 +266,7 @@ export class Reviews {
     const at = { turn: turn.to, path, index };
     this.records.update(id, at, (h) => ({ ...h, state: "undone" }));
     const conflicts = merged.conflictLines.length;
-    const note = this.tellModel(id, { review: "undone", path, ...where(range), text: cameBack(hunk.removed), conflicts, root });
+    const note = this.tellModel(id, { review: "undone", path, ...hunk.changed, text: cameBack(hunk.removed), conflicts, root });
     this.undoable = { safety: kept.safety, id, at, note };
     if (!conflicts) {
       this.edges.tell(`tine: undid hunk ${index} of ${path} (:Tine restore undo puts it back)`, false);

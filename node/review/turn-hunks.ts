@@ -72,8 +72,30 @@ export async function turnHunks(snapshots: CodeSnapshots, turn: ReviewTurn, reco
   return out;
 }
 
-/** A hunk of a turn's diff of a file: where it sits, and the lines it removed (without their `-`), what an undo brings back. */
-export type TurnHunk = { readonly range: HunkRange; readonly removed: readonly string[] };
+/**
+ * A hunk of a turn's diff of a file: where it sits, the lines it removed (without their `-`), what
+ * an undo brings back, and the lines the turn changed (`changed`, what its notes name).
+ */
+export type TurnHunk = { readonly range: HunkRange; readonly removed: readonly string[]; readonly changed: ChangedLines };
+
+/** The lines a hunk changed in the file as the turn left it: 1-based; `count` 0: lines removed after line `start`. */
+export type ChangedLines = { readonly start: number; readonly count: number };
+
+/**
+ * The lines hunk `range` (body `lines`) changed in the file as the turn left it: its range without
+ * the context lines git puts before and after the change (3 each), so a note says "line 5", not
+ * "lines 2-8".
+ */
+export function changedLines(range: HunkRange, lines: readonly string[]): ChangedLines {
+  const body = lines.filter((l) => !l.startsWith("\\")); // "\ No newline at end of file" is no line
+  const isContext = (l: string) => !l.startsWith("+") && !l.startsWith("-");
+  const lead = body.findIndex((l) => !isContext(l));
+  if (lead === -1) return { start: headerStart(range.newStart, range.newCount), count: range.newCount };
+  const last = body.findLastIndex((l) => !isContext(l));
+  const count = body.slice(lead, last + 1).filter((l) => !l.startsWith("-")).length;
+  // range.newStart is the line before the hunk's first (0 when it begins the file).
+  return count === 0 ? { start: range.newStart + lead, count } : { start: range.newStart + lead + 1, count };
+}
 
 /** Hunk `index` (from 1) of `diff`, the turn's diff of `path`, refused clearly when it has no such hunk. */
 export function turnHunk(diff: readonly string[], path: string, index: number): TurnHunk {
@@ -86,7 +108,7 @@ export function turnHunk(diff: readonly string[], path: string, index: number): 
   // Its lines run from its header (the index-th) to the next header.
   const starts = diff.flatMap((l, i) => (l.startsWith("@@") ? [i] : []));
   const lines = diff.slice(starts[index - 1]! + 1, starts[index] ?? diff.length);
-  return { range, removed: lines.filter((l) => l.startsWith("-")).map((l) => l.slice(1)) };
+  return { range, removed: lines.filter((l) => l.startsWith("-")).map((l) => l.slice(1)), changed: changedLines(range, lines) };
 }
 
 /** The range as it reads the other way: undoing a hunk makes its new lines the old ones again. */

@@ -97,7 +97,7 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
       await s.until("hunk 2 kept, drawn", async () => (await seen(s)).windows[1]!.marks.includes("18:  hunk 2 ✓ kept"));
       await s.answerInput("why upper case?");
       await s.keys("gc");
-      await s.waitForDisplay(id, "✎ comment on lines.txt lines 15-20 · the model is told with your next message");
+      await s.waitForDisplay(id, "✎ comment on lines.txt line 18 · the model is told with your next message");
       await s.keys("[h");
       assert.equal((await seen(s)).row, 2);
       await s.keys("gu");

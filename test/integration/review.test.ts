@@ -60,15 +60,15 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
       const lastAsked = body(s, -1);
       assert.deepEqual(await api(s, "reject_hunk", id, "lines.txt", 1), { path: "lines.txt", index: 1, conflicts: 0 });
       assert.equal(await api(s, "comment_hunk", id, "lines.txt", 2, "why upper\ncase?"), true);
-      await s.waitForDisplay(id, "↶ undid lines.txt lines 1-5 · the model is told with your next message");
-      await s.waitForDisplay(id, "✎ comment on lines.txt lines 15-20 · the model is told with your next message");
+      await s.waitForDisplay(id, "↶ undid lines.txt line 2 · the model is told with your next message");
+      await s.waitForDisplay(id, "✎ comment on lines.txt line 18 · the model is told with your next message");
       await exchange(s, id, "go on", "Ok.");
       assert.deepEqual(sentBlocks(s, -1, -1).map(textOf), [
         "go on",
         `[tine] Since your last turn, the user reviewed your edits in the files of this thread (${s.cwd}):\n` +
-          "- the user undid your change to lines.txt lines 1-5 (as your turn left them), so do not make it again unless asked; these lines came back:\n" +
+          "- the user undid your change to lines.txt line 2 (as your turn left the file), so do not make it again unless asked; these lines came back:\n" +
           "    line 2\n" +
-          '- the user\'s comment on lines.txt lines 15-20 (as your turn left them): "why upper case?"\n' +
+          '- the user\'s comment on lines.txt line 18 (as your turn left the file): "why upper case?"\n' +
           "Read a file again before relying on what you knew of it.",
       ]);
       assert.ok(readsCacheOf(body(s, -1), lastAsked), "the messages before the note are as sent");
@@ -123,7 +123,7 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
       await s.keys("jjgk");
       await s.until("hunk 2 kept", async () => (await states(s, id)).includes("lines.txt#2 kept"));
       await s.keys("gc");
-      await s.waitForDisplay(id, "✎ comment on lines.txt lines 15-20 · the model is told with your next message");
+      await s.waitForDisplay(id, "✎ comment on lines.txt line 18 · the model is told with your next message");
       await s.keys("[h[h");
       await s.until("[h: on hunk 1", async () => (await line()) === "      @@ -1,5 +1,5 @@");
       await s.keys("gu");
