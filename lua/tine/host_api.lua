@@ -70,6 +70,7 @@ function M.apply(buf, p)
     vim.api.nvim_buf_set_lines(buf, e[1], e[2], false, e[3])
   end
   vim.bo[buf].modifiable = false
+  require("tine.review_keys").edited(buf, p.edits)
   local count = vim.api.nvim_buf_line_count(buf)
   for _, win in ipairs(follow) do
     vim.api.nvim_win_set_cursor(win, { count, 0 })
@@ -232,11 +233,12 @@ function M.list_buffer()
   return buffers.create_list_buffer()
 end
 
---- A hunk of `path` was reviewed: its signs, and a :Tine review showing it, are drawn again.
+--- A hunk of `path` was reviewed: its signs, a :Tine review showing it and the threads' displays' states are drawn again.
 function M.review_changed(path)
   vim.schedule(function()
     require("tine.review_signs").changed(path)
     require("tine.review").changed(path)
+    require("tine.review_keys").reviewed()
   end)
   return true
 end

@@ -3,6 +3,9 @@
 -- ]h [h move between hunks. A hunk is found from the display's text: the host's `locate` names the
 -- message and the file of a line, and the hunk's index is the count of `@@` headers from the
 -- file's line down to the cursor (the change list draws a file's diff under it, 6 spaces in).
+-- Each hunk's state is drawn at the end of its `@@` line whenever it can have changed: a diff
+-- opened (the host's edits bring `@@` lines) and a hunk reviewed anywhere (host_api.review_changed:
+-- here, in :Tine review, through the API, or :Tine restore undo).
 local host = require("tine.host")
 
 local M = {}
@@ -81,6 +84,52 @@ function M.show_states(id, buf)
   end
 end
 
+--- Display buffers whose states are to be drawn again (once, however many changes come at once).
+---@type table<integer, true>
+local due = {}
+
+--- Draws `buf`'s states again soon: not inside the host's call (the states ask the host).
+local function redraw_soon(buf)
+  if due[buf] then
+    return
+  end
+  due[buf] = true
+  vim.schedule(function()
+    due[buf] = nil
+    local id = vim.api.nvim_buf_is_valid(buf) and vim.b[buf].tine_thread or nil
+    if id and not require("tine.names").is_input(buf) then
+      local ok, e = pcall(M.show_states, id, buf)
+      if not ok then
+        vim.notify("tine: the hunks' states: " .. tostring(e), vim.log.levels.WARN)
+      end
+    end
+  end)
+end
+
+--- The host edited display `buf` (host_api.apply): when the edits bring a hunk's `@@` line (a file
+--- diff opened, or drawn again), the states are drawn.
+---@param buf integer
+---@param edits { [1]: integer, [2]: integer, [3]: string[] }[]
+function M.edited(buf, edits)
+  for _, e in ipairs(edits) do
+    for _, line in ipairs(e[3]) do
+      if line:find(HEADER) then
+        return redraw_soon(buf)
+      end
+    end
+  end
+end
+
+--- A hunk was reviewed (host_api.review_changed): every thread display draws its states again
+--- (one showing no file diff finds no `@@` line, and asks the host nothing).
+function M.reviewed()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.b[buf].tine_thread then
+      redraw_soon(buf)
+    end
+  end
+end
+
 --- `action` ("keep", "undo", "comment") on the hunk under the cursor; false off a hunk.
 ---@param id string
 ---@param action "keep"|"undo"|"comment"
@@ -90,13 +139,11 @@ function M.act(id, action)
   if not hunk then
     return false
   end
-  local buf = vim.api.nvim_get_current_buf()
   local tine = require("tine")
   local function done(ok, e)
     if not ok then
       vim.notify(tostring(e), vim.log.levels.ERROR)
     end
-    M.show_states(id, buf)
   end
   if action == "keep" then
     done(pcall(tine.keep_hunk, id, hunk.path, hunk.index, hunk.message))
@@ -123,7 +170,6 @@ function M.jump(id, step)
   while r >= 1 and r <= #lines do
     if lines[r]:find(HEADER) and located(id, r) then
       vim.api.nvim_win_set_cursor(0, { r, 0 })
-      M.show_states(id, buf)
       return
     end
     r = r + step

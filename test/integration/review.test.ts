@@ -140,6 +140,55 @@ describe(`reviewing a turn's edits hunk by hunk (${nv.version})`, () => {
     });
   });
 
+  it("in the display: each opened hunk's state shows from the moment its diff opens, and follows the review made anywhere (:Tine restore undo, :Tine review, the API)", async () => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
+      const id = await editingTurn(s);
+      const buf = (await s.thread(id)).bufnr!;
+      /** Each `@@` line of the display with the state shown at its end, as one line each. */
+      const shown = () =>
+        s.lua<string>(
+          `local buf = ...
+          local out = {}
+          for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, vim.api.nvim_get_namespaces()["tine_review"] or -1, 0, -1, { details = true })) do
+            table.insert(out, vim.trim(vim.api.nvim_buf_get_lines(buf, m[2], m[2] + 1, false)[1] .. m[4].virt_text[1][1]))
+          end
+          return table.concat(out, " | ")`,
+          buf,
+        );
+      const showing = async (what: string, want: string) => {
+        let last = "";
+        try {
+          await s.until(what, async () => {
+            last = await shown();
+            return last === want;
+          });
+        } catch (error) {
+          (error as Error).message += ` (it shows: "${last}")`;
+          throw error;
+        }
+      };
+      await s.onDisplayLine(id, "▸ 3 files changed", "<Tab>");
+      await s.waitForDisplay(id, "  ▸ M lines.txt");
+      await s.onDisplayLine(id, "  ▸ M lines.txt", "<Tab>");
+      await showing("the states as the diff opens", "@@ -1,5 +1,5 @@  · pending | @@ -15,6 +15,6 @@ line 14  · pending");
+      await s.onDisplayLine(id, "      @@ -1,5 +1,5 @@", "gu");
+      await showing("hunk 1 undone", "@@ -1,5 +1,5 @@  ↶ undone | @@ -15,6 +15,6 @@ line 14  · pending");
+      await s.cmd("Tine restore undo");
+      await showing("the undo taken back: pending", "@@ -1,5 +1,5 @@  · pending | @@ -15,6 +15,6 @@ line 14  · pending");
+      assert.equal(await api(s, "keep_hunk", id, "lines.txt", 1), true);
+      await showing("kept through the API", "@@ -1,5 +1,5 @@  ✓ kept | @@ -15,6 +15,6 @@ line 14  · pending");
+      // In :Tine review (hello.txt first): ]h past its hunk to lines.txt's first, ]h to its second, kept there.
+      await s.cmd("Tine review");
+      await s.until(
+        "the review on hello.txt",
+        async () => (await s.lua<{ file: string } | null>("return require('tine.review').current()"))?.file === "hello.txt",
+      );
+      await s.keys("]h]hgk");
+      await showing("kept in :Tine review", "@@ -1,5 +1,5 @@  ✓ kept | @@ -15,6 +15,6 @@ line 14  ✓ kept");
+      await s.keys("q");
+    });
+  });
+
   it("refuses with a clear message, the file untouched: no such hunk or file, a binary file, a file deleted since, an empty comment, a hunk taken back by hand, a file made binary since", async () => {
     await withGitProject(nv, reviewProject(project()), async (s) => {
       const id = await editingTurn(s);
