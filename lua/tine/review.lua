@@ -6,7 +6,7 @@
 -- taking the tab away, so the user's own windows are as they were, and putting back any
 -- buffer-local mapping of those keys the working file had (gitsigns' ]h, say).
 -- Each hunk's state (pending, kept, undone) is the host's; review_draw.lua draws it.
-local config = require("tine.config")
+local bar = require("tine.review_bar")
 local draw = require("tine.review_draw")
 local host = require("tine.host")
 local rmap = require("tine.review_map")
@@ -21,21 +21,6 @@ local view = nil
 
 local function notify(text, level)
   vim.notify(text, level or vim.log.levels.INFO)
-end
-
---- The keys of the review, each with what it does: the configured lhs, the function, a description.
-local function keys()
-  local km = config.options.keymaps
-  return {
-    { km.next_hunk, "next", "the next hunk (then the next file's)" },
-    { km.prev_hunk, "prev", "the previous hunk (then the previous file's)" },
-    { km.review_keep, "keep", "keep the hunk under the cursor (✓ reviewed)" },
-    { km.review_undo, "undo", "undo the hunk under the cursor in the working file (↶)" },
-    { km.review_comment, "comment", "comment on the hunk under the cursor (the model is told)" },
-    { km.review_next_file, "next_file", "the turn's next file" },
-    { km.review_prev_file, "prev_file", "the turn's previous file" },
-    { km.review_quit, "quit", "end the review (its tab closes)" },
-  }
 end
 
 --- The file's review asked of the host again (the states), then drawn.
@@ -114,6 +99,10 @@ act = function(what)
     M.close()
     return true
   end
+  if what == "help" then
+    bar.help()
+    return true
+  end
   local win = vim.api.nvim_get_current_win()
   local i = (win == view.left or win == view.right) and draw.hunk_at(view, win) or nil
   if not i then
@@ -145,7 +134,7 @@ end
 --- The review's keys on `buf`; on the working file, its own buffer-local mappings of those keys are
 --- kept to be put back (`saved`).
 local function map_keys(buf, saved)
-  for _, k in ipairs(keys()) do
+  for _, k in ipairs(bar.keys()) do
     local lhs, what = k[1], k[2]
     if lhs and lhs ~= "" then
       if saved then
@@ -173,7 +162,7 @@ local function let_go(v)
     return
   end
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  for _, k in ipairs(keys()) do
+  for _, k in ipairs(bar.keys()) do
     if k[1] and k[1] ~= "" then
       pcall(vim.keymap.del, "n", k[1], { buffer = buf })
     end

@@ -1,7 +1,7 @@
 -- What :Tine review draws (review.lua keeps the review's state): the scratch buffer of a file
 -- before the turn, each hunk's state at its first changed line on both sides (the host's), the
--- winbars, and which hunk a window's cursor is on, the lines mapped by review_map.lua.
-local config = require("tine.config")
+-- winbars (review_bar.lua), and which hunk a window's cursor is on, the lines mapped by review_map.lua.
+local bar = require("tine.review_bar")
 local rmap = require("tine.review_map")
 
 local M = {}
@@ -63,26 +63,7 @@ function M.draw(v)
     pcall(vim.api.nvim_buf_set_extmark, v.right_buf, ns, M.target(v, i, "new") - 1, 0, mark)
     pcall(vim.api.nvim_buf_set_extmark, v.left_buf, ns, M.target(v, i, "old") - 1, 0, mark)
   end
-  local km = config.options.keymaps
-  local hint = vim
-    .iter({
-      { km.next_hunk, "hunk" },
-      { km.review_keep, "keep" },
-      { km.review_undo, "undo" },
-      { km.review_comment, "comment" },
-      { km.review_next_file, "file" },
-      { km.review_quit, "quit" },
-    })
-    :filter(function(k)
-      return k[1] and k[1] ~= ""
-    end)
-    :map(function(k)
-      return k[1] .. " " .. k[2]
-    end)
-    :join("  ")
-  local bar = ("tine review %d/%d  %s  %d/%d hunks reviewed    %s"):format(v.at, #v.files, v.file.path, reviewed, #v.file.hunks, hint)
-  vim.wo[v.right].winbar = bar:gsub("%%", "%%%%")
-  vim.wo[v.left].winbar = ("before the turn: %s"):format(v.file.path):gsub("%%", "%%%%")
+  bar.set(v, { file = v.file.path, at = v.at, files = #v.files, reviewed = reviewed, hunks = #v.file.hunks })
 end
 
 --- Draws again only when the file's review or the working file's text changed since the last

@@ -40,7 +40,7 @@ const seen = (s: Session) =>
       if w == vim.api.nvim_get_current_win() then out.current = i end
     end
     out.row = vim.api.nvim_win_get_cursor(0)[1]
-    out.winbar = vim.wo.winbar
+    out.winbar = vim.wo.winbar == "" and "" or vim.api.nvim_eval_statusline(vim.wo.winbar, { winid = 0, use_winbar = true }).str
     return out`);
 
 /** The signs tine put in `path`'s buffer: the rows (from 1) that have one. */
@@ -83,7 +83,7 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
         "started on the file the user was in: the turn's before, read only, beside the working file",
       );
       assert.deepEqual([v.current, v.row], [2, 2], "on the first hunk's changed line, in the working file");
-      assert.match(v.winbar, /^tine review 2\/2 {2}lines\.txt {2}0\/2 hunks reviewed/);
+      assert.equal(v.winbar, "#1 lines.txt (2/2)  0/2 reviewed", "in a window 40 wide, the essentials");
       assert.deepEqual(v.windows[1]!.marks, ["2:  hunk 1 · pending", "18:  hunk 2 · pending"]);
 
       // In the window of the text before the turn, the keys go by its lines.
@@ -110,7 +110,7 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
         ((await api<{ path: string; index: number; state: string }[]>(s, "hunks", id)) as { state: string }[]).map((h) => h.state),
         ["pending", "undone", "kept"],
       );
-      assert.match((await seen(s)).winbar, /2\/2 hunks reviewed/);
+      assert.match((await seen(s)).winbar, /2\/2 reviewed/);
       // Off a hunk (line 14: hunk 2 is lines 15-20), gk is Vim's own: a line up, nothing reviewed.
       await s.keys("14Ggk");
       assert.equal((await seen(s)).row, 13);
@@ -156,6 +156,28 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
       assert.equal((await seen(s)).tabs, 2);
       await s.cmd("wincmd h | quit");
       await s.until("the review's tab is gone", async () => JSON.stringify(await layout()) === JSON.stringify(before));
+    });
+  });
+
+  it(":Tine review's winbar: the thread and the file first, whole in a narrow window; the key hints only when they fit, else g? keys, which lists them", async () => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
+      await editingTurn(s);
+      await s.cmd("set columns=240");
+      await s.cmd("Tine review");
+      const bar = (cols: number) =>
+        s.lua<string>(
+          `vim.cmd("vertical resize " .. ...)
+          return vim.api.nvim_eval_statusline(vim.wo.winbar, { winid = 0, use_winbar = true, maxwidth = vim.api.nvim_win_get_width(0) }).str`,
+          cols,
+        );
+      const first = "review of #1 edit the files: hello.txt (1/2)  0/1 hunks reviewed";
+      assert.equal(await bar(99), `${first}    g? keys`);
+      assert.equal(await bar(140), `${first}    ]h hunk  gk keep  gu undo  gc comment  ]f file  q quit  g? keys`);
+      // Narrower than the whole: the title gives way, the number, the file and the counts stay.
+      assert.equal(await bar(60), "review of #1 edit the…: hello.txt (1/2)  0/1 hunks reviewed");
+      assert.equal(await bar(40), "#1 hello.txt (1/2)  0/1 reviewed");
+      await s.keys("g?");
+      await s.notified(/tine review keys:\n {2}\]h {5}the next hunk .*\n {2}q {6}end the review .*\n {2}g\? {5}show these keys/s);
     });
   });
 
