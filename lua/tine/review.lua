@@ -37,6 +37,7 @@ local function refresh()
         vim.cmd("diffupdate")
       end)
     end
+    draw.in_sight(view, view.acted)
   end
 end
 
@@ -109,6 +110,7 @@ act = function(what)
     return false
   end
   local h, tine = view.file.hunks[i], require("tine")
+  view.acted = i
   local function done(ok, e)
     if not ok then
       notify(tostring(e), vim.log.levels.ERROR)
@@ -207,7 +209,7 @@ show_file = function(i, known)
       v.loaded[vim.api.nvim_win_get_buf(v.right)] = true
     end
   end
-  v.at, v.file, v.gone = i, f, gone
+  v.at, v.file, v.gone, v.acted = i, f, gone, nil
   v.before = type(f.before) == "string" and rmap.lines(f.before) or {}
   v.after = type(f.after) == "string" and rmap.lines(f.after) or {}
   v.right_buf = vim.api.nvim_win_get_buf(v.right)

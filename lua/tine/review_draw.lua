@@ -66,6 +66,21 @@ function M.draw(v)
   bar.set(v, { file = v.file.path, at = v.at, files = #v.files, reviewed = reviewed, hunks = #v.file.hunks })
 end
 
+--- Opens the folds at hunk `i` (the one just acted on; nil: none) on both sides: an undo can leave
+--- the file as it was before the turn, and diff mode then folds every line, the hunk and its mark too.
+function M.in_sight(v, i)
+  if not i or not v.file.hunks[i] then
+    return
+  end
+  for _, win in ipairs({ v.left, v.right }) do
+    local row = M.target(v, i, M.side_of(v, win))
+    local count = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
+    vim.api.nvim_win_call(win, function()
+      pcall(vim.cmd, ("%dfoldopen!"):format(math.min(math.max(row, 1), count)))
+    end)
+  end
+end
+
 --- Draws again only when the file's review or the working file's text changed since the last
 --- draw: ]h and the keys on a hunk go by what is drawn.
 function M.fresh(v)

@@ -181,6 +181,32 @@ describe(`:Tine review and the review's signs (${nv.version})`, () => {
     });
   });
 
+  it(":Tine review: undoing the last hunk leaves the file as before the turn, and what was just undone stays in sight (not folded away), its mark drawn", async () => {
+    await withGitProject(nv, reviewProject(project()), async (s) => {
+      await editingTurn(s);
+      await s.cmd("wincmd p");
+      await s.cmd("edit lines.txt");
+      await s.cmd("Tine review");
+      await s.keys("gu");
+      await s.until("hunk 1 undone, drawn", async () => (await seen(s)).windows[1]!.marks.includes("2:  hunk 1 ↶ undone"));
+      await s.keys("]hgu");
+      await s.until("hunk 2 undone, drawn", async () => {
+        const v = await seen(s);
+        return v.windows[1]!.text === LINES && v.windows.every((w) => w.marks.includes("18:  hunk 2 ↶ undone"));
+      });
+      // Both sides hold the same text now: diff mode would fold it all, the undone hunk with it.
+      const closed = () =>
+        s.lua<number[]>(
+          "return vim.tbl_map(function(w) return vim.api.nvim_win_call(w, function() return vim.fn.foldclosed(18) end) end, vim.api.nvim_tabpage_list_wins(0))",
+        );
+      await s.until("line 18 unfolded on both sides", async () => JSON.stringify(await closed()) === "[-1,-1]");
+      // And it stays so once Neovim has drawn the diff again.
+      await s.cmd("redraw");
+      assert.deepEqual(await closed(), [-1, -1]);
+      assert.equal((await seen(s)).row, 18, "the cursor where it was");
+    });
+  });
+
   it("signs mark the pending hunks' changed lines in a file's buffer, when the turn ends and where they are now; gone once kept or undone", async () => {
     await withGitProject(nv, reviewProject(project()), async (s) => {
       // lines.txt is shown while the turn edits it: its signs come when the turn ends, nothing entered.
