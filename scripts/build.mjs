@@ -7,9 +7,11 @@
 // Start-up time is what shapes the host's bundle: it holds only what start-up runs, minified
 // (names kept, so stack traces still read; dist/*.map maps them back to the sources).
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { build } from "esbuild";
+import { demoFolder } from "./try-init.mjs";
 
 const common = { bundle: true, platform: "node", target: "node20", format: "cjs", sourcemap: "linked", logLevel: "warning" };
 const minified = { minify: true, keepNames: true };
@@ -123,7 +125,8 @@ await Promise.all([
 
 // The loader names the code cache after the bundle's content; a cache of an earlier build is dropped.
 const hash = createHash("sha256").update(readFileSync("dist/host-main.cjs")).digest("hex").slice(0, 16);
-for (const f of readdirSync("dist")) if (/^host-main\..*\.v8cache/.test(f) && !f.startsWith(`host-main.${hash}.`)) rmSync(`dist/${f}`);
+for (const dir of ["dist", demoFolder(".").hostCache].filter((d) => existsSync(d)))
+  for (const f of readdirSync(dir)) if (/^host-main\..*\.v8cache/.test(f) && !f.startsWith(`host-main.${hash}.`)) rmSync(join(dir, f));
 await build({
   ...common,
   entryPoints: ["node/host/boot.ts"],

@@ -28,7 +28,7 @@ const nvim = findNvim(root);
 
 let env = { ...process.env };
 let demo = null;
-// The offline demo writes only in its folder in the checkout: its threads, the host's log, its server's log.
+// The offline demo writes only in its folder in the checkout (try-init.mjs demoFolder says what).
 const folder = demoFolder(root);
 if (!env.ANTHROPIC_API_KEY) {
   // Its errors go to a file, not the terminal: a process holding the terminal puts the terminal's

@@ -29,8 +29,9 @@ function M.check()
     h.error("host not built: " .. host.build_hint())
   end
   -- A plugin manager tags doc/ on install; a `dir =` checkout is not: :help tine then opens
-  -- another plugin's page that fuzzy-matches.
-  if vim.uv.fs_stat(host.root .. "/doc/tags") then
+  -- another plugin's page that fuzzy-matches. Asked of Neovim, not of doc/tags: the offline demo
+  -- tags a copy in its own folder (scripts/try-init.mjs).
+  if vim.tbl_contains(vim.fn.getcompletion("tine.nvim", "help"), "tine.nvim") then
     h.ok("help tagged: :help tine.nvim")
   else
     h.warn(("help not tagged: run :helptags %s/doc (until then :help tine.nvim finds nothing)"):format(host.root))
@@ -133,11 +134,15 @@ function M.check()
 
   h.start("tine.nvim: MCP servers")
   local mcp_ok, servers = pcall(host.request, "mcp_servers")
-  if not mcp_ok then
-    h.error("the host could not report on the MCP servers: " .. tostring(servers))
+  local unread_ok, unread = pcall(host.request, "mcp_unread")
+  if not mcp_ok or not unread_ok then
+    h.error("the host could not report on the MCP servers: " .. tostring(mcp_ok and unread or servers))
   elseif #servers == 0 then
-    h.info("none configured (mcp_servers in setup, .tine/mcp.json or .mcp.json)")
+    h.info(require("tine.mcp").none(unread))
   else
+    for _, line in ipairs(unread) do
+      h.info(line)
+    end
     -- Servers start with the first thread that sends; asking here starts none.
     for _, s in ipairs(servers) do
       local line = require("tine.mcp").describe(s)

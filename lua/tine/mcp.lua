@@ -107,6 +107,15 @@ local function list_tools(s)
   end)
 end
 
+--- Why no MCP server is used, for `:Tine mcp` and `:checkhealth tine`: none configured, or the
+--- project's files that are there but not read (`unread`: the host's words, one per file).
+function M.none(unread)
+  if #unread == 0 then
+    return "no MCP servers are configured (mcp_servers in setup, .tine/mcp.json or .mcp.json)"
+  end
+  return "no MCP servers are used: " .. table.concat(unread, "; ")
+end
+
 --- :Tine mcp
 function M.pick()
   local ok, servers = guarded(host.request, "mcp_servers")
@@ -114,7 +123,11 @@ function M.pick()
     return
   end
   if #servers == 0 then
-    return vim.notify("tine: no MCP servers are configured (mcp_servers in setup, .tine/mcp.json or .mcp.json)", vim.log.levels.INFO)
+    local unread_ok, unread = guarded(host.request, "mcp_unread")
+    if unread_ok then
+      vim.notify("tine: " .. M.none(unread), vim.log.levels.INFO)
+    end
+    return
   end
   vim.ui.select(servers, { prompt = "MCP servers", format_item = M.describe }, function(s)
     if not s then

@@ -5,7 +5,7 @@
 import { readContextBlock } from "../context/blocks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { NativeMessage } from "../core/native.ts";
-import { readReportBlock } from "./prompts.ts";
+import { isTineNote, readReportBlock } from "./prompts.ts";
 
 /** What knows thread titles (the chat). */
 export type Titles = { titleOf(id: ThreadId): string | undefined };
@@ -20,14 +20,15 @@ export function threadName(titles: Titles, id: ThreadId): string {
 const MESSAGE_NAME_CHARS = 40;
 
 /**
- * What the user typed in a message of theirs: its text blocks, without the context the mentions
- * brought and the fork reports that went with it; "" for tool results and the like.
+ * Whether a text block of a user turn is what the user typed: not the context their mentions
+ * brought, a fork's report that went with it, nor a note of tine's (a review's, a wrap-up prompt).
  */
+export const isTyped = (text: string): boolean => !readContextBlock(text) && !readReportBlock(text) && !isTineNote(text);
+
+/** What the user typed in a message of theirs (isTyped); "" for tool results and the like. */
 export function typedText(message: NativeMessage): string {
   if (message.role !== "user") return "";
-  return message.content
-    .flatMap((b) => (b.type === "text" && !readContextBlock(b.text) && !readReportBlock(b.text) ? [b.text] : []))
-    .join("\n");
+  return message.content.flatMap((b) => (b.type === "text" && isTyped(b.text) ? [b.text] : [])).join("\n");
 }
 
 /** A message as a banner names it: whose it is and its first words (`your "try a hash map…"`). */

@@ -11,6 +11,13 @@ import { headAndTail } from "../util/head-and-tail.ts";
 import { attribute, neutralised, tagsOf } from "../util/tagged-text.ts";
 import type { AgentForkBar } from "./forks.ts";
 
+/**
+ * Every note tine writes into a user turn on the user's behalf (below: wrap-up, summary and
+ * hand-off prompts, the notes of grafts, reviews and promoted code) starts with `[tine] `: how
+ * they are told from what the user typed (chat/names.ts isTyped).
+ */
+export const isTineNote = (text: string): boolean => text.startsWith("[tine] ");
+
 /** Sent to a fork whose first idle period ran out. */
 export const wrapUpPrompt = (minutes: number) =>
   `[tine] This fork has been idle for ${minutes} minute${minutes === 1 ? "" : "s"}. Wrap up: reply with a short ` +

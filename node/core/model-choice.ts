@@ -13,5 +13,19 @@ export const isThinkingEffort = (v: unknown): v is ThinkingEffort => THINKING_EF
 /** A thread's own model and thinking effort, chosen with `:Tine model`; a thread without one uses setup's `model` and `thinking`. */
 export type ModelChoice = { readonly model: string; readonly effort: ThinkingEffort };
 
+/** A choice's thinking in words, as the banner, the winbar, the picker and the notice name it. */
+export function effortWords(effort: ThinkingEffort): string {
+  switch (effort) {
+    case "setup":
+      return "thinking as in setup";
+    case "none":
+      return "no thinking";
+    case "low":
+    case "medium":
+    case "high":
+      return `thinking ${effort}`;
+  }
+}
+
 export const sameChoice = (a: ModelChoice | null, b: ModelChoice | null): boolean =>
   a === b || (a !== null && b !== null && a.model === b.model && a.effort === b.effort);

@@ -4,7 +4,7 @@
  * compiling it (Node 20 has no compile cache of its own). A host that found no usable cache writes
  * one as it exits: by then the cache holds every function the host ran, start-up's included.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Script } from "node:vm";
 
@@ -12,7 +12,9 @@ import { Script } from "node:vm";
 declare const HOST_BUNDLE_HASH: string;
 
 const bundle = join(__dirname, "host-main.cjs");
-const cacheFile = join(__dirname, `host-main.${HOST_BUNDLE_HASH}.v8cache`);
+// Beside the bundle, unless told where (the offline demo keeps it in its own folder, scripts/try-init.mjs).
+const cacheDir = process.env["TINE_HOST_CODE_CACHE_DIR"] || __dirname;
+const cacheFile = join(cacheDir, `host-main.${HOST_BUNDLE_HASH}.v8cache`);
 
 let cached: Buffer | undefined;
 try {
@@ -36,6 +38,7 @@ if (cached === undefined || script.cachedDataRejected) {
   process.on("exit", () => {
     const written = `${cacheFile}.${process.pid}`;
     try {
+      mkdirSync(cacheDir, { recursive: true });
       writeFileSync(written, script.createCachedData());
       renameSync(written, cacheFile); // whole or not at all, with other hosts exiting at once
     } catch {

@@ -157,6 +157,7 @@ const RUNNERS: MethodRunners<typeof METHODS, App> = {
   instructions_health: ({ app }) => findInstructions(app.config.instructions, app.config.cwd),
 
   mcp_servers: ({ app }) => app.services.mcp.report(),
+  mcp_unread: ({ app }) => app.services.mcp.unread(),
   mcp_server: ({ app }, [name, action]) => app.services.mcp.act(name, action),
   mcp_tools: ({ app }, [name]) => app.services.mcp.tools(name),
   elicitation_next: ({ app }, [id]) => app.services.mcp.elicitations.next(id),

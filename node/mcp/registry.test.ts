@@ -254,6 +254,9 @@ describe("MCP servers", () => {
     const { servers } = start();
     expect(servers.report().map((s) => s.name)).toEqual(["test"]);
     servers.all();
-    expect(notices.filter((n) => n.text.includes(".mcp.json names MCP servers"))).toHaveLength(1);
+    expect(notices.filter((n) => n.text === "tine: .mcp.json is there but not read: set mcp_project_files = true to use it")).toHaveLength(
+      1,
+    );
+    expect(servers.unread()).toEqual([".mcp.json is there but not read: set mcp_project_files = true to use it"]);
   });
 });

@@ -89,16 +89,9 @@ export class McpServers {
   }
 
   private load(): Map<string, McpServer> {
-    const files = MCP_FILES.map((file) => {
-      if (!this.deps.projectFiles) {
-        // Never run what a cloned project names without the user's word: said once, when it is there.
-        if (existsSync(join(this.deps.root, file)))
-          this.deps.notify({
-            level: "info",
-            text: `tine: ${file} names MCP servers; they are not started unless you set mcp_project_files = true`,
-          });
-        return [];
-      }
+    // Never run what a cloned project names without the user's word: said once, when it is there.
+    for (const text of this.unread()) this.deps.notify({ level: "info", text: `tine: ${text}` });
+    const files = (this.deps.projectFiles ? MCP_FILES : []).map((file) => {
       const read = readProjectFile(this.deps.root, file);
       if ("problem" in read) {
         this.deps.notify({ level: "error", text: `tine: ${read.problem} (its MCP servers are not used)` });
@@ -119,6 +112,17 @@ export class McpServers {
           signIn: this.signInDeps,
         }),
       ]),
+    );
+  }
+
+  /**
+   * The project's MCP files that are there but not read (mcp_project_files is off), each as the
+   * user is told of it: when the servers are first listed, and by `:Tine mcp` and `:checkhealth tine`.
+   */
+  unread(): string[] {
+    if (this.deps.projectFiles) return [];
+    return MCP_FILES.filter((file) => existsSync(join(this.deps.root, file))).map(
+      (file) => `${file} is there but not read: set mcp_project_files = true to use it`,
     );
   }
 

@@ -3,7 +3,7 @@
  * fields. What a model costs and how much it reads is in the price table (node/usage/prices.ts).
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { type ModelChoice, sameChoice, THINKING_EFFORTS, type ThinkingEffort } from "../core/model-choice.ts";
+import { effortWords, type ModelChoice, sameChoice, THINKING_EFFORTS, type ThinkingEffort } from "../core/model-choice.ts";
 import type { ProviderConfig, ThinkingBudgets } from "./request.ts";
 
 /** The request's `thinking` for an effort of a budget's: none turns it off; the others get their budget, kept below `max_tokens`. */
@@ -26,16 +26,7 @@ export function withChoice(config: ProviderConfig, choice: ModelChoice | null, b
 }
 
 /** How the banner and the picker name a choice. */
-export function describeChoice(choice: ModelChoice): string {
-  switch (choice.effort) {
-    case "setup":
-      return `${choice.model} · thinking as in setup`;
-    case "none":
-      return `${choice.model} · no thinking`;
-    default:
-      return `${choice.model} · thinking ${choice.effort}`;
-  }
-}
+export const describeChoice = (choice: ModelChoice): string => `${choice.model} · ${effortWords(choice.effort)}`;
 
 /** Setup's `thinking` and `effort` in a few words, as the picker names its `setup` effort. */
 export function describeSetupThinking(thinking: Anthropic.Messages.ThinkingConfigParam | null, effort: string | null): string {

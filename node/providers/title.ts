@@ -8,9 +8,8 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Dispatch } from "../chat/msgs.ts";
-import { readReportBlock } from "../chat/prompts.ts";
+import { isTyped } from "../chat/names.ts";
 import type { Thread } from "../chat/thread.ts";
-import { readContextBlock } from "../context/blocks.ts";
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { SideRequest } from "../core/side-request.ts";
@@ -37,10 +36,8 @@ export function lastExchange(history: History): Exchange | null {
   const replies: string[] = [];
   for (let i = history.length - 1; i >= 0; i--) {
     const message = history.at(i).message;
-    // The user's words only: not the context their mentions brought, nor a fork's report that came with them.
-    const texts = message.content.flatMap((b) =>
-      b.type === "text" && !readContextBlock(b.text) && !readReportBlock(b.text) ? [b.text] : [],
-    );
+    // The user's words only: not the context their mentions brought, a fork's report nor a note of tine's that came with them.
+    const texts = message.content.flatMap((b) => (b.type === "text" && (message.role === "assistant" || isTyped(b.text)) ? [b.text] : []));
     if (message.role === "assistant") replies.unshift(...texts);
     else if (texts.length) {
       const reply = replies.join("\n").trim();

@@ -310,6 +310,8 @@ export const METHODS = {
   // -- MCP servers --
   /** Every MCP server with its state (`:Tine mcp`, `:checkhealth tine`); none is started by asking. */
   mcp_servers: { args: [], result: returns<McpServerReport[]>() },
+  /** The project's MCP files there but not read (mcp_project_files is off), each in a sentence saying how to use it. */
+  mcp_unread: { args: [], result: returns<string[]>() },
   /** `:Tine mcp`: a server restarted or stopped, in the background (the host tells how a restart went); the server as it is now. */
   mcp_server: {
     args: [arg("name", string), arg("action", oneOf("restart", "stop", "sign-in", "sign-out"))],

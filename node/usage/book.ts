@@ -8,6 +8,7 @@
  */
 import type { History } from "../core/history.ts";
 import type { ThreadId } from "../core/ids.ts";
+import type { ModelChoice } from "../core/model-choice.ts";
 import type { Entry, RequestKey } from "../core/native.ts";
 import type { SideRequest } from "../core/side-request.ts";
 import { startTimer } from "../util/timer.ts";
@@ -73,6 +74,8 @@ export type CountedThread = {
     readonly history: History;
     /** What tine drives of its conversation (chat/runner.ts's `Conversation`), or null: its requests are its program's. */
     readonly conversation: { readonly modelName: string | null; nextRequest(): RequestKey | null } | null;
+    /** Its own model and thinking (`:Tine model`), absent: setup's. */
+    readonly spec: { readonly model?: ModelChoice };
     /** What its program says of its usage (chat/runner.ts), or absent: tine counts it all. */
     reportedUsage?(): ReportedUsage;
   };
@@ -184,6 +187,7 @@ export class UsageBook {
     const cost = reported?.cost;
     return {
       model: thread.runner.conversation?.modelName ?? null,
+      effort: thread.runner.spec.model?.effort ?? "setup",
       contextTokens: reported?.context?.used ?? (last ? totalTokens(last) : 0),
       contextWindow: reported?.context?.size ?? ratesFor(this.prices, model)?.context_window ?? null,
       totalTokens: totalTokens(own),

@@ -68,6 +68,7 @@ describe("usage figures", () => {
   it("the winbar's parts: the model leads; a narrow window drops the cache share first, the model before the cost, and never the warning", () => {
     const view = {
       model: "claude-haiku-4-5",
+      effort: "setup" as const,
       contextTokens: 3200,
       contextWindow: 200_000,
       totalTokens: 9400,
@@ -93,5 +94,10 @@ describe("usage figures", () => {
     expect(shortModel("claude-opus-4-1-20250805")).toBe("opus-4-1");
     expect(winbarParts({ ...view, contextTokens: 0, requests: 0, miss: null }).map((p) => p.text)).toEqual(["claude-haiku-4-5"]);
     expect(winbarParts({ ...view, model: null, contextTokens: 0, requests: 0, miss: null })).toEqual([]);
+    // A thinking effort of its own (`:Tine model`) goes with the model, as the banner says it.
+    const low = winbarParts({ ...view, effort: "low" })[0]!;
+    expect([low.text, low.short]).toEqual(["claude-haiku-4-5 · thinking low", "haiku-4-5 · low"]);
+    const none = winbarParts({ ...view, effort: "none" })[0]!;
+    expect([none.text, none.short]).toEqual(["claude-haiku-4-5 · no thinking", "haiku-4-5 · no thinking"]);
   });
 });

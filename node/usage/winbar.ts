@@ -2,12 +2,15 @@
  * What the display window's winbar says of a thread: a list of parts, each one line of this
  * function, joined. A part with nothing to say is left out.
  */
+import { effortWords, type ThinkingEffort } from "../core/model-choice.ts";
 import { CACHE_MISS_TEXT, type CacheMiss } from "./cache.ts";
 
 /** What the winbar shows, as `UsageBook.view` gives it. */
 export type WinbarView = {
   /** The model its next request names (null: its program chooses, Claude Code). */
   readonly model: string | null;
+  /** Its thinking effort (`:Tine model`), said with the model; "setup" (setup's thinking, or its program's) goes unsaid. */
+  readonly effort: ThinkingEffort;
   /** Tokens of the last request (its prompt and its reply), and the model's window (null: unknown model). */
   readonly contextTokens: number;
   readonly contextWindow: number | null;
@@ -53,13 +56,15 @@ export function shortModel(model: string): string {
   return model.replace(/^claude-/, "").replace(/-\d{8}$/, "");
 }
 
-function modelPart(model: string): WinbarPart {
-  const short = shortModel(model);
-  return short === model ? { text: model, drop: 3 } : { text: model, short, drop: 3 };
+/** The model, with the thread's own thinking effort when it chose one (`haiku-4-5 · low` short). */
+function modelPart(model: string, effort: ThinkingEffort): WinbarPart {
+  const text = effort === "setup" ? model : `${model} · ${effortWords(effort)}`;
+  const short = effort === "setup" || effort === "none" ? text.replace(model, shortModel(model)) : `${shortModel(model)} · ${effort}`;
+  return short === text ? { text, drop: 3 } : { text, short, drop: 3 };
 }
 
 export function winbarParts(v: WinbarView): WinbarPart[] {
-  const model: WinbarPart[] = v.model === null ? [] : [modelPart(v.model)];
+  const model: WinbarPart[] = v.model === null ? [] : [modelPart(v.model, v.effort)];
   if (v.contextTokens === 0 && v.requests === 0 && v.miss === null) return model;
   const ctx = `ctx ${tokens(v.contextTokens)}`;
   const parts: (WinbarPart | null)[] = [

@@ -1,7 +1,7 @@
 /** `npm run try`: the Neovim it starts, started the same way (scripts/try-init.mjs) but headless. */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { demoEnv, demoFolder, tryInit } from "../../scripts/try-init.mjs";
@@ -71,17 +71,20 @@ describe(`npm run try (${nv.version})`, () => {
         },
       );
       assert.match(r.stdout, /doc\/tine\.txt$/, `stdout: ${r.stdout}\nstderr: ${r.stderr}`);
+      // Tagged in the demo's folder: the checkout gets no doc/tags.
+      assert.ok(r.stdout.startsWith(`${demoFolder(checkout).help}/`), r.stdout);
+      assert.ok(!existsSync(join(checkout, "doc", "tags")), "the checkout's doc/ was tagged");
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
   });
 
-  it("the offline demo keeps what it writes in its folder: its threads and the host's log, none in the user's folders", () => {
+  it("the offline demo keeps what it writes in its folder: its threads, the host's log and code cache, none in the user's folders", async () => {
     const cwd = projectDir();
     const checkout = join(cwd, "checkout");
     mkdirSync(join(checkout, "doc"), { recursive: true });
     copyFileSync(join(ROOT, "doc/tine.txt"), join(checkout, "doc/tine.txt"));
-    for (const dir of ["lua", "plugin"]) symlinkSync(join(ROOT, dir), join(checkout, dir));
+    for (const dir of ["lua", "plugin", "dist"]) symlinkSync(join(ROOT, dir), join(checkout, dir));
     const demo = demoFolder(checkout);
     const user = { XDG_DATA_HOME: join(cwd, ".data"), XDG_STATE_HOME: join(cwd, ".state") };
     try {
@@ -96,7 +99,8 @@ describe(`npm run try (${nv.version})`, () => {
           "--cmd",
           tryInit(checkout, demo.data),
           "-c",
-          `lua io.stdout:write(vim.json.encode({ log = require("tine.host").log_path(), data = require("tine.config").options.data_dir }))`,
+          // The host started (it writes its code cache as it exits, after Neovim).
+          `lua require("tine.host").request("store_health"); io.stdout:write(vim.json.encode({ log = require("tine.host").log_path(), data = require("tine.config").options.data_dir }))`,
           "-c",
           "qa!",
         ],
@@ -107,6 +111,10 @@ describe(`npm run try (${nv.version})`, () => {
       assert.ok(where.log.startsWith(`${demo.dir}/`), `the log is in the demo's folder: ${where.log}`);
       assert.ok(existsSync(join(where.log, "..")), "and its folder is there to write it in");
       assert.ok(!existsSync(join(user.XDG_STATE_HOME, "nvim", "tine.log")));
+      const cached = () => (existsSync(demo.hostCache) ? readdirSync(demo.hostCache).filter((f) => f.endsWith(".v8cache")) : []);
+      for (const deadline = Date.now() + 20_000; cached().length === 0 && Date.now() < deadline; )
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(cached().length, 1, "the host's code cache is in the demo's folder, not beside the checkout's build");
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -93,6 +93,23 @@ describe(`MCP: what a project or a server may not do (${nv.version})`, () => {
     );
   });
 
+  it("a project's .mcp.json while mcp_project_files is off: :Tine mcp and :checkhealth tine say it is there but not read, and how to use it", async () => {
+    const cwd = project();
+    writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: "node", args: [STDIO_SERVER] } } }));
+    await withNeovim(
+      nv,
+      async (s) => {
+        const unread = "no MCP servers are used: .mcp.json is there but not read: set mcp_project_files = true to use it";
+        await s.cmd("Tine mcp");
+        await s.until(":Tine mcp to tell", async () => (await s.notifications()).some((n) => n.msg === `tine: ${unread}`));
+        const health = await s.health();
+        assert.ok(health.includes(unread), health);
+        assert.ok(!health.includes("none configured (mcp_servers"), health);
+      },
+      { cwd },
+    );
+  });
+
   it("tool names the API would take as one (`a.b` and `a_b`, long names alike up to the cut) are offered apart, an empty one not at all; each name runs its own tool, approved as its own", async () => {
     const cwd = project();
     const long = "l".repeat(130);
