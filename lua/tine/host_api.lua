@@ -236,9 +236,23 @@ end
 --- A hunk of `path` was reviewed: its signs, a :Tine review showing it and the threads' displays' states are drawn again.
 function M.review_changed(path)
   vim.schedule(function()
-    require("tine.review_signs").changed(path)
-    require("tine.review").changed(path)
-    require("tine.review_keys").reviewed()
+    -- Each on its own: one failing (a review window closed meanwhile) leaves the others drawn.
+    for _, redraw in ipairs({
+      function()
+        require("tine.review_signs").changed(path)
+      end,
+      function()
+        require("tine.review").changed(path)
+      end,
+      function()
+        require("tine.review_keys").reviewed()
+      end,
+    }) do
+      local ok, e = pcall(redraw)
+      if not ok then
+        vim.notify("tine: review: " .. tostring(e), vim.log.levels.WARN)
+      end
+    end
   end)
   return true
 end

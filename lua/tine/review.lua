@@ -29,7 +29,7 @@ local function refresh()
     return
   end
   local ok, got = pcall(host.request, "review_file", view.file.path, view.id, view.message)
-  if ok and view and got[1] then
+  if ok and view and got[1] and vim.api.nvim_win_is_valid(view.left) and vim.api.nvim_win_is_valid(view.right) then
     view.file = got[1]
     draw.draw(view)
     for _, win in ipairs({ view.left, view.right }) do
@@ -37,6 +37,7 @@ local function refresh()
         vim.cmd("diffupdate")
       end)
     end
+    -- Every refresh, not once: diffupdate folds the diff anew, the hunk just acted on with it.
     draw.in_sight(view, view.acted)
   end
 end

@@ -50,17 +50,23 @@ function M.hunk_at(id)
   return { message = at.message, path = at.file, index = count, row = header }
 end
 
+--- Display buffers that showed a file diff when last drawn: the ones a review redraws.
+---@type table<integer, true>
+local with_diffs = {}
+
 --- Shows each hunk's state at the end of its `@@` line, for every file diff open in `buf`.
 ---@param id string
 ---@param buf integer
 function M.show_states(id, buf)
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  with_diffs[buf] = nil
   local rows_of = {} -- message -> { [path .. "#" .. index] = row }
   local last_path, index = nil, 0
   for r, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
     if not line:find(DIFF) then
       last_path, index = nil, 0
     elseif line:find(HEADER) then
+      with_diffs[buf] = true
       local at = located(id, r)
       if at then
         if at.file ~= last_path then
@@ -77,7 +83,8 @@ function M.show_states(id, buf)
     for _, h in ipairs(ok and hunks or {}) do
       local r = rows[h.path .. "#" .. h.index]
       local shown = STATE[h.state]
-      if r and shown then
+      -- The host may have shortened the buffer while a request above waited: a row gone is skipped.
+      if r and shown and r <= vim.api.nvim_buf_line_count(buf) then
         vim.api.nvim_buf_set_extmark(buf, ns, r - 1, 0, { virt_text = { { "  " .. shown[1], shown[2] } } })
       end
     end
@@ -120,12 +127,14 @@ function M.edited(buf, edits)
   end
 end
 
---- A hunk was reviewed (host_api.review_changed): every thread display draws its states again
---- (one showing no file diff finds no `@@` line, and asks the host nothing).
+--- A hunk was reviewed (host_api.review_changed): the thread displays showing a file diff draw
+--- their states again (the others, and hidden long transcripts, are not read at all).
 function M.reviewed()
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.b[buf].tine_thread then
+  for buf in pairs(with_diffs) do
+    if vim.api.nvim_buf_is_loaded(buf) then
       redraw_soon(buf)
+    else
+      with_diffs[buf] = nil
     end
   end
 end

@@ -80,8 +80,10 @@ function M.create_terminal_thread(id, num, title, argv, prompt, cwd)
           if text():find(prompt:sub(1, 20), 1, true) then
             vim.fn.chansend(job, "\r")
             stop()
-          elseif ticks % 20 == 0 then
-            vim.fn.chansend(job, prompt) -- not taken yet: again
+          elseif ticks % 50 == 0 then
+            -- Not shown after 5 s: lost (keys sent while the CLI drew), typed again. Not sooner: a
+            -- busy CLI showing the first copy late would take both.
+            vim.fn.chansend(job, prompt)
           end
         end
       end)

@@ -9,6 +9,7 @@
  * starts it again: each thread then takes its session up again (resume or load, runner.ts).
  */
 import type { McpServer, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { oneLine } from "../core/one-line.ts";
 import { type AcpAgentsConfig, launchOf } from "./agents.ts";
 import { AcpConnection } from "./connection.ts";
 import type { AcpError } from "./errors.ts";
@@ -123,7 +124,15 @@ export class AcpAgents {
     this.stopped.delete(sessionKey(name, sessionId));
     const early = this.held.get(name)?.get(sessionId) ?? [];
     this.held.get(name)?.delete(sessionId);
-    for (const update of early) events.update(update);
+    for (const update of early)
+      try {
+        events.update(update);
+      } catch (error) {
+        // A listener that threw still listens, and the caller still gets its stop; the error is reported as any uncaught one.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
     return () => {
       if (of.get(sessionId) !== events) return;
       of.delete(sessionId);
@@ -139,9 +148,10 @@ export class AcpAgents {
     this.held.set(name, of);
     const updates = of.get(sessionId) ?? [];
     if (updates.length === 0) {
-      this.log(`acp agent ${name}: session ${sessionId} spoke before its thread listened; kept for it`);
       of.set(sessionId, updates);
+      // Logged while within bounds: an agent making up session ids does not flood the log.
       if (of.size > HELD_SESSIONS) of.delete(of.keys().next().value!);
+      else this.log(`acp agent ${name}: session ${oneLine(sessionId, 80)} spoke before its thread listened; kept for it`);
     }
     if (updates.length < HELD_UPDATES) updates.push(update);
   }

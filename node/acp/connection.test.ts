@@ -131,6 +131,17 @@ describe("AcpConnection with a misbehaving agent", () => {
     ]);
   });
 
+  it("an update whose method is spelled with an escaped slash keeps its place: the text chunk after it comes after it", async () => {
+    const kinds: string[] = [];
+    const conn = await start(peer("escaped"), (e) => {
+      if (e.kind === "update") kinds.push(e.update.sessionUpdate);
+    });
+    const { sessionId } = await conn.newSession("/", [], noFiles);
+    for (let turn = 0; turn < 2; turn++)
+      assert.equal((await conn.prompt(sessionId, [{ kind: "text", text: "go" }])).stopReason, "end_turn");
+    assert.deepEqual(kinds, ["available_commands_update", "agent_message_chunk", "available_commands_update", "agent_message_chunk"]);
+  });
+
   it("closing stops the agent; a request waiting is a closed error", async () => {
     const launch = peer("permission");
     const conn = await start(launch);

@@ -16,6 +16,8 @@ import { checkedUpdateOf } from "./update-check.ts";
 
 /** Bytes every line this takes has; others are not parsed here. */
 const MARK = Buffer.from('"session/update"');
+/** The method as a JSON writer that escapes slashes spells it (PHP's does): never taken here, but counted. */
+const ESCAPED_MARK = Buffer.from('"session\\/update"');
 
 export type FastUpdates = {
   /** Whether an update given to the SDK has not been handled yet. */
@@ -32,7 +34,10 @@ export type FastUpdates = {
  */
 export function takeCheckedUpdates(to: FastUpdates): (line: Buffer) => boolean {
   return (line) => {
-    if (line.indexOf(MARK) === -1) return false;
+    if (line.indexOf(MARK) === -1) {
+      if (line.indexOf(ESCAPED_MARK) !== -1) to.passed(line);
+      return false;
+    }
     if (!to.waiting()) {
       const taken = checkedUpdateOf(line.toString("utf8"));
       if (taken) {

@@ -31,11 +31,19 @@ export class SdkUpdates {
     if (isUpdate(parsed(line))) this.unsettled++;
   }
 
-  /** The SDK's handler ran for the update it read last. */
+  /**
+   * The SDK's handler ran for the update it read last. Settles it once: a handler that ran after
+   * its update was taken as refused (it cannot, in the SDK's dispatch as it is) counts nothing.
+   */
   handled(): void {
-    this.unsettled--;
-    this.lastHandled = true;
+    if (this.lastHandled) return;
+    this.settled();
     this.onHandled?.();
+  }
+
+  private settled(): void {
+    this.lastHandled = true;
+    this.unsettled = Math.max(0, this.unsettled - 1);
   }
 
   /** `messages`, as the SDK is to read them: after an update, the next once that update is settled. */
@@ -68,10 +76,7 @@ export class SdkUpdates {
         };
       });
     this.onHandled = null;
-    if (!this.lastHandled) {
-      this.lastHandled = true;
-      this.unsettled--;
-    }
+    if (!this.lastHandled) this.settled();
   }
 }
 

@@ -290,7 +290,7 @@ export class McpServer {
     const signIn = this.signInOf;
     if (!signIn) return this.callOnce(tool, args, signal, true);
     return signIn
-      .again((retry) => this.callOnce(tool, args, signal, retry))
+      .again((retry) => this.callOnce(tool, args, signal, retry), signal)
       .catch((why: Error) => ({ text: `The MCP server ${this.name} ${why.message}`, isError: true }));
   }
 

@@ -82,7 +82,10 @@ function kept<T>(known: Map<string, Promise<T>>, key: string, read: () => Promis
   const reading = read();
   if (known.size >= KEPT_FILES) known.delete(known.keys().next().value!);
   known.set(key, reading);
-  reading.catch(() => known.delete(key));
+  reading.catch(() => {
+    // Only this read: a newer one of the same key, made after this was evicted, stays.
+    if (known.get(key) === reading) known.delete(key);
+  });
   return reading;
 }
 

@@ -13,6 +13,8 @@
 //   refused      its first prompt sends an update the SDK's schema refuses (a chunk whose text is
 //                a number), each later one a text chunk with `_meta`; each turn then ends
 //   mention      as refused, but its first prompt reads a file named "session/update" instead
+//   escaped      each prompt sends its commands as an update whose method is spelled with an
+//                escaped slash ("session\/update", as PHP's JSON writer does), then a text chunk
 import { createInterface } from "node:readline";
 
 const script = process.argv[2];
@@ -68,6 +70,19 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       return;
     case "session/prompt": {
       const sessionId = message.params.sessionId;
+      if (script === "escaped") {
+        const commands = {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [{ name: "compact", description: "Compact it" }],
+        };
+        const line = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: commands } });
+        const chunk = { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "after the commands" } };
+        const next = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: chunk } });
+        // One write: the client reads both lines at once.
+        process.stdout.write(`${line.replace('"session/update"', '"session\\/update"')}\n${next}\n`);
+        send({ id: message.id, result: { stopReason: "end_turn" } });
+        return;
+      }
       if (script === "refused" || script === "mention") {
         const first = prompts++ === 0;
         if (first && script === "mention") await request("fs/read_text_file", { sessionId, path: "session/update" });

@@ -78,7 +78,8 @@ export async function waitForCliPrompt(s: Session, buf: number): Promise<void> {
 /**
  * Types `text` into the CLI in terminal buffer `buf`, and <CR> once the CLI shows it: sent together
  * (or while the CLI is busy) the CLI takes both as a paste and submits nothing. Text not shown
- * after 2 s was lost (keys sent while it was drawing): typed again, as tine's own typer does.
+ * after 10 s was lost (keys sent while it was drawing): typed again. Not sooner: a busy CLI that
+ * shows the first copy late would take both.
  */
 export async function typeInTerminal(s: Session, buf: number, text: string): Promise<void> {
   const send = (keys: string) => s.lua("local buf, keys = ...; vim.fn.chansend(vim.b[buf].tine_job, keys)", buf, keys);
@@ -103,7 +104,7 @@ export async function typeInTerminal(s: Session, buf: number, text: string): Pro
     `the CLI to show "${head}"`,
     async () => {
       const shown = (await count()) > before;
-      if (!shown && Date.now() - sentAt > 2000) {
+      if (!shown && Date.now() - sentAt > 10_000) {
         await send(text);
         sentAt = Date.now();
       }

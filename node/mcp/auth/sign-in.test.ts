@@ -159,6 +159,22 @@ describe("signing in to a remote MCP server", () => {
     expect(serverLog().filter((l) => l === "step-up asked")).toHaveLength(1);
   });
 
+  it("a call stopped while it waits for a step-up sign-in stops waiting, and says so", async () => {
+    const url = await oauthServer({ OAUTH_TEST_STEP_UP: "1" });
+    let opens = 0;
+    const servers = registry(url, (_s, page) => {
+      // The first sign-in is made; the step-up's page is left unanswered (the user is away).
+      if (++opens === 1) void browser(page);
+    });
+    const server = servers.get("remote")!;
+    await server.ready();
+    const stop = new AbortController();
+    const call = server.call("echo", { text: "more scope" }, stop.signal);
+    await expect.poll(() => opens, { timeout: 15_000 }).toBe(2);
+    stop.abort();
+    expect(await call).toEqual({ text: "The MCP server remote was stopped while it waited for the sign-in", isError: true });
+  });
+
   it("refuses a callback with another state and keeps waiting for the right one", async () => {
     const url = await oauthServer();
     const statuses: number[] = [];

@@ -114,14 +114,15 @@ export class ServerSignIn {
    * `attempt(false)`; when the server refused it for want of a sign-in (its token refused and not
    * refreshed, or more scope wanted: UnauthorizedError), `attempt(true)` once the sign-in going on
    * is done. The sign-in's failure is thrown (`signedIn`); a second refusal is the attempt's to say.
+   * A call stopped (`signal`) while it waits for the sign-in stops waiting; the sign-in goes on.
    */
-  async again<T>(attempt: (retry: boolean) => Promise<T>): Promise<T> {
+  async again<T>(attempt: (retry: boolean) => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
       return await attempt(false);
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
     }
-    await this.signedIn();
+    await untilAborted(this.signedIn(), signal);
     return attempt(true);
   }
 
@@ -228,4 +229,15 @@ export class ServerSignIn {
     this.going?.abort.abort(new Error("stopped"));
     this.callback.close();
   }
+}
+
+/** `waiting`, or a rejection as soon as `signal` aborts (what it waits for goes on). */
+function untilAborted<T>(waiting: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return waiting;
+  if (signal.aborted) return Promise.reject(new Error("was stopped while it waited for the sign-in"));
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new Error("was stopped while it waited for the sign-in"));
+    signal.addEventListener("abort", stop, { once: true });
+    waiting.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
 }
