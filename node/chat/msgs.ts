@@ -109,7 +109,16 @@ export type StoredThread = {
  * own idle time-out, when it set one).
  */
 export type ForkOpener =
-  | { readonly by: "user"; readonly background: boolean; readonly prefill?: string }
+  | {
+      readonly by: "user";
+      readonly background: boolean;
+      readonly prefill?: string;
+      /**
+       * `e` on a message sent with tool results: the fork ends with those results, unsent, and the
+       * edited text (its input's) goes in the same message with them when the user sends it.
+       */
+      readonly holdResults?: true;
+    }
   | { readonly by: "agent"; readonly idleTimeoutMs?: number }
   /**
    * One fork of a fan-out (node/fork/fanout.ts, group `group`): it runs without a window, on

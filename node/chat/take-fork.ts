@@ -99,8 +99,10 @@ export function takeFork(chat: ForkingChat, request: ForkClone): void {
       now: chat.clock.now(),
     });
   // Taken at a message of the user's (`F` on it), it goes on from there: that message is answered
-  // again at once, and a prompt is the turn after (queued meanwhile), never joined to it.
-  if (request.atMessage !== undefined && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
+  // again at once, and a prompt is the turn after (queued meanwhile), never joined to it. Tool
+  // results held for an edited message (`e`) wait for it instead: they go with its text, one request.
+  const held = request.opener.by === "user" && request.opener.holdResults === true;
+  if (request.atMessage !== undefined && !held && runner.history.last()?.message.role === "user") thread.update({ type: "answer" });
   // Sent before the thread is announced, so its buffers (and a terminal's first input) start with it.
   if (request.prompt) thread.update({ type: "send", text: request.prompt, ...(request.context ? { context: request.context } : {}) });
   // Not asked for at this moment by the user (made later than asked, or opened by the agent): it

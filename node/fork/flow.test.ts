@@ -85,3 +85,29 @@ describe("an unattended fork", () => {
     ]);
   });
 });
+
+describe("e on a message sent with tool results", () => {
+  it("forks before its text, holding the results unsent: the edited text goes with them in one message", async () => {
+    const { chat, dispatch, forks } = testChat();
+    const use = { type: "tool_use" as const, id: "c1", name: "get_file", input: { path: "a.txt" } };
+    const result = { type: "tool_result" as const, tool_use_id: "c1", content: "denied" };
+    const history = History.of([
+      entry(userMessage([{ type: "text", text: "q1" }])),
+      entry(assistantMessage([use]), { stopReason: "tool_use", usage }),
+      // A message queued (or written as the call was denied) goes with the results.
+      entry(userMessage([result, { type: "text", text: "use b.txt instead" }])),
+      entry(assistantMessage([{ type: "text", text: "a2" }]), { stopReason: "end_turn", usage }),
+    ]);
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history } } });
+    const id = (await forks.editMessage("root", 2))!;
+    const fork = chat.threads.get(id)!;
+    // Nothing was asked of the API (without a client, a request fails at once).
+    expect(fork.runner.status).toEqual({ type: "stopped", stopReason: "end_turn" });
+    expect(fork.runner.history.last()!.message.content).toEqual([result]);
+
+    dispatch({ type: "thread-msg", id, msg: { type: "send", text: "use c.txt instead" } });
+    const messages = fork.runner.history.messages();
+    expect(messages.length).toBe(3);
+    expect(messages[2]!.content).toEqual([result, { type: "text", text: "use c.txt instead" }]);
+  });
+});

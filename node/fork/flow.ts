@@ -106,7 +106,7 @@ export class ForkFlow {
       ...(context ? { context } : {}),
       atMessage: prepared ? prepared.atMessage : at,
       storedSource,
-      opener: { by: "user", background, prefill: ask.prefill },
+      opener: { by: "user", background, prefill: ask.prefill, ...(ask.holdResults ? { holdResults: true } : {}) },
       ...(prepared ? { prepared: prepared.made } : {}),
     };
     if (!worktree) this.host.folders.share(newId, sourceId);
@@ -116,14 +116,19 @@ export class ForkFlow {
     return newId;
   }
 
-  /** `e` on a message the user wrote: a fork at the message before it, with its text in the fork's input to edit and send. */
+  /**
+   * `e` on a message the user wrote: a fork just before its text, with the text in the fork's input
+   * to edit and send. A message sent with tool results (queued, or written as a call was denied)
+   * keeps them in the fork, unsent: the edited text goes with them, as the message did.
+   */
   editMessage(id: ThreadId, index: number): Promise<ThreadId | null> {
     const history = this.host.live(id).runner.history;
     // fork() would take the request for a cancel of that fork.
     if (this.waits.has(id)) throw new Error("tine: a fork waits for this reply to finish: cancel it first (<C-c> in the list)");
     const text = index < history.length ? typedText(history.at(index).message) : "";
     if (!text) throw new Error("tine: e edits a message you wrote: put the cursor on one of yours");
-    return this.fork(id, "", { at_message: index - 1, prefill: text });
+    const withResults = history.at(index).message.content.some((b) => b.type === "tool_result");
+    return this.fork(id, "", { at_message: index - 1, prefill: text, ...(withResults ? { holdResults: true } : {}) });
   }
 
   /** The agent's enter_fork, as its response ends (chat/fork-exits.ts): taken now, in place, where its source works. */

@@ -50,6 +50,8 @@ export type WaitingFork = Extract<ForkRequest, { when: "at-rest" | "turn-end" }>
 export type ForkAsk = {
   readonly at_message?: number;
   readonly prefill?: string;
+  /** `e` only (no option of `fork()`): the tool results the fork ends with wait for the edited text (ForkOpener). */
+  readonly holdResults?: true;
   readonly wait?: boolean;
   readonly background?: boolean;
   readonly restore_code?: boolean;
