@@ -26,6 +26,8 @@ export interface ChatTree {
   titleOf(id: ThreadId): string | undefined;
   /** A new thread's id and number (number claimed: unique across the Neovims sharing the project); mint.ts. */
   mint(): NewThread;
+  /** A minted identity no thread was made with: its number is given again (mint.ts). */
+  unmint(made: NewThread): void;
   /** What a thread's runner dispatches through. */
   agentDispatch(id: ThreadId): (msg: AgentMsg) => void;
   /** A thread with the chat's services, not yet in the chat. */

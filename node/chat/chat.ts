@@ -55,6 +55,7 @@ export class Chat implements ChatTree {
   private readonly minter = new ThreadMint(
     () => this.maxNum(),
     (atLeast) => this.events.claimNum?.(atLeast) ?? atLeast,
+    (num) => this.events.releaseNum?.(num),
   );
 
   constructor(
@@ -113,6 +114,11 @@ export class Chat implements ChatTree {
   /** A new thread's id and number: the one place they are made, for every kind of thread (mint.ts). */
   mint(): NewThread {
     return this.minter.next();
+  }
+
+  /** A minted identity no thread was made with (a fork refused, failed or cancelled): its number is given again, when still the last given. */
+  unmint(made: NewThread): void {
+    if (!this.threads.has(made.id)) this.minter.release(made);
   }
 
   /** Bumped when threads, lineage, a status or the active thread change (the thread list redraws). */

@@ -48,6 +48,8 @@ export type ChatEvents = {
    * claims it); without, numbers are unique in this instance only.
    */
   claimNum?(atLeast: number): number;
+  /** Gives back a number `claimNum` gave for a thread that never came to be. */
+  releaseNum?(num: number): void;
   /** Something the user is told, as a notification (an error: a request of theirs did not happen). */
   tell?(text: string, error: boolean): void;
 };

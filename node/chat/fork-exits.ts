@@ -219,24 +219,22 @@ export class ForkExits {
    */
   promote(id: ThreadId, siblingId: ThreadId, siblingNum: number, codeMerged = false): void {
     const chat = this.chat;
-    const fork = this.liveFork(id, "promoted");
-    const lineage = chat.lineage.get(id)!;
-    const parent = chat.threads.get(lineage.parentId);
-    if (!parent) throw new Error("tine: open the parent thread before promoting into it");
-    const working = (t: Thread) => !t.atRest || t.runner.midTurn();
-    if (working(fork) || working(parent))
-      throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+    // The sibling's number was minted for the parent's old tail: without one (or refused), it is given again.
+    const noSibling = () => chat.unmint({ id: siblingId, num: siblingNum });
+    const { fork, lineage, parent } = this.promotable(id, noSibling);
     if (!codeMerged && chat.worksApart(id) && chat.events.mergeCode) {
       const again = { type: "fork-promote", id, siblingId, siblingNum, codeMerged: true } as const;
       chat.events.mergeCode(id, () => chat.dispatch({ type: "chat-msg", msg: again }));
       return;
     }
     if (fork.runner.traits.ownConversation !== null) {
+      noSibling();
       this.end(id, "promoted");
       return;
     }
     const oldTail = parent.runner.history;
     const hasTail = oldTail.length > lineage.atMessage + 1;
+    if (!hasTail) noSibling();
     // The tree first: the sibling is linked under the parent, the forks around it move.
     for (const moving of [...chat.lineage.childrenOf(id), ...chat.lineage.childrenOf(parent.id)]) chat.moved(moving);
     chat.lineage.promote(id, hasTail ? siblingId : null);
@@ -257,6 +255,23 @@ export class ForkExits {
     parent.version++;
     this.end(id, "promoted", parent.id);
     chat.activeId = parent.id;
+  }
+
+  /** A fork that can be promoted now, with its parent; else why not (`refused` first). */
+  private promotable(id: ThreadId, refused: () => void) {
+    try {
+      const fork = this.liveFork(id, "promoted");
+      const lineage = this.chat.lineage.get(id)!;
+      const parent = this.chat.threads.get(lineage.parentId);
+      if (!parent) throw new Error("tine: open the parent thread before promoting into it");
+      const working = (t: Thread) => !t.atRest || t.runner.midTurn();
+      if (working(fork) || working(parent))
+        throw new Error("tine: promote waits for both the fork and its parent to finish their turn (or abort them)");
+      return { fork, lineage, parent };
+    } catch (error) {
+      refused();
+      throw error;
+    }
   }
 
   /** The summary of a reporting fork's code came ("": none): its report goes with it, as one, and the fork ends. */

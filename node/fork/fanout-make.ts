@@ -6,6 +6,7 @@
  * `models` are given.
  */
 import type { Chat } from "../chat/chat.ts";
+import type { NewThread } from "../chat/mint.ts";
 import type { ForkClone } from "../chat/msgs.ts";
 import { threadName } from "../chat/names.ts";
 import { modelNameOf } from "../chat/runner.ts";
@@ -112,8 +113,18 @@ export class FanOutMaker {
     const unattended = await this.unattended(sourceId);
     const check = ask.check === undefined ? this.host.checkCommand || null : ask.check || null;
     const made = Array.from({ length: n }, () => chat.mint());
-    const base = await this.host.baseNow(sourceId, made[0]!.id);
-    if (!base) throw new Error("tine: the source's files could not be recorded: no fork made");
+    // Forks not made give their numbers back, the last first (chat/mint.ts).
+    const unmint = (which: readonly NewThread[]) => {
+      for (const m of which.toReversed()) chat.unmint(m);
+    };
+    const base = await this.host.baseNow(sourceId, made[0]!.id).catch((e: Error) => {
+      unmint(made);
+      throw e;
+    });
+    if (!base) {
+      unmint(made);
+      throw new Error("tine: the source's files could not be recorded: no fork made");
+    }
     const group: FanOut = {
       id: made[0]!.id,
       sourceId,
@@ -149,6 +160,7 @@ export class FanOutMaker {
     );
     // One not made (its worktree failed) is no fork of the group: the user is told, and it is not counted or returned.
     for (const [i, { id }] of made.entries()) if (!started[i]) this.groups.forget(id);
+    unmint(made.filter((_, i) => !started[i]));
     const forks = this.groups.forksOf(group.id);
     if (!forks.length) throw new Error("tine: no fork of the fan-out was made");
     const how = unattended ? "unattended (🔒), " : "";

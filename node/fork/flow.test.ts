@@ -111,3 +111,54 @@ describe("e on a message sent with tool results", () => {
     expect(messages[2]!.content).toEqual([result, { type: "text", text: "use c.txt instead" }]);
   });
 });
+
+describe("thread numbers", () => {
+  const root = () =>
+    History.of([
+      entry(userMessage([{ type: "text", text: "q1" }])),
+      entry(assistantMessage([{ type: "text", text: "a1" }]), { stopReason: "end_turn", usage }),
+    ]);
+  const nums = (chat: ReturnType<typeof testChat>["chat"]) => [...chat.threads.values()].map((t) => t.num).sort((a, b) => a - b);
+
+  it("of a fork refused (its worktree or files cannot be made) or cancelled are given to the next thread", async () => {
+    const { chat, dispatch, forks } = testChat();
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history: root() } } });
+    await expect(forks.fork("root", "try", { worktree: true })).rejects.toThrow(/no worktrees/);
+    await expect(forks.fork("root", "", { at_message: 1, restore_code: true, worktree: true })).rejects.toThrow(/no worktrees/);
+    // A --wait fork of a thread at work waits; asking again cancels it.
+    const f = (await forks.fork("root", "two"))!;
+    const busy = chat.threads.get(f)!;
+    busy.runner = new AnthropicAgent(
+      testConfig,
+      { client: null, streamRetries: 0, retryDelayMs: 0 },
+      chat.agentDispatch(f),
+      busy.runner.history.push(
+        entry(assistantMessage([{ type: "tool_use", id: "c1", name: "get_file", input: { path: "x" } }]), {
+          stopReason: "tool_use",
+          usage,
+        }),
+      ),
+    );
+    dispatch({
+      type: "thread-msg",
+      id: f,
+      msg: { type: "agent", msg: { type: "status-changed", status: { type: "stopped", stopReason: "tool_use" } } },
+    });
+    expect(chat.threads.get(f)!.atRest).toBe(false);
+    await forks.fork(f, "later", { wait: true });
+    expect(await forks.fork(f, "again")).toBe(null);
+    await forks.fork("root", "three");
+    expect(nums(chat)).toEqual([1, 2, 3]);
+  });
+
+  it("of a promote's sibling are given again when the parent had no messages after the fork", async () => {
+    const { chat, dispatch, forks } = testChat();
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history: root() } } });
+    const f = (await forks.fork("root", ""))!;
+    const sibling = chat.mint();
+    dispatch({ type: "chat-msg", msg: { type: "fork-promote", id: f, siblingId: sibling.id, siblingNum: sibling.num } });
+    expect(chat.threads.has(f)).toBe(false);
+    await forks.fork("root", "next");
+    expect(nums(chat)).toEqual([1, 3]);
+  });
+});

@@ -92,7 +92,35 @@ export class ForkFlow {
     if (background && !prompt) throw new Error("tine: a background fork needs a prompt");
     // One in a worktree of its own is made ready once its worktree is (its program works there).
     const prepared = worktree ? null : await this.prepare(live?.runner, storedSource, at, null);
-    const { id: newId, num } = chat.mint();
+    const minted = chat.mint();
+    try {
+      return await this.make(sourceId, prompt, ask, context, { live, storedSource, at, worktree, unattended, prepared, minted });
+    } catch (error) {
+      // Refused or failed: no thread has its number, which the next one gets.
+      chat.unmint(minted);
+      throw error;
+    }
+  }
+
+  /** A user's fork, checked and numbered: its files restored, its request started. */
+  private async make(
+    sourceId: ThreadId,
+    prompt: string,
+    ask: ForkAsk,
+    context: SendContext | undefined,
+    how: {
+      live: Thread | undefined;
+      storedSource: StoredSource | undefined;
+      at: number | undefined;
+      worktree: boolean;
+      unattended: boolean;
+      prepared: PreparedFork | null;
+      minted: NewThread;
+    },
+  ): Promise<ThreadId> {
+    const { live, storedSource, at, worktree, unattended, prepared } = how;
+    const { id: newId, num } = how.minted;
+    const background = ask.background === true;
     // The files last, once nothing can refuse the fork, and before it is made (its first turn finds
     // them): as they were at the fork point (files changed since left alone and named, unless overwritten).
     if (ask.restore_code && !worktree) await this.restoreFiles(sourceId, at!, ask.restore_overwrite === true);
@@ -177,7 +205,7 @@ export class ForkFlow {
         void turnEnd
           // Made later than asked: it opens without taking the cursor (chat/take-fork.ts).
           .then(() => (this.waits.get(fork.sourceId) === request ? this.start({ ...made, fork: { ...fork, waited: true } }) : null))
-          .catch((e: Error) => this.host.tell(`tine: the fork of ${title} was not made: ${e.message}`, true));
+          .catch((e: Error) => this.notMade(fork, `tine: the fork of ${title} was not made: ${e.message}`));
         return "later";
       }
       case "worktree-made": {
@@ -249,8 +277,10 @@ export class ForkFlow {
 
   /** Cancels the fork waiting for `sourceId`, if any, and says so. */
   cancel(sourceId: ThreadId): boolean {
-    if (!this.waits.has(sourceId)) return false;
+    const waiting = this.waits.get(sourceId);
+    if (!waiting) return false;
     this.unwait(sourceId);
+    this.host.chat.unmint({ id: waiting.fork.newId, num: waiting.fork.num });
     this.host.tell(`tine: the fork waiting for "${this.host.chat.titleOf(sourceId)}" is cancelled`, false);
     return true;
   }
@@ -323,8 +353,14 @@ export class ForkFlow {
     const length = this.host.chat.threads.get(fork.sourceId)?.runner.history.length ?? fork.storedSource?.history.length ?? 0;
     const due = { ...fork, atMessage: fork.atMessage ?? length - 1 };
     this.start({ when: "worktree-made", fork: due, base: null, next: "now", unattended }).catch((e: Error) =>
-      this.host.tell(`tine: the fork that waited for its source was not made: ${e.message}`, true),
+      this.notMade(fork, `tine: the fork that waited for its source was not made: ${e.message}`),
     );
+  }
+
+  /** A fork on its way failed: the user is told why, and its number is given to the next thread. */
+  private notMade(fork: ForkClone, text: string): void {
+    this.host.chat.unmint({ id: fork.newId, num: fork.num });
+    this.host.tell(text, true);
   }
 
   private wait(request: WaitingFork): void {

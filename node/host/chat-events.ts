@@ -80,6 +80,7 @@ export function chatEvents(parts: ChatEventParts, tell: (text: string, error: bo
     branch: (sourceId) => parts.forks.branch(sourceId),
     branched: (parentId, siblingId, atMessage) => parts.persistence?.branched(parentId, siblingId, atMessage),
     claimNum: (atLeast) => parts.persistence?.store.claimNum(atLeast) ?? atLeast,
+    releaseNum: (num) => parts.persistence?.store.releaseNum(num),
     tell,
   };
 }

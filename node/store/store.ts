@@ -34,7 +34,7 @@ import type { RunnerSpec } from "../core/runner-spec.ts";
 import { endOfLastLine, kindOf, openRegular } from "../util/regular-file.ts";
 import { acquireLock, lockHolder, releaseLock } from "./lock.ts";
 import { LogWriter, writeAll } from "./log-writer.ts";
-import { claimNumber } from "./numbers.ts";
+import { claimNumber, releaseNumber } from "./numbers.ts";
 import { encode, FORMAT_VERSION, type Header, type ParentPointer } from "./records.ts";
 import { emptyState, type LogProblem, type LogState, type ParsedLog, readLog, recoverHistory, replay } from "./replay.ts";
 import { readIndex, writeIndex } from "./scan-index.ts";
@@ -149,6 +149,11 @@ export class ThreadStore {
       this.listedHighest = highest;
     }
     return claimNumber(this.dir, Math.max(atLeast, this.listedHighest + 1));
+  }
+
+  /** A claimed number no thread was made with, given back (numbers.ts). */
+  releaseNum(n: number): void {
+    releaseNumber(this.dir, n);
   }
 
   /** When thread `id`'s transcript was last written (ms), as the list shows it. */
