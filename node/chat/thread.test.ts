@@ -14,6 +14,12 @@ describe("titles (a first message's, and renames): one rule", () => {
     expect(titleFrom(long)).toBe(`${"word ".repeat(8).trimEnd()}…`);
   });
 
+  it("a message's mentions read as the user reads them: a file's as its path, the others left out; only mentions: as typed", () => {
+    expect(titleFrom('@file:"my notes.md" and @file:a.ts, tidy @buf')).toBe("my notes.md and a.ts, tidy");
+    expect(titleFrom("mail me@example.com about `@file:x`")).toBe("mail me@example.com about `@file:x`");
+    expect(titleFrom("@diff:HEAD~1")).toBe("@diff:HEAD~1");
+  });
+
   it("nothing left is empty (a rename is refused), or Untitled for a message", () => {
     expect(cleanTitle("\u0007\u0000 \t")).toBe("");
     expect(titleFrom("\u0007")).toBe("Untitled");

@@ -3,6 +3,8 @@
  * made safe and short, and who may rename a thread after whom.
  */
 
+import { mentionsAsRead } from "../context/mentions.ts";
+
 /** The longest title, in characters: a longer one is cut, ending in "…". */
 export const TITLE_MAX_CHARS = 80;
 /** A title made from a message is shorter: its first words, for the list. */
@@ -23,10 +25,15 @@ export function cleanTitle(text: string): string {
   return shortened(text.replace(CONTROL, " ").replace(/\s+/g, " ").trim(), TITLE_MAX_CHARS);
 }
 
-/** A title from the first user message: its first line, shortened, as cleanTitle keeps every title. */
+/**
+ * A title from the first user message (or a fork's prompt): its first line as the user reads it
+ * (mentions as their files' paths or left out: mentions.ts), shortened, as cleanTitle keeps every
+ * title; the line as typed when that leaves nothing (`@diff`).
+ */
 export function titleFrom(text: string): string {
   const firstLine = text.trim().split("\n")[0]!;
-  return shortened(cleanTitle(firstLine), MESSAGE_TITLE_CHARS) || "Untitled";
+  const title = cleanTitle(mentionsAsRead(firstLine)) || cleanTitle(firstLine);
+  return shortened(title, MESSAGE_TITLE_CHARS) || "Untitled";
 }
 
 /**

@@ -34,8 +34,34 @@ const OPENS = /[\s(["']/;
 export function parseMentions(text: string): readonly Mention[] {
   const mentions: Mention[] = [];
   const seen = new Set<string>();
+  for (const { mention } of mentionsIn(text.split("\n"))) {
+    const key = `${mention.name}\u0000${mention.argument ?? ""}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      mentions.push(mention);
+    }
+  }
+  return mentions;
+}
+
+/**
+ * `text` as the user reads it, for a title: a file's mention is its path (`@file:a.ts` is
+ * `a.ts`), the others are left out (`@buf`, `@diff:HEAD~1`: what the message brought, not words).
+ */
+export function mentionsAsRead(text: string): string {
+  const lines = text.split("\n");
+  // From the end, so the places found before stay right.
+  for (const { line, start, end, mention } of [...mentionsIn(lines)].reverse()) {
+    const shown = mention.name === "file" ? (mention.argument ?? "") : "";
+    lines[line] = lines[line]!.slice(0, start) + shown + lines[line]!.slice(end);
+  }
+  return lines.join("\n");
+}
+
+/** Every mention of `lines`, in the order written, with its place (line, and columns `start` to `end`). */
+function* mentionsIn(lines: readonly string[]): Generator<{ line: number; start: number; end: number; mention: Mention }> {
   let fenced = false;
-  for (const line of text.split("\n")) {
+  for (const [n, line] of lines.entries()) {
     if (FENCE.test(line)) {
       fenced = !fenced;
       continue;
@@ -45,15 +71,10 @@ export function parseMentions(text: string): readonly Mention[] {
       if ((i > 0 && !OPENS.test(line[i - 1]!)) || insideInlineCode(line, i)) continue;
       const found = mentionAt(line, i);
       if (!found) continue;
-      const key = `${found.mention.name}\u0000${found.mention.argument ?? ""}`;
-      if (!seen.has(key)) {
-        seen.add(key);
-        mentions.push(found.mention);
-      }
+      yield { line: n, start: i, end: found.end, mention: found.mention };
       i = found.end - 1;
     }
   }
-  return mentions;
 }
 
 /**

@@ -162,3 +162,19 @@ describe("thread numbers", () => {
     expect(nums(chat)).toEqual([1, 3]);
   });
 });
+
+describe("a fork's first title", () => {
+  it("is its prompt as the user reads it: a file's mention as its path, other mentions left out (a fan-out's too)", async () => {
+    const { chat, dispatch, forks } = testChat();
+    const history = History.of([entry(userMessage([{ type: "text", text: "q1" }]))]);
+    dispatch({ type: "chat-msg", msg: { type: "new-thread", newId: "root", num: 1, runner: { kind: "api", history } } });
+    const id = (await forks.fork("root", "@file:TODO.md add docs"))!;
+    expect(chat.threads.get(id)!.title).toBe("TODO.md add docs");
+    const opener = { by: "fan-out", group: "g", place: { index: 1, of: 2 } } as const;
+    dispatch({
+      type: "chat-msg",
+      msg: { type: "fork-thread", sourceId: "root", newId: "f", num: 9, prompt: "@buf @file:main.py add a docstring", opener },
+    });
+    expect(chat.threads.get("f")!.title).toBe("main.py add a docstring (1/2)");
+  });
+});
