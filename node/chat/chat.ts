@@ -84,6 +84,11 @@ export class Chat implements ChatTree {
     return this.threads.get(id)?.title ?? this.stored.get(id)?.title;
   }
 
+  /** A live or stored thread's number in the list. */
+  numOf(id: ThreadId): number | undefined {
+    return this.threads.get(id)?.num ?? this.stored.get(id)?.num;
+  }
+
   /** Children in the order they were forked. */
   childrenOf(id: ThreadId): ThreadId[] {
     return this.lineage.childrenOf(id).filter((child) => this.has(child));

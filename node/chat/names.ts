@@ -16,6 +16,19 @@ export function threadName(titles: Titles, id: ThreadId): string {
   return title === undefined ? "a thread that no longer exists (it was deleted or ended)" : `"${title}"`;
 }
 
+/** What knows thread numbers too (the chat). */
+export type Listed = Titles & { numOf(id: ThreadId): number | undefined };
+
+/**
+ * A thread as the list names it, for a message about what the user asked (`#3 "explain ⑂3"`);
+ * an id that is no thread (one the user gave) is quoted as given, said to be none.
+ */
+export function listedName(threads: Listed, id: ThreadId): string {
+  const num = threads.numOf(id);
+  if (num === undefined || threads.titleOf(id) === undefined) return `${JSON.stringify(id)} (no thread has that id)`;
+  return `#${num} ${threadName(threads, id)}`;
+}
+
 /** At most this many characters of a message name it. */
 const MESSAGE_NAME_CHARS = 40;
 

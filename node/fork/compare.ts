@@ -4,6 +4,8 @@
  * fork's report sums up its code), its check's end and its cost. `ids` are fan-out forks, or one id
  * (a fan-out fork, or a source: its latest fan-out) that stands for its fan-out's forks.
  */
+
+import { type Listed, listedName } from "../chat/names.ts";
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import type { ThreadId } from "../core/ids.ts";
 import type { CodeSnapshots } from "../snapshot/code.ts";
@@ -61,15 +63,19 @@ export type CompareHost = {
 };
 
 /** The forks `ask` stands for: a list of fan-out forks, or one id standing for its fan-out (a fork's, a fan-out's own, a source's latest). */
-export function forksToCompare(fanouts: FanOutLookup, ask: ThreadId | readonly ThreadId[]): ThreadId[] {
+export function forksToCompare(fanouts: FanOutLookup, ask: ThreadId | readonly ThreadId[], threads: Listed): ThreadId[] {
   if (typeof ask === "string") {
     const group: Group | undefined = fanouts.of(ask) ?? fanouts.group(ask) ?? fanouts.from(ask).at(-1);
-    if (!group) throw new Error(`tine: ${ask} is neither a fan-out's fork nor the source of one (:ForkThread --n N <prompt> makes one)`);
+    if (!group)
+      throw new Error(
+        `tine: ${listedName(threads, ask)} is neither a fan-out's fork nor the source of one (:ForkThread --n N <prompt> makes one)`,
+      );
     return group.forks.slice();
   }
   if (!Array.isArray(ask) || ask.length === 0)
     throw new Error("tine: compare takes fork ids, or one thread's id (a fan-out's source or fork)");
-  for (const id of ask) if (!fanouts.of(id)) throw new Error(`tine: ${id} is not a live fork of a fan-out: compare compares those`);
+  for (const id of ask)
+    if (!fanouts.of(id)) throw new Error(`tine: ${listedName(threads, id)} is not a live fork of a fan-out: compare compares those`);
   return [...new Set(ask)];
 }
 

@@ -84,6 +84,17 @@ describe("a fan-out", () => {
     ]);
   });
 
+  it("compare names a thread that is no fan-out's as the list does, never by its id", () => {
+    const { chat, fanouts } = setUp();
+    const title = chat.threads.get("src")!.title;
+    // Thrown as asked (the host's request gives it to the caller).
+    expect(() => fanouts.compare("src")).toThrow(
+      `tine: #1 "${title}" is neither a fan-out's fork nor the source of one (:ForkThread --n N <prompt> makes one)`,
+    );
+    expect(() => fanouts.compare(["src"])).toThrow(`tine: #1 "${title}" is not a live fork of a fan-out`);
+    expect(() => fanouts.compare("nope")).toThrow('tine: "nope" (no thread has that id) is neither');
+  });
+
   it("refuses bad input, a thread not open, or a folder without worktrees, with nothing made", async () => {
     const { fanouts, asked, bases } = setUp();
     await expect(fanouts.fanout("src", "x", { n: 0 })).rejects.toThrow("1 to 8 forks (fanout_max), not 0");

@@ -145,7 +145,7 @@ export class FanOuts {
   /** `compare(ask)`: the forks `ask` stands for (compare.ts's forksToCompare), each as it is now. */
   compare(ask: ThreadId | readonly ThreadId[]): Promise<ComparedFork[]> {
     const { host } = this;
-    const ids = forksToCompare(this, ask);
+    const ids = forksToCompare(this, ask, host.chat);
     return compareForks(
       {
         fanouts: this,
