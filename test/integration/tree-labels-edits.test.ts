@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, inject, it } from "vitest";
-import { body, texts, typeAndSend } from "../helpers/chat-driver.ts";
+import { bodies, body, sentBlocks, textOf, texts, typeAndSend } from "../helpers/chat-driver.ts";
 import { twoExchanges } from "../helpers/fixtures.ts";
 import { type Session, tempProjects, withNeovim } from "../helpers/neovim.ts";
-import { textReply } from "../mock-anthropic/script.ts";
+import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
 
@@ -92,6 +92,44 @@ describe(`edit and resubmit (${nv.version})`, () => {
       await s.waitForDisplay(fork.id, "Better answer.");
       assert.deepEqual(texts(body(s, -1).messages), ["first question", "First answer.", "second question, said better"]);
       assert.deepEqual(texts(await s.messages(id)), ["first question", "First answer.", "second question", "Second answer."]);
+    });
+  });
+
+  it("e on a message that went with tool results (@now while a call waited) holds them in the fork: the edit goes with them, one request", async () => {
+    await withNeovim(nv, async (s) => {
+      s.mock.reply(
+        response([{ text: "Checking." }, { toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]),
+        textReply("Using staging."),
+      );
+      await s.cmd("Tine");
+      const id = (await s.threads())[0]!.id;
+      await typeAndSend(s, "look");
+      await s.waitForDisplay(id, "awaiting approval");
+      await typeAndSend(s, "@now use the staging database");
+      await s.waitForDisplay(id, "⚡ @now: use the staging database");
+      await s.onDisplayLine(id, "🔧 bash_command: $ cat hello.txt", "a");
+      await s.waitForDisplay(id, "Using staging.\n── end_turn");
+      await s.waitForStatus(id, "idle");
+      assert.equal(bodies(s).length, 2);
+
+      await s.onDisplayLine(id, "use the staging database", "e");
+      await s.waitForThreadCount(2, "the fork");
+      const fork = (await s.threads())[1]!;
+      await s.until("the fork's input", async () => (await s.lines(fork.input_bufnr!)).join("\n") === "use the staging database");
+      await s.setLines(fork.input_bufnr!, ["use the production database"]);
+      s.mock.reply(textReply("Using production."));
+      await s.keys("<CR>");
+      await s.waitForDisplay(fork.id, "Using production.");
+      await s.waitForStatus(fork.id, "idle");
+      // One request for the edit: the tool results and the edited text, in one message, as the original went.
+      assert.equal(bodies(s).length, 3);
+      const sent = sentBlocks(s, 2, -1);
+      assert.deepEqual(
+        sent.map((b) => b.type),
+        ["tool_result", "text"],
+      );
+      assert.equal(textOf(sent[1]), "use the production database");
+      assert.deepEqual(texts(await s.messages(id)).slice(-2), ["tool_result|use the staging database", "Using staging."]);
     });
   });
 
