@@ -5,8 +5,10 @@
  * overflow the context window, a queued message taken back, a failed turn sent again. The requests call
  * it (requests.ts).
  */
+
 import type { Chat } from "../chat/chat.ts";
 import type { Dispatch } from "../chat/msgs.ts";
+import { listedName } from "../chat/names.ts";
 import { parseSend } from "../chat/send-command.ts";
 import type { Thread } from "../chat/thread.ts";
 import type { Compaction } from "../compact/compaction.ts";
@@ -157,7 +159,7 @@ export class SendFlow {
     const mentions = parseMentions(prompt);
     if (mentions.length && this.chat.stored.has(id))
       throw new Error(
-        `tine: ${this.chat.titleOf(id) ?? id} is not open, so the prompt's ${mentions.map((m) => m.source).join(", ")} cannot be read for its fork: open it first`,
+        `tine: ${listedName(this.chat, id)} is not open, so the prompt's ${mentions.map((m) => m.source).join(", ")} cannot be read for its fork: open it first`,
       );
     return undefined;
   }
