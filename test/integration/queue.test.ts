@@ -155,6 +155,11 @@ describe(`messages while the agent works (${nv.version})`, () => {
       const shown = await s.waitForDisplay(t.id, "⏸ held: second");
       assert.match(shown, /⏹ Aborted\n\n⏸ held: second\n {3}held: the turn was aborted · they go with your next message/);
       await s.waitForStatus(t.id, "idle");
+      // The list says so too: the thread is idle, but not with nothing waiting.
+      const input = await s.currentBuf();
+      await s.openList();
+      await s.listLine("idle · 1 held · ");
+      await s.focus(input);
       assert.equal(bodies(s).length, 1, "an aborted turn sends nothing by itself");
       await typeAndSend(s, "");
       await s.waitForDisplay(t.id, "Got the held one.\n── end_turn");
