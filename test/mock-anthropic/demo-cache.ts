@@ -37,7 +37,7 @@ function blocksOf(body: Record<string, unknown>): Block[] {
   for (const m of Array.isArray(body["messages"]) ? (body["messages"] as { role: string; content: unknown }[]) : []) {
     const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
     // The role goes with a message's first block: the same text as another role's is another prefix.
-    content.forEach((b, i) => out.push(blockOf(b, i === 0 ? m.role : undefined)));
+    out.push(...content.map((b, i) => blockOf(b, i === 0 ? m.role : undefined)));
   }
   return out;
 }
