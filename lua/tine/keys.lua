@@ -25,13 +25,11 @@ local function approve_outside(outside)
   return vim.fn.confirm(table.concat(lines, "\n"), "&Send\n&Cancel", 2) == 1
 end
 
---- Sends `text` through the host's one entry for what the user writes (`@`-commands and mentions
---- included). Files named alone that lead outside the project wait for the user's yes, asked
---- here; a no raises, and nothing is sent. Raises what the host refuses.
+--- request_send's exchange with the host (the questions for files outside the project included).
 ---@param id string
 ---@param text string
 ---@return TineSendResult
-function M.request_send(id, text)
+local function request_send(id, text)
   local result = host.request("send", id, text)
   local approved = {}
   -- Asked again when a link changed meanwhile: each yes is for the files as the question named them.
@@ -53,6 +51,24 @@ function M.request_send(id, text)
   end
   -- A message went: an offer to go on with a cut-off turn is answered.
   require("tine.go_on").withdraw(id)
+  return result
+end
+
+--- Sends `text` through the host's one entry for what the user writes (`@`-commands and mentions
+--- included). Files named alone that lead outside the project wait for the user's yes, asked
+--- here; a no raises, and nothing is sent. Raises what the host refuses.
+---@param id string
+---@param text string
+---@return TineSendResult
+function M.request_send(id, text)
+  -- Counted as working from now (a quit typed right behind it is asked), until the host tells.
+  local quit = require("tine.quit")
+  quit.send_starts()
+  local ok, result = pcall(request_send, id, text)
+  quit.send_ends(ok)
+  if not ok then
+    error(result, 0)
+  end
   return result
 end
 

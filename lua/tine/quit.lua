@@ -1,7 +1,9 @@
 -- Quitting Neovim, or restarting the host, while tine works (a reply streaming, a tool running, a
 -- background fork not done) asks first, as Neovim does for a running terminal job. The host says
 -- what works whenever that changes (set_working); a quit the user confirms lets it go, and the
--- host marks the threads it cut as interrupted (the list offers to go on with them).
+-- host marks the threads it cut as interrupted (the list offers to go on with them). A send counts
+-- as working from the moment it is made until the host next says what works (it does after every
+-- send): a quit typed right behind the send's <CR> comes before the host's word, and is asked too.
 --
 -- How a quit is held. A quit typed on the command line (`:qa`, `:q` in the last window, `:wqa`,
 -- `:xa`, without `!`) is taken back before it runs (CmdlineLeave's v:event.abort, which Neovim
@@ -14,6 +16,8 @@ local M = {}
 
 ---@type string[] what works, in words (the host's)
 local working = {}
+--- Sends made that the host has not yet answered with a set_working: what they start works.
+local sends = { in_flight = 0, untold = false }
 local holder = nil
 --- Set by ExitPre for the command that runs now: the write or the buffer shown is a quit's.
 local quitting = false
@@ -64,23 +68,52 @@ local function hold_buffer()
   return holder
 end
 
---- The host says what works now (nothing: {}).
+--- What works now, in words: the host's, or a send it has not told of yet.
+---@return string[]
+function M.working()
+  if #working == 0 and sends.untold then
+    return { "a message you just sent starts its turn" }
+  end
+  return working
+end
+
+local function hold_while_working()
+  local buf = hold_buffer()
+  vim.bo[buf].modified = #M.working() > 0
+end
+
+--- The host says what works now (nothing: {}). A send still in flight stays counted: this word
+--- may be from before the host took it.
 ---@param list string[]
 function M.set_working(list)
   working = list
-  local buf = hold_buffer()
-  vim.bo[buf].modified = #working > 0
+  if sends.in_flight == 0 then
+    sends.untold = false
+  end
+  hold_while_working()
 end
 
---- What works now, in words.
----@return string[]
-function M.working()
-  return working
+--- A send is made: what it starts counts as working until the host tells (send_ends).
+function M.send_starts()
+  sends.in_flight = sends.in_flight + 1
+  sends.untold = true
+  hold_while_working()
+end
+
+--- The send's request came back; `taken`: the host took it (it tells what works next).
+---@param taken boolean
+function M.send_ends(taken)
+  sends.in_flight = math.max(0, sends.in_flight - 1)
+  if not taken and sends.in_flight == 0 then
+    sends.untold = false
+    hold_while_working()
+  end
 end
 
 --- Nothing holds a quit any more (the user said so, or the host is gone).
 function M.let_go()
   working = {}
+  sends.untold = false
   if holder and vim.api.nvim_buf_is_valid(holder) then
     vim.bo[holder].modified = false
   end
@@ -90,11 +123,12 @@ end
 ---@param verb string
 ---@return boolean
 function M.confirm(verb)
-  if #working == 0 then
+  local now = M.working()
+  if #now == 0 then
     return true
   end
   local question = ("tine: %s.\n%s anyway? What works is cut off (marked interrupted; the list offers to go on with it)."):format(
-    table.concat(working, "; "),
+    table.concat(now, "; "),
     verb
   )
   if vim.fn.confirm(question, ("&%s\n&Cancel"):format(verb), 2) ~= 1 then
@@ -159,7 +193,7 @@ end
 local function ask_then_quit(line)
   -- Taken before asking: what works may stop while the question is open (a reply reaching a tool
   -- approval), and the answer names what the user was asked about.
-  local asked = table.concat(working, "; ")
+  local asked = table.concat(M.working(), "; ")
   if not M.confirm("Quit") then
     return vim.notify(not_quitting(asked), vim.log.levels.WARN)
   end
@@ -175,7 +209,7 @@ vim.api.nvim_create_autocmd("CmdlineLeave", {
   group = group,
   pattern = ":",
   callback = function()
-    if #working == 0 or vim.v.event.abort then
+    if #M.working() == 0 or vim.v.event.abort then
       return
     end
     local line = vim.fn.getcmdline()
@@ -206,7 +240,7 @@ vim.api.nvim_create_autocmd("QuitPre", {
   callback = function()
     local win = vim.api.nvim_get_current_win()
     local buf = vim.api.nvim_win_get_buf(win)
-    if #working == 0 or not vim.b[buf].tine_thread or not only_window() then
+    if #M.working() == 0 or not vim.b[buf].tine_thread or not only_window() then
       return
     end
     -- Hidden, not wiped, when Neovim leaves it for the holder: wiped there, it ran the BufWipeout

@@ -95,6 +95,12 @@ export function enterForkRefused(bar: AgentForkBar): string {
   }
 }
 
+/** How every promotedCodeNote starts (and no report's code summary, which says "Its code, in its worktree"). */
+const PROMOTE_NOTE = /^\[tine\] Its code (is merged into |had nothing to merge: )/;
+
+/** Whether a queued or sent fork report is a promote's note (promotedCodeNote), for the display to say so. */
+export const isPromoteNote = (report: QueuedReport): boolean => PROMOTE_NOTE.test(report.text);
+
 /**
  * Goes with the next message of the thread a worktree fork was promoted into (as the fork's
  * report): the history it took named files in the fork's worktree, which goes (now, or once a
@@ -102,6 +108,7 @@ export function enterForkRefused(bar: AgentForkBar): string {
  * after them, not a change to them: the messages stay as sent, and the prompt cache with them.
  */
 export function promotedCodeNote(into: string, worktree: string, conflicts: readonly string[], written: number): string {
+  // Each starts as PROMOTE_NOTE says: the display labels it a promote, not a report.
   const where = `what the messages above say of files there now holds of the same paths in ${into}.`;
   if (conflicts.length)
     return `[tine] Its code is merged into ${into}, where this thread works, with conflicts in ${conflicts.join(", ")} (marked in the files); its worktree ${worktree} goes once the user accepts the merge: ${where}`;

@@ -65,7 +65,9 @@ export class SendFlow {
    */
   async send(id: ThreadId, text: string, approved: readonly string[] = []): Promise<SendResult> {
     try {
-      return await this.sendNow(id, text, new Set(approved));
+      const result = await this.sendNow(id, text, new Set(approved));
+      this.buffers.sendTaken();
+      return result;
     } catch (error) {
       // Files named alone lead outside the project: nothing was sent, Neovim asks the user, then sends again with their answer.
       if (error instanceof AwaitingApproval) return { replaced: "", outside: error.files.map((f) => ({ path: f.name, target: f.target })) };

@@ -1,5 +1,6 @@
 /** The offline demo's script (test/mock-anthropic/demo-replies.ts): what `npm run try` answers without a key. */
 import { describe, expect, it } from "vitest";
+import { DemoPromptCache } from "../../test/mock-anthropic/demo-cache.ts";
 import { type DemoBlock, type DemoMessage, demoReply } from "../../test/mock-anthropic/demo-replies.ts";
 import { codeNotesText, deniedText, reportBlock, SUMMARY_PROMPT } from "../chat/prompts.ts";
 import { writeContextBlock } from "../context/blocks.ts";
@@ -56,5 +57,33 @@ describe("the offline demo", () => {
       },
     ];
     expect(textOf(messages)).toContain('You said: "what if".');
+  });
+});
+
+describe("the offline demo's prompt cache", () => {
+  const system = [{ type: "text", text: "You are a demo. ".repeat(50), cache_control: { type: "ephemeral" } }];
+  const asked = (text: string, mark = false) => ({
+    role: "user",
+    content: [{ type: "text", text, ...(mark ? { cache_control: { type: "ephemeral" } } : {}) }],
+  });
+  const assistant = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] });
+
+  it("writes a prefix at its breakpoints, and a later request starting with it reads it (a fork's first request)", () => {
+    const cache = new DemoPromptCache();
+    const first = cache.usage({ system, messages: [asked("explain the project", true)] });
+    expect(first.cache_read_input_tokens).toBe(0);
+    expect(first.cache_creation_input_tokens).toBeGreaterThan(0);
+    const fork = cache.usage({ system, messages: [asked("explain the project"), assistant("It is tine."), asked("what if", true)] });
+    expect(fork.cache_read_input_tokens).toBe(first.cache_creation_input_tokens);
+    expect(fork.cache_creation_input_tokens).toBeGreaterThan(0);
+  });
+
+  it("reads nothing for another prefix, nor for a request without breakpoints", () => {
+    const cache = new DemoPromptCache();
+    cache.usage({ system, messages: [asked("one", true)] });
+    const other = [{ ...system[0]!, text: "Another system prompt. ".repeat(50) }];
+    expect(cache.usage({ system: other, messages: [asked("one", true)] }).cache_read_input_tokens).toBe(0);
+    const plain = cache.usage({ messages: [asked("one")] });
+    expect(plain).toEqual({ input_tokens: plain.input_tokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
   });
 });

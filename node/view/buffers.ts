@@ -54,7 +54,8 @@ export class Buffers {
   /** Unsent input of threads whose buffers the user wiped, for the buffers made next. */
   private readonly drafts = new Map<ThreadId, string[]>();
   /** What works, as Neovim was last told (a quit or a restart asks first while anything does). */
-  private toldWorking = "";
+  /** What Neovim was last told works (null: tell it at the next pass, changed or not). */
+  private toldWorking: string | null = "";
   /** Buffers showing a stored thread's end while it is read whole: its mount takes them. */
   private readonly previews = new Map<ThreadId, { display: number; input: number; title: string }>();
   /** Told at the end of each drawing pass, once its writes are sent (threads-mirror.ts). */
@@ -300,6 +301,15 @@ export class Buffers {
     void this.listBuffer.render();
     this.tellWorking();
     for (const fn of this.afterDrawing) fn();
+  }
+
+  /**
+   * A send was taken: Neovim counts it as working until it is told what works (lua/tine/quit.lua),
+   * so the next pass tells, whether or not that changed.
+   */
+  sendTaken(): void {
+    this.toldWorking = null;
+    this.scheduleRender({ threads: [], tree: false, moved: [] });
   }
 
   /** Neovim knows what works now, before the user quits (lua/tine/quit.lua): told when it changes. */

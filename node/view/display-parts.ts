@@ -14,6 +14,7 @@ import { type CodeNote, hunkLines, isReviewNote, type ReviewNote } from "../core
 import type { WaitingMerge } from "../core/waiting-merge.ts";
 import { describeChoice } from "../providers/models.ts";
 import { assertUnreachable } from "../util/assert-unreachable.ts";
+import { reportHead } from "./render.ts";
 import { type ListExtras, UNATTENDED } from "./thread-list.ts";
 import type { ThreadViewInput } from "./thread-view.ts";
 
@@ -133,7 +134,8 @@ export function displayParts(
     return { atMessage: l.atMessage, text: l.relation === "compact" ? `${chat.titleOf(child)}` : `⑂ ${chat.titleOf(child)}` };
   });
   for (const [atMessage, label] of thread.labels.messages) forkMarks.unshift({ atMessage, text: `🏷 ${label}` });
-  const reportLines = thread.reports.map((r) => `📨 Report from "${r.from}" goes with your next message: ${r.text.split("\n")[0]}`);
+  // Whole, as the model gets it (a worktree fork's adds what its code changed under its finding).
+  const reportLines = thread.reports.map((r) => `${reportHead(r)} goes with your next message: ${r.text}`);
   const graftLines = thread.grafts.map(graftLine);
   const followed = [...followedAfter(thread.runner.history).keys()];
   const contextLines = followed.length

@@ -280,6 +280,9 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
   const notSaved = extras.notSaved(id);
   const worksIn = extras.worksIn(id);
   const fanOut = extras.fanOutMark(id);
+  // Messages waiting to go: an idle thread holding some (after an abort, an error) is not done.
+  const waiting = live.queue.length;
+  const queue = waiting ? [`${waiting} ${live.queue.held !== null ? "held" : "queued"}`] : [];
   return {
     num: live.num,
     title: live.runner.label + live.title,
@@ -287,6 +290,7 @@ function threadRow(chat: Chat, id: ThreadId, extras: ListExtras): Row {
     status,
     statusText,
     details: [
+      ...queue,
       ...(fanOut ? [fanOut] : []),
       msgs(count),
       ...extras.usage(id),

@@ -5,7 +5,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { join } from "node:path";
 import { describe, inject, it } from "vitest";
 import { demoEnv, demoFolder, tryInit } from "../../scripts/try-init.mjs";
-import { projectDir, ROOT } from "../helpers/neovim.ts";
+import { typeAndSend } from "../helpers/chat-driver.ts";
+import { projectDir, ROOT, withNeovim } from "../helpers/neovim.ts";
+import { demoAnswers } from "../mock-anthropic/demo-answers.ts";
 
 const nv = inject("nvim");
 
@@ -118,5 +120,29 @@ describe(`npm run try (${nv.version})`, () => {
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
+  });
+});
+
+describe(`the offline demo's replies (${nv.version})`, () => {
+  it("a fork's first request reads its parent's prompt cache, as against the API: its list line has no cold-start warning", async () => {
+    await withNeovim(nv, async (s) => {
+      const demo = demoAnswers(0);
+      s.mock.otherwise(demo.reply).otherwiseTitle(demo.title);
+      await s.cmd("Tine");
+      const parent = (await s.threads())[0]!;
+      await typeAndSend(s, "explain the project");
+      await s.waitForDisplay(parent.id, "awaiting approval");
+      await s.onDisplayLine(parent.id, "🔧 bash_command: $ ls", "d");
+      await s.waitForStatus(parent.id, "idle");
+      await s.focus(parent.input_bufnr!);
+      await typeAndSend(s, "@fork what if");
+      await s.waitForThreadCount(2);
+      const fork = (await s.threads()).find((t) => t.id !== parent.id)!;
+      await s.waitForDisplay(fork.id, "awaiting approval");
+      await s.openList();
+      const line = (await s.listLines())[(await s.listLine("⑂ ")) - 1]!;
+      assert.match(line, /tok/, `its usage is counted: ${line}`);
+      assert.doesNotMatch(line, /read no cache/);
+    });
   });
 });

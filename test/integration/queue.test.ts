@@ -106,21 +106,41 @@ describe(`messages while the agent works (${nv.version})`, () => {
     });
   });
 
-  it("a message queued while a tool waits for approval makes :qa ask (a quit would hold it); cancelled, nothing is lost", async () => {
+  it("a tool call waiting for approval makes :qa and :Tine restart ask (a quit would end it unrun); cancelled, it can still be approved", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]));
+      s.mock.reply(
+        response([{ toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]),
+        textReply("Read it."),
+        textReply("Told."),
+      );
       const t = await openSidebar(s);
       await typeAndSend(s, "look");
       await s.waitForDisplay(t.id, "awaiting approval");
-      await s.until("nothing works while the tool waits", async () => s.lua<boolean>("return #require('tine.quit').working() == 0"));
-      await queue(s, t.id, "and then tell me", "⏳ queued: and then tell me");
       await s.until("Neovim told", async () => s.lua<boolean>("return #require('tine.quit').working() == 1"));
       await s.lua("_G.tine_confirmed = {}; vim.fn.confirm = function(q) table.insert(_G.tine_confirmed, q); return 2 end");
       await s.keys("<Esc>:qa<CR>");
       await s.until("asked", async () => (await s.lua<number>("return #_G.tine_confirmed")) === 1);
-      assert.match(await s.lua<string>("return _G.tine_confirmed[1]"), /#1 "look" has a queued message to send/);
+      assert.match(
+        await s.lua<string>("return _G.tine_confirmed[1]"),
+        /^tine: #1 "look" waits for your approval of bash_command \(a quit ends the call unrun\)\.\nQuit anyway\?/,
+      );
+      await s.cmd("Tine restart");
+      assert.match(
+        await s.lua<string>("return _G.tine_confirmed[2] or ''"),
+        /#1 "look" waits for your approval of bash_command[\s\S]*Restart anyway\?/,
+      );
       assert.ok(s.running());
+      await queue(s, t.id, "and then tell me", "⏳ queued: and then tell me");
+      await s.keys("<Esc>:qa<CR>");
+      await s.until("asked again", async () => (await s.lua<number>("return #_G.tine_confirmed")) === 3);
+      assert.match(
+        await s.lua<string>("return _G.tine_confirmed[3]"),
+        /#1 "look" waits for your approval of bash_command \(a quit ends the call unrun\) and has a queued message to send/,
+      );
       assert.match(await s.display(t.id), /awaiting approval[\s\S]*⏳ queued: and then tell me/);
+      // Not restarted: the same call is still there to approve.
+      await s.onDisplayLine(t.id, "🔧 bash_command: $ cat hello.txt", "a");
+      await s.waitForDisplay(t.id, "Read it.");
     });
   });
 
@@ -135,6 +155,11 @@ describe(`messages while the agent works (${nv.version})`, () => {
       const shown = await s.waitForDisplay(t.id, "⏸ held: second");
       assert.match(shown, /⏹ Aborted\n\n⏸ held: second\n {3}held: the turn was aborted · they go with your next message/);
       await s.waitForStatus(t.id, "idle");
+      // The list says so too: the thread is idle, but not with nothing waiting.
+      const input = await s.currentBuf();
+      await s.openList();
+      await s.listLine("idle · 1 held · ");
+      await s.focus(input);
       assert.equal(bodies(s).length, 1, "an aborted turn sends nothing by itself");
       await typeAndSend(s, "");
       await s.waitForDisplay(t.id, "Got the held one.\n── end_turn");

@@ -51,9 +51,15 @@ describe(`promoting a worktree fork (${nv.version})`, () => {
       await s.cmd("edit!");
       await s.lua(`require("tine").promote(...)`, a.id);
       await s.notified(/its code is merged: 2 files changed/);
-      await s.waitForDisplay(id, '📨 Report from "edit as A" goes with your next message: [tine] Its code is merged into');
+      // Labelled as what it is: a promote's note, not a report.
+      const waiting = await s.waitForDisplay(
+        id,
+        '🔀 Promoted "edit as A" into this thread goes with your next message: [tine] Its code is merged into',
+      );
+      assert.doesNotMatch(waiting, /📨 Report/);
       await s.open(id);
       await exchange(s, id, "and now?", "Noted.");
+      assert.match(await s.display(id), /## You\n🔀 Promoted "edit as A" into this thread:\n\[tine\] Its code is merged into/);
       // The note is shown as written: its `[tine]` is no link whose brackets markdown hides.
       const display = (await s.thread(id)).bufnr!;
       await s.lua(

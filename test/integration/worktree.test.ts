@@ -132,6 +132,11 @@ describe(`worktree forks (${nv.version})`, () => {
       await s.waitForGone(a.id, "the report");
       const shown = await s.waitForDisplay(id, '📨 Report from "edit as A" goes with your next message: all done');
       assert.equal(shown.match(/📨/g)?.length, 1, "one report waits");
+      // Shown whole, as it goes to the model: what its code changed too, under the finding.
+      assert.match(
+        shown,
+        /goes with your next message: all done\n\nIts code, in its worktree .*: 2 files changed \(\+2 −1\)\n {2}A A\.txt/,
+      );
       await s.open(id);
       await exchange(s, id, "and?", "Noted.");
       const sent = sentBlocks(s, -1, -1).map(textOf);
