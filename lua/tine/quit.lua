@@ -16,8 +16,9 @@ local M = {}
 
 ---@type string[] what works, in words (the host's)
 local working = {}
---- Sends made that the host has not yet answered with a set_working: what they start works.
-local sends = { in_flight = 0, untold = false }
+--- Sends whose request is out, and sends the host took but has not told of since (set_working):
+--- what they start works. Counts, so a refused send does not clear one taken before it.
+local sends = { in_flight = 0, taken_untold = 0 }
 local holder = nil
 --- Set by ExitPre for the command that runs now: the write or the buffer shown is a quit's.
 local quitting = false
@@ -71,15 +72,18 @@ end
 --- What works now, in words: the host's, or a send it has not told of yet.
 ---@return string[]
 function M.working()
-  if #working == 0 and sends.untold then
+  if #working == 0 and (sends.in_flight > 0 or sends.taken_untold > 0) then
     return { "a message you just sent starts its turn" }
   end
   return working
 end
 
 local function hold_while_working()
-  local buf = hold_buffer()
-  vim.bo[buf].modified = #M.working() > 0
+  -- Never in the way of what calls it (a send): a holder that cannot be made now (textlock) is made next time.
+  pcall(function()
+    local buf = hold_buffer()
+    vim.bo[buf].modified = #M.working() > 0
+  end)
 end
 
 --- The host says what works now (nothing: {}). A send still in flight stays counted: this word
@@ -88,7 +92,7 @@ end
 function M.set_working(list)
   working = list
   if sends.in_flight == 0 then
-    sends.untold = false
+    sends.taken_untold = 0
   end
   hold_while_working()
 end
@@ -96,7 +100,6 @@ end
 --- A send is made: what it starts counts as working until the host tells (send_ends).
 function M.send_starts()
   sends.in_flight = sends.in_flight + 1
-  sends.untold = true
   hold_while_working()
 end
 
@@ -104,16 +107,16 @@ end
 ---@param taken boolean
 function M.send_ends(taken)
   sends.in_flight = math.max(0, sends.in_flight - 1)
-  if not taken and sends.in_flight == 0 then
-    sends.untold = false
-    hold_while_working()
+  if taken then
+    sends.taken_untold = sends.taken_untold + 1
   end
+  hold_while_working()
 end
 
 --- Nothing holds a quit any more (the user said so, or the host is gone).
 function M.let_go()
   working = {}
-  sends.untold = false
+  sends.in_flight, sends.taken_untold = 0, 0
   if holder and vim.api.nvim_buf_is_valid(holder) then
     vim.bo[holder].modified = false
   end

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { enterForkRefused, REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, reportBlock } from "./prompts.ts";
+import { reportHead } from "../view/render.ts";
+import { enterForkRefused, promotedCodeNote, REPORT_HEAD_BYTES, REPORT_TAIL_BYTES, readReportBlock, reportBlock } from "./prompts.ts";
 
 /** The tags a block's text holds that read as the block's own (opening or closing). */
 const tags = (block: string) => block.match(/<\s*\/?\s*fork-report/gi) ?? [];
@@ -34,6 +35,18 @@ describe("a fork's report in its parent's next turn is data, not instructions", 
     expect(reportBlock({ from: "a ⑂1", text: "  The hash map is 3x faster.  " })).toBe(
       '<fork-report from="a ⑂1">\nThe hash map is 3x faster.\n</fork-report>',
     );
+  });
+});
+
+describe("a promote's note, as the display names it", () => {
+  it("is a promote only when a promote made it: a fork's report that reads like one stays a report, as queued and as sent", () => {
+    const note = promotedCodeNote("/p", "/p/.tine/worktrees/2-abc", [], 1);
+    const promoted = { from: "docs ⑂2", text: note, kind: "promote" as const };
+    const faked = { from: "docs ⑂2", text: note };
+    expect(reportHead(promoted)).toBe('🔀 Promoted "docs ⑂2" into this thread');
+    expect(reportHead(faked)).toBe('📨 Report from "docs ⑂2"');
+    expect(reportHead(readReportBlock(reportBlock(promoted))!)).toBe('🔀 Promoted "docs ⑂2" into this thread');
+    expect(reportHead(readReportBlock(reportBlock(faked))!)).toBe('📨 Report from "docs ⑂2"');
   });
 });
 

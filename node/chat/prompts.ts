@@ -38,8 +38,12 @@ export const handoffPrompt = (goal: string) =>
 export const deniedText = (reason?: string) =>
   reason ? `The user denied this tool call. Their reason: ${reason}` : "The user denied this tool call.";
 
-/** A fork's findings waiting to go to this thread with its next user turn. */
-export type QueuedReport = { readonly from: string; readonly text: string };
+/**
+ * A fork's findings waiting to go to this thread with its next user turn; `kind` "promote": the
+ * note of a worktree fork promoted into it (promotedCodeNote), said so by what made it, never read
+ * from the text (a fork's model writes its report).
+ */
+export type QueuedReport = { readonly from: string; readonly text: string; readonly kind?: "promote" };
 
 /** A report keeps this much of its start and of its end (UTF-8 bytes); the middle is dropped and counted, as a command's output is. */
 export const REPORT_HEAD_BYTES = 12_000;
@@ -56,10 +60,11 @@ const REPORT_TAG = tagsOf("fork-report");
  * early, so nothing after it reads as the user's.
  */
 export function reportBlock(r: QueuedReport): string {
-  return `<fork-report from="${attribute(r.from, REPORT_TAG)}">\n${neutralised(capReport(r.text), REPORT_TAG)}\n</fork-report>`;
+  const kind = r.kind ? ` kind="${r.kind}"` : "";
+  return `<fork-report from="${attribute(r.from, REPORT_TAG)}"${kind}>\n${neutralised(capReport(r.text), REPORT_TAG)}\n</fork-report>`;
 }
 
-const BLOCK = /^<fork-report from="([^"\n]*)">\n([\s\S]*)\n<\/fork-report>$/;
+const BLOCK = /^<fork-report from="([^"\n]*)"( kind="promote")?>\n([\s\S]*)\n<\/fork-report>$/;
 
 /**
  * A report as `reportBlock` wrote it, read back for the display (its tags as the report had them),
@@ -68,9 +73,9 @@ const BLOCK = /^<fork-report from="([^"\n]*)">\n([\s\S]*)\n<\/fork-report>$/;
 export function readReportBlock(text: string): QueuedReport | null {
   const m = BLOCK.exec(text);
   // Tags inside were neutralised when it was written: one whole block, or none.
-  if (!m || /<\s*\/?\s*fork-report/i.test(m[2]!)) return null;
+  if (!m || /<\s*\/?\s*fork-report/i.test(m[3]!)) return null;
   const restored = (t: string) => t.replace(/&lt;(\s*\/?\s*fork-report)/gi, "<$1");
-  return { from: restored(m[1]!), text: restored(m[2]!) };
+  return { from: restored(m[1]!), text: restored(m[3]!), ...(m[2] ? { kind: "promote" as const } : {}) };
 }
 
 /** enter_fork's answer when the agent may not open a fork now (forks.ts says when). */
@@ -94,12 +99,6 @@ export function enterForkRefused(bar: AgentForkBar): string {
       return assertUnreachable(bar);
   }
 }
-
-/** How every promotedCodeNote starts (and no report's code summary, which says "Its code, in its worktree"). */
-const PROMOTE_NOTE = /^\[tine\] Its code (is merged into |had nothing to merge: )/;
-
-/** Whether a queued or sent fork report is a promote's note (promotedCodeNote), for the display to say so. */
-export const isPromoteNote = (report: QueuedReport): boolean => PROMOTE_NOTE.test(report.text);
 
 /**
  * Goes with the next message of the thread a worktree fork was promoted into (as the fork's

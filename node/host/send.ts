@@ -112,6 +112,13 @@ export class SendFlow {
     }
     // <CR> in an empty input sends the messages that wait (held after an abort or an error); with none, it says so.
     if (command.type === "now" && !command.text) throw new Error("tine: @now needs a message: it goes with the next tool results");
+    // A fork made by `e` holds tool results for the edited text: an empty <CR> sends them alone.
+    if (!command.text && !thread.queue.length && thread.status === "idle" && thread.runner.history.last()?.message.role === "user") {
+      const blocker = thread.sendBlocker();
+      if (blocker) throw new Error(blocker);
+      this.dispatch({ type: "thread-msg", id, msg: { type: "answer" } });
+      return { replaced: "" };
+    }
     if (!command.text && !thread.queue.length)
       throw new Error(
         thread.status === "error"

@@ -9,6 +9,7 @@
  */
 
 import type { StoredQueued } from "../chat/msgs.ts";
+import type { QueuedReport } from "../chat/prompts.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import { type AgentChoices, checkAgentChoices } from "../core/agent-choices.ts";
 import { type CheckResult, checkResultFrom, type FanOutPlace, fanOutPlaceFrom } from "../core/fan-out-record.ts";
@@ -123,7 +124,7 @@ export type ChangeRecord =
   /** Deleted by the user; the log stays while forks point into it. */
   | { readonly t: "deleted" }
   /** A fork's report queued for this thread's next user turn. */
-  | { readonly t: "report"; readonly from: string; readonly text: string }
+  | { readonly t: "report"; readonly from: string; readonly text: string; readonly kind?: "promote" }
   /** The queued reports went out with a user turn. */
   | { readonly t: "reports-sent" }
   /** A fork's change grafted into this thread's files (worktree/graft.ts), or a hunk reviewed (review/), told with its next user turn. */
@@ -248,7 +249,7 @@ export function decode(line: string): Decoded {
       return good(r["message"] === undefined ? { t: "label", text: r["text"] } : { t: "label", message: r["message"], text: r["text"] });
     case "report":
       if (typeof r["from"] !== "string" || typeof r["text"] !== "string") return bad("from or text missing");
-      return good({ t: "report", from: r["from"], text: r["text"] });
+      return good({ t: "report", from: r["from"], text: r["text"], ...(r["kind"] === "promote" ? { kind: "promote" as const } : {}) });
     case "graft": {
       const note = codeNoteFrom(r["note"]);
       return note ? good({ t: "graft", note }) : bad("note is not a graft's");
@@ -389,3 +390,14 @@ function isContextList(v: unknown): v is string[] {
 
 /** A queued message as stored (its format is the queue's: chat/send-queue.ts). */
 export type { StoredQueued };
+
+type ReportRecord = Extract<ChangeRecord, { t: "report" }>;
+
+/** A queued report as its record, and back: its kind only when it has one. */
+export const reportRecord = (r: QueuedReport): ReportRecord => ({
+  t: "report",
+  from: r.from,
+  text: r.text,
+  ...(r.kind ? { kind: r.kind } : {}),
+});
+export const reportOf = (r: ReportRecord): QueuedReport => ({ from: r.from, text: r.text, ...(r.kind ? { kind: r.kind } : {}) });

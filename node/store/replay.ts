@@ -3,6 +3,7 @@
  * reported), and its change records replayed onto a History. Pure but for `readLog`.
  */
 import { type Labels, NO_LABELS, withinHistory, withLabel } from "../chat/labels.ts";
+import type { QueuedReport } from "../chat/prompts.ts";
 import type { AgentChoices } from "../core/agent-choices.ts";
 import type { ThreadMark } from "../core/code-marks.ts";
 import type { CodeNote } from "../core/graft-note.ts";
@@ -13,7 +14,7 @@ import type { SideRequest } from "../core/side-request.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
 import { readRegular } from "../util/regular-file.ts";
 import { markOf } from "./code-record.ts";
-import { type ChangeRecord, decode, type Header, isChange, type StoredQueued } from "./records.ts";
+import { type ChangeRecord, decode, type Header, isChange, reportOf, type StoredQueued } from "./records.ts";
 
 /** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
 export const SESSION_ENDED_BEFORE_TOOL_RAN = "The session ended before the tool ran.";
@@ -40,7 +41,7 @@ export type LogState = {
   readonly settings: AgentChoices | null;
   readonly deleted: boolean;
   /** Fork reports waiting for the next user turn. */
-  readonly reports: readonly { readonly from: string; readonly text: string }[];
+  readonly reports: readonly QueuedReport[];
   /** Forks' changes grafted into its files, waiting for the next user turn. */
   readonly grafts: readonly CodeNote[];
   /** Messages the user sent while the agent worked, still waiting. */
@@ -129,7 +130,7 @@ export function applyRecord(state: LogState, record: ChangeRecord): LogState {
     case "deleted":
       return { ...state, deleted: true };
     case "report":
-      return { ...state, reports: [...state.reports, { from: record.from, text: record.text }] };
+      return { ...state, reports: [...state.reports, reportOf(record)] };
     case "reports-sent":
       return { ...state, reports: [] };
     case "graft":

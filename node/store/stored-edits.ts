@@ -4,8 +4,9 @@
  * loaded thread's changes go with its sync (persistence.ts), never here.
  */
 
+import type { QueuedReport } from "../chat/prompts.ts";
 import type { ThreadId } from "../core/ids.ts";
-import type { ChangeRecord } from "./records.ts";
+import { type ChangeRecord, reportRecord } from "./records.ts";
 import type { ThreadStore } from "./store.ts";
 
 export class StoredEdits {
@@ -25,8 +26,8 @@ export class StoredEdits {
   }
 
   /** A fork reported to it: the report waits in its log. */
-  report(id: ThreadId, report: { from: string; text: string }): void {
-    this.append(id, [{ t: "report", from: report.from, text: report.text }]);
+  report(id: ThreadId, report: QueuedReport): void {
+    this.append(id, [reportRecord(report)]);
   }
 
   /** An ended fork comes back into the tree. */

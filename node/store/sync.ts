@@ -21,7 +21,7 @@ import type { SideRequest } from "../core/side-request.ts";
 import { appendAll } from "../util/arrays.ts";
 import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";
-import type { ChangeRecord, StoredQueued } from "./records.ts";
+import { type ChangeRecord, reportRecord, type StoredQueued } from "./records.ts";
 
 /** How long streamed text may wait before it is written: at most one `streamed` record per thread this often. */
 export const STREAMED_TEXT_EVERY_MS = 1000;
@@ -155,7 +155,7 @@ export function diff(written: Snapshot, now: Snapshot): ChangeRecord[] {
     // Queued reports only grow, until a user turn takes them all.
     const kept = now.reports.length >= written.reports.length && written.reports.every((r, i) => now.reports[i] === r);
     if (!kept) out.push({ t: "reports-sent" });
-    for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push({ t: "report", from: r.from, text: r.text });
+    for (const r of now.reports.slice(kept ? written.reports.length : 0)) out.push(reportRecord(r));
   }
   const [grafts, wroteGrafts] = [now.grafts ?? NO_GRAFTS, written.grafts ?? NO_GRAFTS];
   if (grafts !== wroteGrafts) {

@@ -3,7 +3,7 @@
  * message also says where each block starts, so a key pressed on a line finds its block.
  */
 
-import { isPromoteNote, type QueuedReport, readReportBlock } from "../chat/prompts.ts";
+import { type QueuedReport, readReportBlock } from "../chat/prompts.ts";
 import type { ToolRun } from "../chat/thread.ts";
 import { type ContextItem, contextBody, contextLabel, readContextBlock } from "../context/blocks.ts";
 import type { InProgressBlock } from "../core/agent.ts";
@@ -164,7 +164,7 @@ function reportLines(report: QueuedReport): string[] {
 
 /** What a fork's report block is, as the display names it: a report, or the note of a promote (worktree forks). */
 export function reportHead(report: QueuedReport): string {
-  return isPromoteNote(report) ? `🔀 Promoted "${report.from}" into this thread` : `📨 Report from "${report.from}"`;
+  return report.kind === "promote" ? `🔀 Promoted "${report.from}" into this thread` : `📨 Report from "${report.from}"`;
 }
 
 function contextLines(item: ContextItem, expanded: boolean): string[] {

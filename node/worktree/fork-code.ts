@@ -238,7 +238,11 @@ export class ForkCode {
    */
   private tellParent(fork: EndingFork, from: Workspace, into: Workspace, plan: MergePlan): void {
     const conflicts = [...new Set(plan.conflicts.map((c) => c.path))];
-    const report = { from: fork.title, text: promotedCodeNote(into.root, from.root, conflicts, plan.writes.length) };
+    const report = {
+      from: fork.title,
+      text: promotedCodeNote(into.root, from.root, conflicts, plan.writes.length),
+      kind: "promote" as const,
+    };
     this.edges.dispatch({ type: "thread-msg", id: fork.parentId, msg: { type: "queue-report", report } });
   }
 

@@ -50,21 +50,21 @@ describe(`compaction (${nv.version})`, () => {
       assert.equal(rest.length, 0);
       const firstTexts = first!.content.map((b) => (b.type === "text" ? b.text : b.type));
       assert.match(firstTexts[0]!, /^<context kind="file" path="hello.txt"[\s\S]*hello from a fixture/);
-      assert.match(firstTexts[1]!, /^This thread continues "read @file:hello.txt", compacted: its first 4 messages are summarized here/);
+      assert.match(firstTexts[1]!, /^This thread continues "read hello.txt", compacted: its first 4 messages are summarized here/);
       assert.ok(firstTexts[1]!.endsWith(SUMMARY));
       await s.waitForDisplay(
         compacted.id,
-        /^⇣ Compacted from "read @file:hello.txt": its first 4 messages summarized below; that thread is kept whole/,
+        /^⇣ Compacted from "read hello.txt": its first 4 messages summarized below; that thread is kept whole/,
       );
       // In the list it hangs under its source by its own mark (⇣), not a fork's.
       await s.openList();
-      assert.match((await s.listLines())[1]!, /^. #\d+ {4}⇣ read @file:hello\.txt {2}/);
+      assert.match((await s.listLines())[1]!, /^. #\d+ {4}⇣ read hello\.txt {2}/);
       await s.keys("q");
       // A fork of it is a fork, not a compaction: its own mark only.
       const forkOfIt = await s.lua<string>(`return require("tine").fork(..., "")`, compacted.id);
       await s.openList();
       const num = (await s.thread(forkOfIt)).num;
-      assert.match((await s.listLines())[2]!, new RegExp(`^. #${num} {6}⑂ read @file:hello\\.txt ⑂${num} {2}`));
+      assert.match((await s.listLines())[2]!, new RegExp(`^. #${num} {6}⑂ read hello\\.txt ⑂${num} {2}`));
       await s.keys("q");
       await s.lua(`require("tine").discard(...)`, forkOfIt);
       await s.waitForGone(forkOfIt);

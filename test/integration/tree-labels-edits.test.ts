@@ -95,27 +95,33 @@ describe(`edit and resubmit (${nv.version})`, () => {
     });
   });
 
+  /** A thread whose second message went with tool results (@now while a call waited), and `e` on it: the fork and its input. */
+  async function editWithResults(s: Session) {
+    s.mock.reply(
+      response([{ text: "Checking." }, { toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]),
+      textReply("Using staging."),
+    );
+    await s.cmd("Tine");
+    const id = (await s.threads())[0]!.id;
+    await typeAndSend(s, "look");
+    await s.waitForDisplay(id, "awaiting approval");
+    await typeAndSend(s, "@now use the staging database");
+    await s.waitForDisplay(id, "⚡ @now: use the staging database");
+    await s.onDisplayLine(id, "🔧 bash_command: $ cat hello.txt", "a");
+    await s.waitForDisplay(id, "Using staging.\n── end_turn");
+    await s.waitForStatus(id, "idle");
+    assert.equal(bodies(s).length, 2);
+
+    await s.onDisplayLine(id, "use the staging database", "e");
+    await s.waitForThreadCount(2, "the fork");
+    const fork = (await s.threads())[1]!;
+    await s.until("the fork's input", async () => (await s.lines(fork.input_bufnr!)).join("\n") === "use the staging database");
+    return { id, fork };
+  }
+
   it("e on a message that went with tool results (@now while a call waited) holds them in the fork: the edit goes with them, one request", async () => {
     await withNeovim(nv, async (s) => {
-      s.mock.reply(
-        response([{ text: "Checking." }, { toolUse: { id: "t1", name: "bash_command", input: { command: "cat hello.txt" } } }]),
-        textReply("Using staging."),
-      );
-      await s.cmd("Tine");
-      const id = (await s.threads())[0]!.id;
-      await typeAndSend(s, "look");
-      await s.waitForDisplay(id, "awaiting approval");
-      await typeAndSend(s, "@now use the staging database");
-      await s.waitForDisplay(id, "⚡ @now: use the staging database");
-      await s.onDisplayLine(id, "🔧 bash_command: $ cat hello.txt", "a");
-      await s.waitForDisplay(id, "Using staging.\n── end_turn");
-      await s.waitForStatus(id, "idle");
-      assert.equal(bodies(s).length, 2);
-
-      await s.onDisplayLine(id, "use the staging database", "e");
-      await s.waitForThreadCount(2, "the fork");
-      const fork = (await s.threads())[1]!;
-      await s.until("the fork's input", async () => (await s.lines(fork.input_bufnr!)).join("\n") === "use the staging database");
+      const { id, fork } = await editWithResults(s);
       await s.setLines(fork.input_bufnr!, ["use the production database"]);
       s.mock.reply(textReply("Using production."));
       await s.keys("<CR>");
@@ -130,6 +136,21 @@ describe(`edit and resubmit (${nv.version})`, () => {
       );
       assert.equal(textOf(sent[1]), "use the production database");
       assert.deepEqual(texts(await s.messages(id)).slice(-2), ["tool_result|use the staging database", "Using staging."]);
+    });
+  });
+
+  it("in that fork, <CR> with the input emptied sends the held tool results alone", async () => {
+    await withNeovim(nv, async (s) => {
+      const { fork } = await editWithResults(s);
+      await s.setLines(fork.input_bufnr!, [""]);
+      s.mock.reply(textReply("Answered the results."));
+      await s.keys("<CR>");
+      await s.waitForDisplay(fork.id, "Answered the results.");
+      assert.equal(bodies(s).length, 3);
+      assert.deepEqual(
+        sentBlocks(s, 2, -1).map((b) => b.type),
+        ["tool_result"],
+      );
     });
   });
 

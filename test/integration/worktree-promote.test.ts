@@ -72,7 +72,7 @@ describe(`promoting a worktree fork (${nv.version})`, () => {
       assert.equal(sent.length, 2, "the note, then the message");
       assert.equal(
         sent[0],
-        `<fork-report from="edit as A">\n[tine] Its code is merged into ${s.cwd}, where this thread works, and its worktree ${a.cwd} is removed: what the messages above say of files there now holds of the same paths in ${s.cwd}.\n</fork-report>`,
+        `<fork-report from="edit as A" kind="promote">\n[tine] Its code is merged into ${s.cwd}, where this thread works, and its worktree ${a.cwd} is removed: what the messages above say of files there now holds of the same paths in ${s.cwd}.\n</fork-report>`,
       );
       assert.equal(sent[1], "and now?");
       assert.ok(readsCacheOf(body(s, -1), forkLast), "the messages before the note are the fork's, as sent");
