@@ -227,7 +227,7 @@ function M.restart()
   local sb = ui.sidebar()
   local shown_buf = sb.display and vim.api.nvim_win_is_valid(sb.display) and vim.api.nvim_win_get_buf(sb.display)
   local shown = shown_buf and vim.b[shown_buf].tine_thread
-  host.stop()
+  host.stop(3000) -- gone before the new one starts (host.stop says why)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     -- Unsent input outlives the host: the new buffers of the same thread start with it.
     if vim.b[buf].tine_thread and vim.b[buf].tine_display then

@@ -239,7 +239,9 @@ function M.answered(token, err, result)
   end
 end
 
-function M.stop()
+---@param wait_ms integer? how long to wait for the host to be gone (a restart: the new host takes the
+--- threads' write locks, which the old one holds until it exits); nil: not at all
+function M.stop(wait_ms)
   local c = chan
   chan = nil
   M.generation = M.generation + 1
@@ -253,6 +255,10 @@ function M.stop()
   end
   if type(c) == "number" then
     pcall(vim.fn.jobstop, c)
+    if wait_ms then
+      -- Neovim kills a job that outlives jobstop's SIGTERM by 2 s: gone by then either way.
+      pcall(vim.fn.jobwait, { c }, wait_ms)
+    end
   end
 end
 
