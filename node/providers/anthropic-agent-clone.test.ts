@@ -168,17 +168,23 @@ describe("AnthropicAgent.clone", () => {
     );
   });
 
+  /** The agent asked for two files (t1, t2) and stopped on tool_use, neither run yet. */
+  async function stoppedOnTwoReads({ mock, agent, probe }: Parameters<Parameters<typeof withAgent>[0]>[0]) {
+    mock.reply(
+      response([
+        { toolUse: { id: "t1", name: "get_file", input: { path: "a" } } },
+        { toolUse: { id: "t2", name: "get_file", input: { path: "b" } } },
+      ]),
+    );
+    const done = probe.stopped();
+    agent.send(say("read"));
+    await done;
+  }
+
   it("stopped on tool_use: error results, stopped/end_turn, source unchanged", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(
-        response([
-          { toolUse: { id: "t1", name: "get_file", input: { path: "a" } } },
-          { toolUse: { id: "t2", name: "get_file", input: { path: "b" } } },
-        ]),
-      );
-      const done = probe.stopped();
-      agent.send(say("read"));
-      await done;
+    await withAgent(async (harness) => {
+      const { agent } = harness;
+      await stoppedOnTwoReads(harness);
       const before = messages(agent);
       const clone = agent.clone(() => {});
       assert.deepEqual(clone.status, { type: "stopped", stopReason: "end_turn" });
@@ -196,16 +202,9 @@ describe("AnthropicAgent.clone", () => {
   });
 
   it("with one tool finished and one pending: the finished result is kept", async () => {
-    await withAgent(async ({ mock, agent, probe }) => {
-      mock.reply(
-        response([
-          { toolUse: { id: "t1", name: "get_file", input: { path: "a" } } },
-          { toolUse: { id: "t2", name: "get_file", input: { path: "b" } } },
-        ]),
-      );
-      const done = probe.stopped();
-      agent.send(say("read"));
-      await done;
+    await withAgent(async (harness) => {
+      const { agent } = harness;
+      await stoppedOnTwoReads(harness);
       const real = { type: "tool_result" as const, tool_use_id: "t1", content: "contents of a" };
       const clone = agent.clone(() => {}, { knownResults: new Map([["t1", real]]) });
       assert.deepEqual(messages(clone)[2]!.content, [
