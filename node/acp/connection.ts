@@ -127,7 +127,7 @@ export class AcpConnection {
           takeCheckedUpdates({
             waiting: () => sdkUpdates.waiting(),
             update: (sessionId, update) => emit({ kind: "update", sessionId, update }),
-            passed: (line) => sdkUpdates.passed(line),
+            passed: (message) => sdkUpdates.passed(message),
           }),
         ),
       );

@@ -12,7 +12,7 @@
  * handled (`waiting()`), else it goes the SDK's way behind it.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
-import { checkedUpdateOf } from "./update-check.ts";
+import { checkedUpdate, parsedLine } from "./update-check.ts";
 
 /** Bytes every line this takes has; others are not parsed here. */
 const MARK = Buffer.from('"session/update"');
@@ -24,8 +24,8 @@ export type FastUpdates = {
   readonly waiting: () => boolean;
   /** An update taken here, for session `sessionId`. */
   readonly update: (sessionId: string, update: SessionUpdate) => void;
-  /** A line holding `"session/update"` went to the SDK (the counterpart of `waiting`; sdk-updates.ts). */
-  readonly passed: (line: Buffer) => void;
+  /** A line holding `"session/update"` went to the SDK, as parsed here (the counterpart of `waiting`; sdk-updates.ts). */
+  readonly passed: (message: unknown) => void;
 };
 
 /**
@@ -35,11 +35,13 @@ export type FastUpdates = {
 export function takeCheckedUpdates(to: FastUpdates): (line: Buffer) => boolean {
   return (line) => {
     if (line.indexOf(MARK) === -1) {
-      if (line.indexOf(ESCAPED_MARK) !== -1) to.passed(line);
+      if (line.indexOf(ESCAPED_MARK) !== -1) to.passed(parsedLine(line.toString("utf8")));
       return false;
     }
+    // Parsed once, here: for the hand check, and for the count of what the SDK is given.
+    const message = parsedLine(line.toString("utf8"));
     if (!to.waiting()) {
-      const taken = checkedUpdateOf(line.toString("utf8"));
+      const taken = checkedUpdate(message);
       if (taken) {
         try {
           to.update(taken.sessionId, taken.update);
@@ -53,7 +55,7 @@ export function takeCheckedUpdates(to: FastUpdates): (line: Buffer) => boolean {
         return true;
       }
     }
-    to.passed(line);
+    to.passed(message);
     return false;
   };
 }

@@ -24,11 +24,11 @@ export class SdkUpdates {
   }
 
   /**
-   * `line` goes the SDK's way: counted when it is an update notification (a line that only holds
-   * the words, in a file's text say, or is not JSON, never reaches the handler).
+   * A line goes the SDK's way (`message`: it parsed): counted when it is an update notification
+   * (a line that only holds the words, in a file's text say, or is not JSON, never reaches the handler).
    */
-  passed(line: Buffer): void {
-    if (isUpdate(parsed(line))) this.unsettled++;
+  passed(message: unknown): void {
+    if (isUpdate(message)) this.unsettled++;
   }
 
   /**
@@ -77,14 +77,6 @@ export class SdkUpdates {
       });
     this.onHandled = null;
     if (!this.lastHandled) this.settled();
-  }
-}
-
-function parsed(line: Buffer): unknown {
-  try {
-    return JSON.parse(line.toString("utf8"));
-  } catch {
-    return null;
   }
 }
 

@@ -25,14 +25,20 @@ type Fit<T> = T | typeof UNFIT;
 
 type Json = Record<string, unknown>;
 
-/** The update `line` holds, checked, or null: not one taken here. */
-export function checkedUpdateOf(line: string): { sessionId: string; update: SessionUpdate } | null {
-  let message: unknown;
+/** A line of the agent's stdout as JSON, or null when it is none. */
+export function parsedLine(line: string): unknown {
   try {
-    message = JSON.parse(line);
+    return JSON.parse(line);
   } catch {
     return null;
   }
+}
+
+/** The update `line` holds, checked, or null: not one taken here. */
+export const checkedUpdateOf = (line: string) => checkedUpdate(parsedLine(line));
+
+/** The update a parsed `message` is, checked, or null: not one taken here. */
+export function checkedUpdate(message: unknown): { sessionId: string; update: SessionUpdate } | null {
   if (!isObject(message) || message["jsonrpc"] !== "2.0" || message["method"] !== "session/update" || "id" in message) return null;
   const params = message["params"];
   if (!isObject(params) || typeof params["sessionId"] !== "string") return null;
