@@ -84,7 +84,7 @@ function M.map(buf, view)
         )
       )
     end
-    if change and (change.added == nil or change.added == vim.NIL) then
+    if change and util.null(change.added) then
       return err(("tine: %s is a binary file: it has no hunks"):format(row.path))
     end
     view.load_hunks(row.id, row.path)

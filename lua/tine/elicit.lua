@@ -15,9 +15,7 @@ local waiting = {}
 --- Threads whose form is on screen now.
 local asking = {}
 
-local function null(v)
-  return v == nil or v == vim.NIL
-end
+local null = util.null
 
 --- A field's prompt: its title, whether it is required, its description.
 local function label(field)

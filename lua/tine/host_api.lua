@@ -12,9 +12,7 @@ local busy_ns = vim.api.nvim_create_namespace("tine.busy")
 local spinners = {} -- buf -> { timer, started }
 local frames = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" }
 
-local function null(v)
-  return v == nil or v == vim.NIL
-end
+local null = require("tine.util").null
 
 local function draw_spinner(buf)
   local s = spinners[buf]

@@ -18,7 +18,7 @@ local STATE = { kept = { "✓ kept", "DiagnosticOk" }, undone = { "↶ undone", 
 --- Where line `row` (1-based) of the display stands in a change list: its message and file, or nil.
 local function located(id, row)
   local ok, at = pcall(host.request, "locate", id, row - 1)
-  if not ok or at == nil or at == vim.NIL or at.file == nil or at.file == vim.NIL then
+  if not ok or require("tine.util").null(at) or require("tine.util").null(at.file) then
     return nil
   end
   return at
@@ -61,13 +61,15 @@ function M.show_states(id, buf)
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   with_diffs[buf] = nil
   local rows_of = {} -- message -> { [path .. "#" .. index] = row }
-  local last_path, index = nil, 0
+  -- A run of diff lines is one file's diff (as hunk_at takes it): the host is asked once per run.
+  local last_path, index, run_at = nil, 0, nil
   for r, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
     if not line:find(DIFF) then
-      last_path, index = nil, 0
+      last_path, index, run_at = nil, 0, nil
     elseif line:find(HEADER) then
       with_diffs[buf] = true
-      local at = located(id, r)
+      run_at = run_at or located(id, r)
+      local at = run_at
       if at then
         if at.file ~= last_path then
           last_path, index = at.file, 0

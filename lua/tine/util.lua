@@ -38,4 +38,9 @@ function M.shown(v)
   return type(v) == "table" and "a table" or vim.inspect(v)
 end
 
+--- Whether a value from the host is absent: nil, or msgpack's nil (vim.NIL).
+function M.null(v)
+  return v == nil or v == vim.NIL
+end
+
 return M

@@ -236,7 +236,7 @@ export class Services {
         fanOutMark: (id) => this.fanouts.listMark(id),
         checking: (id) => this.fanouts.checks.running(id),
         fanOutNotes: (id) => this.fanouts.notes(id),
-        waitNotes: (id) => signInWaitLines(this.chat.threads.get(id)?.runner.status, this.mcp.waitingForSignIn()),
+        waitNotes: (id) => signInWaitLines(this.chat.threads.get(id)?.runner.status, () => this.mcp.waitingForSignIn()),
       },
       config.empty_hint,
       config.approval_hint,

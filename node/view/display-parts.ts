@@ -68,9 +68,10 @@ function reviewLine(note: ReviewNote): string {
 }
 
 /** A thread whose request waits for its tools (core/agent.ts): a line per MCP server waiting for the user to sign in. */
-export function signInWaitLines(status: AgentStatus | undefined, signingIn: readonly string[]): string[] {
+export function signInWaitLines(status: AgentStatus | undefined, signingIn: () => readonly string[]): string[] {
+  // Asked of the servers only for a thread whose tools wait: every other thread's draw asks nothing.
   if (status?.type !== "streaming" || !status.waitingForTools) return [];
-  return signingIn.map(
+  return signingIn().map(
     (name) => `⏳ Waits for you to sign in to the MCP server ${name}: its page is open in your browser (:Tine mcp signs in again)`,
   );
 }
