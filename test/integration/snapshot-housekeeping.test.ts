@@ -11,7 +11,7 @@ import { describe, inject, it } from "vitest";
 import { typeAndSend } from "../helpers/chat-driver.ts";
 import { editingTurn, HELLO, snapshotStore, storeGit, withGitProject } from "../helpers/code-session.ts";
 import { gitIn } from "../helpers/git-project.ts";
-import { tempProjects } from "../helpers/neovim.ts";
+import { type Session, tempProjects } from "../helpers/neovim.ts";
 import { response, textReply } from "../mock-anthropic/script.ts";
 
 const nv = inject("nvim");
@@ -38,6 +38,22 @@ function housekeepingDue(cwd: string): void {
   if (existsSync(stamp)) utimesSync(stamp, then, then);
 }
 
+/** A Neovim in `cwd` whose housekeeping was due and has run (the test hook), then `check` in it. */
+async function afterHousekeeping(cwd: string, check: (s: Session) => Promise<void>, setup: Record<string, unknown> = {}): Promise<void> {
+  housekeepingDue(cwd);
+  await withGitProject(
+    nv,
+    cwd,
+    async (s) => {
+      await s.cmd("Tine");
+      await s.lua("return require('tine.host').request('test_housekeep')");
+      await check(s);
+    },
+    setup,
+    HOOKS,
+  );
+}
+
 describe(`snapshot housekeeping (${nv.version})`, () => {
   it("the next start drops a deleted thread's snapshots and keeps the others; :checkhealth shows the size and the limit", async () => {
     const cwd = project();
@@ -57,22 +73,13 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
       await s.lua(`require("tine").delete(...)`, deleted);
     });
     assert.ok(owners(cwd).has(kept) && owners(cwd).has(deleted));
-    housekeepingDue(cwd);
-    await withGitProject(
-      nv,
-      cwd,
-      async (s) => {
-        await s.cmd("Tine");
-        await s.lua("return require('tine.host').request('test_housekeep')");
-        assert.ok(!owners(cwd).has(deleted), "the deleted thread's snapshots dropped");
-        assert.ok(owners(cwd).has(kept));
-        await s.lua(`require("tine").restore(..., 0, { confirm = false })`, kept);
-        assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), HELLO);
-        assert.match(await s.health(), /code snapshots[\s\S]*OK of .+, in .+\.git: \d+\.\d MiB \(kept 30 days\)/);
-      },
-      {},
-      HOOKS,
-    );
+    await afterHousekeeping(cwd, async (s) => {
+      assert.ok(!owners(cwd).has(deleted), "the deleted thread's snapshots dropped");
+      assert.ok(owners(cwd).has(kept));
+      await s.lua(`require("tine").restore(..., 0, { confirm = false })`, kept);
+      assert.equal(readFileSync(join(cwd, "hello.txt"), "utf8"), HELLO);
+      assert.match(await s.health(), /code snapshots[\s\S]*OK of .+, in .+\.git: \d+\.\d MiB \(kept 30 days\)/);
+    });
   });
 
   it("a worktree fork's files, its own git's commits and its fork point survive housekeeping that drops all its snapshots", async () => {
@@ -96,14 +103,10 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
     // The fork's work committed in its worktree, as its agent or the user would.
     gitIn(fork.cwd, "add", "-A");
     gitIn(fork.cwd, "commit", "-q", "-m", "the fork's work");
-    housekeepingDue(cwd);
     // Kept for a moment only: every snapshot of the first session is past the limit.
-    await withGitProject(
-      nv,
+    await afterHousekeeping(
       cwd,
       async (s) => {
-        await s.cmd("Tine");
-        await s.lua("return require('tine.host').request('test_housekeep')");
         assert.equal(owners(cwd).size, 0, "every snapshot dropped");
         assert.match(storeGit(cwd, "count-objects", "-v"), /^count: 0$/m, "the store collected");
         gitIn(fork.cwd, "fsck", "--no-dangling");
@@ -122,7 +125,6 @@ describe(`snapshot housekeeping (${nv.version})`, () => {
         assert.equal(readFileSync(join(cwd, "later.txt"), "utf8"), "later\n");
       },
       { snapshot_keep_days: 0.000001 },
-      HOOKS,
     );
   });
 });

@@ -8,8 +8,7 @@
  */
 import { createServer } from "node:http";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { log, toolServer } from "./tools.mjs";
+import { log, serveStateless, toolServer } from "./tools.mjs";
 
 const state = { changed: false };
 /** The older HTTP+SSE transport's sessions (GET /sse opens one, POST /messages?sessionId= speaks in it). */
@@ -32,14 +31,7 @@ const http = createServer(async (req, res) => {
   for await (const chunk of req) chunks.push(chunk);
   const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   if (body.method === "tools/call" && body.params?.name === "endless") return void endless(body.id, res);
-  const server = toolServer(state);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  res.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+  await serveStateless(state, req, res, body);
 });
 
 /** Answers request `id` with an event whose text never ends, written as fast as the client reads, until it closes. */

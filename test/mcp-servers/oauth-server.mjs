@@ -14,9 +14,8 @@ import { createServer } from "node:http";
 import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import express from "express";
-import { log, toolServer } from "./tools.mjs";
+import { log, serveStateless } from "./tools.mjs";
 
 const clients = new Map();
 const codes = new Map();
@@ -120,14 +119,7 @@ http.listen(0, "127.0.0.1", () => {
         res.set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp:tools mcp:write", resource_metadata="${metadata}"`);
         return void res.status(403).json({ error: "insufficient_scope" });
       }
-      const server = toolServer(state);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on("close", () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await serveStateless(state, req, res, req.body);
     },
   );
   app.all("/mcp", (_req, res) => res.status(405).end());

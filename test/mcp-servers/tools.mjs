@@ -14,6 +14,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /** Appends a line to $MCP_TEST_LOG, when set. */
@@ -133,4 +134,16 @@ export function toolServer(state = { changed: false }) {
     }
   });
   return server;
+}
+
+/** Answers one HTTP request (its `body` read) with a fresh server of the tools over a stateless Streamable HTTP transport, closed with the response. */
+export async function serveStateless(state, req, res, body) {
+  const server = toolServer(state);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
 }

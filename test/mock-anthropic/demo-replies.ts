@@ -21,13 +21,14 @@ export function demoReply(messages: readonly DemoMessage[], nextReply: () => num
   if (last.some((b) => b.type === "tool_result") && !texts.some(isTyped)) return afterTool(blocks(messages[messages.length - 2]!), last);
   const items = texts.flatMap((t) => readContextBlock(t) ?? []);
   // What was typed last (a fork's prompt may follow its source's message), without its mentions.
-  const prompt = (texts.filter(isTyped).at(-1) ?? "")
-    .replace(/(^|\s)@\S+/g, " ")
+  const prompt = withoutMentions(texts.filter(isTyped).at(-1) ?? "")
     .replace(/\s+/g, " ")
     .trim();
   const file = items.find((i): i is Extract<ContextItem, { kind: "file" }> => i.kind === "file" && i.text !== "");
   return file ? editOf(file, prompt, nextReply()) : listing(prompt, nextReply());
 }
+
+const withoutMentions = (text: string) => text.replace(/(^|\s)@\S+/g, " ");
 
 /** A title from the prompt a title request carries (`<user>…</user>`, node/providers/title.ts): its first words, without mentions. */
 export function titleOf(messages: readonly DemoMessage[]): string {
@@ -35,8 +36,7 @@ export function titleOf(messages: readonly DemoMessage[]): string {
     .map((b) => b.text ?? "")
     .join("\n");
   const prompt = /<user>\n([\s\S]*?)\n<\/user>/.exec(asked)?.[1] ?? "";
-  const words = prompt
-    .replace(/(^|\s)@\S+/g, " ")
+  const words = withoutMentions(prompt)
     .trim()
     .split(/\s+/)
     .slice(0, 6)
