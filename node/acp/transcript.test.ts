@@ -82,6 +82,43 @@ describe("AcpTranscript", () => {
     });
   });
 
+  it("a call announced before the text the model wrote ahead of it (from the adapter's permission request) is drawn after that text; the next message is its own", () => {
+    // claude-agent-acp announces a call from canUseTool or a hook when that comes before the
+    // streamed tool_use: on a loaded machine, before the text streamed ahead of it.
+    const [writing, announced, ...rest] = WRITE_TURN;
+    const t = fold("please write it", [announced!, writing!, ...rest]);
+    const drawn = () =>
+      t.history.messages().map((m) => `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : b.type)).join(",")}`);
+    const expected = ["user:please write it", "assistant:Writing.,tool_use", "user:tool_result", "assistant:Written."];
+    assert.deepEqual(drawn(), expected);
+    t.endTurn(END);
+    assert.deepEqual(drawn(), expected);
+    assert.deepEqual(
+      [1, 3].map((i) => agentMessageId(t.history, i)),
+      ["msg_w", "msg_done5"],
+    );
+  });
+
+  it("labelled text of another message never joins the last one, tool calls between or not; unlabelled text after a call that has not ended is a new message", () => {
+    const chunk = (text: string, messageId?: string): SessionUpdate => ({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text },
+      ...(messageId === undefined ? {} : { messageId }),
+    });
+    const labelled = fold("go", [chunk("first", "msg_a"), chunk(" part", "msg_a"), chunk("second", "msg_b")]);
+    assert.deepEqual(shapes(labelled.history.messages()), ["user:text", "assistant:text", "assistant:text"]);
+    assert.deepEqual(
+      labelled.history
+        .messages()
+        .slice(1)
+        .map((m) => (m.content[0] as { text: string }).text),
+      ["first part", "second"],
+    );
+    const call: SessionUpdate = { sessionUpdate: "tool_call", toolCallId: "t1", title: "Run", status: "in_progress" };
+    const unlabelled = fold("go", [chunk("before"), call, chunk("after")]);
+    assert.deepEqual(shapes(unlabelled.history.messages()), ["user:text", "assistant:text,tool_use", "assistant:text"]);
+  });
+
   it("keeps the agent's id of every assistant message (a fork's point), stored with its turn and read back from the store's lines", () => {
     const t = fold("please write it", WRITE_TURN);
     t.endTurn(END);

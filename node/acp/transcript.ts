@@ -171,10 +171,17 @@ export class AcpTranscript {
     if (text) this.state = { ...this.state, notices: [...this.state.notices, text] };
   }
 
-  /** The segment agent output goes into: a new one after tool calls (their results come between). */
+  /**
+   * The segment agent output goes into: a new one after tool calls (their results come between).
+   * A chunk labelled with the model's message id goes by that id instead: into the open segment
+   * when it is of the same message, or when that segment's calls came before any of its text and
+   * none has ended yet (an adapter may announce a call ahead of the text the model wrote before it:
+   * claude-agent-acp does, from a permission request or a hook); into a new one when it is of
+   * another message, tool calls between or not.
+   */
   private open(messageId: string | null, forTool: boolean): Segment {
     const last = this.segments.at(-1);
-    if (last && (forTool || last.tools.length === 0)) {
+    if (last && (forTool || joins(last, messageId))) {
       last.messageId ??= messageId;
       return last;
     }
@@ -188,13 +195,18 @@ export class AcpTranscript {
   private chunk(kind: "text" | "thinking", text: string, messageId: string | null): void {
     if (!text) return;
     const segment = this.open(messageId, false);
-    const last = segment.blocks.at(-1);
-    if (kind === "text" && last?.type === "text" && segment.planAt !== segment.blocks.length - 1) {
-      segment.blocks[segment.blocks.length - 1] = { type: "text", text: last.text + text };
-    } else if (kind === "thinking" && last?.type === "thinking") {
-      segment.blocks[segment.blocks.length - 1] = { type: "thinking", thinking: last.thinking + text, signature: "" };
+    // The model writes before its calls: text that comes after calls of its own message (announced
+    // early, see `open`) goes before them.
+    let at = segment.blocks.length;
+    while (at > 0 && segment.blocks[at - 1]!.type === "tool_use") at--;
+    const before = segment.blocks[at - 1];
+    if (kind === "text" && before?.type === "text" && segment.planAt !== at - 1) {
+      segment.blocks[at - 1] = { type: "text", text: before.text + text };
+    } else if (kind === "thinking" && before?.type === "thinking") {
+      segment.blocks[at - 1] = { type: "thinking", thinking: before.thinking + text, signature: "" };
     } else {
-      segment.blocks.push(kind === "text" ? { type: "text", text } : { type: "thinking", thinking: text, signature: "" });
+      segment.blocks.splice(at, 0, kind === "text" ? { type: "text", text } : { type: "thinking", thinking: text, signature: "" });
+      if (segment.planAt !== null && segment.planAt >= at) segment.planAt++;
     }
     this.cached = null;
   }
@@ -298,6 +310,13 @@ export function agentMessageId(history: History, at: number): string | null {
     return ids[ids.length - after] ?? null;
   }
   return null;
+}
+
+/** Whether a chunk labelled `messageId` (null: unlabelled) goes on in segment `last` (see `AcpTranscript.open`). */
+function joins(last: Segment, messageId: string | null): boolean {
+  if (messageId === null) return last.tools.length === 0;
+  if (last.messageId !== null) return last.messageId === messageId;
+  return !last.tools.some(toolEnded);
 }
 
 function toolUse(s: ToolCallState): AssistantBlock {
