@@ -139,7 +139,8 @@ export class AcpConnection {
       answer = await within(
         connection.agent.request("initialize", {
           protocolVersion: PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+          // Notices: the agent's own words (a model fallback, a billing note) come apart from the model's reply, shown in the banner.
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false, session: { notices: {} } },
           clientInfo: { name: "tine.nvim", version: "0" },
         }),
         timeout,

@@ -17,7 +17,6 @@ import { type AgentCommand, agentCommandsOf } from "../core/agent-commands.ts";
 import type { History } from "../core/history.ts";
 import type { ModelChoice } from "../core/model-choice.ts";
 import type { UserBlock } from "../core/native.ts";
-import { oneLine } from "../core/one-line.ts";
 import type { RunnerSpec } from "../core/runner-spec.ts";
 import { NOTHING_REPORTED, type ReportedUsage, reportedOf } from "../usage/reported.ts";
 import type { AcpConnection } from "./connection.ts";
@@ -28,7 +27,7 @@ import { answerQuestion, denialPrompt, pendingQuestions, titleOf } from "./quest
 import { type AcpRunnerSetup, type AcpRunnerStart, acpLabel, acpTraits } from "./runner-setup.ts";
 import { AcpSettings } from "./settings.ts";
 import { AcpTranscript } from "./transcript.ts";
-import { lastPrompt, stopOf, textOf } from "./turn-words.ts";
+import { bannerLines, lastPrompt, stopOf, textOf } from "./turn-words.ts";
 
 export class AcpRunner implements Runner {
   readonly traits: RunnerTraits;
@@ -123,15 +122,16 @@ export class AcpRunner implements Runner {
   }
 
   banner(): readonly string[] {
-    const s = this.attached?.summary;
-    const who = s?.name ? ` (${oneLine(s.name)}${s.version ? ` ${oneLine(s.version)}` : ""})` : "";
-    const state = this.takingUp ? " · taking its session up…" : "";
-    const lines = [`◆ Run by the ACP agent "${this.agent}"${who} · session ${this.sessionId}${state}`];
-    const chosen = this.settings.shown();
-    if (chosen) lines.push(`◆ ${chosen}`);
-    if (this.seeded) lines.push(this.seeded.note);
-    if (this.trouble) lines.push(`⚠ ${this.trouble} · sending again tries again`);
-    return lines;
+    return bannerLines({
+      agent: this.agent,
+      sessionId: this.sessionId,
+      summary: this.attached?.summary ?? null,
+      takingUp: this.takingUp !== null,
+      chosen: this.settings.shown(),
+      seededNote: this.seeded?.note ?? null,
+      trouble: this.trouble,
+      notices: this.transcript.state.notices,
+    });
   }
 
   threadStatus(): ThreadStatus {

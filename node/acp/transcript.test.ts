@@ -6,6 +6,7 @@ import type { NativeMessage } from "../core/native.ts";
 import { entry } from "../core/native.ts";
 import { decode, encode } from "../store/records.ts";
 import { AcpTranscript, agentMessageId } from "./transcript.ts";
+import { bannerLines } from "./turn-words.ts";
 
 // Recorded from @agentclientprotocol/claude-agent-acp 0.101.0 driven against the mock Messages API
 // (the scratch run of node/acp/connection.ts; paths shortened): a reply, its billing notice, and a
@@ -73,7 +74,7 @@ describe("AcpTranscript", () => {
       { role: "user", content: [{ type: "text", text: "hello there" }] },
       { role: "assistant", content: [{ type: "text", text: "reply 2" }] },
     ]);
-    assert.match(t.state.notices[0]!, /^\*\*Warning:\*\* We're changing auto mode/);
+    assert.match(t.state.notices[0]!.text, /^\*\*Warning:\*\* We're changing auto mode/);
     assert.deepEqual(t.state.context, { used: 30, size: 1000000, cost: { amount: 0.00088, currency: "USD" } });
     assert.deepEqual(t.history.last()!.meta, {
       stopReason: "end_turn",
@@ -156,7 +157,35 @@ describe("AcpTranscript", () => {
     ]);
     t.endTurn(END);
     assert.deepEqual(t.history.at(1).message.content, [{ type: "text", text: "Hello" }]);
-    assert.deepEqual(t.state.notices, ["agent's own"]);
+    assert.deepEqual(t.state.notices, [{ severity: "info", text: "agent's own" }]);
+  });
+
+  it("a notice is the agent's, never the reply: kept with its severity, the latest few, and the banner shows the last two", () => {
+    const notices: SessionUpdate[] = Array.from({ length: 25 }, (_, i) => ({
+      sessionUpdate: "notice",
+      severity: i === 24 ? "warning" : "info",
+      title: `Note ${i}`,
+      ...(i === 24 ? { description: "fell back to\na smaller model" } : {}),
+    }));
+    const t = fold("hi", [...notices, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" }, messageId: "m1" }]);
+    assert.deepEqual(shapes(t.history.messages()), ["user:text", "assistant:text"]);
+    assert.equal(t.state.notices.length, 20);
+    assert.deepEqual(t.state.notices.at(-1), { severity: "warning", text: "Note 24: fell back to\na smaller model" });
+    const banner = bannerLines({
+      agent: "claude",
+      sessionId: "s1",
+      summary: null,
+      takingUp: false,
+      chosen: null,
+      seededNote: null,
+      trouble: null,
+      notices: t.state.notices,
+    });
+    assert.deepEqual(banner, [
+      '◆ Run by the ACP agent "claude" · session s1',
+      "◆ claude says: Note 23",
+      "⚠ claude says: Note 24: fell back to a smaller model",
+    ]);
   });
 
   it("folds a tool call into a tool_use and, once it ended, its tool_result (title, kind, status, diff), then the text after it", () => {

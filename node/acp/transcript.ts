@@ -10,12 +10,14 @@
  * not draw) change nothing but the state they carry: nothing from an agent is trusted to be well
  * ordered.
  *
- * Text that is not the model's: the Claude adapter streams its own warnings (a billing notice
- * against a gateway, shared/acp.md) as agent_message_chunk without a `messageId`, while every
+ * Text that is not the model's: tine says it shows notices (`session.notices`), and an agent that
+ * reads that sends `notice` updates. One that does not, like the Claude adapter before it did,
+ * streams its own warnings (a billing notice against a gateway, shared/acp.md) as
+ * agent_message_chunk without a `messageId`, while every
  * chunk of the model's carries the API message id. So once a session has labelled its chunks
  * (one came with a `messageId`), a chunk without one, or with an empty one, is the agent talking,
  * not the model: it goes to `state.notices`, not into the reply (tine's transcript holds what the
- * model said, and the notice is still shown). An agent that never labels its chunks (the field
+ * model said, and the thread's banner shows the latest notices). An agent that never labels its chunks (the field
  * is unstable; most do not send it) has every chunk taken as the model's.
  */
 import type { Usage as AcpUsage, AvailableCommand, PlanEntry, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
@@ -32,7 +34,7 @@ import {
   userMessage,
 } from "../core/native.ts";
 import { blockText, type ToolCallState, toolEnded, toolResultText } from "./tool-text.ts";
-import { keptStop } from "./turn-words.ts";
+import { type AgentNotice, keptStop } from "./turn-words.ts";
 
 /** What the session says besides its conversation. */
 export type AcpSessionState = {
@@ -41,10 +43,13 @@ export type AcpSessionState = {
   /** The context window as the agent counts it (usage_update), with the session's cost so far when it says it. */
   readonly context: { readonly used: number; readonly size: number; readonly cost: { amount: number; currency: string } | null } | null;
   readonly title: string | null;
-  /** Agent text that is not the model's (see the module's comment). */
-  readonly notices: readonly string[];
+  /** What the agent told the user that is not the model's (`notice` updates, and chunks as the module's comment says), oldest first. */
+  readonly notices: readonly AgentNotice[];
   readonly plan: readonly PlanEntry[];
 };
+
+/** How many notices a session keeps (the latest): they are shown, not history. */
+const KEPT_NOTICES = 20;
 
 type Segment = {
   messageId: string | null;
@@ -111,7 +116,7 @@ export class AcpTranscript {
       case "agent_message_chunk":
         if (update.messageId) this.labelled = true;
         else if (this.labelled || update.messageId === "") {
-          this.notice(blockText(update.content));
+          this.notice("info", blockText(update.content));
           return;
         }
         this.chunk("text", blockText(update.content), update.messageId ?? null);
@@ -148,7 +153,7 @@ export class AcpTranscript {
         if (update.title !== undefined) this.state = { ...this.state, title: update.title };
         return;
       case "notice":
-        this.notice(update.description ? `${update.title}: ${update.description}` : update.title);
+        this.notice(update.severity, update.description ? `${update.title}: ${update.description}` : update.title);
         return;
       default:
         // Kinds tine does not draw yet (config options, compaction, subagents, …): their state is the agent's.
@@ -167,8 +172,8 @@ export class AcpTranscript {
     this.commitOpen({ stopReason: "error", usage: usageOf(null), interrupted: true, notes: [why] });
   }
 
-  private notice(text: string): void {
-    if (text) this.state = { ...this.state, notices: [...this.state.notices, text] };
+  private notice(severity: string, text: string): void {
+    if (text) this.state = { ...this.state, notices: [...this.state.notices, { severity, text }].slice(-KEPT_NOTICES) };
   }
 
   /**

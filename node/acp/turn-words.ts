@@ -2,6 +2,8 @@
 import type { StopReason } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
 import type { UserBlock } from "../core/native.ts";
+import { oneLine } from "../core/one-line.ts";
+import type { AgentSummary } from "./summary.ts";
 
 /** An ACP turn's end as its transcript keeps it: a cancelled turn is one of tine's aborted ones; any other as the agent said it. */
 export const keptStop = (reason: string): string => (reason === "cancelled" ? "aborted" : reason);
@@ -30,4 +32,33 @@ export function lastPrompt(history: History): readonly UserBlock[] | null {
     if (m.role === "user" && m.content.some((b) => b.type === "text")) return m.content;
   }
   return null;
+}
+
+/** A notice of the agent's: `severity` as it said ("info", "warning", "error", or its own word). */
+export type AgentNotice = { readonly severity: string; readonly text: string };
+
+/** How many of the agent's latest notices its thread's banner shows. */
+const SHOWN_NOTICES = 2;
+
+/** An ACP thread's banner: who runs it, its settings, what it lost as a seeded fork, what went wrong, what the agent said. */
+export function bannerLines(b: {
+  readonly agent: string;
+  readonly sessionId: string;
+  readonly summary: AgentSummary | null;
+  readonly takingUp: boolean;
+  readonly chosen: string | null;
+  readonly seededNote: string | null;
+  readonly trouble: string | null;
+  readonly notices: readonly AgentNotice[];
+}): readonly string[] {
+  const s = b.summary;
+  const who = s?.name ? ` (${oneLine(s.name)}${s.version ? ` ${oneLine(s.version)}` : ""})` : "";
+  const state = b.takingUp ? " · taking its session up…" : "";
+  const lines = [`◆ Run by the ACP agent "${b.agent}"${who} · session ${b.sessionId}${state}`];
+  if (b.chosen) lines.push(`◆ ${b.chosen}`);
+  if (b.seededNote) lines.push(b.seededNote);
+  if (b.trouble) lines.push(`⚠ ${b.trouble} · sending again tries again`);
+  for (const n of b.notices.slice(-SHOWN_NOTICES))
+    lines.push(`${n.severity === "info" ? "◆" : "⚠"} ${b.agent} says: ${oneLine(n.text, 200)}`);
+  return lines;
 }

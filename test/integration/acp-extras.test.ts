@@ -37,6 +37,9 @@ describe(`an ACP thread's extras (${nv.version})`, () => {
           await sendIn(s, id, "Count this.");
           await s.waitForDisplay(id, "Counted.");
           await s.waitForStatus(id, "idle");
+          // The adapter's own note on billing (tine says it shows notices): in the banner, apart from the reply.
+          const shown = await s.waitForDisplay(id, /⚠ claude says: .*auto mode/);
+          assert.doesNotMatch(shown, /Counted\.\s*\S*Warning/, shown);
           const bar = await waitForWinbar(s, id, "tokens");
           // The agent's context (its usage_update's used / size), the turn's tokens, and the session's cost in dollars.
           assert.match(bar, /ctx \S+ \/ \S+/, bar);
