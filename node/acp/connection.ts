@@ -203,8 +203,11 @@ export class AcpConnection {
 
   /** `session/cancel`: the turn ends with "cancelled"; its pending permissions are answered "cancelled" first, as the spec says. */
   async cancel(sessionId: string): Promise<void> {
+    // The cancel goes out ahead of the permissions' answers (the SDK writes in order): an agent that
+    // reads a "cancelled" answer before it knows the turn is cancelled takes it as a refusal and goes on.
+    const sent = this.connection.agent.notify("session/cancel", { sessionId }).catch(() => {});
     for (const p of this.permissions) if (p.sessionId === sessionId) p.cancel();
-    await this.connection.agent.notify("session/cancel", { sessionId }).catch(() => {});
+    await sent;
   }
 
   /** `session/resume` (no history replayed); only when the agent says it can (summary.resume). */
