@@ -15,6 +15,7 @@ import { AcpConnection } from "./connection.ts";
 import type { AcpError } from "./errors.ts";
 import { type McpSource, sessionServers } from "./mcp-servers.ts";
 import type { PendingPermission } from "./permissions.ts";
+import { isSessionState } from "./transcript.ts";
 
 /** What one session's thread is told of what its agent sends. */
 export type SessionEvents = {
@@ -27,19 +28,6 @@ export type SessionEvents = {
 /** An agent none of whose sessions listens yet. */
 const NO_LISTENERS: ReadonlyMap<string, SessionEvents> = new Map();
 
-/**
- * What an agent says of a session's state as soon as it has answered `session/new` or
- * `session/fork` (Claude's adapter announces its commands then), before tine has made the thread
- * that listens: held for the thread. Not its conversation: a fork's replay of the source's messages
- * (OpenCode sends one) is already the fork's copied history.
- */
-const HELD_KINDS: ReadonlySet<SessionUpdate["sessionUpdate"]> = new Set([
-  "available_commands_update",
-  "current_mode_update",
-  "config_option_update",
-  "usage_update",
-  "session_info_update",
-]);
 /** How many sessions' early updates are held, and how many each: a session nobody comes for (its thread failed to open) costs at most this much. */
 const HELD_SESSIONS = 16;
 const HELD_UPDATES = 64;
@@ -141,9 +129,15 @@ export class AcpAgents {
     };
   }
 
-  /** Keeps a state update (HELD_KINDS) of a session nobody listens to yet, for its thread (listen); drops the rest. */
+  /**
+   * Keeps a state update of a session nobody listens to yet (what an agent says as soon as it has
+   * answered `session/new` or `session/fork`: Claude's adapter announces its commands then, before
+   * tine has made the thread that listens), for its thread (listen); drops the rest. Not its
+   * conversation: a fork's replay of the source's messages (OpenCode sends one) is already the
+   * fork's copied history.
+   */
   private hold(name: string, sessionId: string, update: SessionUpdate): void {
-    if (!HELD_KINDS.has(update.sessionUpdate) || this.stopped.has(sessionKey(name, sessionId))) return;
+    if (!isSessionState(update) || this.stopped.has(sessionKey(name, sessionId))) return;
     const of = this.held.get(name) ?? new Map<string, SessionUpdate[]>();
     this.held.set(name, of);
     const updates = of.get(sessionId) ?? [];

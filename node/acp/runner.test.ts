@@ -44,6 +44,8 @@ function scripted(summary: AgentSummary, mode: string | null = null) {
       calls.push(`load ${id}`);
       // A load replays the conversation before it answers: tine holds it already.
       events?.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "replayed" } });
+      // What it says of the session's state meanwhile is kept (Claude's adapter announces its commands then).
+      events?.update({ sessionUpdate: "available_commands_update", availableCommands: [{ name: "review", description: "Review" }] });
       return { sessionId: id, response: {} };
     },
     async setMode(id: string, m: string) {
@@ -78,12 +80,13 @@ function reopened(pool: AcpAgents, msgs: AgentMsg[] = []) {
 }
 
 describe("a thread run by an ACP agent", () => {
-  it("opened again, loads its session where the agent cannot resume it, drops the replay, and sets the configured mode", async () => {
+  it("opened again, loads its session where the agent cannot resume it, drops the replay but not the commands it announced, and sets the configured mode", async () => {
     const { pool, calls } = scripted(SUMMARY, "default");
     const runner = reopened(pool);
     await settle();
     expect(calls).toEqual(["load s1", "mode s1 default"]);
     expect(runner.history.length).toBe(0);
+    expect(runner.agentCommands().map((c) => c.name)).toEqual(["review"]);
     // The agent's own words, one line whatever they hold.
     expect(runner.banner()).toEqual(['◆ Run by the ACP agent "x" (Scripted Agent 1) · session s1']);
   });

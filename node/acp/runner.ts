@@ -26,7 +26,7 @@ import { type PromptPart, promptParts } from "./prompt-blocks.ts";
 import { answerQuestion, denialPrompt, pendingQuestions, titleOf } from "./questions.ts";
 import { type AcpRunnerSetup, type AcpRunnerStart, acpLabel, acpTraits } from "./runner-setup.ts";
 import { AcpSettings } from "./settings.ts";
-import { AcpTranscript } from "./transcript.ts";
+import { AcpTranscript, isSessionState } from "./transcript.ts";
 import { bannerLines, lastPrompt, stopOf, textOf } from "./turn-words.ts";
 
 export class AcpRunner implements Runner {
@@ -335,7 +335,8 @@ export class AcpRunner implements Runner {
     const conn = this.attached;
     this.stopListening = this.setup.pool.listen(this.agent, this.sessionId, {
       update: (update) => {
-        if (this.replaying || this.closed) return;
+        // A load's replay is dropped (the transcript is tine's), not what it says of the session's state.
+        if (this.closed || (this.replaying && !isSessionState(update))) return;
         if (!this.settings.apply(update)) this.transcript.apply(update);
         this.dispatch({ type: "stream-updated" });
       },

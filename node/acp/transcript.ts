@@ -48,6 +48,16 @@ export type AcpSessionState = {
   readonly plan: readonly PlanEntry[];
 };
 
+/** The updates that say a session's state, not its conversation (commands, mode, config options, usage, title). */
+const STATE_KINDS: ReadonlySet<SessionUpdate["sessionUpdate"]> = new Set([
+  "available_commands_update",
+  "current_mode_update",
+  "config_option_update",
+  "usage_update",
+  "session_info_update",
+]);
+export const isSessionState = (update: SessionUpdate): boolean => STATE_KINDS.has(update.sessionUpdate);
+
 /** How many notices a session keeps (the latest): they are shown, not history. */
 const KEPT_NOTICES = 20;
 
