@@ -120,6 +120,21 @@ describe("AcpTranscript", () => {
     assert.deepEqual(shapes(unlabelled.history.messages()), ["user:text", "assistant:text,tool_use", "assistant:text"]);
   });
 
+  it("a late update of a finished turn's call (a hook's final diff after the turn's answer) changes nothing: the call is not drawn again", () => {
+    const t = fold("please write it", WRITE_TURN);
+    t.endTurn(END);
+    const before = t.history.messages();
+    t.apply({
+      toolCallId: "toolu_1",
+      content: [{ path: P, oldText: null, newText: "late\n", type: "diff" }],
+      sessionUpdate: "tool_call_update",
+    });
+    t.apply({ toolCallId: "toolu_1", title: "Write out.txt", status: "completed", sessionUpdate: "tool_call" });
+    assert.deepEqual(t.history.messages(), before);
+    fold("again", REPLY_TURN, t).endTurn(END);
+    assert.deepEqual(shapes(t.history.messages().slice(before.length)), ["user:text", "assistant:text"]);
+  });
+
   it("keeps the agent's id of every assistant message (a fork's point), stored with its turn and read back from the store's lines", () => {
     const t = fold("please write it", WRITE_TURN);
     t.endTurn(END);

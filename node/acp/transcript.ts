@@ -58,6 +58,9 @@ const STATE_KINDS: ReadonlySet<SessionUpdate["sessionUpdate"]> = new Set([
 ]);
 export const isSessionState = (update: SessionUpdate): boolean => STATE_KINDS.has(update.sessionUpdate);
 
+/** How many finished turns' call ids a transcript remembers (see `finished`). */
+const FINISHED_CALLS = 1000;
+
 /** How many notices a session keeps (the latest): they are shown, not history. */
 const KEPT_NOTICES = 20;
 
@@ -77,6 +80,11 @@ export class AcpTranscript {
   private committed: History;
   private segments: Segment[] = [];
   private readonly tools = new Map<string, ToolCallState>();
+  /**
+   * The calls of finished turns (the latest FINISHED_CALLS): an agent's late word on one (a hook's
+   * final diff after the turn's answer) changes nothing, where it would have drawn the call again.
+   */
+  private readonly finished = new Set<string>();
   /** Which segment each tool call is in (a late update changes that segment). */
   private readonly toolSegment = new Map<string, Segment>();
   /**
@@ -227,6 +235,7 @@ export class AcpTranscript {
   }
 
   private toolCall(id: string, fields: Omit<ToolCallState, "id">): void {
+    if (this.finished.has(id)) return;
     const known = this.tools.get(id);
     if (known) {
       // A repeated tool_call is an update of the same call.
@@ -301,6 +310,10 @@ export class AcpTranscript {
     const entries = this.segments.flatMap((segment, i) => this.entriesOf(segment, true, i === lastAt ? turnMeta : undefined));
     this.committed = this.committed.push(...entries);
     this.segments = [];
+    for (const id of this.tools.keys()) {
+      this.finished.add(id);
+      if (this.finished.size > FINISHED_CALLS) this.finished.delete(this.finished.values().next().value!);
+    }
     this.tools.clear();
     this.toolSegment.clear();
     this.settled = null;
