@@ -2,9 +2,11 @@
  * An ACP tool call as the text of its tool_result, the way tine draws a result: a head line with
  * what the agent said of it (kind, title, status), then its content: text as it came, diffs as a
  * unified diff of the whole file (ACP gives the old and new text, not hunks), a terminal by its
- * id, and the raw output when there is no content. Nothing here is sent anywhere.
+ * id, and the raw output when there is no content. Nothing here is sent anywhere. And the call as
+ * the tool_use and tool_result blocks a transcript (transcript.ts) holds.
  */
-import type { ContentBlock, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk/unstable";
+import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk/unstable";
+import type { AssistantBlock, ToolResultBlock } from "../core/native.ts";
 
 /** What tine keeps of a tool call as its updates come (each update replaces the fields it carries). */
 export type ToolCallState = {
@@ -80,4 +82,31 @@ export function diffText(path: string, oldText: string | null, newText: string):
     ...removed,
     ...added,
   ].join("\n");
+}
+
+/** A call as the tool_use block of its assistant message. */
+export function toolUse(s: ToolCallState): AssistantBlock {
+  const input =
+    s.rawInput !== null && typeof s.rawInput === "object" && !Array.isArray(s.rawInput) ? (s.rawInput as Record<string, unknown>) : {};
+  return { type: "tool_use", id: s.id, name: s.name || s.kind || "tool", input };
+}
+
+/** A call's result; at the turn's end, one still running is said to have been stopped. */
+export function toolResult(s: ToolCallState, turnEnded: boolean): ToolResultBlock {
+  const unfinished = !toolEnded(s) && turnEnded;
+  const text = unfinished ? `${toolResultText(s)}\n(the turn ended before this call finished)` : toolResultText(s);
+  return { type: "tool_result", tool_use_id: s.id, content: text, ...(s.status === "failed" || unfinished ? { is_error: true } : {}) };
+}
+
+/** A call's fields as a `tool_call` (or an update of a call never announced, drawn as a call from there) gives them. */
+export function toolFields(update: Extract<SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }>): Omit<ToolCallState, "id"> {
+  return {
+    title: update.title ?? "",
+    name: update.name ?? null,
+    kind: update.kind ?? null,
+    status: update.status ?? "pending",
+    content: update.content ?? [],
+    rawInput: update.rawInput,
+    rawOutput: update.rawOutput,
+  };
 }

@@ -100,6 +100,60 @@ describe("AcpTranscript", () => {
     );
   });
 
+  it("a call announced early for a turn's second message goes with that message's text, not with the first message's calls", () => {
+    const chunk = (text: string, messageId: string): SessionUpdate => ({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text },
+      messageId,
+    });
+    const call = (id: string): SessionUpdate => ({ sessionUpdate: "tool_call", toolCallId: id, title: id, status: "pending" });
+    const ended = (id: string): SessionUpdate => ({ sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" });
+    const t = fold("go", [chunk("Reading.", "msg_a"), call("read"), ended("read"), call("write"), chunk("Writing.", "msg_b")]);
+    const drawn = () =>
+      t.history.messages().map((m) => `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : b.type)).join(",")}`);
+    assert.deepEqual(drawn(), ["user:go", "assistant:Reading.,tool_use", "user:tool_result", "assistant:Writing.,tool_use"]);
+    for (const u of [ended("write"), chunk("Done.", "msg_c")]) t.apply(u);
+    t.endTurn(END);
+    assert.deepEqual(drawn(), [
+      "user:go",
+      "assistant:Reading.,tool_use",
+      "user:tool_result",
+      "assistant:Writing.,tool_use",
+      "user:tool_result",
+      "assistant:Done.",
+    ]);
+    assert.deepEqual(
+      t.history
+        .messages()
+        .flatMap((m) => m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : b.type === "tool_result" ? [b.tool_use_id] : []))),
+      ["read", "read", "write", "write"],
+    );
+  });
+
+  it("a call that has started is the last message's: labelled text after it is a new message, drawn after the call", () => {
+    const t = fold("go", [
+      { sessionUpdate: "tool_call", toolCallId: "x", title: "Run", status: "in_progress" },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Result is" }, messageId: "msg_b" },
+      { sessionUpdate: "tool_call_update", toolCallId: "x", status: "completed" },
+    ]);
+    assert.deepEqual(shapes(t.history.messages()), ["user:text", "assistant:tool_use", "user:tool_result", "assistant:text"]);
+  });
+
+  it("an id used again for a new call in a later turn is that new call", () => {
+    const call: SessionUpdate = { sessionUpdate: "tool_call", toolCallId: "1", title: "Run", status: "completed" };
+    const t = fold("one", [call]);
+    t.endTurn(END);
+    fold("two", [call], t).endTurn(END);
+    assert.deepEqual(shapes(t.history.messages()), [
+      "user:text",
+      "assistant:tool_use",
+      "user:tool_result",
+      "user:text",
+      "assistant:tool_use",
+      "user:tool_result",
+    ]);
+  });
+
   it("labelled text of another message never joins the last one, tool calls between or not; unlabelled text after a call that has not ended is a new message", () => {
     const chunk = (text: string, messageId?: string): SessionUpdate => ({
       sessionUpdate: "agent_message_chunk",
@@ -129,7 +183,7 @@ describe("AcpTranscript", () => {
       content: [{ path: P, oldText: null, newText: "late\n", type: "diff" }],
       sessionUpdate: "tool_call_update",
     });
-    t.apply({ toolCallId: "toolu_1", title: "Write out.txt", status: "completed", sessionUpdate: "tool_call" });
+    t.apply({ toolCallId: "toolu_1", title: "Write out.txt", status: "completed", sessionUpdate: "tool_call_update" });
     assert.deepEqual(t.history.messages(), before);
     fold("again", REPLY_TURN, t).endTurn(END);
     assert.deepEqual(shapes(t.history.messages().slice(before.length)), ["user:text", "assistant:text"]);

@@ -20,7 +20,7 @@
  * model said, and the thread's banner shows the latest notices). An agent that never labels its chunks (the field
  * is unstable; most do not send it) has every chunk taken as the model's.
  */
-import type { Usage as AcpUsage, AvailableCommand, PlanEntry, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import type { AvailableCommand, PlanEntry, PromptResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { History } from "../core/history.ts";
 import {
   type AssistantBlock,
@@ -28,13 +28,11 @@ import {
   type Entry,
   entry,
   type ResponseMeta,
-  type ToolResultBlock,
-  type Usage,
   type UserBlock,
   userMessage,
 } from "../core/native.ts";
-import { blockText, type ToolCallState, toolEnded, toolResultText } from "./tool-text.ts";
-import { type AgentNotice, keptStop } from "./turn-words.ts";
+import { blockText, type ToolCallState, toolEnded, toolFields, toolResult, toolUse } from "./tool-text.ts";
+import { type AgentNotice, keptStop, usageOf } from "./turn-words.ts";
 
 /** What the session says besides its conversation. */
 export type AcpSessionState = {
@@ -198,9 +196,10 @@ export class AcpTranscript {
    * The segment agent output goes into: a new one after tool calls (their results come between).
    * A chunk labelled with the model's message id goes by that id instead: into the open segment
    * when it is of the same message, or when that segment's calls came before any of its text and
-   * none has ended yet (an adapter may announce a call ahead of the text the model wrote before it:
+   * none has started (an adapter may announce a call ahead of the text the model wrote before it:
    * claude-agent-acp does, from a permission request or a hook); into a new one when it is of
-   * another message, tool calls between or not.
+   * another message, tool calls between or not, and that one takes the calls announced early for
+   * it (`takeEarlyCalls`).
    */
   private open(messageId: string | null, forTool: boolean): Segment {
     const last = this.segments.at(-1);
@@ -209,10 +208,34 @@ export class AcpTranscript {
       return last;
     }
     const segment: Segment = { messageId, blocks: [], tools: [], planAt: null };
+    if (last && messageId !== null) this.takeEarlyCalls(last, segment);
     // The last segment is settled now: the settled value grows by it rather than being made again.
     if (last && this.settled) this.settled = this.settled.push(...this.entriesOf(last, false));
     this.segments.push(segment);
     return segment;
+  }
+
+  /**
+   * A new message's text came: the calls of segment `from` that have not started and were
+   * announced after one of its calls ended are the new message's, announced early. The model
+   * writes its next message only once every call of the last has a result, so a call still
+   * pending then is not the last message's (an agent that never says a call ended moves none).
+   */
+  private takeEarlyCalls(from: Segment, to: Segment): void {
+    const firstEnded = from.tools.findIndex(toolEnded);
+    if (firstEnded < 0) return;
+    const early = new Set(from.tools.slice(firstEnded + 1).filter((t) => t.status === "pending"));
+    if (early.size === 0) return;
+    const ids = new Set([...early].map((t) => t.id));
+    const moves = (b: AssistantBlock) => b.type === "tool_use" && ids.has(b.id);
+    if (from.planAt !== null) from.planAt -= from.blocks.slice(0, from.planAt).filter(moves).length;
+    from.tools = from.tools.filter((t) => !early.has(t));
+    from.blocks = from.blocks.filter((b) => !moves(b));
+    for (const t of early) {
+      to.tools.push(t);
+      to.blocks.push({ type: "tool_use", id: t.id, name: "", input: {} });
+      this.toolSegment.set(t.id, to);
+    }
   }
 
   private chunk(kind: "text" | "thinking", text: string, messageId: string | null): void {
@@ -235,7 +258,8 @@ export class AcpTranscript {
   }
 
   private toolCall(id: string, fields: Omit<ToolCallState, "id">): void {
-    if (this.finished.has(id)) return;
+    // An id the agent uses again for a new call (ids are the session's, but nothing from an agent is trusted) is that call.
+    this.finished.delete(id);
     const known = this.tools.get(id);
     if (known) {
       // A repeated tool_call is an update of the same call.
@@ -254,6 +278,7 @@ export class AcpTranscript {
 
   private toolUpdate(update: Extract<SessionUpdate, { sessionUpdate: "tool_call_update" }>): void {
     const state = this.tools.get(update.toolCallId);
+    if (!state && this.finished.has(update.toolCallId)) return;
     if (!state) {
       // An update for a call never announced: drawn as a call from here on.
       this.toolCall(update.toolCallId, toolFields(update));
@@ -344,20 +369,7 @@ export function agentMessageId(history: History, at: number): string | null {
 function joins(last: Segment, messageId: string | null): boolean {
   if (messageId === null) return last.tools.length === 0;
   if (last.messageId !== null) return last.messageId === messageId;
-  return !last.tools.some(toolEnded);
-}
-
-function toolUse(s: ToolCallState): AssistantBlock {
-  const input =
-    s.rawInput !== null && typeof s.rawInput === "object" && !Array.isArray(s.rawInput) ? (s.rawInput as Record<string, unknown>) : {};
-  return { type: "tool_use", id: s.id, name: s.name || s.kind || "tool", input };
-}
-
-/** A call's result; at the turn's end, one still running is said to have been stopped. */
-function toolResult(s: ToolCallState, turnEnded: boolean): ToolResultBlock {
-  const unfinished = !toolEnded(s) && turnEnded;
-  const text = unfinished ? `${toolResultText(s)}\n(the turn ended before this call finished)` : toolResultText(s);
-  return { type: "tool_result", tool_use_id: s.id, content: text, ...(s.status === "failed" || unfinished ? { is_error: true } : {}) };
+  return last.tools.every((t) => t.status === "pending");
 }
 
 function appendUserText(history: History, text: string): History {
@@ -372,30 +384,4 @@ function appendUserText(history: History, text: string): History {
     return history.replaceLast(entry(userMessage(merged)));
   }
   return history.push(entry(userMessage([{ type: "text", text }])));
-}
-
-/**
- * ACP's usage in tine's shape (the winbar's). The Claude and Codex adapters count input apart
- * from the cache, as the Messages API does (their totalTokens is the sum of the parts).
- */
-export function usageOf(u: AcpUsage | null): Usage {
-  return {
-    input_tokens: u?.inputTokens ?? 0,
-    output_tokens: u?.outputTokens ?? 0,
-    cache_read_input_tokens: u?.cachedReadTokens ?? 0,
-    cache_creation_input_tokens: u?.cachedWriteTokens ?? 0,
-  };
-}
-
-/** A call's fields as a `tool_call` (or an update of a call never announced, drawn as a call from there) gives them. */
-function toolFields(update: Extract<SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }>): Omit<ToolCallState, "id"> {
-  return {
-    title: update.title ?? "",
-    name: update.name ?? null,
-    kind: update.kind ?? null,
-    status: update.status ?? "pending",
-    content: update.content ?? [],
-    rawInput: update.rawInput,
-    rawOutput: update.rawOutput,
-  };
 }

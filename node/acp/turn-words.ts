@@ -1,7 +1,9 @@
 /** How an ACP runner says what an agent gave: its turn's end as tine's stop reasons, a prompt's text. */
+
+import type { Usage as AcpUsage } from "@agentclientprotocol/sdk/unstable";
 import type { StopReason } from "../core/agent.ts";
 import type { History } from "../core/history.ts";
-import type { UserBlock } from "../core/native.ts";
+import type { Usage, UserBlock } from "../core/native.ts";
 import { oneLine } from "../core/one-line.ts";
 import type { AgentSummary } from "./summary.ts";
 
@@ -61,4 +63,17 @@ export function bannerLines(b: {
   for (const n of b.notices.slice(-SHOWN_NOTICES))
     lines.push(`${n.severity === "info" ? "◆" : "⚠"} ${b.agent} says: ${oneLine(n.text, 200)}`);
   return lines;
+}
+
+/**
+ * ACP's usage in tine's shape (the winbar's). The Claude and Codex adapters count input apart
+ * from the cache, as the Messages API does (their totalTokens is the sum of the parts).
+ */
+export function usageOf(u: AcpUsage | null): Usage {
+  return {
+    input_tokens: u?.inputTokens ?? 0,
+    output_tokens: u?.outputTokens ?? 0,
+    cache_read_input_tokens: u?.cachedReadTokens ?? 0,
+    cache_creation_input_tokens: u?.cachedWriteTokens ?? 0,
+  };
 }
