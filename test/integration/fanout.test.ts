@@ -26,10 +26,13 @@ const lastText = (b: RequestBody) =>
     .map((x) => (x.type === "text" ? x.text : x.type))
     .join("|");
 
-/** The text the user typed in the last user message (its mentions' context blocks left out). */
+/**
+ * The text the user typed in the last user message: its mentions' context blocks left out, and the
+ * report of a background fork that ended before it was sent (it goes first).
+ */
 const typedText = (b: RequestBody) =>
   blocks(b.messages.at(-1))
-    .flatMap((x) => (x.type === "text" && !x.text.startsWith("<context") ? [x.text] : []))
+    .flatMap((x) => (x.type === "text" && !x.text.startsWith("<context") && !x.text.startsWith("<fork-report") ? [x.text] : []))
     .at(0);
 
 /** The threads other than `sourceId`, by number (the order they were made). */
@@ -46,6 +49,15 @@ async function turnEnded(s: Session, id: string, reply: string): Promise<void> {
 /** Waits (bounded) until the mock has received `count` thread requests in all. */
 const requestsArrived = (s: Session, count: number) =>
   s.until(`${count} requests (${s.mock.requests.length} so far)`, async () => s.mock.requests.length >= count);
+
+/**
+ * The request whose last user message was typed `text`, once it has arrived. Found by its text, not
+ * by a count of requests: another thread's request (a fork of the test's) may come between.
+ */
+async function requestTyped(s: Session, text: string): Promise<RequestBody> {
+  await s.until(`the request typed ${JSON.stringify(text)}`, async () => bodies(s).some((b) => typedText(b) === text));
+  return bodies(s).find((b) => typedText(b) === text)!;
+}
 
 describe(`fan-out (${nv.version})`, () => {
   it("fanout(id, p, { n = 3 }): 3 unattended forks in worktrees of their own, each sent p after the source's history, each editing only its own files, each waiting for the choice", async () => {
@@ -210,15 +222,12 @@ describe(`fan-out (${nv.version})`, () => {
         // A plain background fork's prompt carries its mentions too.
         await s.open(id);
         await s.cmd("ForkThread --bg bg prompt @file:hello.txt");
-        await requestsArrived(s, 15);
-        const bg = bodies(s).at(-1)!;
-        assert.equal(typedText(bg), "bg prompt @file:hello.txt");
+        const bg = await requestTyped(s, "bg prompt @file:hello.txt");
         assert.match(lastText(bg), /<context kind="file" path="hello\.txt"[^>]*>\nhello from a fixture/);
         // The prompts' mentions went to the forks only: the source follows no file, and its next message carries none.
         assert.doesNotMatch(await s.display(id), /📎 Following/);
         await typeAndSend(s, "the source goes on");
-        await requestsArrived(s, 16);
-        const next = bodies(s).find((b) => typedText(b) === "the source goes on")!;
+        const next = await requestTyped(s, "the source goes on");
         assert.doesNotMatch(lastText(next), /<context/);
       },
       { fanout_max: 8, models: ["m-a", "m-b"] },
