@@ -59,7 +59,7 @@ export type Session = {
   answerConfirm(n: number): Promise<void>;
   /** What the stubs above were last asked: vim.ui.input's prompt, vim.ui.select's items as shown (null if never). */
   asked(): Promise<{ prompt: string | null; items: string[] | null }>;
-  /** Polls `check` (each poll is an RPC round trip) until it holds; fails with `what` on timeout. */
+  /** Polls `check` (each poll is an RPC round trip) until it holds; fails with `what` after `timeoutMs` (10 s). */
   until(what: string, check: () => Promise<boolean>, timeoutMs?: number): Promise<void>;
   waitForDisplay(ref: ThreadRef, text: string | RegExp): Promise<string>;
   waitForStatus(ref: ThreadRef, status: string): Promise<void>;
@@ -201,7 +201,9 @@ export function newSession(nvim: NeovimClient, mock: MockAnthropic, cwd: string,
       await lua("local n = ...; vim.fn.confirm = function() return n end", n);
     },
     asked: () => lua("return { prompt = _G.tine_asked_prompt or vim.NIL, items = _G.tine_asked_items or vim.NIL }"),
-    async until(what, check, timeoutMs = 5000) {
+    // 10 s: a real agent's first turn (OpenCode loading its provider, Claude Code starting) took
+    // up to 4 s on a loaded 2-core machine. Only a failing wait waits this long.
+    async until(what, check, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         if (await check()) return;
