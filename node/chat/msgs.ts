@@ -94,6 +94,8 @@ export type StoredThread = {
   readonly label: string | null;
   /** tine stopped (a quit, a restart) while it worked, and nothing was sent to it since: opening it from the list offers to go on. */
   readonly interrupted: boolean;
+  /** How many messages wait in its queue, unsent: opened, they come back held (tine stopped before they were sent). */
+  readonly queued: number;
   /** The git worktree of its own it works in, as its transcript keeps it (null: none of its own). */
   readonly worktree: { readonly path: string; readonly base: string; readonly unattended?: true } | null;
   /** What its own requests used, as the store's scan keeps it (the list shows it without loading the thread); none: unknown. */

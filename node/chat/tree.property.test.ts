@@ -241,6 +241,7 @@ describe("fork tree with loops planted", () => {
       usage: NO_STORED_USAGE,
       fanOut: null,
       check: null,
+      queued: 0,
     });
     fc.assert(
       fc.property(fc.array(fc.option(fc.nat(12), { nil: null }), { maxLength: 12 }), (pointers) => {

@@ -181,6 +181,7 @@ describe("a fan-out", () => {
       usage: NO_STORED_USAGE,
       fanOut,
       check: null,
+      queued: 0,
       ...more,
     });
     const planted = { group: ids[0]!, index: 3, of: 3, prompt: "x", checked: false };

@@ -1,4 +1,7 @@
-/** A thread a quit cut off reads as interrupted in the list until its next message, scanned whole or from where the index stopped. */
+/**
+ * A thread a quit cut off reads as interrupted in the list until its next message, and one holding
+ * queued messages says how many, scanned whole or from where the index stopped.
+ */
 import { appendFileSync, lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -26,5 +29,23 @@ describe("an interrupted thread in the list", () => {
     expect(checkScanState(`${id}.jsonl`, JSON.parse(JSON.stringify(cut)))?.summary?.interrupted).toBe(true);
     appendFileSync(path, user("go on"));
     expect(scanLog(path, lstatSync(path), cut).summary?.interrupted).toBe(false);
+  });
+
+  it("counts the messages its queue holds unsent, as its last queue record says, scanned whole or from where the index stopped", () => {
+    const id = "22222222-2222-4222-8222-222222222222";
+    const path = join(folder(), `${id}.jsonl`);
+    writeFileSync(path, `${headerLine({ id })}\n${user("go")}${line({ t: "queue", items: [{ text: "one" }] })}`);
+    const first = scanLog(path, lstatSync(path), null);
+    expect(first.summary?.queued).toBe(1);
+    appendFileSync(path, line({ t: "queue", items: [{ text: "one" }, { text: "two", now: true }] }));
+    const more = scanLog(path, lstatSync(path), first);
+    expect(more.summary?.queued).toBe(2);
+    expect(checkScanState(`${id}.jsonl`, JSON.parse(JSON.stringify(more)))?.summary?.queued).toBe(2);
+    // An index entry written before queues were counted is scanned again.
+    const { queued: _, ...older } = more.summary!;
+    expect(checkScanState(`${id}.jsonl`, JSON.parse(JSON.stringify({ ...more, summary: older })))).toBeNull();
+    appendFileSync(path, `${user("one|two")}${line({ t: "queue", items: [] })}`);
+    expect(scanLog(path, lstatSync(path), more).summary?.queued).toBe(0);
+    expect(scanLog(path, lstatSync(path), null).summary?.queued).toBe(0);
   });
 });

@@ -32,6 +32,7 @@ export function toStoredThread(s: ThreadSummary, busyBy: number | null, looped: 
     busyBy,
     label: s.label ?? null,
     interrupted: s.interrupted === true,
+    queued: s.queued,
     worktree: s.worktree,
     usage: s.usage,
     ...(looped.has(s.id) ? { looped: true as const } : {}),

@@ -23,6 +23,7 @@ const thread = (id: string, more: Partial<ThreadSummary> = {}): ThreadSummary =>
   usage: NO_STORED_USAGE,
   fanOut: null,
   check: null,
+  queued: 0,
   ...more,
 });
 

@@ -91,6 +91,9 @@ function checkSummary(v: unknown): ThreadSummary | null {
   if (!Array.isArray(problems) || !problems.every(isProblem)) return null;
   if (label !== undefined && label !== null && typeof label !== "string") return null;
   if (interrupted !== undefined && typeof interrupted !== "boolean") return null;
+  // Absent in an index written before queues were counted: that file is scanned again.
+  const queued = v["queued"];
+  if (!isCount(queued)) return null;
   return {
     id,
     num,
@@ -108,6 +111,7 @@ function checkSummary(v: unknown): ThreadSummary | null {
     problems: problems as LogProblem[],
     label: label ?? null,
     interrupted: interrupted === true,
+    queued,
     worktree,
     usage,
     fanOut,

@@ -41,6 +41,8 @@ export type ThreadSummary = {
   readonly label?: string | null;
   /** Cut off when tine stopped while it worked, with no message since (absent in an index written before). */
   readonly interrupted?: boolean;
+  /** How many messages wait in its queue, unsent (an index written before it was kept is scanned again). */
+  readonly queued: number;
   /** The git worktree of its own it works in (its header's), or null: the project's folder (or its parent's). */
   readonly worktree: NonNullable<Header["worktree"]> | null;
   /** What its own requests used (an index written before it was kept is scanned again). */
@@ -128,6 +130,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
   let ended = summary?.ended ?? null;
   let label = summary?.label ?? null;
   let interrupted = summary?.interrupted ?? false;
+  let queued = summary?.queued ?? 0;
   let check = summary?.check ?? null;
   const branches = [...(summary?.branches ?? [])];
   const ownFrom = (p: ThreadSummary["parent"]) => (p?.relation === "fork" ? p.atMessage + 1 : 0);
@@ -171,6 +174,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
           usage: NO_STORED_USAGE,
           fanOut: r.fanOut ?? null,
           check: null,
+          queued: 0,
         };
         title = r.title;
         messages = r.parent?.relation === "fork" ? r.parent.messages : 0;
@@ -187,6 +191,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
     else if (r.t === "ended") ended = r.into ? { how: r.how, into: r.into } : { how: r.how };
     else if (r.t === "restored") ended = null;
     else if (r.t === "interrupted") interrupted = true;
+    else if (r.t === "queue") queued = r.items.length;
     else if (r.t === "check") check = r.result;
     else if (r.t === "branched") branches.push({ to: r.to, after: r.after, upTo: r.upTo });
   }
@@ -201,6 +206,7 @@ export function scanLog(path: string, seen: Stats, previous: ScanState | null): 
       problems,
       label,
       interrupted,
+      queued,
       check,
       updated: stat.mtimeMs,
       usage: usage.result(),

@@ -10,7 +10,7 @@ import { ThreadList } from "./thread-list.ts";
 
 const extras = NO_LIST_EXTRAS;
 
-function stored(num: number, title: string, parentId: string | null): StoredThread {
+function stored(num: number, title: string, parentId: string | null, more: Partial<StoredThread> = {}): StoredThread {
   return {
     id: `t${num}`,
     num,
@@ -26,7 +26,9 @@ function stored(num: number, title: string, parentId: string | null): StoredThre
     busyBy: null,
     label: null,
     interrupted: false,
+    queued: 0,
     worktree: null,
+    ...more,
   };
 }
 
@@ -38,5 +40,16 @@ describe("the thread list", () => {
     const lines = new ThreadList().render(chat, { type: "project" }, extras);
     const order = lines.map((l) => /#(\d+)/.exec(l)?.[1]).filter((n) => n !== undefined);
     expect(order).toEqual(["1", "23", "24", "25"]);
+  });
+
+  it("shows how many messages a stored thread holds unsent (they come back held when it is opened)", () => {
+    const { chat, dispatch } = testChat();
+    dispatch({
+      type: "chat-msg",
+      msg: { type: "stored-found", threads: [stored(1, "source", null), stored(2, "waits", "t1", { queued: 2 })] },
+    });
+    const lines = new ThreadList().render(chat, { type: "project" }, extras);
+    expect(lines.find((l) => l.includes("waits"))).toMatch(/ · 2 held · 2 msgs/);
+    expect(lines.find((l) => l.includes("source"))).not.toMatch(/held/);
   });
 });
