@@ -25,6 +25,7 @@ import type { ThreadId } from "../core/ids.ts";
 import { type CodeSnapshots, type KeptFile, MAX_SNAPSHOT_FILE_BYTES, type StoredFile } from "../snapshot/code.ts";
 import type { RunGit } from "../tools/git.ts";
 import { writeError } from "../util/disk-space.ts";
+import { KeptReads } from "../util/kept-reads.ts";
 import type { KeptFilesUndo, ThreadCode } from "../worktree/code-actions.ts";
 import { applyMerge, checkMergeRoom, isBinary } from "../worktree/merge.ts";
 import { type UnsavedBuffers, unsavedRefusal } from "../worktree/unsaved.ts";
@@ -75,20 +76,6 @@ function onDisk(abs: string): StoredFile | null {
   }
 }
 
-/** What `read` gives, kept in `known` under `key` (the last KEPT_FILES; a failed read is not kept). */
-function kept<T>(known: Map<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> {
-  const had = known.get(key);
-  if (had) return had;
-  const reading = read();
-  if (known.size >= KEPT_FILES) known.delete(known.keys().next().value!);
-  known.set(key, reading);
-  reading.catch(() => {
-    // Only this read: a newer one of the same key, made after this was evicted, stays.
-    if (known.get(key) === reading) known.delete(key);
-  });
-  return reading;
-}
-
 const refuse = (why: string) => new Error(`tine: review: ${why}`);
 /** The lines an undo brought back, as the model is shown them: the first 20, at most 2000 characters. */
 function cameBack(lines: readonly string[]): string {
@@ -101,8 +88,8 @@ export class Reviews {
   /** One review step after another: an undo reads the file as the one before left it. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Files of turns and their diffs read (turnFile, turnDiff), by turn and path: the last KEPT_FILES of each. */
-  private readonly turnFiles = new Map<string, Promise<TurnFile>>();
-  private readonly turnDiffs = new Map<string, Promise<readonly string[]>>();
+  private readonly turnFiles = new KeptReads<TurnFile>(KEPT_FILES);
+  private readonly turnDiffs = new KeptReads<readonly string[]>(KEPT_FILES);
   /** The last undo, by the snapshot `:Tine restore undo` puts back: that puts its hunk back to pending. */
   private undoable: {
     readonly safety: string;
@@ -210,7 +197,7 @@ export class Reviews {
    * file of a turn is read once.
    */
   turnFile(snapshots: CodeSnapshots, turn: ReviewTurn, path: string): Promise<TurnFile> {
-    return kept(this.turnFiles, `${turn.from}..${turn.to}\0${path}`, async () => {
+    return this.turnFiles.get(`${turn.from}..${turn.to}\0${path}`, async () => {
       const [b, a] = await Promise.all([snapshots.read(turn.from, [path]), snapshots.read(turn.to, [path])]);
       return { before: b.get(path) ?? null, after: a.get(path) ?? null };
     });
@@ -218,7 +205,7 @@ export class Reviews {
 
   /** The turn's diff of `path` (kept as turnFile keeps the file): an undo after the first of a file runs no git but its snapshot. */
   private turnDiff(snapshots: CodeSnapshots, turn: ReviewTurn, path: string): Promise<readonly string[]> {
-    return kept(this.turnDiffs, `${turn.from}..${turn.to}\0${path}`, () => snapshots.fileDiff(turn.from, turn.to, path));
+    return this.turnDiffs.get(`${turn.from}..${turn.to}\0${path}`, () => snapshots.fileDiff(turn.from, turn.to, path));
   }
 
   /** Hunk `index` of `path` taken back in the working file, three-way against what changed since. */

@@ -9,6 +9,7 @@
 import type { FileChange, SnapshotId } from "../core/code-marks.ts";
 import type { RunGit } from "../tools/git.ts";
 import { localGit } from "../tools/local-git.ts";
+import { KeptReads } from "../util/kept-reads.ts";
 import { QuietFolder } from "./quiet-folder.ts";
 import { type KeptWorktree, SnapshotRepo, type StoredFile, type Taken } from "./repo.ts";
 import { type RestoreUndo, readUndo, writeUndo } from "./undo-record.ts";
@@ -107,7 +108,7 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
     if ("off" in r) throw new Error(`tine: code snapshots are off: ${r.off}`);
     return r;
   };
-  const diffs = new Map<string, readonly FileChange[]>();
+  const diffs = new KeptReads<readonly FileChange[]>(KEPT_DIFFS);
   let kept: { readonly watch: QuietFolder; readonly taken: Promise<Taken> } | null = null;
   const unwatch = () => {
     kept?.watch.close();
@@ -139,13 +140,7 @@ export function snapshotsOn(repo: OpenRepo, keepDays: number): CodeSnapshots {
     unwatch,
     async changes(from, to) {
       // Two snapshots' difference never changes: a compare of forks done since asks it again and again.
-      const key = `${from}..${to}`;
-      const known = diffs.get(key);
-      if (known) return known.slice();
-      const found = await (await on()).changes(from, to);
-      if (diffs.size >= KEPT_DIFFS) diffs.delete(diffs.keys().next().value!);
-      diffs.set(key, found);
-      return found.slice();
+      return (await diffs.get(`${from}..${to}`, async () => (await on()).changes(from, to))).slice();
     },
     fileDiff: async (from, to, path) => (await on()).fileDiff(from, to, path),
     fileDiffs: async (from, to) => (await on()).fileDiffs(from, to),
