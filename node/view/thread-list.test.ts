@@ -42,14 +42,19 @@ describe("the thread list", () => {
     expect(order).toEqual(["1", "23", "24", "25"]);
   });
 
-  it("shows how many messages a stored thread holds unsent (they come back held when it is opened)", () => {
+  it("shows how many messages a stored thread holds unsent (they come back held when it is opened), not another Neovim's", () => {
     const { chat, dispatch } = testChat();
-    dispatch({
-      type: "chat-msg",
-      msg: { type: "stored-found", threads: [stored(1, "source", null), stored(2, "waits", "t1", { queued: 2 })] },
-    });
+    const threads = [
+      stored(1, "source", null),
+      stored(2, "waits", "t1", { queued: 2 }),
+      stored(3, "elsewhere", "t1", { queued: 1, busyBy: 4242 }),
+    ];
+    dispatch({ type: "chat-msg", msg: { type: "stored-found", threads } });
     const lines = new ThreadList().render(chat, { type: "project" }, extras);
     expect(lines.find((l) => l.includes("waits"))).toMatch(/ · 2 held · 2 msgs/);
     expect(lines.find((l) => l.includes("source"))).not.toMatch(/held/);
+    // Open for writing in another Neovim: its queue is that one's, not held here.
+    expect(lines.find((l) => l.includes("elsewhere"))).toMatch(/busy \(pid 4242\)/);
+    expect(lines.find((l) => l.includes("elsewhere"))).not.toMatch(/held/);
   });
 });

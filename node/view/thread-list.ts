@@ -316,8 +316,8 @@ function storedRow(t: StoredThread, extras: ListExtras): Row {
     status,
     statusText: t.busyBy !== null ? `busy (pid ${t.busyBy})` : t.interrupted ? "interrupted (<CR> goes on)" : status,
     details: [
-      // Its queue as it comes back when opened: held.
-      ...(t.queued ? [`${t.queued} held`] : []),
+      // Its queue as it comes back when opened: held. Another Neovim's queue is its own (its status says busy).
+      ...(t.queued && t.busyBy === null ? [`${t.queued} held`] : []),
       ...(fanOut ? [fanOut] : []),
       msgs(extras.ownMessages(t.runner) ?? t.messages),
       ...extras.usage(t.id),
