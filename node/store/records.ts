@@ -9,7 +9,6 @@
  */
 
 import type { StoredQueued } from "../chat/msgs.ts";
-import type { QueuedReport } from "../chat/prompts.ts";
 import { readContextBlock } from "../context/blocks.ts";
 import { type AgentChoices, checkAgentChoices } from "../core/agent-choices.ts";
 import { type CheckResult, checkResultFrom, type FanOutPlace, fanOutPlaceFrom } from "../core/fan-out-record.ts";
@@ -390,14 +389,3 @@ function isContextList(v: unknown): v is string[] {
 
 /** A queued message as stored (its format is the queue's: chat/send-queue.ts). */
 export type { StoredQueued };
-
-type ReportRecord = Extract<ChangeRecord, { t: "report" }>;
-
-/** A queued report as its record, and back: its kind only when it has one. */
-export const reportRecord = (r: QueuedReport): ReportRecord => ({
-  t: "report",
-  from: r.from,
-  text: r.text,
-  ...(r.kind ? { kind: r.kind } : {}),
-});
-export const reportOf = (r: ReportRecord): QueuedReport => ({ from: r.from, text: r.text, ...(r.kind ? { kind: r.kind } : {}) });

@@ -14,7 +14,8 @@ import type { SideRequest } from "../core/side-request.ts";
 import { closeTurn } from "../providers/turn-cleanup.ts";
 import { readRegular } from "../util/regular-file.ts";
 import { markOf } from "./code-record.ts";
-import { type ChangeRecord, decode, type Header, isChange, reportOf, type StoredQueued } from "./records.ts";
+import { type ChangeRecord, decode, type Header, isChange, type StoredQueued } from "./records.ts";
+import { reportOf } from "./report-record.ts";
 
 /** The tool calls of a turn the host never finished (killed, quit, restarted) are answered so. */
 export const SESSION_ENDED_BEFORE_TOOL_RAN = "The session ended before the tool ran.";

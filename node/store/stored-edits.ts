@@ -6,7 +6,8 @@
 
 import type { QueuedReport } from "../chat/prompts.ts";
 import type { ThreadId } from "../core/ids.ts";
-import { type ChangeRecord, reportRecord } from "./records.ts";
+import type { ChangeRecord } from "./records.ts";
+import { reportRecord } from "./report-record.ts";
 import type { ThreadStore } from "./store.ts";
 
 export class StoredEdits {

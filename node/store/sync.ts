@@ -21,7 +21,8 @@ import type { SideRequest } from "../core/side-request.ts";
 import { appendAll } from "../util/arrays.ts";
 import { toCodeRecord } from "./code-record.ts";
 import type { LogWriter } from "./log-writer.ts";
-import { type ChangeRecord, reportRecord, type StoredQueued } from "./records.ts";
+import type { ChangeRecord, StoredQueued } from "./records.ts";
+import { reportRecord } from "./report-record.ts";
 
 /** How long streamed text may wait before it is written: at most one `streamed` record per thread this often. */
 export const STREAMED_TEXT_EVERY_MS = 1000;
