@@ -7,6 +7,7 @@
 -- opened (the host's edits bring `@@` lines) and a hunk reviewed anywhere (host_api.review_changed:
 -- here, in :Tine review, through the API, or :Tine restore undo).
 local host = require("tine.host")
+local null = require("tine.util").null
 
 local M = {}
 
@@ -18,7 +19,7 @@ local STATE = { kept = { "✓ kept", "DiagnosticOk" }, undone = { "↶ undone", 
 --- Where line `row` (1-based) of the display stands in a change list: its message and file, or nil.
 local function located(id, row)
   local ok, at = pcall(host.request, "locate", id, row - 1)
-  if not ok or require("tine.util").null(at) or require("tine.util").null(at.file) then
+  if not ok or null(at) or null(at.file) then
     return nil
   end
   return at

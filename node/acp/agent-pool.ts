@@ -10,6 +10,7 @@
  */
 import type { McpServer, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { oneLine } from "../core/one-line.ts";
+import { reportLater } from "../util/report-later.ts";
 import { type AcpAgentsConfig, launchOf } from "./agents.ts";
 import { AcpConnection } from "./connection.ts";
 import type { AcpError } from "./errors.ts";
@@ -116,10 +117,8 @@ export class AcpAgents {
       try {
         events.update(update);
       } catch (error) {
-        // A listener that threw still listens, and the caller still gets its stop; the error is reported as any uncaught one.
-        queueMicrotask(() => {
-          throw error;
-        });
+        // A listener that threw still listens, and the caller still gets its stop.
+        reportLater(error);
       }
     return () => {
       if (of.get(sessionId) !== events) return;

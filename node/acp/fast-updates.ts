@@ -12,6 +12,7 @@
  * handled (`waiting()`), else it goes the SDK's way behind it.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk/unstable";
+import { reportLater } from "../util/report-later.ts";
 import { checkedUpdate, parsedLine } from "./update-check.ts";
 
 /** Bytes every line this takes has; others are not parsed here. */
@@ -47,10 +48,8 @@ export function takeCheckedUpdates(to: FastUpdates): (line: Buffer) => boolean {
           to.update(taken.sessionId, taken.update);
         } catch (error) {
           // A listener that threw may have applied it in part: never handed to the SDK as well
-          // (applied twice), and the agent's stream goes on; reported as any uncaught error is.
-          queueMicrotask(() => {
-            throw error;
-          });
+          // (applied twice), and the agent's stream goes on.
+          reportLater(error);
         }
         return true;
       }

@@ -6,7 +6,10 @@
  */
 import { client, ndJsonStream } from "@agentclientprotocol/sdk/unstable";
 import { assert, describe, it } from "vitest";
-import { checkedUpdateOf } from "./update-check.ts";
+import { checkedUpdate, parsedLine } from "./update-check.ts";
+
+/** The update `line` holds, checked, or null, as the agent's stdout reader takes it (fast-updates.ts). */
+const checkedUpdateOf = (line: string) => checkedUpdate(parsedLine(line));
 
 const line = (update: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update }, ...extra });

@@ -34,9 +34,6 @@ export function parsedLine(line: string): unknown {
   }
 }
 
-/** The update `line` holds, checked, or null: not one taken here. */
-export const checkedUpdateOf = (line: string) => checkedUpdate(parsedLine(line));
-
 /** The update a parsed `message` is, checked, or null: not one taken here. */
 export function checkedUpdate(message: unknown): { sessionId: string; update: SessionUpdate } | null {
   if (!isObject(message) || message["jsonrpc"] !== "2.0" || message["method"] !== "session/update" || "id" in message) return null;
